@@ -1,0 +1,54 @@
+// swift-tools-version:6.0
+import PackageDescription
+import Foundation
+
+// One settings loop applies the same strict flags to every Swift target.
+// CI (CI=true) turns warnings into errors; local builds keep them as warnings
+// so a half-edited tree still builds.
+let strict: [SwiftSetting] =
+    ProcessInfo.processInfo.environment["CI"] == "true"
+    ? [.unsafeFlags(["-warnings-as-errors"])] : []
+
+let package = Package(
+    name: "SnapSort",
+    products: [
+        .executable(name: "snapsort", targets: ["snapsort"])
+    ],
+    targets: [
+        // C at the edge: system libraries and small shims.
+        .systemLibrary(
+            name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(
+            name: "CSystemd", path: "Sources/CSystemd", pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]),
+        .target(name: "CJPEG", path: "Sources/CJPEG", linkerSettings: [.linkedLibrary("jpeg")]),
+        .target(name: "CPNG", path: "Sources/CPNG", linkerSettings: [.linkedLibrary("png16")]),
+        .target(name: "CExif", path: "Sources/CExif", linkerSettings: [.linkedLibrary("exif")]),
+        .target(name: "CSysShim", path: "Sources/CSysShim"),
+
+        // The one Swift layer that imports C.
+        .target(
+            name: "SnapSortSystem",
+            dependencies: ["CSQLite", "CSystemd", "CJPEG", "CPNG", "CExif", "CSysShim"]),
+        // The domain.
+        .target(name: "SnapSortCore", dependencies: ["SnapSortSystem"]),
+        // The long-running service.
+        .target(name: "SnapSortAgent", dependencies: ["SnapSortCore", "SnapSortSystem"]),
+        // Wiring only.
+        .executableTarget(name: "snapsort", dependencies: ["SnapSortAgent", "SnapSortCore", "SnapSortSystem"]),
+
+        .target(name: "SnapSortTestSupport", dependencies: ["SnapSortCore", "SnapSortSystem"]),
+        .testTarget(name: "SnapSortSystemTests", dependencies: ["SnapSortSystem", "SnapSortTestSupport"]),
+        .testTarget(name: "SnapSortCoreTests", dependencies: ["SnapSortCore", "SnapSortTestSupport"]),
+        .testTarget(
+            name: "SnapSortAgentTests",
+            dependencies: ["SnapSortAgent", "SnapSortCore", "SnapSortTestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)
+
+for target in package.targets where target.type != .system {
+    guard !target.name.hasPrefix("C") else { continue }
+    target.swiftSettings = (target.swiftSettings ?? []) + strict
+}

@@ -1,0 +1,34 @@
+#ifndef SNAPSORT_JPEG_H
+#define SNAPSORT_JPEG_H
+#include <stddef.h>
+
+#define SS_JPEG_MSG 200
+
+/// What a header read or a decode learned about a JPEG stream.
+typedef struct {
+    int width, height;          ///< full size from the SOF marker
+    int out_width, out_height;  ///< size after DCT scaling
+    int components;             ///< components in the output buffer (1 or 3)
+    int progressive;            ///< 1 for a progressive (SOF2) stream
+    int warnings;               ///< corrupt-data warnings libjpeg emitted (truncation, bad Huffman codes)
+    char message[SS_JPEG_MSG];  ///< the first warning or the fatal error
+} ss_jpeg_info;
+
+/// Reads the header only. Returns 0, or -1 with info->message set.
+int ss_jpeg_read_header(const unsigned char *data, size_t len, ss_jpeg_info *info);
+
+/// Decodes scaled by scale_num/8 (1...8). Refuses (-2) when the output would exceed max_out_pixels
+/// or the header exceeds max_header_pixels, before allocating. On success (0) *out is a malloc'd
+/// buffer of out_width*out_height*components bytes, owned by the caller (free with ss_jpeg_free).
+int ss_jpeg_decode(const unsigned char *data, size_t len, int scale_num, int grayscale,
+                   long long max_header_pixels, long long max_out_pixels,
+                   unsigned char **out, ss_jpeg_info *info);
+
+/// Encodes 8-bit pixels (components 1 or 3). exif (may be NULL) is written as an APP1 segment
+/// ("Exif\0\0" + TIFF). Returns 0 and a malloc'd *out of *out_len bytes, or -1 with message.
+int ss_jpeg_encode(const unsigned char *pixels, int width, int height, int components, int quality,
+                   int progressive, const unsigned char *exif, size_t exif_len,
+                   unsigned char **out, unsigned long *out_len, char message[SS_JPEG_MSG]);
+
+void ss_jpeg_free(void *p);
+#endif

@@ -1,0 +1,189 @@
+// libjpeg's error_exit must not return: it longjmps back here, inside C, so no Swift frame
+// is ever unwound by longjmp. See libjpeg.txt, "Error handling".
+#include "snapsort_jpeg.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <setjmp.h>
+#include <jpeglib.h>
+
+typedef struct {
+    struct jpeg_error_mgr pub;
+    jmp_buf jump;
+    ss_jpeg_info *info;
+    char *message;
+} ss_err;
+
+static void ss_error_exit(j_common_ptr cinfo) {
+    ss_err *err = (ss_err *)cinfo->err;
+    if (err->message) (*cinfo->err->format_message)(cinfo, err->message);
+    longjmp(err->jump, 1);
+}
+
+static void ss_emit_message(j_common_ptr cinfo, int level) {
+    ss_err *err = (ss_err *)cinfo->err;
+    if (level < 0) {  // a warning: corrupt data, premature end of data segment
+        cinfo->err->num_warnings++;
+        if (err->info && err->info->warnings == 0)
+            (*cinfo->err->format_message)(cinfo, err->info->message);
+        if (err->info) err->info->warnings++;
+    }
+}
+
+static void ss_output_message(j_common_ptr cinfo) { (void)cinfo; }
+
+static void setup_err(struct jpeg_decompress_struct *cinfo, ss_err *err, ss_jpeg_info *info) {
+    cinfo->err = jpeg_std_error(&err->pub);
+    err->pub.error_exit = ss_error_exit;
+    err->pub.emit_message = ss_emit_message;
+    err->pub.output_message = ss_output_message;
+    err->info = info;
+    err->message = info->message;
+}
+
+int ss_jpeg_read_header(const unsigned char *data, size_t len, ss_jpeg_info *info) {
+    struct jpeg_decompress_struct cinfo;
+    ss_err err;
+    memset(info, 0, sizeof *info);
+    setup_err(&cinfo, &err, info);
+    if (setjmp(err.jump)) {
+        jpeg_destroy_decompress(&cinfo);
+        return -1;
+    }
+    jpeg_create_decompress(&cinfo);
+    jpeg_mem_src(&cinfo, data, (unsigned long)len);
+    jpeg_read_header(&cinfo, TRUE);
+    info->width = (int)cinfo.image_width;
+    info->height = (int)cinfo.image_height;
+    info->progressive = cinfo.progressive_mode ? 1 : 0;
+    info->components = cinfo.num_components;
+    jpeg_destroy_decompress(&cinfo);
+    return 0;
+}
+
+int ss_jpeg_decode(const unsigned char *data, size_t len, int scale_num, int grayscale,
+                   long long max_header_pixels, long long max_out_pixels,
+                   unsigned char **out, ss_jpeg_info *info) {
+    struct jpeg_decompress_struct cinfo;
+    ss_err err;
+    unsigned char *volatile buffer = NULL;
+    memset(info, 0, sizeof *info);
+    *out = NULL;
+    setup_err(&cinfo, &err, info);
+    if (setjmp(err.jump)) {
+        free(buffer);
+        jpeg_destroy_decompress(&cinfo);
+        return -1;
+    }
+    jpeg_create_decompress(&cinfo);
+    jpeg_mem_src(&cinfo, data, (unsigned long)len);
+    jpeg_read_header(&cinfo, TRUE);
+    info->width = (int)cinfo.image_width;
+    info->height = (int)cinfo.image_height;
+    info->progressive = cinfo.progressive_mode ? 1 : 0;
+    if ((long long)cinfo.image_width * (long long)cinfo.image_height > max_header_pixels) {
+        snprintf(info->message, SS_JPEG_MSG, "image is %ux%u, over the %lld pixel limit",
+                 cinfo.image_width, cinfo.image_height, max_header_pixels);
+        jpeg_destroy_decompress(&cinfo);
+        return -2;
+    }
+    if (scale_num < 1) scale_num = 1;
+    if (scale_num > 8) scale_num = 8;
+    cinfo.scale_num = (unsigned)scale_num;
+    cinfo.scale_denom = 8;
+    cinfo.out_color_space = grayscale ? JCS_GRAYSCALE : JCS_RGB;
+    cinfo.dct_method = JDCT_ISLOW;
+    cinfo.do_fancy_upsampling = FALSE;  // the metrics do not need it; it costs ~10 %
+    jpeg_calc_output_dimensions(&cinfo);
+    long long out_px = (long long)cinfo.output_width * (long long)cinfo.output_height;
+    if (out_px > max_out_pixels) {
+        snprintf(info->message, SS_JPEG_MSG, "decoded size %ux%u is over the %lld pixel limit",
+                 cinfo.output_width, cinfo.output_height, max_out_pixels);
+        jpeg_destroy_decompress(&cinfo);
+        return -2;
+    }
+    jpeg_start_decompress(&cinfo);
+    info->out_width = (int)cinfo.output_width;
+    info->out_height = (int)cinfo.output_height;
+    info->components = cinfo.output_components;
+    size_t stride = (size_t)cinfo.output_width * (size_t)cinfo.output_components;
+    buffer = malloc(stride * cinfo.output_height + 1);
+    if (!buffer) {
+        snprintf(info->message, SS_JPEG_MSG, "out of memory");
+        jpeg_destroy_decompress(&cinfo);
+        return -1;
+    }
+    while (cinfo.output_scanline < cinfo.output_height) {
+        JSAMPROW rows[4];
+        int n = 0;
+        for (; n < 4 && cinfo.output_scanline + (unsigned)n < cinfo.output_height; n++)
+            rows[n] = buffer + stride * (cinfo.output_scanline + (unsigned)n);
+        if (jpeg_read_scanlines(&cinfo, rows, (JDIMENSION)n) == 0) break;
+    }
+    // A truncated stream "succeeds": libjpeg pads with grey and warns (counted above).
+    if (cinfo.output_scanline < cinfo.output_height) {
+        memset(buffer + stride * cinfo.output_scanline, 128,
+               stride * (cinfo.output_height - cinfo.output_scanline));
+        info->warnings++;
+        jpeg_abort_decompress(&cinfo);
+    } else {
+        jpeg_finish_decompress(&cinfo);
+    }
+    jpeg_destroy_decompress(&cinfo);
+    *out = buffer;
+    return 0;
+}
+
+int ss_jpeg_encode(const unsigned char *pixels, int width, int height, int components, int quality,
+                   int progressive, const unsigned char *exif, size_t exif_len,
+                   unsigned char **out, unsigned long *out_len, char message[SS_JPEG_MSG]) {
+    struct jpeg_compress_struct cinfo;
+    ss_err err;
+    ss_jpeg_info dummy;
+    unsigned char *volatile mem = NULL;
+    unsigned long mem_len = 0;
+    memset(&dummy, 0, sizeof dummy);
+    *out = NULL;
+    *out_len = 0;
+    cinfo.err = jpeg_std_error(&err.pub);
+    err.pub.error_exit = ss_error_exit;
+    err.pub.output_message = ss_output_message;
+    err.info = &dummy;
+    err.message = message;
+    if (setjmp(err.jump)) {
+        jpeg_destroy_compress(&cinfo);
+        free(mem);
+        return -1;
+    }
+    jpeg_create_compress(&cinfo);
+    jpeg_mem_dest(&cinfo, (unsigned char **)&mem, &mem_len);
+    cinfo.image_width = (JDIMENSION)width;
+    cinfo.image_height = (JDIMENSION)height;
+    cinfo.input_components = components;
+    cinfo.in_color_space = components == 1 ? JCS_GRAYSCALE : JCS_RGB;
+    jpeg_set_defaults(&cinfo);
+    jpeg_set_quality(&cinfo, quality, TRUE);
+    if (progressive) jpeg_simple_progression(&cinfo);
+    jpeg_start_compress(&cinfo, TRUE);
+    if (exif && exif_len > 0 && exif_len < 65530) {
+        unsigned char *seg = malloc(exif_len + 6);
+        if (seg) {
+            memcpy(seg, "Exif\0\0", 6);
+            memcpy(seg + 6, exif, exif_len);
+            jpeg_write_marker(&cinfo, JPEG_APP0 + 1, seg, (unsigned)(exif_len + 6));
+            free(seg);
+        }
+    }
+    size_t stride = (size_t)width * (size_t)components;
+    while (cinfo.next_scanline < cinfo.image_height) {
+        JSAMPROW row = (JSAMPROW)(pixels + stride * cinfo.next_scanline);
+        jpeg_write_scanlines(&cinfo, &row, 1);
+    }
+    jpeg_finish_compress(&cinfo);
+    jpeg_destroy_compress(&cinfo);
+    *out = mem;
+    *out_len = mem_len;
+    return 0;
+}
+
+void ss_jpeg_free(void *p) { free(p); }

@@ -1,0 +1,11 @@
+#ifndef SNAPSORT_SYS_H
+#define SNAPSORT_SYS_H
+
+/// ioprio_set(IOPRIO_WHO_PROCESS, 0 = calling thread, class/level); see man 2 ioprio_set.
+/// The glibc wrapper does not exist; syscall(2) is variadic, so it lives here.
+/// io_class: 1 realtime, 2 best-effort, 3 idle. Returns 0 or -1 with errno.
+int ss_ioprio_set_self(int io_class, int level);
+
+/// The calling thread's kernel id (gettid), for setpriority on one thread.
+int ss_gettid(void);
+#endif

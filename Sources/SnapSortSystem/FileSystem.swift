@@ -1,0 +1,213 @@
+import Glibc
+
+/// What `stat` says about a file, in the units SnapSort stores.
+public struct FileStatus: Sendable, Equatable {
+    public var device: UInt64
+    public var inode: UInt64
+    public var size: Int64
+    public var mtimeNanoseconds: Int64
+    public var mode: UInt32
+    public var uid: UInt32
+
+    public var isDirectory: Bool { mode & S_IFMT == S_IFDIR }
+    public var isRegular: Bool { mode & S_IFMT == S_IFREG }
+    public var isSymlink: Bool { mode & S_IFMT == S_IFLNK }
+
+    public init(device: UInt64, inode: UInt64, size: Int64, mtimeNanoseconds: Int64, mode: UInt32, uid: UInt32 = 0) {
+        self.device = device
+        self.inode = inode
+        self.size = size
+        self.mtimeNanoseconds = mtimeNanoseconds
+        self.mode = mode
+        self.uid = uid
+    }
+
+    init(_ st: stat) {
+        self.init(
+            device: UInt64(st.st_dev), inode: UInt64(st.st_ino), size: Int64(st.st_size),
+            mtimeNanoseconds: Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec),
+            mode: st.st_mode, uid: st.st_uid)
+    }
+}
+
+/// Thin wrappers over the POSIX file calls SnapSort uses.
+public enum FileSystem {
+    /// `lstat(2)`: never follows a symlink.
+    public static func lstatus(_ path: String) throws -> FileStatus {
+        var st = stat()
+        _ = try valueOrErrno("lstat") { lstat(path, &st) }
+        return FileStatus(st)
+    }
+
+    /// `stat(2)`: follows symlinks (for roots given by the user).
+    public static func status(_ path: String) throws -> FileStatus {
+        var st = stat()
+        _ = try valueOrErrno("stat") { stat(path, &st) }
+        return FileStatus(st)
+    }
+
+    /// `lstat` that answers nil for a missing file.
+    public static func lstatusIfExists(_ path: String) -> FileStatus? {
+        var st = stat()
+        return lstat(path, &st) == 0 ? FileStatus(st) : nil
+    }
+
+    /// Reads a whole file, refusing one larger than `limit` bytes.
+    public static func readFile(_ path: String, limit: Int) throws -> [UInt8] {
+        let fd = try FileDescriptor.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        defer { fd.close() }
+        let st = try fd.status()
+        guard st.isRegular else { throw SystemError(.unsupported, "not a regular file", operation: "read") }
+        guard st.size <= Int64(limit) else {
+            throw SystemError(.limit, "file is \(st.size) bytes, over the \(limit) byte limit", operation: "read")
+        }
+        return try fd.readAll(expected: Int(st.size), limit: limit)
+    }
+
+    /// Reads up to `count` bytes at `offset`.
+    public static func readRange(_ path: String, offset: Int64, count: Int) throws -> [UInt8] {
+        let fd = try FileDescriptor.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        defer { fd.close() }
+        return try fd.pread(offset: offset, count: count)
+    }
+
+    /// Writes `bytes` to `path` crash-safely: a temp file in the same folder, fsync, rename.
+    public static func writeAtomically(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o644) throws {
+        let dir = (path as String).split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        let tmp = "\(dir.isEmpty ? "." : dir)/.\(path.split(separator: "/").last ?? "tmp").\(getpid()).\(UInt32.random(in: 0 ... .max)).tmp"
+        let fd = try FileDescriptor.open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode: mode)
+        do {
+            try fd.writeAll(bytes)
+            _ = try valueOrErrno("fsync") { fsync(fd.raw) }
+            fd.close()
+            _ = try valueOrErrno("rename") { Glibc.rename(tmp, path) }
+        } catch {
+            fd.close()
+            unlink(tmp)
+            throw error
+        }
+    }
+
+    /// `mkdir -p` with a mode for the folders it creates.
+    public static func makeDirectories(_ path: String, mode: mode_t = 0o755) throws {
+        var current = path.hasPrefix("/") ? "" : "."
+        for part in path.split(separator: "/") {
+            current += "/" + part
+            if mkdir(current, mode) != 0 && errno != EEXIST {
+                throw SystemError.fromErrno("mkdir \(current)")
+            }
+        }
+    }
+
+    /// `rename(2)`.
+    public static func rename(_ from: String, _ to: String) throws {
+        _ = try valueOrErrno("rename") { Glibc.rename(from, to) }
+    }
+
+    /// Whether a path exists (without following a final symlink).
+    public static func exists(_ path: String) -> Bool { lstatusIfExists(path) != nil }
+
+    /// The entries of one folder (no `.`/`..`), with their `d_type`.
+    public static func listDirectory(_ path: String) throws -> [DirectoryEntry] {
+        guard let dir = opendir(path) else { throw SystemError.fromErrno("opendir") }
+        defer { closedir(dir) }
+        var out: [DirectoryEntry] = []
+        while true {
+            errno = 0
+            guard let ent = readdir(dir) else {
+                if errno != 0 { throw SystemError.fromErrno("readdir") }
+                break
+            }
+            let name = withUnsafeBytes(of: ent.pointee.d_name) { raw in
+                String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
+            }
+            if name == "." || name == ".." { continue }
+            let type: DirectoryEntry.Kind
+            switch Int32(ent.pointee.d_type) {
+            case Int32(DT_DIR): type = .directory
+            case Int32(DT_REG): type = .regular
+            case Int32(DT_LNK): type = .symlink
+            case Int32(DT_UNKNOWN): type = .unknown
+            default: type = .other
+            }
+            out.append(DirectoryEntry(name: name, kind: type))
+        }
+        return out
+    }
+
+    /// The real user id.
+    public static var userID: UInt32 { getuid() }
+}
+
+/// One entry of a folder listing.
+public struct DirectoryEntry: Sendable, Equatable {
+    public enum Kind: Sendable { case directory, regular, symlink, other, unknown }
+    public var name: String
+    public var kind: Kind
+}
+
+/// An owned file descriptor.
+public final class FileDescriptor: @unchecked Sendable {
+    public private(set) var raw: Int32
+
+    public init(raw: Int32) { self.raw = raw }
+
+    public static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o644) throws -> FileDescriptor {
+        let fd = try valueOrErrno("open") { Glibc.open(path, flags, mode) }
+        return FileDescriptor(raw: fd)
+    }
+
+    public func status() throws -> FileStatus {
+        var st = stat()
+        _ = try valueOrErrno("fstat") { fstat(raw, &st) }
+        return FileStatus(st)
+    }
+
+    public func readAll(expected: Int, limit: Int) throws -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: max(expected, 0))
+        var filled = 0
+        while true {
+            if filled == out.count {
+                if out.count >= limit { break }
+                out.append(contentsOf: [UInt8](repeating: 0, count: min(max(out.count, 65536), limit - out.count)))
+            }
+            let n = try out.withUnsafeMutableBytes { (buf) throws -> Int in
+                try valueOrErrno("read") { Glibc.read(raw, buf.baseAddress! + filled, buf.count - filled) }
+            }
+            if n == 0 { break }
+            filled += n
+        }
+        out.removeSubrange(filled...)
+        return out
+    }
+
+    public func pread(offset: Int64, count: Int) throws -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: count)
+        var filled = 0
+        while filled < count {
+            let n = try out.withUnsafeMutableBytes { (buf) throws -> Int in
+                try valueOrErrno("pread") { Glibc.pread(raw, buf.baseAddress! + filled, count - filled, off_t(offset) + off_t(filled)) }
+            }
+            if n == 0 { break }
+            filled += n
+        }
+        out.removeSubrange(filled...)
+        return out
+    }
+
+    public func writeAll(_ bytes: [UInt8]) throws {
+        var done = 0
+        while done < bytes.count {
+            let n = try bytes.withUnsafeBytes { (buf) throws -> Int in
+                try valueOrErrno("write") { Glibc.write(raw, buf.baseAddress! + done, buf.count - done) }
+            }
+            done += n
+        }
+    }
+
+    public func close() {
+        if raw >= 0 { _ = Glibc.close(raw); raw = -1 }
+    }
+
+    deinit { close() }
+}

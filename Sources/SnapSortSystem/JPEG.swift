@@ -1,0 +1,69 @@
+import CJPEG
+
+/// libjpeg-turbo behind a typed wrapper. All setjmp/longjmp stays in the C shim.
+public enum JPEG {
+    /// What a header read learned.
+    public struct Header: Sendable, Equatable {
+        public var width: Int
+        public var height: Int
+        public var progressive: Bool
+        public var components: Int
+    }
+
+    /// A decoded, DCT-scaled image and the warnings libjpeg raised (a truncated file decodes
+    /// "successfully" with warnings).
+    public struct Decoded: Sendable {
+        public var bitmap: Bitmap
+        public var header: Header
+        public var warnings: Int
+        public var warningMessage: String
+    }
+
+    public static func readHeader(_ data: [UInt8]) throws -> Header {
+        var info = ss_jpeg_info()
+        let rc = data.withUnsafeBufferPointer { ss_jpeg_read_header($0.baseAddress, $0.count, &info) }
+        guard rc == 0 else { throw SystemError(.decode, message(&info), operation: "jpeg header") }
+        return Header(width: Int(info.width), height: Int(info.height), progressive: info.progressive != 0, components: Int(info.components))
+    }
+
+    /// Decodes at `scaleNumerator`/8 of full size.
+    public static func decode(
+        _ data: [UInt8], scaleNumerator: Int, grayscale: Bool = false,
+        maxHeaderPixels: Int64, maxOutputPixels: Int64
+    ) throws -> Decoded {
+        var info = ss_jpeg_info()
+        var out: UnsafeMutablePointer<UInt8>?
+        let rc = data.withUnsafeBufferPointer {
+            ss_jpeg_decode($0.baseAddress, $0.count, Int32(scaleNumerator), grayscale ? 1 : 0, maxHeaderPixels, maxOutputPixels, &out, &info)
+        }
+        defer { ss_jpeg_free(out) }
+        if rc == -2 { throw SystemError(.limit, message(&info), operation: "jpeg decode") }
+        guard rc == 0, let out else { throw SystemError(.decode, message(&info), operation: "jpeg decode") }
+        let w = Int(info.out_width), h = Int(info.out_height), c = Int(info.components)
+        let pixels = Array(UnsafeBufferPointer(start: out, count: w * h * c))
+        return Decoded(
+            bitmap: Bitmap(width: w, height: h, channels: c, pixels: pixels),
+            header: Header(width: Int(info.width), height: Int(info.height), progressive: info.progressive != 0, components: c),
+            warnings: Int(info.warnings), warningMessage: message(&info))
+    }
+
+    /// Encodes a bitmap; `exif` is a TIFF block written as APP1.
+    public static func encode(_ bitmap: Bitmap, quality: Int = 90, progressive: Bool = false, exif: [UInt8]? = nil) throws -> [UInt8] {
+        var out: UnsafeMutablePointer<UInt8>?
+        var len: UInt = 0
+        var msg = [CChar](repeating: 0, count: Int(SS_JPEG_MSG))
+        let rc = bitmap.pixels.withUnsafeBufferPointer { px in
+            (exif ?? []).withUnsafeBufferPointer { ex in
+                ss_jpeg_encode(px.baseAddress, Int32(bitmap.width), Int32(bitmap.height), Int32(bitmap.channels), Int32(quality),
+                               progressive ? 1 : 0, ex.baseAddress, ex.count, &out, &len, &msg)
+            }
+        }
+        defer { ss_jpeg_free(out) }
+        guard rc == 0, let out else { throw SystemError(.decode, String(cBuffer: msg), operation: "jpeg encode") }
+        return Array(UnsafeBufferPointer(start: out, count: Int(len)))
+    }
+
+    private static func message(_ info: inout ss_jpeg_info) -> String {
+        withUnsafeBytes(of: &info.message) { String(cString: $0.baseAddress!.assumingMemoryBound(to: CChar.self)) }
+    }
+}

@@ -1,0 +1,253 @@
+import CSQLite
+
+/// A value bound to or read from SQLite.
+public enum SQLValue: Sendable, Equatable, Hashable {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+    case blob([UInt8])
+}
+
+/// Types that convert to an `SQLValue` for binding.
+public protocol SQLBindable { var sqlValue: SQLValue { get } }
+extension Int: SQLBindable { public var sqlValue: SQLValue { .integer(Int64(self)) } }
+extension Int64: SQLBindable { public var sqlValue: SQLValue { .integer(self) } }
+extension UInt64: SQLBindable { public var sqlValue: SQLValue { .integer(Int64(bitPattern: self)) } }
+extension Double: SQLBindable { public var sqlValue: SQLValue { .real(self) } }
+extension String: SQLBindable { public var sqlValue: SQLValue { .text(self) } }
+extension Bool: SQLBindable { public var sqlValue: SQLValue { .integer(self ? 1 : 0) } }
+extension Array: SQLBindable where Element == UInt8 { public var sqlValue: SQLValue { .blob(self) } }
+extension SQLValue: SQLBindable { public var sqlValue: SQLValue { self } }
+extension Optional: SQLBindable where Wrapped: SQLBindable {
+    public var sqlValue: SQLValue { self?.sqlValue ?? .null }
+}
+
+/// One row of a result, read by column index.
+public struct Row: Sendable {
+    public let values: [SQLValue]
+    public subscript(_ i: Int) -> SQLValue { values[i] }
+    public func int(_ i: Int) -> Int64? { if case .integer(let v) = values[i] { return v }; if case .real(let d) = values[i] { return Int64(d) }; return nil }
+    public func double(_ i: Int) -> Double? {
+        switch values[i] { case .real(let v): return v; case .integer(let v): return Double(v); default: return nil }
+    }
+    public func string(_ i: Int) -> String? { if case .text(let v) = values[i] { return v }; return nil }
+    public func blob(_ i: Int) -> [UInt8]? { if case .blob(let v) = values[i] { return v }; return nil }
+}
+
+/// A prepared statement; finalized when released.
+public final class Statement {
+    let handle: OpaquePointer
+    unowned let db: Database
+
+    init(db: Database, sql: String) throws {
+        var stmt: OpaquePointer?
+        let rc = sqlite3_prepare_v3(db.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &stmt, nil)
+        guard rc == SQLITE_OK, let stmt else { throw db.error(rc, "prepare: \(sql.prefix(80))") }
+        self.handle = stmt
+        self.db = db
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    func bind(_ args: [SQLBindable]) throws {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+        for (i, a) in args.enumerated() {
+            let idx = Int32(i + 1)
+            let rc: Int32
+            switch a.sqlValue {
+            case .null: rc = sqlite3_bind_null(handle, idx)
+            case .integer(let v): rc = sqlite3_bind_int64(handle, idx, v)
+            case .real(let v): rc = sqlite3_bind_double(handle, idx, v)
+            case .text(let s): rc = sqlite3_bind_text(handle, idx, s, -1, snapsort_sqlite_transient())
+            case .blob(let b):
+                rc = b.withUnsafeBytes { sqlite3_bind_blob(handle, idx, $0.baseAddress, Int32($0.count), snapsort_sqlite_transient()) }
+            }
+            guard rc == SQLITE_OK else { throw db.error(rc, "bind") }
+        }
+    }
+
+    /// Steps once; true when a row is available.
+    func step() throws -> Bool {
+        let rc = sqlite3_step(handle)
+        switch rc {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default:
+            sqlite3_reset(handle)
+            throw db.error(rc, "step")
+        }
+    }
+
+    func row() -> Row {
+        let n = sqlite3_column_count(handle)
+        var values: [SQLValue] = []
+        values.reserveCapacity(Int(n))
+        for i in 0..<n {
+            switch sqlite3_column_type(handle, i) {
+            case SQLITE_INTEGER: values.append(.integer(sqlite3_column_int64(handle, i)))
+            case SQLITE_FLOAT: values.append(.real(sqlite3_column_double(handle, i)))
+            case SQLITE_TEXT: values.append(.text(String(cString: sqlite3_column_text(handle, i))))
+            case SQLITE_BLOB:
+                let count = Int(sqlite3_column_bytes(handle, i))
+                if count == 0 { values.append(.blob([])); break }
+                let p = sqlite3_column_blob(handle, i)!
+                values.append(.blob(Array(UnsafeRawBufferPointer(start: p, count: count))))
+            default: values.append(.null)
+            }
+        }
+        return Row(values: values)
+    }
+}
+
+/// A SQLite connection. One connection is used by one thread at a time.
+public final class Database: @unchecked Sendable {
+    let handle: OpaquePointer
+    public let path: String
+    private var cache: [String: Statement] = [:]
+    private var transactionDepth = 0
+
+    /// Opens (creating if needed) a database with WAL, foreign keys and a busy timeout.
+    public init(path: String, readOnly: Bool = false, busyTimeoutMs: Int32 = 10_000) throws {
+        var db: OpaquePointer?
+        let flags = (readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)) | SQLITE_OPEN_NOMUTEX
+        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        guard rc == SQLITE_OK, let db else {
+            let msg = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            if let db { sqlite3_close_v2(db) }
+            throw SystemError(.sqlite(rc), msg, operation: "open database")
+        }
+        self.handle = db
+        self.path = path
+        sqlite3_extended_result_codes(db, 1)
+        sqlite3_busy_timeout(db, busyTimeoutMs)
+        if !readOnly {
+            try execute("PRAGMA journal_mode=WAL")
+            try execute("PRAGMA synchronous=NORMAL")
+        }
+        try execute("PRAGMA foreign_keys=ON")
+    }
+
+    deinit {
+        cache.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    func error(_ rc: Int32, _ op: String) -> SystemError {
+        let primary = rc & 0xff
+        precondition(primary != SQLITE_MISUSE, "SQLite misuse in \(op): \(String(cString: sqlite3_errmsg(handle)))")
+        return SystemError(.sqlite(primary), String(cString: sqlite3_errmsg(handle)), operation: op)
+    }
+
+    private func statement(_ sql: String) throws -> Statement {
+        if let s = cache[sql] { return s }
+        let s = try Statement(db: self, sql: sql)
+        cache[sql] = s
+        return s
+    }
+
+    /// Runs one or more statements without results (no bindings).
+    public func execute(_ sql: String) throws {
+        var err: UnsafeMutablePointer<CChar>?
+        let rc = sqlite3_exec(handle, sql, nil, nil, &err)
+        if rc != SQLITE_OK {
+            let msg = err.map { String(cString: $0) } ?? "error"
+            sqlite3_free(err)
+            throw SystemError(.sqlite(rc & 0xff), msg, operation: "exec: \(sql.prefix(60))")
+        }
+    }
+
+    /// Runs one statement with bindings.
+    public func run(_ sql: String, _ args: SQLBindable...) throws {
+        try run(sql, arguments: args)
+    }
+
+    public func run(_ sql: String, arguments: [SQLBindable]) throws {
+        let s = try statement(sql)
+        try s.bind(arguments)
+        while try s.step() {}
+        sqlite3_reset(s.handle)
+    }
+
+    /// All rows of a query.
+    public func rows(_ sql: String, _ args: SQLBindable...) throws -> [Row] {
+        try rows(sql, arguments: args)
+    }
+
+    public func rows(_ sql: String, arguments: [SQLBindable]) throws -> [Row] {
+        let s = try statement(sql)
+        try s.bind(arguments)
+        var out: [Row] = []
+        while try s.step() { out.append(s.row()) }
+        sqlite3_reset(s.handle)
+        return out
+    }
+
+    /// Calls `body` for each row without building an array.
+    public func forEach(_ sql: String, arguments: [SQLBindable] = [], _ body: (Row) throws -> Void) throws {
+        let s = try statement(sql)
+        try s.bind(arguments)
+        defer { sqlite3_reset(s.handle) }
+        while try s.step() { try body(s.row()) }
+    }
+
+    /// The first row, if any.
+    public func row(_ sql: String, _ args: SQLBindable...) throws -> Row? {
+        try rows(sql, arguments: args).first
+    }
+
+    /// The first column of the first row as an integer.
+    public func scalar(_ sql: String, _ args: SQLBindable...) throws -> Int64? {
+        try rows(sql, arguments: args).first?.int(0)
+    }
+
+    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    public var changes: Int { Int(sqlite3_changes(handle)) }
+
+    /// Runs `body` in a write transaction (BEGIN IMMEDIATE), committing on success and rolling
+    /// back on error. Nested calls use savepoints.
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
+        if transactionDepth > 0 {
+            let name = "sp\(transactionDepth)"
+            try execute("SAVEPOINT \(name)")
+            transactionDepth += 1
+            defer { transactionDepth -= 1 }
+            do {
+                let r = try body()
+                try execute("RELEASE \(name)")
+                return r
+            } catch {
+                try? execute("ROLLBACK TO \(name); RELEASE \(name)")
+                throw error
+            }
+        }
+        try execute("BEGIN IMMEDIATE")
+        transactionDepth = 1
+        defer { transactionDepth = 0 }
+        do {
+            let r = try body()
+            try execute("COMMIT")
+            return r
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// `PRAGMA user_version`.
+    public var userVersion: Int {
+        get throws { Int(try scalar("PRAGMA user_version") ?? 0) }
+    }
+
+    public func setUserVersion(_ v: Int) throws { try execute("PRAGMA user_version=\(v)") }
+
+    /// `PRAGMA quick_check`: nil when ok, else the first problem.
+    public func quickCheck() throws -> String? {
+        let r = try rows("PRAGMA quick_check").first?.string(0)
+        return r == "ok" ? nil : (r ?? "unknown")
+    }
+
+    /// The SQLite library version.
+    public static var libraryVersion: String { String(cString: sqlite3_libversion()) }
+}

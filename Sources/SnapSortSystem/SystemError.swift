@@ -1,0 +1,83 @@
+import Glibc
+
+/// An error from the operating system or a C library, with a stable code, a human message
+/// and where it came from.
+public struct SystemError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// A stable, extensible error code.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Value: Hashable, Sendable {
+            case errno(Int32), sqlite(Int32), decode, limit, unsupported
+        }
+        private let value: Value
+        /// An `errno` value.
+        public static func errno(_ e: Int32) -> Code { Code(value: .errno(e)) }
+        /// A SQLite primary result code.
+        public static func sqlite(_ c: Int32) -> Code { Code(value: .sqlite(c)) }
+        /// A decoder rejected the data.
+        public static let decode = Code(value: .decode)
+        /// A size or safety limit refused the input before any allocation.
+        public static let limit = Code(value: .limit)
+        /// The format is not supported.
+        public static let unsupported = Code(value: .unsupported)
+
+        /// The errno value, when this is one.
+        public var errnoValue: Int32? { if case .errno(let e) = value { return e } else { return nil } }
+        /// The SQLite result code, when this is one.
+        public var sqliteValue: Int32? { if case .sqlite(let c) = value { return c } else { return nil } }
+
+        public var description: String {
+            switch value {
+            case .errno(let e): return "errno \(e)"
+            case .sqlite(let c): return "sqlite \(c)"
+            case .decode: return "decode"
+            case .limit: return "limit"
+            case .unsupported: return "unsupported"
+            }
+        }
+    }
+
+    public let code: Code
+    public let message: String
+    public let operation: String
+    public let file: String
+    public let line: Int
+
+    public init(_ code: Code, _ message: String, operation: String, file: String = #fileID, line: Int = #line) {
+        self.code = code
+        self.message = message
+        self.operation = operation
+        self.file = file
+        self.line = line
+    }
+
+    /// The error for the current `errno`.
+    public static func fromErrno(_ operation: String, _ e: Int32 = Glibc.errno, file: String = #fileID, line: Int = #line) -> SystemError {
+        SystemError(.errno(e), String(cString: strerror(e)), operation: operation, file: file, line: line)
+    }
+
+    public var description: String { "\(operation): \(message)" }
+
+    public static func == (a: SystemError, b: SystemError) -> Bool { a.code == b.code && a.message == b.message }
+}
+
+/// Runs a syscall-style body, retrying on `EINTR`, and turns -1 into a typed error.
+/// Programmer errors (`EBADF`, `EFAULT`) trap.
+@inline(__always)
+public func valueOrErrno<T: FixedWidthInteger>(_ operation: String, _ body: () -> T) throws -> T {
+    while true {
+        let r = body()
+        if r != -1 { return r }
+        let e = errno
+        if e == EINTR { continue }
+        precondition(e != EBADF && e != EFAULT, "\(operation): programmer error (errno \(e))")
+        throw SystemError.fromErrno(operation, e)
+    }
+}
+
+extension String {
+    /// A string from a NUL-terminated C buffer.
+    public init(cBuffer: [CChar]) {
+        let bytes = cBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+        self = String(decoding: bytes, as: UTF8.self)
+    }
+}
