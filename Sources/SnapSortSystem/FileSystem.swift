@@ -211,3 +211,44 @@ public final class FileDescriptor: @unchecked Sendable {
 
     deinit { close() }
 }
+
+/// Buffered writes to a file descriptor (stdout/stderr) that survive a closed pipe:
+/// `write` reports failure instead of trapping like `FileHandle.write`.
+public final class OutputBuffer: @unchecked Sendable {
+    public let fd: Int32
+    private var buffer: [UInt8] = []
+    public private(set) var broken = false
+    public let threshold: Int
+
+    public init(fd: Int32, threshold: Int = 64 * 1024) {
+        self.fd = fd
+        self.threshold = threshold
+        buffer.reserveCapacity(threshold)
+    }
+
+    /// Appends a line; flushes when the buffer is full. Returns false once the reader is gone.
+    @discardableResult
+    public func line(_ s: String) -> Bool {
+        buffer.append(contentsOf: s.utf8)
+        buffer.append(10)
+        return buffer.count >= threshold ? flush() : !broken
+    }
+
+    /// Writes everything buffered. Returns false when the reader is gone (EPIPE) or on error.
+    @discardableResult
+    public func flush() -> Bool {
+        defer { buffer.removeAll(keepingCapacity: true) }
+        guard !broken else { return false }
+        var done = 0
+        while done < buffer.count {
+            let n = buffer.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, $0.count - done) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                broken = true
+                return false
+            }
+            done += n
+        }
+        return true
+    }
+}

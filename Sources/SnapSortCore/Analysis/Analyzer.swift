@@ -1,0 +1,201 @@
+import Foundation
+import SnapSortSystem
+
+/// Why an item has the status it has: a stable code plus text.
+public struct Reason: Sendable, Equatable {
+    public var code: String
+    public var text: String
+    public init(_ code: String, _ text: String) {
+        self.code = code
+        self.text = text
+    }
+}
+
+/// An item's analysis status.
+public enum ItemStatus: String, Sendable {
+    case pending, ok, damaged, unreadable, unsupported, gone
+}
+
+/// Everything one analysis learns about a file.
+public struct AnalysisResult: Sendable {
+    public var kind: MediaFormat.Kind
+    public var format: MediaFormat
+    public var status: ItemStatus
+    public var reason: Reason?
+    public var width: Int?
+    public var height: Int?
+    public var exif: ExifFields?
+    public var exifOffset: String?
+    public var capture: CaptureTime?
+    public var durationSeconds: Double?
+    public var metrics: Metrics?
+    public var signature: VisualSignature?
+    public var contentHash: [UInt8]?
+    public var quickHash: [UInt8]?
+    /// How many image decodes this analysis ran (tests assert that moves decode nothing).
+    public var decodes: Int = 0
+}
+
+/// Decoders and limits, injectable for tests.
+public struct AnalyzerLimits: Sendable {
+    /// Refuse images whose header claims more pixels than this (real panoramas are < 300 MP).
+    public var maxHeaderPixels: Int64 = 500_000_000
+    /// Never allocate a decode buffer beyond this many pixels (after DCT scaling).
+    public var maxDecodePixels: Int64 = 40_000_000
+    /// Photos larger than this are not read into memory.
+    public var maxPhotoBytes: Int = 512 * 1024 * 1024
+    public init() {}
+}
+
+/// Reads and measures one file. Stateless and thread-safe.
+public struct Analyzer: Sendable {
+    /// Bump when any metric, decoder or status rule changes: rows analyzed by an older version
+    /// are re-analyzed by the next scan.
+    public static let version = 1
+
+    public var limits = AnalyzerLimits()
+    /// Extra format handlers (the engine's second part plugs in HEIC, WebP, RAW, video here).
+    public var extraHandlers: [MediaFormat: @Sendable (inout AnalysisContext) -> Void] = [:]
+
+    public init() {}
+
+    /// Analyzes the file at `path`, whose `lstat` is `status`.
+    public func analyze(path: String, status st: FileStatus) -> AnalysisResult {
+        let name = String(path.split(separator: "/").last ?? "")
+        let hint = MediaFormat.fromName(name)
+        var r = AnalysisResult(kind: hint?.kind ?? .other, format: hint ?? .unknown, status: .pending)
+        if st.size == 0 {
+            r.status = .unreadable
+            r.reason = Reason("empty", "the file is empty (0 bytes)")
+            r.quickHash = ContentHash.quick(size: 0, head: [], tail: [])
+            r.contentHash = ContentHash.content([])
+            r.capture = CaptureTime.fromFileName(name) ?? .fromInstant(Double(st.mtimeNanoseconds) / 1e9, source: .mtime)
+            return r
+        }
+        let isVideoName = hint?.kind == .video
+        let bytes: [UInt8]
+        do {
+            if isVideoName || st.size > Int64(limits.maxPhotoBytes) {
+                // Videos are not read whole: the container's boxes are parsed from the file.
+                let head = try FileSystem.readRange(path, offset: 0, count: 64 * 1024)
+                let tail = try FileSystem.readRange(path, offset: max(0, st.size - 64 * 1024), count: 64 * 1024)
+                r.quickHash = ContentHash.quick(size: st.size, head: head, tail: tail)
+                bytes = head
+            } else {
+                bytes = try FileSystem.readFile(path, limit: limits.maxPhotoBytes)
+                r.quickHash = Analyzer.quickHash(of: bytes)
+                r.contentHash = ContentHash.content(bytes)
+            }
+        } catch let e as SystemError {
+            r.status = .unreadable
+            r.reason = e.code == .errno(EACCES) || e.code == .errno(EPERM)
+                ? Reason("permission", "permission denied") : Reason("io_error", e.message)
+            return r
+        } catch {
+            r.status = .unreadable
+            r.reason = Reason("io_error", "\(error)")
+            return r
+        }
+        let format = MediaFormat.sniff(bytes[...], nameHint: hint)
+        r.format = format
+        r.kind = format.kind
+        var ctx = AnalysisContext(path: path, name: name, status: st, bytes: bytes, result: r, limits: limits)
+        if let h = hint, h != format, format.kind != .other, !(h.kind == format.kind && Analyzer.sameFamily(h, format)) {
+            ctx.warn(Reason("wrong_extension", "the name says \(h.rawValue) but the content is \(format.rawValue)"))
+        }
+        switch format {
+        case .jpeg: JPEGHandler.analyze(&ctx)
+        case .png: PNGHandler.analyze(&ctx)
+        case .empty:
+            ctx.result.status = .unreadable
+            ctx.result.reason = Reason("empty", "the file is empty")
+        case .html:
+            ctx.result.kind = hint?.kind ?? .other
+            ctx.result.status = .unreadable
+            ctx.result.reason = Reason("not_media", "the file is an HTML page, not \(hint.map { "a \($0.rawValue) image" } ?? "media") (a failed download?)")
+        case .unknown:
+            ctx.result.kind = hint?.kind ?? .other
+            ctx.result.status = .unreadable
+            ctx.result.reason = Reason("unknown_format", "the content is not a known image or video format")
+        default:
+            if let handler = extraHandlers[format] {
+                handler(&ctx)
+            } else {
+                ctx.result.status = .unsupported
+                ctx.result.reason = Reason("unsupported_format", "\(format.rawValue.uppercased()) files are not analyzed yet")
+            }
+        }
+        if ctx.result.capture == nil {
+            ctx.result.capture = CaptureTime.fromFileName(name) ?? .fromInstant(Double(st.mtimeNanoseconds) / 1e9, source: .mtime)
+        }
+        if ctx.result.status == .pending { ctx.result.status = .ok }
+        return ctx.result
+    }
+
+    static func sameFamily(_ a: MediaFormat, _ b: MediaFormat) -> Bool {
+        let videos: Set<MediaFormat> = [.mp4, .mov, .m4v, .threegp]
+        let raws: Set<MediaFormat> = [.tiff, .dng, .cr2, .nef, .arw, .orf, .rw2]
+        return (videos.contains(a) && videos.contains(b)) || (raws.contains(a) && raws.contains(b))
+    }
+
+    /// The quick fingerprint of bytes already in memory.
+    public static func quickHash(of bytes: [UInt8]) -> [UInt8] {
+        let k = 64 * 1024
+        return ContentHash.quick(size: Int64(bytes.count), head: Array(bytes.prefix(k)), tail: Array(bytes.suffix(k)))
+    }
+
+    /// The quick fingerprint read from disk.
+    public static func quickHash(path: String, size: Int64) throws -> [UInt8] {
+        let k = 64 * 1024
+        let head = try FileSystem.readRange(path, offset: 0, count: k)
+        let tail = try FileSystem.readRange(path, offset: max(0, size - Int64(k)), count: k)
+        return ContentHash.quick(size: size, head: head, tail: tail)
+    }
+
+    /// The content hash read from disk (streamed for large files).
+    public static func contentHash(path: String) throws -> [UInt8] {
+        ContentHash.content(try FileSystem.readFile(path, limit: Int.max / 2))
+    }
+}
+
+/// The state a format handler works on.
+public struct AnalysisContext: Sendable {
+    public let path: String
+    public let name: String
+    public let status: FileStatus
+    public let bytes: [UInt8]
+    public var result: AnalysisResult
+    public let limits: AnalyzerLimits
+
+    /// Records a non-fatal problem (the first one is kept as the reason).
+    public mutating func warn(_ reason: Reason) {
+        if result.reason == nil { result.reason = reason }
+    }
+
+    /// Fails the item with a status and a reason.
+    public mutating func fail(_ status: ItemStatus, _ reason: Reason) {
+        result.status = status
+        result.reason = reason
+    }
+
+    /// Applies EXIF fields: capture time, orientation, camera.
+    public mutating func apply(exif: ExifFields) {
+        result.exif = exif
+        if let dto = exif.dateTimeOriginal, let t = CaptureTime.fromExif(dto, subSec: exif.subSecOriginal, offset: exif.offsetTimeOriginal) {
+            result.capture = t
+            result.exifOffset = exif.offsetTimeOriginal
+        }
+    }
+
+    /// Measures a decoded bitmap (orientation applied) and records size and metrics.
+    public mutating func measure(_ bitmap: Bitmap, fullWidth: Int, fullHeight: Int, decodeScale: Int) {
+        let o = result.exif?.orientation ?? 1
+        let (m, sig) = MetricsComputer.measure(bitmap, orientation: o, decodeScale: decodeScale)
+        result.metrics = m
+        result.signature = sig
+        result.decodes += 1
+        let swap = o >= 5 && o <= 8
+        result.width = swap ? fullHeight : fullWidth
+        result.height = swap ? fullWidth : fullHeight
+    }
+}

@@ -1,0 +1,366 @@
+import Foundation
+import SnapSortSystem
+
+/// The per-photo measurements, versioned with `Analyzer.version`.
+///
+/// All are computed on luma (BT.601) after EXIF orientation, at a *working size*: the decoded
+/// image area-averaged to at most 1024 px on its long side (JPEGs are DCT-scaled first to the
+/// smallest scale that still gives ≥ 960 px, so a 12 MP photo decodes at 1/4).
+/// - `lapVar`: variance of the 4-neighbour Laplacian over the whole frame.
+/// - `lapTileMax`, `lapTileMedian`: the same over a 4×4 grid of tiles, the sharpest tile and the
+///   median tile (a sharp subject on a soft background has a high max and a low median).
+/// - `reblur`, `reblurTile`: Crété-Roffet "re-blur" no-reference blur (0 sharp … 1 blurry): how
+///   much local variation survives a 9-tap box blur, over the frame and over the sharpest tile.
+/// - `edgeDensity`: fraction of pixels whose Sobel magnitude exceeds 48 (text, documents).
+/// - `meanLuma`, `stdLuma`, `p01`…`p99`: the luma histogram (0–255).
+/// - `darkFraction` (< 24), `blackFraction` (< 8), `brightFraction` (> 232), `clippedFraction` (≥ 250).
+/// - `entropy`: Shannon entropy of the 256-bin luma histogram, in bits.
+/// - `colorfulness`: Hasler & Süsstrunk (2003) on the working RGB; `saturation`: mean HSV S (0–1).
+/// - `workingWidth`, `workingHeight`, `decodeScale` (the JPEG DCT numerator over 8, 8 = none).
+public struct Metrics: Codable, Sendable, Equatable {
+    public var lapVar: Double
+    public var lapTileMax: Double
+    public var lapTileMedian: Double
+    public var reblur: Double
+    public var reblurTile: Double
+    public var edgeDensity: Double
+    public var meanLuma: Double
+    public var stdLuma: Double
+    public var p01: Double
+    public var p05: Double
+    public var p50: Double
+    public var p95: Double
+    public var p99: Double
+    public var darkFraction: Double
+    public var blackFraction: Double
+    public var brightFraction: Double
+    public var clippedFraction: Double
+    public var entropy: Double
+    public var colorfulness: Double
+    public var saturation: Double
+    public var workingWidth: Int
+    public var workingHeight: Int
+    public var decodeScale: Int
+
+    /// Metrics as a JSON object (the report's `metrics`).
+    public var json: JSON {
+        func r(_ d: Double, _ places: Double = 10000) -> JSON { .double((d * places).rounded() / places) }
+        return .object([
+            ("lap_var", r(lapVar, 100)), ("lap_tile_max", r(lapTileMax, 100)), ("lap_tile_median", r(lapTileMedian, 100)),
+            ("reblur", r(reblur)), ("reblur_tile", r(reblurTile)), ("edge_density", r(edgeDensity)),
+            ("mean_luma", r(meanLuma, 100)), ("std_luma", r(stdLuma, 100)),
+            ("p01", r(p01)), ("p05", r(p05)), ("p50", r(p50)), ("p95", r(p95)), ("p99", r(p99)),
+            ("dark_fraction", r(darkFraction)), ("black_fraction", r(blackFraction)),
+            ("bright_fraction", r(brightFraction)), ("clipped_fraction", r(clippedFraction)),
+            ("entropy", r(entropy)), ("colorfulness", r(colorfulness, 100)), ("saturation", r(saturation)),
+            ("working_width", .int(workingWidth)), ("working_height", .int(workingHeight)), ("decode_scale", .int(decodeScale)),
+        ])
+    }
+
+    /// Encodes for the database.
+    public func encoded() -> String { json.serialized() }
+
+    /// Decodes what `encoded()` wrote.
+    public static func decode(_ text: String) -> Metrics? {
+        guard let data = text.data(using: .utf8) else { return nil }
+        return try? decoder.decode(Metrics.self, from: data)
+    }
+
+    private static let decoder: JSONDecoder = {
+        let d = JSONDecoder()
+        d.keyDecodingStrategy = .convertFromSnakeCase
+        return d
+    }()
+}
+
+/// The visual fingerprint of a photo.
+public struct VisualSignature: Sendable, Equatable {
+    /// 64-bit difference hash (9×8 luma, left < right).
+    public var dhash: UInt64
+    /// 64-bit DCT perceptual hash (32×32 luma, 8×8 low frequencies against their median).
+    public var phash: UInt64
+    /// 16×16 luma thumbnail (256 bytes) followed by an 8×8 RGB thumbnail (192 bytes).
+    public var thumbnail: [UInt8]
+
+    public static func hamming(_ a: UInt64, _ b: UInt64) -> Int { (a ^ b).nonzeroBitCount }
+}
+
+/// A float image plane.
+struct Plane {
+    var width: Int
+    var height: Int
+    var data: [Float]
+
+    init(width: Int, height: Int, data: [Float]) {
+        self.width = width
+        self.height = height
+        self.data = data
+    }
+
+    /// Area-average downscale to exactly `tw`×`th` (each target pixel averages its source box).
+    func resized(_ tw: Int, _ th: Int) -> Plane {
+        if tw == width && th == height { return self }
+        var out = [Float](repeating: 0, count: tw * th)
+        let sx = Double(width) / Double(tw), sy = Double(height) / Double(th)
+        // Column spans are the same for every row.
+        var xs = [Int](repeating: 0, count: tw + 1)
+        for x in 0...tw { xs[x] = min(width, Int((Double(x) * sx).rounded(.down))) }
+        data.withUnsafeBufferPointer { src in
+            out.withUnsafeMutableBufferPointer { dst in
+                var rowSums = [Float](repeating: 0, count: width)
+                for y in 0..<th {
+                    let y0 = min(height - 1, Int((Double(y) * sy).rounded(.down)))
+                    let y1 = max(y0 + 1, min(height, Int((Double(y + 1) * sy).rounded(.down))))
+                    for i in 0..<width { rowSums[i] = 0 }
+                    for yy in y0..<y1 {
+                        let base = yy * width
+                        for i in 0..<width { rowSums[i] += src[base + i] }
+                    }
+                    let rows = Float(y1 - y0)
+                    for x in 0..<tw {
+                        let x0 = min(width - 1, xs[x]), x1 = max(x0 + 1, xs[x + 1])
+                        var s: Float = 0
+                        for i in x0..<x1 { s += rowSums[i] }
+                        dst[y * tw + x] = s / (rows * Float(x1 - x0))
+                    }
+                }
+            }
+        }
+        return Plane(width: tw, height: th, data: out)
+    }
+
+    /// Applies an EXIF orientation (1…8) so the plane is upright.
+    func oriented(_ orientation: Int) -> Plane {
+        guard (2...8).contains(orientation) else { return self }
+        let w = width, h = height
+        let swap = orientation >= 5
+        let ow = swap ? h : w, oh = swap ? w : h
+        var out = [Float](repeating: 0, count: w * h)
+        for y in 0..<oh {
+            for x in 0..<ow {
+                // Source coordinates for destination (x, y); see the EXIF 2.3 orientation table.
+                let sx: Int, sy: Int
+                switch orientation {
+                case 2: sx = w - 1 - x; sy = y
+                case 3: sx = w - 1 - x; sy = h - 1 - y
+                case 4: sx = x; sy = h - 1 - y
+                case 5: sx = y; sy = x
+                case 6: sx = y; sy = h - 1 - x
+                case 7: sx = w - 1 - y; sy = h - 1 - x
+                default: sx = w - 1 - y; sy = x  // 8
+                }
+                out[y * ow + x] = data[sy * w + sx]
+            }
+        }
+        return Plane(width: ow, height: oh, data: out)
+    }
+}
+
+/// Computes `Metrics` and `VisualSignature` from a decoded bitmap.
+public enum MetricsComputer {
+    public static let workingLongSide = 1024
+
+    /// Measures `bitmap` (gray or RGB), rotating by `orientation` first.
+    public static func measure(_ bitmap: Bitmap, orientation: Int, decodeScale: Int) -> (Metrics, VisualSignature) {
+        var planes: [Plane] = []
+        let n = bitmap.width * bitmap.height
+        if bitmap.channels >= 3 {
+            var r = [Float](repeating: 0, count: n), g = r, b = r
+            bitmap.pixels.withUnsafeBufferPointer { p in
+                for i in 0..<n {
+                    r[i] = Float(p[i * bitmap.channels]); g[i] = Float(p[i * bitmap.channels + 1]); b[i] = Float(p[i * bitmap.channels + 2])
+                }
+            }
+            planes = [r, g, b].map { Plane(width: bitmap.width, height: bitmap.height, data: $0) }
+        } else {
+            planes = [Plane(width: bitmap.width, height: bitmap.height, data: bitmap.pixels.map(Float.init))]
+        }
+        // Working size.
+        let long = max(bitmap.width, bitmap.height)
+        var tw = bitmap.width, th = bitmap.height
+        if long > workingLongSide {
+            let s = Double(workingLongSide) / Double(long)
+            tw = max(1, Int((Double(bitmap.width) * s).rounded()))
+            th = max(1, Int((Double(bitmap.height) * s).rounded()))
+        }
+        planes = planes.map { $0.resized(tw, th).oriented(orientation) }
+        let luma: Plane
+        if planes.count == 3 {
+            var y = [Float](repeating: 0, count: planes[0].data.count)
+            for i in 0..<y.count { y[i] = 0.299 * planes[0].data[i] + 0.587 * planes[1].data[i] + 0.114 * planes[2].data[i] }
+            luma = Plane(width: planes[0].width, height: planes[0].height, data: y)
+        } else {
+            luma = planes[0]
+        }
+        var m = Metrics(
+            lapVar: 0, lapTileMax: 0, lapTileMedian: 0, reblur: 0, reblurTile: 0, edgeDensity: 0, meanLuma: 0, stdLuma: 0,
+            p01: 0, p05: 0, p50: 0, p95: 0, p99: 0, darkFraction: 0, blackFraction: 0, brightFraction: 0, clippedFraction: 0,
+            entropy: 0, colorfulness: 0, saturation: 0, workingWidth: luma.width, workingHeight: luma.height, decodeScale: decodeScale)
+        sharpness(luma, into: &m)
+        histogram(luma, into: &m)
+        if planes.count == 3 { color(planes, into: &m) }
+        let sig = signature(luma: luma, color: planes.count == 3 ? planes : [luma, luma, luma])
+        return (m, sig)
+    }
+
+    static func sharpness(_ p: Plane, into m: inout Metrics) {
+        let w = p.width, h = p.height
+        guard w >= 8 && h >= 8 else { return }
+        let tiles = 4
+        var tileSum = [Double](repeating: 0, count: tiles * tiles)
+        var tileSq = [Double](repeating: 0, count: tiles * tiles)
+        var tileN = [Double](repeating: 0, count: tiles * tiles)
+        var sum = 0.0, sq = 0.0, count = 0.0, edges = 0
+        p.data.withUnsafeBufferPointer { d in
+            for y in 1..<(h - 1) {
+                let ty = min(tiles - 1, y * tiles / h)
+                var rs = 0.0, rq = 0.0
+                for x in 1..<(w - 1) {
+                    let i = y * w + x
+                    let c = d[i]
+                    let lap = Double(d[i - 1] + d[i + 1] + d[i - w] + d[i + w] - 4 * c)
+                    rs += lap; rq += lap * lap
+                    let t = ty * tiles + min(tiles - 1, x * tiles / w)
+                    tileSum[t] += lap; tileSq[t] += lap * lap; tileN[t] += 1
+                    let gx = (d[i - w + 1] + 2 * d[i + 1] + d[i + w + 1]) - (d[i - w - 1] + 2 * d[i - 1] + d[i + w - 1])
+                    let gy = (d[i + w - 1] + 2 * d[i + w] + d[i + w + 1]) - (d[i - w - 1] + 2 * d[i - w] + d[i - w + 1])
+                    if gx * gx + gy * gy > 48 * 48 * 16 { edges += 1 }
+                }
+                sum += rs; sq += rq; count += Double(w - 2)
+            }
+        }
+        m.lapVar = sq / count - (sum / count) * (sum / count)
+        var tv: [Double] = []
+        for t in 0..<(tiles * tiles) where tileN[t] > 0 {
+            tv.append(tileSq[t] / tileN[t] - (tileSum[t] / tileN[t]) * (tileSum[t] / tileN[t]))
+        }
+        tv.sort()
+        m.lapTileMax = tv.last ?? 0
+        m.lapTileMedian = tv.isEmpty ? 0 : (tv[(tv.count - 1) / 2] + tv[tv.count / 2]) / 2
+        m.edgeDensity = Double(edges) / count
+        m.reblur = reblur(p, x0: 0, y0: 0, x1: w, y1: h)
+        // The sharpest tile's re-blur.
+        var best = 0, bestV = -1.0
+        for t in 0..<(tiles * tiles) where tileN[t] > 0 {
+            let v = tileSq[t] / tileN[t] - (tileSum[t] / tileN[t]) * (tileSum[t] / tileN[t])
+            if v > bestV { bestV = v; best = t }
+        }
+        let bx = best % tiles, by = best / tiles
+        m.reblurTile = reblur(p, x0: bx * w / tiles, y0: by * h / tiles, x1: (bx + 1) * w / tiles, y1: (by + 1) * h / tiles)
+    }
+
+    /// Crété-Roffet et al. 2007, "The blur effect: perception and estimation with a new
+    /// no-reference perceptual blur metric": the share of neighbour differences a 9-tap box blur
+    /// removes, per direction; the larger direction wins. 0 sharp … 1 blurry.
+    static func reblur(_ p: Plane, x0: Int, y0: Int, x1: Int, y1: Int) -> Double {
+        let w = p.width
+        let rw = x1 - x0, rh = y1 - y0
+        guard rw > 10 && rh > 10 else { return 0 }
+        var dfv = 0.0, dbv = 0.0, dfh = 0.0, dbh = 0.0
+        p.data.withUnsafeBufferPointer { d in
+            // Vertical: blurred column values via a running 9-tap mean.
+            for x in x0..<x1 {
+                var prevF: Float = d[y0 * w + x], prevB: Float = 0
+                for y in y0..<y1 {
+                    var s: Float = 0
+                    for k in -4...4 { s += d[min(y1 - 1, max(y0, y + k)) * w + x] }
+                    let b = s / 9, f = d[y * w + x]
+                    if y > y0 {
+                        let df = abs(f - prevF), db = abs(b - prevB)
+                        dfv += Double(df); dbv += Double(max(0, df - db))
+                    }
+                    prevF = f; prevB = b
+                }
+            }
+            for y in y0..<y1 {
+                var prevF: Float = d[y * w + x0], prevB: Float = 0
+                for x in x0..<x1 {
+                    var s: Float = 0
+                    for k in -4...4 { s += d[y * w + min(x1 - 1, max(x0, x + k))] }
+                    let b = s / 9, f = d[y * w + x]
+                    if x > x0 {
+                        let df = abs(f - prevF), db = abs(b - prevB)
+                        dfh += Double(df); dbh += Double(max(0, df - db))
+                    }
+                    prevF = f; prevB = b
+                }
+            }
+        }
+        let bv = dfv > 0 ? (dfv - dbv) / dfv : 1
+        let bh = dfh > 0 ? (dfh - dbh) / dfh : 1
+        return max(bv, bh)
+    }
+
+    static func histogram(_ p: Plane, into m: inout Metrics) {
+        var hist = [Int](repeating: 0, count: 256)
+        var sum = 0.0, sq = 0.0
+        for v in p.data {
+            let b = Int(max(0, min(255, v.rounded())))
+            hist[b] += 1
+            sum += Double(v); sq += Double(v) * Double(v)
+        }
+        let n = Double(p.data.count)
+        guard n > 0 else { return }
+        m.meanLuma = sum / n
+        m.stdLuma = (max(0, sq / n - m.meanLuma * m.meanLuma)).squareRoot()
+        func pct(_ q: Double) -> Double {
+            let target = q * n
+            var acc = 0
+            for (i, c) in hist.enumerated() { acc += c; if Double(acc) >= target { return Double(i) } }
+            return 255
+        }
+        m.p01 = pct(0.01); m.p05 = pct(0.05); m.p50 = pct(0.5); m.p95 = pct(0.95); m.p99 = pct(0.99)
+        m.darkFraction = Double(hist[0..<24].reduce(0, +)) / n
+        m.blackFraction = Double(hist[0..<8].reduce(0, +)) / n
+        m.brightFraction = Double(hist[233...].reduce(0, +)) / n
+        m.clippedFraction = Double(hist[250...].reduce(0, +)) / n
+        var e = 0.0
+        for c in hist where c > 0 { let q = Double(c) / n; e -= q * log2(q) }
+        m.entropy = e
+    }
+
+    static func color(_ planes: [Plane], into m: inout Metrics) {
+        let n = planes[0].data.count
+        var srg = 0.0, srg2 = 0.0, syb = 0.0, syb2 = 0.0, ssat = 0.0
+        for i in 0..<n {
+            let r = Double(planes[0].data[i]), g = Double(planes[1].data[i]), b = Double(planes[2].data[i])
+            let rg = r - g, yb = 0.5 * (r + g) - b
+            srg += rg; srg2 += rg * rg; syb += yb; syb2 += yb * yb
+            let mx = max(r, g, b), mn = min(r, g, b)
+            ssat += mx > 0 ? (mx - mn) / mx : 0
+        }
+        let dn = Double(n)
+        let mrg = srg / dn, myb = syb / dn
+        let sdrg = max(0, srg2 / dn - mrg * mrg).squareRoot(), sdyb = max(0, syb2 / dn - myb * myb).squareRoot()
+        m.colorfulness = (sdrg * sdrg + sdyb * sdyb).squareRoot() + 0.3 * (mrg * mrg + myb * myb).squareRoot()
+        m.saturation = ssat / dn
+    }
+
+    static func signature(luma: Plane, color: [Plane]) -> VisualSignature {
+        let d = luma.resized(9, 8)
+        var dh: UInt64 = 0
+        for y in 0..<8 { for x in 0..<8 { dh = (dh << 1) | (d.data[y * 9 + x] < d.data[y * 9 + x + 1] ? 1 : 0) } }
+        let p32 = luma.resized(32, 32)
+        let coeffs = dct8x8(p32.data)
+        let median = coeffs.sorted()[32]
+        var ph: UInt64 = 0
+        for c in coeffs { ph = (ph << 1) | (c > median ? 1 : 0) }
+        var thumb = luma.resized(16, 16).data.map { UInt8(max(0, min(255, $0.rounded()))) }
+        let c8 = color.prefix(3).map { $0.resized(8, 8).data }
+        for i in 0..<64 { for c in 0..<3 { thumb.append(UInt8(max(0, min(255, c8[c][i].rounded())))) } }
+        return VisualSignature(dhash: dh, phash: ph, thumbnail: thumb)
+    }
+
+    /// The 8×8 lowest frequencies of the 32×32 DCT-II (rows then columns).
+    static func dct8x8(_ px: [Float]) -> [Double] {
+        let n = 32
+        var cosTable = [Double](repeating: 0, count: 8 * n)
+        for u in 0..<8 { for x in 0..<n { cosTable[u * n + x] = cos(Double((2 * x + 1) * u) * Double.pi / Double(2 * n)) } }
+        // Rows: 32 rows × 8 frequencies.
+        var rows = [Double](repeating: 0, count: n * 8)
+        for y in 0..<n { for u in 0..<8 { var s = 0.0; for x in 0..<n { s += Double(px[y * n + x]) * cosTable[u * n + x] }; rows[y * 8 + u] = s } }
+        var out = [Double](repeating: 0, count: 64)
+        for v in 0..<8 { for u in 0..<8 { var s = 0.0; for y in 0..<n { s += rows[y * 8 + u] * cosTable[v * n + y] }; out[v * 8 + u] = s } }
+        return out
+    }
+}

@@ -1,0 +1,141 @@
+import Foundation
+
+/// `snapsort.conf`: a simple `key = value` file, one setting a line, `#` comments.
+///
+/// Keys: `root` (repeatable; a folder to watch), `exclude` (repeatable; a folder to skip),
+/// `reminder` (off | daily | weekly | monthly), `reminder_time` (HH:MM), `reminder_weekday`
+/// (mon…sun), `reminder_day` (1…31), `quiet_hours` (HH:MM-HH:MM), `session_goal` (decisions,
+/// 1…1000), `status_file` (path), `web_port` (1024…65535), `reconcile_interval` (minutes),
+/// `pause_on_battery` (yes | no), `milestone_notifications` (yes | no).
+/// Unknown keys and bad values produce a problem naming the line; the default is used.
+public struct Configuration: Sendable, Equatable {
+    public var roots: [String] = []
+    public var excludes: [String] = []
+    public var reminder = "weekly"
+    public var reminderTime = "19:00"
+    public var reminderWeekday = "sun"
+    public var reminderDay = 1
+    public var quietHours: String? = "22:00-08:00"
+    public var sessionGoal = 25
+    public var statusFile: String?
+    public var webPort = 8765
+    public var reconcileIntervalMinutes = 60
+    public var pauseOnBattery = false
+    public var milestoneNotifications = true
+
+    public init() {}
+
+    /// A problem found while reading the file.
+    public struct Problem: Sendable, Equatable, CustomStringConvertible {
+        public var line: Int
+        public var message: String
+        public var description: String { "snapsort.conf line \(line): \(message)" }
+    }
+
+    /// The configuration file's path.
+    public static func path(_ env: Environment) -> String { env.configHome + "/snapsort/snapsort.conf" }
+
+    /// Loads the file (a missing file is the defaults, no problem).
+    public static func load(_ env: Environment) -> (Configuration, [Problem]) {
+        guard let text = try? String(contentsOfFile: path(env), encoding: .utf8) else { return (Configuration(), []) }
+        return parse(text, home: env.home)
+    }
+
+    /// Parses configuration text.
+    public static func parse(_ text: String, home: String) -> (Configuration, [Problem]) {
+        var c = Configuration()
+        var problems: [Problem] = []
+        for (n, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            guard let eq = line.firstIndex(of: "=") else {
+                problems.append(Problem(line: n + 1, message: "expected 'key = value', ignored"))
+                continue
+            }
+            let key = line[..<eq].trimmingCharacters(in: .whitespaces).lowercased()
+            let value = line[line.index(after: eq)...].trimmingCharacters(in: .whitespaces)
+            func bad(_ what: String, _ def: String) { problems.append(Problem(line: n + 1, message: "\(key): \(what); using \(def)")) }
+            func path(_ v: String) -> String? {
+                var p = v
+                if p.hasPrefix("~/") { p = home + "/" + p.dropFirst(2) }
+                if p.hasPrefix("$HOME/") { p = home + "/" + p.dropFirst(6) }
+                guard p.hasPrefix("/") else { return nil }
+                while p.count > 1 && p.hasSuffix("/") { p.removeLast() }
+                return p
+            }
+            func yesNo(_ v: String) -> Bool? {
+                switch v.lowercased() { case "yes", "true", "on", "1": true; case "no", "false", "off", "0": false; default: nil }
+            }
+            switch key {
+            case "root", "roots":
+                for part in value.split(separator: ":").map(String.init) where !part.isEmpty {
+                    if let p = path(part) { if !c.roots.contains(p) { c.roots.append(p) } } else { bad("'\(part)' is not an absolute path", "nothing") }
+                }
+            case "exclude":
+                if let p = path(value) { c.excludes.append(p) } else { bad("'\(value)' is not an absolute path", "nothing") }
+            case "reminder":
+                if ["off", "daily", "weekly", "monthly"].contains(value.lowercased()) { c.reminder = value.lowercased() } else { bad("expected off, daily, weekly or monthly", c.reminder) }
+            case "reminder_time":
+                if Configuration.parseTime(value) != nil { c.reminderTime = value } else { bad("expected HH:MM", c.reminderTime) }
+            case "reminder_weekday":
+                let days = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
+                let v = String(value.lowercased().prefix(3))
+                if days.contains(v) { c.reminderWeekday = v } else { bad("expected mon…sun", c.reminderWeekday) }
+            case "reminder_day":
+                if let d = Int(value), (1...31).contains(d) { c.reminderDay = d } else { bad("expected a day of month 1…31", "\(c.reminderDay)") }
+            case "quiet_hours":
+                if value.lowercased() == "off" || value.isEmpty { c.quietHours = nil; break }
+                let parts = value.split(separator: "-").map(String.init)
+                if parts.count == 2, parseTime(parts[0]) != nil, parseTime(parts[1]) != nil { c.quietHours = value } else { bad("expected HH:MM-HH:MM or off", c.quietHours ?? "off") }
+            case "session_goal":
+                if let g = Int(value), (1...1000).contains(g) { c.sessionGoal = g } else { bad("expected a number from 1 to 1000", "\(c.sessionGoal)") }
+            case "status_file":
+                if let p = path(value) { c.statusFile = p } else { bad("'\(value)' is not an absolute path", "the default") }
+            case "web_port":
+                if let p = Int(value), (1024...65535).contains(p) { c.webPort = p } else { bad("expected a port from 1024 to 65535", "\(c.webPort)") }
+            case "reconcile_interval":
+                if let m = Int(value), (1...10080).contains(m) { c.reconcileIntervalMinutes = m } else { bad("expected minutes from 1 to 10080", "\(c.reconcileIntervalMinutes)") }
+            case "pause_on_battery":
+                if let b = yesNo(value) { c.pauseOnBattery = b } else { bad("expected yes or no", c.pauseOnBattery ? "yes" : "no") }
+            case "milestone_notifications":
+                if let b = yesNo(value) { c.milestoneNotifications = b } else { bad("expected yes or no", c.milestoneNotifications ? "yes" : "no") }
+            default:
+                problems.append(Problem(line: n + 1, message: "unknown key '\(key)', ignored"))
+            }
+        }
+        return (c, problems)
+    }
+
+    /// "HH:MM" → minutes after midnight.
+    public static func parseTime(_ s: String) -> Int? {
+        let p = s.split(separator: ":")
+        guard p.count == 2, let h = Int(p[0]), let m = Int(p[1]), (0...23).contains(h), (0...59).contains(m) else { return nil }
+        return h * 60 + m
+    }
+
+    /// The roots to scan: explicit arguments > configured roots > `XDG_PICTURES_DIR` > `~/Pictures`.
+    public func effectiveRoots(arguments: [String], env: Environment) -> [String] {
+        if !arguments.isEmpty { return arguments }
+        if !roots.isEmpty { return roots }
+        return env.defaultRoots
+    }
+
+    /// The configuration file text for these settings (for `snapsort config` and `roots add`).
+    public func rendered() -> String {
+        var lines = ["# SnapSort configuration — see snapsort.conf(5). One 'key = value' a line."]
+        for r in roots { lines.append("root = \(r)") }
+        for e in excludes { lines.append("exclude = \(e)") }
+        lines.append("reminder = \(reminder)")
+        lines.append("reminder_time = \(reminderTime)")
+        lines.append("reminder_weekday = \(reminderWeekday)")
+        lines.append("reminder_day = \(reminderDay)")
+        lines.append("quiet_hours = \(quietHours ?? "off")")
+        lines.append("session_goal = \(sessionGoal)")
+        if let s = statusFile { lines.append("status_file = \(s)") }
+        lines.append("web_port = \(webPort)")
+        lines.append("reconcile_interval = \(reconcileIntervalMinutes)")
+        lines.append("pause_on_battery = \(pauseOnBattery ? "yes" : "no")")
+        lines.append("milestone_notifications = \(milestoneNotifications ? "yes" : "no")")
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

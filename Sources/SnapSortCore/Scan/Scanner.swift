@@ -1,0 +1,300 @@
+import Foundation
+import Synchronization
+import SnapSortSystem
+
+/// Progress of a scan, for the progress bar, `--jsonl` and the agent's `STATUS=`.
+public struct ScanProgress: Sendable {
+    public enum Phase: String, Sendable { case walking, analyzing, done }
+    public var phase: Phase
+    public var done: Int
+    public var total: Int
+    public var filesPerSecond: Double
+    public var etaSeconds: Double?
+}
+
+/// What a scan did.
+public struct ScanSummary: Sendable, Equatable {
+    public var seen = 0
+    public var unchanged = 0
+    public var added = 0
+    public var changed = 0
+    public var reanalyzed = 0
+    public var moved = 0
+    public var gone = 0
+    public var analyzed = 0
+    public var decodes = 0
+    /// Items that ended unreadable, damaged or unsupported in this scan.
+    public var problems = 0
+    public var offlineRoots: [String] = []
+    public var unreadableFolders: [String] = []
+    public var cancelled = false
+    public init() {}
+}
+
+/// Reconciles the disk against the database and analyzes what is new or changed.
+///
+/// Disk is the source of truth: each file found is unchanged (same identity and analyzer
+/// version: a `stat`, nothing more), changed (re-analyzed in its row), re-analyzed (analyzer
+/// version bumped), moved (a vanished or tombstoned row with the same size and content: the
+/// row follows the file, no decode), or new. Rows under a scanned folder whose file is gone
+/// become tombstones. Folders that cannot be listed and offline roots keep their rows.
+public final class Scanner: @unchecked Sendable {
+    public let library: Library
+    public var analyzer: Analyzer
+    public var rules: ExcludeRules
+    public var clock: Clock
+    public var logger: Logger
+    public var workers: Int
+    /// Checked between items; a cancelled scan commits what it has and stops.
+    public var isCancelled: @Sendable () -> Bool = { false }
+    /// Rows per write transaction.
+    public var batchSize = 128
+
+    public init(library: Library, analyzer: Analyzer = Analyzer(), rules: ExcludeRules = ExcludeRules(), clock: Clock = .live,
+                logger: Logger = .silent, workers: Int = ProcessInfo.processInfo.activeProcessorCount) {
+        self.library = library
+        self.analyzer = analyzer
+        self.rules = rules
+        self.clock = clock
+        self.logger = logger
+        self.workers = max(1, workers)
+    }
+
+    struct Job: Sendable {
+        var id: Int64?
+        var path: String
+        var status: FileStatus
+        var kind: Kind
+        enum Kind: Sendable { case new, changed, reanalyze }
+    }
+
+    /// Scans each of `paths` (folders, or single files), reconciling only under them.
+    public func scan(_ paths: [String], progress: (ScanProgress) -> Void = { _ in }) throws -> ScanSummary {
+        var summary = ScanSummary()
+        var jobs: [Job] = []
+        var newFiles: [(String, FileStatus)] = []
+        var vanished: [Int64: StoredIdentity] = [:]
+        progress(ScanProgress(phase: .walking, done: 0, total: 0, filesPerSecond: 0, etaSeconds: nil))
+        for raw in paths {
+            let root = Scanner.normalize(raw)
+            try reconcileWalk(root, jobs: &jobs, newFiles: &newFiles, vanished: &vanished, summary: &summary)
+        }
+        // Moves: a new path whose content matches a row whose file is gone.
+        try library.db.transaction {
+            for (path, st) in newFiles {
+                if let moved = try matchMove(path: path, status: st, vanished: &vanished) {
+                    summary.moved += 1
+                    logger.debug("moved", ["file.id": "\(moved)"])
+                } else {
+                    jobs.append(Job(id: nil, path: path, status: st, kind: .new))
+                }
+            }
+            if !vanished.isEmpty {
+                try library.markGone(ids: Array(vanished.keys), at: clock.now())
+                summary.gone += vanished.count
+            }
+        }
+        summary.added = jobs.filter { $0.kind == .new }.count
+        summary.changed = jobs.filter { $0.kind == .changed }.count
+        summary.reanalyzed = jobs.filter { $0.kind == .reanalyze }.count
+        try analyze(jobs, summary: &summary, progress: progress)
+        progress(ScanProgress(phase: .done, done: jobs.count, total: jobs.count, filesPerSecond: 0, etaSeconds: 0))
+        return summary
+    }
+
+    static func normalize(_ p: String) -> String {
+        var s = p
+        while s.count > 1 && s.hasSuffix("/") { s.removeLast() }
+        return s
+    }
+
+    private func reconcileWalk(_ root: String, jobs: inout [Job], newFiles: inout [(String, FileStatus)],
+                               vanished: inout [Int64: StoredIdentity], summary: inout ScanSummary) throws {
+        // A single file.
+        if let st = FileSystem.lstatusIfExists(root), st.isRegular {
+            let row = try library.liveRow(path: root)
+            classify(path: root, st: st, row: row, jobs: &jobs, newFiles: &newFiles, summary: &summary)
+            return
+        }
+        let rows = try library.liveRows(under: root)
+        guard let rootStatus = try? FileSystem.status(root), rootStatus.isDirectory else {
+            // Missing or not a folder: offline (an unplugged disk, an unmounted share). Its rows
+            // and decisions are kept; a deletion is noticed by a scan of the folder above it.
+            summary.offlineRoots.append(root)
+            try library.recordRoot(root, device: nil, online: false, at: clock.now())
+            logger.notice("root offline; keeping its rows", ["scan.root": root])
+            return
+        }
+        // An unmounted mount point: the folder exists but is empty and on another device than
+        // when its rows were recorded.
+        let known = try library.rootDevice(root)
+        if let known, known != rootStatus.device, !rows.isEmpty, (try? FileSystem.listDirectory(root))?.isEmpty == true {
+            summary.offlineRoots.append(root)
+            try library.recordRoot(root, device: nil, online: false, at: clock.now())
+            logger.notice("root looks unmounted; keeping its rows", ["scan.root": root])
+            return
+        }
+        var byPath: [String: StoredIdentity] = [:]
+        byPath.reserveCapacity(rows.count)
+        for r in rows { byPath[r.path] = r }
+        var unreadable: [String] = []
+        var stack = [root]
+        while let dir = stack.popLast() {
+            let entries: [DirectoryEntry]
+            do {
+                entries = try FileSystem.listDirectory(dir)
+            } catch {
+                unreadable.append(dir)
+                logger.warning("cannot list folder", ["error": "\(error)"])
+                continue
+            }
+            if rules.hasMarker(entries.lazy.map(\.name)) { continue }
+            for e in entries {
+                let path = dir == "/" ? "/" + e.name : dir + "/" + e.name
+                var kind = e.kind
+                var st: FileStatus?
+                if kind == .unknown {
+                    st = FileSystem.lstatusIfExists(path)
+                    kind = st.map { $0.isDirectory ? .directory : $0.isRegular ? .regular : $0.isSymlink ? .symlink : .other } ?? .other
+                }
+                switch kind {
+                case .directory:
+                    if !rules.skipsFolder(name: e.name, path: path) { stack.append(path) }
+                case .regular:
+                    guard rules.isCandidateFile(name: e.name) else { continue }
+                    guard let s = st ?? FileSystem.lstatusIfExists(path), s.isRegular else { continue }
+                    let row = byPath.removeValue(forKey: path)
+                    classify(path: path, st: s, row: row, jobs: &jobs, newFiles: &newFiles, summary: &summary)
+                default:
+                    continue  // symlinks are never followed and never become items
+                }
+            }
+        }
+        summary.unreadableFolders += unreadable
+        // What remains was not found: gone, unless it sits under a folder we could not list.
+        for (path, r) in byPath where !unreadable.contains(where: { path.hasPrefix($0 + "/") }) {
+            vanished[r.id] = r
+        }
+        try library.recordRoot(root, device: rootStatus.device, online: true, at: clock.now())
+    }
+
+    private func classify(path: String, st: FileStatus, row: StoredIdentity?, jobs: inout [Job],
+                          newFiles: inout [(String, FileStatus)], summary: inout ScanSummary) {
+        summary.seen += 1
+        guard let row else {
+            newFiles.append((path, st))
+            return
+        }
+        if !row.matches(st) {
+            jobs.append(Job(id: row.id, path: path, status: st, kind: .changed))
+        } else if row.analyzerVersion < Analyzer.version || row.status == .pending {
+            jobs.append(Job(id: row.id, path: path, status: st, kind: .reanalyze))
+        } else {
+            summary.unchanged += 1
+        }
+    }
+
+    /// Finds the row a new file was moved from, and moves it. Returns the row id.
+    private func matchMove(path: String, status st: FileStatus, vanished: inout [Int64: StoredIdentity]) throws -> Int64? {
+        let candidates = try library.moveCandidates(size: st.size)
+        guard !candidates.isEmpty else { return nil }
+        var quick: [UInt8]?
+        var content: [UInt8]?
+        for (row, rowQuick, rowContent) in candidates {
+            // The source must be gone: a tombstone, vanished in this scan, or a live row whose
+            // file no longer exists with its identity (a move from outside the scanned folder).
+            let isSource: Bool
+            if row.status == .gone || vanished[row.id] != nil {
+                isSource = true
+            } else if row.path == path {
+                isSource = false
+            } else if let s = FileSystem.lstatusIfExists(row.path), row.matches(s) {
+                isSource = false  // both exist: two files, two rows
+            } else {
+                isSource = FileSystem.lstatusIfExists(row.path) == nil
+            }
+            guard isSource, let rowQuick, let rowContent else { continue }
+            if quick == nil { quick = try? Analyzer.quickHash(path: path, size: st.size) }
+            guard quick == rowQuick else { continue }
+            if content == nil { content = try? Analyzer.contentHash(path: path) }
+            guard content == rowContent else { continue }
+            let revive: ItemStatus? = row.status == .gone ? try library.revivedStatus(id: row.id) : nil
+            try library.recordMove(id: row.id, to: path, status: st, restoreStatus: revive)
+            vanished.removeValue(forKey: row.id)
+            return row.id
+        }
+        return nil
+    }
+
+    private func analyze(_ jobs: [Job], summary: inout ScanSummary, progress: (ScanProgress) -> Void) throws {
+        guard !jobs.isEmpty else { return }
+        let total = jobs.count
+        let next = Atomic<Int>(0)
+        let results = Mutex<[(Job, AnalysisResult)]>([])
+        let signal = DispatchSemaphore(value: 0)
+        let analyzer = self.analyzer
+        let cancelled = self.isCancelled
+        let group = DispatchGroup()
+        let workerCount = min(workers, total)
+        for _ in 0..<workerCount {
+            group.enter()
+            let t = Thread {
+                Priority.lowerCurrentThread()
+                while !cancelled() {
+                    let i = next.add(1, ordering: .relaxed).oldValue
+                    if i >= total { break }
+                    let job = jobs[i]
+                    let r = analyzer.analyze(path: job.path, status: job.status)
+                    results.withLock { $0.append((job, r)) }
+                    signal.signal()
+                }
+                group.leave()
+                signal.signal()
+            }
+            t.stackSize = 4 << 20
+            t.start()
+        }
+        let start = Date()
+        var done = 0
+        var pending: [(Job, AnalysisResult)] = []
+        var lastCommit = Date()
+        var lastProgress = Date.distantPast
+        func commit() throws {
+            guard !pending.isEmpty else { return }
+            let batch = pending
+            pending.removeAll(keepingCapacity: true)
+            let now = clock.now()
+            try library.db.transaction {
+                for (job, r) in batch {
+                    if r.reason?.code == "io_error", FileSystem.lstatusIfExists(job.path) == nil {
+                        continue  // deleted between the walk and the analysis: the next scan sees it gone
+                    }
+                    try library.store(r, id: job.id, path: job.path, status: job.status, at: now)
+                }
+            }
+            lastCommit = Date()
+        }
+        var finished = false
+        while !finished {
+            _ = signal.wait(timeout: .now() + .milliseconds(250))
+            let got = results.withLock { r -> [(Job, AnalysisResult)] in let x = r; r.removeAll(); return x }
+            for (_, r) in got {
+                summary.analyzed += 1
+                summary.decodes += r.decodes
+                if r.status != .ok { summary.problems += 1 }
+            }
+            done += got.count
+            pending += got
+            finished = group.wait(timeout: .now()) == .success && results.withLock { $0.isEmpty }
+            if pending.count >= batchSize || Date().timeIntervalSince(lastCommit) > 1 || finished { try commit() }
+            if Date().timeIntervalSince(lastProgress) > 0.2 || finished {
+                lastProgress = Date()
+                let elapsed = max(0.001, Date().timeIntervalSince(start))
+                let rate = Double(done) / elapsed
+                progress(ScanProgress(phase: .analyzing, done: done, total: total, filesPerSecond: rate,
+                                      etaSeconds: rate > 0 ? Double(total - done) / rate : nil))
+            }
+        }
+        if done < total { summary.cancelled = true }
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+import SnapSortSystem
+
+/// What the reconciler needs of a stored row.
+public struct StoredIdentity: Sendable, Equatable {
+    public var id: Int64
+    public var path: String
+    public var device: UInt64
+    public var inode: UInt64
+    public var size: Int64
+    public var mtimeNanoseconds: Int64
+    public var analyzerVersion: Int
+    public var status: ItemStatus
+
+    /// Same (device, inode, size, mtime_ns) → same file. (device, inode) alone is never enough.
+    public func matches(_ st: FileStatus) -> Bool {
+        device == st.device && inode == st.inode && size == st.size && mtimeNanoseconds == st.mtimeNanoseconds
+    }
+}
+
+extension Library {
+    static let identityColumns = "id, path, device, inode, size, mtime_ns, analyzer_version, status"
+
+    static func identity(_ r: Row) -> StoredIdentity {
+        StoredIdentity(
+            id: r.int(0)!, path: r.string(1)!, device: UInt64(bitPattern: r.int(2) ?? 0), inode: UInt64(bitPattern: r.int(3) ?? 0),
+            size: r.int(4) ?? 0, mtimeNanoseconds: r.int(5) ?? 0, analyzerVersion: Int(r.int(6) ?? 0),
+            status: ItemStatus(rawValue: r.string(7) ?? "") ?? .pending)
+    }
+
+    /// `[lower, upper)` bounds selecting every path strictly under `dir`.
+    static func prefixBounds(_ dir: String) -> (String, String) {
+        let p = dir.hasSuffix("/") ? dir : dir + "/"
+        return (p, String(p.dropLast()) + "0")  // "0" sorts right after "/"
+    }
+
+    /// Live (not gone) rows at `path` or under it.
+    public func liveRows(under path: String) throws -> [StoredIdentity] {
+        let (lo, hi) = Library.prefixBounds(path)
+        return try db.rows(
+            "SELECT \(Library.identityColumns) FROM files WHERE status != 'gone' AND (path = ? OR (path >= ? AND path < ?))",
+            path, lo, hi
+        ).map(Library.identity)
+    }
+
+    /// The live row at exactly `path`.
+    public func liveRow(path: String) throws -> StoredIdentity? {
+        try db.row("SELECT \(Library.identityColumns) FROM files WHERE status != 'gone' AND path = ?", path).map(Library.identity)
+    }
+
+    /// Rows of this size that could be the source of a move: tombstones and live rows
+    /// (the caller checks whether a live row's file still exists).
+    public func moveCandidates(size: Int64) throws -> [(StoredIdentity, quick: [UInt8]?, content: [UInt8]?)] {
+        try db.rows("SELECT \(Library.identityColumns), quick_hash, content_hash FROM files WHERE size = ?", size).map {
+            (Library.identity($0), $0.blob(8), $0.blob(9))
+        }
+    }
+
+    /// Moves a row to a new path and identity: its analysis and decisions follow.
+    public func recordMove(id: Int64, to path: String, status st: FileStatus, restoreStatus: ItemStatus?) throws {
+        if let restoreStatus {
+            try db.run("UPDATE files SET path=?, device=?, inode=?, mtime_ns=?, status=?, gone_at=NULL WHERE id=?",
+                       path, UInt64(st.device), UInt64(st.inode), st.mtimeNanoseconds, restoreStatus.rawValue, id)
+        } else {
+            try db.run("UPDATE files SET path=?, device=?, inode=?, mtime_ns=?, gone_at=NULL WHERE id=?",
+                       path, UInt64(st.device), UInt64(st.inode), st.mtimeNanoseconds, id)
+        }
+    }
+
+    /// Marks rows gone (tombstones keep analysis and decisions so a file that comes back — a
+    /// restore from the Trash, a re-mounted disk — is recognized).
+    public func markGone(ids: [Int64], at: Date) throws {
+        let ts = ISO8601DateFormatter().string(from: at)
+        for id in ids {
+            try db.run("UPDATE files SET status='gone', gone_at=?, reason_code=COALESCE(reason_code, NULL) WHERE id=?", ts, id)
+        }
+    }
+
+    /// The status a tombstone had before it went: re-derived from its stored analysis.
+    func revivedStatus(id: Int64) throws -> ItemStatus {
+        let r = try db.row("SELECT reason_code, metrics FROM files WHERE id=?", id)
+        switch r?.string(0) {
+        case "truncated": return .damaged
+        case "empty", "not_media", "unknown_format", "decode_error", "too_large", "permission", "io_error": return .unreadable
+        case "unsupported_format": return .unsupported
+        default: return .ok
+        }
+    }
+
+    /// Writes an analysis result: a new row when `id` is nil, else an update.
+    @discardableResult
+    public func store(_ r: AnalysisResult, id: Int64?, path: String, status st: FileStatus, at now: Date) throws -> Int64 {
+        let ts = ISO8601DateFormatter().string(from: now)
+        let sigDhash: SQLValue = r.signature.map { .integer(Int64(bitPattern: $0.dhash)) } ?? .null
+        let sigPhash: SQLValue = r.signature.map { .integer(Int64(bitPattern: $0.phash)) } ?? .null
+        let args: [SQLBindable] = [
+            path, UInt64(st.device), UInt64(st.inode), st.size, st.mtimeNanoseconds,
+            r.quickHash.map { SQLValue.blob($0) } ?? .null, r.contentHash.map { SQLValue.blob($0) } ?? .null,
+            r.kind.rawValue, r.format.rawValue, r.width, r.height, r.status.rawValue,
+            r.reason?.code, r.reason?.text,
+            r.capture?.text, r.capture?.timestamp, r.capture?.source.rawValue,
+            r.exif?.make, r.exif?.model, r.exif?.lens, r.exif?.software,
+            r.exif?.orientation, r.exif.map { $0.hasGPS ? 1 : 0 }, r.exif?.rating, r.exifOffset,
+            r.durationSeconds, r.metrics?.encoded(), sigDhash, sigPhash,
+            r.signature.map { SQLValue.blob($0.thumbnail) } ?? .null,
+            Analyzer.version, ts,
+        ]
+        let cols = """
+            path, device, inode, size, mtime_ns, quick_hash, content_hash, kind, format, width, height, status,
+            reason_code, reason, taken_at, taken_ts, taken_source, make, model, lens, software, orientation, has_gps,
+            rating, exif_offset, duration_s, metrics, dhash, phash, signature, analyzer_version, analyzed_at
+            """
+        if let id {
+            let sets = cols.split(separator: ",").map { "\($0.trimmingCharacters(in: .whitespacesAndNewlines))=?" }.joined(separator: ", ")
+            try db.run("UPDATE files SET \(sets), gone_at=NULL WHERE id=?", arguments: args + [id])
+            return id
+        }
+        let marks = Array(repeating: "?", count: args.count).joined(separator: ",")
+        try db.run("INSERT INTO files(\(cols), first_seen_at) VALUES(\(marks), ?)", arguments: args + [ts])
+        return db.lastInsertRowID
+    }
+
+    /// Records a root's state after a scan.
+    public func recordRoot(_ path: String, device: UInt64?, online: Bool, at now: Date) throws {
+        let ts = ISO8601DateFormatter().string(from: now)
+        try db.run("""
+            INSERT INTO roots(path, device, state, last_scan_at) VALUES(?,?,?,?)
+            ON CONFLICT(path) DO UPDATE SET device=COALESCE(excluded.device, roots.device), state=excluded.state,
+              last_scan_at=CASE WHEN excluded.state='online' THEN excluded.last_scan_at ELSE roots.last_scan_at END
+            """, path, device, online ? "online" : "offline", ts)
+    }
+
+    /// The device a root was on at its last online scan.
+    public func rootDevice(_ path: String) throws -> UInt64? {
+        try db.scalar("SELECT device FROM roots WHERE path=?", path).map { UInt64(bitPattern: $0) }
+    }
+
+    /// Drops every row at or under `dir` (files on disk are untouched).
+    public func forget(under dir: String) throws -> Int {
+        let (lo, hi) = Library.prefixBounds(dir)
+        return try db.transaction {
+            try db.run("DELETE FROM files WHERE path = ? OR (path >= ? AND path < ?)", dir, lo, hi)
+            let n = db.changes
+            try db.run("DELETE FROM roots WHERE path = ? OR (path >= ? AND path < ?)", dir, lo, hi)
+            return n
+        }
+    }
+}

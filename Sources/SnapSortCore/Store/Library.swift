@@ -1,0 +1,57 @@
+import Foundation
+import SnapSortSystem
+
+/// An error of the library store with a code and a message fit for one stderr line.
+public struct LibraryError: Error, CustomStringConvertible, Sendable {
+    public enum Code: Sendable, Equatable { case newerSchema, corrupt, notFound, invalid, io }
+    public let code: Code
+    public let message: String
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+    public var description: String { message }
+}
+
+/// The SnapSort database: opened with WAL, checked, migrated.
+public final class Library: @unchecked Sendable {
+    public let db: Database
+    public let path: String
+
+    /// Opens (creating folders and the file as needed) and migrates the library.
+    public init(path: String, readOnly: Bool = false) throws {
+        self.path = path
+        if !readOnly, let slash = path.lastIndex(of: "/") {
+            let dir = String(path[..<slash])
+            if !dir.isEmpty { try FileSystem.makeDirectories(dir, mode: 0o700) }
+        }
+        do {
+            db = try Database(path: path, readOnly: readOnly)
+        } catch let e as SystemError {
+            throw LibraryError(.io, "cannot open the library at \(path): \(e.message)")
+        }
+        if let problem = try db.quickCheck() {
+            throw LibraryError(.corrupt, "the library at \(path) failed its integrity check (\(problem)); restore a backup next to it")
+        }
+        let version = try db.userVersion
+        if version > Schema.currentVersion {
+            throw LibraryError(.newerSchema,
+                "the library at \(path) was written by a newer SnapSort (schema \(version), this build knows \(Schema.currentVersion)); upgrade SnapSort — the database is left untouched")
+        }
+        if !readOnly { try migrate(from: version) }
+    }
+
+    private func migrate(from version: Int) throws {
+        for m in Schema.all where m.version > version {
+            try db.transaction {
+                // Re-read inside the write lock: another process may have migrated meanwhile.
+                guard try db.userVersion < m.version else { return }
+                try db.execute(m.sql)
+                try db.setUserVersion(m.version)
+            }
+        }
+    }
+
+    /// The schema version on disk.
+    public var schemaVersion: Int { (try? db.userVersion) ?? 0 }
+}

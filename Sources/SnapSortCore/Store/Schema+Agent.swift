@@ -1,0 +1,4 @@
+extension Schema {
+    /// Migrations owned by the agent feature (none yet).
+    static let agent: [Migration] = []
+}

@@ -1,0 +1,4 @@
+extension Schema {
+    /// Migrations owned by the groups feature (none yet).
+    static let groups: [Migration] = []
+}

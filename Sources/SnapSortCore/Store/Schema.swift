@@ -1,0 +1,66 @@
+import SnapSortSystem
+
+/// One schema step. Versions are applied in order inside one transaction each.
+public struct Migration: Sendable {
+    public let version: Int
+    public let sql: String
+}
+
+/// The database schema, migrated by `PRAGMA user_version`.
+///
+/// Each concern owns its migrations in a `Schema+Concern.swift` file; `all` lists them in order.
+public enum Schema {
+    /// Every migration, in version order.
+    public static var all: [Migration] {
+        (engine + groups + review + agent).sorted { $0.version < $1.version }
+    }
+
+    /// The newest schema version this build knows.
+    public static var currentVersion: Int { all.last?.version ?? 0 }
+
+    /// The engine's tables: roots and files (one row per file identity).
+    static let engine: [Migration] = [
+        Migration(version: 1, sql: """
+            CREATE TABLE roots(
+                id INTEGER PRIMARY KEY,
+                path TEXT NOT NULL UNIQUE,
+                device INTEGER,
+                state TEXT NOT NULL DEFAULT 'online',      -- online | offline
+                last_scan_at TEXT
+            );
+            CREATE TABLE files(
+                id INTEGER PRIMARY KEY,                    -- the file's identity: decisions refer to it
+                path TEXT NOT NULL,                        -- absolute, as reached from its root
+                device INTEGER NOT NULL,
+                inode INTEGER NOT NULL,
+                size INTEGER NOT NULL,
+                mtime_ns INTEGER NOT NULL,
+                quick_hash BLOB,                           -- size + first and last 64 KiB
+                content_hash BLOB,                         -- the whole file
+                kind TEXT NOT NULL,                        -- photo | video | other
+                format TEXT,
+                width INTEGER, height INTEGER,             -- after EXIF rotation
+                status TEXT NOT NULL,                      -- pending | ok | damaged | unreadable | unsupported | gone
+                reason_code TEXT, reason TEXT,
+                taken_at TEXT,                             -- RFC 3339 (with offset when known)
+                taken_ts REAL,                             -- seconds since 1970 for ordering and windows
+                taken_source TEXT,                         -- exif | container | filename | mtime
+                make TEXT, model TEXT, lens TEXT, software TEXT,
+                orientation INTEGER, has_gps INTEGER, rating INTEGER,
+                exif_offset TEXT,
+                duration_s REAL,
+                metrics TEXT,                              -- JSON, documented in Metrics.swift
+                dhash INTEGER, phash INTEGER, signature BLOB,
+                analyzer_version INTEGER NOT NULL DEFAULT 0,
+                first_seen_at TEXT NOT NULL,
+                analyzed_at TEXT,
+                gone_at TEXT
+            );
+            CREATE UNIQUE INDEX files_live_path ON files(path) WHERE status != 'gone';
+            CREATE INDEX files_path ON files(path);
+            CREATE INDEX files_quick ON files(size, quick_hash);
+            CREATE INDEX files_content ON files(content_hash);
+            CREATE INDEX files_taken ON files(taken_ts);
+            """)
+    ]
+}

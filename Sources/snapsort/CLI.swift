@@ -1,0 +1,153 @@
+import Foundation
+import SnapSortCore
+import SnapSortSystem
+
+/// Exit codes (a contract): 0 ok, 1 error, 2 usage, 3 agent or service unavailable, 4 partial.
+enum ExitCode {
+    static let ok: Int32 = 0
+    static let error: Int32 = 1
+    static let usage: Int32 = 2
+    static let unavailable: Int32 = 3
+    static let partial: Int32 = 4
+}
+
+/// A usage error: exit 2 with one line.
+struct UsageError: Error, CustomStringConvertible {
+    let description: String
+    init(_ m: String) { description = m }
+}
+
+/// A command failure: exit with `code` and one line on stderr.
+struct CommandFailure: Error, CustomStringConvertible {
+    let code: Int32
+    let description: String
+    init(_ code: Int32, _ m: String) {
+        self.code = code
+        description = m
+    }
+}
+
+/// Hand-written argument parsing: flags and options may stand anywhere after the command.
+struct Arguments {
+    private(set) var rest: [String]
+    private var consumedDoubleDash = false
+
+    init(_ args: [String]) { rest = args }
+
+    /// Takes a boolean flag.
+    mutating func flag(_ names: String...) -> Bool {
+        var found = false
+        rest.removeAll { a in
+            if names.contains(a) { found = true; return true }
+            return false
+        }
+        return found
+    }
+
+    /// Takes `--name VALUE` or `--name=VALUE` (last one wins).
+    mutating func option(_ name: String) throws -> String? {
+        var value: String?
+        var i = 0
+        while i < rest.count {
+            if rest[i] == "--" { break }
+            if rest[i] == name {
+                guard i + 1 < rest.count else { throw UsageError("\(name) needs a value") }
+                value = rest[i + 1]
+                rest.removeSubrange(i...(i + 1))
+                continue
+            }
+            if rest[i].hasPrefix(name + "=") {
+                value = String(rest[i].dropFirst(name.count + 1))
+                rest.remove(at: i)
+                continue
+            }
+            i += 1
+        }
+        return value
+    }
+
+    /// The remaining positional arguments; any leftover `-x` is a usage error.
+    mutating func positionals() throws -> [String] {
+        var out: [String] = []
+        var literal = false
+        for a in rest {
+            if literal { out.append(a); continue }
+            if a == "--" { literal = true; continue }
+            if a.hasPrefix("-") && a != "-" { throw UsageError("unknown option \(a)") }
+            out.append(a)
+        }
+        rest = []
+        return out
+    }
+}
+
+/// What every command gets: the environment, the database path, output streams.
+struct Context {
+    var env: Environment
+    var dbPath: String
+    var quiet: Bool
+    var stdoutIsTTY: Bool
+    var stderrIsTTY: Bool
+    var logger: Logger
+
+    /// Writes a line to stdout (buffered; `flush()` for streams). A closed pipe ends the
+    /// program quietly, as `head` expects.
+    func out(_ s: String) {
+        if !Context.stdout.line(s) { exit(ExitCode.ok) }
+    }
+
+    /// Flushes stdout (for `--follow` streams).
+    func flush() {
+        if !Context.stdout.flush() { exit(ExitCode.ok) }
+    }
+
+    func err(_ s: String) {
+        Context.stdout.flush()
+        let e = OutputBuffer(fd: 2)
+        e.line(s)
+        e.flush()
+    }
+
+    nonisolated(unsafe) static let stdout = OutputBuffer(fd: 1)
+
+    /// Opens the library (creating it on first use).
+    func openLibrary(readOnly: Bool = false) throws -> Library {
+        try Library(path: dbPath, readOnly: readOnly)
+    }
+
+    /// Makes a path absolute against the working directory, without resolving symlinks.
+    func absolute(_ p: String) -> String {
+        if p.hasPrefix("/") { return Context.clean(p) }
+        if p == "~" { return env.home }
+        if p.hasPrefix("~/") { return Context.clean(env.home + "/" + p.dropFirst(2)) }
+        return Context.clean(FileManager.default.currentDirectoryPath + "/" + p)
+    }
+
+    /// Removes `.`, `..` and doubled slashes lexically.
+    static func clean(_ p: String) -> String {
+        var parts: [Substring] = []
+        for c in p.split(separator: "/") {
+            if c == "." || c.isEmpty { continue }
+            if c == ".." { _ = parts.popLast(); continue }
+            parts.append(c)
+        }
+        return "/" + parts.joined(separator: "/")
+    }
+}
+
+/// A subcommand.
+protocol Command {
+    static var name: String { get }
+    static var summary: String { get }
+    static var usage: String { get }
+    static func run(_ args: inout Arguments, _ ctx: Context) throws -> Int32
+}
+
+/// Formats bytes for people (SI units, as file managers show them).
+func humanBytes(_ b: Int64) -> String {
+    let units = ["B", "kB", "MB", "GB", "TB"]
+    var v = Double(b)
+    var i = 0
+    while v >= 1000 && i < units.count - 1 { v /= 1000; i += 1 }
+    return i == 0 ? "\(b) B" : String(format: v < 10 ? "%.1f %@" : "%.0f %@", v, units[i])
+}

@@ -1,0 +1,33 @@
+import SnapSortCore
+
+/// `snapsort demo [DIR]`
+enum DemoCommand: Command {
+    static let name = "demo"
+    static let summary = "write a small demo library to try SnapSort on"
+    static let usage = """
+        Usage: snapsort demo [--scan] [DIR]
+
+        Writes a demo library of real photos and typical clutter (a burst, blurred and dark
+        frames, duplicates, a screenshot, a receipt, a video) to DIR (default:
+        $XDG_DATA_HOME/snapsort/demo). Existing files are never overwritten.
+          --scan   scan the demo library afterwards
+        """
+
+    static func run(_ args: inout Arguments, _ ctx: Context) throws -> Int32 {
+        let scan = args.flag("--scan")
+        let dirs = try args.positionals()
+        guard dirs.count <= 1 else { throw UsageError("demo takes at most one DIR") }
+        let folder = dirs.first.map(ctx.absolute) ?? DemoLibrary.defaultPath(ctx.env)
+        guard let data = DataDirectory.find(ctx.env) else {
+            throw CommandFailure(ExitCode.error, "the demo sources are not installed (looked for share/snapsort/demo); set SNAPSORT_DATA_DIR")
+        }
+        let written = try DemoLibrary.write(to: folder, sources: data + "/demo")
+        if !ctx.quiet { ctx.err("demo library: \(folder) (\(written.files.count) new files)") }
+        ctx.out(folder)
+        if scan {
+            var a = Arguments([folder] + (ctx.quiet ? [] : []))
+            return try ScanCommand.run(&a, ctx)
+        }
+        return ExitCode.ok
+    }
+}

@@ -1,0 +1,14 @@
+import SnapSortCore
+
+/// Where later features hook into the engine's commands (format handlers, grouping after a
+/// scan, report groups). Each feature adds one line here.
+enum Extensions {
+    /// Adds format handlers and settings to a scanner.
+    static func configure(_ scanner: Scanner) {}
+
+    /// Runs after a scan (e.g. regrouping).
+    static func afterScan(_ library: Library, _ roots: [String]) throws {}
+
+    /// The group lookup for `report`, if a feature provides one.
+    static func reportGroups(_ library: Library) throws -> Report.GroupLookup? { nil }
+}

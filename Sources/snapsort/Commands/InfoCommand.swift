@@ -1,0 +1,69 @@
+import Foundation
+import SnapSortCore
+import SnapSortSystem
+
+/// `snapsort info FILE`
+enum InfoCommand: Command {
+    static let name = "info"
+    static let summary = "show what SnapSort knows about one file"
+    static let usage = """
+        Usage: snapsort info [--json] FILE
+
+        Shows the stored analysis of FILE; a file not in the library is analyzed on the spot
+        (nothing is stored).
+        """
+
+    static func run(_ args: inout Arguments, _ ctx: Context) throws -> Int32 {
+        let asJSON = args.flag("--json")
+        let files = try args.positionals()
+        guard files.count == 1 else { throw UsageError("info takes one FILE") }
+        let path = ctx.absolute(files[0])
+        guard let st = FileSystem.lstatusIfExists(path) else { throw CommandFailure(ExitCode.error, "\(files[0]): no such file") }
+        let library = try ctx.openLibrary()
+        var json: JSON
+        if let item = try library.item(path: path) {
+            json = Report.json(item, groups: try Extensions.reportGroups(library)?(item) ?? ReportGroups())
+            if case .object(var o) = json { o.insert(("in_library", .bool(true)), at: 1); json = .object(o) }
+        } else {
+            let scanner = Scanner(library: library)
+            Extensions.configure(scanner)
+            let r = scanner.analyzer.analyze(path: path, status: st)
+            json = .object([
+                ("path", .string(path)), ("in_library", .bool(false)), ("kind", .string(r.kind.rawValue)), ("format", .string(r.format.rawValue)),
+                ("bytes", .int(st.size)), ("taken_at", .opt(r.capture?.text)), ("taken_source", .opt(r.capture?.source.rawValue)),
+                ("width", .opt(r.width)), ("height", .opt(r.height)), ("status", .string(r.status.rawValue)),
+                ("reason", r.reason.map { JSON.object([("code", .string($0.code)), ("text", .string($0.text))]) } ?? .null),
+                ("duration_s", .opt(r.durationSeconds)),
+                ("camera", .object([("make", .opt(r.exif?.make)), ("model", .opt(r.exif?.model)), ("lens", .opt(r.exif?.lens))])),
+                ("metrics", r.metrics?.json ?? .null),
+            ])
+        }
+        if asJSON {
+            ctx.out(json.serialized(pretty: true))
+            return ExitCode.ok
+        }
+        func s(_ k: String) -> String? {
+            guard let v = json[k] else { return nil }
+            switch v {
+            case .null: return nil
+            case .string(let x): return x
+            default: return v.serialized()
+            }
+        }
+        ctx.out(path)
+        ctx.out("  kind:      \(s("kind") ?? "?") (\(s("format") ?? "?")), \(humanBytes(Int64(json["bytes"]?.intValue ?? 0)))")
+        if let w = s("width"), let h = s("height") { ctx.out("  size:      \(w)×\(h)") }
+        ctx.out("  taken:     \(s("taken_at") ?? "unknown") (from \(s("taken_source") ?? "?"))")
+        if let d = s("duration_s") { ctx.out("  duration:  \(d) s") }
+        if let cam = json["camera"], let make = cam["make"]?.stringValue ?? cam["model"]?.stringValue {
+            ctx.out("  camera:    \(make) \(cam["model"]?.stringValue ?? "")")
+        }
+        ctx.out("  status:    \(s("status") ?? "?")" + (json["reason"]?["text"]?.stringValue.map { " — \($0)" } ?? ""))
+        if let g = json["groups"]?.arrayValue, !g.isEmpty { ctx.out("  groups:    " + g.compactMap(\.stringValue).joined(separator: ", ")) }
+        if let m = json["metrics"], m != .null {
+            ctx.out("  sharpness: \(m["lap_var"]?.serialized() ?? "?") (sharpest tile \(m["lap_tile_max"]?.serialized() ?? "?"), re-blur \(m["reblur"]?.serialized() ?? "?"))")
+            ctx.out("  exposure:  mean \(m["mean_luma"]?.serialized() ?? "?"), spread \(m["std_luma"]?.serialized() ?? "?"), dark \(m["dark_fraction"]?.serialized() ?? "?"), bright \(m["bright_fraction"]?.serialized() ?? "?")")
+        }
+        return ExitCode.ok
+    }
+}

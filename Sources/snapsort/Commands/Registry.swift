@@ -1,0 +1,4 @@
+/// The subcommands, in the order `--help` lists them. Each feature adds its own.
+var allCommands: [any Command.Type] { [
+    ScanCommand.self, ReportCommand.self, InfoCommand.self, DemoCommand.self,
+] }

@@ -1,0 +1,25 @@
+import SnapSortCore
+
+/// `snapsort report --jsonl [DIR…]`
+enum ReportCommand: Command {
+    static let name = "report"
+    static let summary = "print every analyzed file as JSON lines"
+    static let usage = """
+        Usage: snapsort report --jsonl [DIR…]
+
+        One JSON object per file (only files under DIR when given): path, kind, format, bytes,
+        taken_at, width, height, status (ok | damaged | unreadable | unsupported), reason
+        {code, text}, metrics, groups, similar_group, keeper, duplicate_of.
+        """
+
+    static func run(_ args: inout Arguments, _ ctx: Context) throws -> Int32 {
+        let jsonl = args.flag("--jsonl")
+        _ = jsonl  // JSON lines is the only format; the flag is the documented spelling.
+        let dirs = try args.positionals().map(ctx.absolute)
+        let library = try ctx.openLibrary()
+        let items = try library.items(under: dirs)
+        let lookup = try Extensions.reportGroups(library)
+        Report.write(items, groups: lookup) { ctx.out($0) }
+        return ExitCode.ok
+    }
+}

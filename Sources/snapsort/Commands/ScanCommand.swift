@@ -1,0 +1,90 @@
+import Foundation
+import SnapSortCore
+
+/// `snapsort scan [DIR…]`
+enum ScanCommand: Command {
+    static let name = "scan"
+    static let summary = "scan folders and analyze new or changed photos"
+    static let usage = """
+        Usage: snapsort scan [--jsonl] [--quiet] [--workers N] [DIR…]
+
+        Reconciles the library with the disk under each DIR (default: the configured roots, else
+        XDG_PICTURES_DIR, else ~/Pictures) and analyzes what is new or changed. Unchanged files
+        cost one stat. A missing or unmounted DIR is offline: its rows and decisions are kept.
+          --jsonl       print progress events as JSON lines on stdout
+          --quiet       no progress bar
+          --workers N   analysis threads (default: all cores)
+        Exit: 0 ok (unreadable files are recorded, not errors), 1 error, 4 some folders could not be read.
+        """
+
+    static func run(_ args: inout Arguments, _ ctx: Context) throws -> Int32 {
+        let jsonl = args.flag("--jsonl")
+        let workers = try args.option("--workers").map { v -> Int in
+            guard let n = Int(v), n >= 1, n <= 256 else { throw UsageError("--workers takes a number from 1 to 256") }
+            return n
+        }
+        let dirs = try args.positionals().map(ctx.absolute)
+        let (config, problems) = Configuration.load(ctx.env)
+        for p in problems { ctx.logger.warning(p.description) }
+        let roots = config.effectiveRoots(arguments: dirs, env: ctx.env)
+        let library = try ctx.openLibrary()
+        let scanner = Scanner(library: library, rules: ExcludeRules(excludedPaths: config.excludes), logger: ctx.logger,
+                              workers: workers ?? ProcessInfo.processInfo.activeProcessorCount)
+        Extensions.configure(scanner)
+        let bar = ProgressBar(enabled: !ctx.quiet && !jsonl && ctx.stderrIsTTY)
+        let summary = try scanner.scan(roots) { p in
+            if jsonl {
+                ctx.out(JSON.object([
+                    ("event", .string("progress")), ("phase", .string(p.phase.rawValue)), ("done", .int(p.done)), ("total", .int(p.total)),
+                    ("files_per_second", .double((p.filesPerSecond * 10).rounded() / 10)), ("eta_s", .opt(p.etaSeconds.map { $0.rounded() })),
+                ]).serialized())
+            } else {
+                bar.update(p)
+            }
+        }
+        bar.finish()
+        try Extensions.afterScan(library, roots)
+        if jsonl {
+            ctx.out(JSON.object([
+                ("event", .string("done")), ("seen", .int(summary.seen)), ("unchanged", .int(summary.unchanged)),
+                ("added", .int(summary.added)), ("changed", .int(summary.changed)), ("reanalyzed", .int(summary.reanalyzed)),
+                ("moved", .int(summary.moved)), ("gone", .int(summary.gone)), ("analyzed", .int(summary.analyzed)),
+                ("problems", .int(summary.problems)), ("offline_roots", .array(summary.offlineRoots.map { .string($0) })),
+                ("unreadable_folders", .int(summary.unreadableFolders.count)),
+            ]).serialized())
+        } else if !ctx.quiet {
+            var line = "\(summary.seen) files: \(summary.added) new, \(summary.changed) changed, \(summary.moved) moved, \(summary.gone) gone, \(summary.unchanged) unchanged"
+            if summary.reanalyzed > 0 { line += ", \(summary.reanalyzed) re-analyzed" }
+            if summary.problems > 0 { line += "; \(summary.problems) unreadable or damaged (see 'snapsort report')" }
+            ctx.err(line)
+            for r in summary.offlineRoots { ctx.err("offline (kept as is): \(r)") }
+        }
+        if !summary.unreadableFolders.isEmpty {
+            ctx.err("snapsort: \(summary.unreadableFolders.count) folder(s) could not be read; their items were kept")
+            return ExitCode.partial
+        }
+        return summary.cancelled ? ExitCode.partial : ExitCode.ok
+    }
+}
+
+/// A one-line progress bar on a terminal: done/total, files per second, ETA.
+final class ProgressBar {
+    let enabled: Bool
+    var drawn = false
+    init(enabled: Bool) { self.enabled = enabled }
+
+    func update(_ p: ScanProgress) {
+        guard enabled, p.phase == .analyzing, p.total > 0 else { return }
+        let width = 30
+        let filled = Int(Double(width) * Double(p.done) / Double(p.total))
+        let eta = p.etaSeconds.map { String(format: "%d:%02d", Int($0) / 60, Int($0) % 60) } ?? "--:--"
+        let line = "\r[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "] "
+            + "\(p.done)/\(p.total)  " + String(format: "%.1f files/s", p.filesPerSecond) + "  ETA \(eta) "
+        FileHandle.standardError.write(Data(line.utf8))
+        drawn = true
+    }
+
+    func finish() {
+        if drawn { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+    }
+}
