@@ -108,7 +108,7 @@ struct Context {
         e.flush()
     }
 
-    nonisolated(unsafe) static let stdout = OutputBuffer(fd: 1)
+    static let stdout = OutputBuffer(fd: 1)
 
     /// Opens the library (creating it on first use).
     func openLibrary(readOnly: Bool = false) throws -> Library {
