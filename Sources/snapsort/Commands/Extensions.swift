@@ -4,7 +4,7 @@ import SnapSortCore
 /// scan, report groups). Each feature adds one line here.
 enum Extensions {
     /// Adds format handlers and settings to a scanner.
-    static func configure(_ scanner: Scanner) {}
+    static func configure(_ scanner: LibraryScanner) {}
 
     /// Runs after a scan (e.g. regrouping).
     static func afterScan(_ library: Library, _ roots: [String]) throws {}

@@ -25,7 +25,7 @@ enum InfoCommand: Command {
             json = Report.json(item, groups: try Extensions.reportGroups(library)?(item) ?? ReportGroups())
             if case .object(var o) = json { o.insert(("in_library", .bool(true)), at: 1); json = .object(o) }
         } else {
-            let scanner = Scanner(library: library)
+            let scanner = LibraryScanner(library: library)
             Extensions.configure(scanner)
             let r = scanner.analyzer.analyze(path: path, status: st)
             json = .object([

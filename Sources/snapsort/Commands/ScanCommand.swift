@@ -28,7 +28,7 @@ enum ScanCommand: Command {
         for p in problems { ctx.logger.warning(p.description) }
         let roots = config.effectiveRoots(arguments: dirs, env: ctx.env)
         let library = try ctx.openLibrary()
-        let scanner = Scanner(library: library, rules: ExcludeRules(excludedPaths: config.excludes), logger: ctx.logger,
+        let scanner = LibraryScanner(library: library, rules: ExcludeRules(excludedPaths: config.excludes), logger: ctx.logger,
                               workers: workers ?? ProcessInfo.processInfo.activeProcessorCount)
         Extensions.configure(scanner)
         let bar = ProgressBar(enabled: !ctx.quiet && !jsonl && ctx.stderrIsTTY)

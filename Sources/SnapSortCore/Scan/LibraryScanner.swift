@@ -38,7 +38,7 @@ public struct ScanSummary: Sendable, Equatable {
 /// version bumped), moved (a vanished or tombstoned row with the same size and content: the
 /// row follows the file, no decode), or new. Rows under a scanned folder whose file is gone
 /// become tombstones. Folders that cannot be listed and offline roots keep their rows.
-public final class Scanner: @unchecked Sendable {
+public final class LibraryScanner: @unchecked Sendable {
     public let library: Library
     public var analyzer: Analyzer
     public var rules: ExcludeRules
@@ -76,7 +76,7 @@ public final class Scanner: @unchecked Sendable {
         var vanished: [Int64: StoredIdentity] = [:]
         progress(ScanProgress(phase: .walking, done: 0, total: 0, filesPerSecond: 0, etaSeconds: nil))
         for raw in paths {
-            let root = Scanner.normalize(raw)
+            let root = LibraryScanner.normalize(raw)
             try reconcileWalk(root, jobs: &jobs, newFiles: &newFiles, vanished: &vanished, summary: &summary)
         }
         // Moves: a new path whose content matches a row whose file is gone.

@@ -1,0 +1,219 @@
+import Foundation
+import Glibc
+import SnapSortCore
+import SnapSortSystem
+
+/// A temporary folder removed when released.
+public final class TempDir: @unchecked Sendable {
+    public let path: String
+
+    public init(_ label: String = "snapsort") {
+        var template = Array("/tmp/\(label)-XXXXXX".utf8CString)
+        let p = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        path = String(cString: p!)
+    }
+
+    /// A path inside the folder (nothing is created).
+    public func at(_ rel: String) -> String { path + "/" + rel }
+
+    /// Creates a sub-folder (with parents) and returns its path.
+    @discardableResult
+    public func folder(_ rel: String) -> String {
+        let p = at(rel)
+        try? FileSystem.makeDirectories(p)
+        return p
+    }
+
+    /// Writes bytes to a relative path (parents created) and returns the path.
+    @discardableResult
+    public func write(_ rel: String, _ bytes: [UInt8]) -> String {
+        let p = at(rel)
+        if let slash = p.lastIndex(of: "/") { try? FileSystem.makeDirectories(String(p[..<slash])) }
+        _ = FileManager.default.createFile(atPath: p, contents: Data(bytes))
+        return p
+    }
+
+    deinit {
+        // Make everything removable first (tests chmod folders to 000).
+        _ = try? Process.run(URL(fileURLWithPath: "/bin/chmod"), arguments: ["-R", "u+rwx", path]).waitUntilExit()
+        try? FileManager.default.removeItem(atPath: path)
+    }
+}
+
+/// Test images written through the program's own encoders.
+public enum Fixtures {
+    /// A deterministic natural-looking scene: gradients, blobs and texture, seeded.
+    public static func scene(width: Int = 640, height: Int = 480, seed: UInt64 = 1) -> Bitmap {
+        var b = Bitmap(width: width, height: height, channels: 3)
+        var rng = SplitMix(seed: seed)
+        let blobs = (0..<12).map { _ in
+            (Double(rng.next() % UInt64(width)), Double(rng.next() % UInt64(height)), Double(20 + rng.next() % 120),
+             [UInt8(rng.next() % 256), UInt8(rng.next() % 256), UInt8(rng.next() % 256)])
+        }
+        let f1 = Double(1 + rng.next() % 7) / 40, f2 = Double(1 + rng.next() % 5) / 30
+        for y in 0..<height {
+            for x in 0..<width {
+                var px = [Double(x) * 200 / Double(width), Double(y) * 200 / Double(height), 120.0]
+                for (bx, by, r, c) in blobs {
+                    let d = ((Double(x) - bx) * (Double(x) - bx) + (Double(y) - by) * (Double(y) - by)).squareRoot()
+                    if d < r { for k in 0..<3 { px[k] = px[k] * 0.3 + Double(c[k]) * 0.7 } }
+                }
+                let t = 25 * sin(Double(x) * f1) * cos(Double(y) * f2)
+                for k in 0..<3 { b.pixels[(y * width + x) * 3 + k] = UInt8(max(0, min(255, px[k] + t))) }
+            }
+        }
+        return b
+    }
+
+    /// A JPEG of a scene with optional EXIF.
+    public static func jpeg(seed: UInt64 = 1, width: Int = 640, height: Int = 480, quality: Int = 90,
+                            dateTimeOriginal: String? = nil, offset: String? = nil, orientation: Int = 0,
+                            make: String? = nil, model: String? = nil, progressive: Bool = false) -> [UInt8] {
+        let exif: [UInt8]? = (dateTimeOriginal != nil || make != nil || orientation != 0)
+            ? Exif.build(dateTimeOriginal: dateTimeOriginal, offsetTimeOriginal: offset, make: make, model: model, orientation: orientation) : nil
+        return try! JPEG.encode(scene(width: width, height: height, seed: seed), quality: quality, progressive: progressive, exif: exif)
+    }
+
+    /// A JPEG of a given bitmap.
+    public static func jpeg(_ b: Bitmap, quality: Int = 90, dateTimeOriginal: String? = nil) -> [UInt8] {
+        let exif = dateTimeOriginal.map { Exif.build(dateTimeOriginal: $0, make: "TestCam", model: "T1") }
+        return try! JPEG.encode(b, quality: quality, exif: exif)
+    }
+
+    /// A PNG of a scene.
+    public static func png(seed: UInt64 = 1, width: Int = 320, height: Int = 240) -> [UInt8] {
+        try! PNG.encode(scene(width: width, height: height, seed: seed))
+    }
+
+    /// A PNG of a given bitmap.
+    public static func png(_ b: Bitmap) -> [UInt8] { try! PNG.encode(b) }
+
+    /// A JPEG whose SOF claims `width`×`height` (a decompression bomb header), data cut short.
+    public static func jpegBombHeader(width: Int = 65000, height: Int = 65000) -> [UInt8] {
+        var j = jpeg(seed: 3, width: 16, height: 16)
+        // Patch the SOF0 marker's height and width.
+        var i = 2
+        while i + 9 < j.count {
+            if j[i] == 0xFF && (j[i + 1] == 0xC0 || j[i + 1] == 0xC2) {
+                j[i + 5] = UInt8(height >> 8); j[i + 6] = UInt8(height & 255)
+                j[i + 7] = UInt8(width >> 8); j[i + 8] = UInt8(width & 255)
+                break
+            }
+            if j[i] == 0xFF { i += 2 + (Int(j[i + 2]) << 8 | Int(j[i + 3])) } else { i += 1 }
+        }
+        return j
+    }
+
+    /// A PNG whose IHDR claims `width`×`height` (CRC fixed so libpng reads the header).
+    public static func pngBombHeader(width: Int = 100_000, height: Int = 100_000) -> [UInt8] {
+        var p = png(seed: 2, width: 8, height: 8)
+        func be(_ v: Int) -> [UInt8] { [UInt8(v >> 24 & 255), UInt8(v >> 16 & 255), UInt8(v >> 8 & 255), UInt8(v & 255)] }
+        p.replaceSubrange(16..<20, with: be(width))
+        p.replaceSubrange(20..<24, with: be(height))
+        let crc = CRC32.compute(Array(p[12..<29]))
+        p.replaceSubrange(29..<33, with: be(Int(crc)))
+        return p
+    }
+}
+
+/// CRC-32 (PNG chunks).
+public enum CRC32 {
+    public static func compute(_ bytes: [UInt8]) -> UInt32 {
+        var c: UInt32 = 0xFFFF_FFFF
+        for b in bytes {
+            c ^= UInt32(b)
+            for _ in 0..<8 { c = (c & 1) != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
+        }
+        return c ^ 0xFFFF_FFFF
+    }
+}
+
+/// A small deterministic random generator for tests.
+public struct SplitMix: RandomNumberGenerator, Sendable {
+    var state: UInt64
+    public init(seed: UInt64) { state = seed }
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Waits for a condition with a deadline (instead of sleeping a fixed time).
+public func waitUntil(timeout: TimeInterval = 10, poll: TimeInterval = 0.01, _ condition: () throws -> Bool) rethrows -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+        if try condition() { return true }
+        usleep(useconds_t(poll * 1_000_000))
+    }
+    return try condition()
+}
+
+/// A library in a temp folder with a scanner over `root`.
+public struct TestLibrary {
+    public let dir: TempDir
+    public let library: Library
+    public var root: String { dir.at("Pictures") }
+    public var dbPath: String { dir.at("state/library.sqlite3") }
+
+    public init() throws {
+        dir = TempDir("snapsort-lib")
+        dir.folder("Pictures")
+        library = try Library(path: dir.at("state/library.sqlite3"))
+    }
+
+    /// A scanner over this library with a manual-free live clock and two workers.
+    public func scanner(workers: Int = 2) -> LibraryScanner {
+        LibraryScanner(library: library, workers: workers)
+    }
+
+    /// Scans the root (or the given paths).
+    @discardableResult
+    public func scan(_ paths: [String]? = nil) throws -> ScanSummary {
+        try scanner().scan(paths ?? [root])
+    }
+}
+
+/// Runs the built `snapsort` binary (for end-to-end tests of the CLI contract).
+public enum SnapsortBinary {
+    /// The path of the built executable next to the test bundle.
+    public static var path: String {
+        let bundle = Bundle.main.bundlePath
+        var dir = URL(fileURLWithPath: bundle)
+        for _ in 0..<4 {
+            let candidate = dir.appendingPathComponent("snapsort").path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            dir = dir.deletingLastPathComponent()
+        }
+        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../.build/debug/snapsort").standardized.path
+    }
+
+    public struct Result: Sendable {
+        public var status: Int32
+        public var stdout: String
+        public var stderr: String
+    }
+
+    /// Runs `snapsort args…` with an environment, waiting for it to end.
+    public static func run(_ args: [String], env: [String: String] = [:], stdin: String? = nil) throws -> Result {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: path)
+        p.arguments = args
+        var e = ProcessInfo.processInfo.environment
+        for (k, v) in env { e[k] = v }
+        p.environment = e
+        let out = Pipe(), err = Pipe(), inp = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        p.standardInput = inp
+        try p.run()
+        if let stdin { inp.fileHandleForWriting.write(Data(stdin.utf8)) }
+        try? inp.fileHandleForWriting.close()
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        let r = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return Result(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: r, as: UTF8.self))
+    }
+}
