@@ -41,13 +41,19 @@ public final class Library: @unchecked Sendable {
         if !readOnly { try migrate(from: version) }
     }
 
+    /// Applies every known migration not yet applied, each in its own transaction.
+    /// `user_version` holds the highest applied version (a newer one is refused above);
+    /// `schema_migrations` lists each applied version, so concerns that own separate version
+    /// ranges can land in any order.
     private func migrate(from version: Int) throws {
-        for m in Schema.all where m.version > version {
+        try db.execute("CREATE TABLE IF NOT EXISTS schema_migrations(version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)")
+        for m in Schema.all {
             try db.transaction {
                 // Re-read inside the write lock: another process may have migrated meanwhile.
-                guard try db.userVersion < m.version else { return }
+                guard try db.scalar("SELECT count(*) FROM schema_migrations WHERE version=?", m.version) == 0 else { return }
                 try db.execute(m.sql)
-                try db.setUserVersion(m.version)
+                try db.run("INSERT INTO schema_migrations(version, applied_at) VALUES(?, datetime('now'))", m.version)
+                if try db.userVersion < m.version { try db.setUserVersion(m.version) }
             }
         }
     }
