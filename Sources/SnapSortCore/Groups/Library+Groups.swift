@@ -1,0 +1,259 @@
+import Foundation
+import SnapSortSystem
+
+/// The smart groups. The raw values are the ids used everywhere (report, CLI, status file, web API).
+public enum GroupID: String, CaseIterable, Sendable {
+    case similar, duplicate, blurry, oops, screenshot, document, qr
+    case longVideo = "long_video"
+    case downloadedVideo = "downloaded_video"
+    case heavy, unreadable
+
+    /// A short human title.
+    public var title: String {
+        switch self {
+        case .similar: return "Similar Shots"
+        case .duplicate: return "Duplicates"
+        case .blurry: return "Blurry"
+        case .oops: return "Oops Shots"
+        case .screenshot: return "Screenshots"
+        case .document: return "Docs & Receipts"
+        case .qr: return "QR Codes"
+        case .longVideo: return "Long Videos"
+        case .downloadedVideo: return "Downloaded Videos"
+        case .heavy: return "Heavy Photos"
+        case .unreadable: return "Unreadable"
+        }
+    }
+}
+
+/// One member of a Similar Shots set.
+public struct SimilarMember: Sendable, Equatable {
+    /// The file's identity (`files.id`).
+    public var fileID: Int64
+    public var path: String
+    public var bytes: Int64
+    /// The suggested (or user-chosen) keeper; exactly one per set.
+    public var isKeeper: Bool
+    /// True when the keeper is the user's remembered choice.
+    public var chosenByUser: Bool
+    /// The original this file is a copy of (exact duplicate or near-copy), if any.
+    public var duplicateOf: Int64?
+    /// The keeper score (higher is better); see `KeeperScore`.
+    public var score: Double
+}
+
+/// A Similar Shots set: photos of one moment (bursts, retakes) and copies of one picture.
+public struct SimilarSet: Sendable, Equatable {
+    /// A stable-looking id (`s` + the smallest member file id), as the report's `similar_group`.
+    public var id: String
+    /// Members, best first: the keeper, then by descending score.
+    public var members: [SimilarMember]
+    /// The keeper.
+    public var keeper: SimilarMember { members.first(where: \.isKeeper) ?? members[0] }
+    /// Bytes freed by removing every member but the keeper.
+    public var reclaimableBytes: Int64 { members.filter { !$0.isKeeper }.reduce(0) { $0 + $1.bytes } }
+}
+
+/// Counts and sizes of one smart group (`snapsort groups`).
+public struct GroupSummary: Sendable, Equatable {
+    public var id: GroupID
+    /// Files in the group.
+    public var items: Int
+    /// Sets in the group (similar / duplicate); equals `items` for the others.
+    public var sets: Int
+    public var bytes: Int64
+    /// What clearing the group frees (for similar and duplicate: everything but the keepers).
+    public var reclaimableBytes: Int64
+}
+
+/// One member of a smart group, in the group's order (best / largest first).
+public struct GroupMember: Sendable {
+    public var item: Item
+    public var score: Double
+    /// The similar set the item belongs to, if any (`s<id>`).
+    public var setID: String?
+    public var isKeeper: Bool
+    public var duplicateOf: Int64?
+    /// The decoded QR payload, when the item is in `qr`.
+    public var qrPayload: String?
+}
+
+extension Library {
+    // MARK: - Verdicts (the review commands build on these)
+
+    /// Remembers that the user keeps `fileID` in its Similar Shots set: it becomes the set's
+    /// keeper now and after every regrouping, until another member is chosen. Choosing a file
+    /// clears earlier choices of the other members of its set.
+    public func setKeeper(fileID: Int64, at now: Date = Date()) throws {
+        let ts = ISO8601DateFormatter().string(from: now)
+        try db.transaction {
+            guard try db.scalar("SELECT count(*) FROM files WHERE id=? AND status != 'gone'", fileID) == 1 else {
+                throw LibraryError(.notFound, "no live file with id \(fileID)")
+            }
+            if let key = try db.scalar("SELECT set_key FROM similar_sets WHERE file_id=?", fileID) {
+                try db.run("DELETE FROM keeper_choices WHERE file_id IN (SELECT file_id FROM similar_sets WHERE set_key=?)", key)
+                try db.run("UPDATE similar_sets SET keeper = (file_id = ?) WHERE set_key=?", fileID, key)
+            }
+            try db.run("INSERT OR REPLACE INTO keeper_choices(file_id, chosen_at) VALUES(?, ?)", fileID, ts)
+        }
+    }
+
+    /// Forgets the user's keeper choice for `fileID` (the suggestion applies again at the next regroup).
+    public func clearKeeper(fileID: Int64) throws {
+        try db.run("DELETE FROM keeper_choices WHERE file_id=?", fileID)
+    }
+
+    /// The file ids the user chose as keepers.
+    public func keeperChoices() throws -> Set<Int64> {
+        Set(try db.rows("SELECT file_id FROM keeper_choices").compactMap { $0.int(0) })
+    }
+
+    /// Remembers that the given files are *not* similar to each other (every pair of them), by
+    /// identity and forever, then regroups them: no two of them share a set again.
+    /// Pass a whole set to dissolve it, or `[one] + others` via `markNotSimilar(_:from:)`.
+    public func markNotSimilar(groupMembers ids: [Int64], at now: Date = Date()) throws {
+        let unique = Array(Set(ids)).sorted()
+        guard unique.count >= 2 else { return }
+        var pairs: [(Int64, Int64)] = []
+        for i in 0..<unique.count { for j in (i + 1)..<unique.count { pairs.append((unique[i], unique[j])) } }
+        try recordNotSimilar(pairs, at: now)
+        try Grouper(library: self).regroup(changed: Set(unique))
+    }
+
+    /// Remembers that `fileID` is not similar to any of `others` (splits one photo out of a set).
+    public func markNotSimilar(_ fileID: Int64, from others: [Int64], at now: Date = Date()) throws {
+        let pairs = others.filter { $0 != fileID }.map { (min(fileID, $0), max(fileID, $0)) }
+        guard !pairs.isEmpty else { return }
+        try recordNotSimilar(pairs, at: now)
+        try Grouper(library: self).regroup(changed: Set(others + [fileID]))
+    }
+
+    private func recordNotSimilar(_ pairs: [(Int64, Int64)], at now: Date) throws {
+        let ts = ISO8601DateFormatter().string(from: now)
+        try db.transaction {
+            for (a, b) in pairs {
+                try db.run("INSERT OR IGNORE INTO not_similar(a, b, decided_at) VALUES(?, ?, ?)", a, b, ts)
+            }
+        }
+    }
+
+    /// Every remembered "not similar" pair (a < b).
+    public func notSimilarPairs() throws -> Set<FilePair> {
+        Set(try db.rows("SELECT a, b FROM not_similar").map { FilePair($0.int(0)!, $0.int(1)!) })
+    }
+
+    // MARK: - Reading groups
+
+    /// Every Similar Shots set, members best first (keeper first), sets ordered by reclaimable bytes.
+    public func similarGroups() throws -> [SimilarSet] {
+        try similarSets(where: "", arguments: [])
+    }
+
+    /// The Similar Shots set holding `fileID`, if any.
+    public func similarGroup(containing fileID: Int64) throws -> SimilarSet? {
+        guard let key = try db.scalar("SELECT set_key FROM similar_sets WHERE file_id=?", fileID) else { return nil }
+        return try similarSets(where: "AND s.set_key = ?", arguments: [key]).first
+    }
+
+    private func similarSets(where clause: String, arguments: [SQLBindable]) throws -> [SimilarSet] {
+        let rows = try db.rows("""
+            SELECT s.set_key, s.file_id, f.path, f.size, s.keeper, s.duplicate_of, s.score,
+                   (SELECT count(*) FROM keeper_choices k WHERE k.file_id = s.file_id)
+            FROM similar_sets s JOIN files f ON f.id = s.file_id
+            WHERE f.status != 'gone' \(clause)
+            """, arguments: arguments)
+        var byKey: [Int64: [SimilarMember]] = [:]
+        for r in rows {
+            let m = SimilarMember(fileID: r.int(1)!, path: r.string(2) ?? "", bytes: r.int(3) ?? 0, isKeeper: r.int(4) == 1,
+                                  chosenByUser: (r.int(7) ?? 0) > 0 && r.int(4) == 1, duplicateOf: r.int(5), score: r.double(6) ?? 0)
+            byKey[r.int(0)!, default: []].append(m)
+        }
+        var out: [SimilarSet] = []
+        for (key, members) in byKey where members.count >= 2 {
+            let sorted = members.sorted { a, b in
+                if a.isKeeper != b.isKeeper { return a.isKeeper }
+                if a.score != b.score { return a.score > b.score }
+                return a.fileID < b.fileID
+            }
+            out.append(SimilarSet(id: "s\(key)", members: sorted))
+        }
+        return out.sorted { ($0.reclaimableBytes, $1.id) > ($1.reclaimableBytes, $0.id) }
+    }
+
+    /// Counts and bytes per smart group, in `GroupID` order (empty groups included).
+    public func groupSummaries() throws -> [GroupSummary] {
+        var out: [GroupSummary] = []
+        for g in GroupID.allCases {
+            let r = try db.row("""
+                SELECT count(*), COALESCE(sum(f.size), 0) FROM group_members m JOIN files f ON f.id = m.file_id
+                WHERE m.group_id = ? AND f.status != 'gone'
+                """, g.rawValue)
+            let items = Int(r?.int(0) ?? 0), bytes = r?.int(1) ?? 0
+            var sets = items, reclaim = bytes
+            if g == .similar || g == .duplicate {
+                let s = try db.row("""
+                    SELECT count(DISTINCT s.set_key), COALESCE(sum(CASE WHEN s.keeper = 0 THEN f.size ELSE 0 END), 0)
+                    FROM group_members m JOIN similar_sets s ON s.file_id = m.file_id JOIN files f ON f.id = m.file_id
+                    WHERE m.group_id = ? AND f.status != 'gone'
+                    """, g.rawValue)
+                sets = Int(s?.int(0) ?? 0)
+                reclaim = s?.int(1) ?? 0
+            }
+            out.append(GroupSummary(id: g, items: items, sets: sets, bytes: bytes, reclaimableBytes: reclaim))
+        }
+        return out
+    }
+
+    /// The members of one group, best (similar, duplicate, blurry…) or largest (heavy, videos) first.
+    public func groupMembers(_ group: GroupID) throws -> [GroupMember] {
+        let rows = try db.rows("""
+            SELECT \(Item.columns.split(separator: ",").map { "f." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }.joined(separator: ", ")),
+                   m.score, s.set_key, s.keeper, s.duplicate_of, ff.qr_payload
+            FROM group_members m JOIN files f ON f.id = m.file_id
+            LEFT JOIN similar_sets s ON s.file_id = m.file_id
+            LEFT JOIN file_findings ff ON ff.file_id = m.file_id
+            WHERE m.group_id = ? AND f.status != 'gone'
+            ORDER BY s.set_key, COALESCE(s.keeper, 0) DESC, m.score DESC, f.path
+            """, group.rawValue)
+        let n = Item.columnCount
+        return rows.map { r in
+            GroupMember(item: Item(r), score: r.double(n) ?? 0,
+                        setID: r.int(n + 1).map { "s\($0)" }, isKeeper: r.int(n + 2) == 1, duplicateOf: r.int(n + 3),
+                        qrPayload: r.string(n + 4))
+        }
+    }
+
+    /// What the report shows for every live item: its groups, set, keeper flag and original.
+    public func reportGroups() throws -> [Int64: ReportGroups] {
+        var out: [Int64: ReportGroups] = [:]
+        try db.forEach("SELECT m.file_id, m.group_id FROM group_members m JOIN files f ON f.id = m.file_id WHERE f.status != 'gone' ORDER BY m.file_id, m.group_id") { r in
+            let g = r.string(1) ?? ""
+            // `unreadable` lives in the UI and CLI, not in the report's categories.
+            guard g != GroupID.unreadable.rawValue else { return }
+            out[r.int(0)!, default: ReportGroups()].groups.append(g)
+        }
+        let sets = try db.rows("""
+            SELECT s.file_id, s.set_key, s.keeper, s.duplicate_of, o.path FROM similar_sets s JOIN files f ON f.id = s.file_id
+            LEFT JOIN files o ON o.id = s.duplicate_of WHERE f.status != 'gone'
+            """)
+        for r in sets {
+            let id = r.int(0)!
+            var g = out[id] ?? ReportGroups()
+            g.similarGroup = "s\(r.int(1)!)"
+            g.keeper = r.int(2) == 1
+            g.duplicateOf = r.string(4)
+            out[id] = g
+        }
+        return out
+    }
+}
+
+/// An unordered pair of file ids, stored with `a < b`.
+public struct FilePair: Hashable, Sendable {
+    public let a: Int64
+    public let b: Int64
+    public init(_ x: Int64, _ y: Int64) {
+        a = min(x, y)
+        b = max(x, y)
+    }
+}
