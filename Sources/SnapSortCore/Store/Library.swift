@@ -46,7 +46,15 @@ public final class Library: @unchecked Sendable {
     /// `schema_migrations` lists each applied version, so concerns that own separate version
     /// ranges can land in any order.
     private func migrate(from version: Int) throws {
-        try db.execute("CREATE TABLE IF NOT EXISTS schema_migrations(version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)")
+        // Readers must not need the write lock: check first, migrate only when something is missing.
+        let hasTable = try db.scalar("SELECT count(*) FROM sqlite_master WHERE type='table' AND name='schema_migrations'") == 1
+        if hasTable {
+            let applied = Set(try db.rows("SELECT version FROM schema_migrations").compactMap { $0.int(0) }.map(Int.init))
+            if Schema.all.allSatisfy({ applied.contains($0.version) }) { return }
+        }
+        try db.transaction {
+            try db.execute("CREATE TABLE IF NOT EXISTS schema_migrations(version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)")
+        }
         for m in Schema.all {
             try db.transaction {
                 // Re-read inside the write lock: another process may have migrated meanwhile.

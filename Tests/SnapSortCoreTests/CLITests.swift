@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+import SnapSortCore
+import SnapSortTestSupport
+
+/// The CLI contract: names, flags, exit codes and the report format.
+@Suite struct CLITests {
+    @Test func scanAndReportWithDbBeforeOrAfterTheCommand() throws {
+        let dir = TempDir()
+        dir.write("Pictures/IMG_20240501_101010.jpg", Fixtures.jpeg(seed: 1))
+        dir.write("Pictures/broken.jpg", [])
+        let db = dir.at("db/lib.sqlite3")
+        let scan = try SnapsortBinary.run(["--db", db, "scan", "--quiet", dir.at("Pictures")])
+        #expect(scan.status == 0, "\(scan.stderr)")
+        let report = try SnapsortBinary.run(["report", "--jsonl", "--db", db])
+        #expect(report.status == 0)
+        let lines = report.stdout.split(separator: "\n")
+        #expect(lines.count == 2)
+        for line in lines {
+            let o = try #require(JSON.parse(String(line)))
+            for key in ["path", "kind", "format", "bytes", "taken_at", "width", "height", "status", "reason", "metrics", "groups", "similar_group", "keeper", "duplicate_of"] {
+                #expect(o[key] != nil, "missing \(key)")
+            }
+            #expect(o["path"]?.stringValue?.hasPrefix("/") == true)
+        }
+        let env = try SnapsortBinary.run(["report", "--jsonl"], env: ["SNAPSORT_DB": db])
+        #expect(env.stdout == report.stdout)
+    }
+
+    @Test func exitCodes() throws {
+        let dir = TempDir()
+        let db = dir.at("lib.sqlite3")
+        #expect(try SnapsortBinary.run(["--db", db, "frobnicate"]).status == 2)
+        #expect(try SnapsortBinary.run(["--db", db, "scan", "--bogus"]).status == 2)
+        #expect(try SnapsortBinary.run(["--db", db, "info", dir.at("nope.jpg")]).status == 1)
+        #expect(try SnapsortBinary.run(["--version"]).stdout.hasPrefix("snapsort "))
+        for c in ["scan", "report", "info", "demo"] {
+            let h = try SnapsortBinary.run([c, "--help"])
+            #expect(h.status == 0 && h.stdout.contains("Usage: snapsort \(c)"))
+        }
+        // A newer database is refused with one clear line.
+        _ = try SnapsortBinary.run(["--db", db, "report", "--jsonl"])
+        let lib = try Library(path: db)
+        try lib.db.execute("PRAGMA user_version=9999")
+        let r = try SnapsortBinary.run(["--db", db, "report", "--jsonl"])
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("newer SnapSort"))
+        #expect(r.stderr.split(separator: "\n").count == 1)
+    }
+
+    @Test func infoOnAFileOutsideTheLibrary() throws {
+        let dir = TempDir()
+        let f = dir.write("x/IMG_1.jpg", Fixtures.jpeg(seed: 2, dateTimeOriginal: "2020:02:02 02:02:02", make: "Fuji", model: "X"))
+        let r = try SnapsortBinary.run(["--db", dir.at("lib.sqlite3"), "info", "--json", f])
+        #expect(r.status == 0)
+        let o = try #require(JSON.parse(r.stdout))
+        #expect(o["in_library"]?.boolValue == false)
+        #expect(o["taken_at"]?.stringValue == "2020-02-02T02:02:02")
+        #expect(o["width"]?.intValue == 640)
+    }
+
+    @Test func demoWritesALibraryOutsideThePhotoFoldersAndScansIt() throws {
+        let dir = TempDir()
+        let r = try SnapsortBinary.run(["--db", dir.at("lib.sqlite3"), "demo", "--scan", "--quiet"],
+                                       env: ["XDG_DATA_HOME": dir.at("data"), "HOME": dir.path])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.hasPrefix(dir.at("data/snapsort/demo")))
+        let report = try SnapsortBinary.run(["--db", dir.at("lib.sqlite3"), "report", "--jsonl"])
+        let lines = report.stdout.split(separator: "\n")
+        #expect(lines.count >= 14)
+        #expect(lines.contains { $0.contains("Screenshot From") })
+    }
+}

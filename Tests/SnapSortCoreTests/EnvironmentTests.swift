@@ -1,0 +1,34 @@
+import Testing
+@testable import SnapSortCore
+import SnapSortTestSupport
+
+@Suite struct EnvironmentTests {
+    @Test func relativeXDGValuesAreIgnored() {
+        let env = Environment(variables: ["XDG_STATE_HOME": "relative/state", "HOME": "/home/u"])
+        #expect(env.defaultDatabasePath == "/home/u/.local/state/snapsort/library.sqlite3")
+        let abs = Environment(variables: ["XDG_STATE_HOME": "/var/s", "HOME": "/home/u"])
+        #expect(abs.defaultDatabasePath == "/var/s/snapsort/library.sqlite3")
+        let db = Environment(variables: ["SNAPSORT_DB": "/tmp/x.db", "HOME": "/home/u"])
+        #expect(db.defaultDatabasePath == "/tmp/x.db")
+    }
+
+    @Test(arguments: [
+        ("XDG_PICTURES_DIR=\"$HOME/Bilder\"", "/home/u/Bilder"),
+        ("XDG_PICTURES_DIR=\"/data/photos/\"", "/data/photos"),
+        ("# comment\nXDG_DESKTOP_DIR=\"$HOME/Desktop\"\nXDG_PICTURES_DIR=\"$HOME/\"", nil),
+        ("XDG_PICTURES_DIR=\"$HOME\"", nil),
+        ("XDG_PICTURES_DIR=\"relative\"", nil),
+        ("", nil),
+    ] as [(String, String?)])
+    func userDirs(text: String, expected: String?) {
+        #expect(Environment.parseUserDirs(text, key: "XDG_PICTURES_DIR", home: "/home/u") == expected)
+    }
+
+    @Test func picturesDirFallsBackToHomePictures() {
+        let dir = TempDir()
+        let env = Environment(variables: ["HOME": dir.path, "XDG_CONFIG_HOME": dir.at("cfg")])
+        #expect(env.defaultRoots == [dir.path + "/Pictures"])
+        dir.write("cfg/user-dirs.dirs", Array("XDG_PICTURES_DIR=\"$HOME/Fotos\"\n".utf8))
+        #expect(env.defaultRoots == [dir.path + "/Fotos"])
+    }
+}

@@ -1,0 +1,233 @@
+import Foundation
+import Glibc
+import Testing
+import SnapSortSystem
+@testable import SnapSortCore
+import SnapSortTestSupport
+
+@Suite struct LibraryScannerTests {
+    @Test func scansJPEGAndPNGAndASecondScanOnlyStats() throws {
+        let t = try TestLibrary()
+        t.dir.write("Pictures/2024/IMG_1.jpg", Fixtures.jpeg(seed: 1, dateTimeOriginal: "2024:05:01 10:00:00", offset: "+02:00", make: "Canon", model: "EOS"))
+        t.dir.write("Pictures/2024/shot.png", Fixtures.png(seed: 2))
+        t.dir.write("Pictures/notes.txt", Array("hello".utf8))
+        let first = try t.scan()
+        #expect(first.added == 2)
+        #expect(first.decodes == 2)
+        let items = try t.library.items()
+        #expect(items.count == 2)
+        let jpg = try #require(items.first { $0.path.hasSuffix("IMG_1.jpg") })
+        #expect(jpg.status == .ok)
+        #expect(jpg.takenAt == "2024-05-01T10:00:00+02:00")
+        #expect(jpg.takenSource == "exif")
+        #expect(jpg.make == "Canon")
+        #expect(jpg.width == 640 && jpg.height == 480)
+        #expect(jpg.metrics != nil && jpg.dhash != nil && jpg.signature?.count == 448)
+        let second = try t.scan()
+        #expect(second.unchanged == 2)
+        #expect(second.analyzed == 0 && second.decodes == 0)
+    }
+
+    @Test func renameAndMoveKeepTheRowWithoutReanalysis() throws {
+        let t = try TestLibrary()
+        let a = t.dir.write("Pictures/a/IMG_1.jpg", Fixtures.jpeg(seed: 1))
+        t.dir.write("Pictures/a/IMG_2.jpg", Fixtures.jpeg(seed: 2))
+        try t.scan()
+        let before = try #require(try t.library.item(path: a))
+        t.dir.folder("Pictures/b/c")
+        try FileSystem.rename(a, t.dir.at("Pictures/b/c/renamed.jpg"))
+        let s = try t.scan()
+        #expect(s.moved == 1)
+        #expect(s.decodes == 0 && s.added == 0 && s.gone == 0)
+        let after = try #require(try t.library.item(path: t.dir.at("Pictures/b/c/renamed.jpg")))
+        #expect(after.id == before.id)
+        #expect(after.metricsText == before.metricsText)
+    }
+
+    @Test func aMoveFromAnotherRootIsFollowedWhenOnlyTheDestinationIsScanned() throws {
+        let t = try TestLibrary()
+        let other = t.dir.folder("Elsewhere")
+        let src = t.dir.write("Elsewhere/IMG_9.jpg", Fixtures.jpeg(seed: 9))
+        try t.scan([other])
+        let id = try #require(try t.library.item(path: src)).id
+        try FileSystem.rename(src, t.dir.at("Pictures/IMG_9.jpg"))
+        let s = try t.scan([t.root])
+        #expect(s.moved == 1 && s.decodes == 0)
+        #expect(try t.library.item(path: t.dir.at("Pictures/IMG_9.jpg"))?.id == id)
+    }
+
+    @Test func aCopyIsANewRowNotAMove() throws {
+        let t = try TestLibrary()
+        let bytes = Fixtures.jpeg(seed: 4)
+        t.dir.write("Pictures/IMG_4.jpg", bytes)
+        try t.scan()
+        t.dir.write("Pictures/Backup/IMG_4.jpg", bytes)
+        let s = try t.scan()
+        #expect(s.added == 1 && s.moved == 0)
+        #expect(try t.library.items().count == 2)
+    }
+
+    @Test func aModifiedFileIsReanalyzedInItsRow() throws {
+        let t = try TestLibrary()
+        let p = t.dir.write("Pictures/IMG_1.jpg", Fixtures.jpeg(seed: 1))
+        try t.scan()
+        let before = try #require(try t.library.item(path: p))
+        t.dir.write("Pictures/IMG_1.jpg", Fixtures.jpeg(seed: 5, width: 800, height: 600))
+        let s = try t.scan()
+        #expect(s.changed == 1 && s.decodes == 1)
+        let after = try #require(try t.library.item(path: p))
+        #expect(after.id == before.id)
+        #expect(after.width == 800)
+    }
+
+    @Test func aDeletedFileDisappearsAndComesBackToItsRow() throws {
+        let t = try TestLibrary()
+        let bytes = Fixtures.jpeg(seed: 3)
+        let p = t.dir.write("Pictures/IMG_3.jpg", bytes)
+        try t.scan()
+        let id = try #require(try t.library.item(path: p)).id
+        unlink(p)
+        let s = try t.scan()
+        #expect(s.gone == 1)
+        #expect(try t.library.items().isEmpty)
+        // Restored (e.g. from the Trash by a file manager): same content, same row.
+        t.dir.write("Pictures/IMG_3.jpg", bytes)
+        let back = try t.scan()
+        #expect(back.moved == 1 && back.decodes == 0)
+        #expect(try t.library.item(path: p)?.id == id)
+        #expect(try t.library.item(path: p)?.status == .ok)
+    }
+
+    @Test func anOfflineRootKeepsItsRows() throws {
+        let t = try TestLibrary()
+        let disk = t.dir.folder("media/usb")
+        t.dir.write("media/usb/IMG_1.jpg", Fixtures.jpeg(seed: 1))
+        try t.scan([disk])
+        try FileSystem.rename(disk, t.dir.at("media/usb-unplugged"))
+        let s = try t.scan([disk])
+        #expect(s.offlineRoots == [disk])
+        #expect(s.gone == 0)
+        #expect(try t.library.items(under: [disk]).count == 1)
+    }
+
+    @Test func scanningOneFolderNeverTouchesAnother() throws {
+        let t = try TestLibrary()
+        let a = t.dir.write("Pictures/A/IMG_1.jpg", Fixtures.jpeg(seed: 1))
+        t.dir.write("Pictures/B/IMG_2.jpg", Fixtures.jpeg(seed: 2))
+        try t.scan()
+        unlink(a)
+        let s = try t.scan([t.dir.at("Pictures/B")])
+        #expect(s.gone == 0)
+        #expect(try t.library.items().count == 2)
+    }
+
+    @Test func anUnreadableFolderKeepsItsRowsAndIsReported() throws {
+        guard getuid() != 0 else { return }  // root reads everything; covered where not root
+        let t = try TestLibrary()
+        let locked = t.dir.folder("Pictures/locked")
+        t.dir.write("Pictures/locked/IMG_1.jpg", Fixtures.jpeg(seed: 1))
+        try t.scan()
+        chmod(locked, 0)
+        defer { chmod(locked, 0o755) }
+        let s = try t.scan()
+        #expect(s.unreadableFolders == [locked])
+        #expect(s.gone == 0)
+    }
+
+    @Test func skipsHiddenIgnoredTrashAndSymlinks() throws {
+        let t = try TestLibrary()
+        t.dir.write("Pictures/ok/IMG_1.jpg", Fixtures.jpeg(seed: 1))
+        t.dir.write("Pictures/.hidden/IMG_2.jpg", Fixtures.jpeg(seed: 2))
+        t.dir.write("Pictures/private/.nomedia", [])
+        t.dir.write("Pictures/private/deep/IMG_3.jpg", Fixtures.jpeg(seed: 3))
+        t.dir.write("Pictures/skip/.snapsortignore", [])
+        t.dir.write("Pictures/skip/IMG_4.jpg", Fixtures.jpeg(seed: 4))
+        t.dir.write("Pictures/@eaDir/IMG_5.jpg", Fixtures.jpeg(seed: 5))
+        t.dir.write("Pictures/.Trash-1000/files/IMG_6.jpg", Fixtures.jpeg(seed: 6))
+        t.dir.write("Pictures/.thumbnails/normal/x.png", Fixtures.png(seed: 7))
+        t.dir.write("Outside/IMG_8.jpg", Fixtures.jpeg(seed: 8))
+        symlink(t.dir.at("Outside/IMG_8.jpg"), t.dir.at("Pictures/ok/link.jpg"))
+        symlink(t.dir.at("Outside"), t.dir.at("Pictures/linkdir"))
+        try t.scan()
+        #expect(try t.library.items().map(\.name) == ["IMG_1.jpg"])
+    }
+
+    /// Hostile files: each ends with the right status and a reason while the scan goes on.
+    @Test(arguments: [
+        ("truncated.jpg", "damaged", "truncated"),
+        ("empty.jpg", "unreadable", "empty"),
+        ("page.jpg", "unreadable", "not_media"),
+        ("bomb.jpg", "unreadable", "too_large"),
+        ("bomb.png", "unreadable", "too_large"),
+        ("garbage.png", "unreadable", "decode_error"),
+        ("actually_png.jpg", "ok", "wrong_extension"),
+        ("anim.gif", "unsupported", "unsupported_format"),
+    ])
+    func hostileFiles(name: String, status: String, code: String) throws {
+        let t = try TestLibrary()
+        let good = Fixtures.jpeg(seed: 1)
+        let bytes: [UInt8]
+        switch name {
+        case "truncated.jpg": bytes = Array(good.prefix(good.count / 2))
+        case "empty.jpg": bytes = []
+        case "page.jpg": bytes = Array("<!DOCTYPE html><html><body>Not found</body></html>".utf8)
+        case "bomb.jpg": bytes = Fixtures.jpegBombHeader()
+        case "bomb.png": bytes = Fixtures.pngBombHeader()
+        case "garbage.png": bytes = Array(Fixtures.png(seed: 3).prefix(40)) + [UInt8](repeating: 7, count: 200)
+        case "actually_png.jpg": bytes = Fixtures.png(seed: 3)
+        default: bytes = Array("GIF89a".utf8) + [UInt8](repeating: 0, count: 64)
+        }
+        t.dir.write("Pictures/" + name, bytes)
+        t.dir.write("Pictures/IMG_good.jpg", good)
+        let s = try t.scan()
+        #expect(s.added == 2)
+        let item = try #require(try t.library.item(path: t.dir.at("Pictures/" + name)))
+        #expect(item.status.rawValue == status)
+        #expect(item.reason?.code == code)
+        #expect(item.reason?.text.isEmpty == false)
+        #expect(try t.library.item(path: t.dir.at("Pictures/IMG_good.jpg"))?.status == .ok)
+    }
+
+    @Test func aBadExifOffsetKeepsThePhotoReadable() throws {
+        let t = try TestLibrary()
+        // An APP1 Exif segment whose IFD0 offset points far outside the block.
+        var tiff: [UInt8] = Array("II".utf8) + [42, 0] + [0xF0, 0xFF, 0xFF, 0x7F] + [UInt8](repeating: 0, count: 32)
+        tiff[8] = 1
+        let bmp = Fixtures.scene(width: 200, height: 150, seed: 4)
+        let jpg = try JPEG.encode(bmp, quality: 85, exif: tiff)
+        t.dir.write("Pictures/IMG_badexif.jpg", jpg)
+        try t.scan()
+        let item = try #require(try t.library.item(path: t.dir.at("Pictures/IMG_badexif.jpg")))
+        #expect(item.status == .ok)
+        #expect(item.reason?.code == "bad_exif")
+        #expect(item.width == 200)
+    }
+
+    @Test func exifOrientationRotatesSizeAndMetrics() throws {
+        let t = try TestLibrary()
+        t.dir.write("Pictures/IMG_rot.jpg", Fixtures.jpeg(seed: 6, width: 400, height: 300, dateTimeOriginal: "2023:01:02 03:04:05", orientation: 6))
+        try t.scan()
+        let item = try #require(try t.library.items().first)
+        #expect(item.width == 300 && item.height == 400)
+        #expect(item.metrics?.workingWidth == 300)
+        #expect(item.takenAt == "2023-01-02T03:04:05")
+    }
+
+    @Test func analyzerVersionBumpReanalyzes() throws {
+        let t = try TestLibrary()
+        t.dir.write("Pictures/IMG_1.jpg", Fixtures.jpeg(seed: 1))
+        try t.scan()
+        try t.library.db.run("UPDATE files SET analyzer_version = 0")
+        let s = try t.scan()
+        #expect(s.reanalyzed == 1 && s.decodes == 1)
+        #expect(try t.library.db.scalar("SELECT analyzer_version FROM files") == Int64(Analyzer.version))
+    }
+
+    @Test func manyFilesAcrossWorkersAllLand() throws {
+        let t = try TestLibrary()
+        for i in 0..<60 { t.dir.write("Pictures/d\(i % 7)/IMG_\(i).jpg", Fixtures.jpeg(seed: UInt64(i), width: 160, height: 120)) }
+        let s = try t.scanner(workers: 3).scan([t.root])
+        #expect(s.added == 60 && s.analyzed == 60)
+        #expect(try t.library.db.scalar("SELECT count(DISTINCT content_hash) FROM files") == 60)
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+import SnapSortSystem
+@testable import SnapSortCore
+import SnapSortTestSupport
+
+@Suite struct LibraryTests {
+    @Test func migratesAFileDatabaseAndReopens() throws {
+        let dir = TempDir()
+        let path = dir.at("state/snapsort/library.sqlite3")
+        do {
+            let lib = try Library(path: path)
+            #expect(lib.schemaVersion == Schema.currentVersion)
+            #expect(try lib.db.scalar("SELECT count(*) FROM sqlite_master WHERE name='files'") == 1)
+            #expect(try lib.db.row("PRAGMA journal_mode")?.string(0) == "wal")
+        }
+        let again = try Library(path: path)
+        #expect(again.schemaVersion == Schema.currentVersion)
+        let applied = try again.db.scalar("SELECT count(*) FROM schema_migrations")
+        #expect(applied == Int64(Schema.all.count))
+    }
+
+    @Test func refusesANewerSchemaWithoutTouchingIt() throws {
+        let dir = TempDir()
+        let path = dir.at("library.sqlite3")
+        do {
+            let db = try Database(path: path)
+            try db.execute("CREATE TABLE keep(x); PRAGMA user_version=9999")
+        }
+        #expect {
+            _ = try Library(path: path)
+        } throws: { e in
+            guard let e = e as? LibraryError else { return false }
+            return e.code == .newerSchema && e.message.contains("newer SnapSort")
+        }
+        let db = try Database(path: path, readOnly: true)
+        #expect(try db.userVersion == 9999)
+        #expect(try db.scalar("SELECT count(*) FROM sqlite_master WHERE name='files'") == 0)
+    }
+
+    @Test func refusesACorruptFile() throws {
+        let dir = TempDir()
+        let path = dir.write("library.sqlite3", Array("SQLite format 3\0".utf8) + [UInt8](repeating: 0x41, count: 4096))
+        #expect(throws: (any Error).self) { _ = try Library(path: path) }
+    }
+
+    @Test func aSecondConnectionReadsWhileAScanWrites() throws {
+        let t = try TestLibrary()
+        for i in 0..<24 { t.dir.write("Pictures/a/IMG_\(i).jpg", Fixtures.jpeg(seed: UInt64(i), width: 320, height: 240)) }
+        let reader = try Library(path: t.dbPath)
+        let scanner = t.scanner()
+        var readsDuringScan = 0
+        let summary = try scanner.scan([t.root]) { p in
+            if p.phase == .analyzing {
+                // Reading from another connection while the scanner holds write transactions.
+                _ = try? reader.db.scalar("SELECT count(*) FROM files")
+                readsDuringScan += 1
+            }
+        }
+        #expect(summary.added == 24)
+        #expect(readsDuringScan > 0)
+        #expect(try reader.db.scalar("SELECT count(*) FROM files WHERE status='ok'") == 24)
+    }
+
+    @Test func aSecondProcessReadsWhileThisOneWrites() throws {
+        let t = try TestLibrary()
+        for i in 0..<16 { t.dir.write("Pictures/IMG_\(i).jpg", Fixtures.jpeg(seed: UInt64(i), width: 320, height: 240)) }
+        try t.scan()
+        // Hold a write transaction open in this process; another process must still read.
+        try t.library.db.execute("BEGIN IMMEDIATE")
+        try t.library.db.run("UPDATE files SET reason='x' WHERE id=1")
+        let r = try SnapsortBinary.run(["report", "--jsonl", "--db", t.dbPath])
+        try t.library.db.execute("COMMIT")
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.split(separator: "\n").count == 16)
+    }
+}
