@@ -1,0 +1,42 @@
+import Glibc
+
+/// An exclusive advisory lock on a file (`flock(2)`), released when the process ends in any
+/// way — kill -9 included — so a stale lock never blocks the next start.
+public final class FileLock: @unchecked Sendable {
+    public let path: String
+    private let fd: FileDescriptor
+
+    private init(path: String, fd: FileDescriptor) {
+        self.path = path
+        self.fd = fd
+    }
+
+    /// Takes the lock without waiting; nil when another process holds it.
+    public static func tryLock(_ path: String) throws -> FileLock? {
+        let fd = try FileDescriptor.open(path, O_RDWR | O_CREAT | O_CLOEXEC, mode: 0o600)
+        while flock(fd.raw, LOCK_EX | LOCK_NB) != 0 {
+            if errno == EINTR { continue }
+            if errno == EWOULDBLOCK { return nil }
+            throw SystemError.fromErrno("flock \(path)")
+        }
+        return FileLock(path: path, fd: fd)
+    }
+
+    /// Whether some process holds the lock at `path` (without creating the file).
+    public static func isHeld(_ path: String) -> Bool {
+        let raw = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard raw >= 0 else { return false }
+        defer { Glibc.close(raw) }
+        if flock(raw, LOCK_SH | LOCK_NB) == 0 {
+            _ = flock(raw, LOCK_UN)
+            return false
+        }
+        return errno == EWOULDBLOCK
+    }
+
+    /// Releases the lock.
+    public func unlock() {
+        _ = flock(fd.raw, LOCK_UN)
+        fd.close()
+    }
+}

@@ -1,0 +1,17 @@
+import Glibc
+
+/// `poll(2)` over a few descriptors: the agent's only way to wait, so an idle agent sleeps in
+/// the kernel until an event, a due timer or the watchdog.
+public enum Poll {
+    /// Waits until one of `fds` is readable or `timeoutMs` passes (-1: forever).
+    /// Returns the readable descriptors (empty on timeout). `EINTR` returns early and empty.
+    public static func readable(_ fds: [Int32], timeoutMs: Int32) throws -> [Int32] {
+        var set = fds.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+        let n = set.withUnsafeMutableBufferPointer { Glibc.poll($0.baseAddress, nfds_t($0.count), timeoutMs) }
+        if n < 0 {
+            if errno == EINTR { return [] }
+            throw SystemError.fromErrno("poll")
+        }
+        return set.filter { $0.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 }.map(\.fd)
+    }
+}

@@ -1,0 +1,57 @@
+import CLinux
+import Glibc
+
+/// Signals delivered as readable data on a descriptor (see man 2 signalfd), so the event loop
+/// handles SIGTERM, SIGINT and SIGHUP in its own thread instead of in a handler.
+///
+/// The signals are blocked in the calling thread; threads created afterwards inherit the mask,
+/// so create this before any worker thread.
+public final class SignalFD: @unchecked Sendable {
+    public let fd: Int32
+
+    public init(_ signals: [Int32]) throws {
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        for s in signals { sigaddset(&mask, s) }
+        let rc = pthread_sigmask(SIG_BLOCK, &mask, nil)
+        guard rc == 0 else { throw SystemError.fromErrno("pthread_sigmask", rc) }
+        fd = try valueOrErrno("signalfd") { signalfd(-1, &mask, Int32(SFD_NONBLOCK | SFD_CLOEXEC)) }
+    }
+
+    deinit { Glibc.close(fd) }
+
+    /// Reads the pending signals (empty when none).
+    public func read() -> [Int32] {
+        var out: [Int32] = []
+        var info = signalfd_siginfo()
+        while true {
+            let n = withUnsafeMutableBytes(of: &info) { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n == MemoryLayout<signalfd_siginfo>.size else { return out }
+            out.append(Int32(info.ssi_signo))
+        }
+    }
+}
+
+/// A counter descriptor used to wake the event loop from another thread (see man 2 eventfd).
+public final class WakeupFD: @unchecked Sendable {
+    public let fd: Int32
+
+    public init() throws {
+        fd = try valueOrErrno("eventfd") { eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC)) }
+    }
+
+    deinit { Glibc.close(fd) }
+
+    /// Wakes a `poll` waiting on `fd`. Safe from any thread.
+    public func wake() {
+        var one: UInt64 = 1
+        _ = withUnsafeBytes(of: &one) { Glibc.write(fd, $0.baseAddress, 8) }
+    }
+
+    /// Clears pending wakeups.
+    public func drain() {
+        var v: UInt64 = 0
+        _ = withUnsafeMutableBytes(of: &v) { Glibc.read(fd, $0.baseAddress, 8) }
+    }
+}
