@@ -1,0 +1,53 @@
+import Foundation
+
+extension Configuration {
+    /// The status file: `status_file` from the configuration, else
+    /// `$XDG_RUNTIME_DIR/snapsort/status.json`, else `$XDG_STATE_HOME/snapsort/status.json`.
+    public func statusFilePath(_ env: Environment) -> String {
+        if let s = statusFile { return s }
+        if let run = env.runtimeDir { return run + "/snapsort/status.json" }
+        return env.stateHome + "/snapsort/status.json"
+    }
+
+    /// The pictures folder the scanner falls back to: `XDG_PICTURES_DIR`, else `~/Pictures`.
+    public static func picturesDirectory(_ env: Environment) -> String { env.defaultRoots[0] }
+
+    /// Adds `root = DIR` to the configuration text, keeping every other line as written.
+    /// Returns nil when the root is already there.
+    public static func addingRoot(_ dir: String, to text: String, home: String) -> String? {
+        let (c, _) = parse(text, home: home)
+        guard !c.roots.contains(dir) else { return nil }
+        var t = text
+        if t.isEmpty { t = "# SnapSort configuration: one 'key = value' a line; see 'snapsort config --help'.\n" }
+        if !t.hasSuffix("\n") { t += "\n" }
+        return t + "root = \(dir)\n"
+    }
+
+    /// Removes `DIR` from the configuration text's roots, keeping every other line (a
+    /// `roots = a:b` line loses only that entry). Returns nil when it was not a root.
+    public static func removingRoot(_ dir: String, from text: String, home: String) -> String? {
+        var found = false
+        var out: [String] = []
+        for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            if !line.hasPrefix("#"), let eq = line.firstIndex(of: "=") {
+                let key = line[..<eq].trimmingCharacters(in: .whitespaces).lowercased()
+                if key == "root" || key == "roots" {
+                    let value = line[line.index(after: eq)...].trimmingCharacters(in: .whitespaces)
+                    let parts = value.split(separator: ":").map(String.init)
+                    let kept = parts.filter { part in
+                        let (c, _) = parse("root = \(part)", home: home)
+                        return c.roots.first != dir
+                    }
+                    if kept.count != parts.count {
+                        found = true
+                        if !kept.isEmpty { out.append("\(key) = " + kept.joined(separator: ":")) }
+                        continue
+                    }
+                }
+            }
+            out.append(String(raw))
+        }
+        return found ? out.joined(separator: "\n") : nil
+    }
+}

@@ -1,0 +1,151 @@
+import Foundation
+
+/// The status file's document (a contract: status bars and scripts read these keys).
+///
+/// `schema_version`, `updated_at`, `agent{state,pid,done,total,degraded,last_error}`,
+/// `groups{ID:{items,bytes}}`, `awaiting_review`, `trash{count,bytes}`,
+/// `cleared{today,week,total}`, `streak{current,longest}`, `goal{target,done_today}`,
+/// `next_reminder`. A field whose feature is absent is `null` (`groups` is `{}`).
+public struct StatusDocument: Sendable, Equatable {
+    public static let schemaVersion = 1
+
+    /// What the agent is doing.
+    public struct Agent: Sendable, Equatable {
+        /// `starting` | `scanning` | `analyzing` | `watching` | `paused` | `stopping` | `stopped`.
+        public var state: String
+        public var pid: Int?
+        public var done: Int
+        public var total: Int
+        /// True when the inotify watch limit left folders unwatched (checked periodically instead).
+        public var degraded: Bool
+        public var lastError: String?
+
+        public init(state: String, pid: Int? = nil, done: Int = 0, total: Int = 0, degraded: Bool = false, lastError: String? = nil) {
+            self.state = state
+            self.pid = pid
+            self.done = done
+            self.total = total
+            self.degraded = degraded
+            self.lastError = lastError
+        }
+    }
+
+    public struct Group: Sendable, Equatable {
+        public var id: String
+        public var items: Int
+        public var bytes: Int64
+        public init(id: String, items: Int, bytes: Int64) {
+            self.id = id
+            self.items = items
+            self.bytes = bytes
+        }
+    }
+
+    public struct Trash: Sendable, Equatable {
+        public var count: Int
+        public var bytes: Int64
+        public init(count: Int, bytes: Int64) {
+            self.count = count
+            self.bytes = bytes
+        }
+    }
+
+    public struct Cleared: Sendable, Equatable {
+        public var today: Int
+        public var week: Int
+        public var total: Int
+        public init(today: Int, week: Int, total: Int) {
+            self.today = today
+            self.week = week
+            self.total = total
+        }
+    }
+
+    public struct Streak: Sendable, Equatable {
+        public var current: Int
+        public var longest: Int
+        public init(current: Int, longest: Int) {
+            self.current = current
+            self.longest = longest
+        }
+    }
+
+    public struct Goal: Sendable, Equatable {
+        public var target: Int
+        public var doneToday: Int
+        public init(target: Int, doneToday: Int) {
+            self.target = target
+            self.doneToday = doneToday
+        }
+    }
+
+    public var updatedAt: Date
+    public var agent: Agent
+    public var groups: [Group]
+    public var awaitingReview: Int?
+    public var trash: Trash?
+    public var cleared: Cleared?
+    public var streak: Streak?
+    public var goal: Goal?
+    public var nextReminder: Date?
+
+    public init(updatedAt: Date, agent: Agent, groups: [Group] = [], awaitingReview: Int? = nil, trash: Trash? = nil,
+                cleared: Cleared? = nil, streak: Streak? = nil, goal: Goal? = nil, nextReminder: Date? = nil) {
+        self.updatedAt = updatedAt
+        self.agent = agent
+        self.groups = groups
+        self.awaitingReview = awaitingReview
+        self.trash = trash
+        self.cleared = cleared
+        self.streak = streak
+        self.goal = goal
+        self.nextReminder = nextReminder
+    }
+
+    /// The JSON document, keys in contract order.
+    public var json: JSON {
+        .object([
+            ("schema_version", .int(StatusDocument.schemaVersion)),
+            ("updated_at", .string(StatusTimestamp.string(updatedAt))),
+            ("agent", .object([
+                ("state", .string(agent.state)), ("pid", .opt(agent.pid)), ("done", .int(agent.done)), ("total", .int(agent.total)),
+                ("degraded", .bool(agent.degraded)), ("last_error", .opt(agent.lastError)),
+            ])),
+            ("groups", .object(groups.map { ($0.id, .object([("items", .int($0.items)), ("bytes", .int($0.bytes))])) })),
+            ("awaiting_review", .opt(awaitingReview)),
+            ("trash", trash.map { .object([("count", .int($0.count)), ("bytes", .int($0.bytes))]) } ?? .null),
+            ("cleared", cleared.map { .object([("today", .int($0.today)), ("week", .int($0.week)), ("total", .int($0.total))]) } ?? .null),
+            ("streak", streak.map { .object([("current", .int($0.current)), ("longest", .int($0.longest))]) } ?? .null),
+            ("goal", goal.map { .object([("target", .int($0.target)), ("done_today", .int($0.doneToday))]) } ?? .null),
+            ("next_reminder", .opt(nextReminder.map(StatusTimestamp.string))),
+        ])
+    }
+
+    /// The document with `updated_at` left out: two documents with the same content compare equal.
+    public var content: String {
+        var copy = self
+        copy.updatedAt = Date(timeIntervalSince1970: 0)
+        return copy.json.serialized()
+    }
+
+    /// Reads a document back from its JSON (nil when it is not a status document).
+    public init?(json j: JSON) {
+        guard j["schema_version"]?.intValue != nil, let a = j["agent"], let state = a["state"]?.stringValue else { return nil }
+        updatedAt = j["updated_at"]?.stringValue.flatMap(StatusTimestamp.date) ?? Date(timeIntervalSince1970: 0)
+        agent = Agent(state: state, pid: a["pid"]?.intValue, done: a["done"]?.intValue ?? 0, total: a["total"]?.intValue ?? 0,
+                      degraded: a["degraded"]?.boolValue ?? false, lastError: a["last_error"]?.stringValue)
+        if case .object(let gs)? = j["groups"] {
+            groups = gs.map { Group(id: $0.0, items: $0.1["items"]?.intValue ?? 0, bytes: Int64($0.1["bytes"]?.intValue ?? 0)) }
+        } else {
+            groups = []
+        }
+        awaitingReview = j["awaiting_review"]?.intValue
+        trash = j["trash"].flatMap { t in t["count"]?.intValue.map { Trash(count: $0, bytes: Int64(t["bytes"]?.intValue ?? 0)) } }
+        cleared = j["cleared"].flatMap { c in
+            c["today"]?.intValue.map { Cleared(today: $0, week: c["week"]?.intValue ?? 0, total: c["total"]?.intValue ?? 0) }
+        }
+        streak = j["streak"].flatMap { s in s["current"]?.intValue.map { Streak(current: $0, longest: s["longest"]?.intValue ?? 0) } }
+        goal = j["goal"].flatMap { g in g["target"]?.intValue.map { Goal(target: $0, doneToday: g["done_today"]?.intValue ?? 0) } }
+        nextReminder = j["next_reminder"]?.stringValue.flatMap(StatusTimestamp.date)
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+
+/// The status document rendered for status bars (one line per update) and for people.
+///
+/// - waybar (custom module, `return-type: json`): `text`, `alt`, `tooltip`, `class`, `percentage`.
+/// - polybar (`custom/script`, `tail = true`): one plain line, `%{F#rrggbb}…%{F-}` colours.
+/// - i3blocks (`format=json`): an i3bar block object with `full_text`, `short_text`, `color`.
+/// - i3status-rust (`custom` block, `json = true`): `icon`, `state`, `text`, `short_text`.
+public enum StatusFormat: String, CaseIterable, Sendable {
+    case waybar
+    case polybar
+    case i3blocks
+    case i3statusRust = "i3status-rust"
+
+    /// One line for the bar.
+    public func render(_ d: StatusDocument) -> String {
+        let s = StatusSummary(d)
+        switch self {
+        case .waybar:
+            return JSON.object([
+                ("text", .string(s.text)), ("alt", .string(s.state)), ("tooltip", .string(s.tooltip)),
+                ("class", .string(s.cssClass)), ("percentage", .int(s.percentage)),
+            ]).serialized()
+        case .polybar:
+            return "%{F\(s.color)}\(s.text)%{F-}"
+        case .i3blocks:
+            return JSON.object([("full_text", .string(s.text)), ("short_text", .string(s.shortText)), ("color", .string(s.color))]).serialized()
+        case .i3statusRust:
+            return JSON.object([
+                ("icon", .string("")), ("state", .string(s.i3rsState)), ("text", .string(s.text)), ("short_text", .string(s.shortText)),
+            ]).serialized()
+        }
+    }
+}
+
+/// The words and colours the bar formats share.
+public struct StatusSummary: Sendable {
+    public var state: String
+    public var text: String
+    public var shortText: String
+    public var tooltip: String
+    public var cssClass: String
+    public var percentage: Int
+    public var color: String
+    public var i3rsState: String
+
+    public init(_ d: StatusDocument) {
+        let a = d.agent
+        state = a.state
+        let review = d.awaitingReview ?? d.groups.reduce(0) { $0 + $1.items }
+        switch a.state {
+        case "scanning", "analyzing", "starting":
+            text = a.total > 0 ? "SnapSort \(StatusSummary.number(a.done))/\(StatusSummary.number(a.total))" : "SnapSort…"
+            shortText = a.total > 0 ? "\(a.total > 0 ? a.done * 100 / a.total : 0)%" : "…"
+            color = "#8fbcbb"
+            i3rsState = "Info"
+        case "paused":
+            text = "SnapSort paused"
+            shortText = "paused"
+            color = "#888888"
+            i3rsState = "Idle"
+        case "stopped", "stopping":
+            text = review > 0 ? "SnapSort \(StatusSummary.number(review)) to review (stopped)" : "SnapSort stopped"
+            shortText = "stopped"
+            color = "#888888"
+            i3rsState = "Idle"
+        default:
+            text = review > 0 ? "SnapSort \(StatusSummary.number(review)) to review" : "SnapSort ✓"
+            shortText = review > 0 ? StatusSummary.number(review) : "✓"
+            color = review > 0 ? "#ebcb8b" : "#a3be8c"
+            i3rsState = review > 0 ? "Warning" : "Good"
+        }
+        if a.degraded || a.lastError != nil {
+            color = "#bf616a"
+            i3rsState = "Critical"
+        }
+        cssClass = a.degraded ? "degraded" : a.state
+        if a.total > 0 {
+            percentage = min(100, a.done * 100 / a.total)
+        } else {
+            percentage = 100
+        }
+        if let g = d.goal, g.target > 0, !["scanning", "analyzing", "starting"].contains(a.state) {
+            percentage = min(100, g.doneToday * 100 / g.target)
+        }
+        var lines = ["Agent: \(a.state)" + (a.pid.map { " (pid \($0))" } ?? "")]
+        lines.append("Analyzed: \(StatusSummary.number(a.done)) of \(StatusSummary.number(a.total))")
+        for g in d.groups { lines.append("\(g.id): \(StatusSummary.number(g.items)) (\(StatusSummary.bytes(g.bytes)))") }
+        if let r = d.awaitingReview { lines.append("Awaiting review: \(StatusSummary.number(r))") }
+        if let t = d.trash { lines.append("Trash: \(StatusSummary.number(t.count)) (\(StatusSummary.bytes(t.bytes)))") }
+        if let c = d.cleared { lines.append("Cleared: \(c.today) today, \(c.week) this week, \(c.total) in all") }
+        if let s = d.streak { lines.append("Streak: \(s.current) days (longest \(s.longest))") }
+        if let g = d.goal { lines.append("Goal: \(g.doneToday)/\(g.target) today") }
+        if let r = d.nextReminder { lines.append("Next reminder: \(StatusTimestamp.string(r))") }
+        if a.degraded { lines.append("Degraded: some folders are checked periodically, not watched") }
+        if let e = a.lastError { lines.append("Last error: \(e)") }
+        tooltip = lines.joined(separator: "\n")
+    }
+
+    /// People's view: the tooltip lines, one fact a line.
+    public var human: String { tooltip }
+
+    /// Groups digits by threes with a space ("12 431"), as the STATUS= lines do.
+    public static func number(_ n: Int) -> String {
+        let s = String(abs(n))
+        var out = ""
+        for (i, c) in s.enumerated() {
+            if i > 0 && (s.count - i) % 3 == 0 { out.append(" ") }
+            out.append(c)
+        }
+        return (n < 0 ? "-" : "") + out
+    }
+
+    /// Bytes for people (SI units).
+    public static func bytes(_ b: Int64) -> String {
+        let units = ["B", "kB", "MB", "GB", "TB"]
+        var v = Double(b)
+        var i = 0
+        while v >= 1000 && i < units.count - 1 { v /= 1000; i += 1 }
+        return i == 0 ? "\(b) B" : String(format: v < 10 ? "%.1f %@" : "%.0f %@", v, units[i])
+    }
+}
