@@ -1,0 +1,659 @@
+import Foundation
+import Glibc
+import Synchronization
+import SnapSortCore
+import SnapSortSystem
+
+/// How an agent runs; every side effect is injectable for tests.
+public struct AgentOptions: Sendable {
+    public var dbPath: String
+    public var env: Environment
+    /// Folders to watch instead of the configured roots (command-line arguments).
+    public var roots: [String] = []
+    public var clock: Clock = .live
+    public var logger: Logger = .silent
+    public var notifier: Notifier = .silent
+    public var providers: StatusProviders = .standard
+    /// Overrides the status file path of the configuration.
+    public var statusPath: String?
+    /// How long a written file must stay quiet before it is analyzed.
+    public var debounce: TimeInterval = 0.25
+    /// How long an `IN_MOVED_FROM` waits for its `IN_MOVED_TO`.
+    public var moveTimeout: TimeInterval = 0.5
+    /// The most inotify watches to take (default: the system limit minus headroom).
+    public var watchBudget: Int?
+    /// Analysis threads.
+    public var workers = max(1, ProcessInfo.processInfo.activeProcessorCount / 2)
+    /// How often unwatched folders are reconciled when the watch limit is hit.
+    public var degradedInterval: TimeInterval = 600
+    /// How often the database is backed up, and how many backups are kept.
+    public var backupInterval: TimeInterval = 86_400
+    public var backupsKept = 3
+    /// Whether SIGTERM, SIGINT and SIGHUP are handled (blocked and read from a signalfd).
+    public var handleSignals = true
+    /// Adds format handlers and settings to the agent's scanner (the CLI's `Extensions.configure`).
+    public var configureScanner: @Sendable (LibraryScanner) -> Void = { _ in }
+    /// Runs after each reconcile with the paths it covered (the CLI's `Extensions.afterScan`).
+    public var afterReconcile: @Sendable (Library, [String]) throws -> Void = { _, _ in }
+
+    public init(dbPath: String, env: Environment) {
+        self.dbPath = dbPath
+        self.env = env
+    }
+}
+
+/// An error that stops the agent, with a message for one log line.
+public struct AgentError: Error, CustomStringConvertible, Sendable {
+    public enum Code: Sendable { case alreadyRunning, setup }
+    public let code: Code
+    public let description: String
+    public init(_ code: Code, _ description: String) {
+        self.code = code
+        self.description = description
+    }
+}
+
+/// Counters for tests and benchmarks.
+public struct AgentCounters: Sendable, Equatable {
+    public var events = 0
+    public var overflows = 0
+    public var reconciles = 0
+    public var moves = 0
+    public var removals = 0
+    public var decodes = 0
+    public var statusWrites = 0
+    public var backups = 0
+    public var configReloads = 0
+    public var databaseChanges = 0
+}
+
+/// The long-running service: watches the roots, keeps the library current, publishes the
+/// status file. Single-threaded: one loop blocks in `poll` on the inotify, signal and wakeup
+/// descriptors with a timeout that is the next due timer; analysis threads run only inside a
+/// reconcile, whose progress callback keeps serving events, signals and the watchdog.
+public final class Agent: @unchecked Sendable {
+    public let options: AgentOptions
+    public let library: Library
+    public private(set) var configuration: Configuration
+    public private(set) var roots: [String] = []
+    public let statusPath: String
+    let watcher: Watcher
+    private let meta: Inotify
+    private var metaWatches: [Int32: String] = [:]
+    private let wakeup: WakeupFD
+    private var signals: SignalFD?
+    private let lock: FileLock
+    private var tracker: ChangeTracker
+    private var logger: Logger { options.logger }
+    private var now: Date { options.clock.now() }
+
+    // Work waiting for a reconcile.
+    private var dirtyFiles: Set<String> = []
+    private var dirtyFolders: Set<String> = []
+    /// Folders whose watch is being renamed: cookie → old path (applied as soon as the TO arrives).
+    private var folderMoves: [UInt32: String] = [:]
+
+    // State.
+    private var state = "starting"
+    private var progress: (done: Int, total: Int)?
+    private var lastError: String?
+    private var pausedUntil: Date?
+    private let stopFlag = Atomic<Bool>(false)
+    private var stopping = false
+    private var reloadRequested = false
+    private var cancelScan = CancelFlag()
+    private var statusDirty = true
+    private var lastStatusContent = ""
+    private var lastStatusLine = ""
+    private var dataVersion: Int64 = 0
+
+    // Timers (on the injected clock), and the watchdog (on the monotonic clock).
+    private var nextReconcile: Date
+    private var nextDegradedCheck: Date
+    private var nextBackupCheck: Date
+    private var databaseCheckAt: Date?
+    private var configCheckAt: Date?
+    private var lastWatchdog = ContinuousClock.now
+
+    private let countersBox = Mutex(AgentCounters())
+    /// What the agent did so far (readable from any thread).
+    public var counters: AgentCounters { countersBox.withLock { $0 } }
+    private let stateBox = Mutex("starting")
+    /// The agent's state as last published (readable from any thread).
+    public var currentState: String { stateBox.withLock { $0 } }
+
+    /// Takes the database lock, opens the library, and sets the watches. Throws
+    /// `AgentError.alreadyRunning` when another agent holds the database.
+    public init(_ options: AgentOptions) throws {
+        self.options = options
+        let dir = Agent.folder(of: options.dbPath)
+        try FileSystem.makeDirectories(dir, mode: 0o700)
+        guard let lock = try FileLock.tryLock(Agent.lockPath(options.dbPath)) else {
+            throw AgentError(.alreadyRunning, "another snapsort agent is already running for \(options.dbPath)")
+        }
+        self.lock = lock
+        if options.handleSignals { signals = try SignalFD([SIGTERM, SIGINT, SIGHUP]) }
+        library = try Library(path: options.dbPath)
+        let (config, problems) = Configuration.load(options.env)
+        configuration = config
+        for p in problems { options.logger.warning(p.description) }
+        statusPath = options.statusPath ?? config.statusFilePath(options.env)
+        tracker = ChangeTracker(debounce: options.debounce, moveTimeout: options.moveTimeout)
+        watcher = try Watcher(rules: ExcludeRules(excludedPaths: config.excludes), budget: options.watchBudget, logger: options.logger)
+        meta = try Inotify()
+        wakeup = try WakeupFD()
+        let start = options.clock.now()
+        nextReconcile = start.addingTimeInterval(TimeInterval(config.reconcileIntervalMinutes * 60))
+        nextDegradedCheck = start.addingTimeInterval(options.degradedInterval)
+        nextBackupCheck = start
+        roots = config.effectiveRoots(arguments: options.roots, env: options.env)
+        pausedUntil = try library.pausedUntil(now: start)
+        dataVersion = try library.db.scalar("PRAGMA data_version") ?? 0
+        watchMeta()
+        for r in roots { watcher.watchTree(r) }
+        // What changed while the agent was down.
+        dirtyFolders = Set(roots)
+    }
+
+    /// The lock file that keeps one agent per database.
+    public static func lockPath(_ dbPath: String) -> String { dbPath + ".agent.lock" }
+
+    /// Whether an agent is running on this database.
+    public static func isRunning(dbPath: String) -> Bool { FileLock.isHeld(lockPath(dbPath)) }
+
+    static func folder(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    /// Watches the database folder (to notice the CLI's writes) and the configuration folder.
+    private func watchMeta() {
+        let mask = Inotify.modify | Inotify.closeWrite | Inotify.movedTo | Inotify.create | Inotify.onlyDir
+        for dir in [Agent.folder(of: options.dbPath), Agent.folder(of: Configuration.path(options.env))] {
+            if let wd = try? meta.addWatch(dir, mask: mask) {
+                metaWatches[wd] = (metaWatches[wd].map { $0 + "\n" } ?? "") + dir
+            }
+        }
+    }
+
+    /// Asks the loop to stop (from any thread); the same as SIGTERM.
+    public func requestStop() {
+        stopFlag.store(true, ordering: .sequentiallyConsistent)
+        wakeup.wake()
+    }
+
+    /// Wakes the loop so it re-reads the clock (tests that advance a manual clock).
+    public func wake() { wakeup.wake() }
+
+    // MARK: The loop
+
+    /// Runs until SIGTERM, SIGINT or `requestStop()`. Returns the exit code (0).
+    public func run() throws -> Int32 {
+        publish(state: "starting")
+        refreshStatus(force: true)
+        options.notifier.send("READY=1\nSTATUS=\(statusLine())")
+        logger.notice("agent ready", ["roots": "\(roots.count)", "watches": "\(watcher.count)", "status.file": statusPath])
+        if watcher.isDegraded { noteDegraded() }
+        while !stopping {
+            let timeout = nextTimeoutMs()
+            service(timeoutMs: timeout)
+            if stopping { break }
+            step()
+        }
+        publish(state: "stopping")
+        options.notifier.send("STOPPING=1\nSTATUS=Stopping")
+        state = "stopped"
+        publish(state: "stopped")
+        writeStatus(stoppedDocument())
+        lock.unlock()
+        logger.notice("agent stopped")
+        return 0
+    }
+
+    /// One pass over what is due: changes, timers, work, status.
+    func step() {
+        let t = now
+        if reloadRequested || (configCheckAt.map { $0 <= t } ?? false) {
+            reloadRequested = false
+            configCheckAt = nil
+            reloadConfiguration()
+        }
+        if let at = databaseCheckAt, at <= t {
+            databaseCheckAt = nil
+            checkDatabase()
+        }
+        if let p = pausedUntil, p <= t {
+            pausedUntil = nil
+            logger.notice("pause ended")
+            statusDirty = true
+        }
+        apply(tracker.due(at: t))
+        if t >= nextReconcile {
+            nextReconcile = t.addingTimeInterval(TimeInterval(configuration.reconcileIntervalMinutes * 60))
+            watcher.retryUnwatched()
+            for r in roots { watcher.watchTree(r) }
+            dirtyFolders.formUnion(roots)
+        }
+        if watcher.isDegraded && t >= nextDegradedCheck {
+            nextDegradedCheck = t.addingTimeInterval(options.degradedInterval)
+            dirtyFolders.formUnion(watcher.unwatched)
+        }
+        if hasWork && pausedUntil == nil {
+            reconcile()
+        }
+        if !hasWork && pausedUntil == nil && now >= nextBackupCheck {
+            backupIfDue()
+        }
+        refreshStatus()
+    }
+
+    private var hasWork: Bool { !dirtyFiles.isEmpty || !dirtyFolders.isEmpty }
+
+    /// Milliseconds until the next due timer (-1: none; the loop then waits for an event).
+    private func nextTimeoutMs() -> Int32 {
+        let t = now
+        var deadlines: [Date] = [nextReconcile]
+        if let d = tracker.nextDeadline { deadlines.append(d) }
+        if watcher.isDegraded { deadlines.append(nextDegradedCheck) }
+        if let d = databaseCheckAt { deadlines.append(d) }
+        if let d = configCheckAt { deadlines.append(d) }
+        if let p = pausedUntil, p != .distantFuture { deadlines.append(p) }
+        if pausedUntil == nil && !hasWork { deadlines.append(nextBackupCheck) }
+        if hasWork && pausedUntil == nil { deadlines.append(t) }
+        var ms = deadlines.map { max(0, $0.timeIntervalSince(t) * 1000) }.min() ?? -1
+        if let w = options.notifier.watchdogInterval {
+            let next = (w / 3) - secondsSince(lastWatchdog)
+            ms = min(ms < 0 ? .infinity : ms, max(0, next * 1000))
+        }
+        if ms < 0 { return -1 }
+        return Int32(min(ms.rounded(.up), Double(Int32.max)))
+    }
+
+    private func secondsSince(_ i: ContinuousClock.Instant) -> Double {
+        let d = ContinuousClock.now - i
+        return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+    }
+
+    /// Waits up to `timeoutMs` for events and handles them: signals, inotify, wakeups, the
+    /// watchdog. Also called with 0 from inside a reconcile.
+    func service(timeoutMs: Int32) {
+        var fds = [watcher.inotify.fd, meta.fd, wakeup.fd]
+        if let s = signals { fds.append(s.fd) }
+        let ready: [Int32]
+        do {
+            ready = try Poll.readable(fds, timeoutMs: timeoutMs)
+        } catch {
+            noteError("poll failed", error)
+            ready = []
+        }
+        if let s = signals, ready.contains(s.fd) {
+            for sig in s.read() {
+                switch sig {
+                case SIGHUP:
+                    logger.notice("SIGHUP: reloading the configuration")
+                    reloadRequested = true
+                default:
+                    logger.notice("stopping on signal", ["signal": "\(sig)"])
+                    stopping = true
+                    cancelScan.set()
+                }
+            }
+        }
+        if ready.contains(wakeup.fd) { wakeup.drain() }
+        if stopFlag.load(ordering: .sequentiallyConsistent) {
+            stopping = true
+            cancelScan.set()
+        }
+        if ready.contains(watcher.inotify.fd) { readWatchEvents() }
+        if ready.contains(meta.fd) { readMetaEvents() }
+        pingWatchdog()
+    }
+
+    private func pingWatchdog() {
+        guard let w = options.notifier.watchdogInterval, secondsSince(lastWatchdog) >= w / 3 else { return }
+        lastWatchdog = ContinuousClock.now
+        options.notifier.send("WATCHDOG=1")
+    }
+
+    // MARK: Events
+
+    private func readWatchEvents() {
+        let events: [Inotify.Event]
+        do { events = try watcher.inotify.read() } catch {
+            noteError("cannot read inotify events", error)
+            return
+        }
+        countersBox.withLock { $0.events += events.count }
+        let t = now
+        for e in events { ingest(e, at: t) }
+    }
+
+    /// Feeds one inotify event to the tracker (see man 7 inotify for the event kinds).
+    func ingest(_ e: Inotify.Event, at t: Date) {
+        if e.has(Inotify.overflow) {
+            // The kernel queue overflowed: events were lost. A reconcile of everything replaces them.
+            countersBox.withLock { $0.overflows += 1 }
+            logger.warning("inotify queue overflowed; reconciling every root")
+            tracker.reset()
+            folderMoves.removeAll()
+            for r in roots { watcher.watchTree(r) }
+            dirtyFolders.formUnion(roots)
+            return
+        }
+        if e.has(Inotify.ignored) {
+            watcher.dropped(e.wd)
+            return
+        }
+        guard let dir = watcher.pathByWatch[e.wd] else { return }
+        if e.name.isEmpty {
+            // The watched folder itself moved away or was deleted.
+            if e.has(Inotify.moveSelf) || e.has(Inotify.deleteSelf) {
+                if roots.contains(dir) {
+                    logger.notice("a root moved or was deleted; it is offline until it comes back")
+                    watcher.unwatch(dir)
+                    dirtyFolders.insert(dir)
+                }
+            }
+            return
+        }
+        let path = dir == "/" ? "/" + e.name : dir + "/" + e.name
+        let isDir = e.isDirectory
+        let excluded = isDir ? watcher.rules.skipsFolder(name: e.name, path: path) : !watcher.rules.isCandidateFile(name: e.name)
+        if e.has(Inotify.movedFrom) {
+            if isDir { folderMoves[e.cookie] = path }
+            if !excluded { tracker.movedFrom(path, cookie: e.cookie, isDirectory: isDir, at: t) }
+        } else if e.has(Inotify.movedTo) {
+            if isDir, let from = folderMoves.removeValue(forKey: e.cookie) {
+                // Re-path the watches now, so later events in this batch report the new path.
+                if excluded { watcher.unwatch(from) } else { watcher.renamed(from: from, to: path) }
+            }
+            tracker.movedTo(excluded ? nil : path, cookie: e.cookie, isDirectory: isDir, at: t)
+        } else if e.has(Inotify.closeWrite) {
+            if !excluded { tracker.written(path, at: t) }
+        } else if e.has(Inotify.create) {
+            if isDir && !excluded { tracker.folderCreated(path) }
+        } else if e.has(Inotify.delete) {
+            if !excluded || isDir { tracker.deleted(path, isDirectory: isDir) }
+        }
+    }
+
+    private func readMetaEvents() {
+        guard let events = try? meta.read() else { return }
+        let dbName = String(options.dbPath.split(separator: "/").last ?? "")
+        let t = now
+        for e in events {
+            if e.has(Inotify.overflow) {
+                databaseCheckAt = t
+                continue
+            }
+            if e.name == dbName || e.name == dbName + "-wal" {
+                if databaseCheckAt == nil { databaseCheckAt = t.addingTimeInterval(0.1) }
+            } else if e.name == "snapsort.conf", e.has(Inotify.closeWrite) || e.has(Inotify.movedTo) || e.has(Inotify.create) {
+                configCheckAt = t.addingTimeInterval(0.2)
+            }
+        }
+    }
+
+    /// The CLI (or the review page) wrote to the database: reload the pause state and refresh
+    /// the status. `PRAGMA data_version` changes only for commits by other connections.
+    private func checkDatabase() {
+        guard let v = try? library.db.scalar("PRAGMA data_version"), v != dataVersion else { return }
+        dataVersion = v
+        countersBox.withLock { $0.databaseChanges += 1 }
+        let was = pausedUntil
+        pausedUntil = (try? library.pausedUntil(now: now)) ?? nil
+        if was == nil && pausedUntil != nil { logger.notice("analysis paused") }
+        if was != nil && pausedUntil == nil { logger.notice("analysis resumed") }
+        if pausedUntil != nil { cancelScan.set() }
+        statusDirty = true
+    }
+
+    // MARK: Changes
+
+    /// Applies due changes: moves and removals go straight to the database; writes and new
+    /// folders wait for the next reconcile.
+    func apply(_ changes: [Change]) {
+        guard !changes.isEmpty else { return }
+        let t = now
+        for c in changes {
+            do {
+                switch c {
+                case .file(let p):
+                    if let st = FileSystem.lstatusIfExists(p), st.isRegular {
+                        dirtyFiles.insert(p)
+                    } else {
+                        try removed(p)
+                    }
+                case .folder(let p):
+                    guard FileSystem.lstatusIfExists(p)?.isDirectory == true else { continue }
+                    watcher.watchTree(p)
+                    dirtyFolders.insert(p)
+                case .moved(let from, let to, let isDir):
+                    countersBox.withLock { $0.moves += 1 }
+                    if isDir {
+                        try library.followFolderMove(from: from, to: to, now: t)
+                        if !watcher.isWatched(to) {
+                            watcher.watchTree(to)
+                            dirtyFolders.insert(to)
+                        }
+                    } else if try !library.followFileMove(from: from, to: to, now: t) {
+                        dirtyFiles.insert(to)
+                        try removed(from)
+                    }
+                    statusDirty = true
+                case .removed(let p, let isDir):
+                    if isDir { watcher.unwatch(p) }
+                    try removed(p)
+                }
+            } catch {
+                noteError("cannot apply a change", error)
+            }
+        }
+    }
+
+    private func removed(_ path: String) throws {
+        let n = try library.markMissingGone(at: path, now: now)
+        if n > 0 {
+            countersBox.withLock { $0.removals += n }
+            statusDirty = true
+        }
+    }
+
+    /// Reconciles what is dirty (disk against database) and analyzes what is new or changed.
+    private func reconcile() {
+        // A path under a dirty folder is covered by it; a missing path that is not a root is a
+        // removal (the scanner would take it for an offline root).
+        let folders = dirtyFolders.sorted()
+        var paths: [String] = []
+        for f in folders where !paths.contains(where: { f.hasPrefix($0 + "/") }) {
+            if roots.contains(f) || FileSystem.lstatusIfExists(f)?.isDirectory == true {
+                paths.append(f)
+            } else {
+                try? removed(f)
+            }
+        }
+        for f in dirtyFiles.sorted() where !paths.contains(where: { f.hasPrefix($0 + "/") }) {
+            if FileSystem.lstatusIfExists(f)?.isRegular == true { paths.append(f) } else { try? removed(f) }
+        }
+        dirtyFiles.removeAll()
+        dirtyFolders.removeAll()
+        guard !paths.isEmpty else { return }
+        cancelScan = CancelFlag()
+        let cancel = cancelScan
+        let scanner = LibraryScanner(library: library, rules: watcher.rules, clock: options.clock, logger: logger, workers: options.workers)
+        scanner.isCancelled = { cancel.isSet }
+        options.configureScanner(scanner)
+        progress = (0, 0)
+        publish(state: "scanning")
+        refreshStatus()
+        do {
+            let summary = try scanner.scan(paths) { p in
+                if p.phase == .analyzing {
+                    self.progress = (p.done, p.total)
+                    self.publish(state: "analyzing")
+                }
+                // Keep serving the loop: signals, events (so the queue does not overflow), the
+                // watchdog, a pause written by the CLI.
+                self.service(timeoutMs: 0)
+                if let at = self.databaseCheckAt, at <= self.now {
+                    self.databaseCheckAt = nil
+                    self.checkDatabase()
+                }
+                self.refreshStatus()
+            }
+            countersBox.withLock {
+                $0.reconciles += 1
+                $0.decodes += summary.decodes
+            }
+            if summary.cancelled {
+                // Nothing is lost: what was not analyzed is found again on the next reconcile.
+                dirtyFolders.formUnion(paths.filter { FileSystem.lstatusIfExists($0)?.isDirectory == true })
+                dirtyFiles.formUnion(paths.filter { FileSystem.lstatusIfExists($0)?.isRegular == true })
+            }
+            if summary.added + summary.changed + summary.moved + summary.gone + summary.reanalyzed > 0 {
+                logger.info("reconciled", [
+                    "scan.added": "\(summary.added)", "scan.changed": "\(summary.changed)", "scan.moved": "\(summary.moved)",
+                    "scan.gone": "\(summary.gone)", "scan.analyzed": "\(summary.analyzed)",
+                ])
+            }
+            if !summary.cancelled { try options.afterReconcile(library, paths) }
+        } catch {
+            noteError("reconcile failed", error)
+        }
+        progress = nil
+        publish(state: pausedUntil != nil ? "paused" : "watching")
+        statusDirty = true
+    }
+
+    // MARK: Configuration
+
+    private func reloadConfiguration() {
+        let (config, problems) = Configuration.load(options.env)
+        for p in problems { logger.warning(p.description) }
+        countersBox.withLock { $0.configReloads += 1 }
+        guard config != configuration else { return }
+        configuration = config
+        watcher.rules = ExcludeRules(excludedPaths: config.excludes)
+        let newRoots = config.effectiveRoots(arguments: options.roots, env: options.env)
+        for r in roots where !newRoots.contains(r) { watcher.unwatch(r) }
+        for r in newRoots where !roots.contains(r) {
+            watcher.watchTree(r)
+            dirtyFolders.insert(r)
+        }
+        roots = newRoots
+        nextReconcile = min(nextReconcile, now.addingTimeInterval(TimeInterval(config.reconcileIntervalMinutes * 60)))
+        logger.notice("configuration reloaded", ["roots": "\(roots.count)"])
+        statusDirty = true
+    }
+
+    // MARK: Backup
+
+    private func backupIfDue() {
+        let t = now
+        let last = (try? library.agentState("last_backup_at")).flatMap { $0 }.flatMap(StatusTimestamp.date)
+        if let last, t.timeIntervalSince(last) < options.backupInterval {
+            nextBackupCheck = last.addingTimeInterval(options.backupInterval)
+            return
+        }
+        do {
+            try Backup.run(library, keep: options.backupsKept, now: t)
+            try library.setAgentState("last_backup_at", StatusTimestamp.string(t), at: t)
+            dataVersion = (try? library.db.scalar("PRAGMA data_version")) ?? dataVersion
+            countersBox.withLock { $0.backups += 1 }
+            logger.info("database backed up", ["backups.kept": "\(options.backupsKept)"])
+        } catch {
+            noteError("database backup failed", error)
+        }
+        nextBackupCheck = t.addingTimeInterval(options.backupInterval)
+    }
+
+    // MARK: Status
+
+    private func publish(state s: String) {
+        if state != s { statusDirty = true }
+        state = s
+        stateBox.withLock { $0 = s }
+    }
+
+    private func noteError(_ message: String, _ error: Error) {
+        logger.error(message, ["error": "\(error)"])
+        lastError = "\(message): \(error)"
+        statusDirty = true
+    }
+
+    private func noteDegraded() {
+        let msg = "inotify watch limit reached: \(watcher.unwatched.count) folder(s) are checked every \(Int(options.degradedInterval / 60)) min instead of watched; raise the limit with 'sudo sysctl fs.inotify.max_user_watches=524288'"
+        logger.warning(msg)
+        if lastError == nil { lastError = msg }
+        statusDirty = true
+    }
+
+    private func agentPart() -> StatusDocument.Agent {
+        let counts = (try? library.itemCounts()) ?? (total: 0, analyzed: 0)
+        let shown = (state == "watching" || state == "starting") && pausedUntil != nil ? "paused" : state
+        let (done, total) = progress.map { ($0.done, $0.total) } ?? (counts.analyzed, counts.total)
+        return StatusDocument.Agent(state: shown, pid: Int(getpid()), done: done, total: total, degraded: watcher.isDegraded,
+                                    lastError: lastError)
+    }
+
+    private func stoppedDocument() -> StatusDocument {
+        var a = agentPart()
+        a.state = "stopped"
+        a.pid = nil
+        let counts = (try? library.itemCounts()) ?? (total: 0, analyzed: 0)
+        a.done = counts.analyzed
+        a.total = counts.total
+        return options.providers.document(agent: a, inputs: StatusInputs(library: library, configuration: configuration, now: now))
+    }
+
+    /// Rebuilds the document and rewrites the status file when its content changed.
+    func refreshStatus(force: Bool = false) {
+        guard statusDirty || force || progress != nil else { return }
+        statusDirty = false
+        let doc = options.providers.document(
+            agent: agentPart(), inputs: StatusInputs(library: library, configuration: configuration, now: now)
+        ) { name, error in logger.warning("status provider failed", ["status.field": name, "error": "\(error)"]) }
+        if doc.content != lastStatusContent || force {
+            writeStatus(doc)
+        }
+        let line = statusLine(doc)
+        if line != lastStatusLine {
+            lastStatusLine = line
+            options.notifier.send("STATUS=\(line)")
+        }
+    }
+
+    private func writeStatus(_ doc: StatusDocument) {
+        lastStatusContent = doc.content
+        do {
+            try FileSystem.makeDirectories(Agent.folder(of: statusPath), mode: 0o700)
+            try FileSystem.writeAtomically(statusPath, Array((doc.json.serialized(pretty: true) + "\n").utf8))
+            countersBox.withLock { $0.statusWrites += 1 }
+        } catch {
+            logger.error("cannot write the status file", ["error": "\(error)"])
+        }
+    }
+
+    /// The `STATUS=` line: "Analyzing 1 204 of 5 310 …", "Watching 12 431 photos in 3 folders".
+    func statusLine(_ doc: StatusDocument? = nil) -> String {
+        let a = doc?.agent ?? agentPart()
+        let n = StatusSummary.number
+        var s: String
+        switch a.state {
+        case "analyzing": s = "Analyzing \(n(a.done)) of \(n(a.total)) …"
+        case "scanning": s = "Checking folders …"
+        case "starting": s = "Starting …"
+        case "paused": s = "Paused; watching \(n(a.total)) photos in \(roots.count) folder\(roots.count == 1 ? "" : "s")"
+        default: s = "Watching \(n(a.total)) photos in \(roots.count) folder\(roots.count == 1 ? "" : "s")"
+        }
+        if a.degraded { s += " (watch limit reached: some folders checked periodically)" }
+        return s
+    }
+}
+
+/// A flag the analysis threads read to stop early.
+final class CancelFlag: Sendable {
+    private let value = Atomic<Bool>(false)
+    func set() { value.store(true, ordering: .relaxed) }
+    var isSet: Bool { value.load(ordering: .relaxed) }
+}

@@ -1,0 +1,46 @@
+import Foundation
+import Glibc
+import SnapSortCore
+import SnapSortSystem
+
+/// Daily copies of the database next to it (`VACUUM INTO`): decisions are the user's work.
+///
+/// Each copy is `<database>.backup-YYYYMMDD-HHMMSS`; it is written under a temporary name,
+/// synced and renamed, so a crash never leaves a half-written backup under a backup's name.
+/// Only the newest `keep` copies are kept; nothing else in the folder is touched.
+public enum Backup {
+    /// Writes a backup now and prunes old ones. Returns the new backup's path.
+    @discardableResult
+    public static func run(_ library: Library, keep: Int, now: Date) throws -> String {
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.timeZone = TimeZone(identifier: "UTC")
+        f.dateFormat = "yyyyMMdd-HHmmss"
+        let target = library.path + ".backup-" + f.string(from: now)
+        let tmp = target + ".partial"
+        unlink(tmp)  // a partial copy from an interrupted run (our own temporary name)
+        try library.db.run("VACUUM INTO ?", tmp)
+        let fd = try FileDescriptor.open(tmp, O_RDONLY | O_CLOEXEC)
+        _ = try valueOrErrno("fsync") { fsync(fd.raw) }
+        fd.close()
+        try FileSystem.rename(tmp, target)
+        try prune(library.path, keep: keep)
+        return target
+    }
+
+    /// The existing backups of `dbPath`, oldest first.
+    public static func list(_ dbPath: String) -> [String] {
+        guard let slash = dbPath.lastIndex(of: "/") else { return [] }
+        let dir = String(dbPath[..<slash])
+        let prefix = String(dbPath[dbPath.index(after: slash)...]) + ".backup-"
+        let names = ((try? FileSystem.listDirectory(dir)) ?? []).map(\.name).filter {
+            $0.hasPrefix(prefix) && !$0.hasSuffix(".partial") && $0.count == prefix.count + 15
+        }
+        return names.sorted().map { dir + "/" + $0 }
+    }
+
+    static func prune(_ dbPath: String, keep: Int) throws {
+        let all = list(dbPath)
+        for old in all.dropLast(max(1, keep)) { unlink(old) }
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import SnapSortCore
+import SnapSortSystem
+
+/// The database side of watch events: moves and removals that need no analysis.
+extension Library {
+    /// A file renamed within the watched tree: when the row at `from` is the file now at `to`
+    /// (same device, inode, size, mtime), the row follows it. A live row already at `to` (a
+    /// rename over an existing file) becomes a tombstone first. Returns false when the rows do
+    /// not match (the caller reconciles both paths instead).
+    public func followFileMove(from: String, to: String, now: Date) throws -> Bool {
+        guard let row = try liveRow(path: from), let st = FileSystem.lstatusIfExists(to), st.isRegular, row.matches(st) else {
+            return false
+        }
+        try db.transaction {
+            if let old = try liveRow(path: to), old.id != row.id { try markGone(ids: [old.id], at: now) }
+            try recordMove(id: row.id, to: to, status: st, restoreStatus: nil)
+        }
+        return true
+    }
+
+    /// A folder renamed within the watched tree: every live row under `from` now lives under
+    /// `to` (the files are the same inodes; nothing is read or decoded). Returns the rows moved.
+    @discardableResult
+    public func followFolderMove(from: String, to: String, now: Date) throws -> Int {
+        let (lo, hi) = Library.folderBounds(from)
+        let (tlo, thi) = Library.folderBounds(to)
+        return try db.transaction {
+            // Stale live rows under the destination (it did not exist a moment ago).
+            let stale = try db.rows("SELECT id FROM files WHERE status != 'gone' AND path >= ? AND path < ?", tlo, thi).compactMap { $0.int(0) }
+            if !stale.isEmpty { try markGone(ids: stale, at: now) }
+            try db.run("UPDATE files SET path = ? || substr(path, ?) WHERE status != 'gone' AND path >= ? AND path < ?",
+                       to, from.utf8.count + 1, lo, hi)
+            return db.changes
+        }
+    }
+
+    /// Rows at or under `path` whose file is no longer there (with the same identity) become
+    /// tombstones. Returns how many.
+    @discardableResult
+    public func markMissingGone(at path: String, now: Date) throws -> Int {
+        let rows = try liveRows(under: path)
+        // A file that is still there but changed is not gone: the reconcile re-analyzes it.
+        let gone = rows.filter { FileSystem.lstatusIfExists($0.path)?.isRegular != true }.map(\.id)
+        guard !gone.isEmpty else { return 0 }
+        try db.transaction { try markGone(ids: gone, at: now) }
+        return gone.count
+    }
+
+    static func folderBounds(_ dir: String) -> (String, String) {
+        let p = dir.hasSuffix("/") ? dir : dir + "/"
+        return (p, String(p.dropLast()) + "0")  // "0" sorts right after "/"
+    }
+}
