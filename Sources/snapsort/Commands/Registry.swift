@@ -1,4 +1,5 @@
 /// The subcommands, in the order `--help` lists them. Each feature adds its own.
 var allCommands: [any Command.Type] { [
     ScanCommand.self, ReportCommand.self, InfoCommand.self, DemoCommand.self,
+    AgentCommand.self, StatusCommand.self, PauseCommand.self, ResumeCommand.self, ConfigCommand.self, RootsCommand.self, ForgetCommand.self,
 ] }

@@ -1,0 +1,55 @@
+import Foundation
+import SnapSortAgent
+import SnapSortCore
+
+/// `snapsort agent [DIR…]`
+enum AgentCommand: Command {
+    static let name = "agent"
+    static let summary = "watch the photo folders and keep the library and status file current"
+    static let usage = """
+        Usage: snapsort agent [--workers N] [--status-file PATH] [DIR…]
+
+        The long-running service (systemd/snapsort.service runs it): watches every folder under
+        the roots (DIR…, else the configured roots, else XDG_PICTURES_DIR, else ~/Pictures) with
+        inotify, analyzes new and changed photos at low priority, follows moves without
+        re-analysis, and rewrites the status file whenever its content changes (default
+        $XDG_RUNTIME_DIR/snapsort/status.json; see 'snapsort status'). One agent per database.
+          --workers N         analysis threads (default: half the cores)
+          --status-file PATH  write the status file here instead
+        Signals: SIGTERM/SIGINT stop cleanly (exit 0); SIGHUP reloads snapsort.conf.
+        Exit: 0 stopped cleanly, 1 error (another agent already runs on this database).
+        """
+
+    static func run(_ args: inout Arguments, _ ctx: Context) throws -> Int32 {
+        let workers = try args.option("--workers").map { v -> Int in
+            guard let n = Int(v), n >= 1, n <= 256 else { throw UsageError("--workers takes a number from 1 to 256") }
+            return n
+        }
+        let statusFile = try args.option("--status-file").map(ctx.absolute)
+        let dirs = try args.positionals().map(ctx.absolute)
+        var options = AgentOptions(dbPath: ctx.dbPath, env: ctx.env)
+        options.roots = dirs
+        options.statusPath = statusFile
+        if let workers { options.workers = workers }
+        // Under systemd (or any service manager speaking sd_notify) every line carries its
+        // sd-daemon(3) priority prefix so journald keeps the levels.
+        let underManager = ctx.env["JOURNAL_STREAM"] != nil || ctx.env["INVOCATION_ID"] != nil || ctx.env["NOTIFY_SOCKET"] != nil
+        var logger = Logger.stderr(label: "snapsort-agent", level: ctx.logger.level == .debug ? .debug : .info, systemdPrefixes: underManager)
+        if ctx.quiet { logger.level = .warning }
+        options.logger = logger
+        options.notifier = .live
+        options.configureScanner = { Extensions.configure($0) }
+        options.afterReconcile = { try Extensions.afterScan($0, $1) }
+        let agent: Agent
+        do {
+            agent = try Agent(options)
+        } catch let e as AgentError {
+            throw CommandFailure(ExitCode.error, e.description)
+        }
+        if !underManager && !ctx.quiet {
+            ctx.err("snapsort agent: watching \(agent.roots.joined(separator: ", "))")
+            ctx.err("status file: \(agent.statusPath)  (snapsort status --follow to watch it; Ctrl-C to stop)")
+        }
+        return try agent.run()
+    }
+}

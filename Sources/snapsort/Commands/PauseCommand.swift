@@ -1,0 +1,68 @@
+import Foundation
+import SnapSortAgent
+import SnapSortCore
+
+/// `snapsort pause [DURATION]`
+enum PauseCommand: Command {
+    static let name = "pause"
+    static let summary = "pause analysis (watching continues; nothing is lost)"
+    static let usage = """
+        Usage: snapsort pause [DURATION]
+
+        Pauses the agent's analysis for DURATION (e.g. 90s, 30m, 2h, 1d; a bare number is
+        minutes), or until 'snapsort resume'. The agent keeps watching and catches up after.
+        The pause is stored in the library, so it also holds for an agent started later.
+        """
+
+    static func run(_ args: inout Arguments, _ ctx: Context) throws -> Int32 {
+        let rest = try args.positionals()
+        guard rest.count <= 1 else { throw UsageError("pause takes at most one DURATION") }
+        let library = try ctx.openLibrary()
+        let now = Date()
+        var until: Date?
+        if let d = rest.first {
+            guard let seconds = PauseCommand.parseDuration(d) else {
+                throw UsageError("bad DURATION '\(d)'; use e.g. 90s, 30m, 2h or 1d")
+            }
+            until = now.addingTimeInterval(seconds)
+        }
+        try library.pause(until: until, now: now)
+        if !ctx.quiet {
+            let when = until.map { "until \(DateFormatter.localizedString(from: $0, dateStyle: .none, timeStyle: .short))" } ?? "until 'snapsort resume'"
+            ctx.err("analysis paused \(when)" + (Agent.isRunning(dbPath: ctx.dbPath) ? "" : " (no agent is running now)"))
+        }
+        return ExitCode.ok
+    }
+
+    /// "90s", "30m", "2h", "1d", or minutes.
+    static func parseDuration(_ s: String) -> TimeInterval? {
+        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86400]
+        var text = s.lowercased()
+        var factor = 60.0
+        if let last = text.last, let f = units[last] {
+            factor = f
+            text.removeLast()
+        }
+        guard let v = Double(text), v > 0, v.isFinite else { return nil }
+        return v * factor
+    }
+}
+
+/// `snapsort resume`
+enum ResumeCommand: Command {
+    static let name = "resume"
+    static let summary = "resume analysis after 'snapsort pause'"
+    static let usage = """
+        Usage: snapsort resume
+
+        Ends a pause: the agent analyzes what arrived meanwhile.
+        """
+
+    static func run(_ args: inout Arguments, _ ctx: Context) throws -> Int32 {
+        guard try args.positionals().isEmpty else { throw UsageError("resume takes no arguments") }
+        let library = try ctx.openLibrary()
+        try library.resume(now: Date())
+        if !ctx.quiet { ctx.err("analysis resumed") }
+        return ExitCode.ok
+    }
+}

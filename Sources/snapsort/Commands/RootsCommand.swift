@@ -1,0 +1,61 @@
+import Foundation
+import SnapSortCore
+import SnapSortSystem
+
+/// `snapsort roots list|add DIR|remove DIR`
+enum RootsCommand: Command {
+    static let name = "roots"
+    static let summary = "list, add or remove the folders SnapSort watches"
+    static let usage = """
+        Usage: snapsort roots list
+               snapsort roots add DIR
+               snapsort roots remove DIR
+
+        Edits the 'root = DIR' lines of snapsort.conf (every other line is kept as written;
+        the file is replaced atomically). Without configured roots SnapSort uses the pictures
+        folder. A running agent picks the change up at once. 'remove' stops watching DIR but
+        keeps its rows; 'snapsort forget DIR' drops them.
+        """
+
+    static func run(_ args: inout Arguments, _ ctx: Context) throws -> Int32 {
+        let rest = try args.positionals()
+        guard let action = rest.first else { throw UsageError("roots needs list, add DIR or remove DIR") }
+        let file = Configuration.path(ctx.env)
+        let text = (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""
+        switch action {
+        case "list":
+            guard rest.count == 1 else { throw UsageError("roots list takes no arguments") }
+            let (config, _) = Configuration.load(ctx.env)
+            if config.roots.isEmpty {
+                for r in config.effectiveRoots(arguments: [], env: ctx.env) { ctx.out(r) }
+                if !ctx.quiet { ctx.err("(no roots configured: the pictures folder is used)") }
+            } else {
+                for r in config.roots { ctx.out(r) }
+            }
+            return ExitCode.ok
+        case "add", "remove":
+            guard rest.count == 2 else { throw UsageError("roots \(action) takes one DIR") }
+            let dir = ctx.absolute(rest[1])
+            let updated: String?
+            if action == "add" {
+                guard FileSystem.lstatusIfExists(dir).map({ $0.isDirectory || $0.isSymlink }) == true else {
+                    throw CommandFailure(ExitCode.error, "\(dir) is not a folder")
+                }
+                updated = Configuration.addingRoot(dir, to: text, home: ctx.env.home)
+            } else {
+                updated = Configuration.removingRoot(dir, from: text, home: ctx.env.home)
+            }
+            guard let updated else {
+                if !ctx.quiet { ctx.err(action == "add" ? "\(dir) is already a root" : "\(dir) is not a configured root") }
+                return action == "add" ? ExitCode.ok : ExitCode.error
+            }
+            let folder = String(file[..<file.lastIndex(of: "/")!])
+            try FileSystem.makeDirectories(folder, mode: 0o755)
+            try FileSystem.writeAtomically(file, Array(updated.utf8))
+            if !ctx.quiet { ctx.err(action == "add" ? "added root \(dir)" : "removed root \(dir) (its rows are kept; 'snapsort forget' drops them)") }
+            return ExitCode.ok
+        default:
+            throw UsageError("unknown roots action '\(action)'; use list, add or remove")
+        }
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import Glibc
+import SnapSortAgent
+import SnapSortCore
+import SnapSortSystem
+
+/// `snapsort status [--json] [--format BAR] [--follow]`
+enum StatusCommand: Command {
+    static let name = "status"
+    static let summary = "show what the agent is doing, for people or status bars"
+    static let usage = """
+        Usage: snapsort status [--json | --format waybar|polybar|i3blocks|i3status-rust] [--follow]
+
+        Prints the agent's status file for people. Without a running agent the same document is
+        computed from the library with state "stopped" (exit 0).
+          --json          the status document as JSON (the status file's format)
+          --format BAR    one line in a status bar's format:
+                            waybar         {"text","alt","tooltip","class","percentage"} (return-type: json)
+                            polybar        a plain line with %{F#rrggbb} colours
+                            i3blocks       {"full_text","short_text","color"} (format=json)
+                            i3status-rust  {"icon","state","text","short_text"} (custom block, json = true)
+          --follow        print a new line on every change and run until killed (inotify on the
+                          status file's folder; no polling) — the bars' persistent mode
+        """
+
+    static func run(_ args: inout Arguments, _ ctx: Context) throws -> Int32 {
+        let json = args.flag("--json")
+        let follow = args.flag("--follow")
+        let format = try args.option("--format").map { f -> StatusFormat in
+            guard let v = StatusFormat(rawValue: f) else {
+                throw UsageError("unknown --format '\(f)'; use waybar, polybar, i3blocks or i3status-rust")
+            }
+            return v
+        }
+        guard try args.positionals().isEmpty else { throw UsageError("status takes no arguments") }
+        let (config, _) = Configuration.load(ctx.env)
+        let path = config.statusFilePath(ctx.env)
+        let render: (StatusDocument) -> String = { doc in
+            if let format { return format.render(doc) }
+            if json { return doc.json.serialized(pretty: !follow) }
+            return StatusSummary(doc).human + (follow ? "\n" : "\nStatus file: \(path)")
+        }
+        var last = render(try resolve(ctx, config: config, path: path))
+        ctx.out(last)
+        ctx.flush()
+        guard follow else { return ExitCode.ok }
+        // An atomic rename replaces the file's inode, so the folder is watched, not the file.
+        let folder = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        try FileSystem.makeDirectories(folder, mode: 0o700)
+        let name = String(path.split(separator: "/").last ?? "")
+        let inotify = try Inotify()
+        _ = try inotify.addWatch(folder, mask: Inotify.movedTo | Inotify.closeWrite | Inotify.delete | Inotify.onlyDir)
+        while true {
+            _ = try Poll.readable([inotify.fd], timeoutMs: -1)
+            let events = try inotify.read()
+            guard events.contains(where: { $0.name == name || $0.has(Inotify.overflow) }) else { continue }
+            let line = render(try resolve(ctx, config: config, path: path))
+            if line != last {
+                last = line
+                ctx.out(line)
+                ctx.flush()
+            }
+        }
+    }
+
+    /// The running agent's status file, or the document computed from the library.
+    static func resolve(_ ctx: Context, config: Configuration, path: String) throws -> StatusDocument {
+        if Agent.isRunning(dbPath: ctx.dbPath),
+           let bytes = try? FileSystem.readFile(path, limit: 4 << 20),
+           let j = JSON.parse(String(decoding: bytes, as: UTF8.self)),
+           let doc = StatusDocument(json: j), doc.agent.pid.map({ kill(pid_t($0), 0) == 0 || errno == EPERM }) ?? false {
+            return doc
+        }
+        let library = try ctx.openLibrary()
+        let counts = try library.itemCounts()
+        let agent = StatusDocument.Agent(state: "stopped", pid: nil, done: counts.analyzed, total: counts.total)
+        return StatusProviders.standard.document(agent: agent, inputs: StatusInputs(library: library, configuration: config, now: Date()))
+    }
+}
