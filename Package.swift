@@ -26,13 +26,11 @@ let package = Package(
         .target(name: "CPNG", path: "Sources/CPNG", linkerSettings: [.linkedLibrary("png16")]),
         .target(name: "CExif", path: "Sources/CExif", linkerSettings: [.linkedLibrary("exif")]),
         .target(name: "CSysShim", path: "Sources/CSysShim"),
-        // Linux headers Glibc's module map leaves out (signalfd, eventfd, timerfd); header only.
-        .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
 
         // The one Swift layer that imports C.
         .target(
             name: "SnapSortSystem",
-            dependencies: ["CSQLite", "CSystemd", "CJPEG", "CPNG", "CExif", "CSysShim", "CLinux"]),
+            dependencies: ["CSQLite", "CSystemd", "CJPEG", "CPNG", "CExif", "CSysShim"]),
         // The domain.
         .target(name: "SnapSortCore", dependencies: ["SnapSortSystem"]),
         // The long-running service.
@@ -45,12 +43,18 @@ let package = Package(
         .testTarget(name: "SnapSortCoreTests", dependencies: ["SnapSortCore", "SnapSortTestSupport"]),
         .testTarget(
             name: "SnapSortAgentTests",
-            dependencies: ["SnapSortAgent", "SnapSortCore", "SnapSortSystem", "SnapSortTestSupport"]),
+            dependencies: ["SnapSortAgent", "SnapSortCore", "SnapSortTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
 
+// The analysis and storage code is always optimized: an unoptimized decode-and-measure loop
+// is 20× slower, which makes debug builds and the test suite crawl on real photos.
+let alwaysOptimized: Set<String> = ["SnapSortSystem", "SnapSortCore", "SnapSortTestSupport"]
+
 for target in package.targets where target.type != .system {
     guard !target.name.hasPrefix("C") else { continue }
-    target.swiftSettings = (target.swiftSettings ?? []) + strict
+    var settings = (target.swiftSettings ?? []) + strict
+    if alwaysOptimized.contains(target.name) { settings.append(.unsafeFlags(["-O"])) }
+    target.swiftSettings = settings
 }

@@ -122,8 +122,12 @@ public final class Database: @unchecked Sendable {
         self.path = path
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, busyTimeoutMs)
-        if !readOnly {
+        // Switching to WAL needs an exclusive lock: only do it when the file is not WAL yet,
+        // so a second process can open while another one writes.
+        if !readOnly, try rows("PRAGMA journal_mode").first?.string(0) != "wal" {
             try execute("PRAGMA journal_mode=WAL")
+        }
+        if !readOnly {
             try execute("PRAGMA synchronous=NORMAL")
         }
         try execute("PRAGMA foreign_keys=ON")
