@@ -106,6 +106,7 @@ public final class Agent: @unchecked Sendable {
     private var lastStatusContent = ""
     private var lastStatusLine = ""
     private var dataVersion: Int64 = 0
+    private var lastWrittenState = ""
 
     // Timers (on the injected clock), and the watchdog (on the monotonic clock).
     private var nextReconcile: Date
@@ -119,7 +120,8 @@ public final class Agent: @unchecked Sendable {
     /// What the agent did so far (readable from any thread).
     public var counters: AgentCounters { countersBox.withLock { $0 } }
     private let stateBox = Mutex("starting")
-    /// The agent's state as last published (readable from any thread).
+    /// The state in the status file last written ("watching" only when nothing is queued;
+    /// "busy" otherwise), readable from any thread.
     public var currentState: String { stateBox.withLock { $0 } }
 
     /// Takes the database lock, opens the library, and sets the watches. Throws
@@ -245,6 +247,10 @@ public final class Agent: @unchecked Sendable {
             backupIfDue()
         }
         refreshStatus()
+        // Idle (for tests and benches) means: the status file says so and nothing is queued.
+        let idle = lastWrittenState == "watching" && !hasWork && tracker.isEmpty
+        let shown = idle ? "watching" : lastWrittenState == "watching" ? "busy" : lastWrittenState
+        stateBox.withLock { $0 = shown }
     }
 
     private var hasWork: Bool { !dirtyFiles.isEmpty || !dirtyFolders.isEmpty }
@@ -572,7 +578,6 @@ public final class Agent: @unchecked Sendable {
     private func publish(state s: String) {
         if state != s { statusDirty = true }
         state = s
-        stateBox.withLock { $0 = s }
     }
 
     private func noteError(_ message: String, _ error: Error) {
@@ -629,6 +634,7 @@ public final class Agent: @unchecked Sendable {
             try FileSystem.makeDirectories(Agent.folder(of: statusPath), mode: 0o700)
             try FileSystem.writeAtomically(statusPath, Array((doc.json.serialized(pretty: true) + "\n").utf8))
             countersBox.withLock { $0.statusWrites += 1 }
+            lastWrittenState = doc.agent.state
         } catch {
             logger.error("cannot write the status file", ["error": "\(error)"])
         }

@@ -1,0 +1,241 @@
+import Foundation
+import Glibc
+import Synchronization
+import Testing
+import SnapSortCore
+import SnapSortSystem
+import SnapSortTestSupport
+@testable import SnapSortAgent
+
+/// The agent on real inotify events in temp folders. Waits are on conditions with deadlines.
+@Suite(.serialized) struct AgentWatchTests {
+    @Test func aSlowCopyIsAnalyzedOnceWhenComplete() throws {
+        let h = try AgentHarness()
+        h.start()
+        defer { h.stop() }
+        #expect(h.waitIdle())
+        let lib = try h.reader()
+        let path = h.root + "/slow.jpg"
+        let writer = SlowWriter(path, photo(1, size: 320))
+        writer.write(500)
+        // Another file completing proves the agent has processed events after the first chunk.
+        h.dir.write("Pictures/marker.jpg", photo(2))
+        #expect(try waitUntil { try h.live(lib)["\(h.root)/marker.jpg"]?.status == "ok" })
+        #expect(try h.live(lib)[path] == nil)
+        writer.write(2000)
+        writer.finish()
+        #expect(try waitUntil { try h.live(lib)[path]?.status == "ok" })
+        #expect(h.waitIdle())
+        let analyzed = try lib.db.scalar("SELECT count(*) FROM files WHERE path = ?", path)
+        #expect(analyzed == 1)
+    }
+
+    @Test func aModifiedFileIsReanalyzedInItsRow() throws {
+        let h = try AgentHarness()
+        h.dir.write("Pictures/a.jpg", photo(3))
+        h.start()
+        defer { h.stop() }
+        let lib = try h.reader()
+        #expect(try waitUntil { try h.live(lib)["\(h.root)/a.jpg"]?.status == "ok" })
+        let id = try h.live(lib)["\(h.root)/a.jpg"]!.id
+        let before = try lib.db.scalar("SELECT dhash FROM files WHERE id = ?", id)
+        h.dir.write("Pictures/a.jpg", photo(4))
+        #expect(try waitUntil { try lib.db.scalar("SELECT dhash FROM files WHERE id = ?", id) != before })
+        #expect(try h.live(lib)["\(h.root)/a.jpg"]?.id == id)
+    }
+
+    @Test func renamesWithinAndAcrossFoldersKeepIdentityAndMetricsWithZeroDecodes() throws {
+        let h = try AgentHarness()
+        h.dir.write("Pictures/2024/a.jpg", photo(5))
+        h.dir.folder("Pictures/2025")
+        h.start()
+        defer { h.stop() }
+        let lib = try h.reader()
+        let a = h.root + "/2024/a.jpg"
+        #expect(try waitUntil { try h.live(lib)[a]?.status == "ok" })
+        #expect(h.waitIdle())
+        let id = try h.live(lib)[a]!.id
+        let metrics = try lib.db.row("SELECT metrics, dhash FROM files WHERE id = ?", id)!.values
+        let decodes = h.agent.counters.decodes
+
+        try FileSystem.rename(a, h.root + "/2024/b.jpg")
+        #expect(try waitUntil { try h.live(lib)[h.root + "/2024/b.jpg"]?.id == id })
+        try FileSystem.rename(h.root + "/2024/b.jpg", h.root + "/2025/c.jpg")
+        #expect(try waitUntil { try h.live(lib)[h.root + "/2025/c.jpg"]?.id == id })
+        // A folder renamed: its rows follow.
+        try FileSystem.rename(h.root + "/2025", h.root + "/Holidays")
+        #expect(try waitUntil { try h.live(lib)[h.root + "/Holidays/c.jpg"]?.id == id })
+        #expect(h.waitIdle())
+        #expect(try lib.db.row("SELECT metrics, dhash FROM files WHERE id = ?", id)!.values == metrics)
+        #expect(h.agent.counters.decodes == decodes)
+        #expect(try h.live(lib).count == 1)
+        // A file inside the renamed folder is still watched under its new path.
+        h.dir.write("Pictures/Holidays/new.jpg", photo(6))
+        #expect(try waitUntil { try h.live(lib)[h.root + "/Holidays/new.jpg"]?.status == "ok" })
+    }
+
+    @Test func aFolderMovedInIsScannedAndMovedOutIsGone() throws {
+        let h = try AgentHarness()
+        h.dir.write("outside/trip/x.jpg", photo(7))
+        h.dir.write("outside/trip/deeper/y.png", Fixtures.png(seed: 8, width: 64, height: 48))
+        h.start()
+        defer { h.stop() }
+        #expect(h.waitIdle())
+        let lib = try h.reader()
+        try FileSystem.rename(h.dir.at("outside/trip"), h.root + "/trip")
+        #expect(try waitUntil { try h.live(lib).count == 2 })
+        // Its subfolders are watched too.
+        h.dir.write("Pictures/trip/deeper/z.jpg", photo(9))
+        #expect(try waitUntil { try h.live(lib).count == 3 })
+        try FileSystem.rename(h.root + "/trip", h.dir.at("outside/trip2"))
+        #expect(try waitUntil { try h.live(lib).isEmpty })
+        #expect(try lib.db.scalar("SELECT count(*) FROM files WHERE status = 'gone'") == 3)
+    }
+
+    @Test func aDeletedFileBecomesATombstone() throws {
+        let h = try AgentHarness()
+        let p = h.dir.write("Pictures/d.jpg", photo(10))
+        h.start()
+        defer { h.stop() }
+        let lib = try h.reader()
+        #expect(try waitUntil { try h.live(lib)[p] != nil })
+        unlink(p)
+        #expect(try waitUntil { try h.live(lib)[p] == nil })
+        #expect(try lib.db.scalar("SELECT count(*) FROM files WHERE path = ? AND status = 'gone'", p) == 1)
+    }
+
+    @Test func aBurstOfThousandsOfFilesEndsComplete() throws {
+        let h = try AgentHarness()
+        h.start()
+        defer { h.stop() }
+        #expect(h.waitIdle())
+        let n = 2000
+        let photos = (0..<n).map { photo(UInt64(5000 + $0), size: 32) }
+        for i in 0..<n { h.dir.write("Pictures/burst/\(i / 500)/f\(i).jpg", photos[i]) }
+        let lib = try h.reader()
+        #expect(try waitUntil(timeout: 120) { try lib.db.scalar("SELECT count(*) FROM files WHERE status = 'ok'") == Int64(n) })
+        #expect(try waitUntil { h.status()?["agent"]?["total"]?.intValue == n && h.status()?["agent"]?["state"]?.stringValue == "watching" })
+    }
+
+    @Test func aQueueOverflowEndsWithTheDatabaseOfAFreshScan() throws {
+        let h = try AgentHarness(setup: { d in for i in 0..<8 { d.folder("Pictures/flood/\(i)") } })
+        h.dir.write("Pictures/keep.jpg", photo(12))
+        // Flood the queue before the loop reads it: each empty file is IN_CREATE + IN_CLOSE_WRITE.
+        let limit = Int(String(decoding: try FileSystem.readFile("/proc/sys/fs/inotify/max_queued_events", limit: 64), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 16384
+        let count = limit / 2 + 500
+        for i in 0..<count { h.dir.write("Pictures/flood/\(i % 8)/e\(i).jpg", []) }
+        h.start()
+        defer { h.stop() }
+        #expect(try waitUntil(timeout: 60) { h.agent.counters.overflows >= 1 })
+        let lib = try h.reader()
+        #expect(try waitUntil(timeout: 120) { try lib.db.scalar("SELECT count(*) FROM files WHERE status != 'gone'") == Int64(count + 1) })
+        #expect(h.waitIdle(timeout: 60))
+        let fresh = try TestLibrary()
+        _ = try LibraryScanner(library: fresh.library, workers: 2).scan([h.root])
+        let a = try h.live(lib).mapValues(\.status)
+        let b = try h.live(fresh.library).mapValues(\.status)
+        #expect(a == b)
+    }
+
+    @Test func statusFileIsAlwaysValidJSONToAConcurrentReader() throws {
+        let h = try AgentHarness()
+        h.start()
+        defer { h.stop() }
+        #expect(h.waitIdle())
+        let stop = Atomic<Bool>(false)
+        let bad = Atomic<Int>(0)
+        let reads = Atomic<Int>(0)
+        let path = h.statusPath
+        let reader = Thread {
+            while !stop.load(ordering: .relaxed) {
+                if let text = try? String(contentsOfFile: path, encoding: .utf8) {
+                    if JSON.parse(text)?["schema_version"] == nil { bad.add(1, ordering: .relaxed) }
+                    reads.add(1, ordering: .relaxed)
+                }
+            }
+        }
+        reader.start()
+        let before = h.agent.counters.statusWrites
+        for i in 0..<60 { h.dir.write("Pictures/s\(i).jpg", photo(UInt64(100 + i), size: 48)) }
+        let lib = try h.reader()
+        #expect(try waitUntil(timeout: 60) { try h.live(lib).count == 60 })
+        #expect(try waitUntil { h.status()?["agent"]?["total"]?.intValue == 60 && h.status()?["agent"]?["state"]?.stringValue == "watching" })
+        stop.store(true, ordering: .relaxed)
+        #expect(h.agent.counters.statusWrites > before)
+        #expect(reads.load(ordering: .relaxed) > 0)
+        #expect(bad.load(ordering: .relaxed) == 0)
+        let s = try #require(h.status())
+        for key in ["schema_version", "updated_at", "agent", "groups", "awaiting_review", "trash", "cleared", "streak", "goal", "next_reminder"] {
+            #expect(s[key] != nil, "missing \(key)")
+        }
+        #expect(s["agent"]?["state"]?.stringValue == "watching")
+        #expect(s["agent"]?["total"]?.intValue == 60)
+    }
+
+    @Test func pauseWrittenByTheCLIStopsAnalysisAndResumeCatchesUp() throws {
+        let h = try AgentHarness()
+        h.start()
+        defer { h.stop() }
+        #expect(h.waitIdle())
+        let cli = try h.reader()
+        try cli.pause(until: nil, now: Date())
+        #expect(try waitUntil { h.status()?["agent"]?["state"]?.stringValue == "paused" })
+        let p = h.dir.write("Pictures/while-paused.jpg", photo(13))
+        #expect(try waitUntil { h.agent.counters.events > 0 })
+        #expect(try h.live(cli)[p] == nil)
+        try cli.resume(now: Date())
+        #expect(try waitUntil { try h.live(cli)[p]?.status == "ok" })
+        #expect(try waitUntil { h.status()?["agent"]?["state"]?.stringValue == "watching" })
+    }
+
+    @Test func aSecondAgentOnTheSameDatabaseIsRefused() throws {
+        let h = try AgentHarness()
+        let env = Environment(variables: ["HOME": h.dir.path], home: h.dir.path)
+        #expect(Agent.isRunning(dbPath: h.dbPath))
+        #expect(throws: AgentError.self) { try Agent(AgentOptions(dbPath: h.dbPath, env: env)) }
+    }
+
+    @Test func theWatchLimitDegradesToPeriodicReconcileOnTheInjectedClock() throws {
+        let (clock, time) = Clock.manual(Date(timeIntervalSince1970: 1_800_000_000))
+        let h = try AgentHarness(setup: { d in
+            for f in ["a", "b", "c", "d"] { d.folder("Pictures/\(f)") }
+        }, tweak: { o in
+            o.clock = clock
+            o.debounce = 0
+            o.moveTimeout = 0
+            o.watchBudget = 2
+            o.degradedInterval = 600
+        })
+        h.start()
+        defer { h.stop() }
+        #expect(h.waitIdle())
+        let s = try #require(h.status())
+        #expect(s["agent"]?["degraded"]?.boolValue == true)
+        #expect(s["agent"]?["last_error"]?.stringValue?.contains("fs.inotify.max_user_watches") == true)
+        let unwatched = try #require(h.agent.watcher.unwatched.sorted().first)
+        let p = unwatched + "/late.jpg"
+        _ = FileManager.default.createFile(atPath: p, contents: Data(photo(14)))
+        let lib = try h.reader()
+        #expect(try h.live(lib)[p] == nil)
+        time.advance(601)
+        h.agent.wake()
+        #expect(try waitUntil { try h.live(lib)[p]?.status == "ok" })
+    }
+
+    @Test func backupsAreTakenAndOnlyTheNewestKept() throws {
+        let h = try AgentHarness()
+        let lib = try h.reader()
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        for day in 0..<5 { try Backup.run(lib, keep: 3, now: start.addingTimeInterval(Double(day) * 86_400)) }
+        let kept = Backup.list(h.dbPath)
+        #expect(kept.count == 3)
+        #expect(kept.last?.hasSuffix("20270119-080000") == true)
+        let copy = try Library(path: kept.last!, readOnly: true)
+        #expect(try copy.db.quickCheck() == nil)
+        h.start()
+        defer { h.stop() }
+        #expect(try waitUntil { h.agent.counters.backups == 1 })
+        #expect(Backup.list(h.dbPath).count == 3)
+    }
+}
