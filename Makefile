@@ -5,7 +5,23 @@ CONFIG ?= debug
 BUILD_FLAGS ?=
 BIN = .build/$(CONFIG)/snapsort
 
-.PHONY: all deps build release run test clean
+VERSION = 0.1.0
+DESTDIR ?=
+BINDIR ?= $(PREFIX)/bin
+DATADIR ?= $(PREFIX)/share
+MANDIR ?= $(DATADIR)/man
+# systemd looks for user units in <prefix>/lib/systemd/user, and for ~/.local in ~/.local/share/systemd/user.
+ifeq ($(notdir $(PREFIX)),.local)
+USERUNITDIR ?= $(DATADIR)/systemd/user
+else
+USERUNITDIR ?= $(PREFIX)/lib/systemd/user
+endif
+BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
+ZSHCOMPDIR ?= $(DATADIR)/zsh/site-functions
+FISHCOMPDIR ?= $(DATADIR)/fish/vendor_completions.d
+INSTALLED_BIN ?= .build/release/snapsort
+
+.PHONY: all deps build release run test clean install install-files uninstall deb package-check
 
 all: build
 
@@ -27,6 +43,47 @@ run: deps
 test: deps
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
 	$(SWIFT) test --skip-build --parallel --num-workers 2 $(TEST_FLAGS)
+	@if [ "$${CI:-}" = true ] || [ "$${PACKAGE_CHECK:-}" = 1 ]; then scripts/check-package.sh $(VERSION); fi
+
+# Install from source: a release build with the Swift runtime linked statically.
+install: deps
+	$(SWIFT) build -c release --static-swift-stdlib --product snapsort $(BUILD_FLAGS)
+	$(MAKE) install-files
+	@echo "Installed. Enable the service with: systemctl --user daemon-reload && systemctl --user enable --now snapsort"
+
+# Copies the built binary and shipped files (used by install, the .deb, the PKGBUILD and the spec).
+install-files:
+	install -D -m 0755 $(INSTALLED_BIN) $(DESTDIR)$(BINDIR)/snapsort
+	install -d $(DESTDIR)$(USERUNITDIR)
+	sed 's|@bindir@|$(BINDIR)|g' systemd/snapsort.service.in > $(DESTDIR)$(USERUNITDIR)/snapsort.service
+	chmod 0644 $(DESTDIR)$(USERUNITDIR)/snapsort.service
+	install -d $(DESTDIR)$(DATADIR)/snapsort
+	for d in demo web models; do \
+	    if [ -d share/$$d ]; then cp -R share/$$d $(DESTDIR)$(DATADIR)/snapsort/; fi; \
+	done
+	chmod -R u+rwX,go+rX,go-w $(DESTDIR)$(DATADIR)/snapsort
+	install -D -m 0644 share/man/snapsort.1 $(DESTDIR)$(MANDIR)/man1/snapsort.1
+	install -D -m 0644 share/man/snapsort.conf.5 $(DESTDIR)$(MANDIR)/man5/snapsort.conf.5
+	install -D -m 0644 share/completions/snapsort.bash $(DESTDIR)$(BASHCOMPDIR)/snapsort
+	install -D -m 0644 share/completions/_snapsort $(DESTDIR)$(ZSHCOMPDIR)/_snapsort
+	install -D -m 0644 share/completions/snapsort.fish $(DESTDIR)$(FISHCOMPDIR)/snapsort.fish
+	install -D -m 0644 share/applications/snapsort.desktop $(DESTDIR)$(DATADIR)/applications/snapsort.desktop
+	install -D -m 0644 share/icons/snapsort.svg $(DESTDIR)$(DATADIR)/icons/hicolor/scalable/apps/snapsort.svg
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/snapsort $(DESTDIR)$(USERUNITDIR)/snapsort.service
+	rm -rf $(DESTDIR)$(DATADIR)/snapsort
+	rm -f $(DESTDIR)$(MANDIR)/man1/snapsort.1 $(DESTDIR)$(MANDIR)/man5/snapsort.conf.5
+	rm -f $(DESTDIR)$(BASHCOMPDIR)/snapsort $(DESTDIR)$(ZSHCOMPDIR)/_snapsort $(DESTDIR)$(FISHCOMPDIR)/snapsort.fish
+	rm -f $(DESTDIR)$(DATADIR)/applications/snapsort.desktop $(DESTDIR)$(DATADIR)/icons/hicolor/scalable/apps/snapsort.svg
+
+# A Debian package: packaging/debian copied to ./debian in a scratch tree, built with dpkg-buildpackage.
+deb: deps
+	scripts/build-deb.sh $(VERSION)
+
+# Builds the .deb, installs it, checks it, purges it (CI; needs root).
+package-check: deps
+	scripts/check-package.sh $(VERSION)
 
 clean:
 	rm -rf .build
