@@ -26,11 +26,16 @@ let package = Package(
         .target(name: "CPNG", path: "Sources/CPNG", linkerSettings: [.linkedLibrary("png16")]),
         .target(name: "CExif", path: "Sources/CExif", linkerSettings: [.linkedLibrary("exif")]),
         .target(name: "CSysShim", path: "Sources/CSysShim"),
+        // Review: renameat2(RENAME_NOREPLACE) and the terminal size (variadic syscall/ioctl).
+        .target(name: "CReviewShim", path: "Sources/CReviewShim"),
+        .systemLibrary(
+            name: "CChafa", path: "Sources/CChafa", pkgConfig: "chafa",
+            providers: [.apt(["libchafa-dev"])]),
 
         // The one Swift layer that imports C.
         .target(
             name: "SnapSortSystem",
-            dependencies: ["CSQLite", "CSystemd", "CJPEG", "CPNG", "CExif", "CSysShim"]),
+            dependencies: ["CSQLite", "CSystemd", "CJPEG", "CPNG", "CExif", "CSysShim", "CReviewShim", "CChafa"]),
         // The domain.
         .target(name: "SnapSortCore", dependencies: ["SnapSortSystem"]),
         // The long-running service.

@@ -1,0 +1,76 @@
+import CReviewShim
+import Glibc
+
+extension FileSystem {
+    /// Moves `from` to `to` without ever replacing an existing `to` (renameat2 with
+    /// `RENAME_NOREPLACE`; see man 2 rename). Fails with `EEXIST` when `to` exists and `EXDEV`
+    /// across mounts — never copies. A file system without the flag (`EINVAL`) falls back to
+    /// `link(2)` + `unlink(2)`, which also refuses an existing target.
+    public static func renameNoReplace(_ from: String, _ to: String) throws {
+        if ss_rename_noreplace(from, to) == 0 { return }
+        let e = errno
+        if e == EINTR { return try renameNoReplace(from, to) }
+        guard e == EINVAL || e == ENOSYS else { throw SystemError.fromErrno("rename", e) }
+        _ = try valueOrErrno("link") { link(from, to) }
+        _ = try valueOrErrno("unlink") { unlink(from) }
+    }
+
+    /// Creates `path` with `O_EXCL` (failing with `EEXIST` if it exists), writes `bytes` and
+    /// fsyncs it and its folder.
+    public static func createExclusive(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o600) throws {
+        let fd = try FileDescriptor.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode: mode)
+        do {
+            try fd.writeAll(bytes)
+            _ = try valueOrErrno("fsync") { fsync(fd.raw) }
+            fd.close()
+        } catch {
+            fd.close()
+            unlink(path)
+            throw error
+        }
+        syncDirectory(of: path)
+    }
+
+    /// fsyncs the folder holding `path` so a rename or creation in it is durable.
+    public static func syncDirectory(of path: String) {
+        guard let slash = path.lastIndex(of: "/") else { return }
+        let dir = slash == path.startIndex ? "/" : String(path[..<slash])
+        let fd = Glibc.open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        _ = fsync(fd)
+        _ = Glibc.close(fd)
+    }
+
+    /// `unlink(2)`.
+    public static func remove(_ path: String) throws {
+        _ = try valueOrErrno("unlink") { unlink(path) }
+    }
+
+    /// `mkdir(2)` of one folder; false when it already exists.
+    @discardableResult
+    public static func makeDirectory(_ path: String, mode: mode_t) throws -> Bool {
+        if mkdir(path, mode) == 0 { return true }
+        if errno == EEXIST { return false }
+        throw SystemError.fromErrno("mkdir")
+    }
+
+    /// `realpath(3)`: the absolute path with every symlink resolved.
+    public static func realPath(_ path: String) throws -> String {
+        guard let p = realpath(path, nil) else { throw SystemError.fromErrno("realpath") }
+        defer { free(p) }
+        return String(cString: p)
+    }
+
+    /// Reads a small file of unknown size (e.g. under /proc, where `st_size` is 0).
+    public static func readProcFile(_ path: String, limit: Int = 16 << 20) throws -> [UInt8] {
+        let fd = try FileDescriptor.open(path, O_RDONLY | O_CLOEXEC)
+        defer { fd.close() }
+        return try fd.readAll(expected: 0, limit: limit)
+    }
+
+    /// The effective user id.
+    public static var effectiveUserID: UInt32 { geteuid() }
+
+    /// Whether the mode has the sticky bit (see man 7 inode).
+    public static func isSticky(_ mode: UInt32) -> Bool { mode & UInt32(S_ISVTX) != 0 }
+}
