@@ -1,0 +1,261 @@
+import Foundation
+import SnapSortSystem
+
+/// Builds decks: finite lists of live photos and videos, the same for every front end.
+///
+/// A card is waiting when the item has no verdict (undecided or skipped — skipped ones come
+/// last) or was deferred and its cool-down ended (shown as "seen before"). Items staged for
+/// the Trash, kept, or deferred and still cooling down are not shown.
+public enum Decks {
+    /// Cards in a rediscovery deck (the spec asks for 20–30).
+    public static let rediscoverySize = 25
+
+    /// A source of smart-group decks: (id, title, member file ids in the group's order).
+    public typealias GroupSource = @Sendable (Library) throws -> [(id: String, title: String, fileIDs: [Int64])]
+
+    /// The smart groups of the groups feature (`Library.groupMembers`), best or largest first.
+    public static let smartGroups: GroupSource = { library in
+        try GroupID.allCases.compactMap { g in
+            let ids = try library.groupMembers(g).map(\.item.id)
+            return ids.isEmpty ? nil : (id: g.rawValue, title: g.title, fileIDs: ids)
+        }
+    }
+
+    /// Builds one deck. `rediscovery(seed: 0)` draws with a fresh seed (the returned deck's id
+    /// carries it).
+    public static func build(_ id: DeckID, library: Library, clock: Clock, timeZone: TimeZone = .current,
+                             groups: GroupSource? = smartGroups, size: Int = rediscoverySize) throws -> Deck {
+        let now = clock.now()
+        let all = try candidates(library)
+        switch id {
+        case .month(let y, let m):
+            let prefix = String(format: "%04d-%02d", y, m)
+            let scope = all.filter { $0.month(timeZone) == prefix }
+            return deck(id, title: monthTitle(y, m), scope: scope, now: now)
+        case .filter(let f, let year):
+            let ctx = FilterContext(all)
+            let scope = all.filter { ctx.matches(f, $0) && (year == nil || $0.year(timeZone) == year) }
+            return deck(id, title: f.title + (year.map { " \($0)" } ?? ""), scope: scope, now: now,
+                        includeKept: f == .favourites)
+        case .onThisDay:
+            var cal = Calendar(identifier: .gregorian)
+            cal.timeZone = timeZone
+            let c = cal.dateComponents([.year, .month, .day], from: now)
+            let md = String(format: "%02d-%02d", c.month!, c.day!)
+            let scope = all.filter { e in
+                guard let d = e.localDate(timeZone), let y = Int(d.prefix(4)) else { return false }
+                return d.dropFirst(5) == md && y < c.year!
+            }
+            return deck(id, title: "On this day", scope: scope, now: now)
+        case .later:
+            let scope = all.filter { $0.decision?.decision == .later }
+            var d = deck(id, title: "Later", scope: scope, now: now)
+            d.items.sort { ($0.item.takenTimestamp ?? 0) < ($1.item.takenTimestamp ?? 0) }
+            return d
+        case .rediscovery(let requested):
+            let seed = requested != 0 ? requested : UInt64.random(in: 1 ... .max)
+            return rediscovery(seed: seed, all: all, now: now, size: size)
+        case .group(let gid):
+            guard let groups, let g = try groups(library).first(where: { $0.id == gid }) else {
+                throw ReviewError(.noSuchDeck, "no smart group '\(gid)'")
+            }
+            let byID = Dictionary(all.map { ($0.item.id, $0) }, uniquingKeysWith: { a, _ in a })
+            let scope = g.fileIDs.compactMap { byID[$0] }
+            var d = deck(id, title: g.title, scope: scope, now: now, keepOrder: true)
+            d.title = g.title
+            return d
+        }
+    }
+
+    /// Every deck worth showing, with progress: months (newest first), filters with items, On
+    /// This Day, the later stack, rediscovery, and smart groups when a source is given.
+    public static func overview(library: Library, clock: Clock, timeZone: TimeZone = .current,
+                                groups: GroupSource? = smartGroups) throws -> [DeckSummary] {
+        let now = clock.now()
+        let all = try candidates(library)
+        var out: [DeckSummary] = []
+        func summary(_ id: DeckID, _ title: String, _ scope: [Candidate], includeKept: Bool = false) {
+            let d = deck(id, title: title, scope: scope, now: now, includeKept: includeKept)
+            out.append(DeckSummary(id: id, title: title, waiting: d.items.count, progress: d.progress))
+        }
+        let onThisDay = try build(.onThisDay, library: library, clock: clock, timeZone: timeZone)
+        if !onThisDay.items.isEmpty {
+            out.append(DeckSummary(id: .onThisDay, title: onThisDay.title, waiting: onThisDay.items.count, progress: onThisDay.progress))
+        }
+        let later = all.filter { $0.decision?.decision == .later }
+        if !later.isEmpty { summary(.later, "Later", later) }
+        let undecided = all.filter { $0.waiting(now) && $0.decision?.decision != .later }.count
+        if undecided > 0 {
+            out.append(DeckSummary(id: .rediscovery(seed: 0), title: "Rediscover", waiting: min(rediscoverySize, undecided),
+                                   progress: DeckProgress(reviewed: 0, total: min(rediscoverySize, undecided))))
+        }
+        if let groups {
+            let byID = Dictionary(all.map { ($0.item.id, $0) }, uniquingKeysWith: { a, _ in a })
+            for g in try groups(library) {
+                summary(.group(g.id), g.title, g.fileIDs.compactMap { byID[$0] })
+            }
+        }
+        let ctx = FilterContext(all)
+        for (_, f) in LibraryFilter.named where f != .all {
+            let scope = all.filter { ctx.matches(f, $0) }
+            if !scope.isEmpty { summary(.filter(f, year: nil), f.title, scope, includeKept: f == .favourites) }
+        }
+        var byMonth: [String: [Candidate]] = [:]
+        for c in all { if let m = c.month(timeZone) { byMonth[m, default: []].append(c) } }
+        for m in byMonth.keys.sorted(by: >) {
+            let p = m.split(separator: "-")
+            guard p.count == 2, let y = Int(p[0]), let mo = Int(p[1]) else { continue }
+            summary(.month(year: y, month: mo), monthTitle(y, mo), byMonth[m]!)
+        }
+        return out
+    }
+
+    /// Items waiting for a verdict across the library (the status file's `awaiting_review`).
+    public static func awaitingReview(library: Library, clock: Clock) throws -> Int {
+        let now = clock.now().timeIntervalSince1970
+        return Int(try library.db.scalar("""
+            SELECT count(*) FROM files f LEFT JOIN decisions d ON d.file_id=f.id
+            WHERE f.status != 'gone' AND f.kind IN ('photo','video')
+              AND (d.decision IS NULL OR d.decision='skip' OR (d.decision='later' AND d.later_until <= ?))
+            """, now) ?? 0)
+    }
+
+    // MARK: - Building
+
+    struct Candidate {
+        var item: Item
+        var decision: DecisionRecord?
+
+        func localDate(_ tz: TimeZone) -> String? {
+            if let t = item.takenAt, t.count >= 10 { return String(t.prefix(10)) }
+            guard let ts = item.takenTimestamp else { return nil }
+            var cal = Calendar(identifier: .gregorian)
+            cal.timeZone = tz
+            let c = cal.dateComponents([.year, .month, .day], from: Date(timeIntervalSince1970: ts))
+            return String(format: "%04d-%02d-%02d", c.year!, c.month!, c.day!)
+        }
+        func month(_ tz: TimeZone) -> String? { localDate(tz).map { String($0.prefix(7)) } }
+        func year(_ tz: TimeZone) -> Int? { localDate(tz).flatMap { Int($0.prefix(4)) } }
+
+        /// Whether the card waits for a verdict.
+        func waiting(_ now: Date, includeKept: Bool = false) -> Bool {
+            guard let d = decision else { return true }
+            switch d.decision {
+            case .skip: return true
+            case .later: return d.isDue(at: now)
+            case .keep: return includeKept
+            case .trash: return false
+            }
+        }
+    }
+
+    static func candidates(_ library: Library) throws -> [Candidate] {
+        var decisions: [Int64: DecisionRecord] = [:]
+        try library.db.forEach("SELECT \(DecisionRecord.columns) FROM decisions") { r in
+            if let d = DecisionRecord(r) { decisions[d.fileID] = d }
+        }
+        return try library.db.rows("""
+            SELECT \(Item.columns) FROM files WHERE status != 'gone' AND kind IN ('photo','video') ORDER BY taken_ts, path
+            """).map { r in
+            let item = Item(r)
+            return Candidate(item: item, decision: decisions[item.id])
+        }
+    }
+
+    static func card(_ c: Candidate, now: Date) -> DeckItem {
+        let d = c.decision
+        return DeckItem(item: c.item, decision: d?.decision, seenBefore: d?.decision == .later || (d?.laterCount ?? 0) > 0,
+                        deferrals: d?.laterCount ?? 0, suggestKeep: d?.suggestsKeep ?? false)
+    }
+
+    static func deck(_ id: DeckID, title: String, scope: [Candidate], now: Date, includeKept: Bool = false,
+                     keepOrder: Bool = false) -> Deck {
+        var progress = DeckProgress(total: scope.count)
+        var fresh: [DeckItem] = []
+        var skipped: [DeckItem] = []
+        for c in scope {
+            if let d = c.decision?.decision, d.isVerdict {
+                progress.reviewed += 1
+                if d == .trash { progress.bytesToGain += c.item.bytes }
+            }
+            guard c.waiting(now, includeKept: includeKept) else { continue }
+            if c.decision?.decision == .skip { skipped.append(card(c, now: now)) } else { fresh.append(card(c, now: now)) }
+        }
+        _ = keepOrder  // scope order is the deck order (time order, or the group's best-first order)
+        return Deck(id: id, title: title, items: fresh + skipped, progress: progress)
+    }
+
+    static func rediscovery(seed: UInt64, all: [Candidate], now: Date, size: Int) -> Deck {
+        // Already-decided items are out (skipped ones may come back; deferred ones have their
+        // own stack).
+        let pool = all.filter { $0.decision == nil || $0.decision?.decision == .skip }
+        let nowTS = now.timeIntervalSince1970
+        let weights = pool.map { c in Rediscovery.weight(ageDays: max(0, nowTS - (c.item.takenTimestamp ?? nowTS)) / 86_400) }
+        var rng = SeededRandom(seed: seed)
+        // Draw a margin so that dropping back-to-back frames of one moment still fills the deck.
+        let picks = Rediscovery.draw(weights: weights, count: size * 2, using: &rng)
+        // Moments over the whole library, so two frames of a burst are one moment even when
+        // the frames between them were not drawn.
+        let moments = Rediscovery.moments(all.map(\.item.takenTimestamp))
+        let indexInAll = Dictionary(all.enumerated().map { ($0.element.item.id, $0.offset) }, uniquingKeysWith: { a, _ in a })
+        let ordered = Rediscovery.separate(picks) { moments[indexInAll[pool[$0].item.id]!] }
+        let cards = ordered.prefix(size).map { card(pool[$0], now: now) }
+        return Deck(id: .rediscovery(seed: seed), title: "Rediscover", items: Array(cards),
+                    progress: DeckProgress(reviewed: 0, total: cards.count))
+    }
+
+    static func monthTitle(_ y: Int, _ m: Int) -> String {
+        let names = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+                     "November", "December"]
+        return "\(names[m - 1]) \(y)"
+    }
+
+    /// What library filters need beyond one row: which photos have a paired video.
+    struct FilterContext {
+        var livePairs: Set<String>
+
+        init(_ all: [Candidate]) {
+            var videos = Set<String>()
+            for c in all where c.item.kind == "video" { videos.insert(FilterContext.stem(c.item.path)) }
+            livePairs = videos
+        }
+
+        static func stem(_ path: String) -> String {
+            let name = path.split(separator: "/").last.map(String.init) ?? path
+            guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return path.lowercased() }
+            return (String(path.dropLast(name.count)) + name[..<dot]).lowercased()
+        }
+
+        static let editors = ["photoshop", "lightroom", "gimp", "snapseed", "darktable", "rawtherapee", "affinity",
+                              "pixelmator", "vsco", "picasa", "digikam", "shotwell", "luminar", "capture one", "photos 1",
+                              "instagram", "edited"]
+
+        func matches(_ f: LibraryFilter, _ c: Candidate) -> Bool {
+            let item = c.item
+            let name = item.name.lowercased()
+            switch f {
+            case .all: return true
+            case .photos: return item.kind == "photo"
+            case .videos: return item.kind == "video"
+            case .screenshots:
+                if ["screenshot", "screen shot", "screen_shot", "bildschirmfoto", "capture d"].contains(where: name.contains) {
+                    return true
+                }
+                return item.kind == "photo" && item.format == "png" && item.make == nil && item.model == nil
+            case .selfies:
+                return item.kind == "photo" && (item.lens?.lowercased().contains("front") ?? false)
+            case .livePhotos:
+                return item.kind == "photo" && ["jpeg", "heic", "heif"].contains(item.format ?? "")
+                    && livePairs.contains(FilterContext.stem(item.path))
+            case .favourites:
+                return c.decision?.decision == .keep || (item.rating ?? 0) >= 4
+            case .edited:
+                if name.contains("edited") || name.contains("bearbeitet") || name.contains("-edit.") { return true }
+                guard let s = item.software?.lowercased() else { return false }
+                return FilterContext.editors.contains(where: s.contains)
+            case .camera(let model):
+                return item.model?.caseInsensitiveCompare(model) == .orderedSame
+            }
+        }
+    }
+}

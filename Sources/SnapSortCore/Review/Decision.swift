@@ -1,0 +1,96 @@
+import Foundation
+import SnapSortSystem
+
+/// A verdict on one item, stored against its identity (`files.id`) so it follows renames and
+/// moves.
+public enum Decision: String, Sendable, CaseIterable, Codable {
+    /// Staged for the Trash: the file stays in place until the user commits.
+    case trash
+    /// Bookmarked: the user wants it.
+    case keep
+    /// Not now: it comes back later in the same deck. Not a verdict, so not counted in stats.
+    case skip
+    /// Leave it for now: it returns after `Review.laterCooldown`, marked "seen before".
+    case later
+
+    /// Whether this decision counts as reviewing the item (stats, streaks, goals).
+    public var isVerdict: Bool { self != .skip }
+}
+
+/// The stored decision of one item.
+public struct DecisionRecord: Sendable, Equatable, Codable {
+    public var fileID: Int64
+    public var decision: Decision
+    public var decidedAt: Double
+    public var sessionID: Int64?
+    /// How many times the item was deferred with `later` (kept across later decisions).
+    public var laterCount: Int
+    /// When a deferred item returns (seconds since 1970).
+    public var laterUntil: Double?
+    /// What the user saw when deciding: the trash commit refuses a file that changed since.
+    public var reviewedSize: Int64?
+    public var reviewedMtimeNanoseconds: Int64?
+    public var reviewedHash: [UInt8]?
+
+    static let columns = "file_id, decision, decided_ts, session_id, later_count, later_until, reviewed_size, reviewed_mtime_ns, reviewed_hash"
+
+    init?(_ r: Row) {
+        guard let id = r.int(0), let d = r.string(1).flatMap(Decision.init(rawValue:)) else { return nil }
+        fileID = id
+        decision = d
+        decidedAt = r.double(2) ?? 0
+        sessionID = r.int(3)
+        laterCount = Int(r.int(4) ?? 0)
+        laterUntil = r.double(5)
+        reviewedSize = r.int(6)
+        reviewedMtimeNanoseconds = r.int(7)
+        reviewedHash = r.blob(8)
+    }
+
+    init(fileID: Int64, decision: Decision, decidedAt: Double, sessionID: Int64?, laterCount: Int, laterUntil: Double?,
+         reviewedSize: Int64?, reviewedMtimeNanoseconds: Int64?, reviewedHash: [UInt8]?) {
+        self.fileID = fileID
+        self.decision = decision
+        self.decidedAt = decidedAt
+        self.sessionID = sessionID
+        self.laterCount = laterCount
+        self.laterUntil = laterUntil
+        self.reviewedSize = reviewedSize
+        self.reviewedMtimeNanoseconds = reviewedMtimeNanoseconds
+        self.reviewedHash = reviewedHash
+    }
+
+    /// Whether the item is due again (a deferred item whose cool-down ended).
+    public func isDue(at now: Date) -> Bool {
+        decision == .later && (laterUntil ?? 0) <= now.timeIntervalSince1970
+    }
+
+    /// Whether the deck should suggest keeping it (deferred `Review.suggestKeepAfter` times).
+    public var suggestsKeep: Bool { laterCount >= Review.suggestKeepAfter }
+
+    func write(_ db: Database) throws {
+        try db.run("""
+            INSERT OR REPLACE INTO decisions(\(DecisionRecord.columns)) VALUES(?,?,?,?,?,?,?,?,?)
+            """, fileID, decision.rawValue, decidedAt, sessionID, laterCount, laterUntil, reviewedSize,
+            reviewedMtimeNanoseconds, reviewedHash.map { SQLValue.blob($0) } ?? .null)
+    }
+}
+
+/// A review error: a code and one line for people.
+public struct ReviewError: Error, CustomStringConvertible, Sendable, Equatable {
+    public struct Code: Hashable, Sendable {
+        private let value: String
+        public static let notInLibrary = Code(value: "not_in_library")
+        public static let nothingToUndo = Code(value: "nothing_to_undo")
+        public static let noSuchSession = Code(value: "no_such_session")
+        public static let noSuchDeck = Code(value: "no_such_deck")
+        public static let invalid = Code(value: "invalid")
+    }
+    public let code: Code
+    public let message: String
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+    public var description: String { message }
+}

@@ -1,0 +1,188 @@
+import Foundation
+import SnapSortSystem
+
+/// What one decision did.
+public struct DecisionOutcome: Sendable, Equatable {
+    public var fileID: Int64
+    public var decision: Decision
+    /// The decision the item had before (nil: undecided).
+    public var previous: Decision?
+    /// The session after the decision, when made in one.
+    public var session: DeckSession?
+    /// A chapter created because this decision finished the session.
+    public var chapter: Int64?
+    /// Milestones reached by this decision.
+    public var milestones: [String]
+}
+
+/// What one undo restored.
+public struct UndoOutcome: Sendable, Equatable {
+    public var fileID: Int64
+    public var path: String?
+    /// The decision that was taken back.
+    public var undone: Decision?
+    /// The decision the item has again (nil: undecided).
+    public var restored: Decision?
+    /// The session as it was before the decision (its position included), when there was one.
+    public var session: DeckSession?
+}
+
+/// Decisions and the shared undo history. Every front end (CLI, terminal deck, web page) goes
+/// through these operations; each is one SQLite transaction.
+public enum Review {
+    /// A deferred item returns after seven days.
+    public static let laterCooldown: TimeInterval = 7 * 86_400
+    /// After this many deferrals the deck suggests keeping the item.
+    public static let suggestKeepAfter = 3
+    /// Undo steps kept (the spec asks for at least 20).
+    public static let undoLimit = 200
+    /// The default session goal (verdicts per session).
+    public static let defaultGoal = 25
+
+    /// The stored decision of an item.
+    public static func decision(for fileID: Int64, library: Library) throws -> DecisionRecord? {
+        try library.db.row("SELECT \(DecisionRecord.columns) FROM decisions WHERE file_id=?", fileID).flatMap(DecisionRecord.init)
+    }
+
+    /// Records `decision` on an item (one undo step). In a session, deciding the current item
+    /// moves to the next; `skip` also puts the item again at the end of the session's deck.
+    @discardableResult
+    public static func decide(_ decision: Decision, fileID: Int64, library: Library, clock: Clock,
+                              session sessionID: Int64? = nil, timeZone: TimeZone = .current) throws -> DecisionOutcome {
+        let db = library.db
+        let now = clock.now()
+        let ts = now.timeIntervalSince1970
+        return try db.transaction {
+            guard let item = try library.item(id: fileID), item.status != .gone else {
+                throw ReviewError(.notInLibrary, "item \(fileID) is not in the library")
+            }
+            let before = try self.decision(for: fileID, library: library)
+            var session = try sessionID.map { id -> DeckSession in
+                guard let s = try DeckSession.load(id: id, library: library) else {
+                    throw ReviewError(.noSuchSession, "no deck session \(id)")
+                }
+                return s
+            }
+            let sessionBefore = session
+            let laterCount = (before?.laterCount ?? 0) + (decision == .later ? 1 : 0)
+            let record = DecisionRecord(
+                fileID: fileID, decision: decision, decidedAt: ts, sessionID: sessionID, laterCount: laterCount,
+                laterUntil: decision == .later ? ts + laterCooldown : nil,
+                reviewedSize: item.bytes, reviewedMtimeNanoseconds: item.mtimeNanoseconds, reviewedHash: item.contentHash)
+            try record.write(db)
+
+            var eventID: Int64?
+            if decision.isVerdict {
+                let reviewedBefore = try db.scalar("""
+                    SELECT count(*) FROM review_events WHERE file_id=? AND kind='decision' AND first_review=1 AND undone=0
+                    """, fileID) ?? 0
+                try db.run("""
+                    INSERT INTO review_events(ts, kind, file_id, decision, first_review, bytes, session_id)
+                    VALUES(?, 'decision', ?, ?, ?, ?, ?)
+                    """, ts, fileID, decision.rawValue, reviewedBefore == 0, decision == .trash ? item.bytes : 0, sessionID)
+                eventID = db.lastInsertRowID
+            }
+
+            var chapterID: Int64?
+            if var s = session {
+                if s.current == fileID {
+                    s.position += 1
+                }
+                if decision == .skip {
+                    s.itemIDs.append(fileID)
+                } else {
+                    s.decisions += 1
+                    if decision == .trash { s.bytes += item.bytes }
+                }
+                s.updatedAt = ts
+                if s.finishedAt == nil && s.decisions > 0 && (s.goalMet || s.current == nil) {
+                    s.finishedAt = ts
+                    chapterID = try makeChapter(s, library: library)
+                }
+                try s.write(db)
+                session = s
+            }
+
+            try db.run("""
+                INSERT INTO undo_steps(created_ts, file_id, before, session_id, session_before, event_id, chapter_id)
+                VALUES(?,?,?,?,?,?,?)
+                """, ts, fileID, before.map(encode), sessionID, sessionBefore?.snapshot, eventID, chapterID)
+            try db.run("DELETE FROM undo_steps WHERE id <= (SELECT max(id) FROM undo_steps) - ?", undoLimit)
+            let reached = try Stats.recordMilestones(library: library, clock: clock, timeZone: timeZone)
+            return DecisionOutcome(fileID: fileID, decision: decision, previous: before?.decision, session: session,
+                                   chapter: chapterID, milestones: reached)
+        }
+    }
+
+    /// Takes back the newest decision: the item's previous decision (or none) comes back, its
+    /// stats event is withdrawn, and its deck session returns to where it was. A trash commit
+    /// is never undone (`Trash.restore` does that): committing drops the committed files'
+    /// steps from the history.
+    public static func undo(library: Library, clock: Clock) throws -> UndoOutcome? {
+        let db = library.db
+        return try db.transaction {
+            guard let step = try db.row("""
+                SELECT id, file_id, before, session_id, session_before, event_id, chapter_id FROM undo_steps ORDER BY id DESC LIMIT 1
+                """) else { return nil }
+            let stepID = step.int(0)!, fileID = step.int(1)!
+            let current = try decision(for: fileID, library: library)
+            if let before = step.string(2).flatMap(decode) {
+                try before.write(db)
+            } else {
+                try db.run("DELETE FROM decisions WHERE file_id=?", fileID)
+            }
+            if let event = step.int(5) { try db.run("UPDATE review_events SET undone=1 WHERE id=?", event) }
+            if let chapter = step.int(6) { try db.run("DELETE FROM chapters WHERE id=?", chapter) }
+            var session: DeckSession?
+            if let snap = step.string(4), var s = DeckSession.fromSnapshot(snap) {
+                s.updatedAt = clock.now().timeIntervalSince1970
+                try s.write(db)
+                session = s
+            }
+            try db.run("DELETE FROM undo_steps WHERE id=?", stepID)
+            let restored = try decision(for: fileID, library: library)
+            return UndoOutcome(fileID: fileID, path: try library.item(id: fileID)?.path, undone: current?.decision,
+                               restored: restored?.decision, session: session)
+        }
+    }
+
+    /// How many steps can be undone.
+    public static func undoDepth(library: Library) throws -> Int {
+        Int(try library.db.scalar("SELECT count(*) FROM undo_steps") ?? 0)
+    }
+
+    /// Clears an item's decision outside the undo history (a restore from the trash) and drops
+    /// its undo steps, so an undo never resurrects a decision the user took back another way.
+    static func clearDecision(fileID: Int64, library: Library) throws {
+        try library.db.run("DELETE FROM decisions WHERE file_id=?", fileID)
+        try sealHistory(fileID: fileID, library: library)
+    }
+
+    /// Drops an item's undo steps (after a commit or a restore: those are not undoable).
+    static func sealHistory(fileID: Int64, library: Library) throws {
+        try library.db.run("DELETE FROM undo_steps WHERE file_id=?", fileID)
+    }
+
+    private static func makeChapter(_ s: DeckSession, library: Library) throws -> Int64 {
+        let db = library.db
+        let cover = try db.scalar("""
+            SELECT file_id FROM decisions d JOIN files f ON f.id=d.file_id
+            WHERE d.session_id=? AND d.decision='keep' AND f.status != 'gone' AND f.kind='photo' ORDER BY d.decided_ts LIMIT 1
+            """, s.id) ?? db.scalar("""
+            SELECT file_id FROM review_events WHERE session_id=? AND undone=0 AND file_id IS NOT NULL ORDER BY id LIMIT 1
+            """, s.id)
+        try db.run("""
+            INSERT OR REPLACE INTO chapters(session_id, deck_id, title, finished_ts, decisions, bytes, cover_file_id)
+            VALUES(?,?,?,?,?,?,?)
+            """, s.id, s.deckID, s.title, s.finishedAt ?? s.updatedAt, s.decisions, s.bytes, cover)
+        return db.lastInsertRowID
+    }
+
+    private static func encode(_ r: DecisionRecord) -> String {
+        String(decoding: (try? JSONEncoder().encode(r)) ?? Data(), as: UTF8.self)
+    }
+
+    private static func decode(_ s: String) -> DecisionRecord? {
+        try? JSONDecoder().decode(DecisionRecord.self, from: Data(s.utf8))
+    }
+}

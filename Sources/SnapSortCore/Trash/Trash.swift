@@ -1,0 +1,537 @@
+import Foundation
+import SnapSortSystem
+
+/// An item staged for the Trash (decided `trash`, not committed): still in place and in the
+/// library.
+public struct StagedItem: Sendable, Equatable {
+    public var fileID: Int64
+    public var path: String
+    public var bytes: Int64
+    public var decidedAt: Double
+}
+
+/// A file SnapSort moved to a system Trash (a ledger row).
+public struct TrashedFile: Sendable, Equatable {
+    public var ledgerID: Int64
+    public var fileID: Int64?
+    public var originalPath: String
+    public var trashPath: String
+    public var bytes: Int64
+    public var trashedAt: Double
+    public var isSidecar: Bool
+}
+
+/// What happened to one file in a commit or restore.
+public struct TrashOutcome: Sendable, Equatable {
+    public enum Result: Sendable, Equatable {
+        /// Moved into the Trash at this path.
+        case trashed(String)
+        /// Put back at its original path.
+        case restored
+        /// Un-staged: the item is undecided again (it never left its place).
+        case unstaged
+        /// Left where it is, with the reason.
+        case skipped(String)
+    }
+    public var path: String
+    public var bytes: Int64
+    public var result: Result
+    public var isSidecar: Bool
+
+    public var succeeded: Bool { if case .skipped = result { return false } else { return true } }
+
+    public init(path: String, bytes: Int64, result: Result, isSidecar: Bool) {
+        self.path = path
+        self.bytes = bytes
+        self.result = result
+        self.isSidecar = isSidecar
+    }
+}
+
+/// What a commit or restore did, file by file.
+public struct TrashReport: Sendable, Equatable {
+    public var outcomes: [TrashOutcome] = []
+    /// Commits interrupted earlier and finished (or rolled back) by this run.
+    public var resumed = 0
+    public var milestones: [String] = []
+
+    public var succeeded: [TrashOutcome] { outcomes.filter(\.succeeded) }
+    public var skipped: [TrashOutcome] { outcomes.filter { !$0.succeeded } }
+    public var bytes: Int64 { succeeded.reduce(0) { $0 + $1.bytes } }
+}
+
+/// The trash the user controls: staging, the commit to the freedesktop.org Trash, restore.
+///
+/// Only `commit` and `restore` move a user's file, always with `rename(2)` that never replaces
+/// an existing file and never copies across file systems. The commit is journaled in
+/// `trash_ledger` before each step, so a commit killed half-way is finished by the next one:
+/// every staged file ends trashed once or still in place, and the ledger says which.
+public enum Trash {
+    // MARK: - Staging
+
+    /// Items staged for the Trash, oldest decision first.
+    public static func staged(library: Library) throws -> [StagedItem] {
+        try library.db.rows("""
+            SELECT f.id, f.path, f.size, d.decided_ts FROM decisions d JOIN files f ON f.id=d.file_id
+            WHERE d.decision='trash' AND f.status != 'gone'
+              AND NOT EXISTS(SELECT 1 FROM trash_ledger l WHERE l.file_id=f.id AND l.state='planned')
+            ORDER BY d.decided_ts, f.id
+            """).map { StagedItem(fileID: $0.int(0)!, path: $0.string(1) ?? "", bytes: $0.int(2) ?? 0, decidedAt: $0.double(3) ?? 0) }
+    }
+
+    /// Count and bytes of what is staged.
+    public static func stagedTotals(library: Library) throws -> (count: Int, bytes: Int64) {
+        let r = try library.db.row("""
+            SELECT count(*), COALESCE(sum(f.size),0) FROM decisions d JOIN files f ON f.id=d.file_id
+            WHERE d.decision='trash' AND f.status != 'gone'
+            """)
+        return (Int(r?.int(0) ?? 0), r?.int(1) ?? 0)
+    }
+
+    /// Files SnapSort moved to a Trash that are still there (as far as the ledger knows; call
+    /// `noticeRestores` first to catch restores and emptied Trashes).
+    public static func inSystemTrash(library: Library) throws -> [TrashedFile] {
+        try library.db.rows("""
+            SELECT id, file_id, original_path, trash_dir, trash_name, bytes, trashed_ts, parent_id FROM trash_ledger
+            WHERE state='trashed' ORDER BY trashed_ts, id
+            """).map(trashedFile)
+    }
+
+    /// Bytes of trashed files still sitting in a Trash: emptying the Trash frees them.
+    public static func inTrashBytes(library: Library) throws -> Int64 {
+        try inSystemTrash(library: library).filter { FileSystem.exists($0.trashPath) }.reduce(0) { $0 + $1.bytes }
+    }
+
+    static func trashedFile(_ r: Row) -> TrashedFile {
+        TrashedFile(ledgerID: r.int(0)!, fileID: r.int(1), originalPath: r.string(2) ?? "",
+                    trashPath: (r.string(3) ?? "") + "/files/" + (r.string(4) ?? ""), bytes: r.int(5) ?? 0,
+                    trashedAt: r.double(6) ?? 0, isSidecar: r.int(7) != nil)
+    }
+
+    // MARK: - Commit
+
+    struct Ledger {
+        var id: Int64
+        var fileID: Int64?
+        var parentID: Int64?
+        var originalPath: String
+        var directory: String
+        var name: String
+        var info: String
+        var bytes: Int64
+        var device: UInt64
+        var inode: UInt64
+        var mtime: Int64
+
+        var trashPath: String { directory + "/files/" + name }
+        var infoPath: String { directory + "/info/" + name + ".trashinfo" }
+
+        func matches(_ st: FileStatus) -> Bool {
+            st.isRegular && st.device == device && st.inode == inode && st.size == bytes && st.mtimeNanoseconds == mtime
+        }
+    }
+
+    static func loadPlanned(_ library: Library) throws -> [Ledger] {
+        try library.db.rows("""
+            SELECT id, file_id, parent_id, original_path, trash_dir, trash_name, info, bytes, device, inode, mtime_ns
+            FROM trash_ledger WHERE state='planned' ORDER BY id
+            """).map {
+            Ledger(id: $0.int(0)!, fileID: $0.int(1), parentID: $0.int(2), originalPath: $0.string(3) ?? "",
+                   directory: $0.string(4) ?? "", name: $0.string(5) ?? "", info: $0.string(6) ?? "", bytes: $0.int(7) ?? 0,
+                   device: UInt64(bitPattern: $0.int(8) ?? 0), inode: UInt64(bitPattern: $0.int(9) ?? 0), mtime: $0.int(10) ?? 0)
+        }
+    }
+
+    /// Moves every staged file (and its sidecars) to the Trash of its file system. Finishes an
+    /// interrupted commit first. A file that changed since it was reviewed, or that has no
+    /// usable Trash on its mount, is left in place and reported.
+    public static func commit(library: Library, clock: Clock, env: TrashEnvironment, logger: Logger = .silent) throws -> TrashReport {
+        var report = TrashReport()
+        report.resumed = try resume(library: library, clock: clock, env: env, report: &report)
+        let rows = try library.db.rows("""
+            SELECT f.id, f.path, f.device, f.inode, f.size, f.mtime_ns, f.content_hash,
+                   d.reviewed_size, d.reviewed_mtime_ns, d.reviewed_hash
+            FROM decisions d JOIN files f ON f.id=d.file_id
+            WHERE d.decision='trash' AND f.status != 'gone'
+              AND NOT EXISTS(SELECT 1 FROM trash_ledger l WHERE l.file_id=f.id AND l.state='planned')
+            ORDER BY d.decided_ts, f.id
+            """)
+        for r in rows {
+            let id = r.int(0)!, path = r.string(1) ?? ""
+            let row = FileStatus(device: UInt64(bitPattern: r.int(2) ?? 0), inode: UInt64(bitPattern: r.int(3) ?? 0),
+                                 size: r.int(4) ?? 0, mtimeNanoseconds: r.int(5) ?? 0, mode: 0)
+            // Identity: the file on disk is the row, and the row is what the user reviewed.
+            let reviewedSame = (r.int(7) == nil || r.int(7) == row.size) && (r.int(8) == nil || r.int(8) == row.mtimeNanoseconds)
+                && (r.blob(9) == nil || r.blob(6) == nil || r.blob(9) == r.blob(6))
+            guard let st = FileSystem.lstatusIfExists(path) else {
+                report.outcomes.append(try skip(library, fileID: id, path: path, bytes: row.size, reason: "missing: the file is no longer there", clock: clock))
+                continue
+            }
+            guard st.isRegular, reviewedSame, st.device == row.device, st.inode == row.inode, st.size == row.size,
+                  st.mtimeNanoseconds == row.mtimeNanoseconds else {
+                report.outcomes.append(try skip(library, fileID: id, path: path, bytes: st.size,
+                                                reason: "changed since it was reviewed: review it again", clock: clock))
+                continue
+            }
+            let outcome = try trashOne(library: library, clock: clock, env: env, fileID: id, parentID: nil, path: path, status: st)
+            report.outcomes.append(outcome)
+            if case .trashed = outcome.result, let parent = try library.db.scalar("SELECT max(id) FROM trash_ledger WHERE file_id=?", id) {
+                for side in Sidecars.find(for: path) where try sidecarMayTravel(library, side) {
+                    guard let sst = FileSystem.lstatusIfExists(side), sst.isRegular else { continue }
+                    let sideID = try library.liveRow(path: side)?.id
+                    var o = try trashOne(library: library, clock: clock, env: env, fileID: sideID, parentID: parent, path: side, status: sst)
+                    o.isSidecar = true
+                    report.outcomes.append(o)
+                }
+            }
+        }
+        report.milestones = try library.db.transaction { try Stats.recordMilestones(library: library, clock: clock, timeZone: env.timeZone) }
+        logger.info("trash commit done", ["trash.trashed": "\(report.succeeded.count)", "trash.skipped": "\(report.skipped.count)"])
+        return report
+    }
+
+    /// A sidecar goes with its photo unless it is a library item the user decided otherwise
+    /// (kept, or staged itself — then it is committed on its own).
+    static func sidecarMayTravel(_ library: Library, _ path: String) throws -> Bool {
+        guard let row = try library.liveRow(path: path) else { return true }
+        return try Review.decision(for: row.id, library: library) == nil
+    }
+
+    static func skip(_ library: Library, fileID: Int64?, path: String, bytes: Int64, reason: String, clock: Clock) throws -> TrashOutcome {
+        try library.db.run("""
+            INSERT INTO trash_ledger(file_id, original_path, state, reason, bytes, planned_ts) VALUES(?,?,'skipped',?,?,?)
+            """, fileID, path, reason, bytes, clock.now().timeIntervalSince1970)
+        return TrashOutcome(path: path, bytes: bytes, result: .skipped(reason), isSidecar: false)
+    }
+
+    /// Trashes one file: plan in the ledger, `info/NAME.trashinfo` with `O_EXCL`, re-check the
+    /// identity, `rename` into `files/NAME`, record.
+    static func trashOne(library: Library, clock: Clock, env: TrashEnvironment, fileID: Int64?, parentID: Int64?,
+                         path: String, status st: FileStatus) throws -> TrashOutcome {
+        let now = clock.now()
+        let real: String
+        do { real = try TrashLocator.realPath(ofFile: path) } catch {
+            return try skip(library, fileID: fileID, path: path, bytes: st.size, reason: "cannot resolve its folder: \(error)", clock: clock)
+        }
+        var preferHome = true
+        while true {
+            let loc: TrashLocation
+            do {
+                loc = try TrashLocator.locate(realPath: real, env: env, preferHome: preferHome)
+            } catch {
+                return try skip(library, fileID: fileID, path: path, bytes: st.size,
+                                reason: "no Trash on its file system (\(error)); left in place", clock: clock)
+            }
+            let info = TrashInfo.render(pathKey: loc.pathKey(for: path, realPath: real), deletedAt: now, timeZone: env.timeZone)
+            let base = String(path.split(separator: "/").last ?? "file")
+            // Plan first: a crash after this point is finished or rolled back by `resume`.
+            var ledger = Ledger(id: 0, fileID: fileID, parentID: parentID, originalPath: path, directory: loc.directory,
+                                name: base, info: info, bytes: st.size, device: st.device, inode: st.inode, mtime: st.mtimeNanoseconds)
+            try library.db.run("""
+                INSERT INTO trash_ledger(file_id, parent_id, original_path, trash_dir, trash_name, info, state, bytes, device, inode, mtime_ns, planned_ts)
+                VALUES(?,?,?,?,?,?,'planned',?,?,?,?,?)
+                """, fileID, parentID, path, loc.directory, base, info, st.size, st.device, st.inode, st.mtimeNanoseconds, now.timeIntervalSince1970)
+            ledger.id = library.db.lastInsertRowID
+            // A unique name: the .trashinfo is created with O_EXCL (the specification's lock).
+            var n = 1
+            while true {
+                let name = n == 1 ? base : numbered(base, n)
+                if name != ledger.name {
+                    ledger.name = name
+                    try library.db.run("UPDATE trash_ledger SET trash_name=? WHERE id=?", name, ledger.id)
+                }
+                if FileSystem.exists(ledger.trashPath) { n += 1; continue }
+                do {
+                    try FileSystem.createExclusive(ledger.infoPath, Array(info.utf8))
+                    break
+                } catch let e as SystemError where e.code == .errno(EEXIST) {
+                    n += 1
+                } catch {
+                    try finish(library, ledger, state: "skipped", reason: "cannot write its .trashinfo: \(error)", clock: clock)
+                    return TrashOutcome(path: path, bytes: st.size, result: .skipped("cannot write its .trashinfo: \(error)"), isSidecar: parentID != nil)
+                }
+            }
+            try env.afterInfoWritten(path)
+            // Last identity check right before the move.
+            guard let now2 = FileSystem.lstatusIfExists(path), ledger.matches(now2) else {
+                try? FileSystem.remove(ledger.infoPath)
+                try finish(library, ledger, state: "skipped", reason: "changed while committing", clock: clock)
+                return TrashOutcome(path: path, bytes: st.size, result: .skipped("changed while committing"), isSidecar: parentID != nil)
+            }
+            do {
+                try FileSystem.renameNoReplace(path, ledger.trashPath)
+            } catch let e as SystemError {
+                try? FileSystem.remove(ledger.infoPath)
+                if e.code == .errno(EXDEV) && loc.isHome && preferHome {
+                    // The home trash is on another mount after all (e.g. a bind mount): never
+                    // copy — try the Trash of the file's own mount.
+                    try finish(library, ledger, state: "abandoned", reason: "home trash on another mount", clock: clock)
+                    preferHome = false
+                    continue
+                }
+                let why = e.code == .errno(EXDEV) ? "its Trash is on another file system; SnapSort never copies, left in place"
+                    : "cannot move it into the Trash: \(e.message)"
+                try finish(library, ledger, state: "skipped", reason: why, clock: clock)
+                return TrashOutcome(path: path, bytes: st.size, result: .skipped(why), isSidecar: parentID != nil)
+            }
+            FileSystem.syncDirectory(of: ledger.trashPath)
+            try env.afterRename(path)
+            try recordTrashed(library, ledger, clock: clock)
+            return TrashOutcome(path: path, bytes: st.size, result: .trashed(ledger.trashPath), isSidecar: parentID != nil)
+        }
+    }
+
+    /// `IMG_1.jpg` → `IMG_1.2.jpg`.
+    static func numbered(_ name: String, _ n: Int) -> String {
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "\(name).\(n)" }
+        return "\(name[..<dot]).\(n)\(name[dot...])"
+    }
+
+    static func finish(_ library: Library, _ l: Ledger, state: String, reason: String?, clock: Clock) throws {
+        try library.db.run("UPDATE trash_ledger SET state=?, reason=? WHERE id=?", state, reason, l.id)
+    }
+
+    /// The file is in the Trash: the ledger says so, its row becomes a tombstone (a restore
+    /// brings it back to the same row), the bytes count as cleared, its undo steps are sealed.
+    static func recordTrashed(_ library: Library, _ l: Ledger, clock: Clock) throws {
+        let now = clock.now()
+        try library.db.transaction {
+            try library.db.run("UPDATE trash_ledger SET state='trashed', trashed_ts=? WHERE id=?", now.timeIntervalSince1970, l.id)
+            if let f = l.fileID {
+                try library.markGone(ids: [f], at: now)
+                try Review.sealHistory(fileID: f, library: library)
+            }
+            try library.db.run("INSERT INTO review_events(ts, kind, file_id, bytes) VALUES(?, 'cleared', ?, ?)",
+                               now.timeIntervalSince1970, l.fileID, l.bytes)
+        }
+    }
+
+    /// Finishes or rolls back commits that were interrupted (`kill -9`, power loss). For each
+    /// planned ledger row: the file already in `files/` → recorded as trashed; still at its
+    /// place → our `.trashinfo` is removed and the file stays staged for this commit; neither →
+    /// recorded as missing. Returns how many rows it settled.
+    @discardableResult
+    public static func resume(library: Library, clock: Clock, env: TrashEnvironment) throws -> Int {
+        var r = TrashReport()
+        return try resume(library: library, clock: clock, env: env, report: &r)
+    }
+
+    static func resume(library: Library, clock: Clock, env: TrashEnvironment, report: inout TrashReport) throws -> Int {
+        let planned = try loadPlanned(library)
+        for l in planned {
+            let inTrash = FileSystem.lstatusIfExists(l.trashPath)
+            let atHome = FileSystem.lstatusIfExists(l.originalPath)
+            if let t = inTrash, l.matches(t) {
+                if !FileSystem.exists(l.infoPath) { try? FileSystem.createExclusive(l.infoPath, Array(l.info.utf8)) }
+                try recordTrashed(library, l, clock: clock)
+                report.outcomes.append(TrashOutcome(path: l.originalPath, bytes: l.bytes, result: .trashed(l.trashPath), isSidecar: l.parentID != nil))
+            } else {
+                removeOurInfo(l)
+                if let a = atHome, l.matches(a) {
+                    try finish(library, l, state: "abandoned", reason: "interrupted before the move; still in place", clock: clock)
+                    if let parent = l.parentID,
+                       try library.db.row("SELECT state FROM trash_ledger WHERE id=?", parent)?.string(0) == "trashed" {
+                        // A sidecar whose photo made it: send it after its photo now.
+                        if let st = FileSystem.lstatusIfExists(l.originalPath), st.isRegular {
+                            var o = try trashOne(library: library, clock: clock, env: env, fileID: l.fileID, parentID: l.parentID,
+                                                 path: l.originalPath, status: st)
+                            o.isSidecar = true
+                            report.outcomes.append(o)
+                        }
+                    }
+                } else {
+                    try finish(library, l, state: "skipped", reason: "missing: neither in place nor in the Trash", clock: clock)
+                    report.outcomes.append(TrashOutcome(path: l.originalPath, bytes: l.bytes,
+                                                        result: .skipped("missing: neither in place nor in the Trash"), isSidecar: l.parentID != nil))
+                }
+            }
+        }
+        return planned.count
+    }
+
+    /// Removes a `.trashinfo` only if it is exactly the one we wrote.
+    static func removeOurInfo(_ l: Ledger) {
+        guard let bytes = try? FileSystem.readFile(l.infoPath, limit: 1 << 16), String(decoding: bytes, as: UTF8.self) == l.info,
+              !FileSystem.exists(l.trashPath) else { return }
+        try? FileSystem.remove(l.infoPath)
+    }
+
+    // MARK: - Restore
+
+    /// Un-stages items (they become undecided; the files never moved).
+    public static func unstage(fileIDs: [Int64], library: Library) throws -> [TrashOutcome] {
+        try library.db.transaction {
+            var out: [TrashOutcome] = []
+            for id in fileIDs {
+                guard let d = try Review.decision(for: id, library: library), d.decision == .trash,
+                      let item = try library.item(id: id), item.status != .gone else { continue }
+                try Review.clearDecision(fileID: id, library: library)
+                out.append(TrashOutcome(path: item.path, bytes: item.bytes, result: .unstaged, isSidecar: false))
+            }
+            return out
+        }
+    }
+
+    /// Restores files from the system Trash to their original paths, refusing to overwrite a
+    /// file that is there now. Sidecars come back with their photo. The item's row comes back
+    /// (same identity), its trash decision is cleared and the bytes are no longer cleared.
+    public static func restore(ledgerIDs: [Int64], library: Library, clock: Clock) throws -> [TrashOutcome] {
+        var out: [TrashOutcome] = []
+        for id in ledgerIDs {
+            guard let r = try library.db.row("""
+                SELECT id, file_id, original_path, trash_dir, trash_name, bytes, trashed_ts, parent_id FROM trash_ledger
+                WHERE id=? AND state='trashed'
+                """, id) else { continue }
+            let t = trashedFile(r)
+            out.append(try restoreOne(t, trashDir: r.string(3) ?? "", name: r.string(4) ?? "", library: library, clock: clock))
+            for sr in try library.db.rows("""
+                SELECT id, file_id, original_path, trash_dir, trash_name, bytes, trashed_ts, parent_id FROM trash_ledger
+                WHERE parent_id=? AND state='trashed'
+                """, id) {
+                var o = try restoreOne(trashedFile(sr), trashDir: sr.string(3) ?? "", name: sr.string(4) ?? "", library: library, clock: clock)
+                o.isSidecar = true
+                out.append(o)
+            }
+        }
+        return out
+    }
+
+    /// Restores by original path: un-stages a staged item, or brings a trashed file back.
+    public static func restore(paths: [String], library: Library, clock: Clock) throws -> [TrashOutcome] {
+        _ = try noticeRestores(library: library, clock: clock)
+        var out: [TrashOutcome] = []
+        for p in paths {
+            if let row = try library.liveRow(path: p), try Review.decision(for: row.id, library: library)?.decision == .trash {
+                out += try unstage(fileIDs: [row.id], library: library)
+                continue
+            }
+            let ids = try library.db.rows("SELECT id FROM trash_ledger WHERE original_path=? AND state='trashed' ORDER BY id DESC LIMIT 1", p)
+                .compactMap { $0.int(0) }
+            if ids.isEmpty {
+                out.append(TrashOutcome(path: p, bytes: 0, result: .skipped("neither staged nor in the Trash by SnapSort"), isSidecar: false))
+            } else {
+                out += try restore(ledgerIDs: ids, library: library, clock: clock)
+            }
+        }
+        return out
+    }
+
+    /// `restore --all`: un-stages everything staged and brings back everything committed.
+    public static func restoreAll(library: Library, clock: Clock) throws -> [TrashOutcome] {
+        _ = try noticeRestores(library: library, clock: clock)
+        var out = try unstage(fileIDs: staged(library: library).map(\.fileID), library: library)
+        let ids = try library.db.rows("SELECT id FROM trash_ledger WHERE state='trashed' AND parent_id IS NULL ORDER BY id").compactMap { $0.int(0) }
+        out += try restore(ledgerIDs: ids, library: library, clock: clock)
+        // Sidecars whose photo row is no longer trashed.
+        let orphans = try library.db.rows("SELECT id FROM trash_ledger WHERE state='trashed' ORDER BY id").compactMap { $0.int(0) }
+        for id in orphans {
+            guard let r = try library.db.row("""
+                SELECT id, file_id, original_path, trash_dir, trash_name, bytes, trashed_ts, parent_id FROM trash_ledger WHERE id=?
+                """, id) else { continue }
+            var o = try restoreOne(trashedFile(r), trashDir: r.string(3) ?? "", name: r.string(4) ?? "", library: library, clock: clock)
+            o.isSidecar = true
+            out.append(o)
+        }
+        return out
+    }
+
+    static func restoreOne(_ t: TrashedFile, trashDir: String, name: String, library: Library, clock: Clock) throws -> TrashOutcome {
+        func skipped(_ why: String) -> TrashOutcome { TrashOutcome(path: t.originalPath, bytes: t.bytes, result: .skipped(why), isSidecar: t.isSidecar) }
+        guard FileSystem.lstatusIfExists(t.trashPath) != nil else {
+            try library.db.run("UPDATE trash_ledger SET state='purged', reason='no longer in the Trash' WHERE id=?", t.ledgerID)
+            return skipped("no longer in the Trash (it was emptied or removed)")
+        }
+        if FileSystem.exists(t.originalPath) { return skipped("a file exists at its original path; not overwritten") }
+        if let slash = t.originalPath.lastIndex(of: "/"), slash != t.originalPath.startIndex {
+            try? FileSystem.makeDirectories(String(t.originalPath[..<slash]))
+        }
+        do {
+            try FileSystem.renameNoReplace(t.trashPath, t.originalPath)
+        } catch let e as SystemError {
+            return skipped(e.code == .errno(EEXIST) ? "a file exists at its original path; not overwritten" : "cannot move it back: \(e.message)")
+        }
+        FileSystem.syncDirectory(of: t.originalPath)
+        try? FileSystem.remove(trashDir + "/info/" + name + ".trashinfo")
+        try recordRestored(t, library: library, clock: clock)
+        return TrashOutcome(path: t.originalPath, bytes: t.bytes, result: .restored, isSidecar: t.isSidecar)
+    }
+
+    /// Back at its path: the same row comes back live, the decision is cleared, the bytes are
+    /// no longer cleared.
+    static func recordRestored(_ t: TrashedFile, library: Library, clock: Clock) throws {
+        let now = clock.now()
+        try library.db.transaction {
+            try library.db.run("UPDATE trash_ledger SET state='restored', restored_ts=? WHERE id=?", now.timeIntervalSince1970, t.ledgerID)
+            if let f = t.fileID, let st = FileSystem.lstatusIfExists(t.originalPath) {
+                if let row = try library.item(id: f) {
+                    if row.status == .gone || row.path != t.originalPath {
+                        // A stale live row at this path (its file is not there) gives way.
+                        if let other = try library.liveRow(path: t.originalPath), other.id != f { try library.markGone(ids: [other.id], at: now) }
+                        try library.recordMove(id: f, to: t.originalPath, status: st,
+                                               restoreStatus: row.status == .gone ? try library.revivedStatus(id: f) : nil)
+                    }
+                }
+                try Review.clearDecision(fileID: f, library: library)
+            }
+            try library.db.run("INSERT INTO review_events(ts, kind, file_id, bytes) VALUES(?, 'restored', ?, ?)",
+                               now.timeIntervalSince1970, t.fileID, -t.bytes)
+        }
+    }
+
+    /// Notices what happened to trashed files outside SnapSort: a file back at its original
+    /// path with the identity it had in the Trash (a file manager's or `trash-restore`'s
+    /// Restore) is counted as restored — its decision cleared, its row live again; a file gone
+    /// from the Trash and not back is marked purged (the Trash was emptied). Returns the
+    /// number of restores noticed.
+    @discardableResult
+    public static func noticeRestores(library: Library, clock: Clock) throws -> Int {
+        var restored = 0
+        for r in try library.db.rows("""
+            SELECT id, file_id, original_path, trash_dir, trash_name, bytes, trashed_ts, parent_id, device, inode, mtime_ns
+            FROM trash_ledger WHERE state='trashed'
+            """) {
+            let t = trashedFile(r)
+            if FileSystem.lstatusIfExists(t.trashPath) != nil { continue }
+            let dev = UInt64(bitPattern: r.int(8) ?? 0), ino = UInt64(bitPattern: r.int(9) ?? 0), mtime = r.int(10) ?? 0
+            var back = false
+            if let st = FileSystem.lstatusIfExists(t.originalPath), st.isRegular, st.device == dev, st.inode == ino,
+               st.size == t.bytes, st.mtimeNanoseconds == mtime {
+                back = true
+            } else if let f = t.fileID, let item = try library.item(id: f), item.status != .gone {
+                back = true  // the scanner already saw it come back (same content, same row)
+            }
+            if back {
+                var moved = t
+                if let f = t.fileID, let item = try library.item(id: f), item.status != .gone { moved.originalPath = item.path }
+                try recordRestored(moved, library: library, clock: clock)
+                restored += 1
+            } else {
+                try library.db.run("UPDATE trash_ledger SET state='purged', reason='no longer in the Trash' WHERE id=?", t.ledgerID)
+            }
+        }
+        return restored
+    }
+}
+
+/// Files that travel with a photo: `IMG_1234.xmp`, `IMG_1234.jpg.xmp`, `IMG_1234.aae`, and a
+/// Live Photo's `IMG_1234.mov` next to its `.heic`/`.jpg`.
+public enum Sidecars {
+    public static func find(for path: String) -> [String] {
+        guard let slash = path.lastIndex(of: "/") else { return [] }
+        let dir = String(path[..<slash])
+        let name = String(path[path.index(after: slash)...])
+        let dot = name.lastIndex(of: ".")
+        let stem = dot.map { String(name[..<$0]) } ?? name
+        let ext = dot.map { name[name.index(after: $0)...].lowercased() } ?? ""
+        guard let entries = try? FileSystem.listDirectory(dir) else { return [] }
+        var out: [String] = []
+        for e in entries where e.name != name {
+            let lower = e.name.lowercased()
+            let s = stem.lowercased()
+            var match = lower == s + ".xmp" || lower == name.lowercased() + ".xmp" || lower == s + ".aae"
+            if ["heic", "heif", "jpg", "jpeg"].contains(ext) && lower == s + ".mov" { match = true }
+            if match, e.kind == .regular || e.kind == .unknown { out.append(dir + "/" + e.name) }
+        }
+        return out.sorted()
+    }
+}
