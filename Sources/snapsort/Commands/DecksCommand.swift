@@ -1,0 +1,61 @@
+import Foundation
+import SnapSortCore
+
+/// `snapsort decks`
+enum DecksCommand: Command {
+    static let name = "decks"
+    static let summary = "list review decks with their progress"
+    static let usage = """
+        Usage: snapsort decks [--json] [--show DECK]
+
+        Lists the decks: On This Day, the later stack, Rediscover, smart groups, library filters
+        (photos, videos, screenshots, selfies, live-photos, favourites, edited, camera=MODEL,
+        each combinable with a year as filter:NAME@YEAR) and months, each with reviewed/total
+        and the bytes staged for the Trash. --show DECK lists a deck's cards.
+        """
+
+    static func run(_ args: inout Arguments, _ ctx: Context) throws -> Int32 {
+        let json = args.flag("--json")
+        let show = try args.option("--show")
+        guard try args.positionals().isEmpty else { throw UsageError("decks takes no arguments") }
+        let library = try ctx.openLibrary()
+        try Trash.noticeRestores(library: library, clock: .live)
+        if let show {
+            guard let id = DeckID(show) else { throw UsageError("unknown deck '\(show)'") }
+            let deck = try Decks.build(id, library: library, clock: .live)
+            if json {
+                ctx.out(JSON.object([
+                    ("id", .string(deck.id.description)), ("title", .string(deck.title)),
+                    ("items", .array(deck.items.map { c in
+                        .object([("id", .int(c.item.id)), ("path", .string(c.item.path)), ("bytes", .int(c.item.bytes)),
+                                 ("taken_at", .opt(c.item.takenAt)), ("seen_before", .bool(c.seenBefore)),
+                                 ("suggest_keep", .bool(c.suggestKeep))])
+                    })),
+                ]).serialized(pretty: true))
+            } else {
+                ctx.out("\(deck.title) (\(deck.id)): \(deck.items.count) cards")
+                for c in deck.items {
+                    ctx.out("  \(c.item.path)" + (c.seenBefore ? "  [seen before]" : "") + (c.suggestKeep ? "  [suggest keep]" : ""))
+                }
+            }
+            return ExitCode.ok
+        }
+        let decks = try Decks.overview(library: library, clock: .live)
+        if json {
+            ctx.out(JSON.array(decks.map { d in
+                .object([("id", .string(d.id.description)), ("title", .string(d.title)), ("waiting", .int(d.waiting)),
+                         ("reviewed", .int(d.progress.reviewed)), ("total", .int(d.progress.total)),
+                         ("bytes_to_gain", .int(d.progress.bytesToGain))])
+            }).serialized(pretty: true))
+            return ExitCode.ok
+        }
+        if decks.isEmpty { ctx.out("No decks yet: run 'snapsort scan' first.") }
+        for d in decks {
+            let id = d.id.description.padding(toLength: 24, withPad: " ", startingAt: 0)
+            let title = d.title.padding(toLength: 22, withPad: " ", startingAt: 0)
+            ctx.out("\(id)\(title)\(d.waiting) waiting, \(d.progress.reviewed)/\(d.progress.total) reviewed"
+                    + (d.progress.bytesToGain > 0 ? ", \(humanBytes(d.progress.bytesToGain)) staged" : ""))
+        }
+        return ExitCode.ok
+    }
+}

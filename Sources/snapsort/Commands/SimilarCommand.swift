@@ -1,0 +1,58 @@
+import Foundation
+import SnapSortCore
+
+/// `snapsort similar keeper FILE | not-similar GROUP | trash-rest GROUP|--all`
+enum SimilarCommand: Command {
+    static let name = "similar"
+    static let summary = "choose keepers in Similar Shots, split groups, trash the rest"
+    static let usage = """
+        Usage: snapsort similar keeper FILE
+               snapsort similar not-similar GROUP
+               snapsort similar trash-rest GROUP | --all
+
+        keeper       makes FILE the keeper of its Similar Shots group (remembered)
+        not-similar  remembers that GROUP's photos are not similar: the group never comes back
+        trash-rest   stages every photo of GROUP (or of every group) but its keeper for the
+                     Trash; each one is its own undo step
+        GROUP is the id 'report' shows as similar_group (e.g. s42).
+        Exit: 0 ok, 1 unknown FILE or GROUP, 2 usage.
+        """
+
+    static func run(_ args: inout Arguments, _ ctx: Context) throws -> Int32 {
+        let all = args.flag("--all")
+        var words = try args.positionals()
+        guard !words.isEmpty else { throw UsageError("similar needs keeper, not-similar or trash-rest") }
+        let action = words.removeFirst()
+        let library = try ctx.openLibrary()
+        let clock = Clock.live
+        do {
+            switch action {
+            case "keeper":
+                guard words.count == 1 else { throw UsageError("similar keeper takes one FILE") }
+                let item = try ctx.libraryItem(words[0], library)
+                let set = try SimilarReview.chooseKeeper(fileID: item.id, library: library, clock: clock)
+                ctx.out("keeper of \(set.id): \(item.path)")
+            case "not-similar":
+                guard words.count == 1 else { throw UsageError("similar not-similar takes one GROUP") }
+                let set = try SimilarReview.markNotSimilar(setID: words[0], library: library, clock: clock)
+                ctx.out("\(set.id): \(set.members.count) photos marked not similar")
+            case "trash-rest":
+                let outcomes: [DecisionOutcome]
+                if all {
+                    guard words.isEmpty else { throw UsageError("trash-rest takes GROUP or --all, not both") }
+                    outcomes = try SimilarReview.trashRestOfAll(library: library, clock: clock)
+                } else {
+                    guard words.count == 1 else { throw UsageError("similar trash-rest takes one GROUP or --all") }
+                    outcomes = try SimilarReview.trashRest(setID: words[0], library: library, clock: clock)
+                }
+                for o in outcomes { ctx.out("trash\t\(try library.item(id: o.fileID)?.path ?? "item \(o.fileID)")") }
+                ctx.out("\(outcomes.count) staged for the Trash ('snapsort trash' lists them; 'snapsort undo' takes one back)")
+            default:
+                throw UsageError("unknown similar action '\(action)'")
+            }
+        } catch let e as ReviewError {
+            throw CommandFailure(ExitCode.error, e.message)
+        }
+        return ExitCode.ok
+    }
+}

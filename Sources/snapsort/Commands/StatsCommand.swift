@@ -1,0 +1,52 @@
+import Foundation
+import SnapSortCore
+
+/// `snapsort stats [--json]`
+enum StatsCommand: Command {
+    static let name = "stats"
+    static let summary = "show what you reviewed and cleared, streaks and milestones"
+    static let usage = """
+        Usage: snapsort stats [--json]
+
+        --json prints reviewed_total, bytes_cleared {today, week, total}, in_trash_bytes,
+        streak {current, longest}, last_7_days [{date, reviewed, bytes_cleared}],
+        milestones [{id, reached_at}], goal {target, done_today}, chapters […].
+        Days are local days; a day counts for the streak with at least one decision.
+        """
+
+    static func run(_ args: inout Arguments, _ ctx: Context) throws -> Int32 {
+        let json = args.flag("--json")
+        guard try args.positionals().isEmpty else { throw UsageError("stats takes no arguments") }
+        let library = try ctx.openLibrary()
+        try Trash.noticeRestores(library: library, clock: .live)
+        let r = try Stats.report(library: library, clock: .live, goal: ctx.sessionGoal)
+        if json {
+            ctx.out(r.json.serialized(pretty: true))
+            return ExitCode.ok
+        }
+        ctx.out("Reviewed:   \(r.reviewedTotal) items")
+        ctx.out("Cleared:    \(humanBytes(r.cleared.today)) today, \(humanBytes(r.cleared.week)) this week, \(humanBytes(r.cleared.total)) in all")
+        if r.inTrashBytes > 0 {
+            ctx.out("            \(humanBytes(r.inTrashBytes)) of it still sits in the Trash: emptying the Trash frees it")
+        }
+        ctx.out("Streak:     \(r.streak.current) day\(r.streak.current == 1 ? "" : "s") (longest \(r.streak.longest))")
+        ctx.out("Today:      \(r.doneToday) of \(r.goalTarget) decisions")
+        ctx.out("Last 7 days:")
+        let peak = max(1, r.lastSevenDays.map(\.reviewed).max() ?? 1)
+        for d in r.lastSevenDays {
+            let bar = String(repeating: "█", count: d.reviewed * 30 / peak)
+            ctx.out("  \(d.date)  \(String(d.reviewed).padding(toLength: 5, withPad: " ", startingAt: 0)) \(bar)")
+        }
+        if !r.milestones.isEmpty {
+            ctx.out("Milestones:")
+            for m in r.milestones { ctx.out("  \(Context.milestoneTitle(m.id)) — \(Stats.localTimestamp(m.reachedAt, r.timeZone).prefix(10))") }
+        }
+        if !r.chapters.isEmpty {
+            ctx.out("Chapters:")
+            for c in r.chapters.prefix(10) {
+                ctx.out("  \(LocalDay(Date(timeIntervalSince1970: c.finishedAt), in: r.timeZone))  \(c.title): \(c.decisions) decisions, \(humanBytes(c.bytes)) staged")
+            }
+        }
+        return ExitCode.ok
+    }
+}

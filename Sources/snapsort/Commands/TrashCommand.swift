@@ -1,0 +1,110 @@
+import Foundation
+import Glibc
+import SnapSortCore
+import SnapSortSystem
+
+/// `snapsort trash [list | commit [--yes] | restore [--all | FILE…]]`
+enum TrashCommand: Command {
+    static let name = "trash"
+    static let summary = "list, commit or restore what is staged for the Trash"
+    static let usage = """
+        Usage: snapsort trash [list] [--json]
+               snapsort trash commit [--yes]
+               snapsort trash restore [--all | FILE…]
+
+        list     what is staged (still in place) with the total size, and what SnapSort moved
+                 to the Trash that is still there (emptying the Trash frees that space)
+        commit   moves every staged file, with its sidecars (.xmp, .aae, a Live Photo's .mov),
+                 to the freedesktop.org Trash of its file system; the file manager can restore
+                 them. Asks once (count and size); --yes for scripts. Without --yes and without a
+                 terminal it exits 2. A file changed since it was reviewed is left in place.
+        restore  un-stages staged FILEs (they become undecided) and moves trashed FILEs back
+                 to their original path, never overwriting; --all does both for everything.
+        Exit: 0 ok, 1 error, 2 usage or no confirmation, 4 some files were skipped.
+        """
+
+    static func run(_ args: inout Arguments, _ ctx: Context) throws -> Int32 {
+        let json = args.flag("--json")
+        let yes = args.flag("--yes", "-y")
+        let all = args.flag("--all")
+        var words = try args.positionals()
+        let sub = words.isEmpty ? "list" : words.removeFirst()
+        let library = try ctx.openLibrary()
+        let clock = Clock.live
+        try Trash.noticeRestores(library: library, clock: clock)
+        switch sub {
+        case "list":
+            guard words.isEmpty else { throw UsageError("trash list takes no FILE") }
+            let staged = try Trash.staged(library: library)
+            let inTrash = try Trash.inSystemTrash(library: library)
+            let total = staged.reduce(Int64(0)) { $0 + $1.bytes }
+            let inTrashBytes = try Trash.inTrashBytes(library: library)
+            if json {
+                ctx.out(JSON.object([
+                    ("staged", .array(staged.map { .object([("path", .string($0.path)), ("bytes", .int($0.bytes))]) })),
+                    ("staged_count", .int(staged.count)), ("staged_bytes", .int(total)),
+                    ("in_trash", .array(inTrash.map {
+                        .object([("path", .string($0.originalPath)), ("trash_path", .string($0.trashPath)), ("bytes", .int($0.bytes)),
+                                 ("sidecar", .bool($0.isSidecar))])
+                    })),
+                    ("in_trash_bytes", .int(inTrashBytes)),
+                ]).serialized(pretty: true))
+                return ExitCode.ok
+            }
+            if staged.isEmpty { ctx.out("Nothing staged for the Trash.") }
+            for s in staged { ctx.out("\(humanBytes(s.bytes).padding(toLength: 9, withPad: " ", startingAt: 0)) \(s.path)") }
+            if !staged.isEmpty { ctx.out("\(staged.count) staged, \(humanBytes(total)) — 'snapsort trash commit' moves them to the Trash") }
+            if inTrashBytes > 0 {
+                ctx.out("\(humanBytes(inTrashBytes)) cleared by SnapSort still sits in the Trash: emptying the Trash frees it.")
+            }
+            return ExitCode.ok
+        case "commit":
+            guard words.isEmpty else { throw UsageError("trash commit takes no FILE") }
+            let staged = try Trash.staged(library: library)
+            let total = staged.reduce(Int64(0)) { $0 + $1.bytes }
+            if !yes && !staged.isEmpty {
+                guard Terminal.isTerminal(0) else {
+                    throw UsageError("trash commit needs a confirmation: run it in a terminal or pass --yes")
+                }
+                FileHandle.standardError.write(Data("Move \(staged.count) file\(staged.count == 1 ? "" : "s") (\(humanBytes(total))) to the Trash? [y/N] ".utf8))
+                guard let answer = readLine(), ["y", "yes"].contains(answer.lowercased().trimmingCharacters(in: .whitespaces)) else {
+                    ctx.err("Nothing moved.")
+                    return ExitCode.ok
+                }
+            }
+            let report = try Trash.commit(library: library, clock: clock, env: ctx.trashEnvironment, logger: ctx.logger)
+            for o in report.outcomes { ctx.out(line(o)) }
+            let moved = report.succeeded
+            ctx.out("\(moved.count) moved to the Trash (\(humanBytes(report.bytes)))"
+                    + (report.skipped.isEmpty ? "" : ", \(report.skipped.count) left in place")
+                    + (moved.isEmpty ? "" : ". The space is freed when the Trash is emptied."))
+            for m in report.milestones { ctx.out("milestone reached: \(Context.milestoneTitle(m))") }
+            return report.skipped.isEmpty ? ExitCode.ok : ExitCode.partial
+        case "restore":
+            let outcomes: [TrashOutcome]
+            if all {
+                guard words.isEmpty else { throw UsageError("restore takes --all or FILE…, not both") }
+                outcomes = try Trash.restoreAll(library: library, clock: clock)
+            } else {
+                guard !words.isEmpty else { throw UsageError("restore needs --all or FILE…") }
+                outcomes = try Trash.restore(paths: words.map(ctx.absolute), library: library, clock: clock)
+            }
+            for o in outcomes { ctx.out(line(o)) }
+            let failed = outcomes.filter { !$0.succeeded }
+            if outcomes.isEmpty { ctx.out("Nothing to restore.") }
+            return failed.isEmpty ? ExitCode.ok : (failed.count == outcomes.count && !all ? ExitCode.error : ExitCode.partial)
+        default:
+            throw UsageError("unknown trash action '\(sub)'; use list, commit or restore")
+        }
+    }
+
+    static func line(_ o: TrashOutcome) -> String {
+        let side = o.isSidecar ? " (sidecar)" : ""
+        switch o.result {
+        case .trashed(let to): return "trashed\t\(o.path)\(side) → \(to)"
+        case .restored: return "restored\t\(o.path)\(side)"
+        case .unstaged: return "unstaged\t\(o.path)"
+        case .skipped(let why): return "skipped\t\(o.path)\(side): \(why)"
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+import SnapSortCore
+
+/// `snapsort undo`
+enum UndoCommand: Command {
+    static let name = "undo"
+    static let summary = "take back the last decision (repeatable; a commit is undone by 'trash restore')"
+    static let usage = """
+        Usage: snapsort undo [--steps N]
+
+        Takes back the newest decision made from any front end (CLI, terminal deck, web page):
+        the item's previous decision comes back, and a deck session returns to that card.
+        The history keeps at least the last 20 decisions across restarts. Moving files to the
+        Trash is not undone here: use 'snapsort trash restore'.
+        Exit: 0 ok, 1 nothing to undo.
+        """
+
+    static func run(_ args: inout Arguments, _ ctx: Context) throws -> Int32 {
+        let steps = try args.option("--steps").map { v -> Int in
+            guard let n = Int(v), n >= 1 else { throw UsageError("--steps takes a positive number") }
+            return n
+        } ?? 1
+        guard try args.positionals().isEmpty else { throw UsageError("undo takes no FILE") }
+        let library = try ctx.openLibrary()
+        for i in 0..<steps {
+            guard let o = try Review.undo(library: library, clock: .live) else {
+                if i == 0 { throw CommandFailure(ExitCode.error, "nothing to undo") }
+                break
+            }
+            ctx.out("undid \(o.undone?.rawValue ?? "decision") on \(o.path ?? "item \(o.fileID)") (now \(o.restored?.rawValue ?? "undecided"))")
+        }
+        return ExitCode.ok
+    }
+}
