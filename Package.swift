@@ -26,6 +26,8 @@ let package = Package(
         .target(name: "CPNG", path: "Sources/CPNG", linkerSettings: [.linkedLibrary("png16")]),
         .target(name: "CExif", path: "Sources/CExif", linkerSettings: [.linkedLibrary("exif")]),
         .target(name: "CSysShim", path: "Sources/CSysShim"),
+        // Linux headers Glibc's module map leaves out (signalfd, eventfd, timerfd); header only.
+        .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
         // Review: renameat2(RENAME_NOREPLACE) and the terminal size (variadic syscall/ioctl).
         .target(name: "CReviewShim", path: "Sources/CReviewShim"),
         .systemLibrary(
@@ -35,7 +37,7 @@ let package = Package(
         // The one Swift layer that imports C.
         .target(
             name: "SnapSortSystem",
-            dependencies: ["CSQLite", "CSystemd", "CJPEG", "CPNG", "CExif", "CSysShim", "CReviewShim", "CChafa"]),
+            dependencies: ["CSQLite", "CSystemd", "CJPEG", "CPNG", "CExif", "CSysShim", "CReviewShim", "CChafa", "CLinux"]),
         // The domain.
         .target(name: "SnapSortCore", dependencies: ["SnapSortSystem"]),
         // The long-running service.
@@ -48,7 +50,7 @@ let package = Package(
         .testTarget(name: "SnapSortCoreTests", dependencies: ["SnapSortCore", "SnapSortTestSupport"]),
         .testTarget(
             name: "SnapSortAgentTests",
-            dependencies: ["SnapSortAgent", "SnapSortCore", "SnapSortTestSupport"]),
+            dependencies: ["SnapSortAgent", "SnapSortCore", "SnapSortSystem", "SnapSortTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
