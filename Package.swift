@@ -26,6 +26,9 @@ let package = Package(
         .target(name: "CPNG", path: "Sources/CPNG", linkerSettings: [.linkedLibrary("png16")]),
         .target(name: "CExif", path: "Sources/CExif", linkerSettings: [.linkedLibrary("exif")]),
         .target(name: "CSysShim", path: "Sources/CSysShim"),
+        // Engine, part two: HEIC/HEIF through libheif, WebP through libwebp.
+        .target(name: "CHeif", path: "Sources/CHeif", linkerSettings: [.linkedLibrary("heif")]),
+        .target(name: "CWebP", path: "Sources/CWebP", linkerSettings: [.linkedLibrary("webp")]),
         // Linux headers Glibc's module map leaves out (signalfd, eventfd, timerfd); header only.
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
         // Review: renameat2(RENAME_NOREPLACE) and the terminal size (variadic syscall/ioctl).
@@ -37,7 +40,7 @@ let package = Package(
         // The one Swift layer that imports C.
         .target(
             name: "SnapSortSystem",
-            dependencies: ["CSQLite", "CSystemd", "CJPEG", "CPNG", "CExif", "CSysShim", "CReviewShim", "CChafa", "CLinux"]),
+            dependencies: ["CSQLite", "CSystemd", "CJPEG", "CPNG", "CExif", "CSysShim", "CHeif", "CWebP", "CReviewShim", "CChafa", "CLinux"]),
         // The domain.
         .target(name: "SnapSortCore", dependencies: ["SnapSortSystem"]),
         // The long-running service.
