@@ -28,6 +28,8 @@ public struct AnalysisResult: Sendable {
     public var exifOffset: String?
     public var capture: CaptureTime?
     public var durationSeconds: Double?
+    /// What a video's container says (brand, encoder, handler names, codec); nil for photos.
+    public var video: VideoInfo?
     public var metrics: Metrics?
     public var signature: VisualSignature?
     public var contentHash: [UInt8]?
@@ -51,7 +53,9 @@ public struct AnalyzerLimits: Sendable {
 public struct Analyzer: Sendable {
     /// Bump when any metric, decoder or status rule changes: rows analyzed by an older version
     /// are re-analyzed by the next scan.
-    public static let version = 1
+    /// 3: HEIC, WebP, RAW previews and videos analyzed; damaged JPEGs take their visual
+    /// signature from the EXIF thumbnail.
+    public static let version = 3
 
     public var limits = AnalyzerLimits()
     /// Extra format handlers (the engine's second part plugs in HEIC, WebP, RAW, video here).
@@ -72,10 +76,12 @@ public struct Analyzer: Sendable {
             r.capture = CaptureTime.fromFileName(name) ?? .fromInstant(Double(st.mtimeNanoseconds) / 1e9, source: .mtime)
             return r
         }
-        let isVideoName = hint?.kind == .video
-        let bytes: [UInt8]
+        // Videos and RAW files are not read whole: their handlers read the container's boxes or
+        // IFDs with pread, and the content hash streams the file through a fixed buffer.
+        let headOnly = hint?.kind == .video || hint.map(Analyzer.tiffBased.contains) == true || st.size > Int64(limits.maxPhotoBytes)
+        var bytes: [UInt8]
         do {
-            if isVideoName || st.size > Int64(limits.maxPhotoBytes) {
+            if headOnly {
                 // Videos are not read whole: the container's boxes are parsed from the file.
                 let head = try FileSystem.readRange(path, offset: 0, count: 64 * 1024)
                 let tail = try FileSystem.readRange(path, offset: max(0, st.size - 64 * 1024), count: 64 * 1024)
@@ -99,6 +105,17 @@ public struct Analyzer: Sendable {
         let format = MediaFormat.sniff(bytes[...], nameHint: hint)
         r.format = format
         r.kind = format.kind
+        if headOnly, Analyzer.decodedInMemory.contains(format), st.size <= Int64(limits.maxPhotoBytes) {
+            // A name promised a video or RAW file but the content is an image decoded in memory.
+            do {
+                bytes = try FileSystem.readFile(path, limit: limits.maxPhotoBytes)
+                r.contentHash = ContentHash.content(bytes)
+            } catch {
+                r.status = .unreadable
+                r.reason = Reason("io_error", error.message)
+                return r
+            }
+        }
         var ctx = AnalysisContext(path: path, name: name, status: st, bytes: bytes, result: r, limits: limits)
         if let h = hint, h != format, format.kind != .other, !(h.kind == format.kind && Analyzer.sameFamily(h, format)) {
             ctx.warn(Reason("wrong_extension", "the name says \(h.rawValue) but the content is \(format.rawValue)"))
@@ -106,6 +123,17 @@ public struct Analyzer: Sendable {
         switch format {
         case .jpeg: JPEGHandler.analyze(&ctx)
         case .png: PNGHandler.analyze(&ctx)
+        case .heic: HEIFHandler.analyze(&ctx)
+        case .webp: WebPHandler.analyze(&ctx)
+        case .dng, .cr2, .nef, .arw, .orf, .rw2: RawHandler.analyze(&ctx)
+        case .mp4, .mov, .m4v, .threegp, .mkv, .webm, .avi: VideoHandler.analyze(&ctx)
+        case .gif, .tiff, .avif, .bmp:
+            if let handler = extraHandlers[format] {
+                handler(&ctx)
+            } else {
+                ctx.result.status = .unsupported
+                ctx.result.reason = Reason("unsupported_format", Analyzer.unsupportedReasons[format] ?? "\(format.rawValue.uppercased()) files are not analyzed")
+            }
         case .empty:
             ctx.result.status = .unreadable
             ctx.result.reason = Reason("empty", "the file is empty")
@@ -125,12 +153,29 @@ public struct Analyzer: Sendable {
                 ctx.result.reason = Reason("unsupported_format", "\(format.rawValue.uppercased()) files are not analyzed yet")
             }
         }
+        if ctx.result.contentHash == nil, ctx.result.reason?.code != "io_error" {
+            // Head-only reads (an unsupported TIFF, a RAW file): move detection still needs the
+            // content hash.
+            ctx.result.contentHash = try? Analyzer.contentHash(path: path)
+        }
         if ctx.result.capture == nil {
             ctx.result.capture = CaptureTime.fromFileName(name) ?? .fromInstant(Double(st.mtimeNanoseconds) / 1e9, source: .mtime)
         }
         if ctx.result.status == .pending { ctx.result.status = .ok }
         return ctx.result
     }
+
+    /// Formats whose names make the analyzer read only the head (TIFF structures, read by IFD).
+    static let tiffBased: Set<MediaFormat> = [.tiff, .dng, .cr2, .nef, .arw, .orf, .rw2]
+    /// Formats whose decoders want the whole file in memory.
+    static let decodedInMemory: Set<MediaFormat> = [.jpeg, .png, .webp, .heic, .gif, .bmp, .avif]
+    /// Why a format is `unsupported`: a clear reason, never an error of the scan.
+    static let unsupportedReasons: [MediaFormat: String] = [
+        .gif: "GIF images (often animations) are not analyzed",
+        .tiff: "TIFF images are not analyzed (only TIFF-based RAW files with an embedded JPEG preview are)",
+        .avif: "AVIF images are not analyzed yet (no AV1 decoding)",
+        .bmp: "BMP images are not analyzed",
+    ]
 
     static func sameFamily(_ a: MediaFormat, _ b: MediaFormat) -> Bool {
         let videos: Set<MediaFormat> = [.mp4, .mov, .m4v, .threegp]
@@ -152,9 +197,26 @@ public struct Analyzer: Sendable {
         return ContentHash.quick(size: size, head: head, tail: tail)
     }
 
-    /// The content hash read from disk (streamed for large files).
+    /// The content hash read from disk, streamed through a fixed buffer (never the whole file
+    /// in memory): the same bytes `ContentHash.content` gives for the file read whole.
     public static func contentHash(path: String) throws -> [UInt8] {
-        ContentHash.content(try FileSystem.readFile(path, limit: Int.max / 2))
+        let fd = try FileDescriptor.openForReading(path)
+        defer { fd.close() }
+        return try contentHash(fd: fd, size: try fd.status().size)
+    }
+
+    /// The content hash of an open file of `size` bytes.
+    static func contentHash(fd: FileDescriptor, size: Int64) throws -> [UInt8] {
+        let chunk = 1 << 20
+        var hash = ContentHash.Streaming()
+        var offset: Int64 = 0
+        while offset < size {
+            let piece = try fd.pread(offset: offset, count: Int(min(Int64(chunk), size - offset)))
+            if piece.isEmpty { break }  // the file shrank meanwhile: hash what is there
+            piece.withUnsafeBytes { hash.update($0) }
+            offset += Int64(piece.count)
+        }
+        return hash.digest()
     }
 }
 

@@ -84,3 +84,96 @@ public enum ContentHash {
         return String(decoding: out, as: UTF8.self)
     }
 }
+
+/// XXH64 over data that arrives in pieces (a file streamed through a fixed buffer), equal to
+/// `ContentHash.xxh64` of the concatenation. See xxhash_spec.md, "XXH64 algorithm description".
+public struct XXH64Stream: Sendable {
+    private let seed: UInt64
+    private var v1: UInt64, v2: UInt64, v3: UInt64, v4: UInt64
+    private var total: UInt64 = 0
+    /// Up to 31 bytes not yet consumed by a 32-byte stripe.
+    private var pending: [UInt8] = []
+
+    public init(seed: UInt64 = 0) {
+        self.seed = seed
+        v1 = seed &+ ContentHash.p1 &+ ContentHash.p2
+        v2 = seed &+ ContentHash.p2
+        v3 = seed
+        v4 = seed &- ContentHash.p1
+        pending.reserveCapacity(32)
+    }
+
+    public mutating func update(_ bytes: UnsafeRawBufferPointer) {
+        total &+= UInt64(bytes.count)
+        var i = 0
+        if !pending.isEmpty {
+            let take = min(32 - pending.count, bytes.count)
+            pending.append(contentsOf: bytes[0..<take])
+            i = take
+            guard pending.count == 32 else { return }
+            pending.withUnsafeBytes { stripe($0, at: 0) }
+            pending.removeAll(keepingCapacity: true)
+        }
+        while i + 32 <= bytes.count {
+            stripe(bytes, at: i)
+            i += 32
+        }
+        if i < bytes.count { pending.append(contentsOf: bytes[i...]) }
+    }
+
+    public mutating func update(_ bytes: [UInt8]) { bytes.withUnsafeBytes { update($0) } }
+
+    @inline(__always) private mutating func stripe(_ b: UnsafeRawBufferPointer, at i: Int) {
+        @inline(__always) func u64(_ at: Int) -> UInt64 { UInt64(littleEndian: b.loadUnaligned(fromByteOffset: at, as: UInt64.self)) }
+        v1 = ContentHash.round(v1, u64(i)); v2 = ContentHash.round(v2, u64(i + 8))
+        v3 = ContentHash.round(v3, u64(i + 16)); v4 = ContentHash.round(v4, u64(i + 24))
+    }
+
+    /// The hash of everything passed to `update`.
+    public func digest() -> UInt64 {
+        var h: UInt64
+        if total >= 32 {
+            h = ContentHash.rotl(v1, 1) &+ ContentHash.rotl(v2, 7) &+ ContentHash.rotl(v3, 12) &+ ContentHash.rotl(v4, 18)
+            h = ContentHash.merge(h, v1); h = ContentHash.merge(h, v2); h = ContentHash.merge(h, v3); h = ContentHash.merge(h, v4)
+        } else {
+            h = seed &+ ContentHash.p5
+        }
+        h = h &+ total
+        pending.withUnsafeBytes { b in
+            var i = 0
+            let len = b.count
+            while i + 8 <= len {
+                h ^= ContentHash.round(0, UInt64(littleEndian: b.loadUnaligned(fromByteOffset: i, as: UInt64.self)))
+                h = ContentHash.rotl(h, 27) &* ContentHash.p1 &+ ContentHash.p4
+                i += 8
+            }
+            if i + 4 <= len {
+                h ^= UInt64(UInt32(littleEndian: b.loadUnaligned(fromByteOffset: i, as: UInt32.self))) &* ContentHash.p1
+                h = ContentHash.rotl(h, 23) &* ContentHash.p2 &+ ContentHash.p3
+                i += 4
+            }
+            while i < len {
+                h ^= UInt64(b[i]) &* ContentHash.p5
+                h = ContentHash.rotl(h, 11) &* ContentHash.p1
+                i += 1
+            }
+        }
+        h ^= h >> 33; h = h &* ContentHash.p2; h ^= h >> 29; h = h &* ContentHash.p3; h ^= h >> 32
+        return h
+    }
+}
+
+extension ContentHash {
+    /// `content(_:)` computed in pieces: both seeds advance together over one pass of the data.
+    public struct Streaming: Sendable {
+        private var a = XXH64Stream(seed: 0)
+        private var b = XXH64Stream(seed: 0x5_0A95_0A75)
+        public init() {}
+        public mutating func update(_ bytes: UnsafeRawBufferPointer) {
+            a.update(bytes)
+            b.update(bytes)
+        }
+        /// The same 16 bytes `ContentHash.content` gives for the whole data.
+        public func digest() -> [UInt8] { ContentHash.toBytes(a.digest()) + ContentHash.toBytes(b.digest()) }
+    }
+}

@@ -1,12 +1,30 @@
 import SnapSortSystem
 
 /// JPEG: libjpeg-turbo with DCT scaling; EXIF from the APP1 segment through libexif.
+///
+/// What each metric gets, baseline and progressive alike: one decode at the smallest DCT scale
+/// that still gives ≥ `targetLongSide` px serves every metric (sharpness needs that size; the
+/// hashes and exposure would be content with less). Progressive JPEGs barely speed up with DCT
+/// scaling (every scan is entropy-decoded whatever the scale), but they still get the same decode
+/// so that a progressive copy of a photo gets the same hashes and sharpness as its baseline
+/// original — duplicate detection across re-encodes depends on it. The EXIF thumbnail is used
+/// where the decode cannot serve the hashes: a damaged (cut short) JPEG decodes with its missing
+/// part grey, so its visual signature comes from the thumbnail (the whole picture, as the camera
+/// saw it) when there is one, while sharpness and exposure stay those of the decode.
 enum JPEGHandler {
     /// The working size the metrics want on the long side; DCT scaling stops just above it.
     static let targetLongSide = 960
+    /// An EXIF thumbnail this large (long side) is enough for the hashes (dHash is 9×8, pHash
+    /// 32×32, the signature thumbnail 16×16); cameras write 160×120.
+    static let minThumbnailLongSide = 120
 
     static func analyze(_ ctx: inout AnalysisContext) {
-        if let app1 = exifSegment(ctx.bytes) {
+        analyze(&ctx, jpeg: ctx.bytes, readExif: true)
+    }
+
+    /// Analyzes `jpeg` (the file itself, or a RAW file's embedded preview).
+    static func analyze(_ ctx: inout AnalysisContext, jpeg bytes: [UInt8], readExif: Bool) {
+        if readExif, let app1 = exifSegment(bytes) {
             if let exif = Exif.parse(app1) {
                 ctx.apply(exif: exif)
             } else {
@@ -15,7 +33,7 @@ enum JPEGHandler {
         }
         let header: JPEG.Header
         do {
-            header = try JPEG.readHeader(ctx.bytes)
+            header = try JPEG.readHeader(bytes)
         } catch {
             ctx.fail(.unreadable, Reason("decode_error", "not a readable JPEG: \(error.message)"))
             return
@@ -33,17 +51,29 @@ enum JPEGHandler {
         for s in 1...8 where long * s / 8 >= targetLongSide { scale = s; break }
         if long < targetLongSide { scale = 8 }
         do {
-            let d = try JPEG.decode(ctx.bytes, scaleNumerator: scale, maxHeaderPixels: ctx.limits.maxHeaderPixels, maxOutputPixels: ctx.limits.maxDecodePixels)
+            let d = try JPEG.decode(bytes, scaleNumerator: scale, maxHeaderPixels: ctx.limits.maxHeaderPixels, maxOutputPixels: ctx.limits.maxDecodePixels)
             ctx.measure(d.bitmap, fullWidth: header.width, fullHeight: header.height, decodeScale: scale)
             if d.warnings > 0 {
                 ctx.result.status = .damaged
                 ctx.result.reason = Reason("truncated", "the JPEG data is damaged or cut short (\(d.warningMessage))")
+                signatureFromThumbnail(&ctx)
             }
         } catch let e as SystemError {
             ctx.fail(.unreadable, Reason(e.code == .limit ? "too_large" : "decode_error", e.message))
         } catch {
             ctx.fail(.unreadable, Reason("decode_error", "\(error)"))
         }
+    }
+
+    /// Replaces the visual signature with the EXIF thumbnail's, when there is a usable one.
+    static func signatureFromThumbnail(_ ctx: inout AnalysisContext) {
+        guard let thumb = ctx.result.exif?.thumbnail, let h = try? JPEG.readHeader(thumb),
+              max(h.width, h.height) >= minThumbnailLongSide, Int64(h.width) * Int64(h.height) <= 1_000_000,
+              let d = try? JPEG.decode(thumb, scaleNumerator: 8, maxHeaderPixels: 1_000_000, maxOutputPixels: 1_000_000),
+              d.warnings == 0 else { return }
+        let (_, sig) = MetricsComputer.measure(d.bitmap, orientation: ctx.result.exif?.orientation ?? 1, decodeScale: 8)
+        ctx.result.signature = sig
+        ctx.result.decodes += 1
     }
 
     /// The payload of the first APP1 "Exif" segment, by walking the JPEG markers (bounded).

@@ -98,6 +98,16 @@ public final class LibraryScanner: @unchecked Sendable {
         summary.changed = jobs.filter { $0.kind == .changed }.count
         summary.reanalyzed = jobs.filter { $0.kind == .reanalyze }.count
         try analyze(jobs, summary: &summary, progress: progress)
+        // RAW+JPEG pairs: re-paired only when something under the roots changed (a rescan of an
+        // unchanged library stays stat-only).
+        if !jobs.isEmpty || summary.moved > 0 || summary.gone > 0 {
+            for raw in paths {
+                let root = LibraryScanner.normalize(raw)
+                let isFile = FileSystem.lstatusIfExists(root)?.isRegular == true
+                let dir = isFile ? String(root[..<(root.lastIndex(of: "/") ?? root.endIndex)]) : root
+                try library.pairSidecars(under: dir.isEmpty ? "/" : dir)
+            }
+        }
         progress(ScanProgress(phase: .done, done: jobs.count, total: jobs.count, filesPerSecond: 0, etaSeconds: 0))
         return summary
     }

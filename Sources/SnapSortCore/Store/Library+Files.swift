@@ -103,12 +103,12 @@ extension Library {
             r.exif?.orientation, r.exif.map { $0.hasGPS ? 1 : 0 }, r.exif?.rating, r.exifOffset,
             r.durationSeconds, r.metrics?.encoded(), sigDhash, sigPhash,
             r.signature.map { SQLValue.blob($0.thumbnail) } ?? .null,
-            Analyzer.version, ts,
+            Analyzer.version, ts, r.video?.json.serialized(),
         ]
         let cols = """
             path, device, inode, size, mtime_ns, quick_hash, content_hash, kind, format, width, height, status,
             reason_code, reason, taken_at, taken_ts, taken_source, make, model, lens, software, orientation, has_gps,
-            rating, exif_offset, duration_s, metrics, dhash, phash, signature, analyzer_version, analyzed_at
+            rating, exif_offset, duration_s, metrics, dhash, phash, signature, analyzer_version, analyzed_at, details
             """
         if let id {
             let sets = cols.split(separator: ",").map { "\($0.trimmingCharacters(in: .whitespacesAndNewlines))=?" }.joined(separator: ", ")

@@ -61,6 +61,20 @@ public enum Schema {
             CREATE INDEX files_quick ON files(size, quick_hash);
             CREATE INDEX files_content ON files(content_hash);
             CREATE INDEX files_taken ON files(taken_ts);
-            """)
+            """),
+        // A RAW and a JPEG of the same shot (same folder and stem, same capture time) are one
+        // item: the JPEG is the item, the RAW its sidecar, so review and trash move them together.
+        Migration(version: 2, sql: """
+            CREATE TABLE sidecars(
+                file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,           -- the item
+                sidecar_id INTEGER NOT NULL UNIQUE REFERENCES files(id) ON DELETE CASCADE, -- goes with it
+                kind TEXT NOT NULL,                        -- raw
+                PRIMARY KEY(file_id, sidecar_id)
+            );
+            """),
+        // What a container says beyond the columns (videos: brand, encoder, handler names, codec).
+        Migration(version: 3, sql: """
+            ALTER TABLE files ADD COLUMN details TEXT;     -- JSON, see VideoInfo.json
+            """),
     ]
 }

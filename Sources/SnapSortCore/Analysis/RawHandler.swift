@@ -1,0 +1,47 @@
+import SnapSortSystem
+
+/// RAW photos (DNG, CR2, NEF, ARW, ORF, RW2): measured on the largest embedded JPEG preview that
+/// libjpeg reads, found by a bounded TIFF IFD walk (`TIFFWalker`) over `pread`s — the file is
+/// never read whole here (its content hash streams it through a fixed buffer).
+///
+/// EXIF comes from the RAW's own TIFF structure (libexif on the first 64 KiB, where makers put
+/// IFD0 and the EXIF IFD), falling back to the preview's APP1. The size reported is the
+/// preview's, oriented: previews of modern cameras are full size or close to it.
+enum RawHandler {
+    static let exifHeadBytes = 64 * 1024
+
+    static func analyze(_ ctx: inout AnalysisContext) {
+        let fd: FileDescriptor
+        do {
+            fd = try FileDescriptor.openForReading(ctx.path)
+        } catch {
+            ctx.fail(.unreadable, Reason("io_error", error.message))
+            return
+        }
+        defer { fd.close() }
+        let src = FileSource(fd: fd, size: ctx.status.size)
+        guard let walk = TIFFWalker.walk(src) else {
+            ctx.fail(.unreadable, Reason("decode_error", "not a readable \(ctx.result.format.rawValue.uppercased()) file (no TIFF header)"))
+            return
+        }
+        var head = src.read(at: 0, count: exifHeadBytes)
+        if head.count >= 4, walk.magic != 42 {
+            // ORF ("IIRO") and RW2 ("IIU\0") use their own magic; libexif wants 42.
+            if walk.littleEndian { head[2] = 42; head[3] = 0 } else { head[2] = 0; head[3] = 42 }
+        }
+        if let exif = Exif.parse(head[...]) { ctx.apply(exif: exif) }
+        // The largest preview libjpeg can read wins.
+        for p in walk.previews.sorted(by: { $0.length > $1.length }) {
+            let magic = src.read(at: p.offset, count: 3)
+            guard magic == [0xFF, 0xD8, 0xFF] else { continue }
+            let jpeg = src.read(at: p.offset, count: Int(p.length))
+            guard jpeg.count == Int(p.length), let header = try? JPEG.readHeader(jpeg), header.width >= 64, header.height >= 64,
+                  header.components == 3 || header.components == 1 else { continue }
+            let hadExif = ctx.result.exif != nil
+            JPEGHandler.analyze(&ctx, jpeg: jpeg, readExif: !hadExif)
+            return
+        }
+        let why = walk.warnings.first.map { " (\($0))" } ?? ""
+        ctx.fail(.unsupported, Reason("no_preview", "the \(ctx.result.format.rawValue.uppercased()) file has no embedded JPEG preview SnapSort can read\(why); RAW data itself is not decoded"))
+    }
+}

@@ -1,0 +1,56 @@
+import SnapSortSystem
+
+/// WebP through libwebp: decoded with libwebp's scaler straight to the metrics' working size
+/// (long side ≤ `MetricsComputer.workingLongSide`), so every metric is computed at the same
+/// working size a JPEG gets. EXIF from the RIFF `EXIF` chunk. Animated WebP is `unsupported`.
+enum WebPHandler {
+    static func analyze(_ ctx: inout AnalysisContext) {
+        if let exif = exifChunk(ctx.bytes) {
+            if let fields = Exif.parse(exif) { ctx.apply(exif: fields) } else {
+                ctx.warn(Reason("bad_exif", "the EXIF block could not be read; the photo itself is fine"))
+            }
+        }
+        let header: WebP.Header
+        do {
+            header = try WebP.readHeader(ctx.bytes)
+        } catch {
+            ctx.fail(.unreadable, Reason("decode_error", error.message))
+            return
+        }
+        if header.isAnimated {
+            ctx.result.width = header.width
+            ctx.result.height = header.height
+            ctx.fail(.unsupported, Reason("unsupported_format", "animated WebP files are not analyzed"))
+            return
+        }
+        do {
+            let bmp = try WebP.decode(ctx.bytes, maxLongSide: MetricsComputer.workingLongSide,
+                                      maxHeaderPixels: ctx.limits.maxHeaderPixels, maxDecodePixels: ctx.limits.maxDecodePixels)
+            ctx.measure(bmp, fullWidth: header.width, fullHeight: header.height, decodeScale: 8)
+        } catch let e as SystemError {
+            ctx.fail(.unreadable, Reason(e.code == .limit ? "too_large" : "decode_error", e.message))
+        } catch let e as WebP.Truncated {
+            ctx.result.width = header.width
+            ctx.result.height = header.height
+            ctx.fail(.damaged, Reason("truncated", "the WebP data is cut short (\(e.message)); nothing could be decoded"))
+        } catch {
+            ctx.fail(.unreadable, Reason("decode_error", "\(error)"))
+        }
+    }
+
+    /// The payload of the RIFF `EXIF` chunk (extended WebP), by a bounded chunk walk.
+    static func exifChunk(_ b: [UInt8]) -> ArraySlice<UInt8>? {
+        let r = Bytes(b, bigEndian: false)
+        var i = 12
+        var steps = 0
+        while i + 8 <= b.count, steps < 64 {
+            steps += 1
+            guard let id = r.fourCC(i), let size = r.u32(i + 4) else { return nil }
+            let n = Int(size)
+            guard n <= b.count - i - 8 else { return nil }
+            if id == "EXIF" { return b[(i + 8)..<(i + 8 + n)] }
+            i += 8 + n + (n & 1)
+        }
+        return nil
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import SnapSortSystem
+
+/// A file that goes with an item: the RAW of a RAW+JPEG pair.
+public struct Sidecar: Sendable, Equatable {
+    public var id: Int64
+    public var path: String
+    public var format: String?
+    /// "raw".
+    public var kind: String
+}
+
+extension Library {
+    static let rawFormats = ["dng", "cr2", "nef", "arw", "orf", "rw2"]
+    static let pairedFormats = ["jpeg", "heic"]
+
+    /// The sidecars of item `id` (live ones only): review and trash move them with the item.
+    public func sidecars(of id: Int64) throws -> [Sidecar] {
+        try db.rows("""
+            SELECT f.id, f.path, f.format, s.kind FROM sidecars s JOIN files f ON f.id = s.sidecar_id
+            WHERE s.file_id = ? AND f.status != 'gone' ORDER BY f.path
+            """, id).map { Sidecar(id: $0.int(0)!, path: $0.string(1) ?? "", format: $0.string(2), kind: $0.string(3) ?? "raw") }
+    }
+
+    /// The item a sidecar belongs to, if `id` is one.
+    public func sidecarOwner(of id: Int64) throws -> Int64? {
+        try db.scalar("SELECT file_id FROM sidecars WHERE sidecar_id = ?", id)
+    }
+
+    /// Re-pairs RAW and JPEG (or HEIC) files at or under `dir`: same folder, same name stem
+    /// (case-insensitive: `IMG_0001.CR2` + `IMG_0001.JPG`), capture times within a second of each
+    /// other (sub-seconds differ between the two writes; a lone stem match with another time is a
+    /// different shot that reused a number). Pairs are rebuilt from the live rows each time, so
+    /// renames, deletions and moves are reflected. Returns how many pairs exist under `dir`.
+    @discardableResult
+    public func pairSidecars(under dir: String) throws -> Int {
+        let (lo, hi) = Library.prefixBounds(dir)
+        let formats = (Library.rawFormats + Library.pairedFormats).map { "'\($0)'" }.joined(separator: ",")
+        let rows = try db.rows("""
+            SELECT id, path, format, taken_ts FROM files
+            WHERE status != 'gone' AND format IN (\(formats)) AND (path = ? OR (path >= ? AND path < ?))
+            """, dir, lo, hi)
+        struct Entry { var id: Int64; var isRaw: Bool; var taken: Double? }
+        var byStem: [String: [Entry]] = [:]
+        for r in rows {
+            guard let id = r.int(0), let path = r.string(1) else { continue }
+            let slash = path.lastIndex(of: "/").map { path.index(after: $0) } ?? path.startIndex
+            let name = path[slash...]
+            guard let dot = name.lastIndex(of: "."), dot > name.startIndex else { continue }
+            let key = String(path[..<slash]) + name[..<dot].lowercased()
+            byStem[key, default: []].append(Entry(id: id, isRaw: Library.rawFormats.contains(r.string(2) ?? ""), taken: r.double(3)))
+        }
+        var pairs: [(Int64, Int64)] = []
+        for (_, entries) in byStem where entries.count > 1 {
+            let raws = entries.filter(\.isRaw), items = entries.filter { !$0.isRaw }
+            for raw in raws {
+                guard let t = raw.taken,
+                      let item = items.first(where: { $0.taken.map { abs($0 - t) < 1 } ?? false }) else { continue }
+                pairs.append((item.id, raw.id))
+            }
+        }
+        try db.transaction {
+            try db.run("""
+                DELETE FROM sidecars WHERE sidecar_id IN (SELECT id FROM files WHERE path = ? OR (path >= ? AND path < ?))
+                   OR file_id IN (SELECT id FROM files WHERE path = ? OR (path >= ? AND path < ?))
+                """, dir, lo, hi, dir, lo, hi)
+            for (item, raw) in pairs {
+                try db.run("INSERT OR REPLACE INTO sidecars(file_id, sidecar_id, kind) VALUES(?, ?, 'raw')", item, raw)
+            }
+        }
+        return pairs.count
+    }
+}
