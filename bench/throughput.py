@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""SnapSort's speed bench (never a timed test): one run, one report.
+
+  bench/throughput.py [--bin PATH] [--labels labels.json] [--scale-root DIR] [--out FILE]
+
+1. The DEV corpus's files tagged `12mp` (labels.json `tags`): `djpeg -scale 1/4` and `-scale 1/8`
+   over all of them on one core (taskset -c 0), then `snapsort scan --workers 1` pinned to one
+   core and `snapsort scan --workers 2` on two, each on a fresh database; per-core throughput as
+   a ratio to djpeg, the 2-core speedup, peak RSS (/usr/bin/time -v).
+2. With a `make_scale.py` library (--scale-root, default /tmp/snapsort-scale/library): a first
+   scan (not timed for the target), then a rescan of the unchanged files with a warm page cache:
+   wall time and peak RSS.
+Targets (issue 3): >= 0.8x djpeg 1/4 per core, >= 1.8x that on 2 cores, <= 2 s rescan of
+100 000 unchanged files, <= 150 MB RSS. Files are hard-linked into a temp folder (same file
+system as the corpus) so the scan sees only them.
+"""
+import argparse, json, os, re, shutil, subprocess, sys, tempfile, time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+
+
+def sh(cmd, **kw):
+    return subprocess.run(cmd, check=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+
+
+def timed(cmd, env=None):
+    """Runs cmd under /usr/bin/time -v: (wall seconds, peak RSS in MB, stdout)."""
+    t0 = time.perf_counter()
+    p = subprocess.run(["/usr/bin/time", "-v"] + cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    wall = time.perf_counter() - t0
+    if p.returncode not in (0, 4):
+        sys.exit(f"{' '.join(cmd)} failed ({p.returncode}): {p.stderr[-2000:]}")
+    rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", p.stderr).group(1)) / 1024
+    return wall, rss, p.stdout
+
+
+def warm(paths):
+    for p in paths:
+        with open(p, "rb") as f:
+            while f.read(1 << 20):
+                pass
+
+
+def djpeg_rate(files, scale):
+    t0 = time.perf_counter()
+    for f in files:
+        subprocess.run(["taskset", "-c", "0", "djpeg", "-scale", scale, "-outfile", "/dev/null", f], check=True)
+    return len(files) / (time.perf_counter() - t0)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", default=os.path.join(REPO, ".build-formats/release/snapsort"))
+    ap.add_argument("--labels", default="/tmp/snapsort-eval/dev/labels.json")
+    ap.add_argument("--scale-root", default="/tmp/snapsort-scale/library")
+    ap.add_argument("--skip-scale", action="store_true")
+    ap.add_argument("--repeat", type=int, default=2, help="runs per measurement; the best is kept")
+    ap.add_argument("--out", default=None, help="also write the results as JSON here")
+    a = ap.parse_args()
+    labels = json.load(open(a.labels))
+    root = labels.get("root") or os.path.join(os.path.dirname(a.labels), "library")
+    if not os.path.isabs(root):
+        root = os.path.join(os.path.dirname(a.labels), root)
+    files = [os.path.join(root, f["path"]) for f in labels["files"] if "12mp" in f.get("tags", [])]
+    files = [f for f in files if os.path.exists(f)]
+    if not files:
+        sys.exit("no 12mp files found")
+    work = tempfile.mkdtemp(prefix="snapsort-bench-")
+    lib = os.path.join(work, "lib")
+    os.makedirs(lib)
+    for i, f in enumerate(files):
+        dst = os.path.join(lib, f"{i:03d}_{os.path.basename(f)}")
+        try:
+            os.link(f, dst)
+        except OSError:
+            shutil.copy(f, dst)
+    warm(files)
+    res = {"files": len(files), "megabytes": round(sum(os.path.getsize(f) for f in files) / 1e6, 1)}
+    res["djpeg_1_4_per_s"] = max(djpeg_rate(files, "1/4") for _ in range(a.repeat))
+    res["djpeg_1_8_per_s"] = max(djpeg_rate(files, "1/8") for _ in range(a.repeat))
+    env = dict(os.environ, XDG_STATE_HOME=os.path.join(work, "state"))
+
+    def scan(workers, pin):
+        best = None
+        for r in range(a.repeat):
+            db = os.path.join(work, f"w{workers}-{r}.sqlite3")
+            cmd = ["taskset", "-c", pin, a.bin, "scan", "--quiet", "--workers", str(workers), "--db", db, lib]
+            wall, rss, _ = timed(cmd, env)
+            if best is None or wall < best[0]:
+                best = (wall, rss)
+        return best
+
+    w1, rss1 = scan(1, "0")
+    w2, rss2 = scan(2, "0,1")
+    res["scan_1core_per_s"] = len(files) / w1
+    res["scan_2core_per_s"] = len(files) / w2
+    res["ratio_vs_djpeg_1_4_per_core"] = res["scan_1core_per_s"] / res["djpeg_1_4_per_s"]
+    res["ratio_vs_djpeg_1_8_per_core"] = res["scan_1core_per_s"] / res["djpeg_1_8_per_s"]
+    res["speedup_2_cores"] = res["scan_2core_per_s"] / res["scan_1core_per_s"]
+    res["ratio_2core_vs_djpeg_1_4_single"] = res["scan_2core_per_s"] / res["djpeg_1_4_per_s"]
+    res["peak_rss_mb_1core"] = rss1
+    res["peak_rss_mb_2core"] = rss2
+
+    if not a.skip_scale and os.path.isdir(a.scale_root):
+        db = os.path.join(work, "scale.sqlite3")
+        n = sum(len(fs) for _, _, fs in os.walk(a.scale_root))
+        first, rss_first, _ = timed([a.bin, "scan", "--quiet", "--db", db, a.scale_root], env)
+        rescans = [timed([a.bin, "scan", "--quiet", "--db", db, a.scale_root], env) for _ in range(max(2, a.repeat))]
+        best = min(rescans, key=lambda r: r[0])
+        res.update({"scale_files": n, "scale_first_scan_s": first, "scale_first_scan_rss_mb": rss_first,
+                    "scale_rescan_s": best[0], "scale_rescan_rss_mb": best[1]})
+    shutil.rmtree(work, ignore_errors=True)
+    targets = {
+        "ratio_vs_djpeg_1_4_per_core": (">=", 0.8), "speedup_2_cores": (">=", 1.8),
+        "peak_rss_mb_2core": ("<=", 150), "scale_rescan_s": ("<=", 2.0), "scale_rescan_rss_mb": ("<=", 150),
+    }
+    for k, v in res.items():
+        mark = ""
+        if k in targets:
+            op, t = targets[k]
+            ok = v >= t if op == ">=" else v <= t
+            mark = f"   target {op} {t}: {'MET' if ok else 'MISSED'}"
+        print(f"{k:34s} {v:10.3f}{mark}" if isinstance(v, float) else f"{k:34s} {v:10}{mark}")
+    if a.out:
+        json.dump(res, open(a.out, "w"), indent=1)
+
+
+if __name__ == "__main__":
+    main()
