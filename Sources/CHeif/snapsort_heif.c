@@ -43,7 +43,11 @@ static void read_exif(const struct heif_image_handle *h, ss_heif_result *out) {
     // (often "Exif\0\0" + TIFF). Never trust the offset: bound it by the block.
     size_t off = ((size_t)buf[0] << 24) | ((size_t)buf[1] << 16) | ((size_t)buf[2] << 8) | buf[3];
     size_t start = 4 + off;
-    if (off > n || start + 8 > n) start = 4;
+    if (off > n || start + 8 > n) {
+        // No offset prefix (some writers): the block starts with the TIFF header or "Exif".
+        int tiff = (buf[0] == 'I' && buf[1] == 'I') || (buf[0] == 'M' && buf[1] == 'M') || buf[0] == 'E';
+        start = tiff ? 0 : 4;
+    }
     out->exif = malloc(n - start);
     if (out->exif) { memcpy(out->exif, buf + start, n - start); out->exif_len = n - start; }
     free(buf);
