@@ -47,6 +47,13 @@ int ss_webp_decode(const unsigned char *data, size_t len, int max_long_side, lon
         snprintf(message, SS_WEBP_MSG, "image is %dx%d, over the %lld pixel limit", w, h, max_header_pixels);
         return -2;
     }
+    // libwebp's scaler works on the full-size rows as they are decoded: the work (not the memory)
+    // grows with the full canvas, so a 60-byte VP8L stream claiming 16383x16383 takes seconds.
+    // Found by fuzz/ (webp); see RESULTS.md.
+    if ((long long)w * h > max_decode_pixels) {
+        snprintf(message, SS_WEBP_MSG, "image is %dx%d, over the %lld pixel decode limit", w, h, max_decode_pixels);
+        return -2;
+    }
     int ow = w, oh = h;
     int long_side = w > h ? w : h;
     if (max_long_side > 0 && long_side > max_long_side) {
