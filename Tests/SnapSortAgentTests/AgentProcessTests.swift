@@ -1,0 +1,162 @@
+import Foundation
+import Glibc
+import Testing
+import SnapSortCore
+import SnapSortSystem
+import SnapSortTestSupport
+
+/// The built `snapsort agent` as a child process: sd_notify, signals, kill -9, the lock.
+@Suite(.serialized) struct AgentProcessTests {
+    /// A running `snapsort agent` child.
+    final class Child {
+        let process = Process()
+        let stderr = Pipe()
+        init(_ args: [String], env: [String: String]) throws {
+            process.executableURL = URL(fileURLWithPath: SnapsortBinary.path)
+            process.arguments = args
+            var e = ProcessInfo.processInfo.environment
+            e.removeValue(forKey: "NOTIFY_SOCKET")
+            e.removeValue(forKey: "WATCHDOG_USEC")
+            for (k, v) in env { e[k] = v }
+            process.environment = e
+            process.standardError = stderr
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+        }
+        func signal(_ s: Int32) { kill(process.processIdentifier, s) }
+        func wait(timeout: TimeInterval) -> Int32? {
+            waitUntil(timeout: timeout) { !process.isRunning } ? process.terminationStatus : nil
+        }
+        deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+    }
+
+    /// A library folder with `count` photos large enough that analysis takes a while.
+    static func setup(_ count: Int, size: Int = 96) -> (TempDir, [String: String], String, String) {
+        let dir = TempDir("snapsort-proc")
+        let root = dir.folder("Pictures")
+        // One scene, varied a little per file: distinct photos without drawing a scene each.
+        let base = Fixtures.scene(width: size, height: size * 3 / 4, seed: 42)
+        for i in 0..<count {
+            var b = base
+            for k in 0..<9 { b.pixels[(i * 97 + k * 7919) % b.pixels.count] &+= 80 }
+            dir.write("Pictures/p\(i).jpg", Fixtures.jpeg(b))
+        }
+        let run = dir.folder("run")
+        chmod(run, 0o700)
+        let env = ["HOME": dir.path, "XDG_CONFIG_HOME": dir.at("config"), "XDG_RUNTIME_DIR": run, "XDG_STATE_HOME": dir.at("state")]
+        return (dir, env, root, dir.at("state/snapsort/library.sqlite3"))
+    }
+
+    @Test func aNotifySocketListenerReceivesReadyStatusWatchdogAndStopping() throws {
+        let (dir, env, root, _) = Self.setup(3)
+        let socketPath = dir.at("notify.sock")
+        let sock = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        #expect(sock >= 0)
+        defer { close(sock) }
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &addr.sun_path) { buf in
+            for (i, b) in socketPath.utf8.enumerated() { buf[i] = b }
+        }
+        let bound = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(sock, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        #expect(bound == 0)
+        var e = env
+        e["NOTIFY_SOCKET"] = socketPath
+        e["WATCHDOG_USEC"] = "300000"
+        let child = try Child(["agent", root], env: e)
+        var got: [String] = []
+        let deadline = Date().addingTimeInterval(20)
+        func receive() {
+            var p = pollfd(fd: sock, events: Int16(POLLIN), revents: 0)
+            guard poll(&p, 1, 200) > 0 else { return }
+            var buf = [UInt8](repeating: 0, count: 4096)
+            let n = recv(sock, &buf, buf.count, 0)
+            if n > 0 { got += String(decoding: buf[0..<n], as: UTF8.self).split(separator: "\n").map(String.init) }
+        }
+        while Date() < deadline && !(got.contains("READY=1") && got.contains("WATCHDOG=1") && got.contains { $0.hasPrefix("STATUS=Watching") }) {
+            receive()
+        }
+        #expect(got.contains("READY=1"))
+        #expect(got.contains("WATCHDOG=1"))
+        #expect(got.contains { $0.hasPrefix("STATUS=") })
+        #expect(got.contains { $0.hasPrefix("STATUS=Watching 3 photos in 1 folder") })
+        child.signal(SIGTERM)
+        #expect(child.wait(timeout: 10) == 0)
+        while let _ = Optional(0), !got.contains("STOPPING=1"), Date() < deadline { receive() }
+        #expect(got.contains("STOPPING=1"))
+        let log = String(decoding: child.stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        // Under a service manager each line carries its sd-daemon(3) priority prefix.
+        #expect(log.split(separator: "\n").allSatisfy { $0.first == "<" && $0.dropFirst(2).first == ">" })
+    }
+
+    @Test(arguments: [SIGTERM, SIGKILL])
+    func aStopMidScanLeavesAConsistentDatabaseAndARestartFinishes(signal: Int32) throws {
+        let count = 120
+        let (dir, env, root, db) = Self.setup(count, size: 640)
+        defer { withExtendedLifetime(dir) {} }
+        let child = try Child(["agent", "--workers", "1", root], env: env)
+        // Wait until some, not all, photos are stored.
+        var analyzed: Int64 = 0
+        let started = waitUntil(timeout: 60) {
+            guard let lib = try? Library(path: db, readOnly: true) else { return false }
+            analyzed = (try? lib.db.scalar("SELECT count(*) FROM files")) ?? 0
+            return analyzed > 0
+        }
+        #expect(started)
+        child.signal(signal)
+        let code = child.wait(timeout: 10)
+        if signal == SIGTERM { #expect(code == 0) } else { #expect(code != nil) }
+        let lib = try Library(path: db)
+        #expect(try lib.db.quickCheck() == nil)
+        let stored = try lib.db.scalar("SELECT count(*) FROM files") ?? 0
+        #expect(stored < Int64(count), "the scan was not interrupted; make it longer")
+        #expect(try lib.db.scalar("SELECT count(*) FROM files WHERE status = 'pending'") == 0)
+        // A restart finishes the job.
+        let again = try Child(["agent", root], env: env)
+        #expect(try waitUntil(timeout: 300) { (try? lib.db.scalar("SELECT count(*) FROM files WHERE status = 'ok'")) == Int64(count) })
+        again.signal(SIGTERM)
+        #expect(again.wait(timeout: 30) == 0)
+    }
+
+    @Test func aSecondAgentExitsOneWithAClearMessage() throws {
+        let (dir, env, root, _) = Self.setup(1)
+        defer { withExtendedLifetime(dir) {} }
+        let first = try Child(["agent", root], env: env)
+        let statusFile = env["XDG_RUNTIME_DIR"]! + "/snapsort/status.json"
+        #expect(try waitUntil(timeout: 20) { FileManager.default.fileExists(atPath: statusFile) })
+        let second = try SnapsortBinary.run(["agent", root], env: env)
+        #expect(second.status == 1)
+        #expect(second.stderr.contains("already running"))
+        // While it runs, `snapsort status` shows the agent's own document.
+        let status = try SnapsortBinary.run(["status", "--json"], env: env)
+        #expect(status.status == 0)
+        #expect(JSON.parse(status.stdout)?["agent"]?["pid"]?.intValue == Int(first.process.processIdentifier))
+        first.signal(SIGINT)
+        #expect(first.wait(timeout: 10) == 0)
+        // Stopped: the document comes from the database.
+        let stopped = try SnapsortBinary.run(["status", "--json"], env: env)
+        #expect(JSON.parse(stopped.stdout)?["agent"]?["state"]?.stringValue == "stopped")
+        #expect(JSON.parse(stopped.stdout)?["agent"]?["total"]?.intValue == 1)
+    }
+
+    @Test func theUserUnitPassesSystemdAnalyzeVerify() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze") else {
+            Issue.record("systemd-analyze is missing: install the 'systemd' package (scripts/packages.txt)")
+            return
+        }
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../systemd/verify.sh").standardized.path
+        let bindir = URL(fileURLWithPath: SnapsortBinary.path).deletingLastPathComponent().path
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/bash")
+        p.arguments = [script, bindir]
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = out
+        try p.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0, "\(text)")
+    }
+}

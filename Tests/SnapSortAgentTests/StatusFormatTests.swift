@@ -1,0 +1,117 @@
+import Foundation
+import Glibc
+import Testing
+import SnapSortCore
+import SnapSortSystem
+import SnapSortTestSupport
+
+/// Each bar's output, key by key against the bar's documented keys and value types.
+@Suite struct StatusFormatTests {
+    static let now = Date(timeIntervalSince1970: 1_800_000_000)
+    static let documents: [StatusDocument] = [
+        StatusDocument(updatedAt: now, agent: .init(state: "analyzing", pid: 42, done: 1204, total: 5310)),
+        StatusDocument(updatedAt: now, agent: .init(state: "watching", pid: 42, done: 12431, total: 12431),
+                       groups: [.init(id: "similar", items: 40, bytes: 80_000_000), .init(id: "blurry", items: 2, bytes: 4_000_000)],
+                       awaitingReview: 42, trash: .init(count: 3, bytes: 9_000_000), cleared: .init(today: 5, week: 20, total: 300),
+                       streak: .init(current: 3, longest: 9), goal: .init(target: 25, doneToday: 5), nextReminder: now),
+        StatusDocument(updatedAt: now, agent: .init(state: "paused", pid: 42, done: 10, total: 20)),
+        StatusDocument(updatedAt: now, agent: .init(state: "stopped", done: 3, total: 3)),
+        StatusDocument(updatedAt: now, agent: .init(state: "watching", pid: 42, done: 3, total: 3, degraded: true, lastError: "watch limit")),
+    ]
+
+    /// The keys and JSON types of one bar's object.
+    enum Kind { case string, int, stringOrArray }
+    static func check(_ line: String, required: [String: Kind], optional: [String: Kind] = [:]) {
+        #expect(!line.contains("\n"), "one line per update")
+        guard let data = line.data(using: .utf8), let obj = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            Issue.record("not a JSON object: \(line)")
+            return
+        }
+        for (k, _) in required { #expect(obj[k] != nil, "missing \(k) in \(line)") }
+        for (k, v) in obj {
+            guard let kind = required[k] ?? optional[k] else {
+                Issue.record("undocumented key \(k)")
+                continue
+            }
+            switch kind {
+            case .string: #expect(v is String, "\(k) must be a string")
+            case .int:
+                // JSONSerialization gives NSNumber for numbers; an integer prints without a point.
+                #expect((v as? NSNumber).map { !"\($0)".contains(".") && !($0 is Bool) } == true, "\(k) must be an integer")
+            case .stringOrArray: #expect(v is String || v is [String], "\(k) must be a string or array of strings")
+            }
+        }
+    }
+
+    @Test(arguments: documents) func waybar(_ d: StatusDocument) throws {
+        let line = StatusFormat.waybar.render(d)
+        // https://github.com/Alexays/Waybar/wiki/Module:-Custom — return-type json.
+        Self.check(line, required: ["text": .string, "alt": .string, "tooltip": .string, "class": .stringOrArray, "percentage": .int])
+        let obj = try #require(JSON.parse(line))
+        #expect((0...100).contains(obj["percentage"]?.intValue ?? -1))
+        #expect(obj["alt"]?.stringValue == d.agent.state)
+    }
+
+    @Test(arguments: documents) func i3blocks(_ d: StatusDocument) throws {
+        let line = StatusFormat.i3blocks.render(d)
+        // i3blocks(1) format=json: the i3bar protocol's block keys.
+        Self.check(line, required: ["full_text": .string], optional: ["short_text": .string, "color": .string])
+        let color = try #require(JSON.parse(line)?["color"]?.stringValue)
+        #expect(color.count == 7 && color.hasPrefix("#") && color.dropFirst().allSatisfy(\.isHexDigit))
+    }
+
+    @Test(arguments: documents) func i3statusRust(_ d: StatusDocument) throws {
+        let line = StatusFormat.i3statusRust.render(d)
+        // i3status-rust custom block, json = true: icon, state, text, short_text.
+        Self.check(line, required: ["text": .string], optional: ["icon": .string, "state": .string, "short_text": .string])
+        let state = try #require(JSON.parse(line)?["state"]?.stringValue)
+        #expect(["Idle", "Info", "Good", "Warning", "Critical"].contains(state))
+    }
+
+    @Test(arguments: documents) func polybar(_ d: StatusDocument) {
+        let line = StatusFormat.polybar.render(d)
+        // polybar custom/script: one plain line; %{F#rrggbb}…%{F-} colour tags, balanced.
+        #expect(!line.contains("\n") && !line.hasPrefix("{"))
+        #expect(line.hasPrefix("%{F#") && line.hasSuffix("%{F-}"))
+        #expect(line.components(separatedBy: "%{F#").count == line.components(separatedBy: "%{F-}").count)
+    }
+
+    @Test(arguments: documents) func theDocumentRoundTripsThroughItsJSON(_ d: StatusDocument) throws {
+        let text = d.json.serialized(pretty: true)
+        let parsed = try #require(JSON.parse(text))
+        var back = try #require(StatusDocument(json: parsed))
+        var expected = d
+        // JSON objects are unordered to a parser: compare groups by id.
+        back.groups.sort { $0.id < $1.id }
+        expected.groups.sort { $0.id < $1.id }
+        #expect(back.content == expected.content)
+        // Every contract key is present, in order.
+        let keys = ["schema_version", "updated_at", "agent", "groups", "awaiting_review", "trash", "cleared", "streak", "goal", "next_reminder"]
+        if case .object(let o) = d.json { #expect(o.map(\.0) == keys) }
+        if case .object(let a)? = d.json["agent"] { #expect(a.map(\.0) == ["state", "pid", "done", "total", "degraded", "last_error"]) }
+    }
+
+    @Test(arguments: StatusFormat.allCases) func theCLIPrintsEachFormatWithoutAnAgent(_ f: StatusFormat) throws {
+        let dir = TempDir("snapsort-status")
+        let env = ["HOME": dir.path, "XDG_CONFIG_HOME": dir.at("config"), "XDG_STATE_HOME": dir.at("state"), "XDG_RUNTIME_DIR": dir.folder("run")]
+        let r = try SnapsortBinary.run(["status", "--format", f.rawValue], env: env)
+        #expect(r.status == 0, "\(r.stderr)")
+        let line = r.stdout.trimmingCharacters(in: .newlines)
+        #expect(line == StatusFormat(rawValue: f.rawValue)!.render(StatusDocument(updatedAt: Self.now, agent: .init(state: "stopped"))))
+    }
+
+    @Test func humanStatusWithoutAnAgentIsComputedFromTheLibrary() throws {
+        let dir = TempDir("snapsort-status")
+        let env = ["HOME": dir.path, "XDG_CONFIG_HOME": dir.at("config"), "XDG_STATE_HOME": dir.at("state"), "XDG_RUNTIME_DIR": dir.folder("run")]
+        dir.write("Pictures/a.jpg", photo(1))
+        #expect(try SnapsortBinary.run(["scan", "--quiet", dir.at("Pictures")], env: env).status == 0)
+        let r = try SnapsortBinary.run(["status"], env: env)
+        #expect(r.status == 0)
+        #expect(r.stdout.contains("Agent: stopped"))
+        #expect(r.stdout.contains("Analyzed: 1 of 1"))
+    }
+}
+
+extension StatusDocument: CustomTestStringConvertible {
+    public var testDescription: String { "\(agent.state)\(agent.degraded ? " degraded" : "")" }
+}
