@@ -1,0 +1,112 @@
+import Foundation
+import Testing
+import SnapSortCore
+import SnapSortSystem
+import SnapSortTestSupport
+
+@Suite("Decks")
+struct DecksTests {
+    @Test("deck ids round-trip through text", arguments: [
+        "month:2024-05", "group:blurry", "filter:screenshots", "filter:selfies@2023", "filter:camera=Pixel 7@2022",
+        "on-this-day", "rediscover:42", "later",
+    ])
+    func deckIDs(_ text: String) {
+        #expect(DeckID(text)?.description == text)
+    }
+
+    @Test("the age-weighted draw follows max(1, age_days)^0.55 (chi-square, fixed seed)")
+    func weightedDrawDistribution() {
+        let ages: [Double] = [0, 1, 10, 100, 1000, 5000]
+        let weights = ages.map { Rediscovery.weight(ageDays: $0) }
+        #expect(weights[0] == 1 && weights[1] == 1)
+        var rng = SeededRandom(seed: 20_261_129)
+        let trials = 30_000
+        var counts = [Int](repeating: 0, count: ages.count)
+        for _ in 0..<trials { counts[Rediscovery.draw(weights: weights, count: 1, using: &rng)[0]] += 1 }
+        let total = weights.reduce(0, +)
+        var chi2 = 0.0
+        for (i, w) in weights.enumerated() {
+            let expected = Double(trials) * w / total
+            chi2 += (Double(counts[i]) - expected) * (Double(counts[i]) - expected) / expected
+        }
+        // 5 degrees of freedom: p = 0.001 at 20.52.
+        #expect(chi2 < 20.52, "chi2 \(chi2), counts \(counts)")
+    }
+
+    @Test("rediscovery: 20–30 cards, age-weighted, undecided only, never two frames of one moment back to back")
+    func rediscoveryDeck() throws {
+        let lib = try TestLibrary()
+        let now = ReviewFixture.date("2026-11-29 12:00:00")
+        let (clock, _) = Clock.manual(now)
+        var decided: Set<Int64> = []
+        // 40 bursts of 5 frames one second apart, half of them old (~8 years), half last week.
+        for b in 0..<40 {
+            let base = b < 20 ? now.addingTimeInterval(-Double(2900 + b) * 86_400) : now.addingTimeInterval(-Double(b - 19) * 3600 * 5)
+            for f in 0..<5 {
+                let id = try ReviewFixture.insert(lib.library, path: lib.root + "/b\(b)_\(f).jpg", taken: base.addingTimeInterval(Double(f)))
+                if f == 0 && b % 4 == 0 {
+                    try Review.decide(.keep, fileID: id, library: lib.library, clock: clock)
+                    decided.insert(id)
+                }
+            }
+        }
+        var oldCards = 0, cards = 0
+        for seed in 1...40 {
+            let deck = try Decks.build(.rediscovery(seed: UInt64(seed)), library: lib.library, clock: clock)
+            #expect(deck.id == .rediscovery(seed: UInt64(seed)))
+            #expect((20...30).contains(deck.items.count))
+            let ts = deck.items.map { $0.item.takenTimestamp! }
+            for (a, b) in zip(ts, ts.dropFirst()) {
+                // Frames of one burst are ≤ 4 s apart; bursts are hours or days apart.
+                #expect(abs(a - b) > 3600, "frames of one moment back to back in seed \(seed)")
+            }
+            #expect(deck.items.allSatisfy { !decided.contains($0.item.id) })
+            cards += deck.items.count
+            oldCards += deck.items.filter { $0.item.takenTimestamp! < now.timeIntervalSince1970 - 365 * 86_400 }.count
+            // Same seed, same deck.
+            let again = try Decks.build(.rediscovery(seed: UInt64(seed)), library: lib.library, clock: clock)
+            #expect(again.items.map(\.item.id) == deck.items.map(\.item.id))
+        }
+        // Old frames weigh (2900)^0.55 ≈ 80× a day-old frame: they dominate the draw.
+        #expect(Double(oldCards) / Double(cards) > 0.8)
+    }
+
+    @Test("months with progress, filters with a year, On This Day")
+    func monthFilterOnThisDay() throws {
+        let lib = try TestLibrary()
+        let (clock, _) = Clock.manual(ReviewFixture.date("2026-11-29 09:00:00"))
+        let l = lib.library, r = lib.root
+        let a = try ReviewFixture.insert(l, path: r + "/a.jpg", taken: ReviewFixture.date("2020-11-29 10:00:00"), bytes: 500)
+        _ = try ReviewFixture.insert(l, path: r + "/Screenshot 2020.png", taken: ReviewFixture.date("2020-11-02 10:00:00"), format: "png")
+        _ = try ReviewFixture.insert(l, path: r + "/selfie.jpg", taken: ReviewFixture.date("2021-11-29 10:00:00"), lens: "iPhone 12 front camera 2.71mm f/2.2")
+        _ = try ReviewFixture.insert(l, path: r + "/today.jpg", taken: ReviewFixture.date("2026-11-29 08:00:00"))
+        _ = try ReviewFixture.insert(l, path: r + "/IMG_1.jpg", taken: ReviewFixture.date("2021-11-28 10:00:00"), model: "Pixel 7")
+        _ = try ReviewFixture.insert(l, path: r + "/IMG_1.mov", taken: ReviewFixture.date("2021-11-28 10:00:00"), kind: "video", format: "mov")
+        try Review.decide(.trash, fileID: a, library: l, clock: clock)
+
+        let nov2020 = try Decks.build(.month(year: 2020, month: 11), library: l, clock: clock)
+        #expect(nov2020.progress == DeckProgress(reviewed: 1, total: 2, bytesToGain: 500))
+        #expect(nov2020.items.map(\.item.name) == ["Screenshot 2020.png"])
+        #expect(try Decks.build(.filter(.screenshots, year: 2020), library: l, clock: clock).items.count == 1)
+        #expect(try Decks.build(.filter(.screenshots, year: 2021), library: l, clock: clock).items.isEmpty)
+        #expect(try Decks.build(.filter(.selfies, year: nil), library: l, clock: clock).items.map(\.item.name) == ["selfie.jpg"])
+        #expect(try Decks.build(.filter(.livePhotos, year: nil), library: l, clock: clock).items.map(\.item.name) == ["IMG_1.jpg"])
+        #expect(try Decks.build(.filter(.camera("pixel 7"), year: 2021), library: l, clock: clock).items.map(\.item.name) == ["IMG_1.jpg"])
+        #expect(try Decks.build(.filter(.videos, year: nil), library: l, clock: clock).items.map(\.item.name) == ["IMG_1.mov"])
+        // On this day: 29 November of earlier years, undecided ones.
+        #expect(try Decks.build(.onThisDay, library: l, clock: clock).items.map(\.item.name) == ["selfie.jpg"])
+        let overview = try Decks.overview(library: l, clock: clock, groups: nil)
+        let ids = overview.map(\.id.description)
+        #expect(ids.contains("on-this-day") && ids.contains("month:2020-11") && ids.contains("filter:screenshots"))
+        #expect(overview.first { $0.id == .month(year: 2020, month: 11) }?.progress.reviewed == 1)
+    }
+
+    @Test("moments chain frames within 3 seconds; separation never puts two of one moment side by side")
+    func separation() {
+        let times: [Double?] = [0, 1, 2, 100, 103, 104, 500, nil]
+        let m = Rediscovery.moments(times)
+        #expect(m[0] == m[1] && m[1] == m[2] && m[3] == m[4] && m[4] == m[5] && m[0] != m[3] && m[6] != m[3] && m[7] != m[6])
+        let order = Rediscovery.separate([0, 1, 2, 3, 6, 4]) { m[$0] }
+        for (a, b) in zip(order, order.dropFirst()) { #expect(m[a] != m[b]) }
+    }
+}

@@ -1,0 +1,198 @@
+import Foundation
+import Testing
+import SnapSortCore
+import SnapSortSystem
+import SnapSortTestSupport
+
+/// Helpers shared by the review, decks, trash and stats tests.
+enum ReviewFixture {
+    static let utc = TimeZone(identifier: "UTC")!
+
+    /// Inserts a library row directly (decks and stats tests need many items, not decoding).
+    @discardableResult
+    static func insert(_ library: Library, path: String, taken: Date?, kind: String = "photo", format: String = "jpeg",
+                       bytes: Int64 = 1000, make: String? = nil, model: String? = nil, lens: String? = nil,
+                       software: String? = nil, rating: Int? = nil, tz: TimeZone = utc) throws -> Int64 {
+        let takenText = taken.map { d -> String in
+            let f = ISO8601DateFormatter()
+            f.timeZone = tz
+            return f.string(from: d)
+        }
+        try library.db.run("""
+            INSERT INTO files(path, device, inode, size, mtime_ns, kind, format, status, taken_at, taken_ts, taken_source,
+                              make, model, lens, software, rating, first_seen_at)
+            VALUES(?, 1, abs(random()) % 100000000, ?, 0, ?, ?, 'ok', ?, ?, 'exif', ?, ?, ?, ?, ?, '2026-01-01T00:00:00Z')
+            """, path, bytes, kind, format, takenText, taken?.timeIntervalSince1970, make, model, lens, software, rating)
+        return library.db.lastInsertRowID
+    }
+
+    /// A date from text `yyyy-MM-dd HH:mm:ss` in a time zone.
+    static func date(_ text: String, _ tz: TimeZone = utc) -> Date {
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.timeZone = tz
+        f.dateFormat = "yyyy-MM-dd HH:mm:ss"
+        return f.date(from: text)!
+    }
+
+    /// A scanned library with `count` small JPEGs under Pictures/.
+    static func scanned(_ names: [String]) throws -> TestLibrary {
+        let lib = try TestLibrary()
+        for (i, n) in names.enumerated() {
+            lib.dir.write("Pictures/" + n, Fixtures.jpeg(seed: UInt64(i + 1), width: 48, height: 32, dateTimeOriginal: "2021:05:0\(i % 9 + 1) 10:00:00"))
+        }
+        try lib.scan()
+        return lib
+    }
+}
+
+@Suite("Review: decisions and undo")
+struct ReviewTests {
+    @Test("undo restores the previous decision of every kind", arguments: Decision.allCases)
+    func undoEveryKind(_ kind: Decision) throws {
+        let lib = try TestLibrary()
+        let (clock, _) = Clock.manual(ReviewFixture.date("2026-03-01 12:00:00"))
+        let id = try ReviewFixture.insert(lib.library, path: lib.root + "/a.jpg", taken: Date(timeIntervalSince1970: 0))
+        try Review.decide(.keep, fileID: id, library: lib.library, clock: clock)
+        try Review.decide(kind, fileID: id, library: lib.library, clock: clock)
+        #expect(try Review.decision(for: id, library: lib.library)?.decision == kind)
+        let o = try #require(try Review.undo(library: lib.library, clock: clock))
+        #expect(o.undone == kind)
+        #expect(o.restored == .keep)
+        #expect(try Review.decision(for: id, library: lib.library)?.decision == .keep)
+        _ = try Review.undo(library: lib.library, clock: clock)
+        #expect(try Review.decision(for: id, library: lib.library) == nil)
+        #expect(try Review.undo(library: lib.library, clock: clock) == nil)
+        // Taken-back verdicts do not count.
+        #expect(try Stats.report(library: lib.library, clock: clock, timeZone: ReviewFixture.utc).reviewedTotal == 0)
+    }
+
+    @Test("undo puts the deck position and skipped cards back exactly")
+    func undoRestoresDeckPosition() throws {
+        let lib = try TestLibrary()
+        let (clock, time) = Clock.manual(ReviewFixture.date("2026-03-01 12:00:00"))
+        var ids: [Int64] = []
+        for i in 0..<3 {
+            ids.append(try ReviewFixture.insert(lib.library, path: lib.root + "/p\(i).jpg", taken: ReviewFixture.date("2021-05-0\(i + 1) 10:00:00")))
+        }
+        let deck = try Decks.build(.month(year: 2021, month: 5), library: lib.library, clock: clock)
+        #expect(deck.items.map(\.item.id) == ids)
+        var s = try DeckSession.start(deck, library: lib.library, clock: clock, goal: 10)
+        s = try #require(try Review.decide(.skip, fileID: ids[0], library: lib.library, clock: clock, session: s.id).session)
+        #expect(s.position == 1 && s.itemIDs == ids + [ids[0]])
+        time.advance(5)
+        s = try #require(try Review.decide(.trash, fileID: ids[1], library: lib.library, clock: clock, session: s.id).session)
+        #expect(s.position == 2 && s.decisions == 1 && s.bytes == 1000)
+        let u1 = try #require(try Review.undo(library: lib.library, clock: clock))
+        #expect(u1.session?.position == 1 && u1.session?.decisions == 0 && u1.session?.bytes == 0)
+        let u2 = try #require(try Review.undo(library: lib.library, clock: clock))
+        #expect(u2.session?.position == 0 && u2.session?.itemIDs == ids)
+        // Persisted: a front end reloading the session sees the same state.
+        let reloaded = try #require(try DeckSession.load(id: s.id, library: lib.library))
+        #expect(reloaded.position == 0 && reloaded.itemIDs == ids && reloaded.current == ids[0])
+    }
+
+    @Test("at least 20 undo steps survive a restart")
+    func undoAcrossRestart() throws {
+        let lib = try TestLibrary()
+        let (clock, time) = Clock.manual(ReviewFixture.date("2026-03-01 12:00:00"))
+        var ids: [Int64] = []
+        for i in 0..<25 {
+            let id = try ReviewFixture.insert(lib.library, path: lib.root + "/p\(i).jpg", taken: Date(timeIntervalSince1970: Double(i)))
+            ids.append(id)
+            try Review.decide(Decision.allCases[i % 4], fileID: id, library: lib.library, clock: clock)
+            time.advance(1)
+        }
+        let reopened = try Library(path: lib.dbPath)
+        #expect(try Review.undoDepth(library: reopened) == 25)
+        for id in ids.reversed() {
+            let o = try #require(try Review.undo(library: reopened, clock: clock))
+            #expect(o.fileID == id && o.restored == nil)
+        }
+        #expect(try reopened.db.scalar("SELECT count(*) FROM decisions") == 0)
+    }
+
+    @Test("a later item returns after the 7-day cool-down, seen before; three deferrals suggest keeping it")
+    func laterCooldown() throws {
+        let lib = try TestLibrary()
+        let start = ReviewFixture.date("2026-03-01 12:00:00")
+        let (clock, time) = Clock.manual(start)
+        let id = try ReviewFixture.insert(lib.library, path: lib.root + "/a.jpg", taken: ReviewFixture.date("2020-01-01 10:00:00"))
+        for round in 1...3 {
+            try Review.decide(.later, fileID: id, library: lib.library, clock: clock)
+            #expect(try Decks.build(.later, library: lib.library, clock: clock).items.isEmpty)
+            #expect(try Decks.build(.month(year: 2020, month: 1), library: lib.library, clock: clock).items.isEmpty)
+            time.advance(7 * 86_400 - 1)
+            #expect(try Decks.build(.later, library: lib.library, clock: clock).items.isEmpty)
+            time.advance(1)
+            let card = try #require(try Decks.build(.later, library: lib.library, clock: clock).items.first)
+            #expect(card.item.id == id && card.seenBefore && card.deferrals == round)
+            #expect(card.suggestKeep == (round >= 3))
+            #expect(try Decks.build(.month(year: 2020, month: 1), library: lib.library, clock: clock).items.first?.seenBefore == true)
+        }
+        #expect(try Decks.awaitingReview(library: lib.library, clock: clock) == 1)
+    }
+
+    @Test("reaching the session goal keeps the session as a chapter; undo takes the chapter back")
+    func chapterOnGoal() throws {
+        let lib = try TestLibrary()
+        let (clock, _) = Clock.manual(ReviewFixture.date("2026-03-01 12:00:00"))
+        let a = try ReviewFixture.insert(lib.library, path: lib.root + "/a.jpg", taken: ReviewFixture.date("2021-05-01 10:00:00"))
+        let b = try ReviewFixture.insert(lib.library, path: lib.root + "/b.jpg", taken: ReviewFixture.date("2021-05-02 10:00:00"))
+        _ = try ReviewFixture.insert(lib.library, path: lib.root + "/c.jpg", taken: ReviewFixture.date("2021-05-03 10:00:00"))
+        let deck = try Decks.build(.month(year: 2021, month: 5), library: lib.library, clock: clock)
+        let s = try DeckSession.start(deck, library: lib.library, clock: clock, goal: 2)
+        try Review.decide(.keep, fileID: a, library: lib.library, clock: clock, session: s.id)
+        let o = try Review.decide(.trash, fileID: b, library: lib.library, clock: clock, session: s.id)
+        #expect(o.chapter != nil && o.session?.isFinished == true)
+        let chapters = try Chapter.all(library: lib.library)
+        #expect(chapters.count == 1 && chapters[0].decisions == 2 && chapters[0].bytes == 1000 && chapters[0].coverFileID == a)
+        _ = try Review.undo(library: lib.library, clock: clock)
+        #expect(try Chapter.all(library: lib.library).isEmpty)
+        #expect(try DeckSession.load(id: s.id, library: lib.library)?.isFinished == false)
+    }
+
+    @Test("a file that is not in the library is refused")
+    func notInLibrary() throws {
+        let lib = try TestLibrary()
+        #expect(throws: ReviewError.self) { try Review.decide(.keep, fileID: 999, library: lib.library, clock: .live) }
+    }
+
+    @Test("decisions follow a moved file (same row)")
+    func decisionFollowsMove() throws {
+        let lib = try ReviewFixture.scanned(["a.jpg"])
+        let item = try #require(try lib.library.item(path: lib.root + "/a.jpg"))
+        try Review.decide(.keep, fileID: item.id, library: lib.library, clock: .live)
+        lib.dir.folder("Pictures/sub")
+        try FileSystem.rename(lib.root + "/a.jpg", lib.root + "/sub/a.jpg")
+        try lib.scan()
+        let moved = try #require(try lib.library.item(path: lib.root + "/sub/a.jpg"))
+        #expect(moved.id == item.id)
+        #expect(try Review.decision(for: moved.id, library: lib.library)?.decision == .keep)
+    }
+
+    @Test("CLI: decide and undo; an unknown FILE exits 1 and records nothing")
+    func cli() throws {
+        let lib = try ReviewFixture.scanned(["a.jpg", "b.jpg"])
+        let env = ["SNAPSORT_DB": lib.dbPath, "XDG_DATA_HOME": lib.dir.at("share")]
+        let bad = try SnapsortBinary.run(["decide", "trash", lib.root + "/a.jpg", lib.root + "/nope.jpg"], env: env)
+        #expect(bad.status == 1)
+        #expect(try lib.library.db.scalar("SELECT count(*) FROM decisions") == 0)
+        let ok = try SnapsortBinary.run(["decide", "trash", lib.root + "/a.jpg", lib.root + "/b.jpg"], env: env)
+        #expect(ok.status == 0)
+        #expect(try Trash.staged(library: lib.library).count == 2)
+        let u = try SnapsortBinary.run(["undo"], env: env)
+        #expect(u.status == 0 && u.stdout.contains("b.jpg"))
+        #expect(try Trash.staged(library: lib.library).map(\.path) == [lib.root + "/a.jpg"])
+        let usage = try SnapsortBinary.run(["decide", "maybe", lib.root + "/a.jpg"], env: env)
+        #expect(usage.status == 2)
+    }
+
+    @Test("the terminal deck's picture: libchafa renders a photo as terminal text")
+    func chafaRenders() {
+        let bitmap = Fixtures.scene(width: 64, height: 48, seed: 3)
+        let text = Chafa.render(bitmap, columns: 20, rows: 8, environment: ["TERM": "xterm-256color"], mode: .symbols)
+        #expect(text.contains("\u{1B}[") && text.split(separator: "\n").count >= 4)
+        #expect(Chafa.detectMode(environment: ["TERM": "dumb"]) == .symbols)
+    }
+}

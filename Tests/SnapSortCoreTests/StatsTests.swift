@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+import SnapSortCore
+import SnapSortSystem
+import SnapSortTestSupport
+
+@Suite("Stats")
+struct StatsTests {
+    /// Makes one verdict at each local time (in `tz`) on a fresh item.
+    static func decideAt(_ times: [String], tz: TimeZone, lib: TestLibrary) throws {
+        for (i, t) in times.enumerated() {
+            let id = try ReviewFixture.insert(lib.library, path: lib.root + "/s\(i)-\(UUID().uuidString).jpg", taken: nil)
+            let (clock, _) = Clock.manual(ReviewFixture.date(t, tz))
+            try Review.decide(.keep, fileID: id, library: lib.library, clock: clock, timeZone: tz)
+        }
+    }
+
+    @Test("a streak crosses midnight in local time, not UTC")
+    func midnight() throws {
+        let tz = TimeZone(identifier: "America/Los_Angeles")!
+        let lib = try TestLibrary()
+        // 23:59 and 00:01 local are two days (but the same UTC day).
+        try StatsTests.decideAt(["2026-06-10 23:59:00", "2026-06-11 00:01:00"], tz: tz, lib: lib)
+        let (clock, time) = Clock.manual(ReviewFixture.date("2026-06-11 20:00:00", tz))
+        var r = try Stats.report(library: lib.library, clock: clock, timeZone: tz)
+        #expect(r.streak == Streak(current: 2, longest: 2))
+        #expect(r.doneToday == 1)
+        // Still alive the next day before any verdict; broken the day after.
+        time.set(ReviewFixture.date("2026-06-12 23:59:59", tz))
+        r = try Stats.report(library: lib.library, clock: clock, timeZone: tz)
+        #expect(r.streak == Streak(current: 2, longest: 2))
+        time.set(ReviewFixture.date("2026-06-13 00:00:01", tz))
+        r = try Stats.report(library: lib.library, clock: clock, timeZone: tz)
+        #expect(r.streak == Streak(current: 0, longest: 2))
+    }
+
+    @Test("streaks are DST-safe (23- and 25-hour days)", arguments: [
+        ("Europe/Berlin", ["2026-03-28 23:30:00", "2026-03-29 00:30:00", "2026-03-30 23:50:00", "2026-03-31 00:10:00"]),
+        ("Europe/Berlin", ["2026-10-24 23:30:00", "2026-10-25 23:30:00", "2026-10-26 00:30:00"]),
+        ("America/New_York", ["2026-03-07 22:00:00", "2026-03-08 03:30:00", "2026-03-09 00:00:00"]),
+        ("America/New_York", ["2026-10-31 23:59:00", "2026-11-01 01:30:00", "2026-11-02 23:59:00"]),
+    ])
+    func dst(_ zone: String, _ times: [String]) throws {
+        let tz = TimeZone(identifier: zone)!
+        let lib = try TestLibrary()
+        try StatsTests.decideAt(times, tz: tz, lib: lib)
+        let last = ReviewFixture.date(times.last!, tz)
+        let (clock, _) = Clock.manual(last)
+        let r = try Stats.report(library: lib.library, clock: clock, timeZone: tz)
+        let days = Set(times.map { String($0.prefix(10)) }).count
+        #expect(r.streak == Streak(current: days, longest: days))
+        #expect(r.lastSevenDays.last?.date == String(times.last!.prefix(10)))
+        #expect(r.lastSevenDays.map(\.reviewed).reduce(0, +) == times.count)
+    }
+
+    @Test("local days count consecutive calendar days")
+    func localDays() {
+        let tz = TimeZone(identifier: "Europe/Berlin")!
+        let a = LocalDay(ReviewFixture.date("2026-03-29 00:30:00", tz), in: tz)
+        let b = LocalDay(ReviewFixture.date("2026-03-29 23:30:00", tz), in: tz)
+        #expect(a == b && a.description == "2026-03-29" && a.adding(1).description == "2026-03-30")
+        #expect(LocalDay(year: 2024, month: 2, day: 28).adding(1).description == "2024-02-29")
+        #expect(LocalDay(year: 1970, month: 1, day: 1).number == 0)
+        #expect(Stats.streak(days: [a.adding(-3), a.adding(-2), a], today: a) == Streak(current: 1, longest: 2))
+    }
+
+    @Test("stats --json has exactly the contract's keys")
+    func jsonKeys() throws {
+        let lib = try TestLibrary()
+        try StatsTests.decideAt(["2026-06-10 10:00:00"], tz: ReviewFixture.utc, lib: lib)
+        let (clock, _) = Clock.manual(ReviewFixture.date("2026-06-10 12:00:00"))
+        let json = try Stats.report(library: lib.library, clock: clock, timeZone: ReviewFixture.utc, goal: 25).json
+        guard case .object(let o) = json else { Issue.record("not an object"); return }
+        #expect(o.map(\.0) == ["reviewed_total", "bytes_cleared", "in_trash_bytes", "streak", "last_7_days", "milestones", "goal", "chapters"])
+        #expect(json["bytes_cleared"]?["week"]?.intValue == 0)
+        #expect(json["goal"]?["done_today"]?.intValue == 1 && json["goal"]?["target"]?.intValue == 25)
+        #expect(json["last_7_days"]?.arrayValue?.count == 7)
+        #expect(json["last_7_days"]?.arrayValue?.last?["reviewed"]?.intValue == 1)
+        let snapshot = try Stats.statusSnapshot(library: lib.library, clock: clock, goal: 25, timeZone: ReviewFixture.utc)
+        #expect(snapshot.doneToday == 1 && snapshot.awaitingReview == 0 && snapshot.streak.current == 1)
+    }
+
+    @Test("100 reviewed is a milestone with its date; a changed verdict is not a second review")
+    func milestones() throws {
+        let lib = try TestLibrary()
+        let (clock, time) = Clock.manual(ReviewFixture.date("2026-06-10 12:00:00"))
+        var first: Int64 = 0
+        for i in 0..<100 {
+            let id = try ReviewFixture.insert(lib.library, path: lib.root + "/m\(i).jpg", taken: nil)
+            if i == 0 { first = id }
+            let o = try Review.decide(.keep, fileID: id, library: lib.library, clock: clock)
+            #expect(o.milestones == (i == 99 ? ["reviewed_100"] : []))
+            time.advance(1)
+        }
+        try Review.decide(.trash, fileID: first, library: lib.library, clock: clock)
+        let r = try Stats.report(library: lib.library, clock: clock, timeZone: ReviewFixture.utc)
+        #expect(r.reviewedTotal == 100)
+        #expect(r.milestones.map(\.id) == ["reviewed_100"])
+    }
+}

@@ -1,0 +1,354 @@
+import Foundation
+import Glibc
+import Testing
+import SnapSortCore
+import SnapSortSystem
+import SnapSortTestSupport
+
+/// A trash test setup: a scanned library and a home trash in a temp XDG_DATA_HOME.
+struct TrashSetup {
+    let lib: TestLibrary
+    let env: TrashEnvironment
+    let clock: Clock
+    var dataHome: String { lib.dir.at("share") }
+    var homeTrash: String { dataHome + "/Trash" }
+
+    init(_ names: [String], tz: TimeZone = ReviewFixture.utc) throws {
+        lib = try ReviewFixture.scanned(names)
+        let e = Environment(variables: ["HOME": lib.dir.path, "XDG_DATA_HOME": lib.dir.at("share")])
+        env = TrashEnvironment(environment: e, timeZone: tz)
+        clock = Clock.manual(ReviewFixture.date("2026-11-29 13:45:07")).0
+    }
+
+    func stage(_ name: String, root: String? = nil) throws -> Int64 {
+        let item = try #require(try lib.library.item(path: (root ?? lib.root) + "/" + name))
+        try Review.decide(.trash, fileID: item.id, library: lib.library, clock: clock)
+        return item.id
+    }
+
+    func commit(_ env: TrashEnvironment? = nil) throws -> TrashReport {
+        try Trash.commit(library: lib.library, clock: clock, env: env ?? self.env)
+    }
+
+    /// Runs a program; returns status and output.
+    static func run(_ exe: String, _ args: [String], env: [String: String] = [:], cwd: String? = nil, stdin: String? = nil) throws
+        -> (Int32, String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: exe)
+        p.arguments = args
+        var e = ProcessInfo.processInfo.environment
+        for (k, v) in env { e[k] = v }
+        p.environment = e
+        if let cwd { p.currentDirectoryURL = URL(fileURLWithPath: cwd) }
+        let out = Pipe(), inp = Pipe()
+        p.standardOutput = out
+        p.standardError = out
+        p.standardInput = inp
+        try p.run()
+        if let stdin { inp.fileHandleForWriting.write(Data(stdin.utf8)) }
+        try? inp.fileHandleForWriting.close()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+}
+
+/// A tmpfs mounted for one test (we run as root); unmounted when released.
+final class TmpfsMount {
+    let path: String
+    private let holder: TempDir
+    init?() {
+        holder = TempDir("snapsort-tmpfs")
+        path = holder.at("mnt")
+        holder.folder("mnt")
+        guard (try? TrashSetup.run("/bin/mount", ["-t", "tmpfs", "-o", "size=16m", "tmpfs", path]))?.0 == 0 else { return nil }
+    }
+    deinit { _ = try? TrashSetup.run("/bin/umount", ["-l", path]) }
+}
+
+/// A bind mount of `source` at a new folder; unmounted when released.
+final class BindMount {
+    let path: String
+    private let holder: TempDir
+    init?(_ source: String) {
+        holder = TempDir("snapsort-bind")
+        path = holder.at("view")
+        holder.folder("view")
+        guard (try? TrashSetup.run("/bin/mount", ["--bind", source, path]))?.0 == 0 else { return nil }
+    }
+    deinit { _ = try? TrashSetup.run("/bin/umount", ["-l", path]) }
+}
+
+@Suite("Trash", .serialized)
+struct TrashTests {
+    @Test("mountinfo parsing: escapes, bind mounts told apart by mount point")
+    func mountinfo() {
+        let text = """
+            27 1 254:0 / / rw,relatime - ext4 /dev/vda rw
+            90 27 254:0 /srv/photos /mnt/my\\040photos rw,relatime - ext4 /dev/vda rw
+            91 27 0:50 / /media/usb ro,relatime - vfat /dev/sdb1 ro
+            """
+        let t = Mounts.parse(text)
+        #expect(t.count == 3 && t[1].mountPoint == "/mnt/my photos" && t[1].root == "/srv/photos" && t[2].readOnly)
+        #expect(t[0].device == t[1].device)
+        #expect(Mounts.mount(containing: "/mnt/my photos/a.jpg", in: t)?.id == 90)
+        #expect(Mounts.mount(containing: "/mnt/my photosX/a.jpg", in: t)?.id == 27)
+        #expect(Mounts.mount(containing: "/media/usb", in: t)?.id == 91)
+    }
+
+    @Test("Path= is percent-encoded; DeletionDate is local time")
+    func trashInfoFormat() {
+        let text = TrashInfo.render(pathKey: "/home/u/Pictures/Été 2020/a#1.jpg", deletedAt: ReviewFixture.date("2026-03-29 01:30:05"),
+                                    timeZone: TimeZone(identifier: "Europe/Berlin")!)
+        #expect(text == "[Trash Info]\nPath=/home/u/Pictures/%C3%89t%C3%A9%202020/a%231.jpg\nDeletionDate=2026-03-29T03:30:05\n")
+        #expect(TrashInfo.path(in: text) == "/home/u/Pictures/Été 2020/a#1.jpg")
+    }
+
+    @Test("commit to the home trash: info first, rename, per-file report; trash-list reads it; restore refuses to overwrite")
+    func homeTrash() throws {
+        let s = try TrashSetup(["a b.jpg", "c.jpg"])
+        let id = try s.stage("a b.jpg")
+        let original = s.lib.root + "/a b.jpg"
+        let report = try s.commit()
+        #expect(report.outcomes == [TrashOutcome(path: original, bytes: report.outcomes[0].bytes,
+                                                 result: .trashed(s.homeTrash + "/files/a b.jpg"), isSidecar: false)])
+        #expect(!FileSystem.exists(original) && FileSystem.exists(s.homeTrash + "/files/a b.jpg"))
+        let info = String(decoding: try FileSystem.readFile(s.homeTrash + "/info/a b.jpg.trashinfo", limit: 4096), as: UTF8.self)
+        #expect(info == "[Trash Info]\nPath=\(TrashInfo.encode(original))\nDeletionDate=2026-11-29T13:45:07\n")
+        #expect(try s.lib.library.item(id: id)?.status == .gone)
+        #expect(try Trash.staged(library: s.lib.library).isEmpty)
+        // Committing again trashes nothing twice.
+        #expect(try s.commit().outcomes.isEmpty)
+        let stats = try Stats.report(library: s.lib.library, clock: s.clock, timeZone: ReviewFixture.utc)
+        #expect(stats.cleared.total == report.bytes && stats.cleared.today == report.bytes && stats.inTrashBytes == report.bytes)
+        // Debian's trash-cli reads what we wrote.
+        let (st, listed) = try TrashSetup.run("/usr/bin/trash-list", [], env: ["XDG_DATA_HOME": s.dataHome])
+        #expect(st == 0 && listed.contains("2026-11-29 13:45:07 \(original)"), "\(listed)")
+        // Never undone by undo.
+        #expect(try Review.undo(library: s.lib.library, clock: s.clock) == nil)
+        // Restore refuses to overwrite.
+        s.lib.dir.write("Pictures/a b.jpg", [1, 2, 3])
+        let refused = try Trash.restore(paths: [original], library: s.lib.library, clock: s.clock)
+        #expect(refused.count == 1 && !refused[0].succeeded)
+        #expect(try FileSystem.readFile(original, limit: 10) == [1, 2, 3])
+        try FileSystem.remove(original)
+        let restored = try Trash.restore(paths: [original], library: s.lib.library, clock: s.clock)
+        #expect(restored.map(\.result) == [.restored])
+        #expect(FileSystem.exists(original) && !FileSystem.exists(s.homeTrash + "/info/a b.jpg.trashinfo"))
+        let item = try #require(try s.lib.library.item(path: original))
+        #expect(item.id == id && item.status == .ok)
+        #expect(try Review.decision(for: id, library: s.lib.library) == nil)
+        let after = try Stats.report(library: s.lib.library, clock: s.clock, timeZone: ReviewFixture.utc)
+        #expect(after.cleared.total == 0 && after.inTrashBytes == 0)
+    }
+
+    @Test("a file changed after review is not trashed")
+    func changedAfterReview() throws {
+        let s = try TrashSetup(["a.jpg", "b.jpg"])
+        _ = try s.stage("a.jpg")
+        _ = try s.stage("b.jpg")
+        // Changed on disk, not rescanned; and changed then rescanned (the row moved on).
+        s.lib.dir.write("Pictures/a.jpg", Fixtures.jpeg(seed: 99, width: 40, height: 30))
+        s.lib.dir.write("Pictures/b.jpg", Fixtures.jpeg(seed: 98, width: 40, height: 30))
+        try s.lib.scan([s.lib.root + "/b.jpg"])
+        let report = try s.commit()
+        #expect(report.outcomes.count == 2 && report.skipped.count == 2)
+        #expect(FileSystem.exists(s.lib.root + "/a.jpg") && FileSystem.exists(s.lib.root + "/b.jpg"))
+        #expect(try s.lib.library.db.scalar("SELECT count(*) FROM trash_ledger WHERE state='skipped'") == 2)
+    }
+
+    @Test("a name clash in the Trash gets a new name; sidecars travel with their photo and come back with it")
+    func clashAndSidecars() throws {
+        let s = try TrashSetup(["IMG_1.jpg"])
+        s.lib.dir.write("Pictures/IMG_1.xmp", Array("<xmp/>".utf8))
+        s.lib.dir.write("Pictures/IMG_1.AAE", Array("<plist/>".utf8))
+        s.lib.dir.write("share/Trash/files/IMG_1.jpg", [9])
+        s.lib.dir.write("share/Trash/info/IMG_1.jpg.trashinfo", Array("[Trash Info]\nPath=/x/IMG_1.jpg\nDeletionDate=2020-01-01T00:00:00\n".utf8))
+        _ = try s.stage("IMG_1.jpg")
+        let report = try s.commit()
+        #expect(report.outcomes.map(\.result) == [.trashed(s.homeTrash + "/files/IMG_1.2.jpg"), .trashed(s.homeTrash + "/files/IMG_1.AAE"),
+                                                  .trashed(s.homeTrash + "/files/IMG_1.xmp")])
+        #expect(report.outcomes.map(\.isSidecar) == [false, true, true])
+        #expect(try FileSystem.readFile(s.homeTrash + "/files/IMG_1.jpg", limit: 10) == [9])
+        let back = try Trash.restoreAll(library: s.lib.library, clock: s.clock)
+        #expect(back.count == 3 && back.allSatisfy(\.succeeded))
+        for n in ["IMG_1.jpg", "IMG_1.xmp", "IMG_1.AAE"] { #expect(FileSystem.exists(s.lib.root + "/" + n)) }
+    }
+
+    @Test("restore --all un-stages staged items (they become undecided)")
+    func unstage() throws {
+        let s = try TrashSetup(["a.jpg"])
+        let id = try s.stage("a.jpg")
+        let out = try Trash.restoreAll(library: s.lib.library, clock: s.clock)
+        #expect(out.map(\.result) == [.unstaged])
+        #expect(try Review.decision(for: id, library: s.lib.library) == nil && FileSystem.exists(s.lib.root + "/a.jpg"))
+    }
+
+    @Test("another file system: $topdir/.Trash-$uid, or $topdir/.Trash/$uid when sticky; Path= relative; trash-restore works")
+    func topDirectoryTrash() throws {
+        guard let mnt = TmpfsMount() else { Issue.record("cannot mount a tmpfs"); return }
+        let s = try TrashSetup([])
+        let uid = FileSystem.effectiveUserID
+        try FileSystem.makeDirectories(mnt.path + "/photos/2020")
+        for n in ["x.jpg", "y.jpg", "z.jpg"] {
+            let d = Fixtures.jpeg(seed: UInt64(n.utf8.first!), width: 40, height: 30)
+            _ = FileManager.default.createFile(atPath: mnt.path + "/photos/2020/" + n, contents: Data(d))
+        }
+        try s.lib.scan([mnt.path + "/photos"])
+        let root = mnt.path + "/photos/2020"
+        _ = try s.stage("x.jpg", root: root)
+        var report = try s.commit()
+        let fallback = mnt.path + "/.Trash-\(uid)"
+        #expect(report.outcomes.map(\.result) == [.trashed(fallback + "/files/x.jpg")])
+        let info = String(decoding: try FileSystem.readFile(fallback + "/info/x.jpg.trashinfo", limit: 4096), as: UTF8.self)
+        #expect(info.contains("\nPath=photos/2020/x.jpg\n"))
+        // A sticky, non-symlink .Trash is preferred …
+        try FileSystem.makeDirectory(mnt.path + "/.Trash", mode: 0o777)
+        chmod(mnt.path + "/.Trash", 0o1777)
+        _ = try s.stage("y.jpg", root: root)
+        report = try s.commit()
+        #expect(report.outcomes.map(\.result) == [.trashed(mnt.path + "/.Trash/\(uid)/files/y.jpg")])
+        // … but not without the sticky bit.
+        chmod(mnt.path + "/.Trash", 0o777)
+        _ = try s.stage("z.jpg", root: root)
+        report = try s.commit()
+        #expect(report.outcomes.map(\.result) == [.trashed(fallback + "/files/z.jpg")])
+        // trash-cli finds and restores it (as a file manager would); SnapSort notices.
+        let (ls, listed) = try TrashSetup.run("/usr/bin/trash-list", [], env: ["XDG_DATA_HOME": s.dataHome])
+        #expect(ls == 0 && listed.contains(root + "/x.jpg"), "\(listed)")
+        let (rs, out) = try TrashSetup.run("/usr/bin/trash-restore", [root + "/x.jpg"], env: ["XDG_DATA_HOME": s.dataHome], cwd: root, stdin: "0\n")
+        #expect(rs == 0 && FileSystem.exists(root + "/x.jpg"), "\(out)")
+        #expect(try Trash.noticeRestores(library: s.lib.library, clock: s.clock) == 1)
+        let item = try #require(try s.lib.library.item(path: root + "/x.jpg"))
+        #expect(try Review.decision(for: item.id, library: s.lib.library) == nil)
+        let r = try Stats.report(library: s.lib.library, clock: s.clock, timeZone: ReviewFixture.utc)
+        #expect(r.cleared.total == r.inTrashBytes && r.inTrashBytes > 0)
+        #expect(try Trash.inSystemTrash(library: s.lib.library).map(\.originalPath).sorted() == [root + "/y.jpg", root + "/z.jpg"])
+        // Emptying the Trash is noticed: no more bytes "still in the Trash".
+        try FileSystem.remove(fallback + "/files/z.jpg")
+        try FileSystem.remove(mnt.path + "/.Trash/\(uid)/files/y.jpg")
+        #expect(try Trash.noticeRestores(library: s.lib.library, clock: s.clock) == 0)
+        #expect(try Trash.inTrashBytes(library: s.lib.library) == 0)
+    }
+
+    @Test("a bind mount shares st_dev yet is its own mount: its top-directory trash is used, never a copy")
+    func bindMount() throws {
+        let s = try TrashSetup(["b.jpg"])
+        guard let bind = BindMount(s.lib.root) else { Issue.record("cannot bind-mount"); return }
+        #expect(try FileSystem.status(bind.path).device == FileSystem.status(s.lib.root).device)
+        try s.lib.scan([bind.path])
+        _ = try s.stage("b.jpg", root: bind.path)
+        let report = try s.commit()
+        #expect(report.outcomes.map(\.result) == [.trashed(bind.path + "/.Trash-\(FileSystem.effectiveUserID)/files/b.jpg")])
+    }
+
+    @Test("rename across mounts (EXDEV) is never turned into a copy: the file stays and is reported")
+    func exdevLeavesInPlace() throws {
+        guard let mnt = TmpfsMount() else { Issue.record("cannot mount a tmpfs"); return }
+        let s = try TrashSetup([])
+        _ = FileManager.default.createFile(atPath: mnt.path + "/e.jpg", contents: Data(Fixtures.jpeg(seed: 5, width: 40, height: 30)))
+        try s.lib.scan([mnt.path])
+        _ = try s.stage("e.jpg", root: mnt.path)
+        // A mount table that hides the tmpfs and claims /tmp is one mount: the home trash and
+        // then the top-directory trash /tmp/.Trash-$uid look right, yet rename() says EXDEV.
+        var lying = s.env
+        let hidden = mnt.path
+        lying.mounts = {
+            var t = try Mounts.current().filter { !$0.mountPoint.hasPrefix(hidden) }
+            t += Mounts.parse("99999 1 0:0 / /tmp rw - ext4 fake rw")
+            return t
+        }
+        let topTrash = "/tmp/.Trash-\(FileSystem.effectiveUserID)"
+        let existed = FileSystem.exists(topTrash)
+        defer { if !existed { for d in ["/files", "/info", ""] { rmdir(topTrash + d) } } }
+        let report = try s.commit(lying)
+        #expect(report.skipped.count == 1 && report.succeeded.isEmpty)
+        #expect(FileSystem.exists(mnt.path + "/e.jpg"))
+        #expect(try FileSystem.listDirectory(s.homeTrash + "/info").isEmpty)
+        #expect(try Trash.staged(library: s.lib.library).count == 1)
+    }
+
+    @Test("a commit stopped after the .trashinfo or after the rename is finished once by the next commit", arguments: [false, true])
+    func crashPoints(afterRename: Bool) throws {
+        struct Crash: Error {}
+        let s = try TrashSetup(["a.jpg", "b.jpg"])
+        _ = try s.stage("a.jpg")
+        _ = try s.stage("b.jpg")
+        var crashing = s.env
+        if afterRename { crashing.afterRename = { _ in throw Crash() } } else { crashing.afterInfoWritten = { _ in throw Crash() } }
+        #expect(throws: Crash.self) { try s.commit(crashing) }
+        #expect(try s.lib.library.db.scalar("SELECT count(*) FROM trash_ledger WHERE state='planned'") == 1)
+        let report = try s.commit()
+        #expect(report.resumed == 1)
+        #expect(Set(report.succeeded.map(\.path)) == [s.lib.root + "/a.jpg", s.lib.root + "/b.jpg"])
+        #expect(try FileSystem.listDirectory(s.homeTrash + "/files").map(\.name).sorted() == ["a.jpg", "b.jpg"])
+        #expect(try FileSystem.listDirectory(s.homeTrash + "/info").map(\.name).sorted() == ["a.jpg.trashinfo", "b.jpg.trashinfo"])
+        #expect(try s.lib.library.db.scalar("SELECT count(*) FROM trash_ledger WHERE state='trashed'") == 2)
+        #expect(try Stats.report(library: s.lib.library, clock: s.clock, timeZone: ReviewFixture.utc).cleared.total == report.bytes)
+    }
+
+    @Test("kill -9 in the middle of a commit, then restart: every staged file trashed once or still in place")
+    func killNine() throws {
+        let names = (0..<120).map { String(format: "k%03d.jpg", $0) }
+        let lib = try TestLibrary()
+        let bytes = Fixtures.jpeg(seed: 1, width: 16, height: 16)
+        for (i, n) in names.enumerated() { lib.dir.write("Pictures/" + n, bytes + [UInt8(i & 0xFF), UInt8(i >> 8)]) }
+        try lib.scan()
+        let (clock, _) = Clock.manual(Date())
+        for n in names { try Review.decide(.trash, fileID: try #require(try lib.library.item(path: lib.root + "/" + n)).id, library: lib.library, clock: clock) }
+        let env = ["SNAPSORT_DB": lib.dbPath, "XDG_DATA_HOME": lib.dir.at("share"), "HOME": lib.dir.path]
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: SnapsortBinary.path)
+        p.arguments = ["trash", "commit", "--yes"]
+        p.environment = ProcessInfo.processInfo.environment.merging(env) { $1 }
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        let watcher = try Library(path: lib.dbPath)
+        let started = try waitUntil(timeout: 60, poll: 0.002) {
+            (try watcher.db.scalar("SELECT count(*) FROM trash_ledger WHERE state='trashed'") ?? 0) >= 3
+        }
+        kill(p.processIdentifier, SIGKILL)
+        p.waitUntilExit()
+        #expect(started)
+        let trash = lib.dir.at("share/Trash")
+        func check() throws -> (inTrash: Int, inPlace: Int) {
+            var inTrash = 0, inPlace = 0
+            for n in names {
+                let here = FileSystem.exists(lib.root + "/" + n), there = FileSystem.exists(trash + "/files/" + n)
+                #expect(here != there, "\(n) is in both places or lost")
+                if there { inTrash += 1 } else if here { inPlace += 1 }
+            }
+            return (inTrash, inPlace)
+        }
+        let mid = try check()
+        #expect(mid.inTrash + mid.inPlace == names.count)
+        // The ledger says which: trashed rows are in the Trash; at most one is mid-flight.
+        let trashedRows = try watcher.db.scalar("SELECT count(*) FROM trash_ledger WHERE state='trashed'") ?? 0
+        let planned = try watcher.db.scalar("SELECT count(*) FROM trash_ledger WHERE state='planned'") ?? 0
+        #expect(Int(trashedRows) <= mid.inTrash && Int(trashedRows + planned) >= mid.inTrash && planned <= 1)
+        // Restart.
+        let again = try SnapsortBinary.run(["trash", "commit", "--yes"], env: env)
+        #expect(again.status == 0, "\(again.stderr)")
+        let end = try check()
+        #expect(end.inTrash == names.count && end.inPlace == 0)
+        #expect(try FileSystem.listDirectory(trash + "/files").count == names.count)
+        #expect(try FileSystem.listDirectory(trash + "/info").count == names.count)
+        #expect(try watcher.db.scalar("SELECT count(*) FROM trash_ledger WHERE state='trashed'") == Int64(names.count))
+        #expect(try watcher.db.scalar("SELECT count(DISTINCT file_id) FROM trash_ledger WHERE state='trashed'") == Int64(names.count))
+    }
+
+    @Test("CLI: commit without --yes and without a terminal exits 2 and moves nothing")
+    func commitNeedsConfirmation() throws {
+        let s = try TrashSetup(["a.jpg"])
+        _ = try s.stage("a.jpg")
+        let env = ["SNAPSORT_DB": s.lib.dbPath, "XDG_DATA_HOME": s.dataHome]
+        let r = try SnapsortBinary.run(["trash", "commit"], env: env)
+        #expect(r.status == 2)
+        #expect(FileSystem.exists(s.lib.root + "/a.jpg"))
+        let list = try SnapsortBinary.run(["trash", "list", "--json"], env: env)
+        #expect(list.status == 0 && JSON.parse(list.stdout)?["staged_count"]?.intValue == 1)
+        let json = try SnapsortBinary.run(["stats", "--json"], env: env)
+        #expect(json.status == 0 && JSON.parse(json.stdout)?["reviewed_total"]?.intValue == 1)
+    }
+}
