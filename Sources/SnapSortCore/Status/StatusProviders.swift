@@ -1,4 +1,18 @@
 import Foundation
+import Synchronization
+
+/// Computes the review feature's `StatusSnapshot` once per document (it feeds five fields).
+final class ReviewSnapshotCache: Sendable {
+    private let cached = Mutex<(Date, String, StatusSnapshot)?>(nil)
+
+    func get(_ i: StatusInputs) throws -> StatusSnapshot? {
+        if let c = cached.withLock({ $0 }), c.0 == i.now, c.1 == i.library.path { return c.2 }
+        let now = i.now
+        let s = try Stats.statusSnapshot(library: i.library, clock: Clock { now }, goal: i.configuration.sessionGoal)
+        cached.withLock { $0 = (now, i.library.path, s) }
+        return s
+    }
+}
 
 /// What a status provider may look at.
 public struct StatusInputs: Sendable {
@@ -17,8 +31,9 @@ public struct StatusInputs: Sendable {
 /// each returning nil (JSON `null`; `groups` → `{}`) until its feature lands.
 ///
 /// To plug in, set your field in `StatusProviders.standard` below (one line per feature):
-/// groups (issue 4) → `groups`, `awaitingReview`; review/trash/stats (issue 6) → `trash`,
-/// `cleared`, `streak`, `goal`; reminders → `nextReminder`. Providers run on the agent's thread
+/// groups (issue 4) → `groups` (wired to `Library.groupSummaries()`); review/trash/stats
+/// (issue 6) → `awaitingReview`, `trash`, `cleared`, `streak`, `goal` (wired to
+/// `Stats.statusSnapshot`); reminders → `nextReminder` (still nil). Providers run on the agent's thread
 /// with its database connection (reads only), after every change and every CLI write, so
 /// keep them to a few indexed queries. A provider that throws leaves its field `null` and
 /// the error is logged.
@@ -53,13 +68,17 @@ public struct StatusProviders: Sendable {
     /// The providers of the features built so far. Each feature replaces its own line.
     public static var standard: StatusProviders {
         var p = StatusProviders()
-        p.groups = { _ in nil }          // groups (issue 4): [StatusDocument.Group] per group kind
-        p.awaitingReview = { _ in nil }  // groups/review (issues 4, 6): items waiting for a decision
-        p.trash = { _ in nil }           // review (issue 6): SnapSort's trash
-        p.cleared = { _ in nil }         // stats (issue 6)
-        p.streak = { _ in nil }          // stats (issue 6)
-        p.goal = { _ in nil }            // review (issue 6): session_goal and today's decisions
-        p.nextReminder = { _ in nil }    // reminders
+        // Groups (issue 4): items and bytes per group, in the groups feature's order.
+        p.groups = { i in try i.library.groupSummaries().map { StatusDocument.Group(id: $0.id.rawValue, items: $0.items, bytes: $0.bytes) } }
+        // Review, trash and stats (issue 6): one snapshot per document serves five fields.
+        let snapshot = ReviewSnapshotCache()
+        p.awaitingReview = { i in try snapshot.get(i)?.awaitingReview }
+        p.trash = { i in try snapshot.get(i).map { StatusDocument.Trash(count: $0.trashCount, bytes: $0.trashBytes) } }
+        p.cleared = { i in try snapshot.get(i).map { StatusDocument.Cleared(today: Int($0.cleared.today), week: Int($0.cleared.week), total: Int($0.cleared.total)) } }
+        p.streak = { i in try snapshot.get(i).map { StatusDocument.Streak(current: $0.streak.current, longest: $0.streak.longest) } }
+        p.goal = { i in try snapshot.get(i).map { StatusDocument.Goal(target: $0.goalTarget, doneToday: $0.doneToday) } }
+        // Reminders (issue 7, later): the next reminder's time.
+        p.nextReminder = { _ in nil }
         return p
     }
 
