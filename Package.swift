@@ -37,10 +37,14 @@ let package = Package(
             name: "CChafa", path: "Sources/CChafa", pkgConfig: "chafa",
             providers: [.apt(["libchafa-dev"])]),
 
+        // Smart groups: OCR through Tesseract's C API, QR codes through zbar (zbar_fourcc is a macro).
+        .target(name: "COCR", path: "Sources/COCR", linkerSettings: [.linkedLibrary("tesseract")]),
+        .target(name: "CQR", path: "Sources/CQR", linkerSettings: [.linkedLibrary("zbar")]),
+
         // The one Swift layer that imports C.
         .target(
             name: "SnapSortSystem",
-            dependencies: ["CSQLite", "CSystemd", "CJPEG", "CPNG", "CExif", "CSysShim", "CHeif", "CWebP", "CReviewShim", "CChafa", "CLinux"]),
+            dependencies: ["CSQLite", "CSystemd", "CJPEG", "CPNG", "CExif", "CSysShim", "CHeif", "CWebP", "CReviewShim", "CChafa", "CLinux", "COCR", "CQR"]),
         // The domain.
         .target(name: "SnapSortCore", dependencies: ["SnapSortSystem"]),
         // The long-running service.

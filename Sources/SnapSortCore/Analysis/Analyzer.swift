@@ -55,7 +55,7 @@ public struct Analyzer: Sendable {
     /// are re-analyzed by the next scan.
     /// 3: HEIC, WebP, RAW previews and videos analyzed; damaged JPEGs take their visual
     /// signature from the EXIF thumbnail.
-    public static let version = 3
+    public static let version = 4
 
     public var limits = AnalyzerLimits()
     /// Extra format handlers (the engine's second part plugs in HEIC, WebP, RAW, video here).

@@ -16,6 +16,10 @@ import SnapSortSystem
 /// - `darkFraction` (< 24), `blackFraction` (< 8), `brightFraction` (> 232), `clippedFraction` (≥ 250).
 /// - `entropy`: Shannon entropy of the 256-bin luma histogram, in bits.
 /// - `colorfulness`: Hasler & Süsstrunk (2003) on the working RGB; `saturation`: mean HSV S (0–1).
+/// - `flatFraction`: share of pixels whose Laplacian is exactly 0 (< 0.5): flat UI areas of
+///   screenshots and rendered pages; photos have sensor noise and texture everywhere.
+/// - `finderPatterns`: how many 1:1:3:1:1 dark-light run patterns (a QR code's finder) the rows
+///   and columns of the binarized working image hold; the cheap gate in front of zbar.
 /// - `workingWidth`, `workingHeight`, `decodeScale` (the JPEG DCT numerator over 8, 8 = none).
 public struct Metrics: Codable, Sendable, Equatable {
     public var lapVar: Double
@@ -38,6 +42,8 @@ public struct Metrics: Codable, Sendable, Equatable {
     public var entropy: Double
     public var colorfulness: Double
     public var saturation: Double
+    public var finderPatterns: Int
+    public var flatFraction: Double
     public var workingWidth: Int
     public var workingHeight: Int
     public var decodeScale: Int
@@ -53,6 +59,7 @@ public struct Metrics: Codable, Sendable, Equatable {
             ("dark_fraction", r(darkFraction)), ("black_fraction", r(blackFraction)),
             ("bright_fraction", r(brightFraction)), ("clipped_fraction", r(clippedFraction)),
             ("entropy", r(entropy)), ("colorfulness", r(colorfulness, 100)), ("saturation", r(saturation)),
+            ("finder_patterns", .int(finderPatterns)), ("flat_fraction", r(flatFraction)),
             ("working_width", .int(workingWidth)), ("working_height", .int(workingHeight)), ("decode_scale", .int(decodeScale)),
         ])
     }
@@ -79,8 +86,12 @@ public struct VisualSignature: Sendable, Equatable {
     public var dhash: UInt64
     /// 64-bit DCT perceptual hash (32×32 luma, 8×8 low frequencies against their median).
     public var phash: UInt64
-    /// 16×16 luma thumbnail (256 bytes) followed by an 8×8 RGB thumbnail (192 bytes).
+    /// 32×32 luma thumbnail (1024 bytes, the frame squeezed to a square) followed by an 8×8 RGB
+    /// thumbnail (192 bytes). Similar Shots align two of these (shift and zoom) and correlate them.
     public var thumbnail: [UInt8]
+
+    /// The side of the luma thumbnail.
+    public static let lumaSide = 32
 
     public static func hamming(_ a: UInt64, _ b: UInt64) -> Int { (a ^ b).nonzeroBitCount }
 }
@@ -195,10 +206,11 @@ public enum MetricsComputer {
         var m = Metrics(
             lapVar: 0, lapTileMax: 0, lapTileMedian: 0, reblur: 0, reblurTile: 0, edgeDensity: 0, meanLuma: 0, stdLuma: 0,
             p01: 0, p05: 0, p50: 0, p95: 0, p99: 0, darkFraction: 0, blackFraction: 0, brightFraction: 0, clippedFraction: 0,
-            entropy: 0, colorfulness: 0, saturation: 0, workingWidth: luma.width, workingHeight: luma.height, decodeScale: decodeScale)
+            entropy: 0, colorfulness: 0, saturation: 0, finderPatterns: 0, flatFraction: 0, workingWidth: luma.width, workingHeight: luma.height, decodeScale: decodeScale)
         sharpness(luma, into: &m)
         histogram(luma, into: &m)
         if planes.count == 3 { color(planes, into: &m) }
+        m.finderPatterns = finderPatterns(luma)
         let sig = signature(luma: luma, color: planes.count == 3 ? planes : [luma, luma, luma])
         return (m, sig)
     }
@@ -210,7 +222,7 @@ public enum MetricsComputer {
         var tileSum = [Double](repeating: 0, count: tiles * tiles)
         var tileSq = [Double](repeating: 0, count: tiles * tiles)
         var tileN = [Double](repeating: 0, count: tiles * tiles)
-        var sum = 0.0, sq = 0.0, count = 0.0, edges = 0
+        var sum = 0.0, sq = 0.0, count = 0.0, edges = 0, flat = 0
         p.data.withUnsafeBufferPointer { d in
             for y in 1..<(h - 1) {
                 let ty = min(tiles - 1, y * tiles / h)
@@ -220,6 +232,7 @@ public enum MetricsComputer {
                     let c = d[i]
                     let lap = Double(d[i - 1] + d[i + 1] + d[i - w] + d[i + w] - 4 * c)
                     rs += lap; rq += lap * lap
+                    if abs(lap) < 0.5 { flat += 1 }
                     let t = ty * tiles + min(tiles - 1, x * tiles / w)
                     tileSum[t] += lap; tileSq[t] += lap * lap; tileN[t] += 1
                     let gx = (d[i - w + 1] + 2 * d[i + 1] + d[i + w + 1]) - (d[i - w - 1] + 2 * d[i - 1] + d[i + w - 1])
@@ -238,6 +251,7 @@ public enum MetricsComputer {
         m.lapTileMax = tv.last ?? 0
         m.lapTileMedian = tv.isEmpty ? 0 : (tv[(tv.count - 1) / 2] + tv[tv.count / 2]) / 2
         m.edgeDensity = Double(edges) / count
+        m.flatFraction = Double(flat) / count
         m.reblur = reblur(p, x0: 0, y0: 0, x1: w, y1: h)
         // The sharpest tile's re-blur.
         var best = 0, bestV = -1.0
@@ -345,10 +359,52 @@ public enum MetricsComputer {
         let median = coeffs.sorted()[32]
         var ph: UInt64 = 0
         for c in coeffs { ph = (ph << 1) | (c > median ? 1 : 0) }
-        var thumb = luma.resized(16, 16).data.map { UInt8(max(0, min(255, $0.rounded()))) }
+        var thumb = luma.resized(VisualSignature.lumaSide, VisualSignature.lumaSide).data.map { UInt8(max(0, min(255, $0.rounded()))) }
         let c8 = color.prefix(3).map { $0.resized(8, 8).data }
         for i in 0..<64 { for c in 0..<3 { thumb.append(UInt8(max(0, min(255, c8[c][i].rounded())))) } }
         return VisualSignature(dhash: dh, phash: ph, thumbnail: thumb)
+    }
+
+    /// Counts QR finder patterns: runs of dark, light, dark, light, dark in the ratio 1:1:3:1:1
+    /// (ISO/IEC 18004 §6.3.3) along every second row and column, each pixel thresholded against
+    /// the mean of a 33-pixel box around it (so shadows and gradients do not hide a code).
+    static func finderPatterns(_ p: Plane) -> Int {
+        let w = p.width, h = p.height
+        guard w >= 21 && h >= 21 else { return 0 }
+        var count = 0
+        func scan(_ line: [Float]) {
+            let n = line.count
+            var prefix = [Float](repeating: 0, count: n + 1)
+            for i in 0..<n { prefix[i + 1] = prefix[i] + line[i] }
+            var runs: [Int] = []
+            var dark: [Bool] = []
+            for i in 0..<n {
+                let a = max(0, i - 16), b = min(n, i + 17)
+                let mean = (prefix[b] - prefix[a]) / Float(b - a)
+                let d = line[i] < mean - 8 || (line[i] < 60)
+                if let last = dark.last, last == d { runs[runs.count - 1] += 1 } else { runs.append(1); dark.append(d) }
+            }
+            guard runs.count >= 5 else { return }
+            for i in 0..<(runs.count - 4) where dark[i] {
+                let r = runs[i..<(i + 5)]
+                let total = r.reduce(0, +)
+                guard total >= 7 else { continue }
+                let unit = Double(total) / 7
+                let want = [1.0, 1.0, 3.0, 1.0, 1.0]
+                var ok = true
+                for (k, v) in r.enumerated() where abs(Double(v) - want[k] * unit) > max(0.5 * unit * want[k], 0.75) { ok = false; break }
+                if ok { count += 1 }
+            }
+        }
+        p.data.withUnsafeBufferPointer { d in
+            for y in stride(from: 0, to: h, by: 2) { scan(Array(d[(y * w)..<(y * w + w)])) }
+            for x in stride(from: 0, to: w, by: 2) {
+                var col = [Float](repeating: 0, count: h)
+                for y in 0..<h { col[y] = d[y * w + x] }
+                scan(col)
+            }
+        }
+        return count
     }
 
     /// The 8×8 lowest frequencies of the 32×32 DCT-II (rows then columns).

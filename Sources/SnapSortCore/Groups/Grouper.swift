@@ -1,21 +1,237 @@
 import Foundation
 import SnapSortSystem
 
-/// Computes the smart groups and stores them (see `Schema.groups`).
+/// Computes the smart groups and stores them (see `Schema.groups`), incrementally.
+///
+/// 1. **What changed**: `grouped_files` remembers a fingerprint (path, size, status, analysis time)
+///    of every file the grouper saw; files whose fingerprint differs, new files and files gone
+///    since are the *changed* set.
+/// 2. **Per-file groups** (blurry, oops, screenshot, document, qr, long/downloaded video,
+///    unreadable) are recomputed for changed files only; OCR and QR run only on candidates the
+///    cheap gates select, and their results are cached in `file_findings`. Heavy is re-ranked
+///    over the library (one query).
+/// 3. **Similar Shots and duplicates**: the *region* of a change is closed over two relations —
+///    capture times at most `window` apart (sessions) and duplicate links (same content hash, or a
+///    pHash within `SimilarityRules.nearCopyRadius` confirmed by the thumbnails, found through a
+///    `HashIndex`). Only the region is re-clustered, so regrouping after one new photo touches its
+///    session and its copies, and incremental regrouping equals full regrouping.
 public struct Grouper {
     public let library: Library
+    public var rules = GroupRules()
+    /// Runs OCR and QR decoding on a candidate file (injectable for tests).
+    public var inspector: FileInspector = .live
+    /// When set, receives one line per compared pair (tuning aid).
+    public var trace: ((String) -> Void)?
 
     public init(library: Library) {
         self.library = library
     }
 
-    /// Regroups everything.
+    /// Regroups everything from scratch.
     public func regroupAll() throws {
         try regroup(changed: nil)
     }
 
-    /// Regroups what `changed` files can touch (nil: everything).
-    public func regroup(changed: Set<Int64>?) throws {}
+    /// Regroups what changed since the last regroup, plus `extra` files (nil: everything).
+    public func regroup(changed extra: Set<Int64>? = []) throws {
+        let db = library.db
+        let all = try GroupItem.loadAll(db)
+        let byID = Dictionary(uniqueKeysWithValues: all.map { ($0.id, $0) })
+        var seen: [Int64: String] = [:]
+        try db.forEach("SELECT file_id, fingerprint FROM grouped_files") { seen[$0.int(0)!] = $0.string(1) ?? "" }
+        var changed = Set<Int64>()
+        if let extra {
+            changed.formUnion(extra)
+            for item in all where seen[item.id] != item.fingerprint { changed.insert(item.id) }
+            for id in seen.keys where byID[id] == nil { changed.insert(id) }
+        } else {
+            changed = Set(all.map(\.id)).union(seen.keys)
+        }
+        let full = extra == nil
+
+        // 2. Per-file groups.
+        var findings: [Int64: Findings] = [:]
+        try db.forEach("SELECT file_id, analyzed_at, ocr_words, qr_payload FROM file_findings") { r in
+            findings[r.int(0)!] = Findings(analyzedAt: r.string(1), ocrWords: r.int(2).map(Int.init), qrPayload: r.string(3))
+        }
+        var perFile: [(Int64, [(GroupID, Double)])] = []
+        var newFindings: [(Int64, Findings)] = []
+        for id in changed.sorted() {
+            guard let item = byID[id] else { continue }
+            var f = findings[id] ?? Findings()
+            if f.analyzedAt != item.analyzedAt { f = Findings(analyzedAt: item.analyzedAt) }
+            let before = f
+            inspect(item, &f)
+            if f != before || findings[id] == nil { newFindings.append((id, f)) }
+            perFile.append((id, rules.categories(of: item, findings: f)))
+        }
+
+        // 3. Similar Shots and duplicates over the region of the change.
+        let oldSetMates = try previousSetMates(of: changed, db: db)
+        let photos = all.filter { rules.isSimilarCandidate($0) }
+        let clustering = SimilarClustering(photos: photos, rules: rules, verdicts: try library.notSimilarPairs(),
+                                           keeperChoices: try library.keeperChoices(), trace: trace) { ids in
+            try GroupItem.thumbnails(db, ids: ids)
+        }
+        let region = full ? Set(photos.map(\.id)) : try clustering.region(around: changed.union(oldSetMates))
+        let sets = try clustering.cluster(region)
+
+        try db.transaction {
+            for (id, f) in newFindings {
+                try db.run("INSERT OR REPLACE INTO file_findings(file_id, analyzed_at, ocr_words, ocr_text, qr_payload) VALUES(?,?,?,?,?)",
+                           id, f.analyzedAt, f.ocrWords, f.ocrText, f.qrPayload)
+            }
+            let perFileGroups = GroupID.allCases.filter { ![.similar, .duplicate, .heavy].contains($0) }.map { "'\($0.rawValue)'" }.joined(separator: ",")
+            for id in changed {
+                try db.run("DELETE FROM group_members WHERE file_id=? AND group_id IN (\(perFileGroups))", id)
+            }
+            for (id, groups) in perFile {
+                for (g, score) in groups { try db.run("INSERT OR REPLACE INTO group_members(group_id, file_id, score) VALUES(?,?,?)", g.rawValue, id, score) }
+            }
+            // Similar sets: replace the region (and anything that left it: gone or no longer a candidate).
+            for id in region.union(changed) {
+                try db.run("DELETE FROM similar_sets WHERE file_id=?", id)
+                try db.run("DELETE FROM group_members WHERE file_id=? AND group_id IN ('similar','duplicate')", id)
+            }
+            for set in sets {
+                let key = set.members.map(\.id).min()!
+                let hasCopies = set.members.contains { $0.duplicateOf != nil }
+                for m in set.members {
+                    try db.run("INSERT INTO similar_sets(file_id, set_key, keeper, duplicate_of, score) VALUES(?,?,?,?,?)",
+                               m.id, key, m.isKeeper ? 1 : 0, m.duplicateOf, m.score)
+                    try db.run("INSERT OR REPLACE INTO group_members(group_id, file_id, score) VALUES('similar',?,?)", m.id, m.score)
+                    // A duplicate set is one picture to the user: its members carry both groups.
+                    if hasCopies && (m.duplicateOf != nil || set.members.contains { $0.duplicateOf == m.id }) {
+                        try db.run("INSERT OR REPLACE INTO group_members(group_id, file_id, score) VALUES('duplicate',?,?)", m.id, m.score)
+                    }
+                }
+            }
+            try rankHeavy(db)
+            // Remember what was seen.
+            for id in changed {
+                if let item = byID[id] {
+                    try db.run("INSERT OR REPLACE INTO grouped_files(file_id, fingerprint) VALUES(?,?)", id, item.fingerprint)
+                } else {
+                    try db.run("DELETE FROM grouped_files WHERE file_id=?", id)
+                    try db.run("DELETE FROM group_members WHERE file_id=?", id)
+                }
+            }
+        }
+    }
+
+    /// Members of the stored sets that hold any of `ids` (a change may split their set).
+    private func previousSetMates(of ids: Set<Int64>, db: Database) throws -> Set<Int64> {
+        var out = Set<Int64>()
+        for id in ids {
+            for r in try db.rows("SELECT file_id FROM similar_sets WHERE set_key = (SELECT set_key FROM similar_sets WHERE file_id=?)", id) {
+                out.insert(r.int(0)!)
+            }
+        }
+        return out
+    }
+
+    /// Runs the gated OCR and QR checks a file still needs.
+    private func inspect(_ item: GroupItem, _ f: inout Findings) {
+        guard item.status == .ok, let m = item.metrics else { return }
+        if f.qrPayload == nil && !f.qrChecked && rules.isQRCandidate(item, m) {
+            f.qrPayload = inspector.decodeQR(item) ?? ""
+        }
+        if f.ocrWords == nil && rules.isDocumentCandidate(item, m) {
+            let (words, text) = inspector.recognizeText(item)
+            f.ocrWords = words
+            f.ocrText = text
+        }
+    }
+
+    /// Heavy Photos: photos over `rules.heavyBytes`, or in the library's top `rules.heavyShare`
+    /// by size when larger than `rules.heavyMinimumBytes`; scored by size.
+    private func rankHeavy(_ db: Database) throws {
+        try db.run("DELETE FROM group_members WHERE group_id='heavy'")
+        let n = try db.scalar("SELECT count(*) FROM files WHERE status = 'ok' AND kind = 'photo'") ?? 0
+        let top = Int64((Double(n) * rules.heavyShare).rounded(.up))
+        let cutoff = top > 0
+            ? try db.scalar("SELECT size FROM files WHERE status = 'ok' AND kind = 'photo' ORDER BY size DESC LIMIT 1 OFFSET ?", top - 1) ?? Int64.max
+            : Int64.max
+        let threshold = min(rules.heavyBytes, max(cutoff, rules.heavyMinimumBytes))
+        try db.run("INSERT INTO group_members(group_id, file_id, score) SELECT 'heavy', id, size FROM files WHERE status = 'ok' AND kind = 'photo' AND size >= ?", threshold)
+    }
+}
+
+/// What OCR and QR decoding found in a file (cached per analysis).
+struct Findings: Equatable {
+    var analyzedAt: String?
+    var ocrWords: Int?
+    var ocrText: String?
+    /// The decoded payload; "" when decoding ran and found nothing; nil when it never ran.
+    var qrPayload: String?
+    var qrChecked: Bool { qrPayload != nil }
+
+    init(analyzedAt: String? = nil, ocrWords: Int? = nil, qrPayload: String? = nil) {
+        self.analyzedAt = analyzedAt
+        self.ocrWords = ocrWords
+        self.qrPayload = qrPayload
+    }
+}
+
+/// The columns of a file the grouper reads (signatures are loaded only where needed).
+struct GroupItem: Sendable {
+    var id: Int64
+    var path: String
+    var kind: String
+    var format: String?
+    var status: ItemStatus
+    var bytes: Int64
+    var width: Int?
+    var height: Int?
+    var taken: Double?
+    var takenSource: String?
+    var make: String?
+    var model: String?
+    var software: String?
+    var rating: Int?
+    var orientation: Int?
+    var duration: Double?
+    var metrics: Metrics?
+    var phash: UInt64?
+    var dhash: UInt64?
+    var contentHash: [UInt8]?
+    var analyzedAt: String?
+    var mtime: Int64
+
+    var name: String { String(path.split(separator: "/").last ?? "") }
+    var fingerprint: String { "\(path)|\(bytes)|\(status.rawValue)|\(analyzedAt ?? "")" }
+    var hasCamera: Bool { make != nil || model != nil }
+
+    static func loadAll(_ db: Database) throws -> [GroupItem] {
+        var out: [GroupItem] = []
+        try db.forEach("""
+            SELECT id, path, kind, format, status, size, width, height, taken_ts, taken_source, make, model, software, rating,
+                   duration_s, metrics, phash, dhash, content_hash, analyzed_at, mtime_ns, orientation
+            FROM files WHERE status != 'gone' ORDER BY id
+            """) { r in
+            out.append(GroupItem(
+                id: r.int(0)!, path: r.string(1) ?? "", kind: r.string(2) ?? "other", format: r.string(3),
+                status: ItemStatus(rawValue: r.string(4) ?? "") ?? .pending, bytes: r.int(5) ?? 0,
+                width: r.int(6).map(Int.init), height: r.int(7).map(Int.init), taken: r.double(8), takenSource: r.string(9),
+                make: r.string(10), model: r.string(11), software: r.string(12), rating: r.int(13).map(Int.init), orientation: r.int(21).map(Int.init),
+                duration: r.double(14), metrics: r.string(15).flatMap(Metrics.decode),
+                phash: r.int(16).map { UInt64(bitPattern: $0) }, dhash: r.int(17).map { UInt64(bitPattern: $0) },
+                contentHash: r.blob(18), analyzedAt: r.string(19), mtime: r.int(20) ?? 0))
+        }
+        return out
+    }
+
+    static func thumbnails(_ db: Database, ids: [Int64]) throws -> [Int64: Thumbnail] {
+        var out: [Int64: Thumbnail] = [:]
+        for chunk in stride(from: 0, to: ids.count, by: 500) {
+            let part = Array(ids[chunk..<min(ids.count, chunk + 500)])
+            let marks = Array(repeating: "?", count: part.count).joined(separator: ",")
+            try db.forEach("SELECT id, signature FROM files WHERE id IN (\(marks))", arguments: part) { r in
+                if let blob = r.blob(1), let t = Thumbnail(signature: blob) { out[r.int(0)!] = t }
+            }
+        }
+        return out
+    }
 }
 
 extension Item {

@@ -45,6 +45,17 @@ extension Schema {
                 ocr_text TEXT,
                 qr_payload TEXT
             );
-            """)
+            """),
+        groupsSeen,
     ]
+}
+
+extension Schema {
+    /// v11: what the grouper last saw of each file, so a regroup finds what changed by itself.
+    static let groupsSeen = Migration(version: 11, sql: """
+        CREATE TABLE grouped_files(
+            file_id INTEGER PRIMARY KEY REFERENCES files(id) ON DELETE CASCADE,
+            fingerprint TEXT NOT NULL
+        );
+        """)
 }

@@ -7,8 +7,13 @@ enum Extensions {
     static func configure(_ scanner: LibraryScanner) {}
 
     /// Runs after a scan (e.g. regrouping).
-    static func afterScan(_ library: Library, _ roots: [String]) throws {}
+    static func afterScan(_ library: Library, _ roots: [String]) throws {
+        try GroupsCommand.regroup(library)
+    }
 
     /// The group lookup for `report`, if a feature provides one.
-    static func reportGroups(_ library: Library) throws -> Report.GroupLookup? { nil }
+    static func reportGroups(_ library: Library) throws -> Report.GroupLookup? {
+        let groups = try library.reportGroups()
+        return { groups[$0.id] ?? ReportGroups() }
+    }
 }

@@ -2,6 +2,6 @@
 var allCommands: [any Command.Type] { [
     ScanCommand.self, ReportCommand.self, InfoCommand.self, DemoCommand.self,
     DecideCommand.self, UndoCommand.self, ReviewCommand.self, DecksCommand.self, TrashCommand.self, StatsCommand.self,
-    SimilarCommand.self,
+    SimilarCommand.self, GroupsCommand.self,
     AgentCommand.self, StatusCommand.self, PauseCommand.self, ResumeCommand.self, ConfigCommand.self, RootsCommand.self, ForgetCommand.self,
 ] }

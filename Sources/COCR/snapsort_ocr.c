@@ -1,0 +1,72 @@
+#include "snapsort_ocr.h"
+#include <ctype.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <tesseract/capi.h>
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static TessBaseAPI *engine = NULL;
+static int engine_failed = 0;
+
+static int enough_letters(const char *w) {
+    int n = 0;
+    for (; *w; w++) if (isalnum((unsigned char)*w)) n++;
+    return n >= 2;
+}
+
+int ss_ocr_recognize(const uint8_t *gray, int width, int height, int min_confidence,
+                     int *words, char *text, size_t text_len, char msg[SS_OCR_MSG]) {
+    msg[0] = 0;
+    *words = 0;
+    if (text && text_len) text[0] = 0;
+    pthread_mutex_lock(&lock);
+    if (!engine && !engine_failed) {
+        engine = TessBaseAPICreate();
+        // NULL datapath: TESSDATA_PREFIX or the packaged tessdata folder.
+        if (!engine || TessBaseAPIInit3(engine, NULL, "eng") != 0) {
+            if (engine) TessBaseAPIDelete(engine);
+            engine = NULL;
+            engine_failed = 1;
+        }
+    }
+    if (!engine) {
+        pthread_mutex_unlock(&lock);
+        snprintf(msg, SS_OCR_MSG, "Tesseract could not start (is tesseract-ocr-eng installed?)");
+        return -1;
+    }
+    TessBaseAPISetPageSegMode(engine, PSM_AUTO);
+    TessBaseAPISetImage(engine, gray, width, height, 1, width);
+    TessBaseAPISetSourceResolution(engine, 300);
+    if (TessBaseAPIRecognize(engine, NULL) != 0) {
+        TessBaseAPIClear(engine);
+        pthread_mutex_unlock(&lock);
+        snprintf(msg, SS_OCR_MSG, "Tesseract recognition failed");
+        return -1;
+    }
+    size_t used = 0;
+    TessResultIterator *it = TessBaseAPIGetIterator(engine);
+    if (it) {
+        TessPageIterator *pi = TessResultIteratorGetPageIterator(it);
+        do {
+            char *w = TessResultIteratorGetUTF8Text(it, RIL_WORD);
+            if (!w) continue;
+            float conf = TessResultIteratorConfidence(it, RIL_WORD);
+            if (conf >= (float)min_confidence && enough_letters(w)) {
+                (*words)++;
+                size_t n = strlen(w);
+                if (text && used + n + 2 < text_len) {
+                    if (used) text[used++] = ' ';
+                    memcpy(text + used, w, n);
+                    used += n;
+                    text[used] = 0;
+                }
+            }
+            TessDeleteText(w);
+        } while (TessPageIteratorNext(pi, RIL_WORD));
+        TessResultIteratorDelete(it);
+    }
+    TessBaseAPIClear(engine);
+    pthread_mutex_unlock(&lock);
+    return 0;
+}

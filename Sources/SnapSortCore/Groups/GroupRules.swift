@@ -1,0 +1,198 @@
+import Foundation
+
+/// The documented rules and thresholds of every smart group. Thresholds are on normalized,
+/// resolution-independent measures (see `Metrics`), tuned on the DEV corpus and checked on a
+/// holdout corpus built from other photographs.
+public struct GroupRules: Sendable {
+    /// Similar Shots compares photos taken at most this many seconds apart (5 minutes).
+    public var window: Double = 300
+    /// Minimum aligned thumbnail correlation (`Thumbnail.aligned`) for two pictures to be similar.
+    public var similarThreshold: Double = 0.80
+    /// Near-copies: pHash within this Hamming distance…
+    public var nearCopyRadius = 6
+    /// …whose unaligned thumbnails correlate at least this much…
+    public var nearCopyCorrelation: Double = 0.97
+    /// …and whose 8×8 colours differ by at most this (mean absolute, 0–255).
+    public var nearCopyColorDistance: Double = 10
+    /// Heavy Photos: any photo from this size up…
+    public var heavyBytes: Int64 = 20_000_000
+    /// …and the library's largest `heavyShare` of photos when they are at least `heavyMinimumBytes`.
+    public var heavyShare = 0.05
+    public var heavyMinimumBytes: Int64 = 4_000_000
+    /// Long Videos: this many seconds or more (60 counts).
+    public var longVideoSeconds: Double = 60
+
+    public init() {}
+
+    // MARK: Candidates
+
+    /// Photos that take part in Similar Shots and duplicates: analyzed images with a signature.
+    func isSimilarCandidate(_ item: GroupItem) -> Bool {
+        item.status == .ok && item.kind == "photo" && item.phash != nil
+    }
+
+    // MARK: Per-file groups
+
+    /// The per-file groups of `item` with a score each (higher = listed first).
+    func categories(of item: GroupItem, findings: Findings) -> [(GroupID, Double)] {
+        var out: [(GroupID, Double)] = []
+        switch item.status {
+        case .unreadable, .damaged:
+            return [(.unreadable, Double(item.bytes))]
+        case .ok, .unsupported:
+            break
+        default:
+            return []
+        }
+        if item.kind == "video" {
+            if let d = item.duration, d >= longVideoSeconds { out.append((.longVideo, d)) }
+            if isDownloadedVideo(item) { out.append((.downloadedVideo, Double(item.bytes))) }
+            return out
+        }
+        guard item.kind == "photo", item.status == .ok, let m = item.metrics else { return out }
+        let screenshot = isScreenshot(item, m)
+        if screenshot { out.append((.screenshot, Double(item.mtime) / 1e9)) }
+        if let p = findings.qrPayload, !p.isEmpty { out.append((.qr, 0)) }
+        if let w = findings.ocrWords, w >= minDocumentWords, !screenshot { out.append((.document, Double(w))) }
+        if !screenshot && !isRendered(item, m) {
+            if let o = oopsScore(m) { out.append((.oops, o)) }
+            if let b = blurScore(m), out.first(where: { $0.0 == .oops }) == nil { out.append((.blurry, b)) }
+        }
+        return out
+    }
+
+    // MARK: Screenshots
+
+    /// Screenshots: a screenshot tool's file name (GNOME "Screenshot from …", KDE Spectacle
+    /// "Screenshot_YYYYMMDD_hhmmss", Android/Samsung "Screenshot_…", Flameshot, grim, macOS
+    /// "Screen Shot …"), a `Screenshots` folder, or a PNG without camera EXIF that is either at a
+    /// known screen size or named like iOS (`IMG_nnnn.PNG`) — in both PNG cases the content must
+    /// look rendered (`isRendered`: flat UI areas), so a wallpaper or an exported photo is not one.
+    func isScreenshot(_ item: GroupItem, _ m: Metrics) -> Bool {
+        let name = item.name.lowercased()
+        let prefixes = ["screenshot", "screen shot", "screen_shot", "scrnshot", "bildschirmfoto", "capture d", "flameshot"]
+        if prefixes.contains(where: name.hasPrefix) || name.contains("_grim.") || name.hasPrefix("grim") { return true }
+        let folders = item.path.lowercased().split(separator: "/").dropLast()
+        if folders.contains(where: { $0 == "screenshots" || $0 == "screenshot" || $0 == "screen shots" }) { return true }
+        guard item.format == "png", !item.hasCamera, let w = item.width, let h = item.height else { return false }
+        let iosName = name.range(of: #"^img_\d{4}\.png$"#, options: .regularExpression) != nil
+        let screen = GroupRules.screenSizes.contains(ScreenSize(min(w, h), max(w, h)))
+        return (iosName || screen) && isRendered(item, m)
+    }
+
+    struct ScreenSize: Hashable {
+        let short: Int, long: Int
+        init(_ s: Int, _ l: Int) { short = s; long = l }
+    }
+
+    /// Common phone, tablet and desktop screen sizes in pixels (short × long side).
+    static let screenSizes: Set<ScreenSize> = Set([
+        (640, 1136), (750, 1334), (828, 1792), (1080, 1920), (1125, 2436), (1170, 2532), (1179, 2556), (1242, 2208),
+        (1242, 2688), (1284, 2778), (1290, 2796), (720, 1280), (720, 1600), (1080, 2340), (1080, 2400), (1080, 2160),
+        (1440, 2560), (1440, 3040), (1440, 3200), (1080, 2280), (1082, 2402), (1536, 2048), (1620, 2160), (1668, 2388),
+        (2048, 2732), (768, 1024), (768, 1366), (800, 1280), (900, 1440), (900, 1600), (1050, 1680), (1200, 1920),
+        (1080, 1920), (1440, 2560), (1600, 2560), (2160, 3840), (1800, 2880), (1964, 3024), (2234, 3456), (864, 1536),
+        (1600, 2560), (1080, 1080),
+    ].map { ScreenSize($0.0, $0.1) })
+
+    /// Rendered content (UI, pages): a large share of exactly flat pixels, which photographs,
+    /// with their noise and texture, do not have.
+    func isRendered(_ item: GroupItem, _ m: Metrics) -> Bool {
+        m.flatFraction >= 0.30
+    }
+
+    // MARK: Documents and QR codes
+
+    /// At least this many confidently recognized words make a document.
+    public var minDocumentWords = 12
+
+    /// The cheap test in front of OCR: a bright, low-saturation page with text-like edge density.
+    func isDocumentCandidate(_ item: GroupItem, _ m: Metrics) -> Bool {
+        guard item.kind == "photo" else { return false }
+        return m.saturation < 0.35 && m.edgeDensity >= 0.015 && m.p95 >= 150
+    }
+
+    /// The cheap test in front of zbar: QR finder patterns in the rows and columns.
+    func isQRCandidate(_ item: GroupItem, _ m: Metrics) -> Bool {
+        item.kind == "photo" && m.finderPatterns >= 6
+    }
+
+    // MARK: Oops and blur
+
+    /// How badly exposed a frame is: 0 fine … 1 unusable. From the histogram's shape, not only its
+    /// mean: a dark frame whose highlights still reach mid-tones (a night sky, the moon, a lit
+    /// window) is dark on purpose.
+    static func exposurePenalty(_ m: Metrics) -> Double {
+        var p = 0.0
+        // Underexposed: even the brightest 1 % stays dark.
+        if m.p99 < 100 { p = max(p, min(1, (100 - m.p99) / 60)) }
+        // Blown out: most of the frame clipped.
+        if m.clippedFraction > 0.1 { p = max(p, min(1, (m.clippedFraction - 0.1) / 0.3)) }
+        // Washed out: the whole histogram squeezed into a narrow, bright band.
+        let spread = m.p99 - m.p01
+        if spread < 90 && m.p01 > 60 { p = max(p, min(1, (90 - spread) / 50)) }
+        return p
+    }
+
+    /// Oops Shots (too dark, blown out, pocket shots, fog): an exposure penalty of at least 0.5.
+    func oopsScore(_ m: Metrics) -> Double? {
+        let p = GroupRules.exposurePenalty(m)
+        return p >= 0.5 ? p : nil
+    }
+
+    /// Blurry: judged on the sharpest region (a sharp subject on a soft background is not blurry)
+    /// with the re-blur measure, which is normalized by the image's own contrast.
+    func blurScore(_ m: Metrics) -> Double? {
+        m.reblurTile >= 0.45 ? m.reblurTile : nil
+    }
+
+    // MARK: Videos
+
+    /// Downloaded Videos: under a Downloads / Telegram / WhatsApp / Messenger / Signal folder, or
+    /// named by such an app (`VID-YYYYMMDD-WAnnnn`, Telegram `video_YYYY-MM-DD_…`), or written by a
+    /// downloader (`yt-dlp`, `youtube-dl` in the encoder tag), or without camera metadata and
+    /// without a camera-style name. Never by container brand alone (Android cameras write mp4).
+    func isDownloadedVideo(_ item: GroupItem) -> Bool {
+        let folders = item.path.lowercased().split(separator: "/").dropLast()
+        let appFolders = ["download", "downloads", "telegram", "telegram video", "whatsapp", "whatsapp video", "messenger", "signal"]
+        if folders.contains(where: { appFolders.contains(String($0)) }) { return true }
+        let name = item.name.lowercased()
+        if name.range(of: #"^vid-\d{8}-wa\d+"#, options: .regularExpression) != nil || name.hasPrefix("video_20") { return true }
+        if let s = item.software?.lowercased(), s.contains("yt-dlp") || s.contains("youtube-dl") { return true }
+        let cameraName = name.range(of: #"^(vid|pxl|img|mvimg|mov)[_-]?\d"#, options: .regularExpression) != nil
+            || name.range(of: #"^\d{8}_\d{6}"#, options: .regularExpression) != nil
+        return !item.hasCamera && !cameraName
+    }
+
+    // MARK: Originals and edits
+
+    /// Whether `a` is more likely the original than `b` among copies of one picture: camera EXIF,
+    /// then more pixels, then not in a backup / download / messenger / export folder or named as
+    /// a copy, then the earlier modification time, then the shorter path.
+    func originalOrder(_ a: GroupItem, _ b: GroupItem) -> Bool {
+        if a.hasCamera != b.hasCamera { return a.hasCamera }
+        let pa = (a.width ?? 0) * (a.height ?? 0), pb = (b.width ?? 0) * (b.height ?? 0)
+        if pa != pb { return pa > pb }
+        let ca = GroupRules.copyHints(a.path), cb = GroupRules.copyHints(b.path)
+        if ca != cb { return ca < cb }
+        let da = a.path.split(separator: "/").count, dbb = b.path.split(separator: "/").count
+        if da != dbb { return da < dbb }
+        if a.mtime != b.mtime { return a.mtime < b.mtime }
+        return (a.path.count, a.id) < (b.path.count, b.id)
+    }
+
+    /// How many signs of a copy a path has.
+    static func copyHints(_ path: String) -> Int {
+        let p = path.lowercased()
+        let hints = ["backup", "download", "whatsapp", "telegram", "messenger", "signal", "export", "google photos", " copy", "(1)", "(2)", "copy of", "-wa0"]
+        return hints.filter { p.contains($0) }.count
+    }
+
+    /// Edited versions: `-edited`, `_edit`, `-bearbeitet` names, or a darktable (`.xmp`) or
+    /// RawTherapee (`.pp3`) sidecar next to the file.
+    static func looksEdited(_ path: String) -> Bool {
+        let n = path.lowercased()
+        if n.contains("-edited") || n.contains("_edit") || n.contains("-bearbeitet") { return true }
+        return FileManager.default.fileExists(atPath: path + ".pp3") || FileManager.default.fileExists(atPath: path + ".xmp")
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+
+/// The suggested keeper of a Similar Shots set: a documented weighted score, relative within the
+/// set so that no global threshold is involved.
+///
+/// score = 3.0 × sharpness + 2.0 × exposure + 0.5 × resolution + 1.0 × rating + 1.0 × edited
+///         + 0.01 × newer
+/// - sharpness: log2 of the sharpest tile's Laplacian variance (`lapTileMax`), minus the set's
+///   best (0 for the sharpest frame, −1 for half as sharp), floored at −3; plus the same for the
+///   frame's median tile at half weight (a shake blurs everything, a focus miss the subject).
+/// - exposure: 0 for a well exposed frame, down to −1 for a dark, blown or washed-out one
+///   (`GroupRules.exposurePenalty`).
+/// - resolution: log2 of the pixel count minus the set's largest (the original beats its
+///   downscaled copies), floored at −3.
+/// - rating: XMP/EXIF rating 0…5 over 5 when present. edited: `-edited`/`_edit` names or a
+///   darktable / RawTherapee sidecar (`.xmp`, `.pp3`) next to the file.
+/// - newer: a tie-break, 1 for the set's latest capture.
+/// The original wins over its copies (copies are never suggested); the user's choice overrides.
+public enum KeeperScore {
+    static func scores(_ items: [GroupItem], rules: GroupRules) -> [Int64: Double] {
+        guard !items.isEmpty else { return [:] }
+        func l2(_ v: Double) -> Double { log2(max(v, 1e-3)) }
+        let bestTile = items.map { l2($0.metrics?.lapTileMax ?? 0) }.max()!
+        let bestMedian = items.map { l2($0.metrics?.lapTileMedian ?? 0) }.max()!
+        let bestPixels = items.map { l2(Double(($0.width ?? 1) * ($0.height ?? 1))) }.max()!
+        let latest = items.map { $0.taken ?? 0 }.max()!
+        var out: [Int64: Double] = [:]
+        for it in items {
+            let m = it.metrics
+            let sharp = max(-3, l2(m?.lapTileMax ?? 0) - bestTile) + 0.5 * max(-3, l2(m?.lapTileMedian ?? 0) - bestMedian)
+            let exposure = m.map { -GroupRules.exposurePenalty($0) } ?? -1
+            let res = max(-3, l2(Double((it.width ?? 1) * (it.height ?? 1))) - bestPixels)
+            let rating = Double(max(0, min(5, it.rating ?? 0))) / 5
+            let edited = GroupRules.looksEdited(it.path) ? 1.0 : 0
+            let newer = (it.taken ?? 0) >= latest ? 1.0 : 0
+            out[it.id] = 3 * sharp + 2 * exposure + 0.5 * res + rating + edited + 0.01 * newer
+        }
+        return out
+    }
+}

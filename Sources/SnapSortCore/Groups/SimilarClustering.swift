@@ -1,0 +1,199 @@
+import Foundation
+
+/// One Similar Shots set as computed: members with their keeper flag and original.
+struct ComputedSet {
+    struct Member {
+        var id: Int64
+        var isKeeper: Bool
+        var duplicateOf: Int64?
+        var score: Double
+    }
+    var members: [Member]
+}
+
+/// Clusters photos into Similar Shots sets (see `Grouper` for the region logic).
+///
+/// - Duplicate links first: the same content hash, or a pHash within `GroupRules.nearCopyRadius`
+///   whose thumbnails agree unaligned (`nearCopyCorrelation`) with the same aspect ratio. A
+///   duplicate cluster is one *picture*; its original (`GroupRules.originalOrder`) stands for it.
+/// - Pictures taken at most `window` apart are compared by `Thumbnail.aligned`; pairs scoring at
+///   least `similarThreshold` are merged greedily, best first, by **complete linkage**: two
+///   clusters join only when every cross pair scores at least `similarThreshold`, so A~B and B~C
+///   never pull in a C unlike A. Remembered "not similar" verdicts forbid a merge outright.
+struct SimilarClustering {
+    let rules: GroupRules
+    let verdicts: Set<FilePair>
+    let keeperChoices: Set<Int64>
+    let trace: ((String) -> Void)?
+    let loadThumbnails: ([Int64]) throws -> [Int64: Thumbnail]
+    private let byID: [Int64: GroupItem]
+    private let timeline: [(t: Double, id: Int64)]
+    private let position: [Int64: Int]
+    private let hashIndex: HashIndex
+    private let indexIDs: [Int64]
+    private let byContent: [[UInt8]: [Int64]]
+
+    init(photos: [GroupItem], rules: GroupRules, verdicts: Set<FilePair>, keeperChoices: Set<Int64>,
+         trace: ((String) -> Void)?, loadThumbnails: @escaping ([Int64]) throws -> [Int64: Thumbnail]) {
+        self.rules = rules
+        self.verdicts = verdicts
+        self.keeperChoices = keeperChoices
+        self.trace = trace
+        self.loadThumbnails = loadThumbnails
+        byID = Dictionary(uniqueKeysWithValues: photos.map { ($0.id, $0) })
+        timeline = photos.map { (t: $0.taken ?? Double($0.mtime) / 1e9, id: $0.id) }.sorted { ($0.t, $0.id) < ($1.t, $1.id) }
+        var pos: [Int64: Int] = [:]
+        for (i, e) in timeline.enumerated() { pos[e.id] = i }
+        position = pos
+        var index = HashIndex()
+        var ids: [Int64] = []
+        var content: [[UInt8]: [Int64]] = [:]
+        for p in photos {
+            if let h = p.phash { index.insert(h); ids.append(p.id) }
+            if let c = p.contentHash { content[c, default: []].append(p.id) }
+        }
+        hashIndex = index
+        indexIDs = ids
+        byContent = content
+    }
+
+    func time(_ id: Int64) -> Double { timeline[position[id]!].t }
+
+    /// Possible duplicate partners of `id` (unconfirmed: same content or a close pHash).
+    private func duplicateCandidates(_ id: Int64) -> [Int64] {
+        guard let item = byID[id] else { return [] }
+        var out: [Int64] = []
+        if let c = item.contentHash { out += byContent[c, default: []].filter { $0 != id } }
+        if let h = item.phash { out += hashIndex.neighbours(of: h, within: rules.nearCopyRadius).map { indexIDs[$0] }.filter { $0 != id } }
+        return out
+    }
+
+    /// The files whose sets a change to `ids` can affect: closed over sessions (neighbours in
+    /// time at most `window` apart) and duplicate candidates.
+    func region(around ids: Set<Int64>) throws -> Set<Int64> {
+        var out = Set<Int64>()
+        var queue = ids.filter { byID[$0] != nil }.sorted()
+        while let id = queue.popLast() {
+            guard out.insert(id).inserted, let p = position[id] else { continue }
+            var i = p
+            while i > 0 && timeline[i].t - timeline[i - 1].t <= rules.window { i -= 1; if !out.contains(timeline[i].id) { queue.append(timeline[i].id) } }
+            i = p
+            while i + 1 < timeline.count && timeline[i + 1].t - timeline[i].t <= rules.window { i += 1; if !out.contains(timeline[i].id) { queue.append(timeline[i].id) } }
+            for d in duplicateCandidates(id) where !out.contains(d) { queue.append(d) }
+        }
+        return out
+    }
+
+    /// Clusters `region` into sets of at least two files.
+    func cluster(_ region: Set<Int64>) throws -> [ComputedSet] {
+        let ids = region.filter { byID[$0] != nil }.sorted()
+        let thumbs = try loadThumbnails(ids)
+        // Duplicate clusters.
+        var parent = Dictionary(uniqueKeysWithValues: ids.map { ($0, $0) })
+        func find(_ x: Int64) -> Int64 {
+            var x = x
+            while parent[x]! != x { parent[x] = parent[parent[x]!]!; x = parent[x]! }
+            return x
+        }
+        for id in ids {
+            for d in duplicateCandidates(id) where d > id && region.contains(d) {
+                guard !verdicts.contains(FilePair(id, d)), isCopy(id, d, thumbs) else { continue }
+                let (ra, rb) = (find(id), find(d))
+                if ra != rb { parent[max(ra, rb)] = min(ra, rb) }
+            }
+        }
+        var copies: [Int64: [Int64]] = [:]
+        for id in ids { copies[find(id), default: []].append(id) }
+        // The original of each duplicate cluster stands for the picture.
+        var original: [Int64: Int64] = [:]  // cluster root -> original
+        for (root, members) in copies {
+            original[root] = members.min { rules.originalOrder(byID[$0]!, byID[$1]!) }!
+        }
+        let pictures = copies.keys.sorted()
+        let pictureOf = Dictionary(uniqueKeysWithValues: pictures.map { (original[$0]!, $0) })
+        let reps = pictures.map { original[$0]! }.sorted { (time($0), $0) < (time($1), $1) }
+
+        // Pairwise scores among pictures close in time.
+        var scores: [FilePair: Double] = [:]
+        func score(_ a: Int64, _ b: Int64) -> Double {
+            let key = FilePair(a, b)
+            if let s = scores[key] { return s }
+            var s = 0.0
+            if let ta = thumbs[key.a], let tb = thumbs[key.b] {
+                let r = ta.aligned(with: tb)
+                s = r.score
+                if let trace {
+                    let ph = (byID[a]!.phash.map { p in byID[b]!.phash.map { (p ^ $0).nonzeroBitCount } ?? -1 }) ?? -1
+                    trace("pair\t\(byID[key.a]!.path)\t\(byID[key.b]!.path)\tdt=\(Int(abs(time(a) - time(b))))\tscore=\(String(format: "%.3f", r.score))\toverlap=\(String(format: "%.2f", r.overlap))\tphash=\(ph)")
+                }
+            }
+            scores[key] = s
+            return s
+        }
+        var candidates: [(Double, Int64, Int64)] = []
+        for (i, a) in reps.enumerated() {
+            var j = i + 1
+            while j < reps.count && time(reps[j]) - time(a) <= rules.window {
+                let b = reps[j]
+                let s = score(a, b)
+                if s >= rules.similarThreshold { candidates.append((s, min(a, b), max(a, b))) }
+                j += 1
+            }
+        }
+        candidates.sort { ($0.0, $1.1, $1.2) > ($1.0, $0.1, $0.2) }
+        // Complete linkage over pictures.
+        var clusterOf = Dictionary(uniqueKeysWithValues: reps.map { ($0, $0) })
+        var members = Dictionary(uniqueKeysWithValues: reps.map { ($0, [$0]) })
+        func files(_ rep: Int64) -> [Int64] { copies[pictureOf[rep]!]! }
+        for (_, a, b) in candidates {
+            let ca = clusterOf[a]!, cb = clusterOf[b]!
+            guard ca != cb else { continue }
+            var ok = true
+            outer: for x in members[ca]! {
+                for y in members[cb]! {
+                    if score(x, y) < rules.similarThreshold { ok = false; break outer }
+                    for fx in files(x) { for fy in files(y) where verdicts.contains(FilePair(fx, fy)) { ok = false; break outer } }
+                }
+            }
+            guard ok else { continue }
+            let (keep, drop) = (min(ca, cb), max(ca, cb))
+            for x in members[drop]! { clusterOf[x] = keep }
+            members[keep]! += members[drop]!
+            members[drop] = nil
+        }
+        // Sets with their keeper.
+        var out: [ComputedSet] = []
+        for (_, reps) in members.sorted(by: { $0.key < $1.key }) {
+            let all = reps.flatMap(files)
+            guard all.count >= 2 else { continue }
+            let items = all.map { byID[$0]! }
+            let originals = Set(reps)
+            let scoreOf = KeeperScore.scores(items.filter { originals.contains($0.id) }, rules: rules)
+            var set = ComputedSet(members: [])
+            for item in items {
+                let root = original[find(item.id)]!
+                let dup: Int64? = root == item.id ? nil : root
+                // Copies rank below their original.
+                set.members.append(.init(id: item.id, isKeeper: false, duplicateOf: dup, score: scoreOf[item.id] ?? ((scoreOf[root] ?? 0) - 1)))
+            }
+            let chosen = all.filter { keeperChoices.contains($0) }.min()
+            let keeper = chosen ?? set.members.filter { $0.duplicateOf == nil }.max { ($0.score, -$0.id) < ($1.score, -$1.id) }!.id
+            for i in set.members.indices { set.members[i].isKeeper = set.members[i].id == keeper }
+            out.append(set)
+        }
+        return out
+    }
+
+    /// Whether `a` and `b` are copies of one picture (exact or near).
+    private func isCopy(_ a: Int64, _ b: Int64, _ thumbs: [Int64: Thumbnail]) -> Bool {
+        let x = byID[a]!, y = byID[b]!
+        if let ca = x.contentHash, ca == y.contentHash { return true }
+        guard let pa = x.phash, let pb = y.phash, (pa ^ pb).nonzeroBitCount <= rules.nearCopyRadius,
+              let wa = x.width, let ha = x.height, let wb = y.width, let hb = y.height, ha > 0, hb > 0,
+              abs(Double(wa) / Double(ha) - Double(wb) / Double(hb)) <= 0.02 * Double(wa) / Double(ha),
+              let ta = thumbs[a], let tb = thumbs[b] else { return false }
+        let r = ta.direct(with: tb), c = ta.colorDistance(to: tb)
+        trace?("copy?\t\(x.path)\t\(y.path)\tr=\(String(format: "%.4f", r))\tcolor=\(String(format: "%.1f", c))\tphash=\((pa ^ pb).nonzeroBitCount)")
+        return r >= rules.nearCopyCorrelation && c <= rules.nearCopyColorDistance
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+
+/// How alike two photos look, robust to what separates frames of one moment (a small shift,
+/// a zoom, another exposure) and strict about what separates different moments.
+///
+/// Each photo carries a 32×32 luma thumbnail (`VisualSignature`). Two thumbnails are aligned by
+/// an exhaustive search over zoom (0.84…1.19) and shift (up to ±19 % of the frame) on a 16×16
+/// reduction, refined at 32×32 around the best transform; the score is the zero-mean normalized
+/// cross-correlation (Pearson r) over the overlap, so exposure changes cancel out. Frames of a pan
+/// or crops that overlap less than ~60 % cannot be aligned within the search and score low.
+public struct Thumbnail: Sendable {
+    public static let side = VisualSignature.lumaSide
+    /// 32×32 luma, zero mean and unit variance.
+    let full: [Float]
+    /// 16×16 reduction, zero mean and unit variance.
+    let half: [Float]
+    /// The 8×8 RGB thumbnail.
+    let color: [UInt8]
+
+    /// Reads a stored signature blob; nil when it is not a 32×32 one.
+    public init?(signature: [UInt8]) {
+        let n = Thumbnail.side * Thumbnail.side
+        guard signature.count >= n + 192 else { return nil }
+        let luma = signature[0..<n].map(Float.init)
+        full = Thumbnail.standardized(luma)
+        var h = [Float](repeating: 0, count: n / 4)
+        let s = Thumbnail.side
+        for y in 0..<(s / 2) {
+            for x in 0..<(s / 2) {
+                h[y * s / 2 + x] = (luma[2 * y * s + 2 * x] + luma[2 * y * s + 2 * x + 1] + luma[(2 * y + 1) * s + 2 * x] + luma[(2 * y + 1) * s + 2 * x + 1]) / 4
+            }
+        }
+        half = Thumbnail.standardized(h)
+        color = Array(signature[n..<(n + 192)])
+    }
+
+    static func standardized(_ v: [Float]) -> [Float] {
+        let n = Float(v.count)
+        let mean = v.reduce(0, +) / n
+        var sq: Float = 0
+        for x in v { sq += (x - mean) * (x - mean) }
+        let sd = max((sq / n).squareRoot(), 1)  // flat images stay flat instead of amplifying noise
+        return v.map { ($0 - mean) / sd }
+    }
+
+    /// The zooms searched.
+    static let scales: [Float] = [0.84, 0.89, 0.94, 1.0, 1.06, 1.12, 1.19]
+
+    /// The best Pearson correlation between `self` and `other` over the aligned overlap, and the
+    /// overlap's share of the frame at that alignment.
+    public func aligned(with other: Thumbnail) -> (score: Double, overlap: Double) {
+        var best: (Float, Float, Float, Float, Float) = (-2, 1, 0, 0, 0)  // r, scale, dx, dy, overlap
+        let hs = Thumbnail.side / 2
+        for s in Thumbnail.scales {
+            for dy in -3...3 {
+                for dx in -3...3 {
+                    let (r, o) = Thumbnail.correlate(half, other.half, side: hs, scale: s, dx: Float(dx), dy: Float(dy))
+                    if o >= 0.55 && r > best.0 { best = (r, s, Float(dx), Float(dy), o) }
+                }
+            }
+        }
+        guard best.0 > -2 else { return (0, 0) }
+        // Refine at full size around the coarse optimum (shift doubles with the side).
+        var fine: (Float, Float) = (-2, 0)
+        let (_, s0, dx0, dy0, _) = best
+        for s in [s0 * 0.97, s0, s0 * 1.03] {
+            for ddy in -1...1 {
+                for ddx in -1...1 {
+                    let (r, o) = Thumbnail.correlate(full, other.full, side: Thumbnail.side, scale: s,
+                                                     dx: 2 * dx0 + Float(ddx), dy: 2 * dy0 + Float(ddy))
+                    if o >= 0.55 && r > fine.0 { fine = (r, o) }
+                }
+            }
+        }
+        return fine.0 > -2 ? (Double(fine.0), Double(fine.1)) : (Double(best.0), Double(best.4))
+    }
+
+    /// Pearson r between `a` and `b` sampled at `(x - c) / scale + c - dx` (bilinear), over the
+    /// pixels that land inside `b`; returns the share of such pixels too.
+    static func correlate(_ a: [Float], _ b: [Float], side n: Int, scale: Float, dx: Float, dy: Float) -> (Float, Float) {
+        let c = Float(n - 1) / 2
+        var sa: Float = 0, sb: Float = 0, saa: Float = 0, sbb: Float = 0, sab: Float = 0
+        var count = 0
+        let maxC = Float(n - 1)
+        a.withUnsafeBufferPointer { pa in
+            b.withUnsafeBufferPointer { pb in
+                for y in 0..<n {
+                    let by = (Float(y) - c) / scale + c - dy
+                    if by < 0 || by > maxC { continue }
+                    let y0 = min(Int(by), n - 2), fy = by - Float(y0)
+                    for x in 0..<n {
+                        let bx = (Float(x) - c) / scale + c - dx
+                        if bx < 0 || bx > maxC { continue }
+                        let x0 = min(Int(bx), n - 2), fx = bx - Float(x0)
+                        let i = y0 * n + x0
+                        let top = pb[i] + (pb[i + 1] - pb[i]) * fx
+                        let bottom = pb[i + n] + (pb[i + n + 1] - pb[i + n]) * fx
+                        let vb = top + (bottom - top) * fy
+                        let va = pa[y * n + x]
+                        sa += va; sb += vb; saa += va * va; sbb += vb * vb; sab += va * vb
+                        count += 1
+                    }
+                }
+            }
+        }
+        guard count > 16 else { return (-1, 0) }
+        let k = Float(count)
+        let cov = sab / k - (sa / k) * (sb / k)
+        let va = saa / k - (sa / k) * (sa / k), vb = sbb / k - (sb / k) * (sb / k)
+        guard va > 1e-4 && vb > 1e-4 else { return (0, Float(count) / Float(n * n)) }
+        return (cov / (va * vb).squareRoot(), Float(count) / Float(n * n))
+    }
+
+    /// Pearson r of the two 32×32 thumbnails as they are (no alignment): near-copies score ≈ 1.
+    public func direct(with other: Thumbnail) -> Double {
+        var s: Float = 0
+        for i in 0..<full.count { s += full[i] * other.full[i] }
+        return Double(s / Float(full.count))
+    }
+
+    /// Mean absolute difference of the 8×8 RGB thumbnails (0…255): copies keep their colours.
+    public func colorDistance(to other: Thumbnail) -> Double {
+        var d = 0
+        for i in 0..<color.count { d += abs(Int(color[i]) - Int(other.color[i])) }
+        return Double(d) / Double(color.count)
+    }
+}
