@@ -1,0 +1,194 @@
+import Foundation
+import Testing
+import SnapSortSystem
+@testable import SnapSortCore
+import SnapSortTestSupport
+
+/// A tiny little-endian TIFF writer for RAW-like test files: IFDs of (tag, type, values or bytes),
+/// out-of-line values placed after each IFD, blobs (previews) appended at the end.
+struct TIFFBuilder {
+    enum Value { case short(UInt16), long(UInt32), longs([UInt32]), ascii(String), undefined([UInt8]) }
+    var magic: UInt16 = 42
+    var bytes: [UInt8] = []
+
+    static func le16(_ v: UInt16) -> [UInt8] { [UInt8(v & 255), UInt8(v >> 8)] }
+    static func le32(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * UInt32($0))) } }
+
+    /// Lays out IFDs in order (each IFD's next pointer is the following one when `chain`).
+    /// Values refer to other IFDs or blobs through `Ref`s resolved by the closure.
+    static func build(magic: UInt16 = 42, ifds: [[(UInt16, Value)]], blobs: [[UInt8]], chain: Bool = false,
+                      link: (_ ifdOffsets: [UInt32], _ blobOffsets: [UInt32]) -> [[(UInt16, Value)]]) -> [UInt8] {
+        // First pass with placeholder values to learn sizes, second with the real offsets.
+        func layout(_ ifds: [[(UInt16, Value)]]) -> ([UInt8], [UInt32], [UInt32]) {
+            var out: [UInt8] = [0x49, 0x49] + le16(magic) + le32(8)
+            var ifdOffsets: [UInt32] = []
+            for (k, ifd) in ifds.enumerated() {
+                let start = out.count
+                ifdOffsets.append(UInt32(start))
+                let sorted = ifd.sorted { $0.0 < $1.0 }
+                var extra: [UInt8] = []
+                let extraStart = start + 2 + sorted.count * 12 + 4
+                var entries: [UInt8] = le16(UInt16(sorted.count))
+                for (tag, v) in sorted {
+                    let (type, count, data): (UInt16, UInt32, [UInt8])
+                    switch v {
+                    case .short(let s): (type, count, data) = (3, 1, le16(s))
+                    case .long(let l): (type, count, data) = (4, 1, le32(l))
+                    case .longs(let ls): (type, count, data) = (4, UInt32(ls.count), ls.flatMap(le32))
+                    case .ascii(let s): (type, count, data) = (2, UInt32(s.utf8.count + 1), Array(s.utf8) + [0])
+                    case .undefined(let b): (type, count, data) = (7, UInt32(b.count), b)
+                    }
+                    entries += le16(tag) + le16(type) + le32(count)
+                    if data.count <= 4 {
+                        entries += data + [UInt8](repeating: 0, count: 4 - data.count)
+                    } else {
+                        entries += le32(UInt32(extraStart + extra.count))
+                        extra += data
+                        if extra.count % 2 == 1 { extra.append(0) }
+                    }
+                }
+                let next: UInt32 = chain && k + 1 < ifds.count ? 1 : 0  // patched below
+                out += entries + le32(next) + extra
+            }
+            if chain {
+                for k in 0..<(ifds.count - 1) {
+                    let n = Int(ifdOffsets[k])
+                    let count = Int(out[n]) | Int(out[n + 1]) << 8
+                    let at = n + 2 + count * 12
+                    out.replaceSubrange(at..<at + 4, with: le32(ifdOffsets[k + 1]))
+                }
+            }
+            var blobOffsets: [UInt32] = []
+            for b in blobs {
+                blobOffsets.append(UInt32(out.count))
+                out += b
+            }
+            return (out, ifdOffsets, blobOffsets)
+        }
+        let zeros = [UInt32](repeating: 0, count: ifds.count), blobZeros = [UInt32](repeating: 0, count: blobs.count)
+        let (_, io, bo) = layout(link(zeros, blobZeros))
+        let (out, io2, bo2) = layout(link(io, bo))
+        precondition(io == io2 && bo == bo2, "layout changed between passes")
+        return out
+    }
+}
+
+enum RawFixtures {
+    static let exifDate = "2024:05:01 10:00:00"
+
+    /// A CR2/DNG-like file: IFD0 with camera tags and a small JPEG strip, a SubIFD with a larger
+    /// JPEG preview (0x201/0x202), an EXIF IFD with DateTimeOriginal, and fake raw data.
+    static func raw(small: [UInt8] = Fixtures.jpeg(seed: 5, width: 160, height: 120),
+                    large: [UInt8] = Fixtures.jpeg(seed: 5, width: 1200, height: 800),
+                    date: String = exifDate, magic: UInt16 = 42) -> [UInt8] {
+        let rawData = [UInt8](repeating: 0x55, count: 4096)
+        return TIFFBuilder.build(magic: magic, ifds: [[], [], []], blobs: [small, large, rawData]) { ifd, blob in
+            [
+                [(0x100, .long(160)), (0x101, .long(120)), (0x103, .short(6)), (0x10F, .ascii("Canon")),
+                 (0x110, .ascii("Canon EOS R6")), (0x112, .short(1)), (0x111, .long(blob[0])),
+                 (0x117, .long(UInt32(small.count))), (0x14A, .long(ifd[1])), (0x8769, .long(ifd[2]))],
+                [(0xFE, .long(1)), (0x100, .long(1200)), (0x101, .long(800)), (0x103, .short(7)), (0x106, .short(6)),
+                 (0x201, .long(blob[1])), (0x202, .long(UInt32(large.count)))],
+                [(0x9003, .ascii(date))],
+            ]
+        }
+    }
+}
+
+@Suite struct RawTests {
+    @Test func theWalkListsEveryPreviewAndTheLargestIsMeasured() throws {
+        let file = RawFixtures.raw()
+        let walk = try #require(TIFFWalker.walk(MemorySource(file)))
+        #expect(walk.previews.count == 2)
+        #expect(Set(walk.previews.map(\.tag)) == ["StripOffsets", "JPEGInterchangeFormat"])
+        let t = try TestLibrary()
+        t.dir.write("Pictures/IMG_0001.CR2", file)
+        try t.scan()
+        let item = try #require(try t.library.items().first)
+        #expect(item.format == "cr2" && item.kind == "photo")
+        #expect(item.status == .ok, "\(String(describing: item.reason))")
+        #expect(item.width == 1200 && item.height == 800)
+        #expect(item.make == "Canon" && item.model == "Canon EOS R6")
+        #expect(item.takenSource == "exif" && item.takenAt?.hasPrefix("2024-05-01T10:00:00") == true)
+        #expect(item.metrics != nil && item.contentHash?.count == 16)
+    }
+
+    @Test(arguments: ["dng", "nef", "arw", "orf", "rw2"])
+    func everyTIFFBasedExtensionIsRead(_ ext: String) throws {
+        let t = try TestLibrary()
+        t.dir.write("Pictures/DSC_0001.\(ext.uppercased())", RawFixtures.raw())
+        try t.scan()
+        let item = try #require(try t.library.items().first)
+        #expect(item.format == ext && item.status == .ok && item.width == 1200)
+    }
+
+    @Test func rw2JpgFromRawAndORFMagicAreUnderstood() throws {
+        let jpeg = Fixtures.jpeg(seed: 8, width: 800, height: 600)
+        let rw2 = TIFFBuilder.build(magic: 0x55, ifds: [[]], blobs: []) { _, _ in
+            [[(0x100, .long(4000)), (0x101, .long(3000)), (0x2E, .undefined(jpeg))]]
+        }
+        let walk = try #require(TIFFWalker.walk(MemorySource(rw2)))
+        #expect(walk.magic == 0x55 && walk.previews.first?.tag == "JpgFromRaw" && walk.previews.first?.length == Int64(jpeg.count))
+        let orf = RawFixtures.raw(magic: 0x4F52)
+        #expect(TIFFWalker.walk(MemorySource(orf))?.previews.count == 2)
+        let t = try TestLibrary()
+        t.dir.write("Pictures/P1000001.RW2", rw2)
+        t.dir.write("Pictures/P1000002.ORF", orf)
+        try t.scan()
+        for item in try t.library.items() { #expect(item.status == .ok, "\(item.name) \(String(describing: item.reason))") }
+    }
+
+    @Test func aRawWithoutAPreviewIsUnsupportedWithAReason() throws {
+        let noPreview = TIFFBuilder.build(ifds: [[]], blobs: []) { _, _ in [[(0x100, .long(4000)), (0x101, .long(3000)), (0x103, .short(1))]] }
+        let t = try TestLibrary()
+        t.dir.write("Pictures/IMG_0002.DNG", noPreview)
+        let s = try t.scan()
+        #expect(s.problems == 1)
+        let item = try #require(try t.library.items().first)
+        #expect(item.status == .unsupported && item.reason?.code == "no_preview")
+    }
+
+    @Test func hostileOffsetsAndLoopsEndTheWalk() throws {
+        // An IFD whose next pointer is itself, a SubIFD pointing far outside, previews past the end.
+        let loop = TIFFBuilder.build(ifds: [[]], blobs: []) { ifd, _ in
+            [[(0x14A, .longs([0xFFFF_FFF0, 8, 12])), (0x201, .long(0x7FFF_FFFF)), (0x202, .long(0x7FFF_FFFF))]]
+        }
+        var selfLoop = loop
+        let n = 8 + 2 + 3 * 12
+        selfLoop.replaceSubrange(n..<n + 4, with: TIFFBuilder.le32(8))
+        let walk = try #require(TIFFWalker.walk(MemorySource(selfLoop)))
+        #expect(walk.previews.isEmpty && walk.ifdCount <= TIFFWalker.maxIFDs)
+        // Random corruption of a valid file never crashes.
+        let file = RawFixtures.raw()
+        var rng = SplitMix(seed: 11)
+        for _ in 0..<500 {
+            var b = file
+            for _ in 0..<4 { b[Int(rng.next() % 400)] = UInt8(truncatingIfNeeded: rng.next()) }
+            _ = TIFFWalker.walk(MemorySource(b))
+        }
+        for cut in stride(from: 0, to: 600, by: 7) { _ = TIFFWalker.walk(MemorySource(Array(file.prefix(cut)))) }
+    }
+
+    @Test func aRawAndAJPEGOfTheSameShotArePaired() throws {
+        let t = try TestLibrary()
+        let jpg = t.dir.write("Pictures/IMG_0001.JPG", Fixtures.jpeg(seed: 5, dateTimeOriginal: RawFixtures.exifDate))
+        let cr2 = t.dir.write("Pictures/IMG_0001.CR2", RawFixtures.raw())
+        // Same stem, another time: a different shot that reused the number.
+        t.dir.write("Pictures/IMG_0002.JPG", Fixtures.jpeg(seed: 6, dateTimeOriginal: "2024:05:02 11:00:00"))
+        t.dir.write("Pictures/IMG_0002.CR2", RawFixtures.raw())
+        // Same time, another folder: not a pair.
+        t.dir.write("Pictures/other/IMG_0001.CR2", RawFixtures.raw(date: RawFixtures.exifDate))
+        try t.scan()
+        let item = try #require(try t.library.item(path: jpg))
+        let raw = try #require(try t.library.item(path: cr2))
+        #expect(try t.library.sidecars(of: item.id).map(\.id) == [raw.id])
+        #expect(try t.library.sidecarOwner(of: raw.id) == item.id)
+        let other = try #require(try t.library.item(path: t.dir.at("Pictures/IMG_0002.JPG")))
+        #expect(try t.library.sidecars(of: other.id).isEmpty)
+        #expect(try t.library.db.scalar("SELECT count(*) FROM sidecars") == 1)
+        // The JPEG goes: the pair goes with it.
+        unlink(jpg)
+        try t.scan()
+        #expect(try t.library.db.scalar("SELECT count(*) FROM sidecars") == 0)
+    }
+}

@@ -1,0 +1,165 @@
+import Foundation
+import Testing
+import SnapSortSystem
+@testable import SnapSortCore
+import SnapSortTestSupport
+
+/// The checked-in fixtures (see Tests/Fixtures/video/README.md).
+enum VideoFixtures {
+    static let dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../Fixtures/video").standardized.path
+    static func bytes(_ name: String) throws -> [UInt8] {
+        try FileSystem.readFile(dir + "/" + name, limit: 1 << 20)
+    }
+}
+
+@Suite struct VideoTests {
+    struct Case: Sendable, CustomStringConvertible {
+        var file: String, brand: String, duration: Double, codec: String
+        var description: String { file }
+    }
+
+    @Test(arguments: [
+        Case(file: "tiny.mp4", brand: "isom", duration: 2.0, codec: "avc1"),
+        Case(file: "tiny.mov", brand: "qt  ", duration: 2.0, codec: "avc1"),
+        Case(file: "tiny.m4v", brand: "M4V ", duration: 2.6, codec: "avc1"),
+        Case(file: "tiny.3gp", brand: "3gp6", duration: 1.6, codec: "avc1"),
+        Case(file: "tiny.mkv", brand: "matroska", duration: 2.0, codec: "V_MPEG4/ISO/AVC"),
+        Case(file: "tiny.webm", brand: "webm", duration: 2.0, codec: "V_VP8"),
+    ])
+    func containersGiveExactDurationSizeAndBrand(_ c: Case) throws {
+        let bytes = try VideoFixtures.bytes(c.file)
+        let src = MemorySource(bytes)
+        let info = try #require(c.file.hasSuffix(".mkv") || c.file.hasSuffix(".webm") ? EBML.parse(src) : BoxParser.parse(src))
+        #expect(info.brand == c.brand)
+        #expect(info.durationSeconds == c.duration)
+        #expect(info.width == 64 && info.height == 48)
+        #expect(info.videoCodec == c.codec)
+        #expect(info.videoTracks == 1)
+        #expect(info.warnings.isEmpty)
+    }
+
+    @Test func mp4CarriesCreationTimeEncoderAndHandler() throws {
+        let info = try #require(BoxParser.parse(MemorySource(try VideoFixtures.bytes("tiny.mp4"))))
+        #expect(info.creationTime == 1_714_558_830)  // 2024-05-01T10:20:30Z
+        #expect(info.encoder?.hasPrefix("Lavf") == true)
+        #expect(info.handlerNames == ["VideoHandler"])
+    }
+
+    @Test func quickTimeKeysGiveLocalCreationDateMakeAndModel() throws {
+        let info = try #require(BoxParser.parse(MemorySource(try VideoFixtures.bytes("tiny.mov"))))
+        #expect(info.creationDateText == "2024-05-01T12:20:30+0200")
+        #expect(info.make == "Apple" && info.model == "iPhone 12" && info.encoder == "17.1")
+        let t = try #require(VideoHandler.quickTimeDate(info.creationDateText!))
+        #expect(t.text == "2024-05-01T12:20:30+02:00")
+        #expect(t.timestamp == 1_714_558_830)
+        #expect(t.source == .container)
+    }
+
+    @Test func aRotationMatrixSwapsTheDisplaySize() throws {
+        var bytes = try VideoFixtures.bytes("tiny.mp4")
+        // Patch the video track's tkhd matrix to 90° (a=0, b=1.0, c=-1.0, d=0).
+        let tkhd = try #require(find(Array("tkhd".utf8), in: bytes))
+        let matrix = tkhd + 4 + 4 + 20 + 8 + 8
+        func put(_ v: Int32, at i: Int) { for k in 0..<4 { bytes[i + k] = UInt8(truncatingIfNeeded: UInt32(bitPattern: v) >> (24 - 8 * UInt32(k))) } }
+        put(0, at: matrix); put(65536, at: matrix + 4); put(-65536, at: matrix + 12); put(0, at: matrix + 16)
+        let info = try #require(BoxParser.parse(MemorySource(bytes)))
+        #expect(info.rotation == 90)
+        #expect(info.width == 48 && info.height == 64)
+    }
+
+    @Test(arguments: ["tiny.mp4", "tiny.mov", "tiny.mkv"])
+    func truncatedAndCorruptVideosNeverCrashAndSayWhy(_ file: String) throws {
+        let bytes = try VideoFixtures.bytes(file)
+        for cut in stride(from: 0, to: bytes.count, by: max(1, bytes.count / 97)) {
+            let src = MemorySource(Array(bytes.prefix(cut)))
+            _ = file.hasSuffix(".mkv") ? EBML.parse(src) : BoxParser.parse(src)
+        }
+        // Sizes that lie: every 32-bit word set to 0xFFFFFFFF or 1 in turn.
+        var rng = SplitMix(seed: 7)
+        for _ in 0..<300 {
+            var b = bytes
+            let i = Int(rng.next() % UInt64(b.count - 4))
+            let v: UInt8 = rng.next() % 2 == 0 ? 0xFF : 0x01
+            for k in 0..<4 { b[i + k] = k == 3 ? v : (v == 0xFF ? 0xFF : 0) }
+            _ = file.hasSuffix(".mkv") ? EBML.parse(MemorySource(b)) : BoxParser.parse(MemorySource(b))
+        }
+    }
+
+    @Test func aMP4WithoutItsMoovIsDamagedNotAnError() throws {
+        let t = try TestLibrary()
+        let bytes = try VideoFixtures.bytes("tiny.mp4")
+        let moov = try #require(find(Array("moov".utf8), in: bytes)) - 4
+        let mdat = try #require(find(Array("mdat".utf8), in: bytes)) - 4
+        // Keep what comes before moov (ffmpeg writes moov last): the file was cut short.
+        t.dir.write("Pictures/VID_cut.mp4", Array(bytes.prefix(max(moov, mdat + 100))))
+        try t.scan()
+        let item = try #require(try t.library.items().first)
+        #expect(item.kind == "video")
+        #expect(item.status == .damaged)
+        #expect(item.reason?.code == "truncated")
+    }
+
+    @Test func scannedVideosCarryDurationSizeCaptureTimeAndHashes() throws {
+        let t = try TestLibrary()
+        for f in ["tiny.mp4", "tiny.mov", "tiny.m4v", "tiny.3gp", "tiny.mkv", "tiny.webm"] {
+            t.dir.write("Pictures/DCIM/" + f, try VideoFixtures.bytes(f))
+        }
+        let s = try t.scan()
+        #expect(s.added == 6 && s.problems == 0)
+        let items = try t.library.items()
+        for item in items {
+            #expect(item.kind == "video", "\(item.name)")
+            #expect(item.status == .ok, "\(item.name) \(String(describing: item.reason))")
+            #expect(item.durationSeconds != nil && item.width == 64 && item.height == 48, "\(item.name)")
+            #expect(item.contentHash?.count == 16)
+        }
+        let mov = try #require(items.first { $0.name == "tiny.mov" })
+        #expect(mov.takenAt == "2024-05-01T12:20:30+02:00" && mov.takenSource == "container")
+        #expect(mov.make == "Apple" && mov.model == "iPhone 12")
+        let mp4 = try #require(items.first { $0.name == "tiny.mp4" })
+        #expect(mp4.takenSource == "container" && mp4.takenTimestamp == 1_714_558_830)
+        let details = try #require(try t.library.db.row("SELECT details FROM files WHERE id=?", mp4.id)?.string(0))
+        #expect(details.contains("\"brand\":\"isom\"") && details.contains("\"handler_names\":[\"VideoHandler\"]"))
+        // Report rows of videos carry duration_s.
+        let row = Report.json(mp4).serialized()
+        #expect(row.contains("\"duration_s\":2"))
+    }
+
+    @Test func aMovedVideoKeepsItsRowWithoutReanalysis() throws {
+        let t = try TestLibrary()
+        let a = t.dir.write("Pictures/a/VID_1.mp4", try VideoFixtures.bytes("tiny.mp4"))
+        try t.scan()
+        let before = try #require(try t.library.item(path: a))
+        t.dir.folder("Pictures/b")
+        try FileSystem.rename(a, t.dir.at("Pictures/b/VID_1.mp4"))
+        let s = try t.scan()
+        #expect(s.moved == 1 && s.analyzed == 0)
+        #expect(try t.library.item(path: t.dir.at("Pictures/b/VID_1.mp4"))?.id == before.id)
+    }
+
+    @Test func streamingContentHashEqualsTheInMemoryOne() throws {
+        var rng = SplitMix(seed: 3)
+        for n in [0, 1, 31, 32, 33, 1000, (1 << 20) + 77] {
+            let bytes = (0..<n).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+            var s = ContentHash.Streaming()
+            var i = 0
+            var step = 1
+            while i < n {  // uneven pieces
+                let j = min(n, i + step)
+                bytes[i..<j].withUnsafeBytes { s.update($0) }
+                i = j
+                step = step * 3 + 1
+            }
+            #expect(s.digest() == ContentHash.content(bytes), "n=\(n)")
+            let d = TempDir()
+            let p = d.write("f.bin", bytes)
+            #expect(try Analyzer.contentHash(path: p) == ContentHash.content(bytes))
+        }
+    }
+}
+
+func find(_ needle: [UInt8], in hay: [UInt8]) -> Int? {
+    guard hay.count >= needle.count else { return nil }
+    for i in 0...(hay.count - needle.count) where hay[i] == needle[0] && Array(hay[i..<i + needle.count]) == needle { return i }
+    return nil
+}
