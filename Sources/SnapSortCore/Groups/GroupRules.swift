@@ -11,9 +11,9 @@ public struct GroupRules: Sendable {
     /// Near-copies: pHash within this Hamming distance…
     public var nearCopyRadius = 6
     /// …whose unaligned thumbnails correlate at least this much…
-    public var nearCopyCorrelation: Double = 0.97
+    public var nearCopyCorrelation: Double = 0.9999
     /// …and whose 8×8 colours differ by at most this (mean absolute, 0–255).
-    public var nearCopyColorDistance: Double = 10
+    public var nearCopyColorDistance: Double = 1
     /// Heavy Photos: any photo from this size up…
     public var heavyBytes: Int64 = 20_000_000
     /// …and the library's largest `heavyShare` of photos when they are at least `heavyMinimumBytes`.
