@@ -29,6 +29,8 @@ let package = Package(
         // Engine, part two: HEIC/HEIF through libheif, WebP through libwebp.
         .target(name: "CHeif", path: "Sources/CHeif", linkerSettings: [.linkedLibrary("heif")]),
         .target(name: "CWebP", path: "Sources/CWebP", linkerSettings: [.linkedLibrary("webp")]),
+        // Reminders: desktop notifications over sd-bus (sd_bus_message_append is variadic).
+        .target(name: "CBus", path: "Sources/CBus", linkerSettings: [.linkedLibrary("systemd")]),
         // Linux headers Glibc's module map leaves out (signalfd, eventfd, timerfd); header only.
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
         // Review: renameat2(RENAME_NOREPLACE) and the terminal size (variadic syscall/ioctl).
@@ -44,7 +46,7 @@ let package = Package(
         // The one Swift layer that imports C.
         .target(
             name: "SnapSortSystem",
-            dependencies: ["CSQLite", "CSystemd", "CJPEG", "CPNG", "CExif", "CSysShim", "CHeif", "CWebP", "CReviewShim", "CChafa", "CLinux", "COCR", "CQR"]),
+            dependencies: ["CSQLite", "CSystemd", "CJPEG", "CPNG", "CExif", "CSysShim", "CHeif", "CWebP", "CReviewShim", "CChafa", "CLinux", "COCR", "CQR", "CBus"]),
         // The domain.
         .target(name: "SnapSortCore", dependencies: ["SnapSortSystem"]),
         // The long-running service.

@@ -1,0 +1,57 @@
+#ifndef SNAPSORT_BUS_H
+#define SNAPSORT_BUS_H
+/* A small, non-variadic face over sd-bus (libsystemd) for desktop notifications.
+   sd_bus_call_method and sd_bus_message_append are variadic, so Swift never calls them: it
+   calls these. Every function returns 0 (or a count) on success and a negative errno on
+   failure, with a human message in `err` (a D-Bus error name and message when there is one).
+   See: man 3 sd-bus, https://specifications.freedesktop.org/notification-spec/latest/ */
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct ss_bus ss_bus;
+
+/// A signal from the notification server, queued until `ss_bus_next_event` takes it.
+typedef struct ss_bus_event {
+    int kind;            /* 1: ActionInvoked, 2: NotificationClosed */
+    uint32_t id;         /* the notification id */
+    uint32_t reason;     /* NotificationClosed: 1 expired, 2 dismissed, 3 CloseNotification, 4 other */
+    char action[128];    /* ActionInvoked: the action key */
+} ss_bus_event;
+
+/// Connects to `address` (a D-Bus address such as "unix:path=/run/user/1000/bus"), or to
+/// the user's session bus when NULL ($DBUS_SESSION_BUS_ADDRESS, else $XDG_RUNTIME_DIR/bus).
+int ss_bus_open(const char *address, ss_bus **out, char *err, size_t errlen);
+/// Flushes and closes the connection; NULL is fine.
+void ss_bus_close(ss_bus *bus);
+/// The connection's descriptor, for poll(2) (POLLIN).
+int ss_bus_fd(ss_bus *bus);
+/// Reads what arrived without blocking and queues notification signals.
+/// Returns the number of queued events, or a negative errno (the connection is gone).
+int ss_bus_process(ss_bus *bus, char *err, size_t errlen);
+/// Waits up to `timeout_usec` for input (sd_bus_wait), then processes it.
+int ss_bus_wait(ss_bus *bus, uint64_t timeout_usec, char *err, size_t errlen);
+/// Takes the oldest queued event: 1 when one was taken, 0 when none is queued.
+int ss_bus_next_event(ss_bus *bus, ss_bus_event *out);
+
+/// Subscribes to ActionInvoked and NotificationClosed on /org/freedesktop/Notifications.
+int ss_notifications_listen(ss_bus *bus, char *err, size_t errlen);
+
+/// org.freedesktop.Notifications.GetCapabilities: the capabilities joined by '\n' into `buf`.
+int ss_notifications_capabilities(ss_bus *bus, uint64_t timeout_usec, char *buf, size_t buflen,
+                                  char *err, size_t errlen);
+
+/// org.freedesktop.Notifications.Notify (susssasa{sv}i). `actions` holds `n_actions` strings
+/// (key, label, key, label…). Hints: `urgency` (byte; negative: none), `category` and
+/// `desktop_entry` (strings; NULL: none). The server's id goes to `out_id`.
+int ss_notifications_notify(ss_bus *bus, const char *app_name, uint32_t replaces_id, const char *icon,
+                            const char *summary, const char *body, const char *const *actions, size_t n_actions,
+                            int urgency, const char *category, const char *desktop_entry, int32_t expire_timeout,
+                            uint64_t timeout_usec, uint32_t *out_id, char *err, size_t errlen);
+
+/// org.freedesktop.Notifications.CloseNotification(u).
+int ss_notifications_close(ss_bus *bus, uint32_t id, uint64_t timeout_usec, char *err, size_t errlen);
+
+/// The name of the last D-Bus error a call returned (e.g.
+/// "org.freedesktop.DBus.Error.ServiceUnknown"), or "" — for classifying failures.
+const char *ss_bus_last_error_name(ss_bus *bus);
+#endif
