@@ -1,0 +1,115 @@
+import Foundation
+import SnapSortSystem
+
+/// Where reminders are shown: the desktop's notification server in production, a recording
+/// fake in tests. Used from one thread (the agent's loop).
+public protocol ReminderNotifier: AnyObject {
+    /// Shows (or replaces, with `replacesID`) a notification and returns its id.
+    func show(_ notification: DesktopNotification) throws -> UInt32
+    /// A descriptor that becomes readable when signals may have arrived (nil: none yet).
+    var fd: Int32? { get }
+    /// The signals that arrived since the last call, without blocking.
+    func signals() -> [NotificationSignal]
+}
+
+/// Notifications over the session bus (sd-bus): connects on first use and again after the
+/// bus or the server went away, checks `GetCapabilities` once per server and leaves the
+/// actions out when the server cannot show them. Every call has `callTimeout`.
+public final class DesktopNotifier: ReminderNotifier, @unchecked Sendable {
+    private let address: String?
+    private let callTimeout: Duration
+    private var connection: DBusConnection?
+    private var capabilities: [String]?
+
+    /// `address` nil: the user's session bus (`$DBUS_SESSION_BUS_ADDRESS`).
+    public init(address: String? = nil, callTimeout: Duration = .seconds(3)) {
+        self.address = address
+        self.callTimeout = callTimeout
+    }
+
+    /// Whether the server said it shows actions (nil: not asked yet).
+    public var supportsActions: Bool? { capabilities.map { $0.contains("actions") } }
+
+    public var fd: Int32? { connection?.fd }
+
+    public func show(_ notification: DesktopNotification) throws -> UInt32 {
+        let c = try connect()
+        do {
+            if capabilities == nil { capabilities = try c.notificationCapabilities() }
+            var n = notification
+            // See the spec's "actions" capability: without it, actions must not be relied on.
+            if capabilities?.contains("actions") != true { n.actions = [] }
+            return try c.notify(n)
+        } catch {
+            if error.code == .disconnected || error.code == .noBus { connection = nil }
+            // The next server (started later, or another one) may have other capabilities.
+            capabilities = nil
+            throw error
+        }
+    }
+
+    public func signals() -> [NotificationSignal] {
+        guard let c = connection else { return [] }
+        do { return try c.signals() } catch {
+            connection = nil
+            capabilities = nil
+            return []
+        }
+    }
+
+    private func connect() throws(DBusError) -> DBusConnection {
+        if let c = connection { return c }
+        let c = try DBusConnection(address: address, callTimeout: callTimeout)
+        try c.listenForNotificationSignals()
+        connection = c
+        return c
+    }
+}
+
+/// The review page a reminder opens, and how it is opened (injected: the page is issue 7's,
+/// the opener is `xdg-open`).
+public struct ReviewPage: Sendable {
+    /// The page's URL on a deck, nil when the page is not running.
+    public var url: @Sendable (_ deck: String) -> String?
+    /// Opens a URL in the user's browser.
+    public var open: @Sendable (_ url: String) -> Void
+
+    public init(url: @escaping @Sendable (String) -> String?, open: @escaping @Sendable (String) -> Void) {
+        self.url = url
+        self.open = open
+    }
+
+    /// Reads `$XDG_RUNTIME_DIR/snapsort/web.json` (written by the running page) and opens with `xdg-open`.
+    public static func live(_ env: Environment) -> ReviewPage {
+        ReviewPage(url: { deck in webURL(env, deck: deck) }, open: { url in openWithXDG(url) })
+    }
+
+    /// A page that is never running (commands without a browser).
+    public static let none = ReviewPage(url: { _ in nil }, open: { _ in })
+
+    /// `http://127.0.0.1:PORT/?token=TOKEN#deck=ID` from `web.json`: `{"url": "..."}` (used as
+    /// is, with the deck fragment added) or `{"port": N, "token": "..."}`. Nil when absent.
+    public static func webURL(_ env: Environment, deck: String) -> String? {
+        guard let dir = env.runtimeDir,
+              let data = FileManager.default.contents(atPath: dir + "/snapsort/web.json"),
+              let obj = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { return nil }
+        let fragment = "#deck=" + (deck.addingPercentEncoding(withAllowedCharacters: .urlFragmentAllowed) ?? deck)
+        if let url = obj["url"] as? String, url.hasPrefix("http") {
+            let base = url.split(separator: "#", maxSplits: 1).first.map(String.init) ?? url
+            return base + fragment
+        }
+        guard let port = (obj["port"] as? NSNumber)?.intValue else { return nil }
+        let token = (obj["token"] as? String).map { "?token=" + ($0.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? $0) } ?? ""
+        return "http://127.0.0.1:\(port)/\(token)\(fragment)"
+    }
+
+    /// Starts `xdg-open URL` and does not wait for the browser.
+    public static func openWithXDG(_ url: String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["xdg-open", url]
+        p.standardInput = FileHandle.nullDevice
+        try? p.run()
+    }
+}
