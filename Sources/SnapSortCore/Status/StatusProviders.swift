@@ -33,7 +33,7 @@ public struct StatusInputs: Sendable {
 /// To plug in, set your field in `StatusProviders.standard` below (one line per feature):
 /// groups (issue 4) → `groups` (wired to `Library.groupSummaries()`); review/trash/stats
 /// (issue 6) → `awaitingReview`, `trash`, `cleared`, `streak`, `goal` (wired to
-/// `Stats.statusSnapshot`); reminders → `nextReminder` (still nil). Providers run on the agent's thread
+/// `Stats.statusSnapshot`); reminders → `nextReminder` (wired to `ReminderService.nextReminder`). Providers run on the agent's thread
 /// with its database connection (reads only), after every change and every CLI write, so
 /// keep them to a few indexed queries. A provider that throws leaves its field `null` and
 /// the error is logged.
@@ -77,8 +77,8 @@ public struct StatusProviders: Sendable {
         p.cleared = { i in try snapshot.get(i).map { StatusDocument.Cleared(today: Int($0.cleared.today), week: Int($0.cleared.week), total: Int($0.cleared.total)) } }
         p.streak = { i in try snapshot.get(i).map { StatusDocument.Streak(current: $0.streak.current, longest: $0.streak.longest) } }
         p.goal = { i in try snapshot.get(i).map { StatusDocument.Goal(target: $0.goalTarget, doneToday: $0.doneToday) } }
-        // Reminders (issue 7, later): the next reminder's time.
-        p.nextReminder = { _ in nil }
+        // Reminders: the next reminder.s time.
+        p.nextReminder = { i in ReminderService.nextReminder(library: i.library, configuration: i.configuration, now: i.now) }
         return p
     }
 
