@@ -146,6 +146,24 @@ public struct GroupRules: Sendable {
         m.reblurTile >= 0.45 ? m.reblurTile : nil
     }
 
+    /// Blurry within a Similar Shots set: a frame whose sharpest tile has at least this many
+    /// stops (log2) less Laplacian variance than the set's sharpest frame is blurry, whatever
+    /// the content — the set itself is the reference, so no global threshold is needed.
+    public var relativeBlurStops = 1.3
+
+    /// Members of one set that are blurry relative to the set, with how many stops they lose.
+    func relativelyBlurry(_ members: [GroupItem]) -> [(Int64, Double)] {
+        let tiles = members.map { max($0.metrics?.lapTileMax ?? 0, 1e-3) }
+        guard let best = tiles.max() else { return [] }
+        var out: [(Int64, Double)] = []
+        for (item, t) in zip(members, tiles) {
+            guard let m = item.metrics, !isScreenshot(item, m), !isRendered(item, m), oopsScore(m) == nil else { continue }
+            let stops = log2(best / t)
+            if stops >= relativeBlurStops { out.append((item.id, stops)) }
+        }
+        return out
+    }
+
     // MARK: Videos
 
     /// Downloaded Videos: under a Downloads / Telegram / WhatsApp / Messenger / Signal folder, or

@@ -92,9 +92,14 @@ public struct Grouper {
             for id in region.union(changed) {
                 try db.run("DELETE FROM similar_sets WHERE file_id=?", id)
                 try db.run("DELETE FROM group_members WHERE file_id=? AND group_id IN ('similar','duplicate')", id)
+                // Set-relative blur (score > 1; the per-file rule scores ≤ 1 and stays).
+                try db.run("DELETE FROM group_members WHERE file_id=? AND group_id='blurry' AND score > 1", id)
             }
             for set in sets {
                 let key = set.members.map(\.id).min()!
+                for (id, stops) in rules.relativelyBlurry(set.members.compactMap { byID[$0.id] }) {
+                    try db.run("INSERT OR IGNORE INTO group_members(group_id, file_id, score) VALUES('blurry',?,?)", id, 1 + stops)
+                }
                 let hasCopies = set.members.contains { $0.duplicateOf != nil }
                 for m in set.members {
                     try db.run("INSERT INTO similar_sets(file_id, set_key, keeper, duplicate_of, score) VALUES(?,?,?,?,?)",
