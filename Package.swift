@@ -43,16 +43,20 @@ let package = Package(
         .target(name: "COCR", path: "Sources/COCR", linkerSettings: [.linkedLibrary("tesseract")]),
         .target(name: "CQR", path: "Sources/CQR", linkerSettings: [.linkedLibrary("zbar")]),
 
+        // The review page: HTTP through GNU libmicrohttpd (MHD_start_daemon is variadic).
+        .target(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", linkerSettings: [.linkedLibrary("microhttpd")]),
         // The one Swift layer that imports C.
         .target(
             name: "SnapSortSystem",
-            dependencies: ["CSQLite", "CSystemd", "CJPEG", "CPNG", "CExif", "CSysShim", "CHeif", "CWebP", "CReviewShim", "CChafa", "CLinux", "COCR", "CQR", "CBus"]),
+            dependencies: ["CSQLite", "CSystemd", "CJPEG", "CPNG", "CExif", "CSysShim", "CHeif", "CWebP", "CReviewShim", "CChafa", "CLinux", "COCR", "CQR", "CBus", "CMicroHTTPD"]),
         // The domain.
         .target(name: "SnapSortCore", dependencies: ["SnapSortSystem"]),
+        // The review page: the web API, media and static assets over SnapSortSystem's HTTPServer.
+        .target(name: "SnapSortWeb", dependencies: ["SnapSortCore", "SnapSortSystem"]),
         // The long-running service.
         .target(name: "SnapSortAgent", dependencies: ["SnapSortCore", "SnapSortSystem"]),
         // Wiring only.
-        .executableTarget(name: "snapsort", dependencies: ["SnapSortAgent", "SnapSortCore", "SnapSortSystem"]),
+        .executableTarget(name: "snapsort", dependencies: ["SnapSortAgent", "SnapSortCore", "SnapSortSystem", "SnapSortWeb"]),
 
         .target(name: "SnapSortTestSupport", dependencies: ["SnapSortCore", "SnapSortSystem"]),
         .testTarget(name: "SnapSortSystemTests", dependencies: ["SnapSortSystem", "SnapSortTestSupport"]),
@@ -60,13 +64,16 @@ let package = Package(
         .testTarget(
             name: "SnapSortAgentTests",
             dependencies: ["SnapSortAgent", "SnapSortCore", "SnapSortSystem", "SnapSortTestSupport"]),
+        .testTarget(
+            name: "SnapSortWebTests",
+            dependencies: ["SnapSortWeb", "SnapSortCore", "SnapSortSystem", "SnapSortTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
 
 // The analysis and storage code is always optimized: an unoptimized decode-and-measure loop
 // is 20× slower, which makes debug builds and the test suite crawl on real photos.
-let alwaysOptimized: Set<String> = ["SnapSortSystem", "SnapSortCore", "SnapSortTestSupport"]
+let alwaysOptimized: Set<String> = ["SnapSortSystem", "SnapSortCore", "SnapSortTestSupport", "SnapSortWeb"]
 
 for target in package.targets where target.type != .system {
     guard !target.name.hasPrefix("C") else { continue }

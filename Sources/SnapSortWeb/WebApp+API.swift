@@ -1,0 +1,275 @@
+import Foundation
+import SnapSortCore
+import SnapSortSystem
+
+/// `/api/…`: a small JSON API over the core's decks, decisions, undo, groups, trash and stats.
+extension WebApp {
+    func api(_ r: HTTPRequest) throws -> HTTPResponse {
+        let parts = r.path.split(separator: "/").map(String.init).dropFirst()  // drop "api"
+        let route = (r.method == "HEAD" ? "GET" : r.method) + " " + parts.joined(separator: "/")
+        let body = try Self.body(r)
+        let clock = options.clock
+        let tz = options.timeZone
+        switch (route, Array(parts)) {
+        case ("GET summary", _):
+            return Self.json(try withLibrary { try summary($0) })
+        case ("GET decks", _):
+            return Self.json(try withLibrary { lib in
+                .object([("decks", .array(try Decks.overview(library: lib, clock: clock, timeZone: tz).map(Self.deckJSON)))])
+            })
+        case ("POST sessions", _):
+            guard let deck = body["deck"]?.stringValue, let id = DeckID(deck) else { throw WebError.bad("'deck' must be a deck id") }
+            let goal = config.withLock { $0.sessionGoal }
+            return Self.json(try withLibrary { lib in
+                if case .rediscovery = id {} else if let s = try DeckSession.open(deckID: id.description, library: lib), s.remaining > 0 {
+                    return try sessionJSON(s, lib)
+                }
+                let built = try Decks.build(id, library: lib, clock: clock, timeZone: tz)
+                let s = try DeckSession.start(built, library: lib, clock: clock, goal: goal)
+                return try sessionJSON(s, lib)
+            })
+        case ("GET sessions/\(parts.last ?? "")", let p) where p.count == 2:
+            guard let sid = Int64(p[1]) else { throw WebError.notFound() }
+            return Self.json(try withLibrary { lib in
+                guard let s = try DeckSession.load(id: sid, library: lib) else { throw WebError.notFound("no such session") }
+                return try sessionJSON(s, lib)
+            })
+        case ("POST decide", _):
+            guard let fid = body["id"]?.intValue, let d = body["decision"]?.stringValue.flatMap(Decision.init(rawValue:)) else {
+                throw WebError.bad("'id' and 'decision' (trash, keep, skip, later) are needed")
+            }
+            let sid = body["session"]?.intValue.map(Int64.init)
+            return Self.json(try withLibrary { lib in
+                let o = try Review.decide(d, fileID: Int64(fid), library: lib, clock: clock, session: sid, timeZone: tz)
+                return .object([
+                    ("id", .int(o.fileID)), ("decision", .string(o.decision.rawValue)), ("previous", .opt(o.previous?.rawValue)),
+                    ("session", try o.session.map { try sessionJSON($0, lib) } ?? .null), ("chapter", .opt(o.chapter)),
+                    ("milestones", .array(o.milestones.map { .string($0) })), ("summary", try summary(lib)),
+                ])
+            })
+        case ("POST undo", _):
+            return Self.json(try withLibrary { lib in
+                guard let o = try Review.undo(library: lib, clock: clock) else { throw WebError(409, "nothing to undo") }
+                return .object([
+                    ("id", .int(o.fileID)), ("undone", .opt(o.undone?.rawValue)), ("restored", .opt(o.restored?.rawValue)),
+                    ("session", try o.session.map { try sessionJSON($0, lib) } ?? .null), ("summary", try summary(lib)),
+                ])
+            })
+        case ("GET items/\(parts.last ?? "")", let p) where p.count == 2:
+            guard let fid = Int64(p[1]) else { throw WebError.notFound() }
+            return Self.json(try withLibrary { lib in
+                guard let item = try lib.item(id: fid), item.status != .gone else { throw WebError.notFound("no such item") }
+                return Self.card(item, decision: try Review.decision(for: fid, library: lib))
+            })
+        case ("GET groups", _):
+            return Self.json(try withLibrary { lib in
+                .object([("groups", .array(try lib.groupSummaries().map { g in
+                    .object([("id", .string(g.id.rawValue)), ("title", .string(g.id.title)), ("items", .int(g.items)),
+                             ("sets", .int(g.sets)), ("bytes", .int(g.bytes)), ("reclaimable_bytes", .int(g.reclaimableBytes))])
+                }))])
+            })
+        case ("GET similar", _):
+            return Self.json(try withLibrary { try similarJSON($0) })
+        case ("POST similar/keeper", _):
+            guard let fid = body["id"]?.intValue else { throw WebError.bad("'id' is needed") }
+            return Self.json(try withLibrary { lib in
+                _ = try SimilarReview.chooseKeeper(fileID: Int64(fid), library: lib, clock: clock)
+                return try similarJSON(lib)
+            })
+        case ("POST similar/trash-rest", _):
+            return Self.json(try withLibrary { lib in
+                let outcomes: [DecisionOutcome]
+                if body["all"]?.boolValue == true {
+                    outcomes = try SimilarReview.trashRestOfAll(library: lib, clock: clock, timeZone: tz)
+                } else if let set = body["set"]?.stringValue {
+                    outcomes = try SimilarReview.trashRest(setID: set, library: lib, clock: clock, timeZone: tz)
+                } else {
+                    throw WebError.bad("'set' or 'all' is needed")
+                }
+                var j = try similarJSON(lib)
+                if case .object(var o) = j { o.append(("staged", .int(outcomes.count))); j = .object(o) }
+                return j
+            })
+        case ("POST similar/not-similar", _):
+            guard let set = body["set"]?.stringValue else { throw WebError.bad("'set' is needed") }
+            return Self.json(try withLibrary { lib in
+                _ = try SimilarReview.markNotSimilar(setID: set, library: lib, clock: clock)
+                return try similarJSON(lib)
+            })
+        case ("GET trash", _):
+            return Self.json(try withLibrary { try trashJSON($0) })
+        case ("POST trash/restore", _):
+            let ids = (body["ids"]?.arrayValue ?? []).compactMap { $0.intValue.map(Int64.init) }
+            let ledger = (body["ledger"]?.arrayValue ?? []).compactMap { $0.intValue.map(Int64.init) }
+            guard !ids.isEmpty || !ledger.isEmpty || body["all"]?.boolValue == true else { throw WebError.bad("'ids', 'ledger' or 'all' is needed") }
+            return Self.json(try withLibrary { lib in
+                var outcomes: [TrashOutcome] = []
+                if body["all"]?.boolValue == true {
+                    outcomes = try Trash.restoreAll(library: lib, clock: clock)
+                } else {
+                    outcomes += try Trash.unstage(fileIDs: ids, library: lib)
+                    outcomes += try Trash.restore(ledgerIDs: ledger, library: lib, clock: clock)
+                }
+                return try withOutcomes(trashJSON(lib), outcomes, key: "restored")
+            })
+        case ("POST trash/commit", _):
+            guard body["confirm"]?.boolValue == true else { throw WebError.bad("a commit needs {\"confirm\": true}") }
+            let tenv = options.trashEnvironment ?? TrashEnvironment(environment: options.env)
+            return Self.json(try withLibrary { lib in
+                let report = try Trash.commit(library: lib, clock: clock, env: tenv, logger: options.logger)
+                var j = try withOutcomes(trashJSON(lib), report.outcomes, key: "outcomes")
+                if case .object(var o) = j {
+                    o.append(("committed", .int(report.succeeded.filter { !$0.isSidecar }.count)))
+                    o.append(("committed_bytes", .int(report.bytes)))
+                    o.append(("milestones", .array(report.milestones.map { .string($0) })))
+                    j = .object(o)
+                }
+                return j
+            })
+        case ("GET stats", _):
+            let goal = config.withLock { $0.sessionGoal }
+            return Self.json(try withLibrary { try Stats.report(library: $0, clock: clock, timeZone: tz, goal: goal).json })
+        case ("GET settings", _):
+            return Self.json(settingsJSON())
+        case ("POST settings", _):
+            return Self.json(try saveSettings(body))
+        case ("GET bulk/old-screenshots", _), ("POST bulk/old-screenshots", _):
+            let days = body["days"]?.intValue ?? r.query["days"].flatMap { Int($0) } ?? 30
+            let apply = r.method == "POST"
+            return Self.json(try withLibrary { try oldScreenshots(days: days, apply: apply, $0) })
+        default:
+            if route.hasPrefix("GET ") || route.hasPrefix("POST ") { throw WebError.notFound("no such API: \(r.method) \(r.path)") }
+            throw WebError(405, "method not allowed")
+        }
+    }
+
+    static func body(_ r: HTTPRequest) throws -> JSON {
+        guard !r.body.isEmpty else { return .object([]) }
+        guard let j = JSON.parse(String(decoding: r.body, as: UTF8.self)), case .object = j else {
+            throw WebError.bad("the body must be a JSON object")
+        }
+        return j
+    }
+
+    // MARK: - Shapes
+
+    static func deckJSON(_ d: DeckSummary) -> JSON {
+        var kind = String(d.id.description.split(separator: ":").first ?? "")
+        if kind == "rediscover" { kind = "rediscovery" }
+        return .object([
+            ("id", .string(d.id.description)), ("kind", .string(kind)), ("title", .string(d.title)), ("waiting", .int(d.waiting)),
+            ("reviewed", .int(d.progress.reviewed)), ("total", .int(d.progress.total)), ("bytes_to_gain", .int(d.progress.bytesToGain)),
+        ])
+    }
+
+    static func card(_ item: Item, decision: DecisionRecord?) -> JSON {
+        let base = "/media/\(item.id)/"
+        return .object([
+            ("id", .int(item.id)), ("kind", .string(item.kind)), ("format", .opt(item.format)), ("name", .string(item.name)),
+            ("bytes", .int(item.bytes)), ("width", .opt(item.width)), ("height", .opt(item.height)),
+            ("taken_at", .opt(item.takenAt)), ("taken_ts", .opt(item.takenTimestamp)), ("duration", .opt(item.durationSeconds)),
+            ("decision", .opt(decision?.decision.rawValue)),
+            ("seen_before", .bool(decision?.decision == .later || (decision?.laterCount ?? 0) > 0)),
+            ("deferrals", .int(decision?.laterCount ?? 0)), ("suggest_keep", .bool(decision?.suggestsKeep ?? false)),
+            ("thumb", .string(base + "thumb")), ("display", .string(base + "display")), ("original", .string(base + "original")),
+        ])
+    }
+
+    /// A session with its remaining cards (the current one first).
+    func sessionJSON(_ s: DeckSession, _ lib: Library) throws -> JSON {
+        var cards: [JSON] = []
+        for id in s.itemIDs.dropFirst(s.position) {
+            guard let item = try lib.item(id: id), item.status != .gone else { continue }
+            cards.append(Self.card(item, decision: try Review.decision(for: id, library: lib)))
+        }
+        return .object([
+            ("id", .int(s.id)), ("deck", .string(s.deckID)), ("title", .string(s.title)), ("position", .int(s.position)),
+            ("total", .int(s.itemIDs.count)), ("goal", .int(s.goal)), ("decisions", .int(s.decisions)), ("bytes", .int(s.bytes)),
+            ("goal_met", .bool(s.goalMet)), ("finished", .bool(s.isFinished)), ("current", .opt(s.current)),
+            ("cards", .array(cards)),
+        ])
+    }
+
+    func summary(_ lib: Library) throws -> JSON {
+        let goal = config.withLock { $0.sessionGoal }
+        let snap = try Stats.statusSnapshot(library: lib, clock: options.clock, goal: goal)
+        var j = snap.json
+        if case .object(var o) = j {
+            o.append(("undo_depth", .int(try Review.undoDepth(library: lib))))
+            j = .object(o)
+        }
+        return j
+    }
+
+    func similarJSON(_ lib: Library) throws -> JSON {
+        var sets: [JSON] = []
+        for set in try lib.similarGroups() {
+            var members: [JSON] = []
+            for m in set.members {
+                let d = try Review.decision(for: m.fileID, library: lib)
+                members.append(.object([
+                    ("id", .int(m.fileID)), ("name", .string((m.path as NSString).lastPathComponent)), ("bytes", .int(m.bytes)),
+                    ("keeper", .bool(m.isKeeper)), ("chosen_by_user", .bool(m.chosenByUser)), ("duplicate_of", .opt(m.duplicateOf)),
+                    ("decision", .opt(d?.decision.rawValue)), ("thumb", .string("/media/\(m.fileID)/thumb")),
+                ]))
+            }
+            sets.append(.object([("id", .string(set.id)), ("reclaimable_bytes", .int(set.reclaimableBytes)), ("members", .array(members))]))
+        }
+        return .object([("sets", .array(sets))])
+    }
+
+    func trashJSON(_ lib: Library) throws -> JSON {
+        let staged = try Trash.staged(library: lib)
+        var items: [JSON] = []
+        for s in staged {
+            let item = try lib.item(id: s.fileID)
+            items.append(.object([
+                ("id", .int(s.fileID)), ("name", .string((s.path as NSString).lastPathComponent)), ("bytes", .int(s.bytes)),
+                ("kind", .string(item?.kind ?? "photo")), ("decided_at", .double(s.decidedAt)),
+                ("thumb", .string("/media/\(s.fileID)/thumb")),
+            ]))
+        }
+        _ = try? Trash.noticeRestores(library: lib, clock: options.clock)
+        let inTrash = try Trash.inSystemTrash(library: lib).filter { !$0.isSidecar }
+        return .object([
+            ("count", .int(staged.count)), ("bytes", .int(staged.reduce(0) { $0 + $1.bytes })), ("items", .array(items)),
+            ("in_system_trash", .array(inTrash.map { t in
+                .object([("ledger", .int(t.ledgerID)), ("id", .opt(t.fileID)), ("name", .string((t.originalPath as NSString).lastPathComponent)),
+                         ("bytes", .int(t.bytes)), ("trashed_at", .double(t.trashedAt))])
+            })),
+            ("in_trash_bytes", .int(try Trash.inTrashBytes(library: lib))),
+        ])
+    }
+
+    func withOutcomes(_ j: JSON, _ outcomes: [TrashOutcome], key: String) -> JSON {
+        guard case .object(var o) = j else { return j }
+        o.append((key, .array(outcomes.map { x in
+            let (result, reason): (String, String?) = switch x.result {
+            case .trashed: ("trashed", nil)
+            case .restored: ("restored", nil)
+            case .unstaged: ("unstaged", nil)
+            case .skipped(let why): ("skipped", why)
+            }
+            return .object([("name", .string((x.path as NSString).lastPathComponent)), ("bytes", .int(x.bytes)),
+                            ("result", .string(result)), ("reason", .opt(reason)), ("sidecar", .bool(x.isSidecar))])
+        })))
+        return .object(o)
+    }
+
+    /// Screenshots older than `days` (by capture time, else file time): a preview, or staged
+    /// for the Trash in one action (each its own undo step).
+    func oldScreenshots(days: Int, apply: Bool, _ lib: Library) throws -> JSON {
+        let now = options.clock.now()
+        let cutoff = now.timeIntervalSince1970 - Double(max(0, days)) * 86_400
+        let deck = try Decks.build(.filter(.screenshots, year: nil), library: lib, clock: options.clock, timeZone: options.timeZone)
+        let old = deck.items.filter { c in
+            let t = c.item.takenTimestamp ?? Double(c.item.mtimeNanoseconds) / 1e9
+            return t < cutoff && c.decision == nil
+        }
+        if apply {
+            for c in old { try Review.decide(.trash, fileID: c.item.id, library: lib, clock: options.clock, timeZone: options.timeZone) }
+        }
+        return .object([("days", .int(days)), ("count", .int(old.count)), ("bytes", .int(old.reduce(0) { $0 + $1.item.bytes })),
+                        ("staged", .bool(apply)), ("summary", try summary(lib))])
+    }
+}

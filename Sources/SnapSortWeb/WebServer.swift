@@ -1,0 +1,208 @@
+import Foundation
+import SnapSortCore
+import SnapSortSystem
+import Synchronization
+
+/// An error the web layer answers with a status and `{"error":{"message":…}}`.
+struct WebError: Error {
+    var status: Int
+    var message: String
+    init(_ status: Int, _ message: String) {
+        self.status = status
+        self.message = message
+    }
+    static func notFound(_ what: String = "not found") -> WebError { WebError(404, what) }
+    static func bad(_ what: String) -> WebError { WebError(400, what) }
+}
+
+/// The review page's server: the JSON API, media by library id and the static page, on
+/// loopback only. One call starts it (the agent and `snapsort serve` use it):
+///
+///     let web = try WebServer.start(dbPath: library.path, config: configuration, env: env)
+///     …
+///     web.stop()
+public final class WebServer: Sendable {
+    /// Everything a server needs; defaults are the live values.
+    public struct Options: Sendable {
+        public var dbPath: String
+        public var config: Configuration
+        public var env: Environment
+        /// 0 = any free port (tests); else the configured port, or the next free one.
+        public var port: Int
+        public var clock: Clock = .live
+        public var timeZone: TimeZone = .current
+        public var logger: Logger = .silent
+        /// The static page's folder (default: `DataDirectory.find(env)/web`).
+        public var webRoot: String?
+        /// Where commits move files (default: the live Trash locations for `env`).
+        public var trashEnvironment: TrashEnvironment?
+        /// Write `web.json` (the server a user runs); tests may leave it out.
+        public var writeInfo = true
+        public var addresses = ["127.0.0.1", "::1"]
+
+        public init(dbPath: String, config: Configuration, env: Environment) {
+            self.dbPath = dbPath
+            self.config = config
+            self.env = env
+            self.port = config.webPort
+        }
+    }
+
+    public let port: Int
+    public let token: String
+    /// `http://127.0.0.1:PORT/`
+    public let url: String
+    public let info: WebInfo
+    let http: Mutex<HTTPServer?>
+    let options: Options
+
+    /// Starts the server for the library at `library.path` (the server opens its own
+    /// connection, so it never shares one with the caller's thread).
+    public static func start(library: Library, config: Configuration, env: Environment, logger: Logger = .silent) throws -> WebServer {
+        var o = Options(dbPath: library.path, config: config, env: env)
+        o.logger = logger
+        return try WebServer(o)
+    }
+
+    /// Starts a server with explicit options.
+    public static func start(_ options: Options) throws -> WebServer { try WebServer(options) }
+
+    init(_ options: Options) throws {
+        self.options = options
+        let token = try WebSecurity.makeToken()
+        let library = try Library(path: options.dbPath)
+        let webRoot = options.webRoot ?? DataDirectory.find(options.env).map { $0 + "/web" }
+        let app = WebApp(library: library, options: options, webRoot: webRoot)
+        let server = try HTTPServer(addresses: options.addresses, port: options.port) { request in
+            app.handle(request)
+        }
+        let port = server.port
+        let addresses = server.addresses.joined(separator: " ")
+        app.setSecurity(WebSecurity(token: token, port: port))
+        self.port = port
+        self.token = token
+        self.url = "http://127.0.0.1:\(port)/"
+        self.info = WebInfo(url: "http://127.0.0.1:\(port)/", port: port, token: token, pid: Int(getpid()))
+        self.http = Mutex(server)
+        if options.writeInfo {
+            do { try info.write(options.env) } catch {
+                http.withLock { $0?.stop() }
+                throw error
+            }
+        }
+        options.logger.info("review page served", ["web.url": url, "web.addresses": addresses])
+    }
+
+    /// Stops serving and removes `web.json`; idempotent.
+    public func stop() {
+        let s = http.withLock { h -> HTTPServer? in
+            let s = h
+            h = nil
+            return s
+        }
+        guard let s else { return }
+        s.stop()
+        if options.writeInfo { WebInfo.remove(options.env, token: token) }
+    }
+
+    deinit { stop() }
+}
+
+/// Dispatches requests: guards first, then static files, media and the API.
+final class WebApp: Sendable {
+    let library: Library
+    let options: Options
+    let webRoot: String?
+    let thumbnails: ThumbnailCache
+    let renditions: RenditionCache
+    /// One connection, one request touching it at a time.
+    let dbLock = Mutex(())
+    let security = Mutex<WebSecurity?>(nil)
+    /// The configuration as the settings view last wrote it.
+    let config: Mutex<Configuration>
+    typealias Options = WebServer.Options
+
+    init(library: Library, options: Options, webRoot: String?) {
+        self.library = library
+        self.options = options
+        self.webRoot = webRoot
+        config = Mutex(options.config)
+        thumbnails = ThumbnailCache(env: options.env)
+        renditions = RenditionCache(env: options.env)
+    }
+
+    func setSecurity(_ s: WebSecurity) { security.withLock { $0 = s } }
+
+    func withLibrary<T: Sendable>(_ body: (Library) throws -> T) throws -> T {
+        try dbLock.withLock { _ in try body(library) }
+    }
+
+    func handle(_ r: HTTPRequest) -> HTTPResponse {
+        var response = route(r)
+        response.headers += WebSecurity.common
+        return response
+    }
+
+    private func route(_ r: HTTPRequest) -> HTTPResponse {
+        guard let sec = security.withLock({ $0 }) else { return Self.error(503, "starting") }
+        guard sec.hostAllowed(r) else { return Self.error(403, "this page is only served to this machine (Host refused)") }
+        if r.method == "OPTIONS" { return Self.error(405, "method not allowed") }
+        guard let proof = sec.authenticate(r) else {
+            return Self.error(401, "a token is needed: open the page with 'snapsort open'")
+        }
+        if WebSecurity.isStateChanging(r.method) && !sec.originAllowed(r) {
+            return Self.error(403, "cross-origin request refused")
+        }
+        if r.bodyTooLarge { return Self.error(413, "request body too large") }
+        // The first visit carries the token in the URL: trade it for a cookie and drop it from
+        // the address bar (the fragment, e.g. #deck=ID, survives the redirect).
+        if proof == .query && r.method == "GET" && (r.path == "/" || r.path == "/index.html") {
+            return HTTPResponse(status: 303, headers: [("Location", "/"), sec.cookieHeader, ("Cache-Control", "no-store")])
+        }
+        do {
+            if r.path.hasPrefix("/api/") { return try api(r) }
+            if r.path.hasPrefix("/media/") { return try media(r) }
+            guard r.method == "GET" || r.method == "HEAD" else { throw WebError(405, "method not allowed") }
+            var res = try staticFile(r.path)
+            if proof == .query { res.headers.append(sec.cookieHeader) }
+            return res
+        } catch let e as WebError {
+            return Self.error(e.status, e.message)
+        } catch let e as ReviewError {
+            let status = e.code == .notInLibrary || e.code == .noSuchDeck || e.code == .noSuchSession ? 404 : 400
+            return Self.error(status, e.message)
+        } catch {
+            options.logger.warning("web request failed", ["web.path": r.path, "error": "\(error)"])
+            return Self.error(500, "\(error)")
+        }
+    }
+
+    static func error(_ status: Int, _ message: String) -> HTTPResponse {
+        json(.object([("error", .object([("message", .string(message))]))]), status: status)
+    }
+
+    static func json(_ j: JSON, status: Int = 200) -> HTTPResponse {
+        HTTPResponse(status: status, contentType: "application/json; charset=utf-8", Array(j.serialized().utf8),
+                     headers: [("Cache-Control", "no-store")])
+    }
+
+    // MARK: - Static files
+
+    static let types: [String: String] = [
+        "html": "text/html; charset=utf-8", "css": "text/css; charset=utf-8", "js": "text/javascript; charset=utf-8",
+        "svg": "image/svg+xml", "png": "image/png", "ico": "image/x-icon", "json": "application/json",
+        "webmanifest": "application/manifest+json",
+    ]
+
+    /// Files of the web folder by plain name only (`[A-Za-z0-9_-]+.ext`): nothing else can be named.
+    func staticFile(_ path: String) throws -> HTTPResponse {
+        guard let webRoot else { throw WebError(500, "the page's files are not installed (share/snapsort/web)") }
+        let name = path == "/" ? "index.html" : String(path.dropFirst())
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty,
+              parts[0].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }),
+              let type = Self.types[String(parts[1])] else { throw WebError.notFound() }
+        guard let data = try? FileSystem.readFile(webRoot + "/" + name, limit: 8 * 1024 * 1024) else { throw WebError.notFound() }
+        return HTTPResponse(status: 200, contentType: type, data, headers: [("Cache-Control", "no-cache")])
+    }
+}

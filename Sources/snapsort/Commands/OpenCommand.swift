@@ -1,0 +1,66 @@
+import Foundation
+import SnapSortCore
+import SnapSortSystem
+import SnapSortWeb
+
+/// `snapsort open [--print-url]`
+enum OpenCommand: Command {
+    static let name = "open"
+    static let summary = "open the review page of the running agent in the browser"
+    static let usage = """
+        Usage: snapsort open [--print-url] [--deck ID]
+
+        Opens the review page that the running agent (or 'snapsort serve') serves on this
+        machine, with its access token, in the default browser (xdg-open, started through
+        'systemd-run --user --scope' where available), and prints the URL.
+          --print-url   only print the URL, as one line: http://127.0.0.1:PORT/?token=…
+          --deck ID     open a deck directly (e.g. month:2024-05, later, group:screenshot)
+        The server writes its address and token to $XDG_RUNTIME_DIR/snapsort/web.json (0600).
+        Exit: 0 ok, 3 the agent is not running (no page is being served).
+        """
+
+    static func run(_ args: inout Arguments, _ ctx: Context) throws -> Int32 {
+        let printOnly = args.flag("--print-url")
+        let deck = try args.option("--deck")
+        guard try args.positionals().isEmpty else { throw UsageError("open takes no arguments") }
+        guard let info = WebInfo.read(ctx.env), WebClient.answers(info) else {
+            throw CommandFailure(ExitCode.unavailable, "the review page is not being served: start the agent ('systemctl --user start snapsort' or 'snapsort agent'), or 'snapsort serve'")
+        }
+        var url = info.openURL
+        if let deck { url += "#deck=" + (deck.addingPercentEncoding(withAllowedCharacters: .urlFragmentAllowed) ?? deck) }
+        ctx.out(url)
+        if printOnly { return ExitCode.ok }
+        ctx.flush()
+        guard launch(url, env: ctx.env) else {
+            throw CommandFailure(ExitCode.error, "could not start a browser (xdg-open); open the URL above by hand")
+        }
+        return ExitCode.ok
+    }
+
+    /// `systemd-run --user --scope xdg-open URL` when a user manager runs (the browser then
+    /// lives in its own scope, not in the caller's cgroup), else `xdg-open URL`.
+    static func launch(_ url: String, env: Environment) -> Bool {
+        func which(_ name: String) -> String? {
+            for dir in (env["PATH"] ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":") {
+                let p = "\(dir)/\(name)"
+                if FileManager.default.isExecutableFile(atPath: p) { return p }
+            }
+            return nil
+        }
+        guard let xdg = which("xdg-open") else { return false }
+        var argv = [xdg, url]
+        if let run = which("systemd-run"), let rt = env.runtimeDir, FileSystem.exists(rt + "/systemd/private") || FileSystem.exists(rt + "/bus") {
+            argv = [run, "--user", "--scope", "--quiet", "--collect", xdg, url]
+        }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: argv[0])
+        p.arguments = Array(argv.dropFirst())
+        do {
+            try p.run()
+            p.waitUntilExit()
+            return p.terminationStatus == 0
+        } catch {
+            return false
+        }
+    }
+}

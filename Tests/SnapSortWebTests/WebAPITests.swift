@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+import SnapSortCore
+import SnapSortSystem
+import SnapSortTestSupport
+@testable import SnapSortWeb
+
+/// The JSON API over decks, decisions, undo, groups, trash and stats.
+@Suite(.serialized) struct WebAPITests {
+    @Test func deckDecideUndo() throws {
+        let h = try WebHarness()
+        let decks = h.json(try h.get("/api/decks"))["decks"]?.arrayValue ?? []
+        #expect(decks.contains { $0["id"]?.stringValue == "month:2024-05" })
+        let s = h.json(try h.post("/api/sessions", #"{"deck":"month:2024-05"}"#))
+        let sid = try #require(s["id"]?.intValue)
+        let cards = s["cards"]?.arrayValue ?? []
+        #expect(cards.count == 3)
+        let first = try #require(cards.first?["id"]?.intValue)
+        let d = h.json(try h.post("/api/decide", #"{"id":\#(first),"decision":"trash","session":\#(sid)}"#))
+        #expect(d["session"]?["position"]?.intValue == 1)
+        #expect(d["summary"]?["trash"]?["count"]?.intValue == 1)
+        let u = h.json(try h.post("/api/undo", "{}"))
+        #expect(u["id"]?.intValue == first && u["session"]?["position"]?.intValue == 0)
+        #expect(try h.post("/api/undo", "{}").status == 409)
+        let bad = try h.post("/api/decide", #"{"id":999999,"decision":"trash"}"#)
+        #expect(bad.status == 404 && h.json(bad)["error"]?["message"]?.stringValue != nil)
+        #expect(try h.post("/api/decide", #"{"id":1,"decision":"burn"}"#).status == 400)
+        #expect(try h.post("/api/decide", "not json").status == 400)
+        #expect(try h.get("/api/nope").status == 404)
+    }
+
+    @Test func trashCommitGoesToTheHomeTrash() throws {
+        let h = try WebHarness()
+        let id = h.id("beach.jpg")
+        _ = try h.post("/api/decide", #"{"id":\#(id),"decision":"trash"}"#)
+        let t = h.json(try h.get("/api/trash"))
+        #expect(t["count"]?.intValue == 1)
+        #expect(try h.post("/api/trash/commit", "{}").status == 400)
+        let c = h.json(try h.post("/api/trash/commit", #"{"confirm":true}"#))
+        #expect(c["committed"]?.intValue == 1)
+        let trash = h.home + "/.local/share/Trash"
+        #expect(FileSystem.exists(trash + "/files/beach.jpg"))
+        let info = String(decoding: try FileSystem.readFile(trash + "/info/beach.jpg.trashinfo", limit: 4096), as: UTF8.self)
+        #expect(info.hasPrefix("[Trash Info]\nPath=" + h.lib.root + "/beach.jpg"))
+        #expect(!FileSystem.exists(h.lib.root + "/beach.jpg"))
+        let ledger = try #require(c["in_system_trash"]?.arrayValue?.first?["ledger"]?.intValue)
+        _ = try h.post("/api/trash/restore", #"{"ledger":[\#(ledger)]}"#)
+        #expect(FileSystem.exists(h.lib.root + "/beach.jpg"))
+    }
+
+    @Test func similarKeeperAndTrashRest() throws {
+        let h = try WebHarness()
+        let sets = h.json(try h.get("/api/similar"))["sets"]?.arrayValue ?? []
+        let set = try #require(sets.first)
+        let members = set["members"]?.arrayValue ?? []
+        #expect(members.count >= 2 && members.first?["keeper"]?.boolValue == true)
+        let other = try #require(members.last?["id"]?.intValue)
+        let after = h.json(try h.post("/api/similar/keeper", #"{"id":\#(other)}"#))
+        let first = after["sets"]?.arrayValue?.first { s in s["members"]?.arrayValue?.contains { $0["id"]?.intValue == other } ?? false }
+        #expect(first?["members"]?.arrayValue?.first?["id"]?.intValue == other)
+        let sid = try #require(first?["id"]?.stringValue)
+        let r = h.json(try h.post("/api/similar/trash-rest", #"{"set":"\#(sid)"}"#))
+        #expect(r["staged"]?.intValue == members.count - 1)
+    }
+
+    @Test func statsGroupsSettingsAndOldScreenshots() throws {
+        let h = try WebHarness()
+        let st = h.json(try h.get("/api/stats"))
+        #expect(st["streak"]?["current"]?.intValue != nil && st["last_7_days"]?.arrayValue?.count == 7)
+        let g = h.json(try h.get("/api/groups"))["groups"]?.arrayValue ?? []
+        #expect(g.contains { $0["id"]?.stringValue == "similar" })
+        let preview = h.json(try h.get("/api/bulk/old-screenshots?days=30"))
+        #expect(preview["count"]?.intValue == 1)
+        let staged = h.json(try h.post("/api/bulk/old-screenshots", #"{"days":30}"#))
+        #expect(staged["summary"]?["trash"]?["count"]?.intValue == 1)
+        let saved = try h.post("/api/settings", #"{"reminder":"daily","reminder_time":"20:30","session_goal":10,"roots":["/photos/a"]}"#)
+        #expect(saved.status == 200)
+        let text = String(decoding: try FileSystem.readFile(h.home + "/.config/snapsort/snapsort.conf", limit: 65536), as: UTF8.self)
+        let (c, problems) = Configuration.parse(text, home: h.home)
+        #expect(problems.isEmpty && c.reminder == "daily" && c.reminderTime == "20:30" && c.sessionGoal == 10 && c.roots == ["/photos/a"])
+        #expect(try h.post("/api/settings", #"{"session_goal":0}"#).status == 400)
+        #expect(try h.post("/api/settings", #"{"reminder_time":"25:00"}"#).status == 400)
+    }
+}

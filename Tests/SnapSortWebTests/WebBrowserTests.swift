@@ -1,0 +1,40 @@
+import Foundation
+import Testing
+import SnapSortCore
+import SnapSortSystem
+import SnapSortTestSupport
+@testable import SnapSortWeb
+
+/// The page in a real browser: Tests/browser/run.sh drives headless Chromium (Debian's
+/// /usr/bin/chromium, through Playwright from PyPI) against a live server on a temp library:
+/// swipes with pointer events and keys, undo, full screen, keeper change, restore and a
+/// commit into the temp home's Trash; screenshots of every view (light, dark, phone width)
+/// land in .build/artifacts/web/. SNAPSORT_SKIP_BROWSER=1 skips it (no chromium).
+@Suite(.serialized) struct WebBrowserTests {
+    static var repo: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized.path
+    }
+
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["SNAPSORT_SKIP_BROWSER"] != "1"
+                   && FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium")))
+    func pageInHeadlessChromium() throws {
+        let h = try WebHarness()
+        let artifacts = Self.repo + "/.build/artifacts/web"
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Self.repo + "/Tests/browser/run.sh")
+        p.arguments = ["http://127.0.0.1:\(h.port)/?token=\(h.token)", h.home, h.lib.root, artifacts]
+        var env = ProcessInfo.processInfo.environment
+        env["HOME"] = h.home
+        p.environment = env
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = out
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        let log = String(decoding: data, as: UTF8.self)
+        try? log.write(toFile: artifacts + "/browser.log", atomically: true, encoding: .utf8)
+        for line in log.split(separator: "\n") where line.hasPrefix("FAIL") { Issue.record(Comment(rawValue: String(line))) }
+        #expect(p.terminationStatus == 0, "browser tests failed:\n\(log.suffix(3000))")
+    }
+}

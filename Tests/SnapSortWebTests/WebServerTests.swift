@@ -1,0 +1,179 @@
+import Foundation
+import Testing
+import SnapSortCore
+import SnapSortSystem
+import SnapSortTestSupport
+@testable import SnapSortWeb
+
+/// The server's guards, against a live server on loopback.
+@Suite(.serialized) struct WebServerTests {
+    @Test func tokenIsRequiredOnEveryRequest() throws {
+        let h = try WebHarness()
+        for path in ["/", "/app.js", "/api/summary", "/media/\(h.id("beach.jpg"))/thumb"] {
+            let r = try h.get(path, [])
+            #expect(r.status == 401, "\(path)")
+            #expect(h.json(r)["error"]?["message"]?.stringValue != nil)
+        }
+        #expect(try h.get("/api/summary", [("Authorization", "Bearer nope")]).status == 401)
+        #expect(try h.get("/api/summary").status == 200)
+    }
+
+    @Test func firstVisitTradesTheTokenForACookie() throws {
+        let h = try WebHarness()
+        let r = try h.get("/?token=\(h.token)", [])
+        #expect(r.status == 303)
+        #expect(r.headers["location"] == "/")
+        let cookie = try #require(r.headers["set-cookie"])
+        #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"))
+        let page = try h.get("/", [("Cookie", "snapsort_token=\(h.token)")])
+        #expect(page.status == 200)
+        #expect(page.text.contains("<title>SnapSort</title>"))
+        let csp = try #require(page.headers["content-security-policy"])
+        #expect(csp.contains("default-src 'none'") && csp.contains("script-src 'self'") && !csp.contains("unsafe"))
+        #expect(page.headers["access-control-allow-origin"] == nil)
+    }
+
+    @Test(arguments: ["evil.example", "evil.example:8765", "127.0.0.1:1", "192.168.1.20", ""])
+    func wrongHostIsRefused(host: String) throws {
+        let h = try WebHarness()
+        let r = try h.get("/api/summary", h.auth + [("Host", host)])
+        #expect(r.status == 403)
+    }
+
+    @Test func localHostNamesAreAccepted() throws {
+        let h = try WebHarness()
+        for host in ["127.0.0.1:\(h.port)", "localhost:\(h.port)", "[::1]:\(h.port)"] {
+            #expect(try h.get("/api/summary", h.auth + [("Host", host)]).status == 200, "\(host)")
+        }
+        // And over IPv6 when the machine has it.
+        if h.server.info.port > 0, let r = try? LoopbackHTTP.request("GET", "/api/summary", port: h.port,
+                                                                         headers: h.auth + [("Host", "[::1]:\(h.port)")], address: "::1") {
+            #expect(r.status == 200)
+        }
+    }
+
+    @Test func stateChangingRequestsNeedOurOrigin() throws {
+        let h = try WebHarness()
+        let body = #"{"id":\#(h.id("beach.jpg")),"decision":"keep"}"#
+        let json = ("Content-Type", "application/json")
+        #expect(try h.post("/api/decide", body, h.auth + [json]).status == 403)
+        #expect(try h.post("/api/decide", body, h.auth + [json, ("Origin", "http://evil.example")]).status == 403)
+        #expect(try h.post("/api/decide", body, h.auth + [json, ("Origin", "http://127.0.0.1:\(h.port)"), ("Sec-Fetch-Site", "cross-site")]).status == 403)
+        #expect(try h.post("/api/decide", body).status == 200)
+        #expect(try LoopbackHTTP.request("OPTIONS", "/api/decide", port: h.port, headers: h.auth + [h.origin]).status == 405)
+    }
+
+    @Test(arguments: [
+        "/media/../../../../etc/passwd", "/media/1/../../../etc/passwd", "/media/%2e%2e/%2e%2e/etc/passwd",
+        "/../../../etc/passwd", "/%2e%2e/%2e%2e/etc/passwd", "/etc/passwd", "/media/999999/original",
+        "/media/-1/original", "/media/1.5/thumb", "/media/abc/original", "/media/1/../../Package.swift",
+        "/..%2fPackage.swift", "/app.js/../../Package.swift", "/.hidden.js", "/media//etc/passwd/original",
+    ])
+    func onlyLibraryIDsCanBeRequested(path: String) throws {
+        let h = try WebHarness()
+        let r = try h.get(path)
+        #expect(r.status == 404, "\(path) → \(r.status)")
+        #expect(!r.text.contains("root:"))
+    }
+
+    @Test func rangeRequests() throws {
+        let h = try WebHarness()
+        let id = h.id("beach.jpg")
+        let file = try FileSystem.readFile(h.lib.root + "/beach.jpg", limit: 1 << 24)
+        let full = try h.get("/media/\(id)/original")
+        #expect(full.status == 200 && full.body == file)
+        #expect(full.headers["accept-ranges"] == "bytes")
+        let part = try h.get("/media/\(id)/original", h.auth + [("Range", "bytes=10-19")])
+        #expect(part.status == 206)
+        #expect(part.headers["content-range"] == "bytes 10-19/\(file.count)")
+        #expect(part.body == Array(file[10..<20]))
+        let tail = try h.get("/media/\(id)/original", h.auth + [("Range", "bytes=-7")])
+        #expect(tail.status == 206 && tail.body == Array(file.suffix(7)))
+        let open = try h.get("/media/\(id)/original", h.auth + [("Range", "bytes=\(file.count - 3)-")])
+        #expect(open.status == 206 && open.body == Array(file.suffix(3)))
+        let bad = try h.get("/media/\(id)/original", h.auth + [("Range", "bytes=\(file.count)-")])
+        #expect(bad.status == 416)
+        #expect(bad.headers["content-range"] == "bytes */\(file.count)")
+        if let vid = h.ids["clip.mp4"] {
+            let v = try h.get("/media/\(vid)/original", h.auth + [("Range", "bytes=0-99")])
+            #expect(v.status == 206 && v.body.count == 100 && v.headers["content-type"] == "video/mp4")
+        }
+    }
+
+    @Test func thumbnailsFollowTheFreedesktopSpec() throws {
+        let h = try WebHarness()
+        for (name, size, long) in [("beach.jpg", "normal", 128), ("rotated.jpg", "large", 256), ("Screenshot_20230101_101010.png", "x-large", 512)] {
+            let path = h.lib.root + "/" + name
+            let r = try h.get("/media/\(h.id(name))/thumb?size=\(size)")
+            #expect(r.status == 200 && r.headers["content-type"] == "image/png")
+            let uri = "file://" + path
+            let cached = "\(h.home)/.cache/thumbnails/\(size)/\(MD5.hex(uri)).png"
+            let st = try FileSystem.lstatus(cached)
+            #expect(st.mode & 0o777 == 0o600)
+            #expect(try FileSystem.lstatus("\(h.home)/.cache/thumbnails").mode & 0o777 == 0o700)
+            let data = try FileSystem.readFile(cached, limit: 1 << 24)
+            #expect(data == r.body)
+            let text = Dictionary(PNG.textChunks(data).map { ($0.key, $0.value) }, uniquingKeysWith: { a, _ in a })
+            #expect(text["Thumb::URI"] == uri)
+            let mtime = try FileSystem.status(path).mtimeNanoseconds / 1_000_000_000
+            #expect(text["Thumb::MTime"] == String(mtime))
+            let header = try PNG.readHeader(data)
+            #expect(max(header.width, header.height) <= long)
+            if name == "rotated.jpg" { #expect(header.height > header.width, "orientation 6 makes it portrait") }
+        }
+        // A stale entry (the file changed) is made again.
+        let path = h.lib.root + "/beach.jpg"
+        utimes(path, nil)
+        let cachedPath = "\(h.home)/.cache/thumbnails/normal/\(MD5.hex("file://" + path)).png"
+        var tv = [timeval(tv_sec: 1_000_000_000, tv_usec: 0), timeval(tv_sec: 1_000_000_000, tv_usec: 0)]
+        utimes(path, &tv)
+        _ = try h.get("/media/\(h.id("beach.jpg"))/thumb?size=normal")
+        let text = Dictionary(PNG.textChunks(try FileSystem.readFile(cachedPath, limit: 1 << 24)).map { ($0.key, $0.value) }, uniquingKeysWith: { a, _ in a })
+        #expect(text["Thumb::MTime"] == "1000000000")
+    }
+
+    @Test func uriEncodingMatchesGLib() {
+        #expect(ThumbnailCache.uri(for: "/home/jens/photos/me.png") == "file:///home/jens/photos/me.png")
+        #expect(ThumbnailCache.uri(for: "/a b/ü#.jpg") == "file:///a%20b/%C3%BC%23.jpg")
+        #expect(MD5.hex("") == "d41d8cd98f00b204e9800998ecf8427e")
+        #expect(MD5.hex("The quick brown fox jumps over the lazy dog") == "9e107d9d372bb6826bd81d3542a419d6")
+    }
+
+    @Test func displayRenditionsAreJPEGsAndHEICIsTranscoded() throws {
+        let h = try WebHarness()
+        let r = try h.get("/media/\(h.id("rotated.jpg"))/display")
+        #expect(r.status == 200 && r.headers["content-type"] == "image/jpeg")
+        let hdr = try JPEG.readHeader(r.body)
+        #expect(hdr.height > hdr.width)
+        let files = try FileSystem.listDirectory("\(h.home)/.cache/snapsort/renditions")
+        #expect(files.contains { $0.name.hasPrefix("\(h.id("rotated.jpg"))-") && $0.name.hasSuffix(".jpg") })
+        guard HEIF.canEncode, let heic = h.ids["phone.heic"] else { return }
+        let t = try h.get("/media/\(heic)/display")
+        #expect(t.status == 200 && t.headers["content-type"] == "image/jpeg")
+        let th = try JPEG.readHeader(t.body)
+        #expect(th.width == 480 && th.height == 320)
+        let p = try h.get("/media/\(heic)/thumb?size=normal")
+        #expect(p.status == 200 && (try PNG.readHeader(p.body)).width == 128)
+    }
+
+    @Test func webInfoIsWrittenPrivatelyAndRemovedOnStop() throws {
+        let h = try WebHarness(writeInfo: true)
+        let path = WebInfo.path(h.env)
+        #expect(try FileSystem.lstatus(path).mode & 0o777 == 0o600)
+        let info = try #require(WebInfo.read(h.env))
+        #expect(info.port == h.port && info.token == h.token && info.url == "http://127.0.0.1:\(h.port)/")
+        #expect(info.openURL == "http://127.0.0.1:\(h.port)/?token=\(h.token)")
+        #expect(WebClient.answers(info))
+        h.server.stop()
+        #expect(!FileSystem.exists(path))
+        #expect(!WebClient.answers(info))
+    }
+
+    @Test func takenPortMovesToTheNextFreeOne() throws {
+        let a = try HTTPServer(addresses: ["127.0.0.1"], port: 0) { _ in HTTPResponse(status: 204) }
+        defer { a.stop() }
+        let b = try HTTPServer(addresses: ["127.0.0.1"], port: a.port) { _ in HTTPResponse(status: 204) }
+        defer { b.stop() }
+        #expect(b.port > a.port && b.port < a.port + 20)
+    }
+}

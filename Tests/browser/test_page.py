@@ -1,0 +1,256 @@
+#!/usr/bin/env python3
+"""Browser tests of the review page in headless Chromium (Debian's /usr/bin/chromium).
+
+Usage: test_page.py URL_WITH_TOKEN HOME_DIR LIBRARY_ROOT ARTIFACTS_DIR
+
+The server (started by the Swift test WebBrowserTests) serves a temp library; HOME_DIR is the
+temp home whose Trash the commit must fill. Screenshots of every view, light and dark, go to
+ARTIFACTS_DIR. Exit 0 when every check passed.
+"""
+import os
+import re
+import sys
+import urllib.parse
+
+from playwright.sync_api import sync_playwright, expect
+
+URL, HOME, ROOT, ART = sys.argv[1:5]
+os.makedirs(ART, exist_ok=True)
+BASE = URL.split("?")[0].rstrip("/")
+checks = {"passed": 0, "failed": 0}
+
+
+def check(cond, what):
+    if cond:
+        checks["passed"] += 1
+        print(f"ok   {what}")
+    else:
+        checks["failed"] += 1
+        print(f"FAIL {what}")
+
+
+A11Y_JS = """
+() => {
+  const bad = [];
+  const sel = 'a[href], button, input, select, textarea, [role=button], [role=slider], [tabindex]:not([tabindex="-1"])';
+  for (const e of document.querySelectorAll(sel)) {
+    if (!e.getClientRects().length || e.closest('[hidden]')) continue;
+    let name = (e.getAttribute('aria-label') || '').trim();
+    if (!name && e.getAttribute('aria-labelledby'))
+      name = e.getAttribute('aria-labelledby').split(/\\s+/).map(id => (document.getElementById(id) || {}).textContent || '').join(' ').trim();
+    if (!name && e.labels && e.labels.length) name = [...e.labels].map(l => l.textContent).join(' ').trim();
+    if (!name) name = (e.textContent || '').trim();
+    if (!name) name = (e.getAttribute('title') || '').trim();
+    if (!name) bad.push(e.outerHTML.slice(0, 140));
+  }
+  return bad;
+}
+"""
+
+
+def a11y(page, where):
+    bad = page.evaluate(A11Y_JS)
+    check(not bad, f"every interactive element has an accessible name ({where}) {bad[:3]}")
+
+
+def api(page, path):
+    return page.evaluate("async (p) => (await fetch('/api/' + p, {credentials: 'same-origin'})).json()", path)
+
+
+def shot(page, name):
+    page.wait_for_timeout(350)
+    page.screenshot(path=os.path.join(ART, name + ".png"), full_page=False)
+
+
+def goto_view(page, view):
+    page.evaluate("(h) => { location.hash = h; }", view)
+    page.wait_for_timeout(150)
+
+
+def top_card(page):
+    card = page.locator("#stack .card").first
+    expect(card).to_be_visible(timeout=10000)
+    return card
+
+
+def main():
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True,
+                                    args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
+        ctx = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="light")
+        page = ctx.new_page()
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+
+        # First visit: the token is traded for a cookie and dropped from the address bar.
+        page.goto(URL)
+        expect(page.locator("#view-home")).to_be_visible()
+        check("token=" not in page.url, "token removed from the address bar")
+        page.wait_for_selector("#home-months li")
+        shot(page, "home-light")
+        a11y(page, "home")
+
+        # Similar Shots: change the keeper.
+        goto_view(page, "#similar")
+        first_row = page.locator(".simrow").first
+        expect(first_row).to_be_visible()
+        shots = first_row.locator(".shot")
+        check(shots.count() >= 2, "a Similar Shots row with several shots")
+        check(shots.first.get_attribute("aria-pressed") == "true", "the suggested keeper comes first")
+        new_keeper = shots.nth(1).get_attribute("data-id")
+        with page.expect_response("**/api/similar/keeper"):
+            shots.nth(1).click()
+        page.wait_for_timeout(200)
+        row = page.locator(".simrow").filter(has=page.locator(f'.shot[data-id="{new_keeper}"]'))
+        check(row.locator(".shot").first.get_attribute("data-id") == new_keeper, "the chosen keeper is first")
+        check(row.locator(f'.shot[data-id="{new_keeper}"]').get_attribute("aria-pressed") == "true", "the chosen keeper is marked")
+        shot(page, "similar-light")
+        a11y(page, "similar")
+
+        # Deck: swipe left with pointer events.
+        goto_view(page, "#deck=month:2024-05")
+        card = top_card(page)
+        first_id = card.get_attribute("data-id")
+        shot(page, "deck-light")
+        a11y(page, "deck")
+        box = card.bounding_box()
+        x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+        page.mouse.move(x, y)
+        page.mouse.down()
+        for i in range(1, 16):
+            page.mouse.move(x - i * box["width"] * 0.035, y + i * 0.5)
+            page.wait_for_timeout(16)
+        mark = page.locator("#stack .card .mark svg.mark-trash")
+        check(mark.count() == 1, "the trash mark draws itself while dragging")
+        rot = page.evaluate("() => document.querySelector('#stack .card').style.transform")
+        m = re.search(r"rotate\((-?[\d.]+)deg\)", rot)
+        check(m is not None and abs(float(m.group(1))) <= 12, f"rotation capped at 12° ({rot})")
+        with page.expect_response("**/api/decide") as resp:
+            page.mouse.up()
+        check(resp.value.ok, "pointer swipe left decided")
+        page.wait_for_timeout(400)
+        check(api(page, "summary")["trash"]["count"] == 1, "swipe left staged the card for the Trash")
+        check(top_card(page).get_attribute("data-id") != first_id, "the next card is on top")
+
+        # Undo with Ctrl+Z: the card comes back.
+        with page.expect_response("**/api/undo"):
+            page.keyboard.press("Control+z")
+        page.wait_for_timeout(300)
+        check(api(page, "summary")["trash"]["count"] == 0, "undo took the decision back")
+        check(top_card(page).get_attribute("data-id") == first_id, "undo put the card back on top")
+
+        # A short drag springs back without deciding.
+        card = top_card(page)
+        box = card.bounding_box()
+        x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+        page.mouse.move(x, y)
+        page.mouse.down()
+        page.mouse.move(x - 40, y, steps=8)
+        page.wait_for_timeout(200)
+        page.mouse.up()
+        page.wait_for_timeout(300)
+        check(api(page, "summary")["trash"]["count"] == 0, "a short slow drag does not decide")
+
+        # Keyboard: ← trashes.
+        page.locator("body").focus()
+        with page.expect_response("**/api/decide"):
+            page.keyboard.press("ArrowLeft")
+        page.wait_for_timeout(400)
+        check(api(page, "summary")["trash"]["count"] == 1, "← staged a card")
+
+        # Full screen: Enter opens; zoom with the wheel and double-click; Escape closes.
+        page.keyboard.press("Enter")
+        expect(page.locator("#viewer")).to_be_visible()
+        stage = page.locator("#viewer-stage")
+        sb = stage.bounding_box()
+        page.mouse.move(sb["x"] + sb["width"] / 2, sb["y"] + sb["height"] / 2)
+        page.mouse.wheel(0, -400)
+        page.wait_for_timeout(150)
+        tf = page.evaluate("() => document.querySelector('#viewer-stage img, #viewer-stage video').style.transform")
+        check("scale(1)" not in tf and "scale(" in tf, f"wheel zooms ({tf})")
+        shot(page, "fullscreen-light")
+        a11y(page, "full screen")
+        page.keyboard.press("Escape")
+        expect(page.locator("#viewer")).to_be_hidden()
+
+        # One more ← so the trash holds two items.
+        with page.expect_response("**/api/decide"):
+            page.keyboard.press("ArrowLeft")
+        page.wait_for_timeout(400)
+        check(api(page, "summary")["trash"]["count"] == 2, "two cards staged")
+
+        # Trash: restore one, commit the other.
+        goto_view(page, "#trash")
+        expect(page.locator("#trash-grid li")).to_have_count(2)
+        shot(page, "trash-light")
+        a11y(page, "trash")
+        page.locator("#trash-grid input").first.check()
+        with page.expect_response("**/api/trash/restore"):
+            page.locator("#trash-restore").click()
+        expect(page.locator("#trash-grid li")).to_have_count(1)
+        check(api(page, "trash")["count"] == 1, "restore put one item back")
+        staged = api(page, "trash")["items"][0]["name"]
+        page.locator("#trash-commit").click()
+        expect(page.locator("#confirm")).to_be_visible()
+        title = page.locator("#confirm-title").text_content()
+        check(re.fullmatch(r"Move 1 item \([\d.]+ [kMG]?B\) to the Trash", title) is not None, f"one confirmation: {title!r}")
+        with page.expect_response("**/api/trash/commit") as resp:
+            page.locator("#confirm-ok").click()
+        check(resp.value.ok, "commit answered")
+        page.wait_for_timeout(300)
+        trash = os.path.join(HOME, ".local/share/Trash")
+        trashed = os.path.join(trash, "files", staged)
+        info = os.path.join(trash, "info", staged + ".trashinfo")
+        check(os.path.isfile(trashed), f"{staged} is in the home Trash")
+        check(not os.path.exists(os.path.join(ROOT, staged)), f"{staged} left its folder")
+        text = open(info, encoding="utf-8").read() if os.path.exists(info) else ""
+        lines = text.splitlines()
+        check(len(lines) >= 3 and lines[0] == "[Trash Info]", ".trashinfo starts with [Trash Info]")
+        path = next((l[5:] for l in lines if l.startswith("Path=")), "")
+        check(urllib.parse.unquote(path) == os.path.join(ROOT, staged), f".trashinfo Path= is the original path ({path})")
+        check(any(re.fullmatch(r"DeletionDate=\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d", l) for l in lines), ".trashinfo DeletionDate= is YYYY-MM-DDThh:mm:ss")
+        shot(page, "trash-after-commit-light")
+
+        # Stats and settings.
+        goto_view(page, "#stats")
+        expect(page.locator("#stats-chart svg rect")).to_have_count(7)
+        shot(page, "stats-light")
+        a11y(page, "stats")
+        goto_view(page, "#settings")
+        expect(page.locator("#set-goal")).to_have_value(re.compile(r"\d+"))
+        shot(page, "settings-light")
+        a11y(page, "settings")
+
+        # The dark-mode toggle.
+        goto_view(page, "#home")
+        page.locator("#theme").click()
+        check(page.evaluate("() => document.documentElement.dataset.theme") == "dark", "the toggle switches to dark")
+        check(not errors, f"no JavaScript errors: {errors[:3]}")
+        ctx.close()
+
+        # Every view in dark mode (prefers-color-scheme), and at phone width.
+        for scheme, size, suffix in [("dark", {"width": 1280, "height": 900}, "dark"), ("light", {"width": 390, "height": 844}, "phone")]:
+            c = browser.new_context(viewport=size, color_scheme=scheme, reduced_motion="reduce" if suffix == "phone" else "no-preference")
+            pg = c.new_page()
+            pg.goto(URL)
+            pg.wait_for_selector("#home-months li")
+            shot(pg, f"home-{suffix}")
+            for view, name in [("#deck=month:2023-08", "deck"), ("#similar", "similar"), ("#trash", "trash"), ("#stats", "stats"), ("#settings", "settings")]:
+                goto_view(pg, view)
+                pg.wait_for_timeout(400)
+                shot(pg, f"{name}-{suffix}")
+            goto_view(pg, "#deck=month:2023-08")
+            if pg.locator("#stack .card").count():
+                pg.keyboard.press("Enter")
+                pg.wait_for_timeout(300)
+                shot(pg, f"fullscreen-{suffix}")
+                pg.keyboard.press("Escape")
+            c.close()
+        browser.close()
+    print(f"{checks['passed']} passed, {checks['failed']} failed")
+    return 0 if checks["failed"] == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,611 @@
+// SnapSort review page. Plain JavaScript, no build step, no external resources.
+// Talks to the JSON API of the local server (same origin; the token lives in a cookie).
+"use strict";
+
+const $ = (sel, root = document) => root.querySelector(sel);
+const $$ = (sel, root = document) => Array.from(root.querySelectorAll(sel));
+const reducedMotion = () => window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+
+// ---------- formatting ----------
+function humanBytes(b) {
+  const units = ["B", "kB", "MB", "GB", "TB"];
+  let v = Number(b) || 0, i = 0;
+  while (v >= 1000 && i < units.length - 1) { v /= 1000; i++; }
+  return i === 0 ? `${Math.round(v)} B` : `${v < 10 ? v.toFixed(1) : Math.round(v)} ${units[i]}`;
+}
+function niceDate(card) {
+  const t = card.taken_ts ? new Date(card.taken_ts * 1000) : null;
+  if (!t || isNaN(t)) return card.taken_at ? card.taken_at.slice(0, 10) : "";
+  return t.toLocaleDateString(undefined, { year: "numeric", month: "short", day: "numeric" });
+}
+function el(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === "class") e.className = v;
+    else if (k === "text") e.textContent = v;
+    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+    else e.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children) if (c !== null && c !== undefined) e.append(c);
+  return e;
+}
+const SVGNS = "http://www.w3.org/2000/svg";
+function svg(tag, attrs = {}) {
+  const e = document.createElementNS(SVGNS, tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  return e;
+}
+function say(text) { $("#status").textContent = text; }
+
+// ---------- API ----------
+async function api(path, body) {
+  const opts = body === undefined ? { credentials: "same-origin" }
+    : { method: "POST", credentials: "same-origin", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) };
+  const res = await fetch("/api/" + path, opts);
+  let data = null;
+  try { data = await res.json(); } catch (_) { data = null; }
+  if (!res.ok) {
+    const msg = data && data.error ? data.error.message : `HTTP ${res.status}`;
+    const err = new Error(msg); err.status = res.status; throw err;
+  }
+  return data;
+}
+
+// ---------- shared state ----------
+const state = { view: null, session: null, summary: null, celebrated: new Set(), busy: false };
+
+function applySummary(s) {
+  if (!s) return;
+  state.summary = s;
+  $("#trash-badge").textContent = s.trash && s.trash.count ? String(s.trash.count) : "";
+  $("#undo").disabled = !(s.undo_depth > 0);
+}
+async function refreshSummary() { try { applySummary(await api("summary")); } catch (e) { say(e.message); } }
+
+// ---------- theme ----------
+function setTheme(t) {
+  if (t) document.documentElement.setAttribute("data-theme", t); else document.documentElement.removeAttribute("data-theme");
+}
+function currentTheme() {
+  const t = document.documentElement.getAttribute("data-theme");
+  if (t) return t;
+  return window.matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light";
+}
+function initTheme() {
+  let saved = null;
+  try { saved = localStorage.getItem("snapsort-theme"); } catch (_) {}
+  if (saved === "dark" || saved === "light") setTheme(saved);
+  $("#theme").addEventListener("click", () => {
+    const next = currentTheme() === "dark" ? "light" : "dark";
+    setTheme(next);
+    try { localStorage.setItem("snapsort-theme", next); } catch (_) {}
+    $("#theme").setAttribute("aria-pressed", next === "dark" ? "true" : "false");
+  });
+  $("#theme").setAttribute("aria-pressed", currentTheme() === "dark" ? "true" : "false");
+}
+
+// ---------- routing ----------
+const views = ["home", "deck", "similar", "trash", "stats", "settings"];
+function route() {
+  const h = decodeURIComponent(location.hash.replace(/^#/, ""));
+  let view = "home", arg = null;
+  if (h.startsWith("deck=")) { view = "deck"; arg = h.slice(5); }
+  else if (views.includes(h)) view = h;
+  for (const v of views) $("#view-" + v).hidden = v !== view;
+  for (const a of $$("nav a")) {
+    if (a.dataset.nav === view) a.setAttribute("aria-current", "page"); else a.removeAttribute("aria-current");
+  }
+  state.view = view;
+  say("");
+  const loaders = { home: loadHome, deck: () => openDeck(arg), similar: loadSimilar, trash: loadTrash, stats: loadStats, settings: loadSettings };
+  loaders[view]().catch((e) => say(e.message));
+}
+
+// ---------- Home ----------
+async function loadHome() {
+  const [decks, groups, old] = await Promise.all([api("decks"), api("groups"), api("bulk/old-screenshots?days=30")]);
+  const list = decks.decks;
+  const waiting = list.filter((d) => d.kind === "month").reduce((n, d) => n + (d.total - d.reviewed), 0);
+  $("#home-lead").textContent = waiting > 0 ? `${waiting} photos and videos are waiting for a look.` : "Everything has been reviewed. Nice!";
+  const decksEl = $("#home-decks"); decksEl.replaceChildren();
+  for (const d of list.filter((d) => ["rediscovery", "on-this-day", "later"].includes(d.kind))) {
+    const sub = d.kind === "later" ? `${d.waiting} back from later` : `${d.waiting} to look at`;
+    decksEl.append(el("a", { class: "tile" + (d.kind === "rediscovery" ? " feature" : ""), href: "#deck=" + encodeURIComponent(d.id) },
+      el("span", { class: "t", text: d.title }), el("span", { class: "n", text: sub })));
+  }
+  if (!decksEl.children.length) decksEl.append(el("p", { class: "muted", text: "No decks waiting." }));
+
+  const gEl = $("#home-groups"); gEl.replaceChildren();
+  for (const g of groups.groups.filter((g) => g.items > 0)) {
+    const href = g.id === "similar" ? "#similar" : "#deck=" + encodeURIComponent("group:" + g.id);
+    const detail = g.id === "similar" || g.id === "duplicate" ? `${g.sets} sets · ${humanBytes(g.reclaimable_bytes)} to gain` : `${g.items} items · ${humanBytes(g.bytes)}`;
+    gEl.append(el("a", { class: "tile", href }, el("span", { class: "t", text: g.title }), el("span", { class: "n", text: detail })));
+  }
+  if (!gEl.children.length) gEl.append(el("p", { class: "muted", text: "No smart groups yet: the agent fills them as it analyzes." }));
+
+  $("#old-screenshots-text").textContent = old.count > 0 ? `${old.count} screenshots (${humanBytes(old.bytes)}) older than 30 days.` : "No old screenshots waiting.";
+  $("#old-screenshots-btn").disabled = old.count === 0;
+
+  const mEl = $("#home-months"); mEl.replaceChildren();
+  for (const m of list.filter((d) => d.kind === "month")) {
+    const pct = m.total ? Math.round((m.reviewed / m.total) * 100) : 0;
+    const bar = el("span", { class: "bar", role: "progressbar", "aria-label": `${m.title} reviewed`, "aria-valuemin": "0", "aria-valuemax": "100", "aria-valuenow": String(pct) }, el("i"));
+    bar.firstChild.style.width = pct + "%";
+    mEl.append(el("li", {}, el("a", { href: "#deck=" + encodeURIComponent(m.id), "aria-label": `${m.title}: ${m.reviewed} of ${m.total} reviewed` },
+      el("span", { text: m.title }), el("span", { class: "muted", text: `${m.reviewed}/${m.total}` + (m.bytes_to_gain ? ` · ${humanBytes(m.bytes_to_gain)}` : "") }), bar)));
+  }
+  await refreshSummary();
+}
+async function stageOldScreenshots() {
+  const r = await api("bulk/old-screenshots", { days: 30 });
+  applySummary(r.summary);
+  say(`${r.count} screenshots (${humanBytes(r.bytes)}) staged for the Trash. Undo takes them back one by one.`);
+  await loadHome();
+}
+
+// ---------- Deck ----------
+const marks = {
+  trash: () => { const s = svg("svg", { viewBox: "0 0 100 100", class: "mark-trash" }); s.append(svg("path", { d: "M20 20 80 80" }), svg("path", { d: "M80 20 20 80" })); return s; },
+  keep: () => { const s = svg("svg", { viewBox: "0 0 100 100", class: "mark-keep" }); s.append(svg("circle", { cx: "50", cy: "50", r: "36" })); return s; },
+  later: () => { const s = svg("svg", { viewBox: "0 0 100 100", class: "mark-later" }); s.append(svg("circle", { cx: "50", cy: "50", r: "36" }), svg("path", { d: "M50 28v24l16 10" })); return s; },
+  skip: () => { const s = svg("svg", { viewBox: "0 0 100 100", class: "mark-skip" }); s.append(svg("path", { d: "M18 50h58M58 30l20 20-20 20" })); return s; },
+};
+
+async function openDeck(id) {
+  if (!id) { location.hash = "#home"; return; }
+  const s = await api("sessions", { deck: id });
+  state.session = s;
+  renderDeck();
+  await refreshSummary();
+}
+
+function cardElement(c) {
+  const media = c.kind === "video"
+    ? el("video", { src: c.original, muted: true, loop: true, autoplay: true, playsinline: true, preload: "metadata", "aria-hidden": "true" })
+    : el("img", { src: c.display, alt: "", decoding: "async", draggable: "false" });
+  if (c.kind === "video") media.muted = true;
+  const label = `${c.kind === "video" ? "Video" : "Photo"} ${c.name}${niceDate(c) ? ", " + niceDate(c) : ""}, ${humanBytes(c.bytes)}`;
+  const card = el("div", { class: "card", role: "group", "aria-roledescription": "card", "aria-label": label, "data-id": String(c.id) },
+    el("div", { class: "photo" }, media),
+    c.seen_before ? el("span", { class: "seen", text: c.suggest_keep ? "Seen before · keep it?" : "Seen before" }) : null,
+    el("div", { class: "mark", "aria-hidden": "true" }),
+    el("div", { class: "meta" }, el("span", { class: "date", text: niceDate(c) || c.name }), el("span", { class: "size", text: humanBytes(c.bytes) })));
+  return card;
+}
+
+const prefetched = new Set();
+function prefetch(cards) {
+  for (const c of cards.slice(0, 6)) {
+    if (c.kind !== "photo" || prefetched.has(c.display)) continue;
+    prefetched.add(c.display);
+    const img = new Image(); img.decoding = "async"; img.src = c.display;
+  }
+}
+
+function renderDeck() {
+  const s = state.session;
+  $("#deck-title").textContent = s.title;
+  const left = s.cards.length;
+  $("#deck-count").textContent = left ? `${left} left` : "";
+  const goal = Math.max(1, s.goal);
+  const done = Math.min(s.decisions, goal);
+  $("#goal-fill").style.width = `${(done / goal) * 100}%`;
+  const bar = $("#goal-bar");
+  bar.setAttribute("aria-valuemax", String(goal)); bar.setAttribute("aria-valuenow", String(done));
+  $("#goal-text").textContent = `${s.decisions} / ${goal}`;
+  const stack = $("#stack");
+  const keep = new Map($$(".card", stack).map((c) => [c.dataset.id, c]));
+  const wanted = s.cards.slice(0, 3);
+  const nodes = wanted.map((c) => {
+    const existing = keep.get(String(c.id));
+    if (existing && !existing.classList.contains("fly")) { existing.style.transform = ""; existing.style.opacity = ""; existing.querySelector(".mark").replaceChildren(); return existing; }
+    return cardElement(c);
+  });
+  stack.replaceChildren(...nodes);
+  nodes.forEach((n, i) => { n.style.zIndex = String(10 - i); n.tabIndex = i === 0 ? 0 : -1; });
+  if (nodes[0]) attachDrag(nodes[0]);
+  $("#deck-empty").hidden = left > 0;
+  for (const b of $$(".decide button")) b.disabled = left === 0;
+  prefetch(s.cards);
+  if (s.goal_met && !state.celebrated.has(s.id)) { state.celebrated.add(s.id); celebrate(s); }
+}
+
+const DIRS = { trash: [-1, 0], keep: [1, 0], later: [0, -1], skip: [0, 1] };
+function directionFor(dx, dy, axis) {
+  if (axis === "x") return dx < 0 ? "trash" : "keep";
+  return dy < 0 ? "later" : "skip";
+}
+function showMark(card, decision, progress) {
+  const holder = card.querySelector(".mark");
+  if (!decision) { holder.replaceChildren(); return; }
+  let s = holder.firstChild;
+  if (!s || s.dataset.kind !== decision) { s = marks[decision](); s.dataset.kind = decision; holder.replaceChildren(s); }
+  // The mark draws itself: each stroke's dash offset follows the drag.
+  for (const p of s.querySelectorAll("path, circle")) {
+    const len = p.getTotalLength ? p.getTotalLength() : 200;
+    p.style.strokeDasharray = String(len);
+    p.style.strokeDashoffset = String(len * (1 - Math.max(0, Math.min(1, progress))));
+  }
+}
+
+function attachDrag(card) {
+  if (card.dataset.drag) return;
+  card.dataset.drag = "1";
+  let start = null, axis = null, samples = [];
+  const LOCK = 24, FRACTION = 0.3, FLICK = 0.9; // px, share of the card, px per ms (900 px/s)
+  card.addEventListener("pointerdown", (e) => {
+    if (e.button !== 0 || state.busy) return;
+    start = { x: e.clientX, y: e.clientY }; axis = null; samples = [{ t: e.timeStamp, x: e.clientX, y: e.clientY }];
+    card.setPointerCapture(e.pointerId);
+    card.classList.add("dragging"); card.classList.remove("settle");
+  });
+  card.addEventListener("pointermove", (e) => {
+    if (!start) return;
+    const dx = e.clientX - start.x, dy = e.clientY - start.y;
+    samples.push({ t: e.timeStamp, x: e.clientX, y: e.clientY });
+    if (samples.length > 8) samples.shift();
+    if (!axis && Math.hypot(dx, dy) >= LOCK) axis = Math.abs(dx) >= Math.abs(dy) ? "x" : "y";
+    const w = card.offsetWidth, h = card.offsetHeight;
+    if (axis === "x") {
+      const rot = Math.max(-12, Math.min(12, (dx / w) * 24));
+      card.style.transform = `translateX(${dx}px) rotate(${rot}deg)`;
+      showMark(card, directionFor(dx, dy, axis), Math.abs(dx) / (w * FRACTION));
+    } else if (axis === "y") {
+      card.style.transform = `translateY(${dy}px)`;
+      showMark(card, directionFor(dx, dy, axis), Math.abs(dy) / (h * FRACTION));
+    } else {
+      card.style.transform = `translate(${dx * 0.3}px, ${dy * 0.3}px)`;
+    }
+  });
+  const end = (e) => {
+    if (!start) return;
+    const dx = e.clientX - start.x, dy = e.clientY - start.y;
+    card.classList.remove("dragging");
+    const first = samples[0], last = samples[samples.length - 1];
+    const dt = Math.max(1, last.t - first.t);
+    const vx = (last.x - first.x) / dt, vy = (last.y - first.y) / dt;
+    const w = card.offsetWidth, h = card.offsetHeight;
+    let decision = null;
+    if (axis === "x" && (Math.abs(dx) > w * FRACTION || (Math.abs(vx) > FLICK && Math.sign(vx) === Math.sign(dx)))) decision = directionFor(dx, dy, "x");
+    if (axis === "y" && (Math.abs(dy) > h * FRACTION || (Math.abs(vy) > FLICK && Math.sign(vy) === Math.sign(dy)))) decision = directionFor(dx, dy, "y");
+    start = null;
+    if (decision && e.type !== "pointercancel") { decide(decision, { fromDrag: true }); return; }
+    card.classList.add("settle");
+    card.style.transform = "";
+    showMark(card, null, 0);
+    axis = null;
+  };
+  card.addEventListener("pointerup", end);
+  card.addEventListener("pointercancel", end);
+  card.addEventListener("dblclick", () => openViewer());
+}
+
+function flyAway(card, decision) {
+  return new Promise((resolve) => {
+    const [x, y] = DIRS[decision];
+    showMark(card, decision, 1);
+    if (reducedMotion()) { resolve(); return; }
+    card.classList.remove("settle"); card.classList.add("fly");
+    const rot = x * 12;
+    card.style.transform = `translate(${x * window.innerWidth}px, ${y * window.innerHeight}px) rotate(${rot}deg)`;
+    card.style.opacity = "0";
+    setTimeout(resolve, 300);
+  });
+}
+
+async function decide(decision) {
+  const s = state.session;
+  if (!s || !s.cards.length || state.busy) return;
+  state.busy = true;
+  const current = s.cards[0];
+  const card = $(`#stack .card[data-id="${current.id}"]`);
+  try {
+    const fly = card ? flyAway(card, decision) : Promise.resolve();
+    const [res] = await Promise.all([api("decide", { id: current.id, decision, session: s.id }), fly]);
+    applySummary(res.summary);
+    if (res.session) state.session = res.session;
+    const words = { trash: "Staged for the Trash", keep: "Kept", later: "Later", skip: "Skipped" };
+    say(`${words[decision]}: ${current.name}`);
+    if (res.milestones && res.milestones.length) say(`Milestone reached: ${res.milestones.join(", ")}`);
+    if (card) card.remove();
+    renderDeck();
+  } catch (e) {
+    say(e.message);
+    if (card) { card.classList.remove("fly"); card.style.transform = ""; card.style.opacity = ""; showMark(card, null, 0); }
+  } finally {
+    state.busy = false;
+  }
+}
+
+async function undo() {
+  if (state.busy) return;
+  state.busy = true;
+  try {
+    const r = await api("undo", {});
+    applySummary(r.summary);
+    say(`Undone: ${r.undone || "decision"}`);
+    if (state.view === "deck" && r.session && state.session && r.session.id === state.session.id) {
+      state.session = r.session;
+      $("#stack").replaceChildren();
+      renderDeck();
+    } else if (state.view !== "deck") {
+      route();
+    }
+  } catch (e) {
+    say(e.status === 409 ? "Nothing to undo" : e.message);
+  } finally {
+    state.busy = false;
+  }
+}
+
+function celebrate(s) {
+  const box = $("#celebrate");
+  box.hidden = false;
+  const target = s.bytes || 0, out = $("#celebrate-bytes");
+  if (reducedMotion()) { out.textContent = humanBytes(target); }
+  else {
+    const t0 = performance.now(), dur = 1200;
+    const step = (t) => {
+      const k = Math.min(1, (t - t0) / dur);
+      out.textContent = humanBytes(Math.round(target * (1 - Math.pow(1 - k, 3))));
+      if (k < 1) requestAnimationFrame(step);
+    };
+    requestAnimationFrame(step);
+  }
+  $("#celebrate-more").focus();
+}
+function closeCelebration() { $("#celebrate").hidden = true; }
+
+// ---------- Full screen viewer ----------
+const viewer = { scale: 1, x: 0, y: 0, pointers: new Map(), pinch: null, pan: null, opener: null };
+function openViewer(card) {
+  const c = card || (state.session && state.session.cards[0]);
+  if (!c) return;
+  viewer.opener = document.activeElement;
+  const stage = $("#viewer-stage");
+  const media = c.kind === "video"
+    ? el("video", { src: c.original, controls: true, autoplay: true, playsinline: true, "aria-label": `Video ${c.name}` })
+    : el("img", { src: c.display, alt: `Photo ${c.name}`, draggable: "false" });
+  stage.replaceChildren(media);
+  $("#viewer-caption").textContent = `${c.name} · ${niceDate(c)} · ${humanBytes(c.bytes)}`;
+  viewer.scale = 1; viewer.x = 0; viewer.y = 0; applyZoom();
+  $("#viewer").hidden = false;
+  $("#viewer-close").focus();
+}
+function closeViewer() {
+  const v = $("#viewer-stage video"); if (v) v.pause();
+  $("#viewer").hidden = true;
+  $("#viewer-stage").replaceChildren();
+  if (viewer.opener && viewer.opener.focus) viewer.opener.focus();
+}
+function applyZoom() {
+  const m = $("#viewer-stage img, #viewer-stage video");
+  if (!m) return;
+  if (viewer.scale <= 1) { viewer.scale = 1; viewer.x = 0; viewer.y = 0; }
+  m.style.transform = `translate(${viewer.x}px, ${viewer.y}px) scale(${viewer.scale})`;
+  $("#viewer-stage").classList.toggle("zoomed", viewer.scale > 1);
+}
+function zoomAt(px, py, factor) {
+  const s0 = viewer.scale, s1 = Math.max(1, Math.min(8, s0 * factor));
+  // Keep the point under the cursor where it is.
+  viewer.x = px - ((px - viewer.x) * s1) / s0;
+  viewer.y = py - ((py - viewer.y) * s1) / s0;
+  viewer.scale = s1;
+  applyZoom();
+}
+function initViewer() {
+  const stage = $("#viewer-stage");
+  const local = (e) => { const r = stage.getBoundingClientRect(); return [e.clientX - r.left, e.clientY - r.top]; };
+  stage.addEventListener("wheel", (e) => { e.preventDefault(); const [x, y] = local(e); zoomAt(x, y, Math.exp(-e.deltaY * 0.0015)); }, { passive: false });
+  stage.addEventListener("dblclick", (e) => { const [x, y] = local(e); if (viewer.scale > 1) { viewer.scale = 1; applyZoom(); } else zoomAt(x, y, 2.5); });
+  stage.addEventListener("pointerdown", (e) => {
+    if (e.target.tagName === "VIDEO" && viewer.scale === 1) return; // leave the controls alone
+    stage.setPointerCapture(e.pointerId);
+    viewer.pointers.set(e.pointerId, local(e));
+    if (viewer.pointers.size === 2) {
+      const [a, b] = [...viewer.pointers.values()];
+      viewer.pinch = { d: Math.hypot(a[0] - b[0], a[1] - b[1]), s: viewer.scale };
+    } else viewer.pan = { p: local(e), x: viewer.x, y: viewer.y };
+  });
+  stage.addEventListener("pointermove", (e) => {
+    if (!viewer.pointers.has(e.pointerId)) return;
+    viewer.pointers.set(e.pointerId, local(e));
+    if (viewer.pointers.size === 2 && viewer.pinch) {
+      const [a, b] = [...viewer.pointers.values()];
+      const d = Math.hypot(a[0] - b[0], a[1] - b[1]);
+      const cx = (a[0] + b[0]) / 2, cy = (a[1] + b[1]) / 2;
+      zoomAt(cx, cy, (viewer.pinch.s * (d / viewer.pinch.d)) / viewer.scale);
+    } else if (viewer.pan && viewer.scale > 1) {
+      const p = local(e);
+      viewer.x = viewer.pan.x + p[0] - viewer.pan.p[0];
+      viewer.y = viewer.pan.y + p[1] - viewer.pan.p[1];
+      applyZoom();
+    }
+  });
+  const up = (e) => { viewer.pointers.delete(e.pointerId); if (viewer.pointers.size < 2) viewer.pinch = null; if (!viewer.pointers.size) viewer.pan = null; };
+  stage.addEventListener("pointerup", up);
+  stage.addEventListener("pointercancel", up);
+  $("#viewer-close").addEventListener("click", closeViewer);
+  $("#viewer-zoom-in").addEventListener("click", () => zoomAt(stage.clientWidth / 2, stage.clientHeight / 2, 1.5));
+  $("#viewer-zoom-out").addEventListener("click", () => zoomAt(stage.clientWidth / 2, stage.clientHeight / 2, 1 / 1.5));
+}
+
+// ---------- Similar Shots ----------
+async function loadSimilar() { renderSimilar(await api("similar")); await refreshSummary(); }
+function renderSimilar(data) {
+  const list = $("#similar-list"); list.replaceChildren();
+  $("#similar-all").disabled = !data.sets.length;
+  if (!data.sets.length) { list.append(el("p", { class: "muted", text: "No similar shots right now." })); return; }
+  data.sets.forEach((set, i) => {
+    const shots = el("div", { class: "shots", role: "list" });
+    for (const m of set.members) {
+      const staged = m.decision === "trash";
+      const b = el("button", { type: "button", class: "shot" + (staged ? " staged" : ""), role: "listitem", "aria-pressed": m.keeper ? "true" : "false",
+        "aria-label": `${m.name}, ${humanBytes(m.bytes)}${m.keeper ? ", keeper" : ", make this the keeper"}${staged ? ", staged for the Trash" : ""}`, "data-id": String(m.id) },
+        el("img", { src: m.thumb, alt: "", loading: "lazy" }),
+        el("span", { class: "cap", text: `${m.name} · ${humanBytes(m.bytes)}` }),
+        m.keeper ? el("span", { class: "tag", text: m.chosen_by_user ? "Your keeper" : "Keeper" }) : (staged ? el("span", { class: "tag", text: "Trash" }) : null));
+      b.addEventListener("click", async () => {
+        if (m.keeper) return;
+        try { renderSimilar(await api("similar/keeper", { id: m.id })); say(`${m.name} is the keeper now`); } catch (e) { say(e.message); }
+      });
+      shots.append(b);
+    }
+    const row = el("section", { class: "simrow", "aria-label": `Group ${i + 1} of ${data.sets.length}` },
+      el("header", {},
+        el("span", { text: `${set.members.length} shots · ${humanBytes(set.reclaimable_bytes)} to gain` }),
+        el("span", {},
+          el("button", { type: "button", class: "btn", onclick: async () => { try { renderSimilar(await api("similar/not-similar", { set: set.id })); say("Marked as not similar"); } catch (e) { say(e.message); } } }, "Not similar"),
+          " ",
+          el("button", { type: "button", class: "btn danger", onclick: async () => { try { const r = await api("similar/trash-rest", { set: set.id }); renderSimilar(r); await refreshSummary(); say(`${r.staged} staged for the Trash`); } catch (e) { say(e.message); } } }, "Trash the rest"))),
+      shots);
+    list.append(row);
+  });
+}
+
+// ---------- Trash ----------
+let trashData = null;
+async function loadTrash() { trashData = await api("trash"); renderTrash(); await refreshSummary(); }
+function selectedTrash() { return $$("#trash-grid input:checked").map((i) => Number(i.value)); }
+function updateTrashButtons() {
+  const n = selectedTrash().length;
+  $("#trash-restore").disabled = n === 0;
+  $("#trash-restore").textContent = n ? `Restore ${n} selected` : "Restore selected";
+}
+function renderTrash() {
+  const d = trashData;
+  $("#trash-total").textContent = `${d.count} item${d.count === 1 ? "" : "s"} · ${humanBytes(d.bytes)}`;
+  const grid = $("#trash-grid"); grid.replaceChildren();
+  for (const it of d.items) {
+    const input = el("input", { type: "checkbox", value: String(it.id), "aria-label": `Select ${it.name}` });
+    input.addEventListener("change", updateTrashButtons);
+    grid.append(el("li", {}, el("label", {}, input, el("img", { src: it.thumb, alt: "", loading: "lazy" }),
+      el("span", { class: "cap" }, el("span", { text: it.name }), el("span", { class: "muted", text: humanBytes(it.bytes) })))));
+  }
+  if (!d.items.length) grid.append(el("li", { class: "muted", text: "Nothing staged. Swipe left on a card to stage it here." }));
+  $("#trash-commit").disabled = d.count === 0;
+  $("#trash-select-all").disabled = d.count === 0;
+  const sys = $("#trash-system"); sys.replaceChildren();
+  if (d.in_system_trash.length) {
+    sys.append(el("h2", { text: "In your desktop's Trash" }),
+      el("p", { class: "muted", text: `${humanBytes(d.in_trash_bytes)} still use the disk until the Trash is emptied.` }));
+    const ul = el("ul", { class: "plain" });
+    for (const t of d.in_system_trash.slice(0, 50)) {
+      ul.append(el("li", {}, `${t.name} · ${humanBytes(t.bytes)} `,
+        el("button", { type: "button", class: "btn", "aria-label": `Put back ${t.name}`, onclick: async () => { try { trashData = await api("trash/restore", { ledger: [t.ledger] }); renderTrash(); await refreshSummary(); say(`${t.name} is back`); } catch (e) { say(e.message); } } }, "Put back")));
+    }
+    sys.append(ul);
+  }
+  updateTrashButtons();
+}
+async function restoreSelected() {
+  const ids = selectedTrash();
+  if (!ids.length) return;
+  trashData = await api("trash/restore", { ids });
+  renderTrash(); await refreshSummary();
+  say(`${ids.length} item${ids.length === 1 ? "" : "s"} restored`);
+}
+function commitTrash() {
+  const d = trashData;
+  const dlg = $("#confirm");
+  $("#confirm-title").textContent = `Move ${d.count} item${d.count === 1 ? "" : "s"} (${humanBytes(d.bytes)}) to the Trash`;
+  $("#confirm-ok").textContent = `Move ${d.count} item${d.count === 1 ? "" : "s"}`;
+  dlg.showModal();
+}
+async function confirmCommit() {
+  $("#confirm").close();
+  try {
+    const r = await api("trash/commit", { confirm: true });
+    trashData = r; renderTrash(); await refreshSummary();
+    const skipped = r.outcomes.filter((o) => o.result === "skipped");
+    say(`${r.committed} moved to the Trash (${humanBytes(r.committed_bytes)})` + (skipped.length ? `; ${skipped.length} left in place: ${skipped.map((s) => `${s.name} (${s.reason})`).join(", ")}` : ""));
+  } catch (e) { say(e.message); }
+}
+
+// ---------- Stats ----------
+const milestoneNames = { cleared_100mb: "100 MB cleared", cleared_1gb: "1 GB cleared", cleared_10gb: "10 GB cleared", reviewed_100: "100 reviewed", reviewed_1000: "1 000 reviewed", reviewed_10000: "10 000 reviewed", streak_7: "7-day streak", streak_30: "30-day streak" };
+async function loadStats() {
+  const s = await api("stats");
+  const tiles = $("#stats-tiles"); tiles.replaceChildren();
+  const tile = (label, value, note) => el("div", { class: "tile" }, el("span", { class: "n", text: label }), el("span", { class: "v", text: value }), note ? el("span", { class: "n", text: note }) : null);
+  tiles.append(
+    tile("Space cleared", humanBytes(s.bytes_cleared.total), `${humanBytes(s.bytes_cleared.week)} this week`),
+    tile("Reviewed", String(s.reviewed_total), `${s.goal.done_today} of ${s.goal.target} today`),
+    tile("Streak", `${s.streak.current} day${s.streak.current === 1 ? "" : "s"}`, `longest ${s.streak.longest}`),
+    tile("Still in the Trash", humanBytes(s.in_trash_bytes), "emptying the Trash frees it"));
+  // 7-day bar chart.
+  const days = s.last_7_days, W = 560, H = 200, pad = 28, bw = (W - pad * 2) / days.length;
+  const max = Math.max(1, ...days.map((d) => d.reviewed));
+  const chart = svg("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": "Items reviewed each of the last 7 days: " + days.map((d) => `${d.date} ${d.reviewed}`).join(", ") });
+  days.forEach((d, i) => {
+    const h = ((H - pad * 2) * d.reviewed) / max;
+    const x = pad + i * bw + bw * 0.18, y = H - pad - h;
+    const r = svg("rect", { class: "b", x: String(x), y: String(y), width: String(bw * 0.64), height: String(Math.max(1, h)), rx: "5" });
+    const title = svg("title"); title.textContent = `${d.date}: ${d.reviewed} reviewed, ${humanBytes(d.bytes_cleared)} cleared`; r.append(title);
+    const lbl = svg("text", { x: String(x + bw * 0.32), y: String(H - 8), "text-anchor": "middle" });
+    lbl.textContent = new Date(d.date + "T12:00:00").toLocaleDateString(undefined, { weekday: "short" });
+    const val = svg("text", { x: String(x + bw * 0.32), y: String(y - 6), "text-anchor": "middle" }); val.textContent = d.reviewed ? String(d.reviewed) : "";
+    chart.append(r, lbl, val);
+  });
+  $("#stats-chart").replaceChildren(chart);
+  const reached = new Map(s.milestones.map((m) => [m.id, m.reached_at]));
+  const ms = $("#stats-milestones"); ms.replaceChildren();
+  for (const [id, name] of Object.entries(milestoneNames)) {
+    ms.append(el("li", { class: reached.has(id) ? "done" : "", text: reached.has(id) ? `✓ ${name} · ${reached.get(id).slice(0, 10)}` : name }));
+  }
+  await refreshSummary();
+}
+
+// ---------- Settings ----------
+async function loadSettings() {
+  const s = await api("settings");
+  $("#set-reminder").value = s.reminder; $("#set-time").value = s.reminder_time; $("#set-weekday").value = s.reminder_weekday;
+  $("#set-goal").value = String(s.session_goal); $("#set-roots").value = s.configured_roots.join("\n");
+  $("#set-roots").placeholder = s.roots.join("\n");
+  $("#settings-path").textContent = s.config_path;
+}
+async function saveSettings(e) {
+  e.preventDefault();
+  const roots = $("#set-roots").value.split("\n").map((r) => r.trim()).filter(Boolean);
+  try {
+    await api("settings", { reminder: $("#set-reminder").value, reminder_time: $("#set-time").value, reminder_weekday: $("#set-weekday").value, session_goal: Number($("#set-goal").value), roots });
+    say("Settings saved");
+  } catch (err) { say(err.message); }
+}
+
+// ---------- keyboard ----------
+function onKey(e) {
+  const typing = ["INPUT", "TEXTAREA", "SELECT"].includes(e.target.tagName) || e.target.isContentEditable;
+  if ((e.ctrlKey || e.metaKey) && !e.shiftKey && e.key.toLowerCase() === "z" && !typing) { e.preventDefault(); undo(); return; }
+  if (!$("#viewer").hidden) { if (e.key === "Escape") { e.preventDefault(); closeViewer(); } return; }
+  if (!$("#celebrate").hidden) { if (e.key === "Escape") closeCelebration(); return; }
+  if (state.view !== "deck" || typing || e.ctrlKey || e.metaKey || e.altKey) return;
+  const keys = { ArrowLeft: "trash", ArrowRight: "keep", ArrowUp: "later", ArrowDown: "skip" };
+  if (keys[e.key]) { e.preventDefault(); decide(keys[e.key]); return; }
+  const onButton = e.target.tagName === "BUTTON" || e.target.tagName === "A";
+  if ((e.key === "Enter" || e.key === " ") && !onButton) { e.preventDefault(); openViewer(); }
+}
+
+// ---------- start ----------
+function init() {
+  initTheme();
+  initViewer();
+  $("#undo").addEventListener("click", undo);
+  for (const b of $$(".decide [data-decide]")) b.addEventListener("click", () => decide(b.dataset.decide));
+  $("#fullscreen-btn").addEventListener("click", () => openViewer());
+  $("#old-screenshots-btn").addEventListener("click", () => stageOldScreenshots().catch((e) => say(e.message)));
+  $("#similar-all").addEventListener("click", async () => { try { const r = await api("similar/trash-rest", { all: true }); renderSimilar(r); await refreshSummary(); say(`${r.staged} staged for the Trash`); } catch (e) { say(e.message); } });
+  $("#trash-select-all").addEventListener("click", () => { const boxes = $$("#trash-grid input"); const all = boxes.every((b) => b.checked); boxes.forEach((b) => { b.checked = !all; }); updateTrashButtons(); });
+  $("#trash-restore").addEventListener("click", () => restoreSelected().catch((e) => say(e.message)));
+  $("#trash-commit").addEventListener("click", commitTrash);
+  $("#confirm-ok").addEventListener("click", confirmCommit);
+  $("#confirm-cancel").addEventListener("click", () => $("#confirm").close());
+  $("#celebrate-more").addEventListener("click", closeCelebration);
+  $("#celebrate-home").addEventListener("click", closeCelebration);
+  $("#settings-form").addEventListener("submit", saveSettings);
+  document.addEventListener("keydown", onKey);
+  window.addEventListener("hashchange", route);
+  route();
+}
+document.addEventListener("DOMContentLoaded", init);
