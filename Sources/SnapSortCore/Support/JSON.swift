@@ -33,7 +33,7 @@ public indirect enum JSON: Sendable, Equatable {
         case .double(let d):
             if d.isNaN || d.isInfinite { out += "null" }
             else if d == d.rounded(), abs(d) < 1e15 { out += String(Int64(d)) }
-            else { out += String(format: "%.6g", d) }
+            else { out += "\(d)" }  // shortest exact form (durations must not be rounded)
         case .string(let s): JSON.escape(s, into: &out)
         case .array(let a):
             if a.isEmpty { out += "[]"; return }
