@@ -1,0 +1,64 @@
+import Foundation
+import SnapSortCore
+import SnapSortSystem
+
+/// `snapsort remind --now [--wait] | --next`
+enum RemindCommand: Command {
+    static let name = "remind"
+    static let summary = "show the reminder now, or say when the next one is due"
+    static let usage = """
+        Usage: snapsort remind --now [--wait]
+               snapsort remind --next
+
+          --now    shows the reminder notification immediately, bypassing the cadence, quiet
+                   hours and the no-nag rule (to test a setup). It is sent directly over the
+                   session bus (the running agent is not involved).
+          --wait   with --now: wait (up to 10 minutes) for "Start a session" (opens the review
+                   page), "Later" or the notification closing
+          --next   prints when the next reminder is due (local time), or "off"
+
+        Reminders follow 'reminder', 'reminder_time', 'reminder_weekday', 'reminder_day' and
+        'quiet_hours' in snapsort.conf. Exit status 3: no session bus or notification server.
+        """
+
+    static func run(_ args: inout Arguments, _ ctx: Context) throws -> Int32 {
+        let now = args.flag("--now")
+        let next = args.flag("--next")
+        let wait = args.flag("--wait")
+        guard try args.positionals().isEmpty else { throw UsageError("remind takes no arguments") }
+        guard now != next else { throw UsageError("use one of --now or --next") }
+        guard !wait || now else { throw UsageError("--wait goes with --now") }
+        let (config, problems) = Configuration.load(ctx.env)
+        for p in problems { ctx.logger.warning(p.description) }
+        let library = try ctx.openLibrary()
+
+        if next {
+            guard let at = ReminderService.nextReminder(library: library, configuration: config, now: Date()) else {
+                ctx.out("off")
+                return ExitCode.ok
+            }
+            let f = ISO8601DateFormatter()
+            f.timeZone = .current
+            ctx.out(f.string(from: at))
+            return ExitCode.ok
+        }
+
+        let deps = ReminderDependencies.standard(library: library, configuration: config, clock: .live, env: ctx.env, logger: ctx.logger)
+        let notifier = DesktopNotifier()
+        let service = ReminderService(library: library, configuration: config, notifier: notifier, dependencies: deps)
+        do {
+            let id = try service.sendNow(now: Date())
+            if !ctx.quiet { ctx.err("reminder shown (notification \(id))") }
+        } catch {
+            throw CommandFailure(ExitCode.unavailable, "cannot show the reminder: \(error)")
+        }
+        guard wait else { return ExitCode.ok }
+        let deadline = Date().addingTimeInterval(600)
+        while service.activeNotification != nil && service.state.snoozedUntil == nil && Date() < deadline {
+            let ms = Int32(max(0, min(deadline.timeIntervalSinceNow, 600)) * 1000)
+            let ready = (try? Poll.readable(service.descriptors, timeoutMs: ms)) ?? []
+            service.handleNotificationSignals(now: Date(), readable: ready)
+        }
+        return ExitCode.ok
+    }
+}

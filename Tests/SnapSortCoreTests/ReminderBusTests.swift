@@ -1,0 +1,190 @@
+import Foundation
+import Testing
+import SnapSortCore
+import SnapSortSystem
+import SnapSortTestSupport
+
+/// Against a real `dbus-daemon` with the fake notification server on it.
+@Suite("Reminder D-Bus", .serialized)
+struct ReminderBusTests {
+    static let tz = TimeZone(identifier: "Europe/Stockholm")!
+
+    @Test("Notify carries susssasa{sv}i: app, icon, actions, hints, replaces_id")
+    func notifyArguments() throws {
+        let bus = try NotificationBus()
+        let c = try DBusConnection(address: bus.address)
+        #expect(try c.notificationCapabilities().contains("actions"))
+        let n = DesktopNotification(
+            appName: "SnapSort", icon: "image-x-generic", summary: "Time for a short SnapSort session", body: "23 similar shots",
+            actions: [("default", "Open SnapSort"), ("start", "Start a session"), ("later", "Later")],
+            urgency: .normal, category: "reminder", desktopEntry: "snapsort")
+        let id = try c.notify(n)
+        #expect(id != 0)
+        var again = n
+        again.replacesID = id
+        #expect(try c.notify(again) == id)
+        #expect(bus.waitForCalls("Notify", count: 2))
+        let calls = bus.calls("Notify")
+        let first = calls[0]
+        #expect(first["signature"] as? String == "susssasa{sv}i")
+        #expect(first["app_name"] as? String == "SnapSort")
+        #expect(first["icon"] as? String == "image-x-generic")
+        #expect(first["summary"] as? String == "Time for a short SnapSort session")
+        #expect(first["body"] as? String == "23 similar shots")
+        #expect(first["actions"] as? [String] == ["default", "Open SnapSort", "start", "Start a session", "later", "Later"])
+        let hints = try #require(first["hints"] as? [String: [Any]])
+        #expect(hints["urgency"]?[0] as? String == "y" && hints["urgency"]?[1] as? Int == 1)
+        #expect(hints["category"]?[1] as? String == "reminder")
+        #expect(hints["desktop-entry"]?[1] as? String == "snapsort")
+        #expect(first["expire_timeout"] as? Int == -1)
+        #expect(first["replaces_id"] as? Int == 0)
+        #expect(calls[1]["replaces_id"] as? Int == Int(id))
+    }
+
+    @Test("ActionInvoked and NotificationClosed arrive as signals")
+    func signals() throws {
+        let bus = try NotificationBus()
+        let c = try DBusConnection(address: bus.address)
+        try c.listenForNotificationSignals()
+        let id = try c.notify(DesktopNotification(appName: "SnapSort", summary: "s"))
+        try bus.command("action \(id) start")
+        try bus.command("close \(id) 2")
+        var got: [NotificationSignal] = []
+        let deadline = Date().addingTimeInterval(10)
+        while got.count < 2 && Date() < deadline { got += try c.waitForSignals(timeout: .seconds(1)) }
+        #expect(got == [.actionInvoked(id: id, action: "start"), .closed(id: id, reason: 2)])
+    }
+
+    /// A service on the real bus, with an opener that records.
+    static func service(_ bus: NotificationBus, lib: TestLibrary, inputs: ReminderInputs, logs: LogCapture,
+                        timeout: Duration = .seconds(3)) -> ReminderService {
+        var config = Configuration()
+        config.reminder = "daily"
+        config.quietHours = nil
+        let deps = ReminderDependencies(
+            timeZone: { tz }, progress: { inputs.progress }, facts: { ReminderFacts(similarShots: 2, bytesToFree: 5_000_000) },
+            deck: { "group:similar" },
+            page: ReviewPage(url: { "http://127.0.0.1:9/?token=x#deck=" + $0 }, open: { inputs.opened.append($0) }),
+            logger: logs.logger(label: "reminders"))
+        return ReminderService(library: lib.library, configuration: config,
+                               notifier: DesktopNotifier(address: bus.address, callTimeout: timeout), dependencies: deps)
+    }
+
+    /// Runs the service's loop turn until `condition` holds (polling its descriptors, like the agent).
+    static func loop(_ s: ReminderService, now: Date, until condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(10)
+        while !condition() && Date() < deadline {
+            let ready = (try? Poll.readable(s.descriptors, timeoutMs: 200)) ?? []
+            s.fire(now: now, readable: ready)
+        }
+        return condition()
+    }
+
+    @Test("a reminder over the bus: Start a session opens the page; Later snoozes; closed ends the wait")
+    func service() throws {
+        let bus = try NotificationBus()
+        let lib = try TestLibrary()
+        let inputs = ReminderInputs()
+        let logs = LogCapture()
+        let s = ReminderBusTests.service(bus, lib: lib, inputs: inputs, logs: logs)
+        let day = Wall.date("2026-06-10 10:00", ReminderBusTests.tz)
+        s.start(now: day)
+        let at = Wall.date("2026-06-10 19:00", ReminderBusTests.tz)
+        s.fire(now: at)
+        #expect(bus.waitForCalls("Notify", count: 1))
+        let id = try #require(s.activeNotification)
+        #expect(bus.calls("Notify")[0]["actions"] as? [String] == ["default", "Open SnapSort", "start", "Start a session", "later", "Later"])
+
+        try bus.command("action \(id) start")
+        #expect(ReminderBusTests.loop(s, now: at) { inputs.opened.count == 1 })
+        #expect(inputs.opened == ["http://127.0.0.1:9/?token=x#deck=group:similar"])
+
+        try bus.command("action \(id) later")
+        #expect(ReminderBusTests.loop(s, now: at) { s.state.snoozedUntil != nil })
+        #expect(s.nextDeadline(now: at) == at.addingTimeInterval(3600))
+        s.fire(now: at.addingTimeInterval(3600))
+        #expect(bus.waitForCalls("Notify", count: 2))
+        #expect(bus.calls("Notify")[1]["replaces_id"] as? Int == Int(id))
+
+        try bus.command("close \(id) 2")
+        #expect(ReminderBusTests.loop(s, now: at) { s.activeNotification == nil })
+    }
+
+    @Test("a server without the actions capability gets no actions")
+    func noActions() throws {
+        let bus = try NotificationBus()
+        try bus.command("caps body")
+        let notifier = DesktopNotifier(address: bus.address)
+        _ = try notifier.show(DesktopNotification(appName: "SnapSort", summary: "s", actions: [("start", "Start a session")]))
+        #expect(notifier.supportsActions == false)
+        #expect(bus.waitForCalls("Notify", count: 1))
+        #expect(bus.calls("Notify")[0]["actions"] as? [String] == [])
+    }
+
+    @Test("no session bus: the service keeps running, says so once, and retries at the next reminder")
+    func noBus() throws {
+        let lib = try TestLibrary()
+        let logs = LogCapture()
+        let deps = ReminderDependencies(timeZone: { ReminderBusTests.tz }, logger: logs.logger(label: "reminders"))
+        var config = Configuration()
+        config.reminder = "daily"
+        config.quietHours = nil
+        let s = ReminderService(library: lib.library, configuration: config,
+                                notifier: DesktopNotifier(address: "unix:path=" + lib.dir.at("no-such-bus")), dependencies: deps)
+        s.start(now: Wall.date("2026-06-10 10:00", ReminderBusTests.tz))
+        s.fire(now: Wall.date("2026-06-10 19:00", ReminderBusTests.tz))
+        s.fire(now: Wall.date("2026-06-11 19:00", ReminderBusTests.tz))
+        #expect(s.problem?.contains("session bus") == true)
+        #expect(logs.messages.filter { $0.contains("cannot show a notification") }.count == 1)
+        #expect(s.nextDeadline(now: Wall.date("2026-06-11 19:00", ReminderBusTests.tz)) == Wall.date("2026-06-12 19:00", ReminderBusTests.tz))
+    }
+
+    @Test("a bus without a notification server: noServer, quickly; a server started later is used")
+    func noServer() throws {
+        let bus = try NotificationBus(withServer: false)
+        let notifier = DesktopNotifier(address: bus.address)
+        let started = Date()
+        #expect(throws: DBusError.self) { try notifier.show(DesktopNotification(appName: "SnapSort", summary: "s")) }
+        do { _ = try notifier.show(DesktopNotification(appName: "SnapSort", summary: "s")) } catch let e as DBusError {
+            #expect(e.code == .noServer)
+        }
+        #expect(Date().timeIntervalSince(started) < 3)
+        try bus.startServer()
+        #expect(try notifier.show(DesktopNotification(appName: "SnapSort", summary: "s")) != 0)
+    }
+
+    @Test("a server that does not answer: the call times out instead of hanging")
+    func timeout() throws {
+        let bus = try NotificationBus()
+        try bus.command("hang on")
+        let c = try DBusConnection(address: bus.address, callTimeout: .milliseconds(500))
+        let started = Date()
+        do {
+            _ = try c.notify(DesktopNotification(appName: "SnapSort", summary: "s"))
+            Issue.record("expected a timeout")
+        } catch {
+            #expect(error.code == .timeout)
+        }
+        #expect(Date().timeIntervalSince(started) < 3)
+        try bus.command("hang off")
+        #expect(try c.notify(DesktopNotification(appName: "SnapSort", summary: "s")) != 0)
+    }
+}
+
+@Suite("Reminder timer")
+struct ReminderTimerTests {
+    @Test("the wall-clock timer fires at its deadline and can be re-armed or disarmed")
+    func fires() throws {
+        let t = try RealtimeTimer()
+        try t.arm(at: Date().addingTimeInterval(0.05))
+        #expect(try Poll.readable([t.fd], timeoutMs: 5000) == [t.fd])
+        #expect(t.read() == .expired)
+        try t.arm(at: Date().addingTimeInterval(3600))
+        #expect(try Poll.readable([t.fd], timeoutMs: 0).isEmpty)
+        try t.arm(at: nil)
+        #expect(try Poll.readable([t.fd], timeoutMs: 0).isEmpty)
+        try t.arm(at: Date().addingTimeInterval(-10))
+        #expect(try Poll.readable([t.fd], timeoutMs: 5000) == [t.fd])
+        #expect(t.read() == .expired)
+    }
+}
