@@ -29,26 +29,25 @@ let package = Package(
         // Engine, part two: HEIC/HEIF through libheif, WebP through libwebp.
         .target(name: "CHeif", path: "Sources/CHeif", linkerSettings: [.linkedLibrary("heif")]),
         .target(name: "CWebP", path: "Sources/CWebP", linkerSettings: [.linkedLibrary("webp")]),
-        // Reminders: desktop notifications over sd-bus (sd_bus_message_append is variadic).
-        .target(name: "CBus", path: "Sources/CBus", linkerSettings: [.linkedLibrary("systemd")]),
-        // Linux headers Glibc's module map leaves out (signalfd, eventfd, timerfd); header only.
-        .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
         // Review: renameat2(RENAME_NOREPLACE) and the terminal size (variadic syscall/ioctl).
         .target(name: "CReviewShim", path: "Sources/CReviewShim"),
         .systemLibrary(
             name: "CChafa", path: "Sources/CChafa", pkgConfig: "chafa",
             providers: [.apt(["libchafa-dev"])]),
-
+        // Reminders: desktop notifications over sd-bus (sd_bus_message_append is variadic).
+        .target(name: "CBus", path: "Sources/CBus", linkerSettings: [.linkedLibrary("systemd")]),
+        // Linux headers Glibc's module map leaves out (signalfd, eventfd, timerfd); header only.
+        .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
+        // The review page: HTTP through GNU libmicrohttpd (MHD_start_daemon is variadic).
+        .target(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", linkerSettings: [.linkedLibrary("microhttpd")]),
         // Smart groups: OCR through Tesseract's C API, QR codes through zbar (zbar_fourcc is a macro).
         .target(name: "COCR", path: "Sources/COCR", linkerSettings: [.linkedLibrary("tesseract")]),
         .target(name: "CQR", path: "Sources/CQR", linkerSettings: [.linkedLibrary("zbar")]),
 
-        // The review page: HTTP through GNU libmicrohttpd (MHD_start_daemon is variadic).
-        .target(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", linkerSettings: [.linkedLibrary("microhttpd")]),
         // The one Swift layer that imports C.
         .target(
             name: "SnapSortSystem",
-            dependencies: ["CSQLite", "CSystemd", "CJPEG", "CPNG", "CExif", "CSysShim", "CHeif", "CWebP", "CReviewShim", "CChafa", "CLinux", "COCR", "CQR", "CBus", "CMicroHTTPD"]),
+            dependencies: ["CSQLite", "CSystemd", "CJPEG", "CPNG", "CExif", "CSysShim", "CHeif", "CWebP", "CLinux", "CReviewShim", "CChafa", "CBus", "CMicroHTTPD", "COCR", "CQR"]),
         // The domain.
         .target(name: "SnapSortCore", dependencies: ["SnapSortSystem"]),
         // The review page: the web API, media and static assets over SnapSortSystem's HTTPServer.
@@ -73,7 +72,7 @@ let package = Package(
 
 // The analysis and storage code is always optimized: an unoptimized decode-and-measure loop
 // is 20× slower, which makes debug builds and the test suite crawl on real photos.
-let alwaysOptimized: Set<String> = ["SnapSortSystem", "SnapSortCore", "SnapSortTestSupport", "SnapSortWeb"]
+let alwaysOptimized: Set<String> = ["SnapSortSystem", "SnapSortCore", "SnapSortWeb"]
 
 for target in package.targets where target.type != .system {
     guard !target.name.hasPrefix("C") else { continue }
