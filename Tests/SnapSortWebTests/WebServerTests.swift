@@ -153,7 +153,9 @@ import SnapSortTestSupport
         let th = try JPEG.readHeader(t.body)
         #expect(th.width == 480 && th.height == 320)
         let p = try h.get("/media/\(heic)/thumb?size=normal")
-        #expect(p.status == 200 && (try PNG.readHeader(p.body)).width == 128)
+        #expect(p.status == 200)
+        let ph = try PNG.readHeader(p.body)
+        #expect(ph.width == 128)
     }
 
     @Test func webInfoIsWrittenPrivatelyAndRemovedOnStop() throws {
