@@ -28,7 +28,8 @@ final class WebHarness: @unchecked Sendable {
             "XDG_RUNTIME_DIR": lib.dir.folder("run"),
         ], home: home)
         let root = lib.root
-        func put(_ name: String, _ bytes: [UInt8]) { _ = lib.dir.write("Pictures/" + name, bytes) }
+        let dir = lib.dir
+        func put(_ name: String, _ bytes: [UInt8]) { _ = dir.write("Pictures/" + name, bytes) }
         put("IMG_0001.jpg", Fixtures.jpeg(seed: 7, quality: 92, dateTimeOriginal: "2024:05:04 10:00:00", make: "Cam", model: "One"))
         put("IMG_0002.jpg", Fixtures.jpeg(seed: 7, quality: 80, dateTimeOriginal: "2024:05:04 10:00:01", make: "Cam", model: "One"))
         put("IMG_0003.jpg", Fixtures.jpeg(seed: 7, quality: 70, dateTimeOriginal: "2024:05:04 10:00:02", make: "Cam", model: "One"))
