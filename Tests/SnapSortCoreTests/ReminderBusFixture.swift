@@ -30,12 +30,13 @@ final class NotificationBus: @unchecked Sendable {
         daemon.standardOutput = out
         daemon.standardInput = FileHandle.nullDevice
         try daemon.run()
-        NotificationBus.readLines(out.fileHandleForReading) { [daemonLines] line in daemonLines.withLock { $0.append(line) } }
-        guard waitUntil(timeout: 10, { !daemonLines.withLock { $0.isEmpty } }) else {
+        let lines = daemonLines
+        NotificationBus.readLines(out.fileHandleForReading) { line in lines.withLock { $0.append(line) } }
+        guard waitUntil(timeout: 10, { !lines.withLock { $0.isEmpty } }) else {
             daemon.terminate()
             throw FixtureError("dbus-daemon did not print its address")
         }
-        address = daemonLines.withLock { $0[0] }.trimmingCharacters(in: .whitespaces)
+        address = lines.withLock { $0[0] }.trimmingCharacters(in: .whitespaces)
         if withServer { try startServer() }
     }
 
