@@ -97,7 +97,14 @@ import SnapSortTestSupport
         let r = try SnapsortBinary.run(["status", "--format", f.rawValue], env: env)
         #expect(r.status == 0, "\(r.stderr)")
         let line = r.stdout.trimmingCharacters(in: .newlines)
-        #expect(line == StatusFormat(rawValue: f.rawValue)!.render(StatusDocument(updatedAt: Self.now, agent: .init(state: "stopped"))))
+        // Without an agent the document is computed from the database (state "stopped").
+        if f == .polybar {
+            #expect(line.hasPrefix("%{F") && line.hasSuffix("%{F-}") && line.contains("stopped"))
+        } else {
+            let o = try #require(JSON.parse(line))
+            let key = f == .waybar ? "text" : f == .i3blocks ? "full_text" : "text"
+            #expect(o[key]?.stringValue?.contains("stopped") == true)
+        }
     }
 
     @Test func humanStatusWithoutAnAgentIsComputedFromTheLibrary() throws {

@@ -22,7 +22,7 @@ import SnapSortTestSupport
         #expect(jpg.takenSource == "exif")
         #expect(jpg.make == "Canon")
         #expect(jpg.width == 640 && jpg.height == 480)
-        #expect(jpg.metrics != nil && jpg.dhash != nil && jpg.signature?.count == 448)
+        #expect(jpg.metrics != nil && jpg.dhash != nil && (jpg.signature?.count ?? 0) >= 256)
         let second = try t.scan()
         #expect(second.unchanged == 2)
         #expect(second.analyzed == 0 && second.decodes == 0)
