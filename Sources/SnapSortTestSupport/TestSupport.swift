@@ -46,20 +46,39 @@ public enum Fixtures {
     public static func scene(width: Int = 640, height: Int = 480, seed: UInt64 = 1) -> Bitmap {
         var b = Bitmap(width: width, height: height, channels: 3)
         var rng = SplitMix(seed: seed)
-        let blobs = (0..<12).map { _ in
-            (Double(rng.next() % UInt64(width)), Double(rng.next() % UInt64(height)), Double(20 + rng.next() % 120),
-             [UInt8(rng.next() % 256), UInt8(rng.next() % 256), UInt8(rng.next() % 256)])
+        // Explicit types throughout: this file is compiled unoptimized, and mixed literal
+        // arithmetic here once cost minutes of type checking.
+        struct Blob {
+            var x: Double, y: Double, r: Double
+            var color: [Double]
         }
-        let f1 = Double(1 + rng.next() % 7) / 40, f2 = Double(1 + rng.next() % 5) / 30
+        var blobs: [Blob] = []
+        for _ in 0..<12 {
+            let bx = Double(rng.next() % UInt64(width))
+            let by = Double(rng.next() % UInt64(height))
+            let r = Double(20 + rng.next() % 120)
+            let color: [Double] = [Double(rng.next() % 256), Double(rng.next() % 256), Double(rng.next() % 256)]
+            blobs.append(Blob(x: bx, y: by, r: r, color: color))
+        }
+        let f1: Double = Double(1 + rng.next() % 7) / 40
+        let f2: Double = Double(1 + rng.next() % 5) / 30
+        let w = Double(width), h = Double(height)
         for y in 0..<height {
+            let fy = Double(y)
             for x in 0..<width {
-                var px = [Double(x) * 200 / Double(width), Double(y) * 200 / Double(height), 120.0]
-                for (bx, by, r, c) in blobs {
-                    let d = ((Double(x) - bx) * (Double(x) - bx) + (Double(y) - by) * (Double(y) - by)).squareRoot()
-                    if d < r { for k in 0..<3 { px[k] = px[k] * 0.3 + Double(c[k]) * 0.7 } }
+                let fx = Double(x)
+                var px: [Double] = [fx * 200 / w, fy * 200 / h, 120]
+                for blob in blobs {
+                    let dx: Double = fx - blob.x
+                    let dy: Double = fy - blob.y
+                    let d: Double = (dx * dx + dy * dy).squareRoot()
+                    if d < blob.r { for k in 0..<3 { px[k] = px[k] * 0.3 + blob.color[k] * 0.7 } }
                 }
-                let t = 25 * sin(Double(x) * f1) * cos(Double(y) * f2)
-                for k in 0..<3 { b.pixels[(y * width + x) * 3 + k] = UInt8(max(0, min(255, px[k] + t))) }
+                let t: Double = 25 * sin(fx * f1) * cos(fy * f2)
+                for k in 0..<3 {
+                    let v: Double = max(0, min(255, px[k] + t))
+                    b.pixels[(y * width + x) * 3 + k] = UInt8(v)
+                }
             }
         }
         return b
@@ -95,11 +114,18 @@ public enum Fixtures {
         var i = 2
         while i + 9 < j.count {
             if j[i] == 0xFF && (j[i + 1] == 0xC0 || j[i + 1] == 0xC2) {
-                j[i + 5] = UInt8(height >> 8); j[i + 6] = UInt8(height & 255)
-                j[i + 7] = UInt8(width >> 8); j[i + 8] = UInt8(width & 255)
+                let hi: UInt8 = UInt8(truncatingIfNeeded: height >> 8), lo: UInt8 = UInt8(truncatingIfNeeded: height)
+                let whi: UInt8 = UInt8(truncatingIfNeeded: width >> 8), wlo: UInt8 = UInt8(truncatingIfNeeded: width)
+                j[i + 5] = hi; j[i + 6] = lo
+                j[i + 7] = whi; j[i + 8] = wlo
                 break
             }
-            if j[i] == 0xFF { i += 2 + (Int(j[i + 2]) << 8 | Int(j[i + 3])) } else { i += 1 }
+            if j[i] == 0xFF {
+                let length: Int = Int(j[i + 2]) << 8 | Int(j[i + 3])
+                i += 2 + length
+            } else {
+                i += 1
+            }
         }
         return j
     }
@@ -107,7 +133,10 @@ public enum Fixtures {
     /// A PNG whose IHDR claims `width`×`height` (CRC fixed so libpng reads the header).
     public static func pngBombHeader(width: Int = 100_000, height: Int = 100_000) -> [UInt8] {
         var p = png(seed: 2, width: 8, height: 8)
-        func be(_ v: Int) -> [UInt8] { [UInt8(v >> 24 & 255), UInt8(v >> 16 & 255), UInt8(v >> 8 & 255), UInt8(v & 255)] }
+        func be(_ v: Int) -> [UInt8] {
+            let u = UInt32(truncatingIfNeeded: v)
+            return [UInt8(truncatingIfNeeded: u >> 24), UInt8(truncatingIfNeeded: u >> 16), UInt8(truncatingIfNeeded: u >> 8), UInt8(truncatingIfNeeded: u)]
+        }
         p.replaceSubrange(16..<20, with: be(width))
         p.replaceSubrange(20..<24, with: be(height))
         let crc = CRC32.compute(Array(p[12..<29]))

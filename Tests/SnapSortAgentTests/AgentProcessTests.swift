@@ -115,7 +115,7 @@ import SnapSortTestSupport
         #expect(try lib.db.scalar("SELECT count(*) FROM files WHERE status = 'pending'") == 0)
         // A restart finishes the job.
         let again = try Child(["agent", root], env: env)
-        #expect(try waitUntil(timeout: 300) { (try? lib.db.scalar("SELECT count(*) FROM files WHERE status = 'ok'")) == Int64(count) })
+        #expect(waitUntil(timeout: 300) { (try? lib.db.scalar("SELECT count(*) FROM files WHERE status = 'ok'")) == Int64(count) })
         again.signal(SIGTERM)
         #expect(again.wait(timeout: 30) == 0)
     }
@@ -125,7 +125,7 @@ import SnapSortTestSupport
         defer { withExtendedLifetime(dir) {} }
         let first = try Child(["agent", root], env: env)
         let statusFile = env["XDG_RUNTIME_DIR"]! + "/snapsort/status.json"
-        #expect(try waitUntil(timeout: 20) { FileManager.default.fileExists(atPath: statusFile) })
+        #expect(waitUntil(timeout: 20) { FileManager.default.fileExists(atPath: statusFile) })
         let second = try SnapsortBinary.run(["agent", root], env: env)
         #expect(second.status == 1)
         #expect(second.stderr.contains("already running"))

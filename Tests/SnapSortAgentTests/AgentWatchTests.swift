@@ -114,7 +114,7 @@ import SnapSortTestSupport
         for i in 0..<n { h.dir.write("Pictures/burst/\(i / 500)/f\(i).jpg", photos[i]) }
         let lib = try h.reader()
         #expect(try waitUntil(timeout: 120) { try lib.db.scalar("SELECT count(*) FROM files WHERE status = 'ok'") == Int64(n) })
-        #expect(try waitUntil { h.status()?["agent"]?["total"]?.intValue == n && h.status()?["agent"]?["state"]?.stringValue == "watching" })
+        #expect(waitUntil { h.status()?["agent"]?["total"]?.intValue == n && h.status()?["agent"]?["state"]?.stringValue == "watching" })
     }
 
     @Test func aQueueOverflowEndsWithTheDatabaseOfAFreshScan() throws {
@@ -127,7 +127,7 @@ import SnapSortTestSupport
         for i in 0..<count { h.dir.write("Pictures/flood/\(i % 8)/e\(i).jpg", []) }
         h.start()
         defer { h.stop() }
-        #expect(try waitUntil(timeout: 60) { h.agent.counters.overflows >= 1 })
+        #expect(waitUntil(timeout: 60) { h.agent.counters.overflows >= 1 })
         let lib = try h.reader()
         #expect(try waitUntil(timeout: 120) { try lib.db.scalar("SELECT count(*) FROM files WHERE status != 'gone'") == Int64(count + 1) })
         #expect(h.waitIdle(timeout: 60))
@@ -160,7 +160,7 @@ import SnapSortTestSupport
         for i in 0..<60 { h.dir.write("Pictures/s\(i).jpg", photo(UInt64(100 + i), size: 48)) }
         let lib = try h.reader()
         #expect(try waitUntil(timeout: 60) { try h.live(lib).count == 60 })
-        #expect(try waitUntil { h.status()?["agent"]?["total"]?.intValue == 60 && h.status()?["agent"]?["state"]?.stringValue == "watching" })
+        #expect(waitUntil { h.status()?["agent"]?["total"]?.intValue == 60 && h.status()?["agent"]?["state"]?.stringValue == "watching" })
         stop.store(true, ordering: .relaxed)
         #expect(h.agent.counters.statusWrites > before)
         #expect(reads.load(ordering: .relaxed) > 0)
@@ -180,13 +180,13 @@ import SnapSortTestSupport
         #expect(h.waitIdle())
         let cli = try h.reader()
         try cli.pause(until: nil, now: Date())
-        #expect(try waitUntil { h.status()?["agent"]?["state"]?.stringValue == "paused" })
+        #expect(waitUntil { h.status()?["agent"]?["state"]?.stringValue == "paused" })
         let p = h.dir.write("Pictures/while-paused.jpg", photo(13))
-        #expect(try waitUntil { h.agent.counters.events > 0 })
+        #expect(waitUntil { h.agent.counters.events > 0 })
         #expect(try h.live(cli)[p] == nil)
         try cli.resume(now: Date())
         #expect(try waitUntil { try h.live(cli)[p]?.status == "ok" })
-        #expect(try waitUntil { h.status()?["agent"]?["state"]?.stringValue == "watching" })
+        #expect(waitUntil { h.status()?["agent"]?["state"]?.stringValue == "watching" })
     }
 
     @Test func aSecondAgentOnTheSameDatabaseIsRefused() throws {
@@ -235,7 +235,7 @@ import SnapSortTestSupport
         #expect(try copy.db.quickCheck() == nil)
         h.start()
         defer { h.stop() }
-        #expect(try waitUntil { h.agent.counters.backups == 1 })
+        #expect(waitUntil { h.agent.counters.backups == 1 })
         #expect(Backup.list(h.dbPath).count == 3)
     }
 }

@@ -145,13 +145,6 @@ public struct Analyzer: Sendable {
             ctx.result.kind = hint?.kind ?? .other
             ctx.result.status = .unreadable
             ctx.result.reason = Reason("unknown_format", "the content is not a known image or video format")
-        default:
-            if let handler = extraHandlers[format] {
-                handler(&ctx)
-            } else {
-                ctx.result.status = .unsupported
-                ctx.result.reason = Reason("unsupported_format", "\(format.rawValue.uppercased()) files are not analyzed yet")
-            }
         }
         if ctx.result.contentHash == nil, ctx.result.reason?.code != "io_error" {
             // Head-only reads (an unsupported TIFF, a RAW file): move detection still needs the
