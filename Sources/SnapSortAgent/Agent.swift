@@ -35,6 +35,9 @@ public struct AgentOptions: Sendable {
     public var configureScanner: @Sendable (LibraryScanner) -> Void = { _ in }
     /// Runs after each reconcile with the paths it covered (the CLI's `Extensions.afterScan`).
     public var afterReconcile: @Sendable (Library, [String]) throws -> Void = { _, _ in }
+    /// Makes the services that run in the agent's loop (the review page, the reminders); called
+    /// once at the start of `run()`, after the signals are blocked.
+    public var services: @Sendable (AgentServiceContext) -> [AgentService] = { _ in [] }
 
     public init(dbPath: String, env: Environment) {
         self.dbPath = dbPath
@@ -116,6 +119,11 @@ public final class Agent: @unchecked Sendable {
     private var configCheckAt: Date?
     private var lastWatchdog = ContinuousClock.now
 
+    // Services in the loop, and when each last fired (a deadline that stays in the past after
+    // firing must not spin the loop).
+    private var services: [AgentService] = []
+    private var servicesFiredAt: [Date?] = []
+
     private let countersBox = Mutex(AgentCounters())
     /// What the agent did so far (readable from any thread).
     public var counters: AgentCounters { countersBox.withLock { $0 } }
@@ -171,6 +179,9 @@ public final class Agent: @unchecked Sendable {
     /// Watches the database folder (to notice the CLI's writes) and the configuration folder.
     private func watchMeta() {
         let mask = Inotify.modify | Inotify.closeWrite | Inotify.movedTo | Inotify.create | Inotify.onlyDir
+        // The configuration folder may not exist yet (a fresh install): create it, so a
+        // snapsort.conf written later is noticed without a SIGHUP.
+        try? FileSystem.makeDirectories(Agent.folder(of: Configuration.path(options.env)), mode: 0o700)
         for dir in [Agent.folder(of: options.dbPath), Agent.folder(of: Configuration.path(options.env))] {
             if let wd = try? meta.addWatch(dir, mask: mask) {
                 metaWatches[wd] = (metaWatches[wd].map { $0 + "\n" } ?? "") + dir
@@ -192,6 +203,7 @@ public final class Agent: @unchecked Sendable {
     /// Runs until SIGTERM, SIGINT or `requestStop()`. Returns the exit code (0).
     public func run() throws -> Int32 {
         publish(state: "starting")
+        startServices()
         refreshStatus(force: true)
         options.notifier.send("READY=1\nSTATUS=\(statusLine())")
         logger.notice("agent ready", ["roots": "\(roots.count)", "watches": "\(watcher.count)", "status.file": statusPath])
@@ -204,6 +216,7 @@ public final class Agent: @unchecked Sendable {
         }
         publish(state: "stopping")
         options.notifier.send("STOPPING=1\nSTATUS=Stopping")
+        for s in services { s.stop() }
         state = "stopped"
         publish(state: "stopped")
         writeStatus(stoppedDocument())
@@ -266,6 +279,11 @@ public final class Agent: @unchecked Sendable {
         if let p = pausedUntil, p != .distantFuture { deadlines.append(p) }
         if pausedUntil == nil && !hasWork { deadlines.append(nextBackupCheck) }
         if hasWork && pausedUntil == nil { deadlines.append(t) }
+        for (i, s) in services.enumerated() {
+            guard var d = s.nextDeadline(now: t) else { continue }
+            if let fired = servicesFiredAt[i], d <= fired { d = fired.addingTimeInterval(1) }
+            deadlines.append(d)
+        }
         var ms = deadlines.map { max(0, $0.timeIntervalSince(t) * 1000) }.min() ?? -1
         if let w = options.notifier.watchdogInterval {
             let next = (w / 3) - secondsSince(lastWatchdog)
@@ -285,6 +303,7 @@ public final class Agent: @unchecked Sendable {
     func service(timeoutMs: Int32) {
         var fds = [watcher.inotify.fd, meta.fd, wakeup.fd]
         if let s = signals { fds.append(s.fd) }
+        for s in services { fds += s.descriptors }
         let ready: [Int32]
         do {
             ready = try Poll.readable(fds, timeoutMs: timeoutMs)
@@ -312,7 +331,37 @@ public final class Agent: @unchecked Sendable {
         }
         if ready.contains(watcher.inotify.fd) { readWatchEvents() }
         if ready.contains(meta.fd) { readMetaEvents() }
+        runServices(ready)
         pingWatchdog()
+    }
+
+    // MARK: Services
+
+    private func startServices() {
+        let context = AgentServiceContext(library: library, configuration: configuration, dbPath: options.dbPath,
+                                          env: options.env, clock: options.clock, logger: logger)
+        services = options.services(context)
+        servicesFiredAt = Array(repeating: nil, count: services.count)
+        let t = now
+        for s in services {
+            s.start(now: t)
+            if let p = s.problem { logger.warning("\(s.name) not available", ["error": p]) }
+        }
+    }
+
+    /// Fires each service whose deadline passed or whose descriptors are readable.
+    private func runServices(_ ready: [Int32]) {
+        guard !stopping else { return }
+        let t = now
+        for (i, s) in services.enumerated() {
+            let mine = ready.filter { s.descriptors.contains($0) }
+            let due = s.nextDeadline(now: t).map { d in d <= t && servicesFiredAt[i].map { d > $0 || t.timeIntervalSince($0) >= 1 } ?? true } ?? false
+            guard due || !mine.isEmpty else { continue }
+            servicesFiredAt[i] = t
+            let before = s.problem
+            s.fire(now: t, readable: mine)
+            if s.problem != before { statusDirty = true }
+        }
     }
 
     private func pingWatchdog() {
@@ -406,6 +455,7 @@ public final class Agent: @unchecked Sendable {
         guard let v = try? library.db.scalar("PRAGMA data_version"), v != dataVersion else { return }
         dataVersion = v
         countersBox.withLock { $0.databaseChanges += 1 }
+        for s in services { s.databaseChanged(now: now) }
         let was = pausedUntil
         pausedUntil = (try? library.pausedUntil(now: now)) ?? nil
         if was == nil && pausedUntil != nil { logger.notice("analysis paused") }
@@ -539,6 +589,7 @@ public final class Agent: @unchecked Sendable {
         countersBox.withLock { $0.configReloads += 1 }
         guard config != configuration else { return }
         configuration = config
+        for s in services { s.configurationChanged(config, now: now) }
         watcher.rules = ExcludeRules(excludedPaths: config.excludes)
         let newRoots = config.effectiveRoots(arguments: options.roots, env: options.env)
         for r in roots where !newRoots.contains(r) { watcher.unwatch(r) }
@@ -597,8 +648,9 @@ public final class Agent: @unchecked Sendable {
         let counts = (try? library.itemCounts()) ?? (total: 0, analyzed: 0)
         let shown = (state == "watching" || state == "starting") && pausedUntil != nil ? "paused" : state
         let (done, total) = progress.map { ($0.done, $0.total) } ?? (counts.analyzed, counts.total)
+        let problem = lastError ?? services.lazy.compactMap { s in s.problem.map { "\(s.name): \($0)" } }.first
         return StatusDocument.Agent(state: shown, pid: Int(getpid()), done: done, total: total, degraded: watcher.isDegraded,
-                                    lastError: lastError)
+                                    lastError: problem)
     }
 
     private func stoppedDocument() -> StatusDocument {

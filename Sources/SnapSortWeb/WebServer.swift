@@ -55,6 +55,7 @@ public final class WebServer: Sendable {
     public let info: WebInfo
     let http: Mutex<HTTPServer?>
     let options: Options
+    let app: WebApp
 
     /// Starts the server for the library at `library.path` (the server opens its own
     /// connection, so it never shares one with the caller's thread).
@@ -84,6 +85,7 @@ public final class WebServer: Sendable {
         self.url = "http://127.0.0.1:\(port)/"
         self.info = WebInfo(url: "http://127.0.0.1:\(port)/", port: port, token: token, pid: Int(getpid()))
         self.http = Mutex(server)
+        self.app = app
         if options.writeInfo {
             do { try info.write(options.env) } catch {
                 http.withLock { $0?.stop() }
@@ -91,6 +93,12 @@ public final class WebServer: Sendable {
             }
         }
         options.logger.info("review page served", ["web.url": url, "web.addresses": addresses])
+    }
+
+    /// Uses a reloaded configuration (session goal, reminder settings shown on the page). The
+    /// port is fixed for the server's life: a new `web_port` needs a new server.
+    public func update(configuration: Configuration) {
+        app.config.withLock { $0 = configuration }
     }
 
     /// Stops serving and removes `web.json`; idempotent.

@@ -79,9 +79,10 @@ public struct ReviewPage: Sendable {
         self.open = open
     }
 
-    /// Reads `$XDG_RUNTIME_DIR/snapsort/web.json` (written by the running page) and opens with `xdg-open`.
+    /// Reads `$XDG_RUNTIME_DIR/snapsort/web.json` (written by the running page) and opens it
+    /// with `URLOpener` (in its own systemd scope when a user manager runs).
     public static func live(_ env: Environment) -> ReviewPage {
-        ReviewPage(url: { deck in webURL(env, deck: deck) }, open: { url in openWithXDG(url) })
+        ReviewPage(url: { deck in webURL(env, deck: deck) }, open: { url in URLOpener.open(url, env: env, wait: false) })
     }
 
     /// A page that is never running (commands without a browser).
@@ -102,14 +103,5 @@ public struct ReviewPage: Sendable {
         guard let port = (obj["port"] as? NSNumber)?.intValue else { return nil }
         let token = (obj["token"] as? String).map { "?token=" + ($0.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? $0) } ?? ""
         return "http://127.0.0.1:\(port)/\(token)\(fragment)"
-    }
-
-    /// Starts `xdg-open URL` and does not wait for the browser.
-    public static func openWithXDG(_ url: String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["xdg-open", url]
-        p.standardInput = FileHandle.nullDevice
-        try? p.run()
     }
 }

@@ -7,15 +7,19 @@ enum AgentCommand: Command {
     static let name = "agent"
     static let summary = "watch the photo folders and keep the library and status file current"
     static let usage = """
-        Usage: snapsort agent [--workers N] [--status-file PATH] [DIR…]
+        Usage: snapsort agent [--workers N] [--status-file PATH] [--no-web] [--no-reminders] [DIR…]
 
         The long-running service (systemd/snapsort.service runs it): watches every folder under
         the roots (DIR…, else the configured roots, else XDG_PICTURES_DIR, else ~/Pictures) with
         inotify, analyzes new and changed photos at low priority, follows moves without
         re-analysis, and rewrites the status file whenever its content changes (default
-        $XDG_RUNTIME_DIR/snapsort/status.json; see 'snapsort status'). One agent per database.
+        $XDG_RUNTIME_DIR/snapsort/status.json; see 'snapsort status'). It also serves the
+        review page on 127.0.0.1 ('snapsort open') and shows the reminders of snapsort.conf as
+        desktop notifications. One agent per database.
           --workers N         analysis threads (default: half the cores)
           --status-file PATH  write the status file here instead
+          --no-web            do not serve the review page
+          --no-reminders      do not show reminders or milestone notifications
         Signals: SIGTERM/SIGINT stop cleanly (exit 0); SIGHUP reloads snapsort.conf.
         Exit: 0 stopped cleanly, 1 error (another agent already runs on this database).
         """
@@ -26,6 +30,8 @@ enum AgentCommand: Command {
             return n
         }
         let statusFile = try args.option("--status-file").map(ctx.absolute)
+        let web = !args.flag("--no-web")
+        let reminders = !args.flag("--no-reminders")
         let dirs = try args.positionals().map(ctx.absolute)
         var options = AgentOptions(dbPath: ctx.dbPath, env: ctx.env)
         options.roots = dirs
@@ -40,6 +46,19 @@ enum AgentCommand: Command {
         options.notifier = .live
         options.configureScanner = { Extensions.configure($0) }
         options.afterReconcile = { try Extensions.afterScan($0, $1) }
+        options.services = { c in
+            var list: [AgentService] = []
+            if web { list.append(WebAgentService(c)) }
+            if reminders {
+                let deps = ReminderDependencies.standard(library: c.library, configuration: c.configuration, clock: c.clock,
+                                                         env: c.env, logger: c.logger)
+                let service = ReminderService(library: c.library, configuration: c.configuration,
+                                              notifier: DesktopNotifier(address: c.env["DBUS_SESSION_BUS_ADDRESS"]),
+                                              dependencies: deps, realtimeTimer: true)
+                list.append(ReminderAgentService(service))
+            }
+            return list
+        }
         let agent: Agent
         do {
             agent = try Agent(options)

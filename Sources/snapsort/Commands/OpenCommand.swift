@@ -31,36 +31,9 @@ enum OpenCommand: Command {
         ctx.out(url)
         if printOnly { return ExitCode.ok }
         ctx.flush()
-        guard launch(url, env: ctx.env) else {
+        guard URLOpener.open(url, env: ctx.env, wait: true) else {
             throw CommandFailure(ExitCode.error, "could not start a browser (xdg-open); open the URL above by hand")
         }
         return ExitCode.ok
-    }
-
-    /// `systemd-run --user --scope xdg-open URL` when a user manager runs (the browser then
-    /// lives in its own scope, not in the caller's cgroup), else `xdg-open URL`.
-    static func launch(_ url: String, env: Environment) -> Bool {
-        func which(_ name: String) -> String? {
-            for dir in (env["PATH"] ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":") {
-                let p = "\(dir)/\(name)"
-                if FileManager.default.isExecutableFile(atPath: p) { return p }
-            }
-            return nil
-        }
-        guard let xdg = which("xdg-open") else { return false }
-        var argv = [xdg, url]
-        if let run = which("systemd-run"), let rt = env.runtimeDir, FileSystem.exists(rt + "/systemd/private") || FileSystem.exists(rt + "/bus") {
-            argv = [run, "--user", "--scope", "--quiet", "--collect", xdg, url]
-        }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: argv[0])
-        p.arguments = Array(argv.dropFirst())
-        do {
-            try p.run()
-            p.waitUntilExit()
-            return p.terminationStatus == 0
-        } catch {
-            return false
-        }
     }
 }

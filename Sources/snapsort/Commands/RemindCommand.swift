@@ -1,4 +1,5 @@
 import Foundation
+import SnapSortAgent
 import SnapSortCore
 import SnapSortSystem
 
@@ -11,8 +12,9 @@ enum RemindCommand: Command {
                snapsort remind --next
 
           --now    shows the reminder notification immediately, bypassing the cadence, quiet
-                   hours and the no-nag rule (to test a setup). It is sent directly over the
-                   session bus (the running agent is not involved).
+                   hours and the no-nag rule (to test a setup): through the running agent
+                   (so "Start a session" and "Later" are handled there), else directly over
+                   the session bus.
           --wait   with --now: wait (up to 10 minutes) for "Start a session" (opens the review
                    page), "Later" or the notification closing
           --next   prints when the next reminder is due (local time), or "off"
@@ -43,6 +45,17 @@ enum RemindCommand: Command {
             return ExitCode.ok
         }
 
+        if !wait, Agent.isRunning(dbPath: ctx.dbPath) {
+            switch try throughAgent(library) {
+            case .some(.success(let id)):
+                if !ctx.quiet { ctx.err("reminder shown by the agent (notification \(id))") }
+                return ExitCode.ok
+            case .some(.failure(let message)):
+                throw CommandFailure(ExitCode.unavailable, "cannot show the reminder: \(message)")
+            case nil:
+                ctx.logger.info("the agent did not answer; showing the reminder directly")
+            }
+        }
         let deps = ReminderDependencies.standard(library: library, configuration: config, clock: .live, env: ctx.env, logger: ctx.logger)
         let notifier = DesktopNotifier()
         let service = ReminderService(library: library, configuration: config, notifier: notifier, dependencies: deps)
@@ -60,5 +73,24 @@ enum RemindCommand: Command {
             service.handleNotificationSignals(now: Date(), readable: ready)
         }
         return ExitCode.ok
+    }
+
+    enum AgentAnswer { case success(String), failure(String) }
+
+    /// Asks the running agent (through the database, which it watches) to show the reminder,
+    /// and waits up to 10 s for its answer. Nil: no answer (an agent with reminders off).
+    static func throughAgent(_ library: Library) throws -> AgentAnswer? {
+        let request = "\(StatusTimestamp.string(Date()))/\(getpid())/\(UInt32.random(in: 0...UInt32.max))"
+        try library.setAgentState(ReminderAgentService.requestKey, request)
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            if let result = try library.agentState(ReminderAgentService.resultKey), result.hasPrefix(request + " ") {
+                let rest = result.dropFirst(request.count + 1)
+                if rest.hasPrefix("shown ") { return .success(String(rest.dropFirst(6))) }
+                return .failure(String(rest.hasPrefix("failed ") ? rest.dropFirst(7) : rest))
+            }
+            usleep(50_000)
+        }
+        return nil
     }
 }

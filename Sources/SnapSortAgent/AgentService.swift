@@ -1,0 +1,157 @@
+import Foundation
+import SnapSortCore
+import SnapSortWeb
+
+/// Something that lives in the agent's loop besides watching: the review page's server, the
+/// reminders. The agent calls every method on its one thread, with its clock's `now`:
+/// `start` once before `READY=1`; each loop turn it adds `descriptors` to the `poll` set and
+/// `nextDeadline` to the timeout, and calls `fire` when the deadline passed or a descriptor is
+/// readable; `configurationChanged` after a reload, `databaseChanged` after another process
+/// wrote to the database; `stop` before `STOPPING=1` ends the loop. A service never throws into
+/// the loop: it reports a `problem` (shown as the status file's `last_error`) and carries on.
+public protocol AgentService: AnyObject {
+    /// For logs: "web", "reminders".
+    var name: String { get }
+    func start(now: Date)
+    var descriptors: [Int32] { get }
+    func nextDeadline(now: Date) -> Date?
+    func fire(now: Date, readable: [Int32])
+    func configurationChanged(_ configuration: Configuration, now: Date)
+    func databaseChanged(now: Date)
+    func stop()
+    /// Why the service does not fully work right now (nil: it does).
+    var problem: String? { get }
+}
+
+extension AgentService {
+    public func start(now: Date) {}
+    public var descriptors: [Int32] { [] }
+    public func nextDeadline(now: Date) -> Date? { nil }
+    public func fire(now: Date, readable: [Int32]) {}
+    public func configurationChanged(_ configuration: Configuration, now: Date) {}
+    public func databaseChanged(now: Date) {}
+    public func stop() {}
+    public var problem: String? { nil }
+}
+
+/// What a service factory gets from the agent.
+public struct AgentServiceContext: Sendable {
+    /// The agent's own connection (use it only from the agent's thread).
+    public let library: Library
+    public let configuration: Configuration
+    public let dbPath: String
+    public let env: Environment
+    public let clock: Clock
+    public let logger: Logger
+}
+
+/// The reminders (issue 8) in the agent's loop, plus `snapsort remind --now` through the
+/// running agent: the CLI writes `remind_now_request` to the agent state and waits for
+/// `remind_now_result`.
+public final class ReminderAgentService: AgentService {
+    public let service: ReminderService
+    private let library: Library
+    private var handledRequest: String?
+
+    public init(_ service: ReminderService) {
+        self.service = service
+        self.library = service.library
+        handledRequest = (try? library.agentState(ReminderAgentService.requestKey)) ?? nil
+    }
+
+    public static let requestKey = "remind_now_request"
+    public static let resultKey = "remind_now_result"
+
+    public var name: String { "reminders" }
+    public func start(now: Date) { service.start(now: now) }
+    public var descriptors: [Int32] { service.descriptors }
+    public func nextDeadline(now: Date) -> Date? { service.nextDeadline(now: now) }
+    public func fire(now: Date, readable: [Int32]) { service.fire(now: now, readable: readable) }
+    public func configurationChanged(_ c: Configuration, now: Date) { service.configure(c, now: now) }
+    public var problem: String? { service.problem }
+
+    public func databaseChanged(now: Date) {
+        answerRequest(now: now)
+        service.checkAchievements(now: now)
+    }
+
+    /// Shows the reminder for a `snapsort remind --now` that asked through the database.
+    private func answerRequest(now: Date) {
+        guard let request = (try? library.agentState(ReminderAgentService.requestKey)) ?? nil, request != handledRequest else { return }
+        handledRequest = request
+        let result: String
+        do {
+            let id = try service.sendNow(now: now)
+            result = "\(request) shown \(id)"
+        } catch {
+            result = "\(request) failed \(error)"
+        }
+        try? library.setAgentState(ReminderAgentService.resultKey, result, at: now)
+    }
+}
+
+/// The review page (issue 7) served by the agent while it runs: started before `READY=1`,
+/// stopped (and `web.json` removed) on shutdown. When it cannot start (no free port), the agent
+/// keeps watching, says why in the status file, and tries again every few minutes.
+public final class WebAgentService: AgentService {
+    private var options: WebServer.Options
+    public private(set) var server: WebServer?
+    public private(set) var problem: String?
+    private var retryAt: Date?
+    private let logger: Logger
+    public static let retryInterval: TimeInterval = 300
+
+    public init(options: WebServer.Options) {
+        self.options = options
+        self.logger = options.logger
+    }
+
+    /// The live server for the agent's database and configuration.
+    public convenience init(_ context: AgentServiceContext) {
+        var o = WebServer.Options(dbPath: context.dbPath, config: context.configuration, env: context.env)
+        o.clock = context.clock
+        o.logger = context.logger
+        self.init(options: o)
+    }
+
+    public var name: String { "web" }
+
+    public func start(now: Date) { serve(now: now) }
+
+    public func nextDeadline(now: Date) -> Date? { server == nil ? retryAt : nil }
+
+    public func fire(now: Date, readable: [Int32]) {
+        if server == nil, let at = retryAt, at <= now { serve(now: now) }
+    }
+
+    public func configurationChanged(_ configuration: Configuration, now: Date) {
+        let portChanged = configuration.webPort != options.config.webPort
+        options.config = configuration
+        if portChanged || server == nil {
+            server?.stop()
+            server = nil
+            serve(now: now)
+        } else {
+            server?.update(configuration: configuration)
+        }
+    }
+
+    public func stop() {
+        server?.stop()
+        server = nil
+    }
+
+    private func serve(now: Date) {
+        do {
+            server = try WebServer.start(options)
+            if problem != nil { logger.notice("the review page is served again") }
+            problem = nil
+            retryAt = nil
+        } catch {
+            let message = "cannot serve the review page: \(error)"
+            if problem != message { logger.warning(message) }
+            problem = message
+            retryAt = now.addingTimeInterval(WebAgentService.retryInterval)
+        }
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+
+/// Opens a URL in the user's browser: `systemd-run --user --scope xdg-open URL` when a user
+/// manager runs (the browser then lives in its own scope, never in the agent's cgroup, so
+/// stopping the agent does not kill it), else `xdg-open URL`.
+public enum URLOpener {
+    /// The command line, nil when `xdg-open` is not installed.
+    public static func command(for url: String, env: Environment) -> [String]? {
+        func which(_ name: String) -> String? {
+            for dir in (env["PATH"] ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":") {
+                let p = "\(dir)/\(name)"
+                if FileManager.default.isExecutableFile(atPath: p) { return p }
+            }
+            return nil
+        }
+        guard let xdg = which("xdg-open") else { return nil }
+        if let run = which("systemd-run"), let rt = env.runtimeDir,
+           FileManager.default.fileExists(atPath: rt + "/systemd/private") || FileManager.default.fileExists(atPath: rt + "/bus") {
+            return [run, "--user", "--scope", "--quiet", "--collect", xdg, url]
+        }
+        return [xdg, url]
+    }
+
+    /// Starts the opener. With `wait`, waits for it and returns whether it succeeded; without,
+    /// returns whether it started (the agent never waits for a browser).
+    @discardableResult
+    public static func open(_ url: String, env: Environment, wait: Bool) -> Bool {
+        guard let argv = command(for: url, env: env) else { return false }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: argv[0])
+        p.arguments = Array(argv.dropFirst())
+        p.standardInput = FileHandle.nullDevice
+        p.environment = env.variables
+        do {
+            try p.run()
+        } catch {
+            return false
+        }
+        guard wait else { return true }
+        p.waitUntilExit()
+        return p.terminationStatus == 0
+    }
+}

@@ -1,0 +1,218 @@
+import Foundation
+import Glibc
+import Synchronization
+import Testing
+import SnapSortCore
+import SnapSortSystem
+import SnapSortTestSupport
+import SnapSortWeb
+@testable import SnapSortAgent
+
+/// A service that records what the agent asks of it; its descriptor is a pipe the test writes.
+final class ProbeService: AgentService, @unchecked Sendable {
+    let name = "probe"
+    private let calls = Mutex<[String]>([])
+    let pipe: (read: Int32, write: Int32)
+    var deadline: Date?
+    var problemText: String?
+
+    init() {
+        var fds: [Int32] = [0, 0]
+        precondition(Glibc.pipe(&fds) == 0)
+        _ = fcntl(fds[0], F_SETFL, O_NONBLOCK)
+        pipe = (fds[0], fds[1])
+    }
+    deinit {
+        close(pipe.read)
+        close(pipe.write)
+    }
+
+    var log: [String] { calls.withLock { $0 } }
+    func count(_ prefix: String) -> Int { log.filter { $0.hasPrefix(prefix) }.count }
+    private func note(_ s: String) { calls.withLock { $0.append(s) } }
+
+    func start(now: Date) { note("start") }
+    var descriptors: [Int32] { [pipe.read] }
+    func nextDeadline(now: Date) -> Date? { deadline }
+    func fire(now: Date, readable: [Int32]) {
+        if readable.contains(pipe.read) {
+            var buf = [UInt8](repeating: 0, count: 64)
+            while read(pipe.read, &buf, buf.count) > 0 {}
+            note("fire:readable")
+        } else {
+            note("fire:deadline")
+        }
+        if let d = deadline, d <= now { deadline = nil }
+    }
+    func configurationChanged(_ c: Configuration, now: Date) { note("config:\(c.sessionGoal)") }
+    func databaseChanged(now: Date) { note("database") }
+    func stop() { note("stop") }
+    var problem: String? { problemText }
+}
+
+@Suite("Agent services", .serialized)
+struct AgentServiceTests {
+    @Test("services start before READY, fire on their descriptors and deadlines, hear reloads and database writes, stop last")
+    func lifecycle() throws {
+        let probe = ProbeService()
+        let (clock, time) = Clock.manual(Date(timeIntervalSince1970: 1_800_000_000))
+        let h = try AgentHarness(tweak: {
+            $0.clock = clock
+            $0.services = { _ in [probe] }
+        })
+        h.start()
+        #expect(h.waitIdle())
+        #expect(probe.log.first == "start")
+
+        // The descriptor is in the poll set.
+        _ = write(probe.pipe.write, "x", 1)
+        #expect(waitUntil { probe.count("fire:readable") == 1 })
+
+        // A deadline on the injected clock: not before it is due, once when it is.
+        probe.deadline = time.current.addingTimeInterval(30)
+        h.agent.wake()
+        usleep(100_000)
+        #expect(probe.count("fire:deadline") == 0)
+        time.advance(31)
+        h.agent.wake()
+        #expect(waitUntil { probe.count("fire:deadline") == 1 })
+
+        // Another process's write to the database.
+        let other = try h.reader()
+        try other.setAgentState("probe", "1")
+        // The agent looks 0.1 s (on its clock) after the write was noticed.
+        let tick = { time.advance(0.2); h.agent.wake() }
+        #expect(waitUntil { tick(); return probe.count("database") >= 1 })
+
+        // A configuration change (the agent reloads on a changed snapsort.conf).
+        try FileSystem.makeDirectories(h.dir.at("config/snapsort"))
+        try "session_goal = 40\n".write(toFile: h.dir.at("config/snapsort/snapsort.conf"), atomically: true, encoding: .utf8)
+        #expect(waitUntil { tick(); return probe.log.contains("config:40") })
+
+        // A problem shows in the status file's last_error.
+        probe.problemText = "no session bus"
+        try other.setAgentState("probe", "2")
+        #expect(waitUntil { tick(); return h.status()?["agent"]?["last_error"]?.stringValue == "probe: no session bus" })
+
+        #expect(h.stop())
+        #expect(probe.log.last == "stop")
+    }
+
+    @Test("a deadline that stays in the past does not spin the loop")
+    func pastDeadlineDoesNotSpin() throws {
+        let probe = ProbeService()
+        let h = try AgentHarness(tweak: { $0.services = { _ in [probe] } })
+        probe.deadline = Date(timeIntervalSince1970: 0)
+        // fire() clears only a due deadline it handled; keep it stuck in the past.
+        h.start()
+        #expect(h.waitIdle())
+        usleep(1_500_000)
+        let fired = probe.count("fire:deadline")
+        #expect(fired >= 1)
+        #expect(fired <= 2, "fired \(fired) times in 1.5 s")
+        #expect(h.stop())
+    }
+
+    @Test("the agent serves the review page while it runs and removes web.json when it stops")
+    func servesThePage() throws {
+        var env: Environment?
+        let h = try AgentHarness(tweak: { o in
+            env = o.env
+            o.services = { c in
+                var w = WebServer.Options(dbPath: c.dbPath, config: c.configuration, env: c.env)
+                w.port = 0
+                w.addresses = ["127.0.0.1"]
+                return [WebAgentService(options: w)]
+            }
+        })
+        h.start()
+        #expect(h.waitIdle())
+        let info = try #require(WebInfo.read(env!))
+        #expect(WebClient.answers(info))
+        let mode = try FileSystem.lstatus(WebInfo.path(env!)).mode & 0o777
+        #expect(mode == 0o600)
+        let anonymous = try LoopbackHTTP.request("GET", "/api/summary", port: info.port, headers: [])
+        #expect(anonymous.status == 401)
+        #expect(h.stop())
+        #expect(WebInfo.read(env!) == nil)
+        #expect(!WebClient.answers(info))
+    }
+
+    @Test("a page that cannot start leaves the agent watching, says why in the status file, and is retried")
+    func pageRetried() throws {
+        let (clock, time) = Clock.manual(Date(timeIntervalSince1970: 1_800_000_000))
+        let dir = TempDir("snapsort-webrun")
+        // web.json cannot be written while `snapsort` under the runtime folder is a file.
+        let blocker = dir.write("snapsort", Array("not a folder".utf8))
+        var webEnv: Environment?
+        let h = try AgentHarness(tweak: { o in
+            o.clock = clock
+            var e = o.env
+            e.variables["XDG_RUNTIME_DIR"] = dir.path
+            webEnv = e
+            o.services = { [e] c in
+                var w = WebServer.Options(dbPath: c.dbPath, config: c.configuration, env: e)
+                w.port = 0
+                w.addresses = ["127.0.0.1"]
+                return [WebAgentService(options: w)]
+            }
+        })
+        h.start()
+        #expect(h.waitIdle())
+        #expect(waitUntil { (h.status()?["agent"]?["last_error"]?.stringValue ?? "").hasPrefix("web: cannot serve the review page") })
+        #expect(WebInfo.read(webEnv!) == nil)
+        try FileManager.default.removeItem(atPath: blocker)
+        time.advance(WebAgentService.retryInterval + 1)
+        h.agent.wake()
+        #expect(waitUntil { WebInfo.read(webEnv!).map(WebClient.answers) == true })
+        #expect(waitUntil { h.status()?["agent"]?["last_error"]?.stringValue == nil })
+        #expect(h.stop())
+    }
+
+    @Test("snapsort remind --now through the running agent: the request in the database is answered once")
+    func remindThroughAgent() throws {
+        let notifier = AgentRecordingNotifier()
+        let h = try AgentHarness(tweak: { o in
+            o.services = { c in
+                [ReminderAgentService(ReminderService(library: c.library, configuration: c.configuration, notifier: notifier,
+                                                      dependencies: ReminderDependencies(logger: c.logger)))]
+            }
+        })
+        h.start()
+        #expect(h.waitIdle())
+        let cli = try h.reader()
+        try cli.setAgentState(ReminderAgentService.requestKey, "r1")
+        #expect(waitUntil { ((try? cli.agentState(ReminderAgentService.resultKey)) ?? nil) == "r1 shown 1" })
+        #expect(notifier.shown.count == 1)
+        #expect(notifier.shown.first?.actions.map(\.0) == ["default", "start", "later"])
+        // An unrelated write does not repeat it.
+        try cli.setAgentState("something", "else")
+        usleep(500_000)
+        #expect(notifier.shown.count == 1)
+        // A failing notification server: the answer says why.
+        notifier.failure = DBusError(.noBus, "no session bus")
+        try cli.setAgentState(ReminderAgentService.requestKey, "r2")
+        #expect(waitUntil { ((try? cli.agentState(ReminderAgentService.resultKey)) ?? nil)?.hasPrefix("r2 failed") == true })
+        #expect(h.agent.currentState == "watching")
+        #expect(h.stop())
+    }
+}
+
+/// Records notifications (the agent tests' copy of the core tests' fake).
+final class AgentRecordingNotifier: ReminderNotifier, @unchecked Sendable {
+    private let box = Mutex<([DesktopNotification], DBusError?)>(([], nil))
+    var shown: [DesktopNotification] { box.withLock { $0.0 } }
+    var failure: DBusError? {
+        get { box.withLock { $0.1 } }
+        set { box.withLock { $0.1 = newValue } }
+    }
+    func show(_ n: DesktopNotification) throws -> UInt32 {
+        try box.withLock { b in
+            if let f = b.1 { throw f }
+            b.0.append(n)
+            return UInt32(b.0.count)
+        }
+    }
+    var fd: Int32? { nil }
+    func signals() -> [NotificationSignal] { [] }
+}
