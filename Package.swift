@@ -3,8 +3,8 @@ import PackageDescription
 import Foundation
 
 // One settings loop applies the same strict flags to every Swift target.
-// SNAPSORT_WERROR=1 turns warnings into errors (not yet the CI default: the tree still has
-// warnings to clear).
+// SNAPSORT_WERROR=1 turns warnings into errors; `make test` fails on any warning without it
+// (scripts/build-checked.sh), so flags stay the same across `make run` and `make test`.
 let strict: [SwiftSetting] =
     ProcessInfo.processInfo.environment["SNAPSORT_WERROR"] == "1"
     ? [.unsafeFlags(["-warnings-as-errors"])] : []
@@ -53,7 +53,7 @@ let package = Package(
         // The review page: the web API, media and static assets over SnapSortSystem's HTTPServer.
         .target(name: "SnapSortWeb", dependencies: ["SnapSortCore", "SnapSortSystem"]),
         // The long-running service.
-        .target(name: "SnapSortAgent", dependencies: ["SnapSortCore", "SnapSortSystem"]),
+        .target(name: "SnapSortAgent", dependencies: ["SnapSortCore", "SnapSortSystem", "SnapSortWeb"]),
         // Wiring only.
         .executableTarget(name: "snapsort", dependencies: ["SnapSortAgent", "SnapSortCore", "SnapSortSystem", "SnapSortWeb"]),
 
@@ -62,7 +62,7 @@ let package = Package(
         .testTarget(name: "SnapSortCoreTests", dependencies: ["SnapSortCore", "SnapSortTestSupport"]),
         .testTarget(
             name: "SnapSortAgentTests",
-            dependencies: ["SnapSortAgent", "SnapSortCore", "SnapSortSystem", "SnapSortTestSupport"]),
+            dependencies: ["SnapSortAgent", "SnapSortCore", "SnapSortSystem", "SnapSortWeb", "SnapSortTestSupport"]),
         .testTarget(
             name: "SnapSortWebTests",
             dependencies: ["SnapSortWeb", "SnapSortCore", "SnapSortSystem", "SnapSortTestSupport"]),

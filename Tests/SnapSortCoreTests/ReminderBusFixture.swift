@@ -33,7 +33,8 @@ final class NotificationBus: @unchecked Sendable {
         let lines = daemonLines
         NotificationBus.readLines(out.fileHandleForReading) { line in lines.withLock { $0.append(line) } }
         guard waitUntil(timeout: 10, { !lines.withLock { $0.isEmpty } }) else {
-            daemon.terminate()
+            kill(daemon.processIdentifier, SIGKILL)
+            daemon.waitUntilExit()
             throw FixtureError("dbus-daemon did not print its address")
         }
         address = lines.withLock { $0[0] }.trimmingCharacters(in: .whitespaces)
@@ -87,7 +88,9 @@ final class NotificationBus: @unchecked Sendable {
 
     deinit {
         stopServer()
-        daemon.terminate()
+        // SIGKILL, not terminate(): children started from a test's (libdispatch) thread inherit
+        // its blocked signal mask, so a SIGTERM would stay pending forever.
+        kill(daemon.processIdentifier, SIGKILL)
         daemon.waitUntilExit()
     }
 

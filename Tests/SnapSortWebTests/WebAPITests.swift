@@ -7,15 +7,16 @@ import SnapSortTestSupport
 
 /// The JSON API over decks, decisions, undo, groups, trash and stats.
 @Suite(.serialized) struct WebAPITests {
-    @Test(.disabled("expects 3 cards where the deck now holds 4 (a skip re-appends a card); expectation to be settled with the review core"))
-    func deckDecideUndo() throws {
+    @Test func deckDecideUndo() throws {
         let h = try WebHarness()
         let decks = h.json(try h.get("/api/decks"))["decks"]?.arrayValue ?? []
         #expect(decks.contains { $0["id"]?.stringValue == "month:2024-05" })
         let s = h.json(try h.post("/api/sessions", #"{"deck":"month:2024-05"}"#))
         let sid = try #require(s["id"]?.intValue)
         let cards = s["cards"]?.arrayValue ?? []
-        #expect(cards.count == 3)
+        // May 2024: the burst, and the clip (its container says it was recorded then).
+        let names = Set(cards.compactMap { $0["name"]?.stringValue })
+        #expect(names == ["IMG_0001.jpg", "IMG_0002.jpg", "IMG_0003.jpg", "clip.mp4"], "\(names)")
         let first = try #require(cards.first?["id"]?.intValue)
         let d = h.json(try h.post("/api/decide", #"{"id":\#(first),"decision":"trash","session":\#(sid)}"#))
         #expect(d["session"]?["position"]?.intValue == 1)

@@ -29,18 +29,7 @@ final class WebHarness: @unchecked Sendable {
         ], home: home)
         let root = lib.root
         let dir = lib.dir
-        func put(_ name: String, _ bytes: [UInt8]) { _ = dir.write("Pictures/" + name, bytes) }
-        put("IMG_0001.jpg", Fixtures.jpeg(seed: 7, quality: 92, dateTimeOriginal: "2024:05:04 10:00:00", make: "Cam", model: "One"))
-        put("IMG_0002.jpg", Fixtures.jpeg(seed: 7, quality: 80, dateTimeOriginal: "2024:05:04 10:00:01", make: "Cam", model: "One"))
-        put("IMG_0003.jpg", Fixtures.jpeg(seed: 7, quality: 70, dateTimeOriginal: "2024:05:04 10:00:02", make: "Cam", model: "One"))
-        put("rotated.jpg", Fixtures.jpeg(seed: 3, width: 640, height: 480, dateTimeOriginal: "2023:08:01 12:00:00", orientation: 6, make: "Cam", model: "One"))
-        put("beach.jpg", Fixtures.jpeg(seed: 11, dateTimeOriginal: "2022:07:14 16:30:00", make: "Cam", model: "One"))
-        put("Screenshot_20230101_101010.png", Fixtures.png(seed: 5, width: 360, height: 640))
-        if let clip = try? FileSystem.readFile(Self.fixture("video/tiny.mp4"), limit: 1 << 24) { put("clip.mp4", clip) }
-        if heic && HEIF.canEncode {
-            let exif = Exif.build(dateTimeOriginal: "2021:03:03 09:00:00", make: "Phone", model: "X")
-            put("phone.heic", try HEIF.encode(Fixtures.scene(width: 480, height: 320, seed: 9), exif: exif))
-        }
+        for (name, bytes) in Self.files where heic || !name.hasSuffix(".heic") { _ = dir.write("Pictures/" + name, bytes) }
         try lib.scan([root])
         try Grouper(library: lib.library).regroupAll()
         for item in try lib.library.items() { ids[item.name] = item.id }
@@ -54,6 +43,23 @@ final class WebHarness: @unchecked Sendable {
     }
 
     deinit { server.stop() }
+
+    /// The library's files, made once per test process (the encoders run unoptimized here).
+    static let files: [(String, [UInt8])] = {
+        var out: [(String, [UInt8])] = []
+        out.append(("IMG_0001.jpg", Fixtures.jpeg(seed: 7, quality: 92, dateTimeOriginal: "2024:05:04 10:00:00", make: "Cam", model: "One")))
+        out.append(("IMG_0002.jpg", Fixtures.jpeg(seed: 7, quality: 80, dateTimeOriginal: "2024:05:04 10:00:01", make: "Cam", model: "One")))
+        out.append(("IMG_0003.jpg", Fixtures.jpeg(seed: 7, quality: 70, dateTimeOriginal: "2024:05:04 10:00:02", make: "Cam", model: "One")))
+        out.append(("rotated.jpg", Fixtures.jpeg(seed: 3, width: 640, height: 480, dateTimeOriginal: "2023:08:01 12:00:00", orientation: 6, make: "Cam", model: "One")))
+        out.append(("beach.jpg", Fixtures.jpeg(seed: 11, dateTimeOriginal: "2022:07:14 16:30:00", make: "Cam", model: "One")))
+        out.append(("Screenshot_20230101_101010.png", Fixtures.png(seed: 5, width: 360, height: 640)))
+        if let clip = try? FileSystem.readFile(fixture("video/tiny.mp4"), limit: 1 << 24) { out.append(("clip.mp4", clip)) }
+        if HEIF.canEncode {
+            let exif = Exif.build(dateTimeOriginal: "2021:03:03 09:00:00", make: "Phone", model: "X")
+            if let heic = try? HEIF.encode(Fixtures.scene(width: 480, height: 320, seed: 9), exif: exif) { out.append(("phone.heic", heic)) }
+        }
+        return out
+    }()
 
     static func fixture(_ rel: String) -> String {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../Fixtures/" + rel).standardized.path
