@@ -15,9 +15,35 @@ extension FileSystem {
         _ = try valueOrErrno("unlink") { unlink(from) }
     }
 
-    /// Creates `path` with `O_EXCL` (failing with `EEXIST` if it exists), writes `bytes` and
-    /// fsyncs it and its folder.
+    /// Creates `path` with its whole content, failing with `EEXIST` if it exists: the bytes go
+    /// to a hidden temp file in the same folder (fsynced), which is then renamed to `path`
+    /// without replacing (`RENAME_NOREPLACE`, else `link`). So `path` never exists half
+    /// written, even after `kill -9` — a `.trashinfo` is either complete or absent. File
+    /// systems without hard links or the flag (FAT) fall back to `O_EXCL` and a direct write.
+    /// A temp file left by a crash is named by `exclusiveTempPrefix(for:)`.
     public static func createExclusive(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o600) throws {
+        let temp = exclusiveTempPrefix(for: path) + "\(getpid())-\(UInt32.random(in: 0...UInt32.max)).tmp"
+        try writeNew(temp, bytes, mode: mode)
+        do {
+            try renameNoReplace(temp, path)
+        } catch let e as SystemError where e.code == .errno(EPERM) || e.code == .errno(EOPNOTSUPP) || e.code == .errno(ENOSYS) {
+            unlink(temp)
+            try writeNew(path, bytes, mode: mode)
+        } catch {
+            unlink(temp)
+            throw error
+        }
+        syncDirectory(of: path)
+    }
+
+    /// The start of the temp names `createExclusive` uses for `path`: `DIR/.NAME.snapsort-`.
+    public static func exclusiveTempPrefix(for path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return ".\(path).snapsort-" }
+        return "\(path[...slash]).\(path[path.index(after: slash)...]).snapsort-"
+    }
+
+    /// `O_EXCL` create, write, fsync; removed again on failure.
+    private static func writeNew(_ path: String, _ bytes: [UInt8], mode: mode_t) throws {
         let fd = try FileDescriptor.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode: mode)
         do {
             try fd.writeAll(bytes)
@@ -28,7 +54,6 @@ extension FileSystem {
             unlink(path)
             throw error
         }
-        syncDirectory(of: path)
     }
 
     /// fsyncs the folder holding `path` so a rename or creation in it is durable.

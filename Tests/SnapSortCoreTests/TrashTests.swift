@@ -287,6 +287,17 @@ struct TrashTests {
         #expect(try Stats.report(library: s.lib.library, clock: s.clock, timeZone: ReviewFixture.utc).cleared.total == report.bytes)
     }
 
+    @Test("a .trashinfo is created whole or not at all, never replacing one, leaving no temp file")
+    func infoCreatedWhole() throws {
+        let dir = TempDir()
+        let info = dir.folder("info") + "/a.jpg.trashinfo"
+        try FileSystem.createExclusive(info, Array("[Trash Info]\n".utf8))
+        #expect(throws: SystemError.self) { try FileSystem.createExclusive(info, Array("other".utf8)) }
+        #expect(String(decoding: try FileSystem.readFile(info, limit: 100), as: UTF8.self) == "[Trash Info]\n")
+        #expect(try FileSystem.listDirectory(dir.at("info")).map(\.name) == ["a.jpg.trashinfo"])
+        #expect(FileSystem.exclusiveTempPrefix(for: info) == dir.at("info") + "/.a.jpg.trashinfo.snapsort-")
+    }
+
     @Test("kill -9 in the middle of a commit, then restart: every staged file trashed once or still in place")
     func killNine() throws {
         let names = (0..<120).map { String(format: "k%03d.jpg", $0) }

@@ -349,8 +349,15 @@ public enum Trash {
         return planned.count
     }
 
-    /// Removes a `.trashinfo` only if it is exactly the one we wrote.
+    /// Removes a `.trashinfo` only if it is exactly the one we wrote, and any temp file a crash
+    /// left while writing it.
     static func removeOurInfo(_ l: Ledger) {
+        let prefix = FileSystem.exclusiveTempPrefix(for: l.infoPath)
+        let dir = String(prefix[..<(prefix.lastIndex(of: "/") ?? prefix.startIndex)])
+        let namePrefix = String(prefix[prefix.index(after: prefix.lastIndex(of: "/") ?? prefix.startIndex)...])
+        for e in (try? FileSystem.listDirectory(dir)) ?? [] where e.name.hasPrefix(namePrefix) && e.name.hasSuffix(".tmp") {
+            try? FileSystem.remove(dir + "/" + e.name)
+        }
         guard let bytes = try? FileSystem.readFile(l.infoPath, limit: 1 << 16), String(decoding: bytes, as: UTF8.self) == l.info,
               !FileSystem.exists(l.trashPath) else { return }
         try? FileSystem.remove(l.infoPath)
