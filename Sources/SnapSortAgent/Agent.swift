@@ -538,6 +538,7 @@ public final class Agent: @unchecked Sendable {
         let cancel = cancelScan
         let scanner = LibraryScanner(library: library, rules: watcher.rules, clock: options.clock, logger: logger, workers: options.workers)
         scanner.isCancelled = { cancel.isSet }
+        scanner.roots = Set(roots)
         options.configureScanner(scanner)
         progress = (0, 0)
         publish(state: "scanning")

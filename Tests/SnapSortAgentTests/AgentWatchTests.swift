@@ -92,6 +92,20 @@ import SnapSortTestSupport
         #expect(try lib.db.scalar("SELECT count(*) FROM files WHERE status = 'gone'") == 3)
     }
 
+    @Test func onlyTheRootIsRecordedAsARootWhenSubfoldersAreReconciled() throws {
+        let h = try AgentHarness()
+        h.start()
+        defer { h.stop() }
+        #expect(h.waitIdle())
+        let lib = try h.reader()
+        h.dir.write("outside/trip/x.jpg", photo(21))
+        try FileSystem.rename(h.dir.at("outside/trip"), h.root + "/trip")
+        #expect(try waitUntil { try h.live(lib).count == 1 })
+        #expect(h.waitIdle())
+        let roots = try lib.db.rows("SELECT path FROM roots").compactMap { $0.string(0) }
+        #expect(roots == [h.root])
+    }
+
     @Test func aDeletedFileBecomesATombstone() throws {
         let h = try AgentHarness()
         let p = h.dir.write("Pictures/d.jpg", photo(10))

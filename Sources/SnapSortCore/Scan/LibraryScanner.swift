@@ -49,6 +49,10 @@ public final class LibraryScanner: @unchecked Sendable {
     public var isCancelled: @Sendable () -> Bool = { false }
     /// Rows per write transaction.
     public var batchSize = 128
+    /// The user's roots, when the scanned paths may be folders inside them (the agent
+    /// reconciles single folders). Only a root is recorded in `roots`, and only a root can be
+    /// offline; a missing folder inside one is simply gone. Nil: every scanned path is a root.
+    public var roots: Set<String>?
 
     public init(library: Library, analyzer: Analyzer = Analyzer(), rules: ExcludeRules = ExcludeRules(), clock: Clock = .live,
                 logger: Logger = .silent, workers: Int = ProcessInfo.processInfo.activeProcessorCount) {
@@ -127,7 +131,14 @@ public final class LibraryScanner: @unchecked Sendable {
             return
         }
         let rows = try library.liveRows(under: root)
+        let isRoot = roots.map { $0.contains(root) } ?? true
         guard let rootStatus = try? FileSystem.status(root), rootStatus.isDirectory else {
+            if !isRoot {
+                // A folder inside a root that vanished: its files are gone (or moved, which the
+                // vanished rows let the identity match find).
+                for r in rows { vanished[r.id] = r }
+                return
+            }
             // Missing or not a folder: offline (an unplugged disk, an unmounted share). Its rows
             // and decisions are kept; a deletion is noticed by a scan of the folder above it.
             summary.offlineRoots.append(root)
@@ -137,7 +148,7 @@ public final class LibraryScanner: @unchecked Sendable {
         }
         // An unmounted mount point: the folder exists but is empty and on another device than
         // when its rows were recorded.
-        let known = try library.rootDevice(root)
+        let known = isRoot ? try library.rootDevice(root) : nil
         if let known, known != rootStatus.device, !rows.isEmpty, (try? FileSystem.listDirectory(root))?.isEmpty == true {
             summary.offlineRoots.append(root)
             try library.recordRoot(root, device: nil, online: false, at: clock.now())
@@ -185,7 +196,7 @@ public final class LibraryScanner: @unchecked Sendable {
         for (path, r) in byPath where !unreadable.contains(where: { path.hasPrefix($0 + "/") }) {
             vanished[r.id] = r
         }
-        try library.recordRoot(root, device: rootStatus.device, online: true, at: clock.now())
+        if isRoot { try library.recordRoot(root, device: rootStatus.device, online: true, at: clock.now()) }
     }
 
     private func classify(path: String, st: FileStatus, row: StoredIdentity?, jobs: inout [Job],
