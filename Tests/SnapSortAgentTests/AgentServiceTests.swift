@@ -169,6 +169,40 @@ struct AgentServiceTests {
         #expect(h.stop())
     }
 
+    @Test("a reminder due with no session bus: the agent keeps watching and says why in its log and status file")
+    func reminderWithoutABus() throws {
+        let utc = TimeZone(identifier: "UTC")!
+        var cal = Calendar(identifier: .gregorian)
+        cal.timeZone = utc
+        let start = cal.date(from: DateComponents(year: 2026, month: 3, day: 2, hour: 18, minute: 59, second: 0))!
+        let (clock, time) = Clock.manual(start)
+        let logs = LogCapture()
+        let h = try AgentHarness(setup: { dir in
+            dir.write("config/snapsort/snapsort.conf", Array("reminder = daily\nreminder_time = 19:00\n".utf8))
+        }, tweak: { o in
+            o.clock = clock
+            o.services = { c in
+                let deps = ReminderDependencies(timeZone: { utc }, logger: logs.logger(label: "reminders"))
+                let notifier = DesktopNotifier(address: "unix:path=/nonexistent/snapsort-test-bus", callTimeout: .seconds(1))
+                return [ReminderAgentService(ReminderService(library: c.library, configuration: c.configuration, notifier: notifier,
+                                                             dependencies: deps))]
+            }
+        })
+        h.start()
+        #expect(h.waitIdle())
+        #expect(h.status()?["agent"]?["last_error"]?.stringValue == nil)
+        let before = try #require(h.status()?["next_reminder"]?.stringValue)
+        time.advance(61)
+        h.agent.wake()
+        #expect(waitUntil { (h.status()?["agent"]?["last_error"]?.stringValue ?? "").hasPrefix("reminders: cannot show a notification") })
+        #expect(logs.messages.contains { $0.contains("will retry at the next reminder") })
+        #expect(h.agent.currentState == "watching")
+        // Delivered (and failed) once, not retried in a loop: the next one is a later one.
+        let after = try #require(h.status()?["next_reminder"]?.stringValue)
+        #expect(after > before)
+        #expect(h.stop())
+    }
+
     @Test("snapsort remind --now through the running agent: the request in the database is answered once")
     func remindThroughAgent() throws {
         let notifier = AgentRecordingNotifier()
