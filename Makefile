@@ -7,6 +7,9 @@ BIN = .build/$(CONFIG)/snapsort
 
 VERSION = 0.1.0
 DESTDIR ?=
+# `make install PREFIX=~/.local` from a shell that leaves the ~ alone (zsh, dash) still means $HOME,
+# and a trailing slash does not hide the .local below.
+override PREFIX := $(patsubst ~/%,$(HOME)/%,$(patsubst %/,%,$(PREFIX)))
 BINDIR ?= $(PREFIX)/bin
 DATADIR ?= $(PREFIX)/share
 MANDIR ?= $(DATADIR)/man
@@ -19,9 +22,14 @@ endif
 BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
 ZSHCOMPDIR ?= $(DATADIR)/zsh/site-functions
 FISHCOMPDIR ?= $(DATADIR)/fish/vendor_completions.d
-INSTALLED_BIN ?= .build/release/snapsort
+# The installed binary: optimized, the Swift runtime linked statically (no dependency on the
+# toolchain's folder), no $ORIGIN rpath, full RELRO. The .deb, the PKGBUILD and the spec build it
+# with `make release-static RELEASE_SCRATCH=…` and install it with `make install-files`.
+RELEASE_SCRATCH ?= .build
+RELEASE_FLAGS = -c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker now --product snapsort
+INSTALLED_BIN ?= $(RELEASE_SCRATCH)/release/snapsort
 
-.PHONY: all deps build release run test clean install install-files uninstall deb package-check
+.PHONY: all deps build release release-static run test clean install install-files uninstall deb package-check
 
 all: build
 
@@ -49,11 +57,18 @@ test: deps
 	$(SWIFT) test --skip-build $(if $(SKIP_TESTS),--skip "$(SKIP_TESTS)") $(TEST_FLAGS)
 	@if [ "$${PACKAGE_CHECK:-}" = 1 ]; then scripts/check-package.sh $(VERSION); fi
 
+# The binary `make install` and the packages install (see RELEASE_FLAGS).
+release-static:
+	$(SWIFT) build $(RELEASE_FLAGS) --scratch-path $(RELEASE_SCRATCH) $(BUILD_FLAGS)
+
 # Install from source: a release build with the Swift runtime linked statically.
 install: deps
-	$(SWIFT) build -c release --static-swift-stdlib --product snapsort $(BUILD_FLAGS)
+	$(MAKE) release-static
 	$(MAKE) install-files
 	@echo "Installed. Enable the service with: systemctl --user daemon-reload && systemctl --user enable --now snapsort"
+
+# The shipped data in $(DATADIR)/snapsort: demo sources, the web page, models.
+SHIPPED_DATA = demo web models
 
 # Copies the built binary and shipped files (used by install, the .deb, the PKGBUILD and the spec).
 install-files:
@@ -62,7 +77,7 @@ install-files:
 	sed 's|@bindir@|$(BINDIR)|g' systemd/snapsort.service.in > $(DESTDIR)$(USERUNITDIR)/snapsort.service
 	chmod 0644 $(DESTDIR)$(USERUNITDIR)/snapsort.service
 	install -d $(DESTDIR)$(DATADIR)/snapsort
-	for d in demo web models; do \
+	for d in $(SHIPPED_DATA); do \
 	    if [ -d share/$$d ]; then cp -R share/$$d $(DESTDIR)$(DATADIR)/snapsort/; fi; \
 	done
 	chmod -R u+rwX,go+rX,go-w $(DESTDIR)$(DATADIR)/snapsort
@@ -74,9 +89,18 @@ install-files:
 	install -D -m 0644 share/applications/snapsort.desktop $(DESTDIR)$(DATADIR)/applications/snapsort.desktop
 	install -D -m 0644 share/icons/snapsort.svg $(DESTDIR)$(DATADIR)/icons/hicolor/scalable/apps/snapsort.svg
 
+# Removes what install-files installed (the service's enable links are the user's: disable it first).
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/snapsort $(DESTDIR)$(USERUNITDIR)/snapsort.service
-	rm -rf $(DESTDIR)$(DATADIR)/snapsort
+	@# File by file, never rm -rf: with PREFIX=~/.local, $(DATADIR)/snapsort is also the user's
+	@# $$XDG_DATA_HOME/snapsort, where `snapsort demo` writes its library.
+	for d in $(SHIPPED_DATA); do \
+	    if [ -d share/$$d ]; then \
+	        (cd share && find $$d ! -type d) | while IFS= read -r f; do rm -f "$(DESTDIR)$(DATADIR)/snapsort/$$f"; done; \
+	        (cd share && find $$d -depth -type d) | while IFS= read -r f; do rmdir "$(DESTDIR)$(DATADIR)/snapsort/$$f" 2>/dev/null || true; done; \
+	    fi; \
+	done
+	rmdir $(DESTDIR)$(DATADIR)/snapsort 2>/dev/null || true
 	rm -f $(DESTDIR)$(MANDIR)/man1/snapsort.1 $(DESTDIR)$(MANDIR)/man5/snapsort.conf.5
 	rm -f $(DESTDIR)$(BASHCOMPDIR)/snapsort $(DESTDIR)$(ZSHCOMPDIR)/_snapsort $(DESTDIR)$(FISHCOMPDIR)/snapsort.fish
 	rm -f $(DESTDIR)$(DATADIR)/applications/snapsort.desktop $(DESTDIR)$(DATADIR)/icons/hicolor/scalable/apps/snapsort.svg
