@@ -26,4 +26,5 @@ Starting the SnapSort agent in the foreground.
   Follow it:   $bin status --follow        (or --format waybar|polybar|i3blocks|i3status-rust)
   Stop:        Ctrl-C (the agent finishes its current batch and exits)
 MSG
+echo "  Review page: $bin open   (the agent serves it on 127.0.0.1 while it runs)" >&2
 exec "$bin" agent "$root"
