@@ -15,6 +15,7 @@ struct ss_bus {
     sd_bus *bus;
     sd_bus_slot *match_action;
     sd_bus_slot *match_closed;
+    sd_bus_slot *match_power;
     ss_bus_event queue[SS_QUEUE];
     size_t head, count;
     char last_error_name[256];
@@ -33,7 +34,7 @@ static void remember(ss_bus *b, const sd_bus_error *e) {
     if (e && sd_bus_error_is_set(e) && e->name) snprintf(b->last_error_name, sizeof b->last_error_name, "%s", e->name);
 }
 
-int ss_bus_open(const char *address, ss_bus **out, char *err, size_t errlen) {
+static int open_bus(const char *address, int system, ss_bus **out, char *err, size_t errlen) {
     *out = NULL;
     ss_bus *b = calloc(1, sizeof *b);
     if (!b) return -ENOMEM;
@@ -44,10 +45,10 @@ int ss_bus_open(const char *address, ss_bus **out, char *err, size_t errlen) {
         if (r >= 0) r = sd_bus_set_bus_client(b->bus, 1);
         if (r >= 0) r = sd_bus_start(b->bus);
     } else {
-        r = sd_bus_open_user(&b->bus);
+        r = system ? sd_bus_open_system(&b->bus) : sd_bus_open_user(&b->bus);
     }
     if (r < 0) {
-        put_err(err, errlen, "cannot connect to the session bus", r, NULL);
+        put_err(err, errlen, system ? "cannot connect to the system bus" : "cannot connect to the session bus", r, NULL);
         if (b->bus) sd_bus_unref(b->bus);
         free(b);
         return r;
@@ -56,8 +57,17 @@ int ss_bus_open(const char *address, ss_bus **out, char *err, size_t errlen) {
     return 0;
 }
 
+int ss_bus_open(const char *address, ss_bus **out, char *err, size_t errlen) {
+    return open_bus(address, 0, out, err, errlen);
+}
+
+int ss_bus_open_system(const char *address, ss_bus **out, char *err, size_t errlen) {
+    return open_bus(address, 1, out, err, errlen);
+}
+
 void ss_bus_close(ss_bus *b) {
     if (!b) return;
+    sd_bus_slot_unref(b->match_power);
     sd_bus_slot_unref(b->match_action);
     sd_bus_slot_unref(b->match_closed);
     if (b->bus) sd_bus_flush_close_unref(b->bus);
@@ -220,6 +230,42 @@ int ss_notifications_close(ss_bus *b, uint32_t id, uint64_t timeout_usec, char *
     sd_bus_message_unref(m);
     sd_bus_message_unref(reply);
     return r < 0 ? r : 0;
+}
+
+#define UPOWER_DEST "org.freedesktop.UPower"
+#define UPOWER_PATH "/org/freedesktop/UPower"
+
+int ss_upower_on_battery(ss_bus *b, uint64_t timeout_usec, int *out, char *err, size_t errlen) {
+    sd_bus_message *m = NULL, *reply = NULL;
+    int r = sd_bus_message_new_method_call(b->bus, &m, UPOWER_DEST, UPOWER_PATH, "org.freedesktop.DBus.Properties", "Get");
+    if (r >= 0) r = sd_bus_message_append(m, "ss", UPOWER_DEST, "OnBattery");
+    if (r < 0) { put_err(err, errlen, "OnBattery", r, NULL); sd_bus_message_unref(m); return r; }
+    r = call(b, m, timeout_usec, &reply, "OnBattery", err, errlen);
+    sd_bus_message_unref(m);
+    if (r < 0) return r;
+    int v = 0;
+    r = sd_bus_message_enter_container(reply, 'v', "b");
+    if (r >= 0) r = sd_bus_message_read_basic(reply, 'b', &v);
+    sd_bus_message_unref(reply);
+    if (r < 0) { put_err(err, errlen, "OnBattery reply", r, NULL); return r; }
+    *out = v ? 1 : 0;
+    return 0;
+}
+
+static int on_power(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+    (void)m;
+    (void)ret_error;
+    ss_bus_event e = {.kind = 3};
+    enqueue(userdata, &e);
+    return 0;
+}
+
+int ss_upower_listen(ss_bus *b, char *err, size_t errlen) {
+    if (b->match_power) return 0;
+    int r = sd_bus_match_signal(b->bus, &b->match_power, NULL, UPOWER_PATH, "org.freedesktop.DBus.Properties",
+                                "PropertiesChanged", on_power, b);
+    if (r < 0) { put_err(err, errlen, "cannot subscribe to UPower", r, NULL); return r; }
+    return 0;
 }
 
 const char *ss_bus_last_error_name(ss_bus *b) { return b->last_error_name; }

@@ -253,10 +253,10 @@ public final class Agent: @unchecked Sendable {
             nextDegradedCheck = t.addingTimeInterval(options.degradedInterval)
             dirtyFolders.formUnion(watcher.unwatched)
         }
-        if hasWork && pausedUntil == nil {
+        if hasWork && pausedUntil == nil && holdReason == nil {
             reconcile()
         }
-        if !hasWork && pausedUntil == nil && now >= nextBackupCheck {
+        if !hasWork && pausedUntil == nil && holdReason == nil && now >= nextBackupCheck {
             backupIfDue()
         }
         refreshStatus()
@@ -268,6 +268,9 @@ public final class Agent: @unchecked Sendable {
 
     private var hasWork: Bool { !dirtyFiles.isEmpty || !dirtyFolders.isEmpty }
 
+    /// Why a service holds analysis now (on battery), nil when none does.
+    private var holdReason: String? { services.lazy.compactMap(\.holdReason).first }
+
     /// Milliseconds until the next due timer (-1: none; the loop then waits for an event).
     private func nextTimeoutMs() -> Int32 {
         let t = now
@@ -277,8 +280,9 @@ public final class Agent: @unchecked Sendable {
         if let d = databaseCheckAt { deadlines.append(d) }
         if let d = configCheckAt { deadlines.append(d) }
         if let p = pausedUntil, p != .distantFuture { deadlines.append(p) }
-        if pausedUntil == nil && !hasWork { deadlines.append(nextBackupCheck) }
-        if hasWork && pausedUntil == nil { deadlines.append(t) }
+        let held = holdReason != nil
+        if pausedUntil == nil && !hasWork && !held { deadlines.append(nextBackupCheck) }
+        if hasWork && pausedUntil == nil && !held { deadlines.append(t) }
         for (i, s) in services.enumerated() {
             guard var d = s.nextDeadline(now: t) else { continue }
             if let fired = servicesFiredAt[i], d <= fired { d = fired.addingTimeInterval(1) }
@@ -358,9 +362,10 @@ public final class Agent: @unchecked Sendable {
             let due = s.nextDeadline(now: t).map { d in d <= t && servicesFiredAt[i].map { d > $0 || t.timeIntervalSince($0) >= 1 } ?? true } ?? false
             guard due || !mine.isEmpty else { continue }
             servicesFiredAt[i] = t
-            let before = s.problem
+            let before = (s.problem, s.holdReason)
             s.fire(now: t, readable: mine)
-            if s.problem != before { statusDirty = true }
+            if s.problem != before.0 || s.holdReason != before.1 { statusDirty = true }
+            if s.holdReason != nil && before.1 == nil { cancelScan.set() }
         }
     }
 
@@ -578,7 +583,7 @@ public final class Agent: @unchecked Sendable {
             noteError("reconcile failed", error)
         }
         progress = nil
-        publish(state: pausedUntil != nil ? "paused" : "watching")
+        publish(state: pausedUntil != nil || holdReason != nil ? "paused" : "watching")
         statusDirty = true
     }
 
@@ -647,7 +652,7 @@ public final class Agent: @unchecked Sendable {
 
     private func agentPart() -> StatusDocument.Agent {
         let counts = (try? library.itemCounts()) ?? (total: 0, analyzed: 0)
-        let shown = (state == "watching" || state == "starting") && pausedUntil != nil ? "paused" : state
+        let shown = (state == "watching" || state == "starting") && (pausedUntil != nil || holdReason != nil) ? "paused" : state
         let (done, total) = progress.map { ($0.done, $0.total) } ?? (counts.analyzed, counts.total)
         let problem = lastError ?? services.lazy.compactMap { s in s.problem.map { "\(s.name): \($0)" } }.first
         return StatusDocument.Agent(state: shown, pid: Int(getpid()), done: done, total: total, degraded: watcher.isDegraded,
@@ -702,7 +707,7 @@ public final class Agent: @unchecked Sendable {
         case "analyzing": s = "Analyzing \(n(a.done)) of \(n(a.total)) …"
         case "scanning": s = "Checking folders …"
         case "starting": s = "Starting …"
-        case "paused": s = "Paused; watching \(n(a.total)) photos in \(roots.count) folder\(roots.count == 1 ? "" : "s")"
+        case "paused": s = (holdReason.map { "Paused \($0)" } ?? "Paused") + "; watching \(n(a.total)) photos in \(roots.count) folder\(roots.count == 1 ? "" : "s")"
         default: s = "Watching \(n(a.total)) photos in \(roots.count) folder\(roots.count == 1 ? "" : "s")"
         }
         if a.degraded { s += " (watch limit reached: some folders checked periodically)" }

@@ -1,5 +1,6 @@
 import Foundation
 import SnapSortCore
+import SnapSortSystem
 import SnapSortWeb
 
 /// Something that lives in the agent's loop besides watching: the review page's server, the
@@ -21,6 +22,8 @@ public protocol AgentService: AnyObject {
     func stop()
     /// Why the service does not fully work right now (nil: it does).
     var problem: String? { get }
+    /// Why analysis should wait now (e.g. "on battery"); nil: it may run. Watching goes on.
+    var holdReason: String? { get }
 }
 
 extension AgentService {
@@ -32,6 +35,7 @@ extension AgentService {
     public func databaseChanged(now: Date) {}
     public func stop() {}
     public var problem: String? { nil }
+    public var holdReason: String? { nil }
 }
 
 /// What a service factory gets from the agent.
@@ -153,5 +157,84 @@ public final class WebAgentService: AgentService {
             problem = message
             retryAt = now.addingTimeInterval(WebAgentService.retryInterval)
         }
+    }
+}
+
+/// `pause_on_battery = yes`: analysis waits while UPower says the machine runs on battery
+/// (watching goes on, so nothing is missed; the queued work runs once it is on power again).
+/// Reads `OnBattery` from the system bus at start and on every `PropertiesChanged`. Without
+/// UPower the agent analyzes as usual and says why in `problem`.
+public final class PowerAgentService: AgentService {
+    private var enabled: Bool
+    private let address: String?
+    private let logger: Logger
+    private var connection: DBusConnection?
+    public private(set) var onBattery = false
+    public private(set) var problem: String?
+
+    /// `address`: the system bus to use (nil: the real one).
+    public init(enabled: Bool, address: String? = nil, logger: Logger) {
+        self.enabled = enabled
+        self.address = address
+        self.logger = logger
+    }
+
+    public var name: String { "power" }
+    public var holdReason: String? { enabled && onBattery ? "on battery" : nil }
+    public var descriptors: [Int32] { connection.map { [$0.fd] } ?? [] }
+
+    public func start(now: Date) { if enabled { connect() } }
+
+    public func fire(now: Date, readable: [Int32]) {
+        guard let c = connection else { return }
+        do {
+            if try c.powerChanged() { read(c) }
+        } catch {
+            connection = nil
+            onBattery = false
+            note("lost the system bus: \(error)")
+        }
+    }
+
+    public func configurationChanged(_ configuration: Configuration, now: Date) {
+        guard configuration.pauseOnBattery != enabled else { return }
+        enabled = configuration.pauseOnBattery
+        if enabled { connect() } else {
+            connection = nil
+            onBattery = false
+            problem = nil
+        }
+    }
+
+    public func stop() { connection = nil }
+
+    private func connect() {
+        do {
+            let c = try DBusConnection.system(address: address)
+            try c.listenForPowerChanges()
+            connection = c
+            problem = nil
+            read(c)
+        } catch {
+            note("cannot read the power state from UPower: \(error)")
+        }
+    }
+
+    private func read(_ c: DBusConnection) {
+        do {
+            let now = try c.onBattery()
+            if now != onBattery {
+                logger.notice(now ? "on battery: analysis paused" : "on power: analysis resumes")
+            }
+            onBattery = now
+            problem = nil
+        } catch {
+            note("cannot read the power state from UPower: \(error)")
+        }
+    }
+
+    private func note(_ message: String) {
+        if problem != message { logger.warning(message) }
+        problem = message
     }
 }

@@ -113,7 +113,50 @@ public final class DBusConnection: @unchecked Sendable {
         self.callTimeout = callTimeout
     }
 
+    private init(bus: OpaquePointer, callTimeout: Duration) {
+        self.bus = bus
+        self.callTimeout = callTimeout
+    }
+
+    /// Connects to `address`, or to the system bus when nil (`$DBUS_SYSTEM_BUS_ADDRESS`, else
+    /// /run/dbus/system_bus_socket) — where UPower lives. Throws `.noBus`.
+    public static func system(address: String? = nil, callTimeout: Duration = .seconds(3)) throws(DBusError) -> DBusConnection {
+        var err = [CChar](repeating: 0, count: 512)
+        var out: OpaquePointer?
+        let r: Int32 = if let address { ss_bus_open_system(address, &out, &err, err.count) } else { ss_bus_open_system(nil, &out, &err, err.count) }
+        guard r >= 0, let out else { throw DBusError(.noBus, String(cBuffer: err)) }
+        return DBusConnection(bus: out, callTimeout: callTimeout)
+    }
+
     deinit { ss_bus_close(bus) }
+
+    /// UPower's `OnBattery`: whether the machine runs on battery now.
+    public func onBattery() throws(DBusError) -> Bool {
+        var err = [CChar](repeating: 0, count: 512)
+        var v: Int32 = 0
+        try check(ss_upower_on_battery(bus, timeoutMicros, &v, &err, err.count), err)
+        return v != 0
+    }
+
+    /// Subscribes to UPower's `PropertiesChanged` (idempotent); `powerChanged()` then says
+    /// whether one arrived.
+    public func listenForPowerChanges() throws(DBusError) {
+        var err = [CChar](repeating: 0, count: 512)
+        try check(ss_upower_listen(bus, &err, err.count), err)
+    }
+
+    /// Reads what arrived (without blocking): whether UPower's properties changed since the
+    /// last call. Throws `.disconnected` when the connection is gone.
+    public func powerChanged() throws(DBusError) -> Bool {
+        var err = [CChar](repeating: 0, count: 512)
+        let r = ss_bus_process(bus, &err, err.count)
+        if r < 0 { throw DBusError(.disconnected, String(cBuffer: err)) }
+        _ = drain()
+        defer { powerEvents = 0 }
+        return powerEvents > 0
+    }
+
+    private var powerEvents = 0
 
     /// The descriptor to poll for input (POLLIN); then call `signals()`.
     public var fd: Int32 { ss_bus_fd(bus) }
@@ -210,6 +253,7 @@ public final class DBusConnection: @unchecked Sendable {
                 }
                 out.append(.actionInvoked(id: e.id, action: action))
             case 2: out.append(.closed(id: e.id, reason: e.reason))
+            case 3: powerEvents += 1
             default: break
             }
         }

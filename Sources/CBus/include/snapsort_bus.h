@@ -12,7 +12,7 @@ typedef struct ss_bus ss_bus;
 
 /// A signal from the notification server, queued until `ss_bus_next_event` takes it.
 typedef struct ss_bus_event {
-    int kind;            /* 1: ActionInvoked, 2: NotificationClosed */
+    int kind;            /* 1: ActionInvoked, 2: NotificationClosed, 3: UPower properties changed */
     uint32_t id;         /* the notification id */
     uint32_t reason;     /* NotificationClosed: 1 expired, 2 dismissed, 3 CloseNotification, 4 other */
     char action[128];    /* ActionInvoked: the action key */
@@ -21,6 +21,8 @@ typedef struct ss_bus_event {
 /// Connects to `address` (a D-Bus address such as "unix:path=/run/user/1000/bus"), or to
 /// the user's session bus when NULL ($DBUS_SESSION_BUS_ADDRESS, else $XDG_RUNTIME_DIR/bus).
 int ss_bus_open(const char *address, ss_bus **out, char *err, size_t errlen);
+/// Connects to `address`, or to the system bus when NULL (for UPower).
+int ss_bus_open_system(const char *address, ss_bus **out, char *err, size_t errlen);
 /// Flushes and closes the connection; NULL is fine.
 void ss_bus_close(ss_bus *bus);
 /// The connection's descriptor, for poll(2) (POLLIN).
@@ -50,6 +52,11 @@ int ss_notifications_notify(ss_bus *bus, const char *app_name, uint32_t replaces
 
 /// org.freedesktop.Notifications.CloseNotification(u).
 int ss_notifications_close(ss_bus *bus, uint32_t id, uint64_t timeout_usec, char *err, size_t errlen);
+
+/// org.freedesktop.UPower's `OnBattery` property (Properties.Get): 1 or 0 into `out`.
+int ss_upower_on_battery(ss_bus *bus, uint64_t timeout_usec, int *out, char *err, size_t errlen);
+/// Subscribes to PropertiesChanged on /org/freedesktop/UPower (queued as kind 3 events).
+int ss_upower_listen(ss_bus *bus, char *err, size_t errlen);
 
 /// The name of the last D-Bus error a call returned (e.g.
 /// "org.freedesktop.DBus.Error.ServiceUnknown"), or "" — for classifying failures.

@@ -47,7 +47,7 @@ enum AgentCommand: Command {
         options.configureScanner = { Extensions.configure($0) }
         options.afterReconcile = { try Extensions.afterScan($0, $1) }
         options.services = { c in
-            var list: [AgentService] = []
+            var list: [AgentService] = [PowerAgentService(enabled: c.configuration.pauseOnBattery, logger: c.logger)]
             if web { list.append(WebAgentService(c)) }
             if reminders {
                 let deps = ReminderDependencies.standard(library: c.library, configuration: c.configuration, clock: c.clock,
