@@ -41,7 +41,7 @@ let package = Package(
         // The review page: HTTP through GNU libmicrohttpd (MHD_start_daemon is variadic).
         .target(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", linkerSettings: [.linkedLibrary("microhttpd")]),
         // Smart groups: OCR through Tesseract's C API, QR codes through zbar (zbar_fourcc is a macro).
-        .target(name: "COCR", path: "Sources/COCR", linkerSettings: [.linkedLibrary("tesseract")]),
+        .target(name: "COCR", path: "Sources/COCR", linkerSettings: [.linkedLibrary("tesseract"), .linkedLibrary("lept")]),
         .target(name: "CQR", path: "Sources/CQR", linkerSettings: [.linkedLibrary("zbar")]),
 
         // The one Swift layer that imports C.

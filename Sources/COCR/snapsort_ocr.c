@@ -1,13 +1,25 @@
 #include "snapsort_ocr.h"
 #include <ctype.h>
+#include <leptonica/allheaders.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <tesseract/capi.h>
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static TessBaseAPI *engine = NULL;
 static int engine_failed = 0;
+
+// Deletes the shared engine at exit: Tesseract's model cache otherwise reports every still
+// referenced model as a leak on stderr when its static destructors run.
+static void delete_engine(void) {
+    pthread_mutex_lock(&lock);
+    if (engine) TessBaseAPIDelete(engine);
+    engine = NULL;
+    engine_failed = 1;
+    pthread_mutex_unlock(&lock);
+}
 
 static int enough_letters(const char *w) {
     int n = 0;
@@ -22,12 +34,20 @@ int ss_ocr_recognize(const uint8_t *gray, int width, int height, int min_confide
     if (text && text_len) text[0] = 0;
     pthread_mutex_lock(&lock);
     if (!engine && !engine_failed) {
+        // Leptonica reports recoverable problems of the layout analysis on stderr
+        // ("Error in boxClipToRectangle: box outside rectangle"); recognition goes on, and a
+        // photo library is no place for them. Tesseract's own notes ("Detected N diacritics")
+        // go to its debug_file. See leptonica utils1.c, setMsgSeverity.
+        setMsgSeverity(L_SEVERITY_NONE);
         engine = TessBaseAPICreate();
+        if (engine) TessBaseAPISetVariable(engine, "debug_file", "/dev/null");
         // NULL datapath: TESSDATA_PREFIX or the packaged tessdata folder.
         if (!engine || TessBaseAPIInit3(engine, NULL, "eng") != 0) {
             if (engine) TessBaseAPIDelete(engine);
             engine = NULL;
             engine_failed = 1;
+        } else {
+            atexit(delete_engine);
         }
     }
     if (!engine) {
