@@ -82,6 +82,8 @@ import SnapSortTestSupport
 
     @Test(arguments: [
         ("normal", false), ("dark", true), ("pocket", true), ("blown", true), ("fog", true), ("night sky", false),
+        ("overexposed", true),  // +1.5 EV: a sixth clipped, the median in the highlights
+        ("bright sky", false),  // a fifth of the frame clipped over a normally exposed scene
     ])
     func oopsUsesTheHistogramShape(_ variant: String, _ oops: Bool) {
         let m = Self.metrics { b in
@@ -93,11 +95,33 @@ import SnapSortTestSupport
                 case "blown": b.pixels[i] = UInt8(min(255, v * 3 + 120))
                 case "fog": b.pixels[i] = UInt8(170 + v * 0.2)
                 case "night sky": b.pixels[i] = (i / 3) % 37 == 0 ? 250 : UInt8(v * 0.06)  // a moon: 2.7 % bright
+                case "overexposed": b.pixels[i] = UInt8(min(255, v * 1.3 + 95))
+                case "bright sky": if i < b.pixels.count / 5 { b.pixels[i] = 255 }
                 default: break
                 }
             }
         }
         #expect((GroupRules().oopsScore(m) != nil) == oops, "\(variant): p01 \(m.p01) p99 \(m.p99) clipped \(m.clippedFraction)")
+    }
+
+    /// A page that reads is a document, not an oops, however washed out or clipped it looks.
+    @Test(arguments: [(0, [GroupID.oops]), (5, [.oops]), (40, [.document])])
+    func aFrameThatReadsIsADocumentNotAnOops(_ words: Int, _ expected: [GroupID]) {
+        let m = Self.metrics { b in for i in 0..<b.pixels.count { b.pixels[i] = UInt8(170 + Double(b.pixels[i]) * 0.2) } }
+        let rules = GroupRules()
+        var item = Self.item("/p/DCIM/Camera/IMG_20241019_123231.jpg")
+        item.metrics = m
+        let groups = rules.categories(of: item, findings: Findings(ocrWords: words)).map(\.0).filter { $0 != .blurry }
+        #expect(groups == expected)
+    }
+
+    /// A clipped white page, photographed (camera EXIF) or rendered (no camera EXIF).
+    @Test(arguments: [("Google" as String?, true), (nil, false)])
+    func aRenderedWhiteGraphicWasNeverExposed(_ make: String?, _ oops: Bool) {
+        let m = Self.metrics { b in for i in 0..<b.pixels.count { b.pixels[i] = i % 3000 < 2990 ? 255 : 20 } }
+        var item = Self.item("/p/Pictures/poster.jpg", width: 640, height: 480, make: make)
+        item.metrics = m
+        #expect(GroupRules().categories(of: item, findings: Findings()).map(\.0).contains(.oops) == oops)
     }
 
     @Test func damagedAndUnreadableFilesAreOnlyUnreadable() {

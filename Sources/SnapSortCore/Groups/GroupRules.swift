@@ -8,6 +8,11 @@ public struct GroupRules: Sendable {
     public var window: Double = 300
     /// Minimum aligned thumbnail correlation (`Thumbnail.aligned`) for two pictures to be similar.
     public var similarThreshold: Double = 0.80
+    /// …at an alignment that keeps at least this share of the frame in common. Frames of one
+    /// moment (bursts, retakes reframed by ~10 % or zoomed) keep two thirds and more; the frames
+    /// of a pan or crops of one scene overlap about half and correlate well where they do, so the
+    /// correlation alone cannot tell them apart.
+    public var minimumOverlap: Double = 0.62
     /// Near-copies: pHash within this Hamming distance…
     public var nearCopyRadius = 6
     /// …whose unaligned thumbnails correlate at least this much…
@@ -53,11 +58,13 @@ public struct GroupRules: Sendable {
         let screenshot = isScreenshot(item, m)
         if screenshot { out.append((.screenshot, Double(item.mtime) / 1e9)) }
         if let p = findings.qrPayload, !p.isEmpty { out.append((.qr, 0)) }
-        if let w = findings.ocrWords, w >= minDocumentWords, !screenshot { out.append((.document, Double(w))) }
-        if !screenshot && !isRendered(item, m) {
-            if let o = oopsScore(m) { out.append((.oops, o)) }
-            if let b = blurScore(m), out.first(where: { $0.0 == .oops }) == nil { out.append((.blurry, b)) }
-        }
+        let document = !screenshot && (findings.ocrWords ?? 0) >= minDocumentWords
+        if document, let w = findings.ocrWords { out.append((.document, Double(w))) }
+        // A page that reads is a document, not a failed exposure (white paper clips; a soft
+        // page is low-contrast); a rendered graphic without camera EXIF was never exposed.
+        let oops = !screenshot && !document && !(isRendered(item, m) && !item.hasCamera) ? oopsScore(m) : nil
+        if let oops { out.append((.oops, oops)) }
+        if !screenshot && !isRendered(item, m) && oops == nil, let b = blurScore(m) { out.append((.blurry, b)) }
         return out
     }
 
@@ -126,12 +133,22 @@ public struct GroupRules: Sendable {
         var p = 0.0
         // Underexposed: even the brightest 1 % stays dark.
         if m.p99 < 100 { p = max(p, min(1, (100 - m.p99) / 60)) }
-        // Blown out: most of the frame clipped.
+        // Blown out: most of the frame clipped…
         if m.clippedFraction > 0.1 { p = max(p, min(1, (m.clippedFraction - 0.1) / 0.3)) }
+        // …or a tenth clipped, a fifth in the highlights and the median bright too: the whole
+        // tone scale pushed up. A bright sky over a normal scene clips as much but keeps its
+        // median; a page clips less (its paper sits just below white).
+        if m.clippedFraction >= 0.1 && m.brightFraction >= 0.2 && m.p50 >= 170 {
+            p = max(p, min(1, 0.5 + (m.p50 - 170) / 170))
+        }
         // Washed out: the whole histogram squeezed into a narrow, bright band.
-        let spread = m.p99 - m.p01
-        if spread < 90 && m.p01 > 60 { p = max(p, min(1, (90 - spread) / 50)) }
+        if isWashedOut(m) { p = max(p, min(1, (90 - (m.p99 - m.p01)) / 50)) }
         return p
+    }
+
+    /// Fog or a veil: the 1st–99th percentile spread under 90 levels with the darkest 1 % above 60.
+    static func isWashedOut(_ m: Metrics) -> Bool {
+        m.p99 - m.p01 < 90 && m.p01 > 60
     }
 
     /// Oops Shots (too dark, blown out, pocket shots, fog): an exposure penalty of at least 0.5.
