@@ -49,12 +49,21 @@ import SnapSortTestSupport
         #expect(report[original.fileID]?.groups.contains("duplicate") == true)
     }
 
-    @Test(.disabled("known gap: the synthetic A~B~C chain still forms a 3-member set; see the closing note of issue 4"))
-    func similarityDoesNotChain() throws {
-        // A~B and B~C (shifted by 14 %), but A and C overlap too little: never one set of three.
+    @Test func similarityDoesNotChain() throws {
+        // A~B and B~C (shifted by 28 %, 72 % in common), but A and C keep only 44 % in common,
+        // like the frames of a pan: never one set of three.
+        // The panorama joins two scenes: one scene's smooth colour ramps would match themselves
+        // at any shift.
         let t = try TestLibrary()
-        let scene = Fixtures.scene(width: 1000, height: 480, seed: 9)
-        for (i, x) in [0, 90, 180].enumerated() {
+        let left = Fixtures.scene(width: 500, height: 480, seed: 9), right = Fixtures.scene(width: 500, height: 480, seed: 10)
+        var scene = Bitmap(width: 1000, height: 480, channels: 3)
+        for y in 0..<480 {
+            for i in 0..<1500 {
+                scene.pixels[y * 3000 + i] = left.pixels[y * 1500 + i]
+                scene.pixels[y * 3000 + 1500 + i] = right.pixels[y * 1500 + i]
+            }
+        }
+        for (i, x) in [0, 180, 360].enumerated() {
             t.dir.write("Pictures/IMG_\(i).jpg", Fixtures.jpeg(Self.frame(scene, x: x), dateTimeOriginal: Self.exif(i)))
         }
         try t.scan()

@@ -17,7 +17,7 @@ struct ComputedSet {
 ///   whose thumbnails agree unaligned (`nearCopyCorrelation`) with the same aspect ratio. A
 ///   duplicate cluster is one *picture*; its original (`GroupRules.originalOrder`) stands for it.
 /// - Pictures taken at most `window` apart are compared by `Thumbnail.aligned`; pairs scoring at
-///   least `similarThreshold` are merged greedily, best first, by **complete linkage**: two
+///   least `similarThreshold` at an overlap of at least `minimumOverlap` are merged greedily, best first, by **complete linkage**: two
 ///   clusters join only when every cross pair scores at least `similarThreshold`, so A~B and B~C
 ///   never pull in a C unlike A. Remembered "not similar" verdicts forbid a merge outright.
 struct SimilarClustering {
@@ -121,7 +121,7 @@ struct SimilarClustering {
             var s = 0.0
             if let ta = thumbs[key.a], let tb = thumbs[key.b] {
                 let r = ta.aligned(with: tb)
-                s = r.score
+                s = r.overlap >= rules.minimumOverlap ? r.score : 0
                 if let trace {
                     let ph = (byID[a]!.phash.map { p in byID[b]!.phash.map { (p ^ $0).nonzeroBitCount } ?? -1 }) ?? -1
                     trace("pair\t\(byID[key.a]!.path)\t\(byID[key.b]!.path)\tdt=\(Int(abs(time(a) - time(b))))\tscore=\(String(format: "%.3f", r.score))\toverlap=\(String(format: "%.2f", r.overlap))\tphash=\(ph)")

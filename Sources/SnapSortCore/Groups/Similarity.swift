@@ -4,10 +4,12 @@ import Foundation
 /// a zoom, another exposure) and strict about what separates different moments.
 ///
 /// Each photo carries a 32×32 luma thumbnail (`VisualSignature`). Two thumbnails are aligned by
-/// an exhaustive search over zoom (0.84…1.19) and shift (up to ±19 % of the frame) on a 16×16
+/// an exhaustive search over zoom (0.84…1.19) and shift (up to ±31 % of the frame) on a 16×16
 /// reduction, refined at 32×32 around the best transform; the score is the zero-mean normalized
-/// cross-correlation (Pearson r) over the overlap, so exposure changes cancel out. Frames of a pan
-/// or crops that overlap less than ~60 % cannot be aligned within the search and score low.
+/// cross-correlation (Pearson r) over the overlap, so exposure changes cancel out. The search
+/// reaches alignments that keep only `minimumSearchOverlap` of the frame, so the frames of a pan
+/// (overlapping 40–55 %) are aligned where they really overlap instead of at the edge of the
+/// search, and the overlap it reports is what `GroupRules.minimumOverlap` judges.
 public struct Thumbnail: Sendable {
     public static let side = VisualSignature.lumaSide
     /// 32×32 luma, zero mean and unit variance.
@@ -45,6 +47,10 @@ public struct Thumbnail: Sendable {
 
     /// The zooms searched.
     static let scales: [Float] = [0.84, 0.89, 0.94, 1.0, 1.06, 1.12, 1.19]
+    /// The largest shift searched, in pixels of the 16×16 reduction (5 = 31 % of the frame).
+    static let maxShift = 5
+    /// Alignments whose overlap is smaller than this share of the frame are not considered.
+    static let minimumSearchOverlap: Float = 0.35
 
     /// The best Pearson correlation between `self` and `other` over the aligned overlap, and the
     /// overlap's share of the frame at that alignment.
@@ -52,10 +58,10 @@ public struct Thumbnail: Sendable {
         var best: (Float, Float, Float, Float, Float) = (-2, 1, 0, 0, 0)  // r, scale, dx, dy, overlap
         let hs = Thumbnail.side / 2
         for s in Thumbnail.scales {
-            for dy in -3...3 {
-                for dx in -3...3 {
+            for dy in -Thumbnail.maxShift...Thumbnail.maxShift {
+                for dx in -Thumbnail.maxShift...Thumbnail.maxShift {
                     let (r, o) = Thumbnail.correlate(half, other.half, side: hs, scale: s, dx: Float(dx), dy: Float(dy))
-                    if o >= 0.55 && r > best.0 { best = (r, s, Float(dx), Float(dy), o) }
+                    if o >= Thumbnail.minimumSearchOverlap && r > best.0 { best = (r, s, Float(dx), Float(dy), o) }
                 }
             }
         }
@@ -68,7 +74,7 @@ public struct Thumbnail: Sendable {
                 for ddx in -1...1 {
                     let (r, o) = Thumbnail.correlate(full, other.full, side: Thumbnail.side, scale: s,
                                                      dx: 2 * dx0 + Float(ddx), dy: 2 * dy0 + Float(ddy))
-                    if o >= 0.55 && r > fine.0 { fine = (r, o) }
+                    if o >= Thumbnail.minimumSearchOverlap && r > fine.0 { fine = (r, o) }
                 }
             }
         }
