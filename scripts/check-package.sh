@@ -95,13 +95,19 @@ if [ -n "$left" ]; then echo "make uninstall left: $left" >&2; exit 1; fi
 home=$scratch/user-home
 HOME=$home make -s install-files PREFIX="$home/.local" INSTALLED_BIN="$built"
 grep -qx "ExecStart=$home/.local/bin/snapsort agent" "$home/.local/share/systemd/user/snapsort.service"
-# There, $XDG_DATA_HOME/snapsort is also where the user's demo library lives: uninstall keeps it.
-mkdir -p "$home/.local/share/snapsort/demo/Camera"
-echo mine >"$home/.local/share/snapsort/demo/Camera/mine.jpg"
+# There, $XDG_DATA_HOME/snapsort holds both the shipped files and the user's demo library: the
+# demo must not mix the two, and uninstall must keep the user's.
+env -i HOME="$home" PATH=/usr/bin:/bin LANG=C.UTF-8 "$home/.local/bin/snapsort" demo >/dev/null
+for f in share/demo/*; do
+    if [ -e "$home/.local/share/snapsort/demo-library/${f##*/}" ]; then
+        echo "the demo library mixes in the shipped ${f##*/}" >&2; exit 1
+    fi
+done
 HOME=$home make -s uninstall PREFIX="$home/.local"
 left=$(find "$home/.local" ! -type d)
-if [ "$left" != "$home/.local/share/snapsort/demo/Camera/mine.jpg" ]; then
-    echo "make uninstall left, or removed the user's file: ${left:-(nothing)}" >&2; exit 1
+if [ -n "$(printf '%s\n' "$left" | grep -v "^$home/.local/share/snapsort/demo-library/")" ] ||
+    [ -z "$(printf '%s\n' "$left" | grep "^$home/.local/share/snapsort/demo-library/")" ]; then
+    echo "make uninstall left, or removed the user's demo library: ${left:-(nothing)}" >&2; exit 1
 fi
 
 echo "package check: ok in $((SECONDS - start))s"

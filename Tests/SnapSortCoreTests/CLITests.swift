@@ -64,7 +64,7 @@ import SnapSortTestSupport
         let r = try SnapsortBinary.run(["--db", dir.at("lib.sqlite3"), "demo", "--scan", "--quiet"],
                                        env: ["XDG_DATA_HOME": dir.at("data"), "HOME": dir.path])
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(r.stdout.hasPrefix(dir.at("data/snapsort/demo")))
+        #expect(r.stdout.hasPrefix(dir.at("data/snapsort/demo-library")))
         let report = try SnapsortBinary.run(["--db", dir.at("lib.sqlite3"), "report", "--jsonl"])
         let lines = report.stdout.split(separator: "\n")
         #expect(lines.count >= 14)

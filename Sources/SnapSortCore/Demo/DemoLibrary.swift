@@ -21,8 +21,9 @@ public enum DataDirectory {
 /// `snapsort demo`: a small library of real photos and the clutter SnapSort finds, made with
 /// the program's own encoders. Never written inside the user's photo folders.
 public enum DemoLibrary {
-    /// The default folder: `$XDG_DATA_HOME/snapsort/demo`.
-    public static func defaultPath(_ env: Environment) -> String { env.dataHome + "/snapsort/demo" }
+    /// The default folder: `$XDG_DATA_HOME/snapsort/demo-library`. Not `…/snapsort/demo`: with
+    /// `make install PREFIX=~/.local` that is where the demo's sources are installed.
+    public static func defaultPath(_ env: Environment) -> String { env.dataHome + "/snapsort/demo-library" }
 
     public struct Written: Sendable {
         public var folder: String

@@ -9,7 +9,7 @@ enum DemoCommand: Command {
 
         Writes a demo library of real photos and typical clutter (a burst, blurred and dark
         frames, duplicates, a screenshot, a receipt, a video) to DIR (default:
-        $XDG_DATA_HOME/snapsort/demo). Existing files are never overwritten.
+        $XDG_DATA_HOME/snapsort/demo-library). Existing files are never overwritten.
           --scan   scan the demo library afterwards
         """
 
