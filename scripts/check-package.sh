@@ -15,8 +15,23 @@ start=$SECONDS
 scratch=$(mktemp -d)
 installed=""
 as_root=""
+# dpkg fails at once while apt or another dpkg holds its lock (make deps may be installing
+# packages next door): wait for the lock, up to 10 minutes.
+dpkg_when_unlocked() {
+    local tries=0 out
+    while ! out=$($as_root dpkg "$@" 2>&1); do
+        case $out in
+            *"frontend lock"* | *"database is locked"*) ;;
+            *) printf '%s\n' "$out" >&2; return 1 ;;
+        esac
+        tries=$((tries + 1))
+        if [ "$tries" -ge 120 ]; then printf '%s\n' "$out" >&2; return 1; fi
+        sleep 5
+    done
+    printf '%s\n' "$out"
+}
 cleanup() {
-    if [ -n "$installed" ]; then $as_root dpkg --purge snapsort >/dev/null 2>&1 || true; fi
+    if [ -n "$installed" ]; then dpkg_when_unlocked --purge snapsort >/dev/null || true; fi
     rm -rf "$scratch"
 }
 trap cleanup EXIT
@@ -49,7 +64,7 @@ check_installed_package() {
         return 0
     fi
     installed=1
-    $as_root dpkg -i "$deb"
+    dpkg_when_unlocked -i "$deb"
     /usr/bin/snapsort --version
     # dh_installsystemduser --no-enable: no user gets the service enabled behind their back.
     if [ -e /etc/systemd/user/default.target.wants/snapsort.service ]; then
@@ -69,7 +84,7 @@ check_installed_package() {
     env -i HOME="$scratch/home" PATH=/usr/bin:/bin LANG=C.UTF-8 \
         /usr/bin/snapsort demo --scan "$scratch/home/demo" >/dev/null
     test -n "$(ls -A "$scratch/home/demo")"
-    $as_root dpkg --purge snapsort
+    dpkg_when_unlocked --purge snapsort
     installed=""
     if dpkg -s snapsort >/dev/null 2>&1 || [ -e /usr/bin/snapsort ] || [ -e /usr/share/snapsort ] ||
         [ -e /usr/lib/systemd/user/snapsort.service ]; then
