@@ -68,6 +68,9 @@ public struct AgentCounters: Sendable, Equatable {
     public var backups = 0
     public var configReloads = 0
     public var databaseChanges = 0
+    /// Folders listed, and skipped as unchanged, by reconciles.
+    public var foldersListed = 0
+    public var foldersSkipped = 0
 }
 
 /// The long-running service: watches the roots, keeps the library current, publishes the
@@ -95,6 +98,9 @@ public final class Agent: @unchecked Sendable {
     private var dirtyFolders: Set<String> = []
     /// Folders whose watch is being renamed: cookie → old path (applied as soon as the TO arrives).
     private var folderMoves: [UInt32: String] = [:]
+    /// The periodic safety reconcile lists every folder (file systems whose folder mtimes lie,
+    /// network mounts); the others (at start, after an overflow) skip unchanged folders.
+    private var fullListing = false
 
     // State.
     private var state = "starting"
@@ -248,6 +254,7 @@ public final class Agent: @unchecked Sendable {
             watcher.retryUnwatched()
             for r in roots { watcher.watchTree(r) }
             dirtyFolders.formUnion(roots)
+            fullListing = true
         }
         if watcher.isDegraded && t >= nextDegradedCheck {
             nextDegradedCheck = t.addingTimeInterval(options.degradedInterval)
@@ -544,6 +551,7 @@ public final class Agent: @unchecked Sendable {
         let scanner = LibraryScanner(library: library, rules: watcher.rules, clock: options.clock, logger: logger, workers: options.workers)
         scanner.isCancelled = { cancel.isSet }
         scanner.roots = Set(roots)
+        scanner.skipUnchangedFolders = !fullListing
         options.configureScanner(scanner)
         progress = (0, 0)
         publish(state: "scanning")
@@ -566,7 +574,10 @@ public final class Agent: @unchecked Sendable {
             countersBox.withLock {
                 $0.reconciles += 1
                 $0.decodes += summary.decodes
+                $0.foldersListed += scanner.foldersListed
+                $0.foldersSkipped += scanner.foldersSkipped
             }
+            if !summary.cancelled { fullListing = false }
             if summary.cancelled {
                 // Nothing is lost: what was not analyzed is found again on the next reconcile.
                 dirtyFolders.formUnion(paths.filter { FileSystem.lstatusIfExists($0)?.isDirectory == true })

@@ -15,8 +15,9 @@ final class AgentHarness: @unchecked Sendable {
     private(set) var exitCode: Int32?
     let logs = LogCapture()
 
-    init(setup: (TempDir) -> Void = { _ in }, tweak: (inout AgentOptions) -> Void = { _ in }) throws {
-        dir = TempDir("snapsort-agent")
+    /// `reuse`: the folder of an earlier harness (a restart on the same library).
+    init(reuse: TempDir? = nil, setup: (TempDir) -> Void = { _ in }, tweak: (inout AgentOptions) -> Void = { _ in }) throws {
+        dir = reuse ?? TempDir("snapsort-agent")
         root = dir.folder("Pictures")
         dbPath = dir.at("state/library.sqlite3")
         statusPath = dir.at("run/snapsort/status.json")

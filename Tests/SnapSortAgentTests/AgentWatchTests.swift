@@ -92,6 +92,30 @@ import SnapSortTestSupport
         #expect(try lib.db.scalar("SELECT count(*) FROM files WHERE status = 'gone'") == 3)
     }
 
+    @Test func aRestartListsOnlyFoldersThatChangedWhileItWasDown() throws {
+        let past = Date().addingTimeInterval(-3600)
+        var h: AgentHarness? = try AgentHarness(setup: { dir in
+            dir.write("Pictures/2023/a.jpg", photo(41))
+            dir.write("Pictures/2024/b.jpg", photo(42))
+        })
+        for f in ["", "/2023", "/2024"] { try FileManager.default.setAttributes([.modificationDate: past], ofItemAtPath: h!.root + f) }
+        h!.start()
+        #expect(h!.waitIdle())
+        #expect(h!.stop())
+        let dir = h!.dir
+        h = nil
+        // While it is down: a new photo in 2024 (that folder changes), 2023 untouched.
+        dir.write("Pictures/2024/c.jpg", photo(43))
+        let again = try AgentHarness(reuse: dir)
+        again.start()
+        defer { again.stop() }
+        #expect(again.waitIdle())
+        let lib = try again.reader()
+        #expect(try again.live(lib).count == 3)
+        #expect(again.agent.counters.foldersSkipped == 2)  // Pictures and 2023
+        #expect(again.agent.counters.foldersListed == 1)   // 2024
+    }
+
     @Test func onlyTheRootIsRecordedAsARootWhenSubfoldersAreReconciled() throws {
         let h = try AgentHarness()
         h.start()

@@ -28,6 +28,48 @@ import SnapSortTestSupport
         #expect(second.analyzed == 0 && second.decodes == 0)
     }
 
+    @Test func skippingUnchangedFoldersFindsWhatAFullListingFinds() throws {
+        let t = try TestLibrary()
+        let small = { (seed: UInt64) in Fixtures.jpeg(seed: seed, width: 64, height: 48) }
+        t.dir.write("Pictures/2023/a.jpg", small(1))
+        t.dir.write("Pictures/2023/deep/b.jpg", small(2))
+        t.dir.write("Pictures/2024/c.jpg", small(3))
+        t.dir.write("Pictures/2024/d.jpg", small(4))
+        // Folder times an hour old, so they are trusted (a folder changed within the last
+        // seconds is always listed again).
+        let past = Date().addingTimeInterval(-3600)
+        for f in ["Pictures", "Pictures/2023", "Pictures/2023/deep", "Pictures/2024"] {
+            try FileManager.default.setAttributes([.modificationDate: past], ofItemAtPath: t.dir.at(f))
+        }
+        let scanner = t.scanner()
+        scanner.skipUnchangedFolders = true
+        let first = try scanner.scan([t.root])
+        #expect(first.added == 4)
+        #expect(scanner.foldersListed == 4 && scanner.foldersSkipped == 0)
+        // Nothing changed: every folder is skipped, every file still stat'ed.
+        let quiet = try scanner.scan([t.root])
+        #expect(quiet.unchanged == 4)
+        #expect(scanner.foldersListed == 0 && scanner.foldersSkipped == 4)
+        // A write in place (no folder changes), a new file (its folder changes), a deletion
+        // in a deep folder (that folder changes), a new subfolder.
+        let fd = try FileDescriptor.open(t.dir.at("Pictures/2023/a.jpg"), O_WRONLY | O_TRUNC)
+        try fd.writeAll(small(5))
+        fd.close()
+        t.dir.write("Pictures/2024/e.jpg", small(6))
+        try FileSystem.remove(t.dir.at("Pictures/2023/deep/b.jpg"))
+        t.dir.write("Pictures/2023/deep/new/f.jpg", small(7))
+        let after = try scanner.scan([t.root])
+        #expect(after.changed == 1)
+        #expect(after.added == 2)
+        #expect(after.gone == 1)
+        #expect(scanner.foldersSkipped == 2)  // Pictures and 2023 (a.jpg was stat'ed there)
+        // The same database a full listing leaves.
+        let full = t.scanner()
+        let check = try full.scan([t.root])
+        #expect(check.unchanged == 5 && check.added == 0 && check.changed == 0 && check.gone == 0)
+        #expect(full.foldersSkipped == 0)
+    }
+
     @Test func renameAndMoveKeepTheRowWithoutReanalysis() throws {
         let t = try TestLibrary()
         let a = t.dir.write("Pictures/a/IMG_1.jpg", Fixtures.jpeg(seed: 1))

@@ -53,6 +53,14 @@ public final class LibraryScanner: @unchecked Sendable {
     /// reconciles single folders). Only a root is recorded in `roots`, and only a root can be
     /// offline; a missing folder inside one is simply gone. Nil: every scanned path is a root.
     public var roots: Set<String>?
+    /// Skip listing folders whose stamp (mtime, device, inode) matches the one recorded when
+    /// they were last listed completely; their known files are still stat'ed and their known
+    /// subfolders walked. For the agent's reconciles after an inotify overflow and at start.
+    /// A full listing (false) is the safety net for file systems whose folder mtimes lie.
+    public var skipUnchangedFolders = false
+    /// Folders listed and skipped by the last scan (for tests and benchmarks).
+    public private(set) var foldersListed = 0
+    public private(set) var foldersSkipped = 0
 
     public init(library: Library, analyzer: Analyzer = Analyzer(), rules: ExcludeRules = ExcludeRules(), clock: Clock = .live,
                 logger: Logger = .silent, workers: Int = ProcessInfo.processInfo.activeProcessorCount) {
@@ -78,10 +86,13 @@ public final class LibraryScanner: @unchecked Sendable {
         var jobs: [Job] = []
         var newFiles: [(String, FileStatus)] = []
         var vanished: [Int64: StoredIdentity] = [:]
+        var stamps: [String: [String: Library.FolderStamp]] = [:]
+        foldersListed = 0
+        foldersSkipped = 0
         progress(ScanProgress(phase: .walking, done: 0, total: 0, filesPerSecond: 0, etaSeconds: nil))
         for raw in paths {
             let root = LibraryScanner.normalize(raw)
-            try reconcileWalk(root, jobs: &jobs, newFiles: &newFiles, vanished: &vanished, summary: &summary)
+            try reconcileWalk(root, jobs: &jobs, newFiles: &newFiles, vanished: &vanished, summary: &summary, stamps: &stamps)
         }
         // Moves: a new path whose content matches a row whose file is gone.
         try library.db.transaction {
@@ -102,6 +113,11 @@ public final class LibraryScanner: @unchecked Sendable {
         summary.changed = jobs.filter { $0.kind == .changed }.count
         summary.reanalyzed = jobs.filter { $0.kind == .reanalyze }.count
         try analyze(jobs, summary: &summary, progress: progress)
+        // Folder stamps only once every new file has its row: a folder skipped next time must
+        // not hide a file this scan found but did not get to (cancelled, killed).
+        if !summary.cancelled {
+            for (root, s) in stamps { try library.replaceFolderStamps(under: root, with: s) }
+        }
         // RAW+JPEG pairs: re-paired only when something under the roots changed (a rescan of an
         // unchanged library stays stat-only).
         if !jobs.isEmpty || summary.moved > 0 || summary.gone > 0 {
@@ -123,7 +139,8 @@ public final class LibraryScanner: @unchecked Sendable {
     }
 
     private func reconcileWalk(_ root: String, jobs: inout [Job], newFiles: inout [(String, FileStatus)],
-                               vanished: inout [Int64: StoredIdentity], summary: inout ScanSummary) throws {
+                               vanished: inout [Int64: StoredIdentity], summary: inout ScanSummary,
+                               stamps walked: inout [String: [String: Library.FolderStamp]]) throws {
         // A single file.
         if let st = FileSystem.lstatusIfExists(root), st.isRegular {
             let row = try library.liveRow(path: root)
@@ -160,7 +177,36 @@ public final class LibraryScanner: @unchecked Sendable {
         for r in rows { byPath[r.path] = r }
         var unreadable: [String] = []
         var stack = [root]
+        // Folder stamps: the recorded ones, and the ones this walk leaves behind.
+        let recorded = skipUnchangedFolders ? try library.folderStamps(under: root) : [:]
+        var filesIn: [String: [String]] = [:]
+        var foldersIn: [String: [String]] = [:]
+        if !recorded.isEmpty {
+            for path in byPath.keys { filesIn[LibraryScanner.parent(path), default: []].append(path) }
+            for path in recorded.keys where path != root { foldersIn[LibraryScanner.parent(path), default: []].append(path) }
+        }
+        var stamps: [String: Library.FolderStamp] = [:]
+        // A folder changed in the same tick as its mtime cannot be trusted (like git's "racy"
+        // index entries): file times are wall-clock times, so this compares with the real clock.
+        let trustedBefore = Int64((Date().timeIntervalSince1970 - 2) * 1e9)
         while let dir = stack.popLast() {
+            let dirStatus = FileSystem.lstatusIfExists(dir)
+            if let st = dirStatus, st.isDirectory, let k = recorded[dir], k == Library.FolderStamp(st) {
+                // Unchanged entries: stat the known files, walk the known subfolders.
+                foldersSkipped += 1
+                stamps[dir] = k
+                for path in filesIn[dir] ?? [] {
+                    guard let s = FileSystem.lstatusIfExists(path), s.isRegular else { continue }
+                    let row = byPath.removeValue(forKey: path)
+                    classify(path: path, st: s, row: row, jobs: &jobs, newFiles: &newFiles, summary: &summary)
+                }
+                for sub in foldersIn[dir] ?? [] {
+                    let name = String(sub[sub.index(after: sub.lastIndex(of: "/")!)...])
+                    if !rules.skipsFolder(name: name, path: sub) { stack.append(sub) }
+                }
+                continue
+            }
+            foldersListed += 1
             let entries: [DirectoryEntry]
             do {
                 entries = try FileSystem.listDirectory(dir)
@@ -170,6 +216,7 @@ public final class LibraryScanner: @unchecked Sendable {
                 continue
             }
             if rules.hasMarker(entries.lazy.map(\.name)) { continue }
+            if let st = dirStatus, st.isDirectory, st.mtimeNanoseconds < trustedBefore { stamps[dir] = Library.FolderStamp(st) }
             for e in entries {
                 let path = dir == "/" ? "/" + e.name : dir + "/" + e.name
                 var kind = e.kind
@@ -197,6 +244,14 @@ public final class LibraryScanner: @unchecked Sendable {
             vanished[r.id] = r
         }
         if isRoot { try library.recordRoot(root, device: rootStatus.device, online: true, at: clock.now()) }
+        // Unreadable folders keep no stamp (they are listed again next time).
+        for u in unreadable { stamps = stamps.filter { $0.key != u && !$0.key.hasPrefix(u + "/") } }
+        walked[root] = stamps
+    }
+
+    static func parent(_ path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
     private func classify(path: String, st: FileStatus, row: StoredIdentity?, jobs: inout [Job],

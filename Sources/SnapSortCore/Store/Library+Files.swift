@@ -142,7 +142,43 @@ extension Library {
             try db.run("DELETE FROM files WHERE path = ? OR (path >= ? AND path < ?)", dir, lo, hi)
             let n = db.changes
             try db.run("DELETE FROM roots WHERE path = ? OR (path >= ? AND path < ?)", dir, lo, hi)
+            try db.run("DELETE FROM folders WHERE path = ? OR (path >= ? AND path < ?)", dir, lo, hi)
             return n
+        }
+    }
+
+    /// A folder's recorded stamp: what it was when a scan last listed it completely.
+    public struct FolderStamp: Sendable, Equatable {
+        public var mtimeNanoseconds: Int64
+        public var device: UInt64
+        public var inode: UInt64
+        public init(mtimeNanoseconds: Int64, device: UInt64, inode: UInt64) {
+            self.mtimeNanoseconds = mtimeNanoseconds
+            self.device = device
+            self.inode = inode
+        }
+        public init(_ st: FileStatus) { self.init(mtimeNanoseconds: st.mtimeNanoseconds, device: st.device, inode: st.inode) }
+    }
+
+    /// The stamps of `dir` and the folders under it.
+    public func folderStamps(under dir: String) throws -> [String: FolderStamp] {
+        let (lo, hi) = Library.prefixBounds(dir)
+        var out: [String: FolderStamp] = [:]
+        for r in try db.rows("SELECT path, mtime_ns, device, inode FROM folders WHERE path = ? OR (path >= ? AND path < ?)", dir, lo, hi) {
+            out[r.string(0)!] = FolderStamp(mtimeNanoseconds: r.int(1)!, device: UInt64(bitPattern: r.int(2)!), inode: UInt64(bitPattern: r.int(3)!))
+        }
+        return out
+    }
+
+    /// Replaces the stamps of `dir` and everything under it.
+    public func replaceFolderStamps(under dir: String, with stamps: [String: FolderStamp]) throws {
+        let (lo, hi) = Library.prefixBounds(dir)
+        try db.transaction {
+            try db.run("DELETE FROM folders WHERE path = ? OR (path >= ? AND path < ?)", dir, lo, hi)
+            for (path, s) in stamps {
+                try db.run("INSERT OR REPLACE INTO folders(path, mtime_ns, device, inode) VALUES(?,?,?,?)",
+                           path, s.mtimeNanoseconds, Int64(bitPattern: s.device), Int64(bitPattern: s.inode))
+            }
         }
     }
 }
