@@ -7,6 +7,11 @@ const $$ = (sel, root = document) => Array.from(root.querySelectorAll(sel));
 const reducedMotion = () => window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 
 // ---------- formatting ----------
+/** "1 set", "3 sets": a count with its noun, singular or plural. */
+function count(n, one, many) {
+  return `${n} ${n === 1 ? one : (many || one + "s")}`;
+}
+
 function humanBytes(b) {
   const units = ["B", "kB", "MB", "GB", "TB"];
   let v = Number(b) || 0, i = 0;
@@ -107,7 +112,7 @@ async function loadHome() {
   const [decks, groups, old] = await Promise.all([api("decks"), api("groups"), api("bulk/old-screenshots?days=30")]);
   const list = decks.decks;
   const waiting = list.filter((d) => d.kind === "month").reduce((n, d) => n + (d.total - d.reviewed), 0);
-  $("#home-lead").textContent = waiting > 0 ? `${waiting} photos and videos are waiting for a look.` : "Everything has been reviewed. Nice!";
+  $("#home-lead").textContent = waiting > 0 ? `${count(waiting, "photo or video is", "photos and videos are")} waiting for a look.` : "Everything has been reviewed. Nice!";
   const decksEl = $("#home-decks"); decksEl.replaceChildren();
   for (const d of list.filter((d) => ["rediscovery", "on-this-day", "later"].includes(d.kind))) {
     const sub = d.kind === "later" ? `${d.waiting} back from later` : `${d.waiting} to look at`;
@@ -119,12 +124,12 @@ async function loadHome() {
   const gEl = $("#home-groups"); gEl.replaceChildren();
   for (const g of groups.groups.filter((g) => g.items > 0)) {
     const href = g.id === "similar" ? "#similar" : "#deck=" + encodeURIComponent("group:" + g.id);
-    const detail = g.id === "similar" || g.id === "duplicate" ? `${g.sets} sets · ${humanBytes(g.reclaimable_bytes)} to gain` : `${g.items} items · ${humanBytes(g.bytes)}`;
+    const detail = g.id === "similar" || g.id === "duplicate" ? `${count(g.sets, "set")} · ${humanBytes(g.reclaimable_bytes)} to gain` : `${count(g.items, "item")} · ${humanBytes(g.bytes)}`;
     gEl.append(el("a", { class: "tile", href }, el("span", { class: "t", text: g.title }), el("span", { class: "n", text: detail })));
   }
   if (!gEl.children.length) gEl.append(el("p", { class: "muted", text: "No smart groups yet: the agent fills them as it analyzes." }));
 
-  $("#old-screenshots-text").textContent = old.count > 0 ? `${old.count} screenshots (${humanBytes(old.bytes)}) older than 30 days.` : "No old screenshots waiting.";
+  $("#old-screenshots-text").textContent = old.count > 0 ? `${count(old.count, "screenshot")} (${humanBytes(old.bytes)}) older than 30 days.` : "No old screenshots waiting.";
   $("#old-screenshots-btn").disabled = old.count === 0;
 
   const mEl = $("#home-months"); mEl.replaceChildren();
@@ -140,7 +145,7 @@ async function loadHome() {
 async function stageOldScreenshots() {
   const r = await api("bulk/old-screenshots", { days: 30 });
   applySummary(r.summary);
-  say(`${r.count} screenshots (${humanBytes(r.bytes)}) staged for the Trash. Undo takes them back one by one.`);
+  say(`${count(r.count, "screenshot")} (${humanBytes(r.bytes)}) staged for the Trash. Undo takes them back one by one.`);
   await loadHome();
 }
 
@@ -454,7 +459,7 @@ function renderSimilar(data) {
     }
     const row = el("section", { class: "simrow", "aria-label": `Group ${i + 1} of ${data.sets.length}` },
       el("header", {},
-        el("span", { text: `${set.members.length} shots · ${humanBytes(set.reclaimable_bytes)} to gain` }),
+        el("span", { text: `${count(set.members.length, "shot")} · ${humanBytes(set.reclaimable_bytes)} to gain` }),
         el("span", {},
           el("button", { type: "button", class: "btn", onclick: async () => { try { renderSimilar(await api("similar/not-similar", { set: set.id })); say("Marked as not similar"); } catch (e) { say(e.message); } } }, "Not similar"),
           " ",
