@@ -52,9 +52,18 @@ import SnapSortTestSupport
     @Test func similarityDoesNotChain() throws {
         // A~B and B~C (shifted by 28 %, 72 % in common), but A and C keep only 44 % in common,
         // like the frames of a pan: never one set of three.
-        // The panorama joins two scenes: one scene's smooth colour ramps would match themselves
-        // at any shift.
         let t = try TestLibrary()
+        let scene = Self.panorama()
+        for (i, x) in [0, 180, 360].enumerated() {
+            t.dir.write("Pictures/IMG_\(i).jpg", Fixtures.jpeg(Self.frame(scene, x: x), dateTimeOriginal: Self.exif(i)))
+        }
+        try t.scan()
+        try Grouper(library: t.library).regroupAll()
+        #expect(try Self.sets(t.library).allSatisfy { $0.count < 3 })
+    }
+
+    /// Two scenes side by side (one scene's smooth colour ramps would match themselves at any shift).
+    static func panorama() -> Bitmap {
         let left = Fixtures.scene(width: 500, height: 480, seed: 9), right = Fixtures.scene(width: 500, height: 480, seed: 10)
         var scene = Bitmap(width: 1000, height: 480, channels: 3)
         for y in 0..<480 {
@@ -63,12 +72,20 @@ import SnapSortTestSupport
                 scene.pixels[y * 3000 + 1500 + i] = right.pixels[y * 1500 + i]
             }
         }
-        for (i, x) in [0, 180, 360].enumerated() {
-            t.dir.write("Pictures/IMG_\(i).jpg", Fixtures.jpeg(Self.frame(scene, x: x), dateTimeOriginal: Self.exif(i)))
+        return scene
+    }
+
+    /// Frames of one moment (shifted by 0–9 %) count as similar; frames of a pan (45–55 % in
+    /// common) do not, however well they correlate where they overlap.
+    @Test(arguments: [(0, true), (20, true), (60, true), (290, false), (350, false)])
+    func alignmentTellsAMomentFromAPan(_ shift: Int, _ similar: Bool) {
+        let scene = Self.panorama()
+        func thumb(_ x: Int) -> Thumbnail {
+            Thumbnail(signature: MetricsComputer.measure(Self.frame(scene, x: x), orientation: 1, decodeScale: 8).1.thumbnail)!
         }
-        try t.scan()
-        try Grouper(library: t.library).regroupAll()
-        #expect(try Self.sets(t.library).allSatisfy { $0.count < 3 })
+        let rules = GroupRules()
+        let r = thumb(0).aligned(with: thumb(shift))
+        #expect((r.score >= rules.similarThreshold && r.overlap >= rules.minimumOverlap) == similar, "score \(r.score) overlap \(r.overlap)")
     }
 
     @Test func theUsersKeeperChoiceIsRememberedAcrossRegroups() throws {

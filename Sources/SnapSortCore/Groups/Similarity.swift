@@ -51,34 +51,47 @@ public struct Thumbnail: Sendable {
     static let maxShift = 5
     /// Alignments whose overlap is smaller than this share of the frame are not considered.
     static let minimumSearchOverlap: Float = 0.35
+    /// How many of the best coarse alignments are refined (besides the identity).
+    static let refinedCandidates = 3
 
     /// The best Pearson correlation between `self` and `other` over the aligned overlap, and the
     /// overlap's share of the frame at that alignment.
+    ///
+    /// The 16×16 search only proposes: the best `refinedCandidates` coarse alignments and the
+    /// identity (frames of a burst barely move) are each refined at 32×32, and the best refined
+    /// one wins. A single coarse winner is not enough: at 16×16 a textured frame can correlate
+    /// best at a wrong zoom, whose refinement then misses the true alignment.
     public func aligned(with other: Thumbnail) -> (score: Double, overlap: Double) {
-        var best: (Float, Float, Float, Float, Float) = (-2, 1, 0, 0, 0)  // r, scale, dx, dy, overlap
+        typealias Candidate = (r: Float, scale: Float, dx: Float, dy: Float, overlap: Float)
+        var coarse: [Candidate] = []
         let hs = Thumbnail.side / 2
         for s in Thumbnail.scales {
             for dy in -Thumbnail.maxShift...Thumbnail.maxShift {
                 for dx in -Thumbnail.maxShift...Thumbnail.maxShift {
                     let (r, o) = Thumbnail.correlate(half, other.half, side: hs, scale: s, dx: Float(dx), dy: Float(dy))
-                    if o >= Thumbnail.minimumSearchOverlap && r > best.0 { best = (r, s, Float(dx), Float(dy), o) }
+                    if o >= Thumbnail.minimumSearchOverlap { coarse.append((r, s, Float(dx), Float(dy), o)) }
                 }
             }
         }
-        guard best.0 > -2 else { return (0, 0) }
-        // Refine at full size around the coarse optimum (shift doubles with the side).
+        guard !coarse.isEmpty else { return (0, 0) }
+        // Deterministic order: by score, then by the transform.
+        coarse.sort { ($0.r, -$0.scale, -$0.dx, -$0.dy) > ($1.r, -$1.scale, -$1.dx, -$1.dy) }
+        var starts = Array(coarse.prefix(Thumbnail.refinedCandidates))
+        if !starts.contains(where: { $0.scale == 1 && $0.dx == 0 && $0.dy == 0 }) { starts.append((0, 1, 0, 0, 1)) }
+        // Refine at full size around each start (shift doubles with the side).
         var fine: (Float, Float) = (-2, 0)
-        let (_, s0, dx0, dy0, _) = best
-        for s in [s0 * 0.97, s0, s0 * 1.03] {
-            for ddy in -1...1 {
-                for ddx in -1...1 {
-                    let (r, o) = Thumbnail.correlate(full, other.full, side: Thumbnail.side, scale: s,
-                                                     dx: 2 * dx0 + Float(ddx), dy: 2 * dy0 + Float(ddy))
-                    if o >= Thumbnail.minimumSearchOverlap && r > fine.0 { fine = (r, o) }
+        for start in starts {
+            for s in [start.scale * 0.97, start.scale, start.scale * 1.03] {
+                for ddy in -1...1 {
+                    for ddx in -1...1 {
+                        let (r, o) = Thumbnail.correlate(full, other.full, side: Thumbnail.side, scale: s,
+                                                         dx: 2 * start.dx + Float(ddx), dy: 2 * start.dy + Float(ddy))
+                        if o >= Thumbnail.minimumSearchOverlap && r > fine.0 { fine = (r, o) }
+                    }
                 }
             }
         }
-        return fine.0 > -2 ? (Double(fine.0), Double(fine.1)) : (Double(best.0), Double(best.4))
+        return fine.0 > -2 ? (Double(fine.0), Double(fine.1)) : (Double(coarse[0].r), Double(coarse[0].overlap))
     }
 
     /// Pearson r between `a` and `b` sampled at `(x - c) / scale + c - dx` (bilinear), over the
