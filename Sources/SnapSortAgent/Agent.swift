@@ -589,7 +589,13 @@ public final class Agent: @unchecked Sendable {
                     "scan.gone": "\(summary.gone)", "scan.analyzed": "\(summary.analyzed)",
                 ])
             }
-            if !summary.cancelled { try options.afterReconcile(library, paths) }
+            if !summary.cancelled {
+                // A photo put back from the Trash by the file manager came back as a move of its
+                // tombstone: its trash decision is cleared and the restore counted.
+                let restored = try Trash.noticeRestores(library: library, clock: options.clock)
+                if restored > 0 { logger.info("restores from the Trash noticed", ["trash.restored": "\(restored)"]) }
+                try options.afterReconcile(library, paths)
+            }
         } catch {
             noteError("reconcile failed", error)
         }

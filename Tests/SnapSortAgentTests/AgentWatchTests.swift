@@ -116,6 +116,28 @@ import SnapSortTestSupport
         #expect(again.agent.counters.foldersListed == 1)   // 2024
     }
 
+    @Test func aPhotoRestoredFromTheTrashByTheFileManagerIsNoticed() throws {
+        let h = try AgentHarness(setup: { dir in dir.write("Pictures/keepme.jpg", photo(51)) })
+        h.start()
+        defer { h.stop() }
+        #expect(h.waitIdle())
+        let lib = try h.reader()
+        let id = try #require(try h.live(lib)[h.root + "/keepme.jpg"]?.id)
+        try Review.decide(.trash, fileID: id, library: lib, clock: .live)
+        let trashEnv = TrashEnvironment(environment: Environment(variables: ["HOME": h.dir.path, "XDG_DATA_HOME": h.dir.at("share")], home: h.dir.path))
+        let report = try Trash.commit(library: lib, clock: .live, env: trashEnv)
+        #expect(report.succeeded.count == 1)
+        let inTrash = h.dir.at("share/Trash/files/keepme.jpg")
+        #expect(FileSystem.exists(inTrash))
+        #expect(try waitUntil { try h.live(lib)[h.root + "/keepme.jpg"] == nil })
+        // The file manager's Restore: the file moves back, its .trashinfo goes away.
+        try FileSystem.rename(inTrash, h.root + "/keepme.jpg")
+        try FileSystem.remove(h.dir.at("share/Trash/info/keepme.jpg.trashinfo"))
+        #expect(try waitUntil { try h.live(lib)[h.root + "/keepme.jpg"]?.id == id })
+        #expect(try waitUntil { try Review.decision(for: id, library: lib) == nil })
+        #expect(try lib.db.scalar("SELECT count(*) FROM trash_ledger WHERE state = 'restored'") == 1)
+    }
+
     @Test func onlyTheRootIsRecordedAsARootWhenSubfoldersAreReconciled() throws {
         let h = try AgentHarness()
         h.start()
