@@ -70,6 +70,22 @@ struct ReminderServiceTests {
 
     static func at(_ s: String) -> Date { Wall.date(s, tz) }
 
+    @Test("Start a session opens a real deck: the later stack when it has items, else a rediscovery deck")
+    func startDeck() throws {
+        let lib = try TestLibrary()
+        lib.dir.write("Pictures/a.jpg", Fixtures.jpeg(seed: 61, width: 64, height: 48))
+        lib.dir.write("Pictures/b.jpg", Fixtures.jpeg(seed: 62, width: 64, height: 48))
+        try lib.scan()
+        let (clock, time) = Clock.manual(Date(timeIntervalSince1970: 1_800_000_000))
+        let first = ReminderDependencies.standardDeck(library: lib.library, clock: clock)
+        #expect(first.hasPrefix("rediscover:"))
+        #expect(DeckID(first) != nil)
+        let id = try #require(try lib.library.item(path: lib.root + "/a.jpg")).id
+        try Review.decide(.later, fileID: id, library: lib.library, clock: clock)
+        time.advance(8 * 86_400)  // past the 7-day cool-down
+        #expect(ReminderDependencies.standardDeck(library: lib.library, clock: clock) == "later")
+    }
+
     @Test("a daily reminder is shown at its time, once, with the real numbers")
     func daily() throws {
         let h = try Harness()

@@ -20,7 +20,7 @@ public struct ReminderDependencies: Sendable {
                 progress: @escaping @Sendable () throws -> ReminderProgress? = { nil },
                 facts: @escaping @Sendable () throws -> ReminderFacts = { ReminderFacts() },
                 milestones: @escaping @Sendable () throws -> [String] = { [] },
-                deck: @escaping @Sendable () -> String = { "all" },
+                deck: @escaping @Sendable () -> String = { "rediscover" },
                 page: ReviewPage = .none, logger: Logger = .silent) {
         self.timeZone = timeZone
         self.progress = progress
@@ -67,6 +67,20 @@ extension ReminderDependencies {
             milestones: {
                 try Stats.report(library: library, clock: clock, timeZone: zone(), goal: goal).milestones.map(\.id)
             },
+            deck: { standardDeck(library: library, clock: clock) },
             page: .live(env), logger: logger)
+    }
+}
+
+extension ReminderDependencies {
+    /// The deck "Start a session" opens: the later stack when items came back from their
+    /// cool-down, else a rediscovery deck (20–30 cards, about one session goal's worth),
+    /// drawn afresh each day.
+    public static func standardDeck(library: Library, clock: Clock) -> String {
+        if let later = try? Decks.build(.later, library: library, clock: clock), !later.items.isEmpty {
+            return DeckID.later.description
+        }
+        let day = UInt64(max(0, clock.now().timeIntervalSince1970 / 86_400))
+        return DeckID.rediscovery(seed: day).description
     }
 }
