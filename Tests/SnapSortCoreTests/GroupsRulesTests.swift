@@ -124,6 +124,19 @@ import SnapSortTestSupport
         #expect(GroupRules().categories(of: item, findings: Findings()).map(\.0).contains(.oops) == oops)
     }
 
+    /// In a Similar Shots set the sharpest frame is the reference: a frame far softer than it is
+    /// blurry, even when the blur left it as flat as a rendered page (a camera photo is judged
+    /// whatever its flatness).
+    @Test(arguments: [(0, false), (12, true)])
+    func blurIsRelativeToTheSet(_ radius: Int, _ blurry: Bool) {
+        var sharp = Self.item("/p/DCIM/Camera/IMG_1.jpg"), soft = Self.item("/p/DCIM/Camera/IMG_2.jpg")
+        soft.id = 2
+        sharp.metrics = Self.metrics()
+        soft.metrics = Self.metrics { b in if radius > 0 { b = Self.boxBlur(b, radius: radius) } }
+        let flagged = GroupRules().relativelyBlurry([sharp, soft]).map(\.0)
+        #expect(flagged == (blurry ? [2] : []), "flat \(soft.metrics!.flatFraction)")
+    }
+
     @Test func damagedAndUnreadableFilesAreOnlyUnreadable() {
         for status in [ItemStatus.damaged, .unreadable] {
             let groups = GroupRules().categories(of: Self.item("/p/x.jpg", status: status), findings: Findings(qrPayload: "x")).map(\.0)

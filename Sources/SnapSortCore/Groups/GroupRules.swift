@@ -61,10 +61,10 @@ public struct GroupRules: Sendable {
         let document = !screenshot && (findings.ocrWords ?? 0) >= minDocumentWords
         if document, let w = findings.ocrWords { out.append((.document, Double(w))) }
         // A page that reads is a document, not a failed exposure (white paper clips; a soft
-        // page is low-contrast); a rendered graphic without camera EXIF was never exposed.
-        let oops = !screenshot && !document && !(isRendered(item, m) && !item.hasCamera) ? oopsScore(m) : nil
+        // page is low-contrast); a graphic was never exposed or focused.
+        let oops = !screenshot && !document && !isGraphic(item, m) ? oopsScore(m) : nil
         if let oops { out.append((.oops, oops)) }
-        if !screenshot && !isRendered(item, m) && oops == nil, let b = blurScore(m) { out.append((.blurry, b)) }
+        if !screenshot && !isGraphic(item, m) && oops == nil, let b = blurScore(m) { out.append((.blurry, b)) }
         return out
     }
 
@@ -106,6 +106,13 @@ public struct GroupRules: Sendable {
     /// with their noise and texture, do not have.
     func isRendered(_ item: GroupItem, _ m: Metrics) -> Bool {
         m.flatFraction >= 0.30
+    }
+
+    /// A graphic: rendered content without camera EXIF, never exposed or focused through a lens,
+    /// so neither Oops nor Blurry. A camera photo is judged whatever its flatness: clipped
+    /// highlights, a black frame and a heavily blurred frame are flat too.
+    func isGraphic(_ item: GroupItem, _ m: Metrics) -> Bool {
+        isRendered(item, m) && !item.hasCamera
     }
 
     // MARK: Documents and QR codes
@@ -174,7 +181,7 @@ public struct GroupRules: Sendable {
         guard let best = tiles.max() else { return [] }
         var out: [(Int64, Double)] = []
         for (item, t) in zip(members, tiles) {
-            guard let m = item.metrics, !isScreenshot(item, m), !isRendered(item, m), oopsScore(m) == nil else { continue }
+            guard let m = item.metrics, !isScreenshot(item, m), !isGraphic(item, m), oopsScore(m) == nil else { continue }
             let stops = log2(best / t)
             if stops >= relativeBlurStops { out.append((item.id, stops)) }
         }
