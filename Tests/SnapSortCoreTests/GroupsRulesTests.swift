@@ -137,6 +137,23 @@ import SnapSortTestSupport
         #expect(flagged == (blurry ? [2] : []), "flat \(soft.metrics!.flatFraction)")
     }
 
+    /// A copy keeps the picture's sharpness (here: re-encoded at quality 70 through the JPEG
+    /// encoder); a softer frame of a blur ladder does not, however alike the thumbnails are.
+    @Test(arguments: [("re-encoded", true), ("blurred", false)])
+    func aNearCopyKeepsTheSharpness(_ variant: String, _ same: Bool) throws {
+        let scene = Fixtures.scene(width: 640, height: 480, seed: 11)
+        var other = scene
+        if variant == "blurred" {
+            other = Self.boxBlur(scene, radius: 2)
+        } else {
+            other = try JPEG.decode(Fixtures.jpeg(scene, quality: 70), scaleNumerator: 8, maxHeaderPixels: 1 << 24, maxOutputPixels: 1 << 24).bitmap
+        }
+        var a = Self.item("/p/DCIM/Camera/IMG_1.jpg"), b = Self.item("/p/Pictures/Export/IMG_1.jpg")
+        a.metrics = MetricsComputer.measure(scene, orientation: 1, decodeScale: 8).0
+        b.metrics = MetricsComputer.measure(other, orientation: 1, decodeScale: 8).0
+        #expect(GroupRules().sameSharpness(a, b) == same, "\(a.metrics!.lapTileMax) vs \(b.metrics!.lapTileMax)")
+    }
+
     @Test func damagedAndUnreadableFilesAreOnlyUnreadable() {
         for status in [ItemStatus.damaged, .unreadable] {
             let groups = GroupRules().categories(of: Self.item("/p/x.jpg", status: status), findings: Findings(qrPayload: "x")).map(\.0)

@@ -16,9 +16,22 @@ public struct GroupRules: Sendable {
     /// Near-copies: pHash within this Hamming distance…
     public var nearCopyRadius = 6
     /// …whose unaligned thumbnails correlate at least this much…
-    public var nearCopyCorrelation: Double = 0.9999
+    public var nearCopyCorrelation: Double = 0.9995
     /// …and whose 8×8 colours differ by at most this (mean absolute, 0–255).
     public var nearCopyColorDistance: Double = 1
+    /// …and, when both are measured at the same working size, whose sharpest tiles differ by less
+    /// than this many stops (log2 of the Laplacian variance). A copy keeps the picture's
+    /// sharpness; a blur ladder of a smooth, low-contrast scene keeps its 32×32 thumbnail but not
+    /// its sharpness. (A copy smaller than the working size is measured sharper, so sizes that
+    /// differ skip this check.)
+    public var nearCopySharpnessStops: Double = 0.65
+
+    /// Whether the sharpness of two candidate copies allows them to be one picture.
+    func sameSharpness(_ a: GroupItem, _ b: GroupItem) -> Bool {
+        guard let ma = a.metrics, let mb = b.metrics,
+              ma.workingWidth == mb.workingWidth && ma.workingHeight == mb.workingHeight else { return true }
+        return abs(log2(max(ma.lapTileMax, 1e-3) / max(mb.lapTileMax, 1e-3))) < nearCopySharpnessStops
+    }
     /// Heavy Photos: any photo from this size up…
     public var heavyBytes: Int64 = 20_000_000
     /// …and the library's largest `heavyShare` of photos when they are at least `heavyMinimumBytes`.

@@ -14,7 +14,8 @@ struct ComputedSet {
 /// Clusters photos into Similar Shots sets (see `Grouper` for the region logic).
 ///
 /// - Duplicate links first: the same content hash, or a pHash within `GroupRules.nearCopyRadius`
-///   whose thumbnails agree unaligned (`nearCopyCorrelation`) with the same aspect ratio. A
+///   whose thumbnails agree unaligned (`nearCopyCorrelation`, `nearCopyColorDistance`) with the
+///   same aspect ratio and sharpness (`GroupRules.sameSharpness`). A
 ///   duplicate cluster is one *picture*; its original (`GroupRules.originalOrder`) stands for it.
 /// - Pictures taken at most `window` apart are compared by `Thumbnail.aligned`; pairs scoring at
 ///   least `similarThreshold` at an overlap of at least `minimumOverlap` are merged greedily, best first, by **complete linkage**: two
@@ -194,6 +195,6 @@ struct SimilarClustering {
               let ta = thumbs[a], let tb = thumbs[b] else { return false }
         let r = ta.direct(with: tb), c = ta.colorDistance(to: tb)
         trace?("copy?\t\(x.path)\t\(y.path)\tr=\(String(format: "%.4f", r))\tcolor=\(String(format: "%.1f", c))\tphash=\((pa ^ pb).nonzeroBitCount)")
-        return r >= rules.nearCopyCorrelation && c <= rules.nearCopyColorDistance
+        return r >= rules.nearCopyCorrelation && c <= rules.nearCopyColorDistance && rules.sameSharpness(x, y)
     }
 }
