@@ -84,6 +84,8 @@ import SnapSortTestSupport
         ("normal", false), ("dark", true), ("pocket", true), ("blown", true), ("fog", true), ("night sky", false),
         ("overexposed", true),  // +1.5 EV: a sixth clipped, the median in the highlights
         ("bright sky", false),  // a fifth of the frame clipped over a normally exposed scene
+        ("light fog", true),  // a veil that keeps 30 % of the range
+        ("overcast", false),  // lifted blacks, but more than half of the range
     ])
     func oopsUsesTheHistogramShape(_ variant: String, _ oops: Bool) {
         let m = Self.metrics { b in
@@ -97,6 +99,8 @@ import SnapSortTestSupport
                 case "night sky": b.pixels[i] = (i / 3) % 37 == 0 ? 250 : UInt8(v * 0.06)  // a moon: 2.7 % bright
                 case "overexposed": b.pixels[i] = UInt8(min(255, v * 1.3 + 95))
                 case "bright sky": if i < b.pixels.count / 5 { b.pixels[i] = 255 }
+                case "light fog": b.pixels[i] = UInt8(150 + v * 0.3)
+                case "overcast": b.pixels[i] = UInt8(70 + v * 0.6)
                 default: break
                 }
             }

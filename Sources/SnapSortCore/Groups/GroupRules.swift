@@ -161,14 +161,16 @@ public struct GroupRules: Sendable {
         if m.clippedFraction >= 0.1 && m.brightFraction >= 0.2 && m.p50 >= 170 {
             p = max(p, min(1, 0.5 + (m.p50 - 170) / 170))
         }
-        // Washed out: the whole histogram squeezed into a narrow, bright band.
-        if isWashedOut(m) { p = max(p, min(1, (90 - (m.p99 - m.p01)) / 50)) }
+        // Washed out: the whole histogram squeezed into a narrow, bright band (an oops from a
+        // spread of 75 levels down: fog or a veil over a contrasty scene keeps about a fifth of
+        // its 0–255 range).
+        if isWashedOut(m) { p = max(p, min(1, (100 - (m.p99 - m.p01)) / 50)) }
         return p
     }
 
-    /// Fog or a veil: the 1st–99th percentile spread under 90 levels with the darkest 1 % above 60.
+    /// Fog or a veil: the 1st–99th percentile spread under 100 levels with the darkest 1 % above 60.
     static func isWashedOut(_ m: Metrics) -> Bool {
-        m.p99 - m.p01 < 90 && m.p01 > 60
+        m.p99 - m.p01 < 100 && m.p01 > 60
     }
 
     /// Oops Shots (too dark, blown out, pocket shots, fog): an exposure penalty of at least 0.5.
