@@ -130,13 +130,17 @@ import SnapSortTestSupport
 
     /// In a Similar Shots set the sharpest frame is the reference: a frame far softer than it is
     /// blurry, even when the blur left it as flat as a rendered page (a camera photo is judged
-    /// whatever its flatness).
-    @Test(arguments: [(0, false), (12, true)])
-    func blurIsRelativeToTheSet(_ radius: Int, _ blurry: Bool) {
+    /// whatever its flatness); an underexposed frame (−1.3 EV) is not, though its Laplacian
+    /// lost more than two stops with its contrast.
+    @Test(arguments: [("same", false), ("blurred", true), ("underexposed", false)])
+    func blurIsRelativeToTheSet(_ variant: String, _ blurry: Bool) {
         var sharp = Self.item("/p/DCIM/Camera/IMG_1.jpg"), soft = Self.item("/p/DCIM/Camera/IMG_2.jpg")
         soft.id = 2
         sharp.metrics = Self.metrics()
-        soft.metrics = Self.metrics { b in if radius > 0 { b = Self.boxBlur(b, radius: radius) } }
+        soft.metrics = Self.metrics { b in
+            if variant == "blurred" { b = Self.boxBlur(b, radius: 12) }
+            if variant == "underexposed" { for i in 0..<b.pixels.count { b.pixels[i] = UInt8(Double(b.pixels[i]) * 0.4) } }
+        }
         let flagged = GroupRules().relativelyBlurry([sharp, soft]).map(\.0)
         #expect(flagged == (blurry ? [2] : []), "flat \(soft.metrics!.flatFraction)")
     }

@@ -179,20 +179,28 @@ public struct GroupRules: Sendable {
         return p >= 0.5 ? p : nil
     }
 
-    /// Blurry: judged on the sharpest region (a sharp subject on a soft background is not blurry)
-    /// with the re-blur measure, which is normalized by the image's own contrast.
+    /// Blurry, for a photo outside any Similar Shots set: judged on the sharpest region (a sharp
+    /// subject on a soft background is not blurry) with the re-blur measure, which is normalized
+    /// by the image's own contrast. A global threshold cannot tell a soft scene from a blurred
+    /// one, so members of a set are judged against their set instead (`relativelyBlurry`; the
+    /// grouper drops this score for them).
     func blurScore(_ m: Metrics) -> Double? {
         m.reblurTile >= 0.45 ? m.reblurTile : nil
     }
 
     /// Blurry within a Similar Shots set: a frame whose sharpest tile has at least this many
-    /// stops (log2) less Laplacian variance than the set's sharpest frame is blurry, whatever
-    /// the content — the set itself is the reference, so no global threshold is needed.
-    public var relativeBlurStops = 1.3
+    /// stops (log2) less contrast-normalized Laplacian variance (`lapTileMax / stdLuma²`) than the
+    /// set's sharpest frame is blurry, whatever the content — the set itself is the reference, so
+    /// no global threshold is needed. The Laplacian's variance grows with the square of the
+    /// contrast, so an underexposed frame of a burst is not taken for a blurred one.
+    public var relativeBlurStops = 1.0
 
     /// Members of one set that are blurry relative to the set, with how many stops they lose.
     func relativelyBlurry(_ members: [GroupItem]) -> [(Int64, Double)] {
-        let tiles = members.map { max($0.metrics?.lapTileMax ?? 0, 1e-3) }
+        let tiles = members.map { item -> Double in
+            guard let m = item.metrics else { return 1e-3 }
+            return max(m.lapTileMax, 1e-3) / pow(max(m.stdLuma, 1), 2)
+        }
         guard let best = tiles.max() else { return [] }
         var out: [(Int64, Double)] = []
         for (item, t) in zip(members, tiles) {

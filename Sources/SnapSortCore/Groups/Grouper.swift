@@ -14,7 +14,9 @@ import SnapSortSystem
 ///    capture times at most `window` apart (sessions) and duplicate links (same content hash, or a
 ///    pHash within `SimilarityRules.nearCopyRadius` confirmed by the thumbnails, found through a
 ///    `HashIndex`). Only the region is re-clustered, so regrouping after one new photo touches its
-///    session and its copies, and incremental regrouping equals full regrouping.
+///    session and its copies, and incremental regrouping equals full regrouping. Blurry is settled
+///    here for the region: set members against their set (`GroupRules.relativelyBlurry`), the
+///    others by the absolute score (`GroupRules.blurScore`).
 public struct Grouper {
     public let library: Library
     public var rules = GroupRules()
@@ -66,6 +68,9 @@ public struct Grouper {
             perFile.append((id, rules.categories(of: item, findings: f)))
         }
 
+        var latestFindings = findings
+        for (id, f) in newFindings { latestFindings[id] = f }
+
         // 3. Similar Shots and duplicates over the region of the change.
         let oldSetMates = try previousSetMates(of: changed, db: db)
         let photos = all.filter { rules.isSimilarCandidate($0) }
@@ -94,6 +99,18 @@ public struct Grouper {
                 try db.run("DELETE FROM group_members WHERE file_id=? AND group_id IN ('similar','duplicate')", id)
                 // Set-relative blur (score > 1; the per-file rule scores ≤ 1 and stays).
                 try db.run("DELETE FROM group_members WHERE file_id=? AND group_id='blurry' AND score > 1", id)
+            }
+            // Blurry in the region: members of a set are judged against their set only; the
+            // absolute score (per-file, ≤ 1) stays for the others — also for files that just left
+            // a set without changing themselves.
+            let inSet = Set(sets.flatMap { $0.members.map(\.id) })
+            for id in region {
+                try db.run("DELETE FROM group_members WHERE file_id=? AND group_id='blurry' AND score <= 1", id)
+                guard !inSet.contains(id), let item = byID[id] else { continue }
+                let f = latestFindings[id] ?? Findings()
+                for (g, score) in rules.categories(of: item, findings: f) where g == .blurry {
+                    try db.run("INSERT OR REPLACE INTO group_members(group_id, file_id, score) VALUES('blurry',?,?)", id, score)
+                }
             }
             for set in sets {
                 let key = set.members.map(\.id).min()!
