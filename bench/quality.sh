@@ -1,22 +1,31 @@
 #!/bin/sh
-# Reproduces the smart-groups quality scores: scans a labelled corpus made by ../shared/eval/
+# Reproduces the smart-groups quality scores: scans each labelled corpus made by ../shared/eval/
 # into a fresh database, regroups, and scores `snapsort report --jsonl` with score.py.
-#   bench/quality.sh [CORPUS_DIR]        (default /tmp/snapsort-eval/dev; make it with
-#                                         ../shared/eval/make-dev-corpus.sh CORPUS_DIR)
-# Environment: SCRATCH (build folder, default .build), EVAL (default ../shared/eval).
+#   bench/quality.sh [CORPUS_DIR…]      (default /tmp/snapsort-eval/dev; make one with
+#                                        ../shared/eval/make-dev-corpus.sh CORPUS_DIR, another
+#                                        with SEED=2 make-dev-corpus.sh CORPUS_DIR2 — same
+#                                        photographs, other crops, degradations and roles)
+# Environment: SCRATCH (build folder, default .build), EVAL (default ../shared/eval),
+# JOBS (swift build -j, default: swift's), WORKERS (scan --workers, default: all cores),
+# KEEP=1 keeps the databases and reports (printed) for a look with score.py or sqlite3.
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
-corpus=${1:-/tmp/snapsort-eval/dev}
 scratch=${SCRATCH:-.build}
 eval_dir=${EVAL:-$here/../shared/eval}
 cd "$here"
-swift build --scratch-path "$scratch" >/dev/null
+swift build --scratch-path "$scratch" ${JOBS:+-j "$JOBS"} --product snapsort >/dev/null
 bin="$scratch/debug/snapsort"
 work=$(mktemp -d /tmp/snapsort-quality.XXXXXX)
-trap 'rm -rf "$work"' EXIT
-start=$(date +%s.%N)
-"$bin" --db "$work/db.sqlite" scan --quiet "$corpus/library"
-end=$(date +%s.%N)
-"$bin" --db "$work/db.sqlite" report --jsonl > "$work/report.jsonl"
-echo "scan + grouping: $(echo "$end - $start" | bc) s for $(wc -l < "$work/report.jsonl") files"
-python3 "$eval_dir/score.py" --labels "$corpus/labels.json" --report "$work/report.jsonl" --root "$corpus/library"
+[ "${KEEP:-}" = 1 ] && echo "databases and reports in $work" || trap 'rm -rf "$work"' EXIT
+[ $# -gt 0 ] || set -- /tmp/snapsort-eval/dev
+n=0
+for corpus in "$@"; do
+    n=$((n + 1))
+    start=$(date +%s.%N)
+    "$bin" --db "$work/db$n.sqlite" scan --quiet ${WORKERS:+--workers "$WORKERS"} "$corpus/library" 2> "$work/stderr$n.txt"
+    end=$(date +%s.%N)
+    "$bin" --db "$work/db$n.sqlite" report --jsonl > "$work/report$n.jsonl"
+    echo "== $corpus"
+    echo "scan + grouping: $(echo "$end - $start" | bc) s for $(wc -l < "$work/report$n.jsonl") files; $(wc -l < "$work/stderr$n.txt") stderr lines"
+    python3 "$eval_dir/score.py" --labels "$corpus/labels.json" --report "$work/report$n.jsonl" --root "$corpus/library"
+done
