@@ -27,6 +27,27 @@ import SnapSortTestSupport
         #expect(env.stdout == report.stdout)
     }
 
+    @Test func anUnchangedRescanIsNotRegroupedButAnInterruptedOneIs() throws {
+        let dir = TempDir()
+        dir.write("Pictures/a.jpg", Fixtures.jpeg(seed: 71, width: 96, height: 72))
+        dir.write("Pictures/b.jpg", Fixtures.jpeg(seed: 72, width: 96, height: 72))
+        let db = dir.at("lib.sqlite3")
+        let scan = { try SnapsortBinary.run(["--db", db, "scan", "--quiet", dir.at("Pictures")]) }
+        #expect(try scan().status == 0)
+        let lib = try Library(path: db)
+        #expect(try lib.db.scalar("SELECT count(*) FROM grouped_files") == 2)
+        #expect(try lib.agentState(LibraryScanner.regroupPendingKey) == nil)
+        // Nothing changed: the rescan does not regroup (the emptied table stays empty).
+        try lib.db.run("DELETE FROM grouped_files")
+        #expect(try scan().status == 0)
+        #expect(try lib.db.scalar("SELECT count(*) FROM grouped_files") == 0)
+        // A scan that changed rows and died before regrouping leaves the mark: the next one regroups.
+        try lib.setAgentState(LibraryScanner.regroupPendingKey, "1")
+        #expect(try scan().status == 0)
+        #expect(try lib.db.scalar("SELECT count(*) FROM grouped_files") == 2)
+        #expect(try lib.agentState(LibraryScanner.regroupPendingKey) == nil)
+    }
+
     @Test func exitCodes() throws {
         let dir = TempDir()
         let db = dir.at("lib.sqlite3")

@@ -94,6 +94,11 @@ public final class LibraryScanner: @unchecked Sendable {
             let root = LibraryScanner.normalize(raw)
             try reconcileWalk(root, jobs: &jobs, newFiles: &newFiles, vanished: &vanished, summary: &summary, stamps: &stamps)
         }
+        // Something will change: say so before the first commit, so the work that follows a
+        // scan (regrouping) is not skipped after a crash in between (see `regroupPendingKey`).
+        if !newFiles.isEmpty || !jobs.isEmpty || !vanished.isEmpty {
+            try library.setAgentState(LibraryScanner.regroupPendingKey, "1", at: clock.now())
+        }
         // Moves: a new path whose content matches a row whose file is gone.
         try library.db.transaction {
             for (path, st) in newFiles {
@@ -131,6 +136,10 @@ public final class LibraryScanner: @unchecked Sendable {
         progress(ScanProgress(phase: .done, done: jobs.count, total: jobs.count, filesPerSecond: 0, etaSeconds: 0))
         return summary
     }
+
+    /// Set in the agent state when a scan is about to change rows; cleared by whoever regroups
+    /// after it. A rescan that changed nothing leaves it unset, and then costs only its `stat`s.
+    public static let regroupPendingKey = "regroup_pending"
 
     static func normalize(_ p: String) -> String {
         var s = p

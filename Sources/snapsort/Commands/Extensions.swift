@@ -6,9 +6,15 @@ enum Extensions {
     /// Adds format handlers and settings to a scanner.
     static func configure(_ scanner: LibraryScanner) {}
 
-    /// Runs after a scan (e.g. regrouping).
+    /// Runs after a scan (e.g. regrouping), and clears the scanner's "regroup pending" mark.
     static func afterScan(_ library: Library, _ roots: [String]) throws {
         try GroupsCommand.regroup(library)
+        try library.setAgentState(LibraryScanner.regroupPendingKey, nil)
+    }
+
+    /// Whether the last scans changed something that `afterScan` has not seen yet.
+    static func afterScanPending(_ library: Library) throws -> Bool {
+        try library.agentState(LibraryScanner.regroupPendingKey) != nil
     }
 
     /// The group lookup for `report`, if a feature provides one.

@@ -43,7 +43,9 @@ enum ScanCommand: Command {
             }
         }
         bar.finish()
-        try Extensions.afterScan(library, roots)
+        // An unchanged library (nothing added, changed, moved or gone since the last regroup)
+        // is not regrouped: a rescan of 100 000 unchanged files stays a walk of `stat`s.
+        if try Extensions.afterScanPending(library) { try Extensions.afterScan(library, roots) }
         if jsonl {
             ctx.out(JSON.object([
                 ("event", .string("done")), ("seen", .int(summary.seen)), ("unchanged", .int(summary.unchanged)),
