@@ -88,6 +88,29 @@ import SnapSortTestSupport
         #expect((r.score >= rules.similarThreshold && r.overlap >= rules.minimumOverlap) == similar, "score \(r.score) overlap \(r.overlap)")
     }
 
+    /// The absolute re-blur score judges only photos without a set: the smooth synthetic scene
+    /// scores as blurry on its own, but frames of one burst with the same sharpness are judged
+    /// against each other and stay out; a frame that leaves its set gets the absolute score back.
+    @Test func blurInASetIsJudgedAgainstTheSet() throws {
+        let t = try TestLibrary()
+        Self.writeBurst(t)
+        try t.scan()
+        try Grouper(library: t.library).regroup()
+        let blurry = { try Set(t.library.groupMembers(.blurry).map { String($0.item.path.split(separator: "/").last!) }) }
+        let lone = GroupRules().blurScore(try #require(try GroupItem.loadAll(t.library.db).first { $0.path.hasSuffix("IMG_9.jpg") }?.metrics))
+        try #require(lone != nil, "the test needs a scene the absolute score calls blurry")
+        #expect(try blurry().contains("IMG_9.jpg"))
+        #expect(try blurry().isDisjoint(with: ["IMG_0.jpg", "IMG_1.jpg", "IMG_2.jpg"]))
+        // IMG_1 and IMG_2 are deleted: IMG_0 is alone again, unchanged itself.
+        try FileManager.default.removeItem(atPath: t.dir.at("Pictures/DCIM/Camera/IMG_1.jpg"))
+        try FileManager.default.removeItem(atPath: t.dir.at("Pictures/DCIM/Camera/IMG_2.jpg"))
+        try t.scan()
+        try Grouper(library: t.library).regroup()
+        let survivor = GroupRules().blurScore(try #require(try GroupItem.loadAll(t.library.db).first { $0.path.hasSuffix("IMG_0.jpg") }?.metrics))
+        try #require(survivor != nil)
+        #expect(try blurry().contains("IMG_0.jpg"))
+    }
+
     @Test func theUsersKeeperChoiceIsRememberedAcrossRegroups() throws {
         let t = try TestLibrary()
         Self.writeBurst(t)
