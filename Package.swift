@@ -12,7 +12,8 @@ let strict: [SwiftSetting] =
 let package = Package(
     name: "SnapSort",
     products: [
-        .executable(name: "snapsort", targets: ["snapsort"])
+        .executable(name: "snapsort", targets: ["snapsort"]),
+        .executable(name: "snapsort-vision", targets: ["snapsort-vision"]),
     ],
     targets: [
         // C at the edge: system libraries and small shims.
@@ -43,6 +44,12 @@ let package = Package(
         // Smart groups: OCR through Tesseract's C API, QR codes through zbar (zbar_fourcc is a macro).
         .target(name: "COCR", path: "Sources/COCR", linkerSettings: [.linkedLibrary("tesseract"), .linkedLibrary("lept")]),
         .target(name: "CQR", path: "Sources/CQR", linkerSettings: [.linkedLibrary("zbar")]),
+        // Local models (faces, classes): a C++ shim over dlib, linked only into the snapsort-vision
+        // helper, never into snapsort. Always optimized: dlib's detector is header templates.
+        .target(
+            name: "CVision", path: "Sources/CVision",
+            cxxSettings: [.unsafeFlags(["-std=c++17", "-O2"])],
+            linkerSettings: [.linkedLibrary("dlib"), .linkedLibrary("lapack"), .linkedLibrary("blas")]),
 
         // The one Swift layer that imports C.
         .target(
@@ -56,6 +63,8 @@ let package = Package(
         .target(name: "SnapSortAgent", dependencies: ["SnapSortCore", "SnapSortSystem", "SnapSortWeb"]),
         // Wiring only.
         .executableTarget(name: "snapsort", dependencies: ["SnapSortAgent", "SnapSortCore", "SnapSortSystem", "SnapSortWeb"]),
+        // The vision helper `snapsort scan` and the agent run as a child (see Sources/SnapSortCore/Vision).
+        .executableTarget(name: "snapsort-vision", dependencies: ["CVision"]),
 
         .target(name: "SnapSortTestSupport", dependencies: ["SnapSortCore", "SnapSortSystem"]),
         .testTarget(name: "SnapSortSystemTests", dependencies: ["SnapSortSystem", "SnapSortTestSupport"]),

@@ -1,0 +1,32 @@
+#ifndef SNAPSORT_VISION_H
+#define SNAPSORT_VISION_H
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// One face found by dlib's HOG detector, in pixels of the image passed in.
+typedef struct {
+    float x, y, width, height;
+    /// The detector's confidence (0 is its default threshold; higher is surer).
+    float score;
+    /// Eye aspect ratios from the 68-point landmarks (Soukupová & Čech 2016): open eyes ≈ 0.3,
+    /// closed < 0.2; -1 when the landmark model is not loaded.
+    float left_eye, right_eye;
+} ssv_face;
+
+/// Loads the 68-point landmark model (dlib's shape_predictor_68_face_landmarks.dat) once.
+/// Returns 0, or -1 with a message in `msg`. The HOG detector needs no file.
+int ssv_load_landmarks(const char *path, char *msg, size_t msg_len);
+
+/// Finds faces in an 8-bit RGB image (rows of `width` * 3 bytes). Writes up to `max_faces` to
+/// `out` and returns how many were found (may exceed `max_faces`), or -1 with a message.
+/// The detector is built on the first call (and kept).
+int ssv_detect_faces(const uint8_t *rgb, int width, int height, ssv_face *out, int max_faces, char *msg, size_t msg_len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

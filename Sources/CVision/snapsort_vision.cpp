@@ -1,0 +1,102 @@
+// The vision helper's C++ edge: dlib's HOG face detector and 68-point landmarks behind plain C
+// functions. Nothing here throws across the C boundary: every dlib exception becomes -1 + message.
+#include "snapsort_vision.h"
+
+#include <dlib/image_processing.h>
+#include <dlib/image_processing/frontal_face_detector.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <memory>
+
+namespace {
+
+std::unique_ptr<dlib::frontal_face_detector> detector;
+std::unique_ptr<dlib::shape_predictor> landmarks;
+
+void set_message(char *msg, size_t len, const char *text) {
+    if (msg && len > 0) std::snprintf(msg, len, "%s", text);
+}
+
+double distance(const dlib::point &a, const dlib::point &b) {
+    const double dx = double(a.x() - b.x()), dy = double(a.y() - b.y());
+    return std::sqrt(dx * dx + dy * dy);
+}
+
+// Eye aspect ratio over the six landmarks of one eye, starting at `first` (36: the subject's
+// right eye, 42: the left): (|p2−p6| + |p3−p5|) / (2·|p1−p4|).
+float eye_aspect_ratio(const dlib::full_object_detection &s, unsigned long first) {
+    const double width = distance(s.part(first), s.part(first + 3));
+    if (width <= 0) return -1;
+    const double a = distance(s.part(first + 1), s.part(first + 5));
+    const double b = distance(s.part(first + 2), s.part(first + 4));
+    return float((a + b) / (2.0 * width));
+}
+
+}  // namespace
+
+extern "C" int ssv_load_landmarks(const char *path, char *msg, size_t msg_len) {
+    try {
+        auto model = std::make_unique<dlib::shape_predictor>();
+        dlib::deserialize(path) >> *model;
+        landmarks = std::move(model);
+        return 0;
+    } catch (const std::exception &e) {
+        set_message(msg, msg_len, e.what());
+    } catch (...) {
+        set_message(msg, msg_len, "unknown error loading the landmark model");
+    }
+    return -1;
+}
+
+extern "C" int ssv_detect_faces(const uint8_t *rgb, int width, int height, ssv_face *out, int max_faces, char *msg,
+                                size_t msg_len) {
+    if (!rgb || width <= 0 || height <= 0) {
+        set_message(msg, msg_len, "empty image");
+        return -1;
+    }
+    try {
+        if (!detector) detector = std::make_unique<dlib::frontal_face_detector>(dlib::get_frontal_face_detector());
+        dlib::array2d<unsigned char> gray(height, width);
+        for (int y = 0; y < height; y++) {
+            const uint8_t *row = rgb + size_t(y) * size_t(width) * 3;
+            for (int x = 0; x < width; x++) {
+                const uint8_t *p = row + size_t(x) * 3;
+                // BT.601 luma, as the rest of SnapSort measures.
+                gray[y][x] = (unsigned char)((299 * p[0] + 587 * p[1] + 114 * p[2] + 500) / 1000);
+            }
+        }
+        std::vector<dlib::rect_detection> found;
+        (*detector)(gray, found, 0.0);
+        int n = 0;
+        for (const auto &d : found) {
+            if (n < max_faces && out) {
+                ssv_face f{};
+                f.x = float(d.rect.left());
+                f.y = float(d.rect.top());
+                f.width = float(d.rect.width());
+                f.height = float(d.rect.height());
+                f.score = float(d.detection_confidence);
+                f.left_eye = -1;
+                f.right_eye = -1;
+                if (landmarks) {
+                    const dlib::full_object_detection shape = (*landmarks)(gray, d.rect);
+                    if (shape.num_parts() == 68) {
+                        f.right_eye = eye_aspect_ratio(shape, 36);
+                        f.left_eye = eye_aspect_ratio(shape, 42);
+                    }
+                }
+                out[n] = f;
+            }
+            n++;
+        }
+        return n;
+    } catch (const std::exception &e) {
+        set_message(msg, msg_len, e.what());
+    } catch (...) {
+        set_message(msg, msg_len, "unknown error in face detection");
+    }
+    return -1;
+}

@@ -1,0 +1,141 @@
+// snapsort-vision: the helper that runs the local vision models for SnapSort's second analysis
+// tier, as a child of `snapsort scan` and the agent. OpenCV and dlib live here, never in the main
+// binary; a crash on a hostile file costs that one file's tier-2 result (the parent restarts us).
+//
+// Protocol (stdin → stdout, one reply line per request):
+//   hello\n                    → {"helper":1,"faces":"<model id>"|null,"problem":"…"|null}
+//   faces W H\n + W*H*3 bytes  → {"faces":[{"x","y","w","h","score","eyes":[r,l]}],"ms":…} (pixels)
+//                                or {"error":"…"}
+// The parent decodes, orients and scales the photo (≤ 640 px); we only see pixels.
+import CVision
+import Glibc
+
+/// Where Debian's libdlib-data puts the 68-point landmark model.
+let defaultLandmarks = "/usr/share/dlib/shape_predictor_68_face_landmarks.dat"
+/// Seconds one request may take before the helper ends itself (SIGALRM), so a pathological
+/// input cannot stall the parent's scan.
+let requestTimeout: UInt32 = 60
+/// Largest accepted image side (the parent sends ≤ 640 px; this bounds a bad header).
+let maxSide = 4096
+
+let landmarksPath = getenv("SNAPSORT_LANDMARKS").map { String(cString: $0) } ?? defaultLandmarks
+
+/// What the helper has loaded so far (models load once, on first use).
+struct Models {
+    var landmarksLoaded = false
+}
+
+func reply(_ line: String) {
+    var text = line
+    text.append("\n")
+    let bytes = Array(text.utf8)
+    var off = 0
+    while off < bytes.count {
+        let n = bytes[off...].withUnsafeBufferPointer { write(1, $0.baseAddress, $0.count) }
+        if n < 0 && errno == EINTR { continue }
+        if n <= 0 { exit(0) }  // the parent is gone
+        off += n
+    }
+}
+
+func quoted(_ s: String) -> String {
+    var out = "\""
+    for u in s.unicodeScalars {
+        switch u {
+        case "\"": out += "\\\""
+        case "\\": out += "\\\\"
+        case _ where u.value < 0x20: out += "\\u" + String(repeating: "0", count: 4 - String(u.value, radix: 16).count) + String(u.value, radix: 16)
+        default: out.unicodeScalars.append(u)
+        }
+    }
+    return out + "\""
+}
+
+func number(_ v: Float) -> String {
+    guard v.isFinite else { return "null" }
+    return String(Double((v * 10000).rounded()) / 10000)
+}
+
+/// Reads one line (without the newline) from stdin; nil at end of input.
+func readRequestLine(maxLength: Int = 4096) -> String? {
+    var bytes: [UInt8] = []
+    var c: UInt8 = 0
+    while true {
+        let n = read(0, &c, 1)
+        if n < 0 && errno == EINTR { continue }
+        if n <= 0 { return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self) }
+        if c == 10 { return String(decoding: bytes, as: UTF8.self) }
+        if bytes.count >= maxLength { return nil }
+        bytes.append(c)
+    }
+}
+
+/// Reads exactly `count` bytes from stdin; nil at end of input.
+func readExactly(_ count: Int) -> [UInt8]? {
+    var buf = [UInt8](repeating: 0, count: count)
+    var off = 0
+    while off < count {
+        let n = buf.withUnsafeMutableBytes { read(0, $0.baseAddress! + off, count - off) }
+        if n < 0 && errno == EINTR { continue }
+        if n <= 0 { return nil }
+        off += n
+    }
+    return buf
+}
+
+/// The NUL-terminated message a C call wrote into `buffer`.
+func text(_ buffer: [CChar]) -> String {
+    let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+    return String(decoding: bytes, as: UTF8.self)
+}
+
+func monotonicMs() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) * 1000 + Double(ts.tv_nsec) / 1e6
+}
+
+func hello() -> String {
+    if access(landmarksPath, R_OK) != 0 {
+        return "{\"helper\":1,\"faces\":null,\"problem\":\(quoted("the face landmark model is missing (\(landmarksPath)); install libdlib-data"))}"
+    }
+    return "{\"helper\":1,\"faces\":\"dlib-hog+sp68\",\"problem\":null}"
+}
+
+func faces(width: Int, height: Int, pixels: [UInt8], models: inout Models) -> String {
+    var msg = [CChar](repeating: 0, count: 512)
+    if !models.landmarksLoaded {
+        guard ssv_load_landmarks(landmarksPath, &msg, msg.count) == 0 else {
+            return "{\"error\":\(quoted("landmark model: " + text(msg)))}"
+        }
+        models.landmarksLoaded = true
+    }
+    let start = monotonicMs()
+    var found = [ssv_face](repeating: ssv_face(), count: 32)
+    let n = ssv_detect_faces(pixels, Int32(width), Int32(height), &found, Int32(found.count), &msg, msg.count)
+    guard n >= 0 else { return "{\"error\":\(quoted(text(msg)))}" }
+    let items = found.prefix(Int(min(n, 32))).map { f in
+        "{\"x\":\(number(f.x)),\"y\":\(number(f.y)),\"w\":\(number(f.width)),\"h\":\(number(f.height)),\"score\":\(number(f.score)),\"eyes\":[\(number(f.right_eye)),\(number(f.left_eye))]}"
+    }
+    return "{\"faces\":[\(items.joined(separator: ","))],\"ms\":\(number(Float(monotonicMs() - start)))}"
+}
+
+var models = Models()
+while let line = readRequestLine() {
+    alarm(requestTimeout)
+    let words = line.split(separator: " ")
+    switch words.first {
+    case "hello":
+        reply(hello())
+    case "faces":
+        guard words.count == 3, let w = Int(words[1]), let h = Int(words[2]), (1...maxSide).contains(w), (1...maxSide).contains(h) else {
+            reply("{\"error\":\"bad faces request\"}")
+            exit(2)  // the stream is out of step: start over
+        }
+        guard let pixels = readExactly(w * h * 3) else { exit(0) }
+        reply(faces(width: w, height: h, pixels: pixels, models: &models))
+    default:
+        reply("{\"error\":\"unknown request\"}")
+    }
+    alarm(0)
+}
