@@ -15,6 +15,8 @@ namespace {
 
 std::unique_ptr<dlib::frontal_face_detector> detector;
 std::unique_ptr<dlib::shape_predictor> landmarks;
+// The last image's luma, for the landmarks of the faces found in it.
+dlib::array2d<unsigned char> last_gray;
 
 void set_message(char *msg, size_t len, const char *text) {
     if (msg && len > 0) std::snprintf(msg, len, "%s", text);
@@ -59,7 +61,8 @@ extern "C" int ssv_detect_faces(const uint8_t *rgb, int width, int height, ssv_f
     }
     try {
         if (!detector) detector = std::make_unique<dlib::frontal_face_detector>(dlib::get_frontal_face_detector());
-        dlib::array2d<unsigned char> gray(height, width);
+        dlib::array2d<unsigned char> &gray = last_gray;
+        gray.set_size(height, width);
         for (int y = 0; y < height; y++) {
             const uint8_t *row = rgb + size_t(y) * size_t(width) * 3;
             for (int x = 0; x < width; x++) {
@@ -81,13 +84,6 @@ extern "C" int ssv_detect_faces(const uint8_t *rgb, int width, int height, ssv_f
                 f.score = float(d.detection_confidence);
                 f.left_eye = -1;
                 f.right_eye = -1;
-                if (landmarks) {
-                    const dlib::full_object_detection shape = (*landmarks)(gray, d.rect);
-                    if (shape.num_parts() == 68) {
-                        f.right_eye = eye_aspect_ratio(shape, 36);
-                        f.left_eye = eye_aspect_ratio(shape, 42);
-                    }
-                }
                 out[n] = f;
             }
             n++;
@@ -97,6 +93,30 @@ extern "C" int ssv_detect_faces(const uint8_t *rgb, int width, int height, ssv_f
         set_message(msg, msg_len, e.what());
     } catch (...) {
         set_message(msg, msg_len, "unknown error in face detection");
+    }
+    return -1;
+}
+
+extern "C" int ssv_eye_ratios(ssv_face *faces, int count, char *msg, size_t msg_len) {
+    if (!landmarks) {
+        set_message(msg, msg_len, "the landmark model is not loaded");
+        return -1;
+    }
+    try {
+        for (int i = 0; i < count; i++) {
+            ssv_face &f = faces[i];
+            const dlib::rectangle box(long(f.x), long(f.y), long(f.x + f.width) - 1, long(f.y + f.height) - 1);
+            const dlib::full_object_detection shape = (*landmarks)(last_gray, box);
+            if (shape.num_parts() == 68) {
+                f.right_eye = eye_aspect_ratio(shape, 36);
+                f.left_eye = eye_aspect_ratio(shape, 42);
+            }
+        }
+        return 0;
+    } catch (const std::exception &e) {
+        set_message(msg, msg_len, e.what());
+    } catch (...) {
+        set_message(msg, msg_len, "unknown error in face landmarks");
     }
     return -1;
 }

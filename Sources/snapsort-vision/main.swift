@@ -6,7 +6,9 @@
 //   hello\n                    → {"helper":1,"faces":"<model id>"|null,"problem":"…"|null}
 //   faces W H\n + W*H*3 bytes  → {"faces":[{"x","y","w","h","score","eyes":[r,l]}],"ms":…} (pixels)
 //                                or {"error":"…"}
-// The parent decodes, orients and scales the photo (≤ 640 px); we only see pixels.
+// The parent decodes, orients and scales the photo (1024 px long side); we only see pixels.
+// Options: --landmarks PATH (default: Debian's libdlib-data file). The detector is built on the
+// first request, the landmark model loaded on the first photo with a face.
 import CVision
 import Glibc
 
@@ -15,10 +17,15 @@ let defaultLandmarks = "/usr/share/dlib/shape_predictor_68_face_landmarks.dat"
 /// Seconds one request may take before the helper ends itself (SIGALRM), so a pathological
 /// input cannot stall the parent's scan.
 let requestTimeout: UInt32 = 60
-/// Largest accepted image side (the parent sends ≤ 640 px; this bounds a bad header).
+/// Largest accepted image side (the parent sends 1024 px; this bounds a bad header).
 let maxSide = 4096
 
-let landmarksPath = getenv("SNAPSORT_LANDMARKS").map { String(cString: $0) } ?? defaultLandmarks
+/// `--landmarks PATH` overrides the model file (tests; other distributions).
+let landmarksPath: String = {
+    let args = CommandLine.arguments
+    if let i = args.firstIndex(of: "--landmarks"), i + 1 < args.count { return args[i + 1] }
+    return defaultLandmarks
+}()
 
 /// What the helper has loaded so far (models load once, on first use).
 struct Models {
@@ -104,17 +111,22 @@ func hello() -> String {
 
 func faces(width: Int, height: Int, pixels: [UInt8], models: inout Models) -> String {
     var msg = [CChar](repeating: 0, count: 512)
-    if !models.landmarksLoaded {
-        guard ssv_load_landmarks(landmarksPath, &msg, msg.count) == 0 else {
-            return "{\"error\":\(quoted("landmark model: " + text(msg)))}"
-        }
-        models.landmarksLoaded = true
-    }
     let start = monotonicMs()
     var found = [ssv_face](repeating: ssv_face(), count: 32)
     let n = ssv_detect_faces(pixels, Int32(width), Int32(height), &found, Int32(found.count), &msg, msg.count)
     guard n >= 0 else { return "{\"error\":\(quoted(text(msg)))}" }
-    let items = found.prefix(Int(min(n, 32))).map { f in
+    let count = Int(min(n, 32))
+    if count > 0 {
+        // The landmark model (~100 MB) loads on the first photo with a face.
+        if !models.landmarksLoaded {
+            guard ssv_load_landmarks(landmarksPath, &msg, msg.count) == 0 else {
+                return "{\"error\":\(quoted("landmark model: " + text(msg)))}"
+            }
+            models.landmarksLoaded = true
+        }
+        guard ssv_eye_ratios(&found, Int32(count), &msg, msg.count) == 0 else { return "{\"error\":\(quoted(text(msg)))}" }
+    }
+    let items = found.prefix(count).map { f in
         "{\"x\":\(number(f.x)),\"y\":\(number(f.y)),\"w\":\(number(f.width)),\"h\":\(number(f.height)),\"score\":\(number(f.score)),\"eyes\":[\(number(f.right_eye)),\(number(f.left_eye))]}"
     }
     return "{\"faces\":[\(items.joined(separator: ","))],\"ms\":\(number(Float(monotonicMs() - start)))}"

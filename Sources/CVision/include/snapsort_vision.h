@@ -22,9 +22,14 @@ typedef struct {
 int ssv_load_landmarks(const char *path, char *msg, size_t msg_len);
 
 /// Finds faces in an 8-bit RGB image (rows of `width` * 3 bytes). Writes up to `max_faces` to
-/// `out` and returns how many were found (may exceed `max_faces`), or -1 with a message.
-/// The detector is built on the first call (and kept).
+/// `out` (eyes -1) and returns how many were found (may exceed `max_faces`), or -1 with a
+/// message. The detector is built on the first call (and kept); the image is kept for
+/// `ssv_eye_ratios` until the next call.
 int ssv_detect_faces(const uint8_t *rgb, int width, int height, ssv_face *out, int max_faces, char *msg, size_t msg_len);
+
+/// Fills the eye aspect ratios of `count` faces found by the last `ssv_detect_faces` call, with
+/// the landmark model (`ssv_load_landmarks` first). Returns 0, or -1 with a message.
+int ssv_eye_ratios(ssv_face *faces, int count, char *msg, size_t msg_len);
 
 #ifdef __cplusplus
 }
