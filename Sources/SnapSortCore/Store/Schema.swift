@@ -12,7 +12,7 @@ public struct Migration: Sendable {
 public enum Schema {
     /// Every migration, in version order.
     public static var all: [Migration] {
-        (engine + groups + review + agent + reminders).sorted { $0.version < $1.version }
+        (engine + groups + review + agent + reminders + models).sorted { $0.version < $1.version }
     }
 
     /// The newest schema version this build knows.

@@ -6,7 +6,7 @@ enum ScanCommand: Command {
     static let name = "scan"
     static let summary = "scan folders and analyze new or changed photos"
     static let usage = """
-        Usage: snapsort scan [--jsonl] [--quiet] [--workers N] [DIR…]
+        Usage: snapsort scan [--jsonl] [--quiet] [--workers N] [--no-models] [DIR…]
 
         Reconciles the library with the disk under each DIR (default: the configured roots, else
         XDG_PICTURES_DIR, else ~/Pictures) and analyzes what is new or changed. Unchanged files
@@ -14,11 +14,13 @@ enum ScanCommand: Command {
           --jsonl       print progress events as JSON lines on stdout
           --quiet       no progress bar
           --workers N   analysis threads (default: all cores)
+          --no-models   the fast metrics only: no local models (faces; the helper snapsort-vision)
         Exit: 0 ok (unreadable files are recorded, not errors), 1 error, 4 some folders could not be read.
         """
 
     static func run(_ args: inout Arguments, _ ctx: Context) throws -> Int32 {
         let jsonl = args.flag("--jsonl")
+        let noModels = args.flag("--no-models")
         let workers = try args.option("--workers").map { v -> Int in
             guard let n = Int(v), n >= 1, n <= 256 else { throw UsageError("--workers takes a number from 1 to 256") }
             return n
@@ -46,6 +48,7 @@ enum ScanCommand: Command {
         // An unchanged library (nothing added, changed, moved or gone since the last regroup)
         // is not regrouped: a rescan of 100 000 unchanged files stays a walk of `stat`s.
         if try Extensions.afterScanPending(library) { try Extensions.afterScan(library, roots) }
+        if !noModels && !summary.cancelled { try VisionTier.run(library, ctx, jsonl: jsonl) }
         if jsonl {
             ctx.out(JSON.object([
                 ("event", .string("done")), ("seen", .int(summary.seen)), ("unchanged", .int(summary.unchanged)),

@@ -1,0 +1,33 @@
+extension Schema {
+    /// Migrations owned by the local models (versions 50–59).
+    ///
+    /// - `vision`: the second analysis tier of a file. `version` names the tier-2 code and the
+    ///   models it ran with (a model change re-runs only this tier); `analyzed_at` copies the
+    ///   tier-1 `files.analyzed_at` it belongs to (a changed file is looked at again). `status` is
+    ///   `ok` or `failed` (the helper crashed or refused the photo: not retried until either
+    ///   changes). `faces`: faces found; `people_faces`: those of a reasonable size (the People
+    ///   group); `worst_eyes`: the smallest eye openness over those faces (the keeper score);
+    ///   `detail`: the faces as JSON (normalized boxes, confidence, eye aspect ratios).
+    /// - `vision_state`: whether the models ran at the last pass, and why not (groups say
+    ///   "unavailable").
+    static let models: [Migration] = [
+        Migration(version: 50, sql: """
+            CREATE TABLE vision(
+                file_id INTEGER PRIMARY KEY REFERENCES files(id) ON DELETE CASCADE,
+                version TEXT NOT NULL,
+                analyzed_at TEXT,
+                status TEXT NOT NULL,
+                faces INTEGER,
+                people_faces INTEGER,
+                worst_eyes REAL,
+                detail TEXT,
+                ms REAL
+            );
+            CREATE TABLE vision_state(
+                id INTEGER PRIMARY KEY CHECK (id = 1),
+                available INTEGER NOT NULL,
+                problem TEXT
+            );
+            """)
+    ]
+}

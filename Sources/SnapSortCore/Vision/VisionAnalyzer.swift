@@ -1,0 +1,169 @@
+import Foundation
+import SnapSortSystem
+
+/// What makes a face count for the People group.
+public struct VisionRules: Sendable {
+    /// A face of "reasonable size": its box at least this share of the picture's short side.
+    /// (dlib's HOG detector finds faces from 80 px, ≈ 0.1 of a 4:3 picture's short side at 1024 px.)
+    public var minFaceShare = 0.08
+    /// The detector's confidence a face needs. dlib reports from 0 (its own threshold) up; real
+    /// faces score ≈ 0.5–2, and the weak detections just above 0 are mostly clothing and texture
+    /// (the astronaut's suit patch scores 0.04).
+    public var minFaceScore = 0.3
+    public init() {}
+}
+
+/// What one tier-2 pass did.
+public struct VisionSummary: Sendable, Equatable {
+    /// False when the helper or a model is missing (the pass did nothing).
+    public var available = true
+    public var analyzed = 0
+    public var failed = 0
+    /// Photos in formats tier 2 does not read yet (recorded, not retried).
+    public var skipped = 0
+    public var withPeople = 0
+    /// Seconds spent.
+    public var seconds = 0.0
+    /// Files whose faces changed that are in a Similar Shots set (their keeper may change).
+    public var setMembersChanged: Set<Int64> = []
+}
+
+/// The second analysis tier: runs the local models on photos whose fast metrics are done.
+///
+/// Resumable (each photo's result is committed in small batches; an interrupted pass picks up
+/// where it stopped), versioned apart from tier 1 (`vision.version` = this code's version + the
+/// helper's model ids, so a model change re-runs only tier 2), and at low priority (the helper
+/// runs niced). Which files still need it is a query, never a queue.
+public final class VisionAnalyzer {
+    /// Bump when the tier-2 code or its rules change.
+    public static let version = 1
+    public let library: Library
+    public let helper: VisionHelper
+    public var rules = VisionRules()
+    public var logger: Logger
+    /// Photos per committed batch.
+    public var batchSize = 16
+
+    public init(library: Library, helper: VisionHelper, logger: Logger) {
+        self.library = library
+        self.helper = helper
+        self.logger = logger
+    }
+
+    /// The stored version string for the helper's current models (nil: models unavailable).
+    public func currentVersion() -> String? {
+        guard helper.start(), let faces = helper.faceModel else { return nil }
+        return "\(Self.version)/\(faces)"
+    }
+
+    /// Analyzes every live photo that lacks a current tier-2 result, then refreshes People.
+    /// `progress` gets (done, total); `shouldStop` is asked between photos (the agent pauses).
+    public func run(progress: ((Int, Int) -> Void)? = nil, shouldStop: () -> Bool = { false }) throws -> VisionSummary {
+        var summary = VisionSummary()
+        let started = Date()
+        let db = library.db
+        guard let version = currentVersion() else {
+            summary.available = false
+            try recordAvailability(false, problem: helper.problem)
+            logger.notice("local models are off: People and the eyes-open keeper score are unavailable",
+                          ["vision.problem": helper.problem ?? "unknown"])
+            return summary
+        }
+        try recordAvailability(true, problem: nil)
+        let pending = try db.rows("""
+            SELECT f.id, f.path, f.format, COALESCE(f.orientation, 1), f.analyzed_at FROM files f
+            LEFT JOIN vision v ON v.file_id = f.id
+            WHERE f.status = 'ok' AND f.kind = 'photo'
+              AND (v.file_id IS NULL OR v.version != ? OR v.analyzed_at IS NOT f.analyzed_at)
+            ORDER BY f.id
+            """, version)
+        var inSets = Set<Int64>()
+        try db.forEach("SELECT file_id FROM similar_sets") { inSets.insert($0.int(0)!) }
+        var batch: [VisionRow] = []
+        func flush() throws {
+            guard !batch.isEmpty else { return }
+            try db.transaction {
+                for r in batch {
+                    try db.run("""
+                        INSERT OR REPLACE INTO vision(file_id, version, analyzed_at, status, faces, people_faces, worst_eyes, detail, ms)
+                        VALUES(?,?,?,?,?,?,?,?,?)
+                        """, r.fileID, version, r.analyzedAt, r.status, r.faces, r.peopleFaces, r.worstEyes, r.detail, r.ms)
+                }
+            }
+            batch.removeAll()
+        }
+        for (i, row) in pending.enumerated() {
+            if shouldStop() { break }
+            let id = row.int(0)!, path = row.string(1) ?? "", format = row.string(2) ?? ""
+            let before = try db.row("SELECT people_faces, worst_eyes FROM vision WHERE file_id=?", id)
+            var r = VisionRow(fileID: id, analyzedAt: row.string(4), status: "ok")
+            if !VisionImage.formats.contains(format) {
+                r.status = "skipped"
+                summary.skipped += 1
+            } else {
+                let t0 = Date()
+                do {
+                    let bitmap = try VisionImage.load(path: path, format: format, orientation: Int(row.int(3) ?? 1))
+                    switch helper.faces(in: bitmap) {
+                    case .faces(let faces):
+                        apply(faces, picture: bitmap, to: &r)
+                        summary.analyzed += 1
+                        if (r.peopleFaces ?? 0) > 0 { summary.withPeople += 1 }
+                    case .failed(let why):
+                        r.status = "failed"
+                        summary.failed += 1
+                        logger.debug("tier 2 failed on a photo", ["photo.id": "\(id)", "vision.error": why])
+                    }
+                } catch {
+                    r.status = "failed"
+                    summary.failed += 1
+                    logger.debug("tier 2 could not decode a photo", ["photo.id": "\(id)", "vision.error": "\(error)"])
+                }
+                r.ms = Date().timeIntervalSince(t0) * 1000
+            }
+            if inSets.contains(id), before?.int(0) != r.peopleFaces.map(Int64.init) || before?.double(1) != r.worstEyes {
+                summary.setMembersChanged.insert(id)
+            }
+            batch.append(r)
+            if batch.count >= batchSize { try flush() }
+            progress?(i + 1, pending.count)
+        }
+        try flush()
+        try library.refreshPeopleGroup()
+        summary.seconds = Date().timeIntervalSince(started)
+        return summary
+    }
+
+    /// Fills the face columns of `r` from what the helper found in `picture`.
+    func apply(_ faces: [Face], picture: Bitmap, to r: inout VisionRow) {
+        let short = Double(min(picture.width, picture.height))
+        let people = faces.filter { $0.score >= rules.minFaceScore && $0.width >= rules.minFaceShare * short }
+        r.faces = faces.count
+        r.peopleFaces = people.count
+        r.worstEyes = people.compactMap(\.eyeOpenness).min().map { ($0 * 1000).rounded() / 1000 }
+        let w = Double(picture.width), h = Double(picture.height)
+        func n(_ v: Double) -> JSON { .double((v * 1000).rounded() / 1000) }
+        r.detail = JSON.array(faces.map { f in
+            JSON.object([
+                ("x", n(f.x / w)), ("y", n(f.y / h)), ("w", n(f.width / w)), ("h", n(f.height / h)), ("score", n(f.score)),
+                ("eyes", f.eyes.map { JSON.array([n($0.0), n($0.1)]) } ?? .null),
+            ])
+        }).serialized()
+    }
+
+    private func recordAvailability(_ available: Bool, problem: String?) throws {
+        try library.db.run("INSERT OR REPLACE INTO vision_state(id, available, problem) VALUES(1, ?, ?)", available ? 1 : 0, problem)
+    }
+}
+
+/// One `vision` row being written.
+struct VisionRow {
+    var fileID: Int64
+    var analyzedAt: String?
+    var status: String
+    var faces: Int?
+    var peopleFaces: Int?
+    var worstEyes: Double?
+    var detail: String?
+    var ms: Double?
+}

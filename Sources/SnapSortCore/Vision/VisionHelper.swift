@@ -1,0 +1,155 @@
+import Foundation
+import SnapSortSystem
+
+/// One face the helper found, in pixels of the picture it was sent.
+public struct Face: Sendable, Equatable {
+    public var x, y, width, height: Double
+    /// dlib's detection confidence (0 is its default threshold).
+    public var score: Double
+    /// Eye aspect ratios (subject's right, left); nil without landmarks.
+    public var eyes: (Double, Double)?
+
+    /// The face's eye openness: the mean of both eyes' aspect ratios (open ≈ 0.3, closed < 0.2).
+    public var eyeOpenness: Double? { eyes.map { ($0.0 + $0.1) / 2 } }
+
+    public static func == (a: Face, b: Face) -> Bool {
+        a.x == b.x && a.y == b.y && a.width == b.width && a.height == b.height && a.score == b.score
+            && a.eyes?.0 == b.eyes?.0 && a.eyes?.1 == b.eyes?.1
+    }
+}
+
+/// The `snapsort-vision` child process: started on first use, models loaded once inside it,
+/// restarted after a crash (the photo it was working on loses only its tier-2 result).
+///
+/// Where the helper or its model is missing, `faceModel` is nil and `problem` says why, once.
+public final class VisionHelper: @unchecked Sendable {
+    /// What a request came to.
+    public enum Outcome: Sendable, Equatable {
+        case faces([Face])
+        /// This photo could not be analyzed (helper crashed, timed out or refused it).
+        case failed(String)
+    }
+
+    /// The helper executable.
+    public let executable: String?
+    /// Its arguments (e.g. `--landmarks PATH`).
+    public let arguments: [String]
+    /// Seconds one photo may take (the helper also ends itself after 60 s on one request).
+    public var timeoutSeconds: Double = 90
+    private var child: ChildProcess?
+    private var started = false
+    public private(set) var faceModel: String?
+    public private(set) var problem: String?
+    /// Children started so far (1 + restarts).
+    public private(set) var starts = 0
+
+    /// A helper at `executable` (nil: not installed).
+    public init(executable: String?, arguments: [String] = []) {
+        self.executable = executable
+        self.arguments = arguments
+    }
+
+    /// Where the helper is: `SNAPSORT_VISION` (empty turns the models off), else `snapsort-vision`
+    /// beside the running executable (installed and build trees alike), else nil.
+    public static func locate(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+        if let explicit = environment["SNAPSORT_VISION"] { return explicit.isEmpty ? nil : explicit }
+        var candidates: [String] = []
+        if let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            candidates.append((exe as NSString).deletingLastPathComponent + "/snapsort-vision")
+        }
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// Starts the helper (once) and asks what it can do. Returns false when models are unavailable.
+    @discardableResult
+    public func start() -> Bool {
+        if started { return child != nil }
+        started = true
+        guard let executable else {
+            problem = "the vision helper (snapsort-vision) is not installed"
+            return false
+        }
+        do {
+            let c = try ChildProcess(path: executable, arguments: arguments, niceness: 10)
+            try c.send(Array("hello\n".utf8))
+            guard let line = try c.readLine(timeoutMs: 30_000), let hello = JSON.parseObject(line) else {
+                c.terminate()
+                problem = "the vision helper (\(executable)) did not answer"
+                return false
+            }
+            starts += 1
+            if let p = hello["problem"] as? String {
+                c.terminate()
+                problem = p
+                return false
+            }
+            faceModel = hello["faces"] as? String
+            child = c
+            return faceModel != nil
+        } catch {
+            problem = "the vision helper (\(executable)) could not be started: \(error)"
+            return false
+        }
+    }
+
+    /// Finds faces in an upright RGB picture.
+    public func faces(in bitmap: Bitmap) -> Outcome {
+        start()
+        guard faceModel != nil, let c = child ?? restart() else { return .failed(problem ?? "the vision helper is unavailable") }
+        precondition(bitmap.channels == 3, "the helper takes RGB")
+        do {
+            try c.send(Array("faces \(bitmap.width) \(bitmap.height)\n".utf8) + bitmap.pixels)
+            guard let line = try c.readLine(timeoutMs: Int32(timeoutSeconds * 1000)) else {
+                lost(c)
+                return .failed("the vision helper stopped on this photo")
+            }
+            guard let reply = JSON.parseObject(line) else {
+                lost(c)
+                return .failed("the vision helper answered nonsense")
+            }
+            if let e = reply["error"] as? String { return .failed(e) }
+            let list = reply["faces"] as? [[String: Any]] ?? []
+            return .faces(list.map { f in
+                func d(_ k: String) -> Double { (f[k] as? NSNumber)?.doubleValue ?? 0 }
+                let eyes = (f["eyes"] as? [Any])?.compactMap { ($0 as? NSNumber)?.doubleValue } ?? []
+                return Face(x: d("x"), y: d("y"), width: d("w"), height: d("h"), score: d("score"),
+                            eyes: eyes.count == 2 && eyes[0] >= 0 && eyes[1] >= 0 ? (eyes[0], eyes[1]) : nil)
+            })
+        } catch {
+            lost(c)
+            return .failed("the vision helper failed on this photo: \(error)")
+        }
+    }
+
+    /// Forgets a child that died or hung; the next request starts a new one.
+    private func lost(_ c: ChildProcess) {
+        c.terminate()
+        child = nil
+    }
+
+    private func restart() -> ChildProcess? {
+        guard faceModel != nil, let executable else { return nil }
+        guard let c = try? ChildProcess(path: executable, niceness: 10),
+              (try? c.send(Array("hello\n".utf8))) != nil,
+              let line = try? c.readLine(timeoutMs: 30_000), JSON.parseObject(line)?["faces"] is String else { return nil }
+        starts += 1
+        child = c
+        return c
+    }
+
+    /// Ends the helper (it also exits by itself when our end closes).
+    public func stop() {
+        child?.wait()
+        child = nil
+    }
+
+    deinit { child?.terminate() }
+}
+
+extension JSON {
+    /// Parses one JSON object line (Foundation's parser; the helper writes plain JSON).
+    static func parseObject(_ line: String) -> [String: Any]? {
+        guard let data = line.data(using: .utf8) else { return nil }
+        return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+    }
+}

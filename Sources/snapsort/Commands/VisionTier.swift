@@ -1,0 +1,30 @@
+import Foundation
+import SnapSortCore
+
+/// The second analysis tier as `snapsort scan` runs it: after the fast metrics and the groups,
+/// the local models (faces) through the `snapsort-vision` helper; then the sets whose faces
+/// changed are regrouped (their keeper may change).
+enum VisionTier {
+    /// Runs tier 2 over what needs it. Missing helper or model: one notice, nothing else.
+    static func run(_ library: Library, _ ctx: Context, jsonl: Bool) throws {
+        let helper = VisionHelper(executable: VisionHelper.locate())
+        defer { helper.stop() }
+        let analyzer = VisionAnalyzer(library: library, helper: helper, logger: ctx.logger)
+        let summary = try analyzer.run()
+        if !summary.setMembersChanged.isEmpty {
+            try Grouper(library: library).regroup(changed: summary.setMembersChanged)
+        }
+        guard summary.available else { return }
+        if jsonl {
+            ctx.out(JSON.object([
+                ("event", .string("models")), ("analyzed", .int(summary.analyzed)), ("failed", .int(summary.failed)),
+                ("skipped", .int(summary.skipped)), ("people", .int(summary.withPeople)),
+                ("seconds", .double((summary.seconds * 100).rounded() / 100)),
+            ]).serialized())
+        } else if !ctx.quiet && summary.analyzed + summary.failed > 0 {
+            var line = "models: \(summary.analyzed) photos looked at, \(summary.withPeople) with people"
+            if summary.failed > 0 { line += "; \(summary.failed) could not be analyzed" }
+            ctx.err(line)
+        }
+    }
+}
