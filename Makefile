@@ -26,8 +26,12 @@ FISHCOMPDIR ?= $(DATADIR)/fish/vendor_completions.d
 # toolchain's folder), no $ORIGIN rpath, full RELRO. The .deb, the PKGBUILD and the spec build it
 # with `make release-static RELEASE_SCRATCH=…` and install it with `make install-files`.
 RELEASE_SCRATCH ?= .build
-RELEASE_FLAGS = -c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker now --product snapsort
+RELEASE_COMMON = -c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker now
+RELEASE_FLAGS = $(RELEASE_COMMON) --product snapsort
 INSTALLED_BIN ?= $(RELEASE_SCRATCH)/release/snapsort
+# The vision helper (dlib; the local models of tier 2) runs as snapsort's child from libexec.
+INSTALLED_VISION ?= $(RELEASE_SCRATCH)/release/snapsort-vision
+LIBEXECDIR ?= $(PREFIX)/libexec
 
 .PHONY: all deps build release release-static run test clean install install-files uninstall deb package-check
 
@@ -65,6 +69,7 @@ test: deps
 # The binary `make install` and the packages install (see RELEASE_FLAGS).
 release-static:
 	$(SWIFT) build $(RELEASE_FLAGS) --scratch-path $(RELEASE_SCRATCH) $(BUILD_FLAGS)
+	$(SWIFT) build $(RELEASE_COMMON) --product snapsort-vision --scratch-path $(RELEASE_SCRATCH) $(BUILD_FLAGS)
 
 # Install from source: a release build with the Swift runtime linked statically.
 install: deps
@@ -78,6 +83,7 @@ SHIPPED_DATA = demo web models
 # Copies the built binary and shipped files (used by install, the .deb, the PKGBUILD and the spec).
 install-files:
 	install -D -m 0755 $(INSTALLED_BIN) $(DESTDIR)$(BINDIR)/snapsort
+	install -D -m 0755 $(INSTALLED_VISION) $(DESTDIR)$(LIBEXECDIR)/snapsort/snapsort-vision
 	install -d $(DESTDIR)$(USERUNITDIR)
 	sed 's|@bindir@|$(BINDIR)|g' systemd/snapsort.service.in > $(DESTDIR)$(USERUNITDIR)/snapsort.service
 	chmod 0644 $(DESTDIR)$(USERUNITDIR)/snapsort.service
@@ -97,6 +103,8 @@ install-files:
 # Removes what install-files installed (the service's enable links are the user's: disable it first).
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/snapsort $(DESTDIR)$(USERUNITDIR)/snapsort.service
+	rm -f $(DESTDIR)$(LIBEXECDIR)/snapsort/snapsort-vision
+	rmdir $(DESTDIR)$(LIBEXECDIR)/snapsort 2>/dev/null || true
 	@# File by file, never rm -rf: with PREFIX=~/.local, $(DATADIR)/snapsort is also the user's
 	@# $$XDG_DATA_HOME/snapsort, where `snapsort demo` writes its library.
 	for d in $(SHIPPED_DATA); do \

@@ -66,6 +66,7 @@ check_installed_package() {
     installed=1
     dpkg_when_unlocked -i "$deb"
     /usr/bin/snapsort --version
+    test -x /usr/libexec/snapsort/snapsort-vision
     # dh_installsystemduser --no-enable: no user gets the service enabled behind their back.
     if [ -e /etc/systemd/user/default.target.wants/snapsort.service ]; then
         echo "the package enabled the user unit for every user" >&2; exit 1

@@ -50,12 +50,15 @@ public final class VisionHelper: @unchecked Sendable {
     }
 
     /// Where the helper is: `SNAPSORT_VISION` (empty turns the models off), else `snapsort-vision`
-    /// beside the running executable (installed and build trees alike), else nil.
+    /// beside the running executable (a build tree), else in `../libexec/snapsort/` from it (an
+    /// install: `make install-files`, the .deb), else nil.
     public static func locate(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
         if let explicit = environment["SNAPSORT_VISION"] { return explicit.isEmpty ? nil : explicit }
         var candidates: [String] = []
         if let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-            candidates.append((exe as NSString).deletingLastPathComponent + "/snapsort-vision")
+            let dir = (exe as NSString).deletingLastPathComponent
+            candidates.append(dir + "/snapsort-vision")
+            candidates.append((dir as NSString).deletingLastPathComponent + "/libexec/snapsort/snapsort-vision")
         }
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
