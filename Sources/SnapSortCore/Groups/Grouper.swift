@@ -86,7 +86,7 @@ public struct Grouper {
                 try db.run("INSERT OR REPLACE INTO file_findings(file_id, analyzed_at, ocr_words, ocr_text, qr_payload) VALUES(?,?,?,?,?)",
                            id, f.analyzedAt, f.ocrWords, f.ocrText, f.qrPayload)
             }
-            let perFileGroups = GroupID.allCases.filter { ![.similar, .duplicate, .heavy].contains($0) }.map { "'\($0.rawValue)'" }.joined(separator: ",")
+            let perFileGroups = GroupID.allCases.filter { ![.similar, .duplicate, .heavy, .people].contains($0) }.map { "'\($0.rawValue)'" }.joined(separator: ",")
             for id in changed {
                 try db.run("DELETE FROM group_members WHERE file_id=? AND group_id IN (\(perFileGroups))", id)
             }
@@ -219,6 +219,8 @@ struct GroupItem: Sendable {
     var contentHash: [UInt8]?
     var analyzedAt: String?
     var mtime: Int64
+    /// The eye openness of the photo's worst face (tier 2); nil without faces or models.
+    var worstEyes: Double? = nil
 
     var name: String { String(path.split(separator: "/").last ?? "") }
     var fingerprint: String { "\(path)|\(bytes)|\(status.rawValue)|\(analyzedAt ?? "")" }
@@ -240,6 +242,8 @@ struct GroupItem: Sendable {
                 phash: r.int(16).map { UInt64(bitPattern: $0) }, dhash: r.int(17).map { UInt64(bitPattern: $0) },
                 contentHash: r.blob(18), analyzedAt: r.string(19), mtime: r.int(20) ?? 0))
         }
+        let eyes = try VisionScore.worstEyes(db)
+        for i in out.indices { out[i].worstEyes = eyes[out[i].id] }
         return out
     }
 

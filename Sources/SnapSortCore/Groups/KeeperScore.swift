@@ -4,7 +4,7 @@ import Foundation
 /// set so that no global threshold is involved.
 ///
 /// score = 3.0 × sharpness + 2.0 × exposure + 0.5 × resolution + 1.0 × rating + 1.0 × edited
-///         + 0.01 × newer
+///         + 1.5 × eyes + 0.01 × newer
 /// - sharpness: log2 of the sharpest tile's Laplacian variance (`lapTileMax`), minus the set's
 ///   best (0 for the sharpest frame, −1 for half as sharp), floored at −3; plus the same for the
 ///   frame's median tile at half weight (a shake blurs everything, a focus miss the subject).
@@ -14,6 +14,8 @@ import Foundation
 ///   downscaled copies), floored at −3.
 /// - rating: XMP/EXIF rating 0…5 over 5 when present. edited: `-edited`/`_edit` names or a
 ///   darktable / RawTherapee sidecar (`.xmp`, `.pp3`) next to the file.
+/// - eyes: `VisionScore.eyes` of the worst face (0 for open eyes and for photos without faces,
+///   down to −1 for closed eyes), so among equally sharp frames the one with everyone's eyes open wins.
 /// - newer: a tie-break, 1 for the set's latest capture.
 /// The original wins over its copies (copies are never suggested); the user's choice overrides.
 public enum KeeperScore {
@@ -33,7 +35,8 @@ public enum KeeperScore {
             let rating = Double(max(0, min(5, it.rating ?? 0))) / 5
             let edited = GroupRules.looksEdited(it.path) ? 1.0 : 0
             let newer = (it.taken ?? 0) >= latest ? 1.0 : 0
-            out[it.id] = 3 * sharp + 2 * exposure + 0.5 * res + rating + edited + 0.01 * newer
+            let eyes = VisionScore.eyes(worst: it.worstEyes)
+            out[it.id] = 3 * sharp + 2 * exposure + 0.5 * res + rating + edited + 1.5 * eyes + 0.01 * newer
         }
         return out
     }

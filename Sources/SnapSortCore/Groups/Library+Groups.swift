@@ -7,6 +7,8 @@ public enum GroupID: String, CaseIterable, Sendable {
     case longVideo = "long_video"
     case downloadedVideo = "downloaded_video"
     case heavy, unreadable
+    /// Browse groups from the local models (tier 2; Sources/SnapSortCore/Vision).
+    case people
 
     /// A short human title.
     public var title: String {
@@ -22,6 +24,7 @@ public enum GroupID: String, CaseIterable, Sendable {
         case .downloadedVideo: return "Downloaded Videos"
         case .heavy: return "Heavy Photos"
         case .unreadable: return "Unreadable"
+        case .people: return "People"
         }
     }
 }

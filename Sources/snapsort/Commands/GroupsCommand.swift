@@ -11,7 +11,7 @@ enum GroupsCommand: Command {
 
         Without ID: every smart group with its file count, sets, bytes and reclaimable bytes.
         With ID: the group's members, best first (similar: the keeper of each set first).
-        IDs: similar duplicate blurry oops screenshot document qr long_video downloaded_video heavy unreadable
+        IDs: similar duplicate blurry oops screenshot document qr long_video downloaded_video heavy unreadable people
           --json   {"groups":[{"id","items","sets","bytes","reclaimable_bytes"}]} or
                    {"id","title","members":[{"id","path","bytes","score","set","keeper","duplicate_of","qr"}]}
         """

@@ -1,0 +1,177 @@
+import Foundation
+import Testing
+@testable import SnapSortCore
+import SnapSortSystem
+import SnapSortTestSupport
+
+/// The second analysis tier against the real `snapsort-vision` helper (dlib's HOG detector and
+/// Debian's 68-point landmark model) on real photos (Tests/Fixtures/vision, with licences).
+@Suite struct VisionTests {
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../Fixtures/vision").standardized.path
+    static var helperPath: String {
+        (SnapsortBinary.path as NSString).deletingLastPathComponent + "/snapsort-vision"
+    }
+
+    static func photo(_ name: String) throws -> [UInt8] {
+        try FileSystem.readFile(fixtures + "/" + name, limit: 1 << 22)
+    }
+
+    @Test func helperFindsTheAstronautsFaceWithOpenEyes() throws {
+        let helper = VisionHelper(executable: Self.helperPath)
+        defer { helper.stop() }
+        #expect(helper.start(), "\(helper.problem ?? "")")
+        #expect(helper.faceModel == "dlib-hog+sp68")
+        let picture = try VisionImage.load(path: Self.fixtures + "/astronaut.jpg", format: "jpeg", orientation: 1)
+        guard case .faces(let all) = helper.faces(in: picture) else { Issue.record("no reply"); return }
+        // One confident face; anything else the detector reports is weak (her suit's patch).
+        let faces = all.filter { $0.score >= VisionRules().minFaceScore }
+        #expect(faces.count == 1, "\(all)")
+        let f = try #require(faces.first)
+        // Her face: upper middle of the 512×512 portrait (sent at 1024 px).
+        #expect(picture.width == VisionImage.longSide && picture.height == VisionImage.longSide)
+        let (x, y, w) = (f.x * 512 / Double(picture.width), f.y * 512 / Double(picture.height), f.width * 512 / Double(picture.width))
+        #expect(x > 120 && x < 240 && y > 40 && y < 140 && w > 60 && w < 130, "\(f)")
+        let eyes = try #require(f.eyeOpenness)
+        #expect(eyes > 0.25 && eyes < 0.45, "open eyes, got \(eyes)")
+    }
+
+    @Test(arguments: ["coffee.jpg", "chelsea.jpg"])
+    func noHumanFaceInPhotosWithout(_ name: String) throws {
+        let helper = VisionHelper(executable: Self.helperPath)
+        defer { helper.stop() }
+        let picture = try VisionImage.load(path: Self.fixtures + "/" + name, format: "jpeg", orientation: 1)
+        #expect(helper.faces(in: picture) == .faces([]))
+    }
+
+    @Test func aRotatedPhotoIsTurnedUprightBeforeDetection() throws {
+        // The astronaut stored sideways with EXIF orientation 6 (rotate 90° clockwise to view).
+        let upright = try VisionImage.load(path: Self.fixtures + "/astronaut.jpg", format: "jpeg", orientation: 1)
+        let sideways = VisionImage.oriented(upright, 8)  // what a camera held sideways stores
+        #expect(VisionImage.oriented(sideways, 6) == upright)
+        let helper = VisionHelper(executable: Self.helperPath)
+        defer { helper.stop() }
+        guard case .faces(let stored) = helper.faces(in: sideways) else { Issue.record("no reply"); return }
+        #expect(stored.allSatisfy { $0.score < VisionRules().minFaceScore }, "HOG finds upright faces only")
+        guard case .faces(let fixed) = helper.faces(in: VisionImage.oriented(sideways, 6)) else { Issue.record("no reply"); return }
+        #expect(fixed.filter { $0.score >= VisionRules().minFaceScore }.count == 1)
+    }
+
+    @Test func missingHelperOrModelTurnsTheFeatureOffWithOneLine() throws {
+        for helper in [VisionHelper(executable: nil), VisionHelper(executable: "/nonexistent/snapsort-vision"),
+                       VisionHelper(executable: Self.helperPath, arguments: ["--landmarks", "/nonexistent/sp68.dat"])] {
+            let lib = try TestLibrary()
+            lib.dir.write("Pictures/astronaut.jpg", try Self.photo("astronaut.jpg"))
+            try lib.scan()
+            let capture = LogCapture()
+            let summary = try VisionAnalyzer(library: lib.library, helper: helper, logger: capture.logger()).run()
+            #expect(!summary.available)
+            #expect(capture.messages.count == 1, "\(capture.messages)")
+            #expect(try lib.library.modelsAvailability()?.available == false)
+            #expect(try lib.library.db.scalar("SELECT count(*) FROM vision") == 0)
+            helper.stop()
+        }
+    }
+
+    @Test func tierTwoStoresFacesBuildsPeopleAndIsResumableAndVersioned() throws {
+        let lib = try TestLibrary()
+        lib.dir.write("Pictures/astronaut.jpg", try Self.photo("astronaut.jpg"))
+        lib.dir.write("Pictures/coffee.jpg", try Self.photo("coffee.jpg"))
+        lib.dir.write("Pictures/chelsea.jpg", try Self.photo("chelsea.jpg"))
+        try lib.scan()
+        let helper = VisionHelper(executable: Self.helperPath)
+        defer { helper.stop() }
+        let analyzer = VisionAnalyzer(library: lib.library, helper: helper, logger: .silent)
+        analyzer.batchSize = 1
+        // Interrupted after the first photo: that one is stored, the rest is picked up next time.
+        var asked = 0
+        let first = try analyzer.run(shouldStop: { asked += 1; return asked > 1 })
+        #expect(first.analyzed == 1)
+        let second = try analyzer.run()
+        #expect(second.analyzed == 2)
+        #expect(try analyzer.run().analyzed == 0, "nothing left")
+        let people = try lib.library.groupMembers(.people).map { ($0.item.path as NSString).lastPathComponent }
+        #expect(people == ["astronaut.jpg"])
+        #expect(try lib.library.groupSummaries().first { $0.id == .people }?.items == 1)
+        let eyes = try #require(try lib.library.db.row("SELECT worst_eyes FROM vision v JOIN files f ON f.id = v.file_id WHERE f.path LIKE '%astronaut.jpg'")?.double(0))
+        #expect(eyes > 0.25)
+        // A model change (another version string) re-runs tier 2 only.
+        try lib.library.db.run("UPDATE vision SET version = '0/old'")
+        let tier1 = try lib.library.db.rows("SELECT analyzed_at FROM files ORDER BY id").map { $0.string(0) }
+        #expect(try analyzer.run().analyzed == 3)
+        #expect(try lib.library.db.rows("SELECT analyzed_at FROM files ORDER BY id").map { $0.string(0) } == tier1)
+    }
+
+    @Test func aCrashedHelperCostsOnlyThatPhoto() throws {
+        // A wrapper that dies (SIGSEGV) on its first photo, then is the real helper.
+        let dir = TempDir()
+        let marker = dir.at("crashed")
+        let script = dir.write("crashy.sh", Array("""
+            #!/bin/sh
+            if [ ! -e '\(marker)' ]; then
+                touch '\(marker)'
+                read -r line; echo '{"helper":1,"faces":"dlib-hog+sp68","problem":null}'
+                read -r line; kill -SEGV $$
+            fi
+            exec '\(Self.helperPath)' "$@"
+
+            """.utf8))
+        chmod(script, 0o755)
+        let lib = try TestLibrary()
+        lib.dir.write("Pictures/a.jpg", try Self.photo("astronaut.jpg"))
+        lib.dir.write("Pictures/b.jpg", try Self.photo("astronaut.jpg"))
+        lib.dir.write("Pictures/c.jpg", try Self.photo("coffee.jpg"))
+        try lib.scan()
+        let helper = VisionHelper(executable: script)
+        defer { helper.stop() }
+        let summary = try VisionAnalyzer(library: lib.library, helper: helper, logger: .silent).run()
+        #expect(summary.failed == 1 && summary.analyzed == 2)
+        #expect(helper.starts == 2)
+        // The photo it died on (the first in id order) is recorded as failed, the others are fine.
+        let statuses = try lib.library.db.rows("SELECT v.status FROM vision v ORDER BY v.file_id").map { $0.string(0)! }
+        #expect(statuses == ["failed", "ok", "ok"], "\(statuses)")
+    }
+
+    @Test(arguments: [(nil, 0.0), (0.32, 0.0), (0.25, 0.0), (0.2, -0.5), (0.15, -1.0), (0.05, -1.0)] as [(Double?, Double)])
+    func eyesTermOfTheKeeperScore(_ worst: Double?, _ expected: Double) {
+        #expect(abs(VisionScore.eyes(worst: worst) - expected) < 1e-9)
+    }
+
+    @Test func amongEquallySharpFramesOpenEyesWinAndFacelessIsNeutral() {
+        func item(_ id: Int64, eyes: Double?) -> GroupItem {
+            GroupItem(id: id, path: "/p/IMG_\(id).jpg", kind: "photo", format: "jpeg", status: .ok, bytes: 1000, width: 4000, height: 3000,
+                      taken: 100, takenSource: "exif", make: "Cam", model: "X", software: nil, rating: nil, orientation: 1, duration: nil,
+                      metrics: nil, phash: nil, dhash: nil, contentHash: nil, analyzedAt: "t", mtime: 0, worstEyes: eyes)
+        }
+        let scores = KeeperScore.scores([item(1, eyes: 0.12), item(2, eyes: 0.31), item(3, eyes: 0.22)], rules: GroupRules())
+        #expect(scores[2]! > scores[3]! && scores[3]! > scores[1]!)
+        let neutral = KeeperScore.scores([item(1, eyes: nil), item(2, eyes: 0.3)], rules: GroupRules())
+        #expect(neutral[1] == neutral[2])
+    }
+
+    @Test func scanRunsBothTiersAndNoModelsOnlyTheFirst() throws {
+        let dir = TempDir()
+        dir.write("Pictures/astronaut.jpg", try Self.photo("astronaut.jpg"))
+        dir.write("Pictures/coffee.jpg", try Self.photo("coffee.jpg"))
+        let db = dir.at("lib.sqlite3")
+        let fast = try SnapsortBinary.run(["--db", db, "scan", "--quiet", "--no-models", dir.at("Pictures")])
+        #expect(fast.status == 0, "\(fast.stderr)")
+        let before = try SnapsortBinary.run(["--db", db, "groups", "--json"])
+        let peopleBefore = try #require(JSON.parse(before.stdout)?["groups"]?.arrayValue?.first { $0["id"]?.stringValue == "people" })
+        #expect(peopleBefore["items"]?.intValue == 0)
+        let full = try SnapsortBinary.run(["--db", db, "scan", "--jsonl", dir.at("Pictures")])
+        #expect(full.status == 0, "\(full.stderr)")
+        #expect(full.stdout.contains("\"event\":\"models\""))
+        let groups = try SnapsortBinary.run(["--db", db, "groups", "people", "--json"])
+        let members = try #require(JSON.parse(groups.stdout)?["members"]?.arrayValue)
+        #expect(members.compactMap { $0["path"]?.stringValue }.map { ($0 as NSString).lastPathComponent } == ["astronaut.jpg"])
+        let report = try SnapsortBinary.run(["--db", db, "report", "--jsonl"])
+        let astronaut = try #require(report.stdout.split(separator: "\n").compactMap { JSON.parse(String($0)) }
+            .first { $0["path"]?.stringValue?.hasSuffix("astronaut.jpg") == true })
+        #expect(astronaut["groups"]?.arrayValue?.contains(.string("people")) == true)
+        // Without the helper: tier 1 works, one notice, People stays as it was.
+        let off = try SnapsortBinary.run(["--db", db, "scan", dir.at("Pictures")], env: ["SNAPSORT_VISION": ""])
+        #expect(off.status == 0)
+        #expect(off.stderr.components(separatedBy: "local models are off").count == 2, "\(off.stderr)")
+    }
+}
