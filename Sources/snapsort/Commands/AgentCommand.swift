@@ -45,7 +45,9 @@ enum AgentCommand: Command {
         options.logger = logger
         options.notifier = .live
         options.configureScanner = { Extensions.configure($0) }
-        options.afterReconcile = { try Extensions.afterScan($0, $1) }
+        options.afterReconcile = { library, paths in
+            if try Extensions.afterScanPending(library) { try Extensions.afterScan(library, paths) }
+        }
         options.services = { c in
             var list: [AgentService] = [PowerAgentService(enabled: c.configuration.pauseOnBattery, logger: c.logger)]
             if web { list.append(WebAgentService(c)) }
