@@ -44,12 +44,16 @@ let package = Package(
         // Smart groups: OCR through Tesseract's C API, QR codes through zbar (zbar_fourcc is a macro).
         .target(name: "COCR", path: "Sources/COCR", linkerSettings: [.linkedLibrary("tesseract"), .linkedLibrary("lept")]),
         .target(name: "CQR", path: "Sources/CQR", linkerSettings: [.linkedLibrary("zbar")]),
-        // Local models (faces, classes): a C++ shim over dlib, linked only into the snapsort-vision
-        // helper, never into snapsort. Always optimized: dlib's detector is header templates.
+        // Local models (faces, classes): a C++ shim over dlib and OpenCV DNN, linked only into the
+        // snapsort-vision helper, never into snapsort. Always optimized: dlib's detector is header
+        // templates. Debian keeps OpenCV's headers in /usr/include/opencv4.
         .target(
             name: "CVision", path: "Sources/CVision",
-            cxxSettings: [.unsafeFlags(["-std=c++17", "-O2"])],
-            linkerSettings: [.linkedLibrary("dlib"), .linkedLibrary("lapack"), .linkedLibrary("blas")]),
+            cxxSettings: [.unsafeFlags(["-std=c++17", "-O2", "-I/usr/include/opencv4"])],
+            linkerSettings: [
+                .linkedLibrary("dlib"), .linkedLibrary("lapack"), .linkedLibrary("blas"),
+                .linkedLibrary("opencv_dnn"), .linkedLibrary("opencv_core"),
+            ]),
 
         // The one Swift layer that imports C.
         .target(

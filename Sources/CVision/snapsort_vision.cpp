@@ -1,9 +1,12 @@
-// The vision helper's C++ edge: dlib's HOG face detector and 68-point landmarks behind plain C
-// functions. Nothing here throws across the C boundary: every dlib exception becomes -1 + message.
+// The vision helper's C++ edge: dlib's HOG face detector and 68-point landmarks, and an ImageNet
+// classifier through OpenCV DNN, behind plain C functions. Nothing here throws across the C
+// boundary: every dlib or OpenCV exception becomes -1 + message.
 #include "snapsort_vision.h"
 
 #include <dlib/image_processing.h>
 #include <dlib/image_processing/frontal_face_detector.h>
+#include <opencv2/core.hpp>
+#include <opencv2/dnn.hpp>
 
 #include <cmath>
 #include <cstdio>
@@ -17,6 +20,7 @@ std::unique_ptr<dlib::frontal_face_detector> detector;
 std::unique_ptr<dlib::shape_predictor> landmarks;
 // The last image's luma, for the landmarks of the faces found in it.
 dlib::array2d<unsigned char> last_gray;
+std::unique_ptr<cv::dnn::Net> classifier;
 
 void set_message(char *msg, size_t len, const char *text) {
     if (msg && len > 0) std::snprintf(msg, len, "%s", text);
@@ -117,6 +121,62 @@ extern "C" int ssv_eye_ratios(ssv_face *faces, int count, char *msg, size_t msg_
         set_message(msg, msg_len, e.what());
     } catch (...) {
         set_message(msg, msg_len, "unknown error in face landmarks");
+    }
+    return -1;
+}
+
+extern "C" int ssv_load_classifier(const char *path, char *msg, size_t msg_len) {
+    try {
+        // One thread: the helper is one low-priority worker; throughput is reported per core.
+        cv::setNumThreads(1);
+        auto net = std::make_unique<cv::dnn::Net>(cv::dnn::readNetFromONNX(path));
+        if (net->empty()) {
+            set_message(msg, msg_len, "the classifier model is empty");
+            return -1;
+        }
+        net->setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);
+        net->setPreferableTarget(cv::dnn::DNN_TARGET_CPU);
+        classifier = std::move(net);
+        return 0;
+    } catch (const std::exception &e) {
+        set_message(msg, msg_len, e.what());
+    } catch (...) {
+        set_message(msg, msg_len, "unknown error loading the classifier");
+    }
+    return -1;
+}
+
+extern "C" int ssv_classify(const uint8_t *rgb, int width, int height, float *scores, int n_scores, float *embedding,
+                            int n_embedding, char *msg, size_t msg_len) {
+    if (!classifier) {
+        set_message(msg, msg_len, "the classifier is not loaded");
+        return -1;
+    }
+    if (!rgb || width <= 0 || height <= 0) {
+        set_message(msg, msg_len, "empty image");
+        return -1;
+    }
+    try {
+        const cv::Mat image(height, width, CV_8UC3, const_cast<uint8_t *>(rgb));
+        // EfficientNet-Lite's TF preprocessing: (v − 127) / 128, RGB, the whole frame.
+        const cv::Mat blob = cv::dnn::blobFromImage(image, 1.0 / 128.0, cv::Size(224, 224), cv::Scalar(127, 127, 127), false, false);
+        classifier->setInput(blob, "image");
+        std::vector<cv::Mat> outs;
+        classifier->forward(outs, std::vector<cv::String>{"scores", "embedding"});
+        if (outs.size() != 2 || outs[0].total() < size_t(n_scores)) {
+            set_message(msg, msg_len, "the classifier's outputs are not scores and embedding");
+            return -1;
+        }
+        const float *s = outs[0].ptr<float>();
+        for (int i = 0; i < n_scores; i++) scores[i] = s[i];
+        const int dims = int(outs[1].total());
+        const float *e = outs[1].ptr<float>();
+        for (int i = 0; i < dims && i < n_embedding && embedding; i++) embedding[i] = e[i];
+        return dims;
+    } catch (const std::exception &e) {
+        set_message(msg, msg_len, e.what());
+    } catch (...) {
+        set_message(msg, msg_len, "unknown error in classification");
     }
     return -1;
 }

@@ -3,12 +3,16 @@
 // binary; a crash on a hostile file costs that one file's tier-2 result (the parent restarts us).
 //
 // Protocol (stdin → stdout, one reply line per request):
-//   hello\n                    → {"helper":1,"faces":"<model id>"|null,"problem":"…"|null}
+//   hello\n                    → {"helper":1,"faces":"<model id>"|null,"problem":"…"|null,
+//                                  "classes":"<model id>"|null,"classes_problem":"…"|null}
 //   faces W H\n + W*H*3 bytes  → {"faces":[{"x","y","w","h","score","eyes":[r,l]}],"ms":…} (pixels)
-//                                or {"error":"…"}
+//   classes W H\n + W*H*3 bytes → {"scores":[1000 ImageNet probabilities],"ms":…}
+//   any of them may answer {"error":"…"}
 // The parent decodes, orients and scales the photo (1024 px long side); we only see pixels.
-// Options: --landmarks PATH (default: Debian's libdlib-data file). The detector is built on the
-// first request, the landmark model loaded on the first photo with a face.
+// Options: --landmarks PATH (default: Debian's libdlib-data file), --classifier PATH (default:
+// share/snapsort/models/efficientnet_lite0.onnx of our prefix, or share/models of a build tree).
+// The detector is built on the first request, the landmark model loaded on the first photo with
+// a face, the classifier on the first `classes` request.
 import CVision
 import Glibc
 
@@ -27,9 +31,27 @@ let landmarksPath: String = {
     return defaultLandmarks
 }()
 
+/// The classifier: `--classifier PATH`, else the installed model beside our prefix, else the
+/// build tree's share/models (the helper runs from <repo>/.build*/<triple>/debug there).
+let classifierPath: String? = {
+    let args = CommandLine.arguments
+    if let i = args.firstIndex(of: "--classifier"), i + 1 < args.count { return args[i + 1] }
+    var buffer = [CChar](repeating: 0, count: 4096)
+    let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+    guard n > 0 else { return nil }
+    let exe = text(Array(buffer[0..<n]) + [0])
+    let dir = String(exe[..<(exe.lastIndex(of: "/") ?? exe.endIndex)])
+    let name = "efficientnet_lite0.onnx"
+    let candidates = [dir + "/../../share/snapsort/models/" + name, dir + "/../../../share/models/" + name, dir + "/../../share/models/" + name]
+    return candidates.first { access($0, R_OK) == 0 } ?? candidates[0]
+}()
+/// The classifier's id in `hello` (the tier-2 version includes it: a new model re-runs tier 2).
+let classifierID = "efficientnet-lite0-imagenet-onnx10"
+
 /// What the helper has loaded so far (models load once, on first use).
 struct Models {
     var landmarksLoaded = false
+    var classifierLoaded = false
 }
 
 func reply(_ line: String) {
@@ -103,10 +125,35 @@ func monotonicMs() -> Double {
 }
 
 func hello() -> String {
-    if access(landmarksPath, R_OK) != 0 {
-        return "{\"helper\":1,\"faces\":null,\"problem\":\(quoted("the face landmark model is missing (\(landmarksPath)); install libdlib-data"))}"
+    var classes = "\"classes\":\(quoted(classifierID)),\"classes_problem\":null"
+    if let path = classifierPath, access(path, R_OK) != 0 {
+        classes = "\"classes\":null,\"classes_problem\":\(quoted("the classifier model is missing (\(path))"))"
     }
-    return "{\"helper\":1,\"faces\":\"dlib-hog+sp68\",\"problem\":null}"
+    if access(landmarksPath, R_OK) != 0 {
+        return "{\"helper\":1,\"faces\":null,\"problem\":\(quoted("the face landmark model is missing (\(landmarksPath)); install libdlib-data")),\(classes)}"
+    }
+    return "{\"helper\":1,\"faces\":\"dlib-hog+sp68\",\"problem\":null,\(classes)}"
+}
+
+func classes(width: Int, height: Int, pixels: [UInt8], models: inout Models) -> String {
+    var msg = [CChar](repeating: 0, count: 512)
+    if !models.classifierLoaded {
+        guard let path = classifierPath, ssv_load_classifier(path, &msg, msg.count) == 0 else {
+            return "{\"error\":\(quoted("classifier: " + text(msg)))}"
+        }
+        models.classifierLoaded = true
+    }
+    let start = monotonicMs()
+    var scores = [Float](repeating: 0, count: 1000)
+    guard ssv_classify(pixels, Int32(width), Int32(height), &scores, Int32(scores.count), nil, 0, &msg, msg.count) >= 0 else {
+        return "{\"error\":\(quoted(text(msg)))}"
+    }
+    // 1e-5 resolution: category sums stay exact to 1e-2 over a thousand classes.
+    let list = scores.map { v -> String in
+        let r = (Double(v) * 100_000).rounded() / 100_000
+        return r == 0 ? "0" : String(r)
+    }
+    return "{\"scores\":[\(list.joined(separator: ","))],\"ms\":\(number(Float(monotonicMs() - start)))}"
 }
 
 func faces(width: Int, height: Int, pixels: [UInt8], models: inout Models) -> String {
@@ -139,13 +186,14 @@ while let line = readRequestLine() {
     switch words.first {
     case "hello":
         reply(hello())
-    case "faces":
+    case "faces", "classes":
         guard words.count == 3, let w = Int(words[1]), let h = Int(words[2]), (1...maxSide).contains(w), (1...maxSide).contains(h) else {
-            reply("{\"error\":\"bad faces request\"}")
+            reply("{\"error\":\"bad image request\"}")
             exit(2)  // the stream is out of step: start over
         }
         guard let pixels = readExactly(w * h * 3) else { exit(0) }
-        reply(faces(width: w, height: h, pixels: pixels, models: &models))
+        reply(words[0] == "faces" ? faces(width: w, height: h, pixels: pixels, models: &models)
+                                  : classes(width: w, height: h, pixels: pixels, models: &models))
     default:
         reply("{\"error\":\"unknown request\"}")
     }

@@ -31,6 +31,16 @@ int ssv_detect_faces(const uint8_t *rgb, int width, int height, ssv_face *out, i
 /// the landmark model (`ssv_load_landmarks` first). Returns 0, or -1 with a message.
 int ssv_eye_ratios(ssv_face *faces, int count, char *msg, size_t msg_len);
 
+/// Loads an ImageNet classifier in ONNX (OpenCV DNN, one thread) with two outputs, `scores`
+/// (1000 probabilities) and `embedding`. Returns 0, or -1 with a message.
+int ssv_load_classifier(const char *path, char *msg, size_t msg_len);
+
+/// Classifies an 8-bit RGB image (resized whole to 224×224, (v − 127) / 128). Writes
+/// `n_scores` probabilities and up to `n_embedding` embedding values; returns the embedding's
+/// length, or -1 with a message.
+int ssv_classify(const uint8_t *rgb, int width, int height, float *scores, int n_scores, float *embedding, int n_embedding,
+                 char *msg, size_t msg_len);
+
 #ifdef __cplusplus
 }
 #endif
