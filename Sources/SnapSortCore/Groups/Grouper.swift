@@ -86,7 +86,7 @@ public struct Grouper {
                 try db.run("INSERT OR REPLACE INTO file_findings(file_id, analyzed_at, ocr_words, ocr_text, qr_payload) VALUES(?,?,?,?,?)",
                            id, f.analyzedAt, f.ocrWords, f.ocrText, f.qrPayload)
             }
-            let perFileGroups = GroupID.allCases.filter { ![.similar, .duplicate, .heavy, .people].contains($0) }.map { "'\($0.rawValue)'" }.joined(separator: ",")
+            let perFileGroups = GroupID.allCases.filter { ![.similar, .duplicate, .heavy, .people, .pets, .food, .scenery].contains($0) }.map { "'\($0.rawValue)'" }.joined(separator: ",")
             for id in changed {
                 try db.run("DELETE FROM group_members WHERE file_id=? AND group_id IN (\(perFileGroups))", id)
             }

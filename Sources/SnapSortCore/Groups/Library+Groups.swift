@@ -8,7 +8,7 @@ public enum GroupID: String, CaseIterable, Sendable {
     case downloadedVideo = "downloaded_video"
     case heavy, unreadable
     /// Browse groups from the local models (tier 2; Sources/SnapSortCore/Vision).
-    case people
+    case people, pets, food, scenery
 
     /// A short human title.
     public var title: String {
@@ -25,6 +25,9 @@ public enum GroupID: String, CaseIterable, Sendable {
         case .heavy: return "Heavy Photos"
         case .unreadable: return "Unreadable"
         case .people: return "People"
+        case .pets: return "Pets"
+        case .food: return "Food"
+        case .scenery: return "Scenery"
         }
     }
 }
