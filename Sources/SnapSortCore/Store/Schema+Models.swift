@@ -28,6 +28,16 @@ extension Schema {
                 available INTEGER NOT NULL,
                 problem TEXT
             );
-            """)
+            """),
+        // v51: the classifier (OpenCV DNN, EfficientNet-Lite0): summed probabilities of the Pets,
+        // Food and Scenery class ranges (`VisionCategories`) and the top ImageNet class.
+        Migration(version: 51, sql: """
+            ALTER TABLE vision ADD COLUMN pets REAL;
+            ALTER TABLE vision ADD COLUMN food REAL;
+            ALTER TABLE vision ADD COLUMN scenery REAL;
+            ALTER TABLE vision ADD COLUMN top_class INTEGER;
+            ALTER TABLE vision ADD COLUMN top_score REAL;
+            ALTER TABLE vision_state ADD COLUMN classes_problem TEXT;
+            """),
     ]
 }

@@ -53,7 +53,7 @@ public final class VisionAnalyzer {
     /// The stored version string for the helper's current models (nil: models unavailable).
     public func currentVersion() -> String? {
         guard helper.start(), let faces = helper.faceModel else { return nil }
-        return "\(Self.version)/\(faces)"
+        return "\(Self.version)/\(faces)" + (helper.classModel.map { "/" + $0 } ?? "")
     }
 
     /// Analyzes every live photo that lacks a current tier-2 result, then refreshes People.
@@ -70,6 +70,10 @@ public final class VisionAnalyzer {
             return summary
         }
         try recordAvailability(true, problem: nil)
+        if helper.classModel == nil {
+            logger.notice("the image classifier is off: Pets, Food and Scenery are unavailable",
+                          ["vision.problem": helper.classProblem ?? "unknown"])
+        }
         let pending = try db.rows("""
             SELECT f.id, f.path, f.format, COALESCE(f.orientation, 1), f.analyzed_at FROM files f
             LEFT JOIN vision v ON v.file_id = f.id
@@ -77,6 +81,11 @@ public final class VisionAnalyzer {
               AND (v.file_id IS NULL OR v.version != ? OR v.analyzed_at IS NOT f.analyzed_at)
             ORDER BY f.id
             """, version)
+        // Nothing new (an unchanged rescan): the groups are as the last pass left them.
+        guard !pending.isEmpty else {
+            summary.seconds = Date().timeIntervalSince(started)
+            return summary
+        }
         var inSets = Set<Int64>()
         try db.forEach("SELECT file_id FROM similar_sets") { inSets.insert($0.int(0)!) }
         var batch: [VisionRow] = []
@@ -85,9 +94,11 @@ public final class VisionAnalyzer {
             try db.transaction {
                 for r in batch {
                     try db.run("""
-                        INSERT OR REPLACE INTO vision(file_id, version, analyzed_at, status, faces, people_faces, worst_eyes, detail, ms)
-                        VALUES(?,?,?,?,?,?,?,?,?)
-                        """, r.fileID, version, r.analyzedAt, r.status, r.faces, r.peopleFaces, r.worstEyes, r.detail, r.ms)
+                        INSERT OR REPLACE INTO vision(file_id, version, analyzed_at, status, faces, people_faces, worst_eyes, detail, ms,
+                                                      pets, food, scenery, top_class, top_score)
+                        VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+                        """, r.fileID, version, r.analyzedAt, r.status, r.faces, r.peopleFaces, r.worstEyes, r.detail, r.ms,
+                        r.pets, r.food, r.scenery, r.topClass, r.topScore)
                 }
             }
             batch.removeAll()
@@ -109,6 +120,13 @@ public final class VisionAnalyzer {
                         apply(faces, picture: bitmap, to: &r)
                         summary.analyzed += 1
                         if (r.peopleFaces ?? 0) > 0 { summary.withPeople += 1 }
+                        if helper.classModel != nil {
+                            switch helper.classes(in: bitmap) {
+                            case .scores(let scores): apply(scores, to: &r)
+                            case .failed(let why):
+                                logger.debug("the classifier failed on a photo", ["photo.id": "\(id)", "vision.error": why])
+                            }
+                        }
                     case .failed(let why):
                         r.status = "failed"
                         summary.failed += 1
@@ -129,7 +147,7 @@ public final class VisionAnalyzer {
             progress?(i + 1, pending.count)
         }
         try flush()
-        try library.refreshPeopleGroup()
+        try library.refreshModelGroups()
         summary.seconds = Date().timeIntervalSince(started)
         return summary
     }
@@ -151,8 +169,21 @@ public final class VisionAnalyzer {
         }).serialized()
     }
 
+    /// Fills the category columns of `r` from the classifier's probabilities.
+    func apply(_ scores: [Float], to r: inout VisionRow) {
+        func round3(_ v: Double) -> Double { (v * 1000).rounded() / 1000 }
+        r.pets = round3(VisionCategories.sum(scores, VisionCategories.pets))
+        r.food = round3(VisionCategories.sum(scores, VisionCategories.food))
+        r.scenery = round3(VisionCategories.sum(scores, VisionCategories.scenery))
+        if let top = scores.indices.max(by: { scores[$0] < scores[$1] }) {
+            r.topClass = top
+            r.topScore = round3(Double(scores[top]))
+        }
+    }
+
     private func recordAvailability(_ available: Bool, problem: String?) throws {
-        try library.db.run("INSERT OR REPLACE INTO vision_state(id, available, problem) VALUES(1, ?, ?)", available ? 1 : 0, problem)
+        try library.db.run("INSERT OR REPLACE INTO vision_state(id, available, problem, classes_problem) VALUES(1, ?, ?, ?)",
+                           available ? 1 : 0, problem, available ? (helper.classModel == nil ? helper.classProblem ?? "unavailable" : nil) : problem)
     }
 }
 
@@ -166,4 +197,9 @@ struct VisionRow {
     var worstEyes: Double?
     var detail: String?
     var ms: Double?
+    var pets: Double?
+    var food: Double?
+    var scenery: Double?
+    var topClass: Int?
+    var topScore: Double?
 }

@@ -40,6 +40,9 @@ public final class VisionHelper: @unchecked Sendable {
     private var started = false
     public private(set) var faceModel: String?
     public private(set) var problem: String?
+    /// The classifier's id, or nil (then `classProblem` says why).
+    public private(set) var classModel: String?
+    public private(set) var classProblem: String?
     /// Children started so far (1 + restarts).
     public private(set) var starts = 0
 
@@ -87,6 +90,8 @@ public final class VisionHelper: @unchecked Sendable {
                 return false
             }
             faceModel = hello["faces"] as? String
+            classModel = hello["classes"] as? String
+            classProblem = hello["classes_problem"] as? String
             child = c
             return faceModel != nil
         } catch {
@@ -122,6 +127,33 @@ public final class VisionHelper: @unchecked Sendable {
             lost(c)
             return .failed("the vision helper failed on this photo: \(error)")
         }
+    }
+
+    /// The classifier's 1000 ImageNet probabilities for an upright RGB picture.
+    public func classes(in bitmap: Bitmap) -> ClassOutcome {
+        start()
+        guard classModel != nil, let c = child ?? restart() else { return .failed(classProblem ?? problem ?? "the classifier is unavailable") }
+        precondition(bitmap.channels == 3, "the helper takes RGB")
+        do {
+            try c.send(Array("classes \(bitmap.width) \(bitmap.height)\n".utf8) + bitmap.pixels)
+            guard let line = try c.readLine(timeoutMs: Int32(timeoutSeconds * 1000)), let reply = JSON.parseObject(line) else {
+                lost(c)
+                return .failed("the vision helper stopped on this photo")
+            }
+            if let e = reply["error"] as? String { return .failed(e) }
+            let scores = (reply["scores"] as? [Any])?.compactMap { ($0 as? NSNumber)?.floatValue } ?? []
+            guard scores.count == 1000 else { return .failed("the classifier answered \(scores.count) scores") }
+            return .scores(scores)
+        } catch {
+            lost(c)
+            return .failed("the vision helper failed on this photo: \(error)")
+        }
+    }
+
+    /// What a classification request came to.
+    public enum ClassOutcome: Sendable, Equatable {
+        case scores([Float])
+        case failed(String)
     }
 
     /// Forgets a child that died or hung; the next request starts a new one.

@@ -11,7 +11,7 @@ enum GroupsCommand: Command {
 
         Without ID: every smart group with its file count, sets, bytes and reclaimable bytes.
         With ID: the group's members, best first (similar: the keeper of each set first).
-        IDs: similar duplicate blurry oops screenshot document qr long_video downloaded_video heavy unreadable people
+        IDs: similar duplicate blurry oops screenshot document qr long_video downloaded_video heavy unreadable people pets food scenery
           --json   {"groups":[{"id","items","sets","bytes","reclaimable_bytes"}]} or
                    {"id","title","members":[{"id","path","bytes","score","set","keeper","duplicate_of","qr"}]}
         """
@@ -50,13 +50,20 @@ enum GroupsCommand: Command {
             return ExitCode.ok
         }
         let summaries = try library.groupSummaries()
+        let unavailable = try VisionTier.unavailableGroups(library)
         if json {
             ctx.out(JSON.object([("groups", .array(summaries.map { s in
-                .object([("id", .string(s.id.rawValue)), ("items", .int(s.items)), ("sets", .int(s.sets)),
-                         ("bytes", .int(s.bytes)), ("reclaimable_bytes", .int(s.reclaimableBytes))])
+                var fields: [(String, JSON)] = [("id", .string(s.id.rawValue)), ("items", .int(s.items)), ("sets", .int(s.sets)),
+                                                ("bytes", .int(s.bytes)), ("reclaimable_bytes", .int(s.reclaimableBytes))]
+                if let why = unavailable[s.id] { fields.append(("unavailable", .string(why))) }
+                return .object(fields)
             }))]).serialized())
         } else {
             for s in summaries {
+                if let why = unavailable[s.id] {
+                    ctx.out("\(s.id.rawValue.padding(toLength: 17, withPad: " ", startingAt: 0)) unavailable: \(why)")
+                    continue
+                }
                 let sets = (s.id == .similar || s.id == .duplicate) ? " in \(s.sets) sets" : ""
                 ctx.out("\(s.id.rawValue.padding(toLength: 17, withPad: " ", startingAt: 0)) \(String(s.items).leftPad(6)) files\(sets), \(humanBytes(s.bytes)) (\(humanBytes(s.reclaimableBytes)) reclaimable)")
             }
