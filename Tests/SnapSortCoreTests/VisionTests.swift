@@ -173,5 +173,57 @@ import SnapSortTestSupport
         let off = try SnapsortBinary.run(["--db", db, "scan", dir.at("Pictures")], env: ["SNAPSORT_VISION": ""])
         #expect(off.status == 0)
         #expect(off.stderr.components(separatedBy: "local models are off").count == 2, "\(off.stderr)")
+        let offGroups = try SnapsortBinary.run(["--db", db, "groups"])
+        #expect(offGroups.stdout.contains("people            unavailable: the vision helper (snapsort-vision) is not installed"), "\(offGroups.stdout)")
+    }
+
+    /// The labelled check set (Tests/Fixtures/vision/README.md): each photo in exactly its groups.
+    static let checkSet: [(String, Set<String>)] = [
+        ("chelsea.jpg", ["pets"]), ("coffee.jpg", ["food"]), ("forest-path.jpg", ["scenery"]), ("astronaut.jpg", ["people"]),
+    ]
+
+    @Test func petsFoodAndSceneryOnTheCheckSet() throws {
+        let lib = try TestLibrary()
+        for (name, _) in Self.checkSet { lib.dir.write("Pictures/" + name, try Self.photo(name)) }
+        try lib.scan()
+        let helper = VisionHelper(executable: Self.helperPath)
+        defer { helper.stop() }
+        let summary = try VisionAnalyzer(library: lib.library, helper: helper, logger: .silent).run()
+        #expect(helper.classModel == "efficientnet-lite0-imagenet-onnx10", "\(helper.classProblem ?? "")")
+        #expect(summary.analyzed == Self.checkSet.count)
+        var groups: [String: Set<String>] = [:]
+        for g in [GroupID.people, .pets, .food, .scenery] {
+            for m in try lib.library.groupMembers(g) { groups[(m.item.path as NSString).lastPathComponent, default: []].insert(g.rawValue) }
+        }
+        for (name, expected) in Self.checkSet {
+            #expect(groups[name] ?? [] == expected, "\(name)")
+        }
+        let top = try lib.library.db.row("SELECT v.top_class FROM vision v JOIN files f ON f.id = v.file_id WHERE f.path LIKE '%coffee.jpg'")?.int(0)
+        #expect(top == 967, "espresso")
+    }
+
+    @Test func aMissingClassifierLeavesFacesOnAndSaysSo() throws {
+        let lib = try TestLibrary()
+        lib.dir.write("Pictures/astronaut.jpg", try Self.photo("astronaut.jpg"))
+        lib.dir.write("Pictures/chelsea.jpg", try Self.photo("chelsea.jpg"))
+        try lib.scan()
+        let helper = VisionHelper(executable: Self.helperPath, arguments: ["--classifier", "/nonexistent/model.onnx"])
+        defer { helper.stop() }
+        let capture = LogCapture()
+        let summary = try VisionAnalyzer(library: lib.library, helper: helper, logger: capture.logger()).run()
+        #expect(summary.available && summary.withPeople == 1)
+        #expect(capture.messages.count == 1)
+        #expect(capture.messages.first?.contains("the image classifier is off: Pets, Food and Scenery are unavailable") == true)
+        #expect(try lib.library.groupMembers(.pets).isEmpty)
+        #expect(try lib.library.modelsAvailability()?.classesProblem?.contains("/nonexistent/model.onnx") == true)
+    }
+
+    @Test(arguments: [
+        (0.9, 0.0, 0.0, true, false, false), (0.0, 0.96, 0.0, false, true, false), (0.27, 0.01, 0.37, false, false, true),
+        (0.06, 0.01, 0.01, false, false, false), (0.49, 0.49, 0.29, false, false, false), (0.5, 0.5, 0.3, true, true, true),
+    ] as [(Double, Double, Double, Bool, Bool, Bool)])
+    func categoryRules(_ pets: Double, _ food: Double, _ scenery: Double, _ p: Bool, _ f: Bool, _ s: Bool) {
+        let m = VisionCategories.members(pets: pets, food: food, scenery: scenery)
+        #expect(m.pets == p && m.food == f && m.scenery == s)
     }
 }
