@@ -14,7 +14,7 @@ enum ScanCommand: Command {
           --jsonl       print progress events as JSON lines on stdout
           --quiet       no progress bar
           --workers N   analysis threads (default: all cores)
-          --no-models   the fast metrics only: no local models (faces; the helper snapsort-vision)
+          --no-models   the fast metrics only: no local models (faces, classes; the helper snapsort-vision)
         Exit: 0 ok (unreadable files are recorded, not errors), 1 error, 4 some folders could not be read.
         """
 
