@@ -5,7 +5,8 @@
 
 1. The DEV corpus's files tagged `12mp` (labels.json `tags`): `djpeg -scale 1/4` and `-scale 1/8`
    over all of them on one core (taskset -c 0), then `snapsort scan --workers 1` pinned to one
-   core and `snapsort scan --workers 2` on two, each on a fresh database; per-core throughput as
+   core and `snapsort scan --workers 2` on two (tier 1 only: `--no-models`; bench/vision.sh
+   measures the local models), each on a fresh database; per-core throughput as
    a ratio to djpeg, the 2-core speedup, peak RSS (/usr/bin/time -v).
 2. With a `make_scale.py` library (--scale-root, default /tmp/snapsort-scale/library): a first
    scan (not timed for the target), then a rescan of the unchanged files with a warm page cache:
@@ -85,7 +86,7 @@ def main():
         best = None
         for r in range(a.repeat):
             db = os.path.join(work, f"w{workers}-{r}.sqlite3")
-            cmd = ["taskset", "-c", pin, a.bin, "scan", "--quiet", "--workers", str(workers), "--db", db, lib]
+            cmd = ["taskset", "-c", pin, a.bin, "scan", "--quiet", "--no-models", "--workers", str(workers), "--db", db, lib]
             wall, rss, _ = timed(cmd, env)
             if best is None or wall < best[0]:
                 best = (wall, rss)
@@ -105,8 +106,8 @@ def main():
     if not a.skip_scale and os.path.isdir(a.scale_root):
         db = os.path.join(work, "scale.sqlite3")
         n = sum(len(fs) for _, _, fs in os.walk(a.scale_root))
-        first, rss_first, _ = timed([a.bin, "scan", "--quiet", "--db", db, a.scale_root], env)
-        rescans = [timed([a.bin, "scan", "--quiet", "--db", db, a.scale_root], env) for _ in range(max(2, a.repeat))]
+        first, rss_first, _ = timed([a.bin, "scan", "--quiet", "--no-models", "--db", db, a.scale_root], env)
+        rescans = [timed([a.bin, "scan", "--quiet", "--no-models", "--db", db, a.scale_root], env) for _ in range(max(2, a.repeat))]
         best = min(rescans, key=lambda r: r[0])
         res.update({"scale_files": n, "scale_first_scan_s": first, "scale_first_scan_rss_mb": rss_first,
                     "scale_rescan_s": best[0], "scale_rescan_rss_mb": best[1]})
