@@ -40,6 +40,7 @@ echo "== build the .deb =="
 scripts/build-deb.sh "$version"
 deb=$(ls -1 .build/deb/snapsort_"$version"-*_*.deb | head -n1)
 built=.build/deb/snapsort-$version/debian/snapsort/usr/bin/snapsort
+built_vision=.build/deb/snapsort-$version/debian/snapsort/usr/libexec/snapsort/snapsort-vision
 echo "package check: .deb built in $((SECONDS - start))s"
 
 echo "== lintian (errors fail) =="
@@ -103,13 +104,13 @@ fi
 
 echo "== make install-files / make uninstall leave nothing behind =="
 destdir=$scratch/destdir
-make -s install-files DESTDIR="$destdir" PREFIX=/usr INSTALLED_BIN="$built"
+make -s install-files DESTDIR="$destdir" PREFIX=/usr INSTALLED_BIN="$built" INSTALLED_VISION="$built_vision"
 grep -qx 'ExecStart=/usr/bin/snapsort agent' "$destdir/usr/lib/systemd/user/snapsort.service"
 make -s uninstall DESTDIR="$destdir" PREFIX=/usr
 left=$(find "$destdir" ! -type d)
 if [ -n "$left" ]; then echo "make uninstall left: $left" >&2; exit 1; fi
 home=$scratch/user-home
-HOME=$home make -s install-files PREFIX="$home/.local" INSTALLED_BIN="$built"
+HOME=$home make -s install-files PREFIX="$home/.local" INSTALLED_BIN="$built" INSTALLED_VISION="$built_vision"
 grep -qx "ExecStart=$home/.local/bin/snapsort agent" "$home/.local/share/systemd/user/snapsort.service"
 # There, $XDG_DATA_HOME/snapsort holds both the shipped files and the user's demo library: the
 # demo must not mix the two, and uninstall must keep the user's.
