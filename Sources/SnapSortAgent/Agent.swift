@@ -594,6 +594,13 @@ public final class Agent: @unchecked Sendable {
                 // tombstone: its trash decision is cleared and the restore counted.
                 let restored = try Trash.noticeRestores(library: library, clock: options.clock)
                 if restored > 0 { logger.info("restores from the Trash noticed", ["trash.restored": "\(restored)"]) }
+                // The new photos are in the library: say so now (done/total from the library);
+                // grouping (OCR, QR codes) follows and the state turns "watching" after it.
+                if summary.analyzed > 0 {
+                    progress = nil
+                    statusDirty = true
+                    refreshStatus()
+                }
                 try options.afterReconcile(library, paths)
             }
         } catch {
