@@ -275,6 +275,10 @@ public final class Agent: @unchecked Sendable {
 
     private var hasWork: Bool { !dirtyFiles.isEmpty || !dirtyFolders.isEmpty }
 
+    /// Whether tier-2 services may run now: not paused, not held, not inside a reconcile.
+    private var analysisMayRun: Bool { pausedUntil == nil && holdReason == nil && !reconciling }
+    private var reconciling = false
+
     /// Why a service holds analysis now (on battery), nil when none does.
     private var holdReason: String? { services.lazy.compactMap(\.holdReason).first }
 
@@ -291,6 +295,7 @@ public final class Agent: @unchecked Sendable {
         if pausedUntil == nil && !hasWork && !held { deadlines.append(nextBackupCheck) }
         if hasWork && pausedUntil == nil && !held { deadlines.append(t) }
         for (i, s) in services.enumerated() {
+            if s.isAnalysis && !analysisMayRun { continue }
             guard var d = s.nextDeadline(now: t) else { continue }
             if let fired = servicesFiredAt[i], d <= fired { d = fired.addingTimeInterval(1) }
             deadlines.append(d)
@@ -366,6 +371,7 @@ public final class Agent: @unchecked Sendable {
         let t = now
         for (i, s) in services.enumerated() {
             let mine = ready.filter { s.descriptors.contains($0) }
+            if s.isAnalysis && !analysisMayRun && mine.isEmpty { continue }
             let due = s.nextDeadline(now: t).map { d in d <= t && servicesFiredAt[i].map { d > $0 || t.timeIntervalSince($0) >= 1 } ?? true } ?? false
             guard due || !mine.isEmpty else { continue }
             servicesFiredAt[i] = t
@@ -554,6 +560,8 @@ public final class Agent: @unchecked Sendable {
         scanner.skipUnchangedFolders = !fullListing
         options.configureScanner(scanner)
         progress = (0, 0)
+        reconciling = true
+        defer { reconciling = false }
         publish(state: "scanning")
         refreshStatus()
         do {
@@ -602,6 +610,7 @@ public final class Agent: @unchecked Sendable {
                     refreshStatus()
                 }
                 try options.afterReconcile(library, paths)
+                if summary.analyzed + summary.moved + summary.gone > 0 { for s in services { s.reconciled(now: now) } }
             }
         } catch {
             noteError("reconcile failed", error)

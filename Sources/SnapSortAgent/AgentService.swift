@@ -24,6 +24,11 @@ public protocol AgentService: AnyObject {
     var problem: String? { get }
     /// Why analysis should wait now (e.g. "on battery"); nil: it may run. Watching goes on.
     var holdReason: String? { get }
+    /// An analysis service (tier 2) is not fired for its deadline while analysis is paused,
+    /// held, or a reconcile runs.
+    var isAnalysis: Bool { get }
+    /// A reconcile changed the library (new or changed files analyzed, moves, removals).
+    func reconciled(now: Date)
 }
 
 extension AgentService {
@@ -36,6 +41,8 @@ extension AgentService {
     public func stop() {}
     public var problem: String? { nil }
     public var holdReason: String? { nil }
+    public var isAnalysis: Bool { false }
+    public func reconciled(now: Date) {}
 }
 
 /// What a service factory gets from the agent.
@@ -236,5 +243,47 @@ public final class PowerAgentService: AgentService {
     private func note(_ message: String) {
         if problem != message { logger.warning(message) }
         problem = message
+    }
+}
+
+/// Tier 2 (issue 9) in the agent: the local models over photos that lack a current result, in
+/// slices of about half a second between loop turns (events, signals and the watchdog are served
+/// in between), not while analysis is paused or a reconcile runs. The helper runs at nice 10.
+/// Without a helper or models it says so once (`snapsort groups` shows the groups unavailable)
+/// and waits for the next change.
+public final class VisionAgentService: AgentService {
+    private let analyzer: VisionAnalyzer
+    private let logger: Logger
+    private var pending = true
+    public private(set) var problem: String?
+    /// How long one slice may run.
+    public var slice: TimeInterval = 0.5
+
+    public init(library: Library, helper: VisionHelper, logger: Logger) {
+        analyzer = VisionAnalyzer(library: library, helper: helper, logger: logger)
+        self.logger = logger
+    }
+
+    public var name: String { "models" }
+    public var isAnalysis: Bool { true }
+    public func nextDeadline(now: Date) -> Date? { pending ? now : nil }
+    public func reconciled(now: Date) { pending = true }
+    public func stop() { analyzer.helper.stop() }
+
+    public func fire(now: Date, readable: [Int32]) {
+        guard pending else { return }
+        let end = Date().addingTimeInterval(slice)
+        do {
+            let s = try analyzer.run(shouldStop: { Date() > end })
+            if !s.setMembersChanged.isEmpty { try Grouper(library: analyzer.library).regroup(changed: s.setMembersChanged) }
+            // Photos were looked at: maybe more wait. None: done until the next change.
+            pending = s.available && s.analyzed + s.failed + s.skipped > 0
+            problem = nil
+        } catch {
+            pending = false
+            let message = "tier 2 failed: \(error)"
+            if problem != message { logger.warning(message) }
+            problem = message
+        }
     }
 }

@@ -203,6 +203,26 @@ struct AgentServiceTests {
         #expect(h.stop())
     }
 
+    @Test("tier 2 runs in the agent: a new photo of a person lands in People without a scan")
+    func modelsInTheAgent() throws {
+        let helperPath = (SnapsortBinary.path as NSString).deletingLastPathComponent + "/snapsort-vision"
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../Fixtures/vision/astronaut.jpg").standardized.path
+        let h = try AgentHarness(tweak: { o in
+            o.services = { c in [VisionAgentService(library: c.library, helper: VisionHelper(executable: helperPath), logger: c.logger)] }
+        })
+        h.start()
+        defer { h.stop() }
+        #expect(h.waitIdle())
+        h.dir.write("Pictures/astronaut.jpg", try FileSystem.readFile(fixture, limit: 1 << 22))
+        let lib = try h.reader()
+        let people = {
+            (try? lib.db.scalar("SELECT v.people_faces FROM vision v JOIN files f ON f.id = v.file_id WHERE f.path LIKE '%/astronaut.jpg'")) ?? nil
+        }
+        #expect(waitUntil(timeout: 60) { (people() ?? 0) >= 1 })
+        #expect(h.waitIdle())
+    }
+
     @Test("snapsort remind --now through the running agent: the request in the database is answered once")
     func remindThroughAgent() throws {
         let notifier = AgentRecordingNotifier()

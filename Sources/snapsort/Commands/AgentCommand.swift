@@ -7,7 +7,7 @@ enum AgentCommand: Command {
     static let name = "agent"
     static let summary = "watch the photo folders and keep the library and status file current"
     static let usage = """
-        Usage: snapsort agent [--workers N] [--status-file PATH] [--no-web] [--no-reminders] [DIR…]
+        Usage: snapsort agent [--workers N] [--status-file PATH] [--no-web] [--no-reminders] [--no-models] [DIR…]
 
         The long-running service (systemd/snapsort.service runs it): watches every folder under
         the roots (DIR…, else the configured roots, else XDG_PICTURES_DIR, else ~/Pictures) with
@@ -20,6 +20,7 @@ enum AgentCommand: Command {
           --status-file PATH  write the status file here instead
           --no-web            do not serve the review page
           --no-reminders      do not show reminders or milestone notifications
+          --no-models         do not run the local models (faces, People, Pets, Food, Scenery)
         Signals: SIGTERM/SIGINT stop cleanly (exit 0); SIGHUP reloads snapsort.conf.
         Exit: 0 stopped cleanly, 1 error (another agent already runs on this database).
         """
@@ -32,6 +33,7 @@ enum AgentCommand: Command {
         let statusFile = try args.option("--status-file").map(ctx.absolute)
         let web = !args.flag("--no-web")
         let reminders = !args.flag("--no-reminders")
+        let models = !args.flag("--no-models")
         let dirs = try args.positionals().map(ctx.absolute)
         var options = AgentOptions(dbPath: ctx.dbPath, env: ctx.env)
         options.roots = dirs
@@ -58,6 +60,10 @@ enum AgentCommand: Command {
                                               notifier: DesktopNotifier(address: c.env["DBUS_SESSION_BUS_ADDRESS"]),
                                               dependencies: deps, realtimeTimer: true)
                 list.append(ReminderAgentService(service))
+            }
+            if models {
+                list.append(VisionAgentService(library: c.library, helper: VisionHelper(executable: VisionHelper.locate(environment: c.env.variables)),
+                                               logger: c.logger))
             }
             return list
         }
