@@ -17,3 +17,35 @@ public struct Bitmap: Sendable, Equatable {
         self.init(width: width, height: height, channels: channels, pixels: [UInt8](repeating: fill, count: width * height * channels))
     }
 }
+
+extension Bitmap {
+    /// Applies an EXIF orientation (1…8) so the picture is upright (EXIF 2.3, tag 0x0112: the
+    /// table of where row 0 and column 0 sit). 1 and unknown values return the bitmap as is.
+    public func oriented(_ orientation: Int) -> Bitmap {
+        guard (2...8).contains(orientation) else { return self }
+        let c = channels
+        let swap = orientation >= 5
+        let w = swap ? height : width, h = swap ? width : height
+        var out = [UInt8](repeating: 0, count: w * h * c)
+        pixels.withUnsafeBufferPointer { src in
+            for y in 0..<h {
+                for x in 0..<w {
+                    // Source coordinates for destination (x, y).
+                    let sx: Int, sy: Int
+                    switch orientation {
+                    case 2: (sx, sy) = (width - 1 - x, y)
+                    case 3: (sx, sy) = (width - 1 - x, height - 1 - y)
+                    case 4: (sx, sy) = (x, height - 1 - y)
+                    case 5: (sx, sy) = (y, x)
+                    case 6: (sx, sy) = (y, height - 1 - x)
+                    case 7: (sx, sy) = (width - 1 - y, height - 1 - x)
+                    default: (sx, sy) = (width - 1 - y, x)
+                    }
+                    let s = (sy * width + sx) * c, d = (y * w + x) * c
+                    for k in 0..<c { out[d + k] = src[s + k] }
+                }
+            }
+        }
+        return Bitmap(width: w, height: h, channels: c, pixels: out)
+    }
+}

@@ -42,7 +42,7 @@ enum Renderer {
             let f = Double(longSide) / Double(long)
             bitmap = resize(bitmap, max(1, Int((Double(bitmap.width) * f).rounded())), max(1, Int((Double(bitmap.height) * f).rounded())))
         }
-        return oriented(bitmap, orient)
+        return bitmap.oriented(orient)
     }
 
     static func rgb(_ b: Bitmap) -> Bitmap {
@@ -75,31 +75,5 @@ enum Renderer {
             }
         }
         return Bitmap(width: tw, height: th, channels: c, pixels: out)
-    }
-
-    /// Applies an EXIF orientation (1…8) so the image is upright (EXIF 2.3, tag 0x0112).
-    static func oriented(_ b: Bitmap, _ orientation: Int) -> Bitmap {
-        guard (2...8).contains(orientation) else { return b }
-        let c = b.channels
-        let swap = orientation >= 5
-        let w = swap ? b.height : b.width, h = swap ? b.width : b.height
-        var out = [UInt8](repeating: 0, count: w * h * c)
-        for y in 0..<h {
-            for x in 0..<w {
-                let sx: Int, sy: Int
-                switch orientation {
-                case 2: (sx, sy) = (b.width - 1 - x, y)
-                case 3: (sx, sy) = (b.width - 1 - x, b.height - 1 - y)
-                case 4: (sx, sy) = (x, b.height - 1 - y)
-                case 5: (sx, sy) = (y, x)
-                case 6: (sx, sy) = (y, b.height - 1 - x)
-                case 7: (sx, sy) = (b.width - 1 - y, b.height - 1 - x)
-                default: (sx, sy) = (b.width - 1 - y, x)
-                }
-                let s = (sy * b.width + sx) * c, d = (y * w + x) * c
-                for k in 0..<c { out[d + k] = b.pixels[s + k] }
-            }
-        }
-        return Bitmap(width: w, height: h, channels: c, pixels: out)
     }
 }

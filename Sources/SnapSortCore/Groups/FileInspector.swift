@@ -47,33 +47,6 @@ public struct FileInspector: Sendable {
         default:
             return nil
         }
-        return rotated(bitmap, orientation: item.orientation ?? 1)
-    }
-
-    /// Applies an EXIF orientation (the EXIF 2.3 table) to an interleaved bitmap.
-    static func rotated(_ b: Bitmap, orientation o: Int) -> Bitmap {
-        guard (2...8).contains(o) else { return b }
-        let w = b.width, h = b.height, c = b.channels
-        let swap = o >= 5
-        let ow = swap ? h : w, oh = swap ? w : h
-        var out = [UInt8](repeating: 0, count: w * h * c)
-        b.pixels.withUnsafeBufferPointer { src in
-            for y in 0..<oh {
-                for x in 0..<ow {
-                    let sx: Int, sy: Int
-                    switch o {
-                    case 2: sx = w - 1 - x; sy = y
-                    case 3: sx = w - 1 - x; sy = h - 1 - y
-                    case 4: sx = x; sy = h - 1 - y
-                    case 5: sx = y; sy = x
-                    case 6: sx = y; sy = h - 1 - x
-                    case 7: sx = w - 1 - y; sy = h - 1 - x
-                    default: sx = w - 1 - y; sy = x
-                    }
-                    for k in 0..<c { out[(y * ow + x) * c + k] = src[(sy * w + sx) * c + k] }
-                }
-            }
-        }
-        return Bitmap(width: ow, height: oh, channels: c, pixels: out)
+        return bitmap.oriented(item.orientation ?? 1)
     }
 }

@@ -108,31 +108,6 @@ enum VisionImage {
         return Bitmap(width: w, height: h, channels: 3, pixels: out)
     }
 
-    /// Applies an EXIF orientation (1…8) so the picture is upright (EXIF 2.3, table of Orientation).
-    static func oriented(_ b: Bitmap, _ orientation: Int) -> Bitmap {
-        guard (2...8).contains(orientation) else { return b }
-        let swap = orientation >= 5
-        let w = swap ? b.height : b.width, h = swap ? b.width : b.height
-        var out = [UInt8](repeating: 0, count: w * h * 3)
-        for y in 0..<h {
-            for x in 0..<w {
-                // Source coordinates for destination (x, y).
-                let (sx, sy): (Int, Int)
-                switch orientation {
-                case 2: (sx, sy) = (b.width - 1 - x, y)
-                case 3: (sx, sy) = (b.width - 1 - x, b.height - 1 - y)
-                case 4: (sx, sy) = (x, b.height - 1 - y)
-                case 5: (sx, sy) = (y, x)
-                case 6: (sx, sy) = (y, b.height - 1 - x)
-                case 7: (sx, sy) = (b.width - 1 - y, b.height - 1 - x)
-                default: (sx, sy) = (b.width - 1 - y, x)
-                }
-                let s = (sy * b.width + sx) * 3, d = (y * w + x) * 3
-                out[d] = b.pixels[s]
-                out[d + 1] = b.pixels[s + 1]
-                out[d + 2] = b.pixels[s + 2]
-            }
-        }
-        return Bitmap(width: w, height: h, channels: 3, pixels: out)
-    }
+    /// Applies an EXIF orientation (1…8) so the picture is upright (`Bitmap.oriented`).
+    static func oriented(_ b: Bitmap, _ orientation: Int) -> Bitmap { b.oriented(orientation) }
 }
