@@ -55,7 +55,8 @@ public struct Analyzer: Sendable {
     /// are re-analyzed by the next scan.
     /// 3: HEIC, WebP, RAW previews and videos analyzed; damaged JPEGs take their visual
     /// signature from the EXIF thumbnail.
-    public static let version = 4
+    /// 5: `finderPatterns` counts cross-checked finder-pattern centres (the QR gate).
+    public static let version = 5
 
     public var limits = AnalyzerLimits()
     /// Extra format handlers (the engine's second part plugs in HEIC, WebP, RAW, video here).

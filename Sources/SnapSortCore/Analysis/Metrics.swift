@@ -18,8 +18,9 @@ import SnapSortSystem
 /// - `colorfulness`: Hasler & Süsstrunk (2003) on the working RGB; `saturation`: mean HSV S (0–1).
 /// - `flatFraction`: share of pixels whose Laplacian is exactly 0 (< 0.5): flat UI areas of
 ///   screenshots and rendered pages; photos have sensor noise and texture everywhere.
-/// - `finderPatterns`: how many 1:1:3:1:1 dark-light run patterns (a QR code's finder) the rows
-///   and columns of the binarized working image hold; the cheap gate in front of zbar.
+/// - `finderPatterns`: how many QR finder-pattern centres (1:1:3:1:1 along a row, cross-checked
+///   down the column and back along the row, on at least two rows) the binarized working image
+///   holds; the cheap gate in front of zbar.
 /// - `workingWidth`, `workingHeight`, `decodeScale` (the JPEG DCT numerator over 8, 8 = none).
 public struct Metrics: Codable, Sendable, Equatable {
     public var lapVar: Double
@@ -380,46 +381,52 @@ public enum MetricsComputer {
         return VisualSignature(dhash: dh, phash: ph, thumbnail: thumb)
     }
 
-    /// Counts QR finder patterns: runs of dark, light, dark, light, dark in the ratio 1:1:3:1:1
-    /// (ISO/IEC 18004 §6.3.3) along every second row and column, each pixel thresholded against
-    /// the mean of a 33-pixel box around it (so shadows and gradients do not hide a code).
+    /// Counts QR finder patterns the way a QR reader finds them (ISO/IEC 18004 §6.3.3 and
+    /// §12, the reference decode algorithm; zxing's `FinderPatternFinder` works the same way):
+    /// 1. binarize: a pixel is dark when it is below the mean of the 33×33 box around it minus 8,
+    ///    or below 60 (so shadows and gradients do not hide a code);
+    /// 2. along every row, find runs of dark, light, dark, light, dark in the ratio 1:1:3:1:1;
+    /// 3. cross-check each one down the column through its centre (the same ratio, a total within
+    ///    40 % of the row's) and then along the row through the refined centre;
+    /// 4. merge confirmations of the same centre (closer than its module size, similar module size).
+    /// 5. score how the centres confirmed on at least two rows are laid out
+    ///    (`FinderPatternFinder.layoutScore`: 3 = a code's corner triangle, 2 = a pair a code's
+    ///    width apart, 1 = a lone centre). A photo's texture makes plenty of 1:1:3:1:1 runs along
+    ///    rows but rarely concentric squares that pass both cross-checks in a code's layout.
     static func finderPatterns(_ p: Plane) -> Int {
         let w = p.width, h = p.height
         guard w >= 21 && h >= 21 else { return 0 }
-        var count = 0
-        func scan(_ line: [Float]) {
-            let n = line.count
-            var prefix = [Float](repeating: 0, count: n + 1)
-            for i in 0..<n { prefix[i + 1] = prefix[i] + line[i] }
-            var runs: [Int] = []
-            var dark: [Bool] = []
-            for i in 0..<n {
-                let a = max(0, i - 16), b = min(n, i + 17)
-                let mean = (prefix[b] - prefix[a]) / Float(b - a)
-                let d = line[i] < mean - 8 || (line[i] < 60)
-                if let last = dark.last, last == d { runs[runs.count - 1] += 1 } else { runs.append(1); dark.append(d) }
-            }
-            guard runs.count >= 5 else { return }
-            for i in 0..<(runs.count - 4) where dark[i] {
-                let r = runs[i..<(i + 5)]
-                let total = r.reduce(0, +)
-                guard total >= 7 else { continue }
-                let unit = Double(total) / 7
-                let want = [1.0, 1.0, 3.0, 1.0, 1.0]
-                var ok = true
-                for (k, v) in r.enumerated() where abs(Double(v) - want[k] * unit) > max(0.5 * unit * want[k], 0.75) { ok = false; break }
-                if ok { count += 1 }
-            }
-        }
+        // 1. Binarize against the local mean (integral image).
+        var integral = [Int](repeating: 0, count: (w + 1) * (h + 1))
+        var dark = [Bool](repeating: false, count: w * h)
         p.data.withUnsafeBufferPointer { d in
-            for y in stride(from: 0, to: h, by: 2) { scan(Array(d[(y * w)..<(y * w + w)])) }
-            for x in stride(from: 0, to: w, by: 2) {
-                var col = [Float](repeating: 0, count: h)
-                for y in 0..<h { col[y] = d[y * w + x] }
-                scan(col)
+            integral.withUnsafeMutableBufferPointer { ii in
+                for y in 0..<h {
+                    var row = 0
+                    for x in 0..<w {
+                        row += Int(d[y * w + x])
+                        ii[(y + 1) * (w + 1) + x + 1] = ii[y * (w + 1) + x + 1] + row
+                    }
+                }
+            }
+            integral.withUnsafeBufferPointer { ii in
+                dark.withUnsafeMutableBufferPointer { dk in
+                    for y in 0..<h {
+                        let y0 = max(0, y - 16), y1 = min(h, y + 17)
+                        for x in 0..<w {
+                            let x0 = max(0, x - 16), x1 = min(w, x + 17)
+                            let s = ii[y1 * (w + 1) + x1] - ii[y0 * (w + 1) + x1] - ii[y1 * (w + 1) + x0] + ii[y0 * (w + 1) + x0]
+                            let mean = Float(s) / Float((y1 - y0) * (x1 - x0))
+                            let v = d[y * w + x]
+                            dk[y * w + x] = v < mean - 8 || v < 60
+                        }
+                    }
+                }
             }
         }
-        return count
+        return dark.withUnsafeBufferPointer { dk in
+            FinderPatternFinder(dark: dk, width: w, height: h).confirmedCentres()
+        }
     }
 
     /// The 8×8 lowest frequencies of the 32×32 DCT-II (rows then columns).
@@ -433,5 +440,137 @@ public enum MetricsComputer {
         var out = [Double](repeating: 0, count: 64)
         for v in 0..<8 { for u in 0..<8 { var s = 0.0; for y in 0..<n { s += rows[y * 8 + u] * cosTable[v * n + y] }; out[v * 8 + u] = s } }
         return out
+    }
+}
+
+/// Finds QR finder-pattern centres in a binarized image (see `MetricsComputer.finderPatterns`).
+struct FinderPatternFinder {
+    let dark: UnsafeBufferPointer<Bool>
+    let width: Int
+    let height: Int
+
+    struct Centre {
+        var x: Double
+        var y: Double
+        var module: Double
+        var hits: Int
+    }
+
+    /// Whether five run lengths are 1:1:3:1:1 within the tolerance.
+    static func isFinderRatio(_ r: [Int]) -> Bool {
+        let total = r.reduce(0, +)
+        guard total >= 7 else { return false }
+        let unit = Double(total) / 7
+        let want: [Double] = [1, 1, 3, 1, 1]
+        for k in 0..<5 where abs(Double(r[k]) - want[k] * unit) > max(0.5 * unit * want[k], 0.75) { return false }
+        return true
+    }
+
+    func isDark(_ x: Int, _ y: Int) -> Bool { dark[y * width + x] }
+
+    /// The 1:1:3:1:1 runs through (x, y) along (dx, dy), starting inside the centre run: the five
+    /// run lengths and the centre's offset from (x, y) along the line, or nil. Runs longer than
+    /// `maxRun` stop the walk (zxing's `maxCount`).
+    func crossCheck(x: Int, y: Int, dx: Int, dy: Int, maxRun: Int) -> (runs: [Int], centre: Double)? {
+        guard isDark(x, y) else { return nil }
+        var runs = [0, 0, 0, 0, 0]
+        func inside(_ i: Int) -> Bool {
+            let px = x + i * dx, py = y + i * dy
+            return px >= 0 && py >= 0 && px < width && py < height
+        }
+        func d(_ i: Int) -> Bool { isDark(x + i * dx, y + i * dy) }
+        // Backwards: centre, light, dark.
+        var i = 0
+        while inside(i) && d(i) { runs[2] += 1; i -= 1 }
+        guard inside(i) else { return nil }
+        while inside(i) && !d(i) && runs[1] <= maxRun { runs[1] += 1; i -= 1 }
+        guard inside(i), runs[1] <= maxRun else { return nil }
+        while inside(i) && d(i) && runs[0] <= maxRun { runs[0] += 1; i -= 1 }
+        guard runs[0] <= maxRun else { return nil }
+        // Forwards.
+        var j = 1
+        while inside(j) && d(j) { runs[2] += 1; j += 1 }
+        guard inside(j) else { return nil }
+        while inside(j) && !d(j) && runs[3] <= maxRun { runs[3] += 1; j += 1 }
+        guard inside(j), runs[3] <= maxRun else { return nil }
+        while inside(j) && d(j) && runs[4] <= maxRun { runs[4] += 1; j += 1 }
+        guard runs[4] <= maxRun, FinderPatternFinder.isFinderRatio(runs) else { return nil }
+        // The centre run spans (j - runs[4] - runs[3] - runs[2]) ..< (j - runs[4] - runs[3]).
+        let centreEnd = Double(j - runs[4] - runs[3])
+        return (runs, centreEnd - Double(runs[2]) / 2)
+    }
+
+    func confirmedCentres() -> Int {
+        var centres: [Centre] = []
+        var runs: [Int] = []
+        var starts: [Int] = []
+        var isDarkRun: [Bool] = []
+        for y in 0..<height {
+            runs.removeAll(keepingCapacity: true)
+            starts.removeAll(keepingCapacity: true)
+            isDarkRun.removeAll(keepingCapacity: true)
+            for x in 0..<width {
+                let dk = isDark(x, y)
+                if let last = isDarkRun.last, last == dk {
+                    runs[runs.count - 1] += 1
+                } else {
+                    runs.append(1); starts.append(x); isDarkRun.append(dk)
+                }
+            }
+            guard runs.count >= 5 else { continue }
+            for i in 0..<(runs.count - 4) where isDarkRun[i] {
+                let r = Array(runs[i..<(i + 5)])
+                guard FinderPatternFinder.isFinderRatio(r) else { continue }
+                let total = r.reduce(0, +)
+                let cx = starts[i + 2] + r[2] / 2
+                // Down the column through the centre.
+                guard let v = crossCheck(x: cx, y: y, dx: 0, dy: 1, maxRun: r[2]) else { continue }
+                let vTotal = v.runs.reduce(0, +)
+                guard 5 * abs(vTotal - total) < 2 * total else { continue }
+                let cy = Int((Double(y) + v.centre).rounded(.down))
+                guard cy >= 0, cy < height else { continue }
+                // Along the row through the refined centre.
+                guard let hc = crossCheck(x: cx, y: cy, dx: 1, dy: 0, maxRun: r[2]) else { continue }
+                let hTotal = hc.runs.reduce(0, +)
+                guard 5 * abs(hTotal - total) < 2 * total else { continue }
+                let fx = Double(cx) + hc.centre, fy = Double(y) + v.centre
+                let module = Double(hTotal + vTotal) / 14
+                if let k = centres.firstIndex(where: { abs($0.x - fx) <= $0.module * 1.5 && abs($0.y - fy) <= $0.module * 1.5 && abs($0.module - module) <= max(1, 0.5 * $0.module) }) {
+                    let c = centres[k], n = Double(c.hits)
+                    centres[k] = Centre(x: (c.x * n + fx) / (n + 1), y: (c.y * n + fy) / (n + 1), module: (c.module * n + module) / (n + 1), hits: c.hits + 1)
+                } else if centres.count < 4096 {  // a bound on pathological textures
+                    centres.append(Centre(x: fx, y: fy, module: module, hits: 1))
+                }
+            }
+        }
+        return FinderPatternFinder.layoutScore(centres.filter { $0.hits >= 2 })
+    }
+
+    /// How far confirmed centres look like a QR code's three finders: 3 when three of them form
+    /// the code's corner triangle (module sizes within 40 % of each other, two sides equal within
+    /// 30 % and the third √2 times as long within 25 %: perspective and rotation stay within
+    /// that), 2 when two of them sit a code's width apart (14 to 180 modules: versions 1 to 40)
+    /// with the same module size, 1 when there is any centre, else 0. Concentric rings (a cup, a
+    /// wheel, an eye) pass the cross-checks but rarely come in such pairs or triangles.
+    static func layoutScore(_ c: [Centre]) -> Int {
+        guard !c.isEmpty else { return 0 }
+        let c = Array(c.sorted { $0.hits > $1.hits }.prefix(64))
+        func sameModule(_ a: Centre, _ b: Centre) -> Bool { max(a.module, b.module) <= 1.4 * min(a.module, b.module) }
+        func dist(_ a: Centre, _ b: Centre) -> Double { ((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y)).squareRoot() }
+        func apart(_ a: Centre, _ b: Centre) -> Bool {
+            let modules = dist(a, b) / ((a.module + b.module) / 2)
+            return modules >= 14 * 0.8 && modules <= 180 * 1.5
+        }
+        var best = 1
+        for i in 0..<c.count {
+            for j in (i + 1)..<c.count where sameModule(c[i], c[j]) && apart(c[i], c[j]) {
+                best = 2
+                for k in (j + 1)..<c.count where sameModule(c[i], c[k]) && sameModule(c[j], c[k]) {
+                    let sides = [dist(c[i], c[j]), dist(c[j], c[k]), dist(c[i], c[k])].sorted()
+                    if sides[1] <= 1.3 * sides[0] && abs(sides[2] / (sides[1] * 2.0.squareRoot()) - 1) <= 0.25 { return 3 }
+                }
+            }
+        }
+        return best
     }
 }
