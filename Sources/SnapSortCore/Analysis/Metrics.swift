@@ -173,21 +173,13 @@ public enum MetricsComputer {
     public static let workingLongSide = 1024
 
     /// Measures `bitmap` (gray or RGB), rotating by `orientation` first.
+    ///
+    /// One pass over the decoded pixels builds the upright luma plane and, on the way, the colour
+    /// statistics and the 8×8 colour thumbnail (a photo DCT-scaled to the working size, the usual
+    /// case); a bitmap larger than the working size, or tiny, goes through area-averaged planes
+    /// first. Every loop walks rows with unchecked pointers: this is the scan's hot path.
+    /// `MetricsEquivalenceTests` holds the values to the plain definition (`MetricsReference`).
     public static func measure(_ bitmap: Bitmap, orientation: Int, decodeScale: Int) -> (Metrics, VisualSignature) {
-        var planes: [Plane] = []
-        let n = bitmap.width * bitmap.height
-        if bitmap.channels >= 3 {
-            var r = [Float](repeating: 0, count: n), g = r, b = r
-            bitmap.pixels.withUnsafeBufferPointer { p in
-                for i in 0..<n {
-                    r[i] = Float(p[i * bitmap.channels]); g[i] = Float(p[i * bitmap.channels + 1]); b[i] = Float(p[i * bitmap.channels + 2])
-                }
-            }
-            planes = [r, g, b].map { Plane(width: bitmap.width, height: bitmap.height, data: $0) }
-        } else {
-            planes = [Plane(width: bitmap.width, height: bitmap.height, data: bitmap.pixels.map(Float.init))]
-        }
-        // Working size.
         let long = max(bitmap.width, bitmap.height)
         var tw = bitmap.width, th = bitmap.height
         if long > workingLongSide {
@@ -195,25 +187,165 @@ public enum MetricsComputer {
             tw = max(1, Int((Double(bitmap.width) * s).rounded()))
             th = max(1, Int((Double(bitmap.height) * s).rounded()))
         }
-        planes = planes.map { $0.resized(tw, th).oriented(orientation) }
-        let luma: Plane
-        if planes.count == 3 {
-            var y = [Float](repeating: 0, count: planes[0].data.count)
-            for i in 0..<y.count { y[i] = 0.299 * planes[0].data[i] + 0.587 * planes[1].data[i] + 0.114 * planes[2].data[i] }
-            luma = Plane(width: planes[0].width, height: planes[0].height, data: y)
-        } else {
-            luma = planes[0]
-        }
+        let work = tw == bitmap.width && th == bitmap.height && min(tw, th) >= 32
+            ? Working.direct(bitmap, orientation: orientation)
+            : Working.resampled(bitmap, width: tw, height: th, orientation: orientation)
+        let luma = work.luma
         var m = Metrics(
             lapVar: 0, lapTileMax: 0, lapTileMedian: 0, reblur: 0, reblurTile: 0, edgeDensity: 0, meanLuma: 0, stdLuma: 0,
             p01: 0, p05: 0, p50: 0, p95: 0, p99: 0, darkFraction: 0, blackFraction: 0, brightFraction: 0, clippedFraction: 0,
             entropy: 0, colorfulness: 0, saturation: 0, finderPatterns: 0, flatFraction: 0, workingWidth: luma.width, workingHeight: luma.height, decodeScale: decodeScale)
         sharpness(luma, into: &m)
         histogram(luma, into: &m)
-        if planes.count == 3 { color(planes, into: &m) }
+        if let c = work.color {
+            m.colorfulness = c.colorfulness
+            m.saturation = c.saturation
+        }
         m.finderPatterns = finderPatterns(luma)
-        let sig = signature(luma: luma, color: planes.count == 3 ? planes : [luma, luma, luma])
+        let sig = signature(luma: luma, color8: work.color8)
         return (m, sig)
+    }
+
+    /// The upright working image: luma, colour statistics, the 8×8 RGB thumbnail.
+    struct Working {
+        var luma: Plane
+        var color: (colorfulness: Double, saturation: Double)?
+        /// 8×8 pixels, R G B each (the luma for gray bitmaps), area averages of the upright frame.
+        var color8: [Float]
+
+        /// A bitmap already at the working size (and at least 32 px on each side): one pass.
+        static func direct(_ b: Bitmap, orientation: Int) -> Working {
+            let w = b.width, h = b.height, ch = b.channels
+            let o = (1...8).contains(orientation) ? orientation : 1
+            let swap = o >= 5
+            let ow = swap ? h : w, oh = swap ? w : h
+            // Where source pixel (sx, sy) lands: a0 + ax·sx + ay·sy (the EXIF 2.3 table, inverted).
+            let (a0, ax, ay): (Int, Int, Int)
+            switch o {
+            case 2: (a0, ax, ay) = (w - 1, -1, w)
+            case 3: (a0, ax, ay) = ((h - 1) * w + w - 1, -1, -w)
+            case 4: (a0, ax, ay) = ((h - 1) * w, 1, -w)
+            case 5: (a0, ax, ay) = (0, h, 1)
+            case 6: (a0, ax, ay) = (h - 1, h, -1)
+            case 7: (a0, ax, ay) = ((w - 1) * h + h - 1, -h, -1)
+            case 8: (a0, ax, ay) = ((w - 1) * h, -h, 1)
+            default: (a0, ax, ay) = (0, 1, w)
+            }
+            // The 8×8 cell of each upright column and row (the spans `Plane.resized` uses).
+            func cells(_ n: Int) -> [Int] {
+                let step = Double(n) / 8
+                var out = [Int](repeating: 0, count: n)
+                var k = 0
+                for i in 0..<n {
+                    while k < 7 && i >= min(n, Int((Double(k + 1) * step).rounded(.down))) { k += 1 }
+                    out[i] = k
+                }
+                return out
+            }
+            let cx = cells(ow), cy = cells(oh)
+            // The cell of source column sx and row sy as parts that add up: bin = colPart + rowPart.
+            var colPart = [Int](repeating: 0, count: w), rowPart = [Int](repeating: 0, count: h)
+            for sx in 0..<w {
+                let dx = o == 1 || o == 4 ? sx : o == 2 || o == 3 ? w - 1 - sx : 0
+                let dy = o == 5 || o == 6 ? sx : o == 7 || o == 8 ? w - 1 - sx : 0
+                colPart[sx] = swap ? cy[dy] * 8 : cx[dx]
+            }
+            for sy in 0..<h {
+                let dy = o == 1 || o == 2 ? sy : o == 3 || o == 4 ? h - 1 - sy : 0
+                let dx = o == 5 || o == 8 ? sy : o == 6 || o == 7 ? h - 1 - sy : 0
+                rowPart[sy] = swap ? cx[dx] : cy[dy] * 8
+            }
+            var luma = [Float](repeating: 0, count: w * h)
+            var cellSum = [Double](repeating: 0, count: 64 * 3)
+            var cellN = [Int](repeating: 0, count: 64)
+            var srg = 0, srg2 = 0, syb2x = 0, syb2x2 = 0
+            var ssat = 0.0
+            var reciprocal = [Double](repeating: 0, count: 256)
+            for v in 1..<256 { reciprocal[v] = 1 / Double(v) }
+            b.pixels.withUnsafeBufferPointer { px in
+                luma.withUnsafeMutableBufferPointer { out in
+                    cellSum.withUnsafeMutableBufferPointer { cs in
+                        for sy in 0..<h {
+                            let rowBase = a0 + ay * sy, rp = rowPart[sy]
+                            let src = sy * w * ch
+                            if ch >= 3 {
+                                var rowSat = 0.0
+                                for sx in 0..<w {
+                                    let i = src + sx * ch
+                                    let r = Int(px[i]), g = Int(px[i + 1]), bl = Int(px[i + 2])
+                                    let fr = Float(r), fg = Float(g), fb = Float(bl)
+                                    out[rowBase + ax * sx] = 0.299 * fr + 0.587 * fg + 0.114 * fb
+                                    let rg = r - g, yb2 = r + g - 2 * bl
+                                    srg += rg; srg2 += rg * rg; syb2x += yb2; syb2x2 += yb2 * yb2
+                                    let mx = max(r, g, bl), mn = min(r, g, bl)
+                                    rowSat += Double(mx - mn) * reciprocal[mx]
+                                    let cell = (colPart[sx] + rp) * 3
+                                    cs[cell] += Double(r); cs[cell + 1] += Double(g); cs[cell + 2] += Double(bl)
+                                }
+                                ssat += rowSat
+                            } else {
+                                for sx in 0..<w {
+                                    let v = px[src + sx * ch]
+                                    out[rowBase + ax * sx] = Float(v)
+                                    cs[(colPart[sx] + rp) * 3] += Double(v)
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            // Cell sizes: the product of the spans.
+            var spanX = [Int](repeating: 0, count: 8), spanY = [Int](repeating: 0, count: 8)
+            for k in cx { spanX[k] += 1 }
+            for k in cy { spanY[k] += 1 }
+            for cyy in 0..<8 { for cxx in 0..<8 { cellN[cyy * 8 + cxx] = spanX[cxx] * spanY[cyy] } }
+            var color8 = [Float](repeating: 0, count: 192)
+            for cell in 0..<64 {
+                let n = Double(max(1, cellN[cell]))
+                for k in 0..<3 { color8[cell * 3 + k] = Float(ch >= 3 ? cellSum[cell * 3 + k] / n : cellSum[cell * 3] / n) }
+            }
+            var color: (Double, Double)? = nil
+            if ch >= 3 {
+                let n = Double(w * h)
+                let mrg = Double(srg) / n, myb = Double(syb2x) / 2 / n
+                let sdrg = max(0, Double(srg2) / n - mrg * mrg).squareRoot()
+                let sdyb = max(0, Double(syb2x2) / 4 / n - myb * myb).squareRoot()
+                color = ((sdrg * sdrg + sdyb * sdyb).squareRoot() + 0.3 * (mrg * mrg + myb * myb).squareRoot(), ssat / n)
+            }
+            return Working(luma: Plane(width: ow, height: oh, data: luma), color: color, color8: color8)
+        }
+
+        /// Any other bitmap: area-averaged Float planes at the working size, then upright.
+        static func resampled(_ bitmap: Bitmap, width tw: Int, height th: Int, orientation: Int) -> Working {
+            let n = bitmap.width * bitmap.height
+            var planes: [Plane]
+            if bitmap.channels >= 3 {
+                var r = [Float](repeating: 0, count: n), g = r, b = r
+                bitmap.pixels.withUnsafeBufferPointer { p in
+                    for i in 0..<n {
+                        r[i] = Float(p[i * bitmap.channels]); g[i] = Float(p[i * bitmap.channels + 1]); b[i] = Float(p[i * bitmap.channels + 2])
+                    }
+                }
+                planes = [r, g, b].map { Plane(width: bitmap.width, height: bitmap.height, data: $0) }
+            } else {
+                planes = [Plane(width: bitmap.width, height: bitmap.height, data: bitmap.pixels.map(Float.init))]
+            }
+            planes = planes.map { $0.resized(tw, th).oriented(orientation) }
+            let luma: Plane
+            var color: (Double, Double)? = nil
+            if planes.count == 3 {
+                var y = [Float](repeating: 0, count: planes[0].data.count)
+                for i in 0..<y.count { y[i] = 0.299 * planes[0].data[i] + 0.587 * planes[1].data[i] + 0.114 * planes[2].data[i] }
+                luma = Plane(width: planes[0].width, height: planes[0].height, data: y)
+                color = colorStatistics(planes)
+            } else {
+                luma = planes[0]
+            }
+            let c8 = (planes.count == 3 ? planes : [luma, luma, luma]).map { $0.resized(8, 8).data }
+            var color8 = [Float](repeating: 0, count: 192)
+            for i in 0..<64 { for c in 0..<3 { color8[i * 3 + c] = c8[c][i] } }
+            return Working(luma: luma, color: color, color8: color8)
+        }
     }
 
     static func sharpness(_ p: Plane, into m: inout Metrics) {
@@ -223,24 +355,36 @@ public enum MetricsComputer {
         var tileSum = [Double](repeating: 0, count: tiles * tiles)
         var tileSq = [Double](repeating: 0, count: tiles * tiles)
         var tileN = [Double](repeating: 0, count: tiles * tiles)
+        // Tile columns: x in 1..<(w-1) belongs to column min(3, x·4/w).
+        var bounds = [Int](repeating: w - 1, count: tiles + 1)
+        bounds[0] = 1
+        for t in 1..<tiles { bounds[t] = min(w - 1, max(1, (t * w + tiles - 1) / tiles)) }
         var sum = 0.0, sq = 0.0, count = 0.0, edges = 0, flat = 0
         p.data.withUnsafeBufferPointer { d in
             for y in 1..<(h - 1) {
                 let ty = min(tiles - 1, y * tiles / h)
-                var rs = 0.0, rq = 0.0
-                for x in 1..<(w - 1) {
-                    let i = y * w + x
-                    let c = d[i]
-                    let lap = Double(d[i - 1] + d[i + 1] + d[i - w] + d[i + w] - 4 * c)
-                    rs += lap; rq += lap * lap
-                    if abs(lap) < 0.5 { flat += 1 }
-                    let t = ty * tiles + min(tiles - 1, x * tiles / w)
-                    tileSum[t] += lap; tileSq[t] += lap * lap; tileN[t] += 1
-                    let gx = (d[i - w + 1] + 2 * d[i + 1] + d[i + w + 1]) - (d[i - w - 1] + 2 * d[i - 1] + d[i + w - 1])
-                    let gy = (d[i + w - 1] + 2 * d[i + w] + d[i + w + 1]) - (d[i - w - 1] + 2 * d[i - w] + d[i - w + 1])
-                    if gx * gx + gy * gy > 48 * 48 * 16 { edges += 1 }
+                for tx in 0..<tiles {
+                    var rs = 0.0, rq = 0.0
+                    var rowEdges = 0, rowFlat = 0
+                    let xa = bounds[tx], xb = bounds[tx + 1]
+                    guard xa < xb else { continue }
+                    for x in xa..<xb {
+                        let i = y * w + x
+                        let c = d[i]
+                        let l = d[i - 1] + d[i + 1] + d[i - w] + d[i + w] - 4 * c
+                        let lap = Double(l)
+                        rs += lap; rq += lap * lap
+                        rowFlat &+= abs(l) < 0.5 ? 1 : 0
+                        let gx = (d[i - w + 1] + 2 * d[i + 1] + d[i + w + 1]) - (d[i - w - 1] + 2 * d[i - 1] + d[i + w - 1])
+                        let gy = (d[i + w - 1] + 2 * d[i + w] + d[i + w + 1]) - (d[i - w - 1] + 2 * d[i - w] + d[i - w + 1])
+                        rowEdges &+= gx * gx + gy * gy > 48 * 48 * 16 ? 1 : 0
+                    }
+                    let t = ty * tiles + tx
+                    tileSum[t] += rs; tileSq[t] += rq; tileN[t] += Double(xb - xa)
+                    sum += rs; sq += rq
+                    edges += rowEdges; flat += rowFlat
                 }
-                sum += rs; sq += rq; count += Double(w - 2)
+                count += Double(w - 2)
             }
         }
         m.lapVar = sq / count - (sum / count) * (sum / count)
@@ -276,25 +420,29 @@ public enum MetricsComputer {
         let rw = x1 - x0, rh = y1 - y0
         guard rw > 10 && rh > 10 else { return 0 }
         var dfv = 0.0, dbv = 0.0, dfh = 0.0, dbh = 0.0
+        let colSum = UnsafeMutableBufferPointer<Double>.allocate(capacity: rw)
+        let prevF = UnsafeMutableBufferPointer<Float>.allocate(capacity: rw)
+        let prevB = UnsafeMutableBufferPointer<Float>.allocate(capacity: rw)
+        defer { colSum.deallocate(); prevF.deallocate(); prevB.deallocate() }
+        colSum.initialize(repeating: 0)
+        prevF.initialize(repeating: 0)
+        prevB.initialize(repeating: 0)
         p.data.withUnsafeBufferPointer { d in
             // Vertical: one window sum per column, slid down a row at a time.
-            var colSum = [Double](repeating: 0, count: rw)
-            var prevF = [Float](repeating: 0, count: rw)
-            var prevB = [Float](repeating: 0, count: rw)
             for k in -4...4 {
-                let row = min(y1 - 1, max(y0, y0 + k)) * w
-                for x in 0..<rw { colSum[x] += Double(d[row + x0 + x]) }
+                let row = min(y1 - 1, max(y0, y0 + k)) * w + x0
+                for x in 0..<rw { colSum[x] += Double(d[row + x]) }
             }
             for y in y0..<y1 {
                 let row = y * w + x0
+                var rowF = 0.0, rowB = 0.0
                 for x in 0..<rw {
                     let b = Float(colSum[x] / 9), f = d[row + x]
-                    if y > y0 {
-                        let df = abs(f - prevF[x]), db = abs(b - prevB[x])
-                        dfv += Double(df); dbv += Double(max(0, df - db))
-                    }
+                    let df = abs(f - prevF[x]), db = abs(b - prevB[x])
+                    rowF += Double(df); rowB += Double(max(0, df - db))
                     prevF[x] = f; prevB[x] = b
                 }
+                if y > y0 { dfv += rowF; dbv += rowB }
                 // Slide: the row leaving at the top, the row entering at the bottom.
                 let leaving = max(y0, y - 4) * w + x0, entering = min(y1 - 1, y + 5) * w + x0
                 for x in 0..<rw { colSum[x] += Double(d[entering + x]) - Double(d[leaving + x]) }
@@ -324,10 +472,15 @@ public enum MetricsComputer {
     static func histogram(_ p: Plane, into m: inout Metrics) {
         var hist = [Int](repeating: 0, count: 256)
         var sum = 0.0, sq = 0.0
-        for v in p.data {
-            let b = Int(max(0, min(255, v.rounded())))
-            hist[b] += 1
-            sum += Double(v); sq += Double(v) * Double(v)
+        p.data.withUnsafeBufferPointer { d in
+            hist.withUnsafeMutableBufferPointer { hb in
+                for v in d {
+                    // Round half up (the values are ≥ 0), clamp to the 256 bins.
+                    hb[Int(max(0, min(255, v + 0.5)))] += 1
+                    let dv = Double(v)
+                    sum += dv; sq += dv * dv
+                }
+            }
         }
         let n = Double(p.data.count)
         guard n > 0 else { return }
@@ -349,7 +502,8 @@ public enum MetricsComputer {
         m.entropy = e
     }
 
-    static func color(_ planes: [Plane], into m: inout Metrics) {
+    /// Colourfulness (Hasler & Süsstrunk) and mean HSV saturation of R, G, B planes.
+    static func colorStatistics(_ planes: [Plane]) -> (colorfulness: Double, saturation: Double) {
         let n = planes[0].data.count
         var srg = 0.0, srg2 = 0.0, syb = 0.0, syb2 = 0.0, ssat = 0.0
         for i in 0..<n {
@@ -362,11 +516,11 @@ public enum MetricsComputer {
         let dn = Double(n)
         let mrg = srg / dn, myb = syb / dn
         let sdrg = max(0, srg2 / dn - mrg * mrg).squareRoot(), sdyb = max(0, syb2 / dn - myb * myb).squareRoot()
-        m.colorfulness = (sdrg * sdrg + sdyb * sdyb).squareRoot() + 0.3 * (mrg * mrg + myb * myb).squareRoot()
-        m.saturation = ssat / dn
+        return ((sdrg * sdrg + sdyb * sdyb).squareRoot() + 0.3 * (mrg * mrg + myb * myb).squareRoot(), ssat / dn)
     }
 
-    static func signature(luma: Plane, color: [Plane]) -> VisualSignature {
+    /// dHash (9×8), pHash (32×32 DCT) and the thumbnails: the 32×32 luma and `color8`.
+    static func signature(luma: Plane, color8: [Float]) -> VisualSignature {
         let d = luma.resized(9, 8)
         var dh: UInt64 = 0
         for y in 0..<8 { for x in 0..<8 { dh = (dh << 1) | (d.data[y * 9 + x] < d.data[y * 9 + x + 1] ? 1 : 0) } }
@@ -375,9 +529,10 @@ public enum MetricsComputer {
         let median = coeffs.sorted()[32]
         var ph: UInt64 = 0
         for c in coeffs { ph = (ph << 1) | (c > median ? 1 : 0) }
-        var thumb = luma.resized(VisualSignature.lumaSide, VisualSignature.lumaSide).data.map { UInt8(max(0, min(255, $0.rounded()))) }
-        let c8 = color.prefix(3).map { $0.resized(8, 8).data }
-        for i in 0..<64 { for c in 0..<3 { thumb.append(UInt8(max(0, min(255, c8[c][i].rounded())))) } }
+        // VisualSignature.lumaSide is 32: the pHash's plane is the thumbnail.
+        var thumb = p32.data.map { UInt8(max(0, min(255, $0.rounded()))) }
+        thumb.reserveCapacity(thumb.count + 192)
+        for v in color8 { thumb.append(UInt8(max(0, min(255, v.rounded())))) }
         return VisualSignature(dhash: dh, phash: ph, thumbnail: thumb)
     }
 
@@ -396,29 +551,29 @@ public enum MetricsComputer {
     static func finderPatterns(_ p: Plane) -> Int {
         let w = p.width, h = p.height
         guard w >= 21 && h >= 21 else { return 0 }
-        // 1. Binarize against the local mean (integral image).
-        var integral = [Int](repeating: 0, count: (w + 1) * (h + 1))
+        // 1. Binarize against the local mean: column sums over the 33 rows around the current
+        //    one, slid down a row at a time, and their prefix sums along the row.
         var dark = [Bool](repeating: false, count: w * h)
+        var colSum = [Int](repeating: 0, count: w)
+        var prefix = [Int](repeating: 0, count: w + 1)
         p.data.withUnsafeBufferPointer { d in
-            integral.withUnsafeMutableBufferPointer { ii in
-                for y in 0..<h {
-                    var row = 0
-                    for x in 0..<w {
-                        row += Int(d[y * w + x])
-                        ii[(y + 1) * (w + 1) + x + 1] = ii[y * (w + 1) + x + 1] + row
-                    }
-                }
-            }
-            integral.withUnsafeBufferPointer { ii in
-                dark.withUnsafeMutableBufferPointer { dk in
-                    for y in 0..<h {
-                        let y0 = max(0, y - 16), y1 = min(h, y + 17)
-                        for x in 0..<w {
-                            let x0 = max(0, x - 16), x1 = min(w, x + 17)
-                            let s = ii[y1 * (w + 1) + x1] - ii[y0 * (w + 1) + x1] - ii[y1 * (w + 1) + x0] + ii[y0 * (w + 1) + x0]
-                            let mean = Float(s) / Float((y1 - y0) * (x1 - x0))
-                            let v = d[y * w + x]
-                            dk[y * w + x] = v < mean - 8 || v < 60
+            colSum.withUnsafeMutableBufferPointer { cs in
+                prefix.withUnsafeMutableBufferPointer { pre in
+                    dark.withUnsafeMutableBufferPointer { dk in
+                        for r in 0..<min(h, 17) { for x in 0..<w { cs[x] += Int(d[r * w + x]) } }
+                        for y in 0..<h {
+                            if y > 0 {
+                                if y + 16 < h { for x in 0..<w { cs[x] += Int(d[(y + 16) * w + x]) } }
+                                if y - 17 >= 0 { for x in 0..<w { cs[x] -= Int(d[(y - 17) * w + x]) } }
+                            }
+                            for x in 0..<w { pre[x + 1] = pre[x] + cs[x] }
+                            let rows = min(h, y + 17) - max(0, y - 16)
+                            for x in 0..<w {
+                                let x0 = max(0, x - 16), x1 = min(w, x + 17)
+                                let mean = Float(pre[x1] - pre[x0]) / Float(rows * (x1 - x0))
+                                let v = d[y * w + x]
+                                dk[y * w + x] = v < mean - 8 || v < 60
+                            }
                         }
                     }
                 }
