@@ -17,6 +17,7 @@ import SnapSortTestSupport
             var e = ProcessInfo.processInfo.environment
             e.removeValue(forKey: "NOTIFY_SOCKET")
             e.removeValue(forKey: "WATCHDOG_USEC")
+            e.removeValue(forKey: "OMP_THREAD_LIMIT")
             for (k, v) in env { e[k] = v }
             process.environment = e
             process.standardError = stderr
@@ -82,6 +83,10 @@ import SnapSortTestSupport
         #expect(got.contains("WATCHDOG=1"))
         #expect(got.contains { $0.hasPrefix("STATUS=") })
         #expect(got.contains { $0.hasPrefix("STATUS=Watching 3 photos in 1 folder") })
+        // The agent re-executed itself once with Tesseract's OpenMP limited to one thread: same
+        // pid (the notifications above came from it), the variable in its environment.
+        let environ = (try? FileSystem.readFile("/proc/\(child.process.processIdentifier)/environ", limit: 1 << 20)) ?? []
+        #expect(environ.split(separator: 0).contains { String(decoding: $0, as: UTF8.self) == "OMP_THREAD_LIMIT=1" })
         child.signal(SIGTERM)
         #expect(child.wait(timeout: 10) == 0)
         while let _ = Optional(0), !got.contains("STOPPING=1"), Date() < deadline { receive() }

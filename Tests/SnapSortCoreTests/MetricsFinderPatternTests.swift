@@ -3,6 +3,7 @@ import Testing
 @testable import SnapSortCore
 import SnapSortSystem
 import SnapSortTestSupport
+import Synchronization
 
 /// The QR gate (`Metrics.finderPatterns`) and the zbar inspection behind it, on a real photo with
 /// a real QR code pasted in (Tests/Fixtures/qr, Tests/Fixtures/vision).
@@ -77,4 +78,29 @@ import SnapSortTestSupport
         item.path = dir.path + "/missing.jpg"
         #expect(FileInspector.live.decodeQR(item) == nil)
     }
+
+    /// With an inspector, the scanner's workers decode the code right after the analysis and store
+    /// the payload with the row; the grouper then finds it and decodes nothing itself.
+    @Test func theScannerWorkersInspectAndTheGrouperReusesTheirFindings() throws {
+        let t = try TestLibrary()
+        let b = try Self.withCode(try Self.photo("astronaut.jpg"), side: 150, degrees: -10, cx: 300, cy: 330)
+        t.dir.write("Pictures/IMG_0001.jpg", Fixtures.jpeg(b, quality: 92, dateTimeOriginal: "2024:10:19 10:00:00"))
+        t.dir.write("Pictures/IMG_0002.jpg", Fixtures.jpeg(try Self.photo("chelsea.jpg"), quality: 92, dateTimeOriginal: "2024:10:19 11:00:00"))
+        let workerCalls = Mutex(0), grouperCalls = Mutex(0)
+        let scanner = t.scanner()
+        scanner.inspector = FileInspector(
+            decodeQR: { item in workerCalls.withLock { $0 += 1 }; return FileInspector.live.decodeQR(item) },
+            recognizeText: { _ in (0, "") })
+        _ = try scanner.scan([t.root])
+        #expect(workerCalls.withLock { $0 } == 1)  // the code, not the cat
+        var grouper = Grouper(library: t.library)
+        grouper.inspector = FileInspector(decodeQR: { _ in grouperCalls.withLock { $0 += 1 }; return nil }, recognizeText: { _ in (0, "") })
+        try grouper.regroupAll()
+        #expect(grouperCalls.withLock { $0 } == 0)
+        let qr = try t.library.groupMembers(.qr)
+        #expect(qr.map { String($0.item.path.split(separator: "/").last!) } == ["IMG_0001.jpg"])
+        #expect(qr.first?.qrPayload == "https://example.com/t/SNAPSORT-42")
+        #expect(try t.library.db.scalar("SELECT count(*) FROM file_findings WHERE qr_payload = ?", "https://example.com/t/SNAPSORT-42") == 1)
+    }
 }
+

@@ -36,6 +36,8 @@ public struct AnalysisResult: Sendable {
     public var quickHash: [UInt8]?
     /// How many image decodes this analysis ran (tests assert that moves decode nothing).
     public var decodes: Int = 0
+    /// QR and OCR findings when the scanner ran the gated inspections on its worker.
+    var inspection: Findings?
 }
 
 /// Decoders and limits, injectable for tests.

@@ -50,3 +50,34 @@ public struct FileInspector: Sendable {
         return bitmap.oriented(item.orientation ?? 1)
     }
 }
+
+extension FileInspector {
+    /// Runs the QR and OCR checks `item` still needs and passes its cheap gates.
+    func run(_ item: GroupItem, _ m: Metrics, rules: GroupRules, _ f: inout Findings) {
+        if f.qrPayload == nil && !f.qrChecked && rules.isQRCandidate(item, m) {
+            f.qrPayload = decodeQR(item) ?? ""
+        }
+        if f.ocrWords == nil && rules.isDocumentCandidate(item, m) {
+            let (words, text) = recognizeText(item)
+            f.ocrWords = words
+            f.ocrText = text
+        }
+    }
+
+    /// The checks of a file just analyzed, run by the analysis worker that analyzed it (so zbar
+    /// and Tesseract spread over the cores instead of waiting for the regroup's one thread); the
+    /// scanner stores them in `file_findings` with the row, and the grouper finds them there.
+    /// Nil when the file passes no gate.
+    func inspection(path: String, of r: AnalysisResult, rules: GroupRules) -> Findings? {
+        guard r.status == .ok, let m = r.metrics else { return nil }
+        let item = GroupItem(
+            id: 0, path: path, kind: r.kind.rawValue, format: r.format.rawValue, status: r.status, bytes: 0,
+            width: r.width, height: r.height, taken: nil, takenSource: nil, make: r.exif?.make, model: r.exif?.model,
+            software: r.exif?.software, rating: r.exif?.rating, orientation: r.exif?.orientation, duration: nil, metrics: m,
+            phash: nil, dhash: nil, contentHash: nil, analyzedAt: nil, mtime: 0)
+        var f = Findings()
+        run(item, m, rules: rules, &f)
+        return f == Findings() ? nil : f
+    }
+}
+

@@ -152,17 +152,11 @@ public struct Grouper {
         return out
     }
 
-    /// Runs the gated OCR and QR checks a file still needs.
+    /// Runs the gated OCR and QR checks a file still needs (the scanner's workers usually ran
+    /// them already: see `FileInspector.inspection`).
     private func inspect(_ item: GroupItem, _ f: inout Findings) {
         guard item.status == .ok, let m = item.metrics else { return }
-        if f.qrPayload == nil && !f.qrChecked && rules.isQRCandidate(item, m) {
-            f.qrPayload = inspector.decodeQR(item) ?? ""
-        }
-        if f.ocrWords == nil && rules.isDocumentCandidate(item, m) {
-            let (words, text) = inspector.recognizeText(item)
-            f.ocrWords = words
-            f.ocrText = text
-        }
+        inspector.run(item, m, rules: rules, &f)
     }
 
     /// Heavy Photos: photos over `rules.heavyBytes`, or in the library's top `rules.heavyShare`

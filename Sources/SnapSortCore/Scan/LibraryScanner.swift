@@ -58,6 +58,11 @@ public final class LibraryScanner: @unchecked Sendable {
     /// subfolders walked. For the agent's reconciles after an inotify overflow and at start.
     /// A full listing (false) is the safety net for file systems whose folder mtimes lie.
     public var skipUnchangedFolders = false
+    /// Runs the gated QR and OCR checks on the analysis workers, right after each file's
+    /// analysis (nil: the grouper runs them on its one thread).
+    public var inspector: FileInspector?
+    /// The gates in front of `inspector`.
+    public var groupRules = GroupRules()
     /// Folders listed and skipped by the last scan (for tests and benchmarks).
     public private(set) var foldersListed = 0
     public private(set) var foldersSkipped = 0
@@ -318,6 +323,7 @@ public final class LibraryScanner: @unchecked Sendable {
         let results = Mutex<[(Job, AnalysisResult)]>([])
         let signal = DispatchSemaphore(value: 0)
         let analyzer = self.analyzer
+        let inspector = self.inspector, groupRules = self.groupRules
         let cancelled = self.isCancelled
         let group = DispatchGroup()
         let workerCount = min(workers, total)
@@ -329,7 +335,8 @@ public final class LibraryScanner: @unchecked Sendable {
                     let i = next.add(1, ordering: .relaxed).oldValue
                     if i >= total { break }
                     let job = jobs[i]
-                    let r = analyzer.analyze(path: job.path, status: job.status)
+                    var r = analyzer.analyze(path: job.path, status: job.status)
+                    r.inspection = inspector?.inspection(path: job.path, of: r, rules: groupRules)
                     results.withLock { $0.append((job, r)) }
                     signal.signal()
                 }
@@ -354,7 +361,14 @@ public final class LibraryScanner: @unchecked Sendable {
                     if r.reason?.code == "io_error", FileSystem.lstatusIfExists(job.path) == nil {
                         continue  // deleted between the walk and the analysis: the next scan sees it gone
                     }
-                    try library.store(r, id: job.id, path: job.path, status: job.status, at: now)
+                    let id = try library.store(r, id: job.id, path: job.path, status: job.status, at: now)
+                    if let f = r.inspection {
+                        // Keyed by the analysis they belong to, as the grouper writes them.
+                        try library.db.run("""
+                            INSERT OR REPLACE INTO file_findings(file_id, analyzed_at, ocr_words, ocr_text, qr_payload)
+                            SELECT id, analyzed_at, ?, ?, ? FROM files WHERE id = ?
+                            """, f.ocrWords, f.ocrText, f.qrPayload, id)
+                    }
                 }
             }
             lastCommit = Date()

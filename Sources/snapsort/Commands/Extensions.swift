@@ -3,8 +3,10 @@ import SnapSortCore
 /// Where later features hook into the engine's commands (format handlers, grouping after a
 /// scan, report groups). Each feature adds one line here.
 enum Extensions {
-    /// Adds format handlers and settings to a scanner.
-    static func configure(_ scanner: LibraryScanner) {}
+    /// Adds format handlers and settings to a scanner: the QR and OCR checks run on its workers.
+    static func configure(_ scanner: LibraryScanner) {
+        scanner.inspector = .live
+    }
 
     /// Runs after a scan (e.g. regrouping), and clears the scanner's "regroup pending" mark.
     static func afterScan(_ library: Library, _ roots: [String]) throws {
