@@ -49,6 +49,29 @@ import SnapSortTestSupport
         #expect(report[original.fileID]?.groups.contains("duplicate") == true)
     }
 
+    /// A camera never takes one picture twice: a frame of a still scene taken 10 s later (here
+    /// the very same pixels, as a tripod's frames look at 32×32) is another capture, a Similar
+    /// Shot but no copy; an export named like the original keeps its capture time and is a copy;
+    /// a copy that says nothing about its capture joins one of them, never both.
+    @Test func twoCapturesOfAStillSceneAreNotCopiesOfEachOther() throws {
+        let t = try TestLibrary()
+        let scene = Fixtures.scene(width: 640, height: 480, seed: 5)
+        t.dir.write("Pictures/DCIM/Camera/IMG_20241019_100000.jpg", Fixtures.jpeg(scene, dateTimeOriginal: "2024:10:19 10:00:00"))
+        t.dir.write("Pictures/DCIM/Camera/IMG_20241019_100010.jpg", Fixtures.jpeg(scene, dateTimeOriginal: "2024:10:19 10:00:10"))
+        t.dir.write("Pictures/Export/IMG_20241019_100000.jpg", Fixtures.jpeg(scene))
+        t.dir.write("Pictures/Downloads/photo.jpg", Fixtures.jpeg(scene))
+        try t.scan()
+        try Grouper(library: t.library).regroupAll()
+        let sets = try t.library.similarGroups()
+        let names = try Self.sets(t.library)
+        try #require(sets.count == 1 && sets[0].members.count == 4, "\(names)")
+        func member(_ suffix: String) throws -> SimilarMember { try #require(sets[0].members.first { $0.path.hasSuffix(suffix) }) }
+        let first = try member("DCIM/Camera/IMG_20241019_100000.jpg"), later = try member("DCIM/Camera/IMG_20241019_100010.jpg")
+        #expect(first.duplicateOf == nil && later.duplicateOf == nil)
+        #expect(try member("Export/IMG_20241019_100000.jpg").duplicateOf == first.fileID)
+        #expect([first.fileID, later.fileID].contains(try member("Downloads/photo.jpg").duplicateOf))
+    }
+
     @Test func similarityDoesNotChain() throws {
         // A~B and B~C (shifted by 28 %, 72 % in common), but A and C keep only 44 % in common,
         // like the frames of a pan: never one set of three.

@@ -162,6 +162,31 @@ import SnapSortTestSupport
         #expect(GroupRules().sameSharpness(a, b) == same, "\(a.metrics!.lapTileMax) vs \(b.metrics!.lapTileMax)")
     }
 
+    /// What a file says itself about when it was taken, to the second (the wall clock: an
+    /// export named after the original matches the original's EXIF whatever its offset).
+    @Test(arguments: [
+        ("/p/DCIM/Camera/IMG_1.jpg", "exif", "2024-10-19T10:00:00+02:00", true),
+        ("/p/Export/PXL_20241019_100000123.png", "filename", "2024-10-19T10:00:00", true),
+        ("/p/Export/20241019_100000.jpg", "filename", "2024-10-19T10:00:00", true),
+        ("/p/WhatsApp/IMG-20241019-WA0001.jpg", "filename", "2024-10-19T12:00:00", false),  // a date, no time
+        ("/p/Downloads/photo.jpg", "mtime", "2024-10-19T10:00:00+00:00", false),  // when the copy was made
+    ])
+    func aFileSaysWhenItWasTaken(_ path: String, _ source: String, _ takenAt: String, _ own: Bool) {
+        var it = Self.item(path)
+        it.takenSource = source
+        it.takenAt = takenAt
+        let t = GroupRules.ownCaptureTime(it)
+        #expect((t != nil) == own)
+        if let t {
+            var exif = Self.item("/p/DCIM/Camera/IMG_2.jpg")
+            exif.takenSource = "exif"
+            exif.takenAt = "2024-10-19T10:00:00-05:00"
+            #expect(GroupRules.ownCaptureTime(exif) == t)
+            exif.takenAt = "2024-10-19T10:00:03-05:00"
+            #expect(GroupRules().separateCaptures(it, exif))
+        }
+    }
+
     @Test func damagedAndUnreadableFilesAreOnlyUnreadable() {
         for status in [ItemStatus.damaged, .unreadable] {
             let groups = GroupRules().categories(of: Self.item("/p/x.jpg", status: status), findings: Findings(qrPayload: "x")).map(\.0)

@@ -32,6 +32,45 @@ public struct GroupRules: Sendable {
               ma.workingWidth == mb.workingWidth && ma.workingHeight == mb.workingHeight else { return true }
         return abs(log2(max(ma.lapTileMax, 1e-3) / max(mb.lapTileMax, 1e-3))) < nearCopySharpnessStops
     }
+    /// Two files whose own capture times (see `ownCaptureTime`) differ by more than this many
+    /// seconds are two captures, never copies of one picture.
+    public var sameCaptureSeconds: Double = 2
+
+    /// Whether `a` and `b` are two captures: each says itself when it was taken, to the second,
+    /// and they disagree. Copies keep their capture time (backups and cloud re-encodes keep the
+    /// EXIF, exports keep the camera's file name; messenger copies lose both), but a camera never
+    /// takes the same picture twice: frames of a static scene on a tripod, a time-lapse or a
+    /// burst of a still subject look identical at the 32×32 thumbnail the near-copy check sees,
+    /// and deleting them "as copies" would lose captures. They stay candidates for Similar Shots.
+    func separateCaptures(_ a: GroupItem, _ b: GroupItem) -> Bool {
+        guard let ta = GroupRules.ownCaptureTime(a), let tb = GroupRules.ownCaptureTime(b) else { return false }
+        return abs(ta - tb) > sameCaptureSeconds
+    }
+
+    /// The wall-clock time (seconds, time zone ignored: copies keep the wall clock, not always the
+    /// offset) at which a file says itself it was taken, to the second: its EXIF DateTimeOriginal,
+    /// or a time of day in a camera-style file name (`IMG_20241019_123231`, `PXL_20241019_…`).
+    /// Nil for a date without a time (WhatsApp's `IMG-20241019-WA0001`), container times and
+    /// mtimes, which say when a copy was made rather than when the picture was taken.
+    static func ownCaptureTime(_ item: GroupItem) -> Double? {
+        guard let text = item.takenAt else { return nil }
+        switch item.takenSource {
+        case "exif":
+            break
+        case "filename":
+            guard item.name.range(of: #"(19|20)\d\d[-_.]?\d\d[-_.]?\d\d[ _T-]?(at )?\d\d[-_.:h]?\d\d[-_.:m]?\d\d"#,
+                                  options: .regularExpression) != nil else { return nil }
+        default:
+            return nil
+        }
+        // "YYYY-MM-DDTHH:MM:SS…" → seconds on a proleptic Gregorian wall clock.
+        let d = text.prefix(19).split(whereSeparator: { "-T:".contains($0) }).compactMap { Int($0) }
+        guard d.count == 6 else { return nil }
+        let (y, m) = d[1] <= 2 ? (d[0] - 1, d[1] + 12) : (d[0], d[1])
+        let days = 365 * y + y / 4 - y / 100 + y / 400 + (153 * (m - 3) + 2) / 5 + d[2]
+        return Double(days) * 86400 + Double(d[3] * 3600 + d[4] * 60 + d[5])
+    }
+
     /// Heavy Photos: any photo from this size up…
     public var heavyBytes: Int64 = 20_000_000
     /// …and the library's largest `heavyShare` of photos when they are at least `heavyMinimumBytes`.

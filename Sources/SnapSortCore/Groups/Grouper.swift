@@ -215,6 +215,8 @@ struct GroupItem: Sendable {
     var mtime: Int64
     /// The eye openness of the photo's worst face (tier 2); nil without faces or models.
     var worstEyes: Double? = nil
+    /// `files.taken_at`: the capture time as written (RFC 3339, the wall clock first).
+    var takenAt: String? = nil
 
     var name: String { String(path.split(separator: "/").last ?? "") }
     var fingerprint: String { "\(path)|\(bytes)|\(status.rawValue)|\(analyzedAt ?? "")" }
@@ -224,7 +226,7 @@ struct GroupItem: Sendable {
         var out: [GroupItem] = []
         try db.forEach("""
             SELECT id, path, kind, format, status, size, width, height, taken_ts, taken_source, make, model, software, rating,
-                   duration_s, metrics, phash, dhash, content_hash, analyzed_at, mtime_ns, orientation
+                   duration_s, metrics, phash, dhash, content_hash, analyzed_at, mtime_ns, orientation, taken_at
             FROM files WHERE status != 'gone' ORDER BY id
             """) { r in
             out.append(GroupItem(
@@ -234,7 +236,7 @@ struct GroupItem: Sendable {
                 make: r.string(10), model: r.string(11), software: r.string(12), rating: r.int(13).map(Int.init), orientation: r.int(21).map(Int.init),
                 duration: r.double(14), metrics: r.string(15).flatMap(Metrics.decode),
                 phash: r.int(16).map { UInt64(bitPattern: $0) }, dhash: r.int(17).map { UInt64(bitPattern: $0) },
-                contentHash: r.blob(18), analyzedAt: r.string(19), mtime: r.int(20) ?? 0))
+                contentHash: r.blob(18), analyzedAt: r.string(19), mtime: r.int(20) ?? 0, takenAt: r.string(22)))
         }
         let eyes = try VisionScore.worstEyes(db)
         for i in out.indices { out[i].worstEyes = eyes[out[i].id] }

@@ -17,6 +17,8 @@ struct ComputedSet {
 ///   whose thumbnails agree unaligned (`nearCopyCorrelation`, `nearCopyColorDistance`) with the
 ///   same aspect ratio and sharpness (`GroupRules.sameSharpness`). A
 ///   duplicate cluster is one *picture*; its original (`GroupRules.originalOrder`) stands for it.
+///   One picture is one capture: links are merged best first, and never across two capture
+///   times (`GroupRules.separateCaptures`), so two frames of a static scene stay two pictures.
 /// - Pictures taken at most `window` apart are compared by `Thumbnail.aligned`; pairs scoring at
 ///   least `similarThreshold` at an overlap of at least `minimumOverlap` are merged greedily, best first, by **complete linkage**: two
 ///   clusters join only when every cross pair scores at least `similarThreshold`, so A~B and B~C
@@ -96,12 +98,32 @@ struct SimilarClustering {
             while parent[x]! != x { parent[x] = parent[parent[x]!]!; x = parent[x]! }
             return x
         }
+        // Copy links, byte-identical ones first, then near-copies best first.
+        var links: [(r: Double, a: Int64, b: Int64)] = []
         for id in ids {
-            for d in duplicateCandidates(id) where d > id && region.contains(d) {
-                guard !verdicts.contains(FilePair(id, d)), isCopy(id, d, thumbs) else { continue }
-                let (ra, rb) = (find(id), find(d))
-                if ra != rb { parent[max(ra, rb)] = min(ra, rb) }
+            for d in Set(duplicateCandidates(id)) where d > id && region.contains(d) {
+                guard !verdicts.contains(FilePair(id, d)), let r = copyScore(id, d, thumbs) else { continue }
+                links.append((r, id, d))
             }
+        }
+        links.sort { ($0.r, $1.a, $1.b) > ($1.r, $0.a, $0.b) }
+        // One picture is one capture: two clusters join only when no member of one says it was
+        // taken at another time than a member of the other (`GroupRules.separateCaptures`), so a
+        // file without a capture time of its own cannot bridge two captures either.
+        // The same bytes are one file whatever their names say.
+        var copyMembers = Dictionary(uniqueKeysWithValues: ids.map { ($0, [$0]) })
+        for link in links {
+            let (ra, rb) = (find(link.a), find(link.b))
+            guard ra != rb else { continue }
+            if link.r < 2 {
+                let timed = { (root: Int64) in copyMembers[root]!.map { self.byID[$0]! }.filter { GroupRules.ownCaptureTime($0) != nil } }
+                let (ta, tb) = (timed(ra), timed(rb))
+                guard !ta.contains(where: { x in tb.contains { rules.separateCaptures(x, $0) } }) else { continue }
+            }
+            let (keep, drop) = (min(ra, rb), max(ra, rb))
+            parent[drop] = keep
+            copyMembers[keep]! += copyMembers[drop]!
+            copyMembers[drop] = nil
         }
         var copies: [Int64: [Int64]] = [:]
         for id in ids { copies[find(id), default: []].append(id) }
@@ -185,16 +207,18 @@ struct SimilarClustering {
         return out
     }
 
-    /// Whether `a` and `b` are copies of one picture (exact or near).
-    private func isCopy(_ a: Int64, _ b: Int64, _ thumbs: [Int64: Thumbnail]) -> Bool {
+    /// Whether `a` and `b` are copies of one picture (exact or near), and how sure: 2 for the same
+    /// bytes, else the thumbnails' unaligned correlation; nil when they are not copies.
+    private func copyScore(_ a: Int64, _ b: Int64, _ thumbs: [Int64: Thumbnail]) -> Double? {
         let x = byID[a]!, y = byID[b]!
-        if let ca = x.contentHash, ca == y.contentHash { return true }
+        if let ca = x.contentHash, ca == y.contentHash { return 2 }
+        guard !rules.separateCaptures(x, y) else { return nil }
         guard let pa = x.phash, let pb = y.phash, (pa ^ pb).nonzeroBitCount <= rules.nearCopyRadius,
               let wa = x.width, let ha = x.height, let wb = y.width, let hb = y.height, ha > 0, hb > 0,
               abs(Double(wa) / Double(ha) - Double(wb) / Double(hb)) <= 0.02 * Double(wa) / Double(ha),
-              let ta = thumbs[a], let tb = thumbs[b] else { return false }
+              let ta = thumbs[a], let tb = thumbs[b] else { return nil }
         let r = ta.direct(with: tb), c = ta.colorDistance(to: tb)
         trace?("copy?\t\(x.path)\t\(y.path)\tr=\(String(format: "%.4f", r))\tcolor=\(String(format: "%.1f", c))\tphash=\((pa ^ pb).nonzeroBitCount)")
-        return r >= rules.nearCopyCorrelation && c <= rules.nearCopyColorDistance && rules.sameSharpness(x, y)
+        return r >= rules.nearCopyCorrelation && c <= rules.nearCopyColorDistance && rules.sameSharpness(x, y) ? r : nil
     }
 }
