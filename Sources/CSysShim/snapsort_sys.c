@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "snapsort_sys.h"
+#include <malloc.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -9,3 +10,7 @@ int ss_ioprio_set_self(int io_class, int level) {
 }
 
 int ss_gettid(void) { return (int)syscall(SYS_gettid); }
+
+int ss_malloc_keep_blocks(int mmap_threshold, int trim_threshold) {
+    return mallopt(M_MMAP_THRESHOLD, mmap_threshold) == 1 && mallopt(M_TRIM_THRESHOLD, trim_threshold) == 1;
+}

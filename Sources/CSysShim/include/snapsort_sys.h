@@ -8,4 +8,8 @@ int ss_ioprio_set_self(int io_class, int level);
 
 /// The calling thread's kernel id (gettid), for setpriority on one thread.
 int ss_gettid(void);
+
+/// mallopt(M_MMAP_THRESHOLD, mmap_threshold) and mallopt(M_TRIM_THRESHOLD, trim_threshold)
+/// (malloc.h is not part of Swift's Glibc module). Returns 1 when both were accepted.
+int ss_malloc_keep_blocks(int mmap_threshold, int trim_threshold);
 #endif

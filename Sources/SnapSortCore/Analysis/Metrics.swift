@@ -256,44 +256,43 @@ public enum MetricsComputer {
                 rowPart[sy] = swap ? cx[dx] : cy[dy] * 8
             }
             var luma = [Float](repeating: 0, count: w * h)
-            var cellSum = [Double](repeating: 0, count: 64 * 3)
+            var cellSum = [Int](repeating: 0, count: 64 * 3)
             var cellN = [Int](repeating: 0, count: 64)
             var srg = 0, srg2 = 0, syb2x = 0, syb2x2 = 0
             var ssat = 0.0
             var reciprocal = [Double](repeating: 0, count: 256)
             for v in 1..<256 { reciprocal[v] = 1 / Double(v) }
             b.pixels.withUnsafeBufferPointer { px in
-                luma.withUnsafeMutableBufferPointer { out in
-                    cellSum.withUnsafeMutableBufferPointer { cs in
-                        for sy in 0..<h {
-                            let rowBase = a0 + ay * sy, rp = rowPart[sy]
-                            let src = sy * w * ch
-                            if ch >= 3 {
-                                var rowSat = 0.0
-                                for sx in 0..<w {
-                                    let i = src + sx * ch
-                                    let r = Int(px[i]), g = Int(px[i + 1]), bl = Int(px[i + 2])
-                                    let fr = Float(r), fg = Float(g), fb = Float(bl)
-                                    out[rowBase + ax * sx] = 0.299 * fr + 0.587 * fg + 0.114 * fb
-                                    let rg = r - g, yb2 = r + g - 2 * bl
-                                    srg += rg; srg2 += rg * rg; syb2x += yb2; syb2x2 += yb2 * yb2
-                                    let mx = max(r, g, bl), mn = min(r, g, bl)
-                                    rowSat += Double(mx - mn) * reciprocal[mx]
-                                    let cell = (colPart[sx] + rp) * 3
-                                    cs[cell] += Double(r); cs[cell + 1] += Double(g); cs[cell + 2] += Double(bl)
-                                }
-                                ssat += rowSat
-                            } else {
-                                for sx in 0..<w {
-                                    let v = px[src + sx * ch]
-                                    out[rowBase + ax * sx] = Float(v)
-                                    cs[(colPart[sx] + rp) * 3] += Double(v)
-                                }
-                            }
+            luma.withUnsafeMutableBufferPointer { out in
+            cellSum.withUnsafeMutableBufferPointer { cs in
+            colPart.withUnsafeBufferPointer { colPart in
+            reciprocal.withUnsafeBufferPointer { reciprocal in
+                for sy in 0..<h {
+                    let rowBase = a0 + ay * sy, rp = rowPart[sy]
+                    let src = sy * w * ch
+                    if ch >= 3 {
+                        var rowSat = 0.0
+                        for sx in 0..<w {
+                            let i = src + sx * ch
+                            let r = Int(px[i]), g = Int(px[i + 1]), bl = Int(px[i + 2])
+                            out[rowBase + ax * sx] = 0.299 * Float(r) + 0.587 * Float(g) + 0.114 * Float(bl)
+                            let rg = r - g, yb2 = r + g - 2 * bl
+                            srg += rg; srg2 += rg * rg; syb2x += yb2; syb2x2 += yb2 * yb2
+                            let mx = max(r, g, bl), mn = min(r, g, bl)
+                            rowSat += Double(mx - mn) * reciprocal[mx]
+                            let cell = (colPart[sx] + rp) * 3
+                            cs[cell] &+= r; cs[cell + 1] &+= g; cs[cell + 2] &+= bl
+                        }
+                        ssat += rowSat
+                    } else {
+                        for sx in 0..<w {
+                            let v = px[src + sx * ch]
+                            out[rowBase + ax * sx] = Float(v)
+                            cs[(colPart[sx] + rp) * 3] &+= Int(v)
                         }
                     }
                 }
-            }
+            }}}}}
             // Cell sizes: the product of the spans.
             var spanX = [Int](repeating: 0, count: 8), spanY = [Int](repeating: 0, count: 8)
             for k in cx { spanX[k] += 1 }
@@ -302,7 +301,7 @@ public enum MetricsComputer {
             var color8 = [Float](repeating: 0, count: 192)
             for cell in 0..<64 {
                 let n = Double(max(1, cellN[cell]))
-                for k in 0..<3 { color8[cell * 3 + k] = Float(ch >= 3 ? cellSum[cell * 3 + k] / n : cellSum[cell * 3] / n) }
+                for k in 0..<3 { color8[cell * 3 + k] = Float(Double(cellSum[cell * 3 + (ch >= 3 ? k : 0)]) / n) }
             }
             var color: (Double, Double)? = nil
             if ch >= 3 {
@@ -611,15 +610,19 @@ struct FinderPatternFinder {
         var hits: Int
     }
 
-    /// Whether five run lengths are 1:1:3:1:1 within the tolerance.
-    static func isFinderRatio(_ r: [Int]) -> Bool {
-        let total = r.reduce(0, +)
+    /// Whether five run lengths are 1:1:3:1:1 within the tolerance (each run within half its
+    /// expected length of it, and never stricter than ¾ px).
+    @inline(__always)
+    static func isFinderRatio(_ a: Int, _ b: Int, _ c: Int, _ d: Int, _ e: Int) -> Bool {
+        let total = a + b + c + d + e
         guard total >= 7 else { return false }
         let unit = Double(total) / 7
-        let want: [Double] = [1, 1, 3, 1, 1]
-        for k in 0..<5 where abs(Double(r[k]) - want[k] * unit) > max(0.5 * unit * want[k], 0.75) { return false }
-        return true
+        let one = max(0.5 * unit, 0.75), three = max(1.5 * unit, 0.75)
+        return abs(Double(a) - unit) <= one && abs(Double(b) - unit) <= one && abs(Double(c) - 3 * unit) <= three
+            && abs(Double(d) - unit) <= one && abs(Double(e) - unit) <= one
     }
+
+    static func isFinderRatio(_ r: [Int]) -> Bool { isFinderRatio(r[0], r[1], r[2], r[3], r[4]) }
 
     func isDark(_ x: Int, _ y: Int) -> Bool { dark[y * width + x] }
 
@@ -674,8 +677,8 @@ struct FinderPatternFinder {
             }
             guard runs.count >= 5 else { continue }
             for i in 0..<(runs.count - 4) where isDarkRun[i] {
+                guard FinderPatternFinder.isFinderRatio(runs[i], runs[i + 1], runs[i + 2], runs[i + 3], runs[i + 4]) else { continue }
                 let r = Array(runs[i..<(i + 5)])
-                guard FinderPatternFinder.isFinderRatio(r) else { continue }
                 let total = r.reduce(0, +)
                 let cx = starts[i + 2] + r[2] / 2
                 // Down the column through the centre.
