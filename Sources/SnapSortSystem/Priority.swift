@@ -11,6 +11,12 @@ public enum Priority {
         _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(tid), nice)
         _ = ss_ioprio_set_self(2, 7)
     }
+
+    /// The calling thread's kernel id.
+    public static var currentThreadID: Int32 { ss_gettid() }
+
+    /// The calling thread's nice value.
+    public static var currentNice: Int32 { getpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(ss_gettid())) }
 }
 
 /// Process-wide memory allocator settings.

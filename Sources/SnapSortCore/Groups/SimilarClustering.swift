@@ -29,6 +29,8 @@ struct SimilarClustering {
     let keeperChoices: Set<Int64>
     let trace: ((String) -> Void)?
     let loadThumbnails: ([Int64]) throws -> [Int64: Thumbnail]
+    /// Threads for the pairwise alignments.
+    var workers = ProcessInfo.processInfo.activeProcessorCount
     private let byID: [Int64: GroupItem]
     private let timeline: [(t: Double, id: Int64)]
     private let position: [Int64: Int]
@@ -138,12 +140,12 @@ struct SimilarClustering {
 
         // Pairwise scores among pictures close in time.
         var scores: [FilePair: Double] = [:]
-        func score(_ a: Int64, _ b: Int64) -> Double {
+        func score(_ a: Int64, _ b: Int64, aligned: (score: Double, overlap: Double)? = nil) -> Double {
             let key = FilePair(a, b)
             if let s = scores[key] { return s }
             var s = 0.0
             if let ta = thumbs[key.a], let tb = thumbs[key.b] {
-                let r = ta.aligned(with: tb)
+                let r = aligned ?? ta.aligned(with: tb)
                 s = r.overlap >= rules.minimumOverlap ? r.score : 0
                 if let trace {
                     let ph = (byID[a]!.phash.map { p in byID[b]!.phash.map { (p ^ $0).nonzeroBitCount } ?? -1 }) ?? -1
@@ -153,6 +155,19 @@ struct SimilarClustering {
             scores[key] = s
             return s
         }
+        // The alignments of every pair within the window, on all cores (they are most of a
+        // regroup's time: a burst of n frames has n(n-1)/2 pairs); traced and cached in order.
+        var windowPairs: [FilePair] = []
+        for (i, a) in reps.enumerated() {
+            var j = i + 1
+            while j < reps.count && time(reps[j]) - time(a) <= rules.window {
+                let key = FilePair(a, reps[j])
+                if thumbs[key.a] != nil && thumbs[key.b] != nil { windowPairs.append(key) }
+                j += 1
+            }
+        }
+        let alignments = Parallel.map(windowPairs, threads: workers) { [thumbs] key in thumbs[key.a]!.aligned(with: thumbs[key.b]!) }
+        for (key, r) in zip(windowPairs, alignments) { _ = score(key.a, key.b, aligned: r) }
         var candidates: [(Double, Int64, Int64)] = []
         for (i, a) in reps.enumerated() {
             var j = i + 1

@@ -1,0 +1,34 @@
+import Foundation
+import Glibc
+import Testing
+@testable import SnapSortCore
+import SnapSortSystem
+import Synchronization
+
+/// `Parallel.map`: results in order, work spread over the threads asked for, at low priority.
+@Suite struct ParallelTests {
+    @Test func mapKeepsTheOrderAndUsesTheThreads() {
+        let threadsSeen = Mutex(Set<Int32>())
+        let niceSeen = Mutex(Set<Int32>())
+        let items = Array(0..<400)
+        let out = Parallel.map(items, threads: 3) { i -> Int in
+            threadsSeen.withLock { _ = $0.insert(Priority.currentThreadID) }
+            niceSeen.withLock { _ = $0.insert(Priority.currentNice) }
+            usleep(200)  // long enough that one thread cannot take every element
+            return i * i
+        }
+        #expect(out == items.map { $0 * $0 })
+        #expect(threadsSeen.withLock { $0.count } >= 2)
+        #expect(!threadsSeen.withLock { $0.contains(Priority.currentThreadID) })  // never the caller's thread
+        #expect(niceSeen.withLock { $0.allSatisfy { $0 >= 10 } })
+    }
+
+    @Test func smallInputsRunOnTheCallingThread() {
+        let caller = Priority.currentThreadID
+        let seen = Mutex(Set<Int32>())
+        let out = Parallel.map([1, 2, 3], threads: 4) { i -> Int in seen.withLock { _ = $0.insert(Priority.currentThreadID) }; return i + 1 }
+        #expect(out == [2, 3, 4])
+        #expect(seen.withLock { $0 } == [caller])
+        #expect(Parallel.map([Int](), threads: 4) { $0 }.isEmpty)
+    }
+}
