@@ -138,6 +138,61 @@ enum RawFixtures {
         for item in try t.library.items() { #expect(item.status == .ok, "\(item.name) \(String(describing: item.reason))") }
     }
 
+    /// An Olympus maker note: header, an IFD with CameraSettings (0x2020) pointing at a sub-IFD
+    /// with PreviewImageStart/Length, then the preview; every offset from the note's first byte.
+    static func olympusMakerNote(_ preview: [UInt8], header: [UInt8] = Array("OLYMPUS\0II".utf8) + [3, 0],
+                                 settingsAt: UInt32? = nil, previewAt: UInt32? = nil) -> [UInt8] {
+        let le16 = TIFFBuilder.le16, le32 = TIFFBuilder.le32
+        let top = UInt32(header.count), sub = top + 2 + 12 + 4, data = sub + 2 + 24 + 4
+        var note = header
+        note += le16(1) + le16(0x2020) + le16(13) + le32(1) + le32(settingsAt ?? sub) + le32(0)
+        note += le16(2) + le16(0x101) + le16(4) + le32(1) + le32(previewAt ?? data)
+        note += le16(0x102) + le16(4) + le32(1) + le32(UInt32(preview.count)) + le32(0)
+        return note + preview
+    }
+
+    /// An ORF with only a thumbnail in IFD0 and its large preview in the maker note.
+    static func orf(makerNote: [UInt8]) -> [UInt8] {
+        let small = Fixtures.jpeg(seed: 6, width: 160, height: 120)
+        return TIFFBuilder.build(magic: 0x4F52, ifds: [[], []], blobs: [small]) { ifd, blob in
+            [
+                [(0x100, .long(5184)), (0x101, .long(3888)), (0x10F, .ascii("OLYMPUS CORPORATION")), (0x110, .ascii("E-M10MarkIII")),
+                 (0x201, .long(blob[0])), (0x202, .long(UInt32(small.count))), (0x8769, .long(ifd[1]))],
+                [(0x9003, .ascii(RawFixtures.exifDate)), (0x927C, .undefined(makerNote))],
+            ]
+        }
+    }
+
+    @Test(arguments: [Array("OLYMPUS\0II".utf8) + [3, 0], Array("OM SYSTEM\0\0\0II".utf8) + [4, 0]])
+    func anOlympusPreviewInTheMakerNoteIsMeasured(_ header: [UInt8]) throws {
+        let preview = Fixtures.jpeg(seed: 12, width: 1600, height: 1200)
+        let file = Self.orf(makerNote: Self.olympusMakerNote(preview, header: header))
+        let walk = try #require(TIFFWalker.walk(MemorySource(file)))
+        #expect(walk.previews.map(\.tag).sorted() == ["JPEGInterchangeFormat", "OlympusPreview"])
+        let t = try TestLibrary()
+        t.dir.write("Pictures/P5010001.ORF", file)
+        try t.scan()
+        let item = try #require(try t.library.items().first)
+        #expect(item.status == .ok && item.width == 1600 && item.height == 1200, "\(String(describing: item.reason))")
+    }
+
+    @Test func hostileMakerNotesEndQuietly() throws {
+        let preview = Fixtures.jpeg(seed: 12, width: 640, height: 480)
+        // Sub-IFD and preview offsets outside the note and the file, a foreign maker's note.
+        for note in [Self.olympusMakerNote(preview, settingsAt: 0xFFFF_FF00), Self.olympusMakerNote(preview, previewAt: 0x7FFF_FFF0),
+                     Self.olympusMakerNote(preview, header: Array("Nikon\0\u{2}\u{10}\0\0II".utf8) + [42, 0])] {
+            let walk = try #require(TIFFWalker.walk(MemorySource(Self.orf(makerNote: note))))
+            #expect(walk.previews.map(\.tag) == ["JPEGInterchangeFormat"])
+        }
+        let file = Self.orf(makerNote: Self.olympusMakerNote(preview))
+        var rng = SplitMix(seed: 5)
+        for _ in 0..<500 {
+            var b = file
+            for _ in 0..<4 { b[Int(rng.next() % UInt64(min(b.count, 900)))] = UInt8(truncatingIfNeeded: rng.next()) }
+            _ = TIFFWalker.walk(MemorySource(b))
+        }
+    }
+
     @Test func aRawWithoutAPreviewIsUnsupportedWithAReason() throws {
         let noPreview = TIFFBuilder.build(ifds: [[]], blobs: []) { _, _ in [[(0x100, .long(4000)), (0x101, .long(3000)), (0x103, .short(1))]] }
         let t = try TestLibrary()

@@ -1,6 +1,6 @@
 /// A bounded walk over the IFDs of a TIFF-based RAW file (DNG, CR2, NEF, ARW, ORF, RW2) that
 /// lists the embedded JPEG previews. See TIFF 6.0 §2 (IFD structure), DNG 1.6 §"SubIFDs" and
-/// the RW2 `JpgFromRaw` tag (0x2E).
+/// the RW2 `JpgFromRaw` tag (0x2E); Olympus ORF previews sit in the EXIF IFD's maker note.
 ///
 /// Nothing read is trusted: IFD offsets must lie inside the file and are visited once (loops end),
 /// at most `maxIFDs` IFDs of at most `maxEntries` entries each are read, SubIFD nesting is capped,
@@ -123,6 +123,12 @@ public enum TIFFWalker {
             case 0x117: stripCounts = values(e, limit: 2)
             case 0x201: jpegOffset = values(e).first
             case 0x202: jpegLength = values(e).first
+            case 0x8769:  // the EXIF IFD: walked for its maker note
+                if depth + 1 < maxDepth, let v = values(e).first { queue.append((Int64(v), depth + 1)) }
+            case 0x927C where e.type == 7 && e.count >= 16:  // MakerNote
+                if let off = Bytes(src.read(at: e.valueField, count: 4), bigEndian: !little).u32(0) {
+                    makerNotePreview(src, at: Int64(off), length: Int64(e.count), &r)
+                }
             case 0x14A:  // SubIFDs
                 if depth + 1 < maxDepth { for v in values(e, limit: 16) { queue.append((Int64(v), depth + 1)) } }
             case 0x2E where e.type == 7 && e.count > 4:  // RW2 JpgFromRaw: the JPEG is the value itself
@@ -146,6 +152,50 @@ public enum TIFFWalker {
             add(Preview(offset: Int64(strips[0]), length: Int64(stripCounts[0]), width: width, height: height, tag: "StripOffsets"), src, &r)
         }
         return body.u32(Int(n) * 12)
+    }
+
+    /// Olympus and OM System keep an ORF's large preview in the maker note, not in an IFD the
+    /// TIFF structure points at: the maker note ("OLYMPUS\0" + byte order + 3, or
+    /// "OM SYSTEM\0\0\0" + byte order + 4) is an IFD whose CameraSettings entry (0x2020) points at a
+    /// sub-IFD with PreviewImageStart (0x101) and PreviewImageLength (0x102); every offset counts
+    /// from the maker note's first byte (exiftool's Olympus tags). Bounded like the rest: both IFDs
+    /// must lie inside the maker note, entries are capped, the preview must lie inside the file.
+    static func makerNotePreview(_ src: ByteSource, at base: Int64, length: Int64, _ r: inout Result) {
+        let head = src.read(at: base, count: 16)
+        guard head.count == 16 else { return }
+        let ifdStart: Int64, order: Int
+        if head.starts(with: Array("OLYMPUS\0".utf8)) {
+            (ifdStart, order) = (12, 8)
+        } else if head.starts(with: Array("OM SYSTEM\0\0\0".utf8)) {
+            (ifdStart, order) = (16, 12)
+        } else {
+            return
+        }
+        let little: Bool
+        switch (head[order], head[order + 1]) {
+        case (0x49, 0x49): little = true
+        case (0x4D, 0x4D): little = false
+        default: return
+        }
+        /// The entries of the IFD `rel` bytes into the maker note: tag, type and the value
+        /// (SHORT or LONG held in the entry).
+        func entries(at rel: Int64) -> [(tag: UInt16, type: UInt16, value: UInt32)]? {
+            guard rel >= 0, rel + 2 <= length else { return nil }
+            guard let n = Bytes(src.read(at: base + rel, count: 2), bigEndian: !little).u16(0), n > 0, Int(n) <= maxEntries,
+                  rel + 2 + Int64(n) * 12 <= length else { return nil }
+            let body = Bytes(src.read(at: base + rel + 2, count: Int(n) * 12), bigEndian: !little)
+            return (0..<Int(n)).compactMap { i in
+                guard let tag = body.u16(i * 12), let type = body.u16(i * 12 + 2) else { return nil }
+                let value = type == 3 ? body.u16(i * 12 + 8).map(UInt32.init) : body.u32(i * 12 + 8)
+                return value.map { (tag, type, $0) }
+            }
+        }
+        guard let top = entries(at: ifdStart),
+              let settings = top.first(where: { $0.tag == 0x2020 && ($0.type == 13 || $0.type == 4) }),
+              let sub = entries(at: Int64(settings.value)),
+              let start = sub.first(where: { $0.tag == 0x101 })?.value,
+              let count = sub.first(where: { $0.tag == 0x102 })?.value, count > 0 else { return }
+        add(Preview(offset: base + Int64(start), length: Int64(count), width: 0, height: 0, tag: "OlympusPreview"), src, &r)
     }
 
     static func add(_ p: Preview, _ src: ByteSource, _ r: inout Result) {
