@@ -38,6 +38,15 @@ open('corpus/tiff/raw_like.cr2', 'wb').write(b'II*\0' + struct.pack('<I', 8) + a
 e = [(0x2E, 7, len(jpeg), 8 + 2 + 12 + 4)]
 c, _ = ifd(e, 8, 0)
 open('corpus/tiff/rw2_like.rw2', 'wb').write(b'IIU\0' + struct.pack('<I', 8) + c + jpeg)
+# ORF flavour: magic "RO", IFD0 -> EXIF IFD -> Olympus maker note -> CameraSettings -> preview.
+note_sub = 12 + 2 + 12 + 4; note_data = note_sub + 2 + 24 + 4
+note = b'OLYMPUS\0II\x03\0' + struct.pack('<HHHII', 1, 0x2020, 13, 1, note_sub) + struct.pack('<I', 0)
+note += struct.pack('<H', 2) + struct.pack('<HHII', 0x101, 4, 1, note_data) + struct.pack('<HHII', 0x102, 4, 1, len(jpeg)) + struct.pack('<I', 0)
+note += jpeg
+exif_at = 8 + 2 + 12 + 4
+d, _ = ifd([(0x8769, 4, 1, exif_at)], 8, 0)
+e2, x2 = ifd([(0x927C, 7, len(note), note)], exif_at, exif_at + 2 + 12 + 4)
+open('corpus/tiff/orf_makernote.orf', 'wb').write(b'IIRO' + struct.pack('<I', 8) + d + e2 + x2)
 # An APP1 EXIF payload.
 tiff = open('corpus/exif/camera.tiff', 'rb').read()
 open('corpus/exif/app1.bin', 'wb').write(b'Exif\0\0' + tiff)
