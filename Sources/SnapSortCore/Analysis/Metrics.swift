@@ -419,6 +419,7 @@ public enum MetricsComputer {
         let rw = x1 - x0, rh = y1 - y0
         guard rw > 10 && rh > 10 else { return 0 }
         var dfv = 0.0, dbv = 0.0, dfh = 0.0, dbh = 0.0
+        let ninth = 1.0 / 9  // a multiply instead of a division per pixel
         let colSum = UnsafeMutableBufferPointer<Double>.allocate(capacity: rw)
         let prevF = UnsafeMutableBufferPointer<Float>.allocate(capacity: rw)
         let prevB = UnsafeMutableBufferPointer<Float>.allocate(capacity: rw)
@@ -436,7 +437,7 @@ public enum MetricsComputer {
                 let row = y * w + x0
                 var rowF = 0.0, rowB = 0.0
                 for x in 0..<rw {
-                    let b = Float(colSum[x] / 9), f = d[row + x]
+                    let b = Float(colSum[x] * ninth), f = d[row + x]
                     let df = abs(f - prevF[x]), db = abs(b - prevB[x])
                     rowF += Double(df); rowB += Double(max(0, df - db))
                     prevF[x] = f; prevB[x] = b
@@ -453,7 +454,7 @@ public enum MetricsComputer {
                 for k in -4...4 { s += Double(d[row + min(x1 - 1, max(x0, x0 + k))]) }
                 var prevF: Float = d[row + x0], prevB: Float = 0
                 for x in x0..<x1 {
-                    let b = Float(s / 9), f = d[row + x]
+                    let b = Float(s * ninth), f = d[row + x]
                     if x > x0 {
                         let df = abs(f - prevF), db = abs(b - prevB)
                         dfh += Double(df); dbh += Double(max(0, df - db))
@@ -567,11 +568,12 @@ public enum MetricsComputer {
                             }
                             for x in 0..<w { pre[x + 1] = pre[x] + cs[x] }
                             let rows = min(h, y + 17) - max(0, y - 16)
+                            // v < mean - 8, as v·area < sum - 8·area (no division per pixel).
                             for x in 0..<w {
                                 let x0 = max(0, x - 16), x1 = min(w, x + 17)
-                                let mean = Float(pre[x1] - pre[x0]) / Float(rows * (x1 - x0))
+                                let area = Float(rows * (x1 - x0))
                                 let v = d[y * w + x]
-                                dk[y * w + x] = v < mean - 8 || v < 60
+                                dk[y * w + x] = v * area < Float(pre[x1] - pre[x0]) - 8 * area || v < 60
                             }
                         }
                     }
