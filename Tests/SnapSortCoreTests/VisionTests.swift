@@ -177,6 +177,73 @@ import SnapSortTestSupport
         #expect(offGroups.stdout.contains("people            unavailable: the vision helper (snapsort-vision) is not installed"), "\(offGroups.stdout)")
     }
 
+    /// The real photo `name` decoded upright at its own size (512 px for the scikit-image ones).
+    static func bitmap(_ name: String) throws -> Bitmap {
+        try JPEG.decode(try photo(name), scaleNumerator: 8, maxHeaderPixels: 1 << 24, maxOutputPixels: 1 << 24).bitmap
+    }
+
+    /// Runs tier 2 over `files` (name → bytes) and returns each file's model groups.
+    static func modelGroups(_ files: [(String, [UInt8])]) throws -> (groups: [String: Set<String>], summary: VisionSummary) {
+        let lib = try TestLibrary()
+        for (name, bytes) in files { lib.dir.write("Pictures/" + name, bytes) }
+        try lib.scan()
+        for item in try lib.library.items() { #expect(item.status == .ok, "\(item.name): \(String(describing: item.reason))") }
+        let helper = VisionHelper(executable: helperPath)
+        defer { helper.stop() }
+        let summary = try VisionAnalyzer(library: lib.library, helper: helper, logger: .silent).run()
+        var groups: [String: Set<String>] = [:]
+        for (name, _) in files { groups[name] = [] }
+        for g in [GroupID.people, .pets, .food, .scenery] {
+            for m in try lib.library.groupMembers(g) { groups[(m.item.path as NSString).lastPathComponent, default: []].insert(g.rawValue) }
+        }
+        return (groups, summary)
+    }
+
+    @Test func rawFilesAreSeenThroughTheirPreviewTurnedUprightByTheRawsOrientation() throws {
+        // A CR2 (built as RawTests builds them) whose preview is the astronaut stored sideways, as
+        // a camera held upright stores it, with orientation 6 in the RAW's own IFD0; and a DNG
+        // with the cat, upright.
+        let sideways = try Self.bitmap("astronaut.jpg").oriented(8)
+        let preview = try JPEG.encode(sideways, quality: 90, exif: nil)
+        let cr2 = TIFFBuilder.build(ifds: [[], []], blobs: [preview, [UInt8](repeating: 0x55, count: 4096)]) { ifd, blob in
+            [
+                [(0x100, .long(512)), (0x101, .long(512)), (0x10F, .ascii("Canon")), (0x110, .ascii("Canon EOS R6")),
+                 (0x112, .short(6)), (0x14A, .long(ifd[1]))],
+                [(0xFE, .long(1)), (0x103, .short(6)), (0x201, .long(blob[0])), (0x202, .long(UInt32(preview.count)))],
+            ]
+        }
+        let dng = RawFixtures.raw(large: try Self.photo("chelsea.jpg"))
+        let (groups, summary) = try Self.modelGroups([("IMG_0001.CR2", cr2), ("IMG_0002.DNG", dng)])
+        #expect(summary.skipped == 0 && summary.analyzed == 2)
+        #expect(groups["IMG_0001.CR2"] == ["people"])
+        #expect(groups["IMG_0002.DNG"] == ["pets"])
+    }
+
+    @Test(.enabled(if: HEIF.canEncode, "libheif has no HEVC encoder here"))
+    func heicIsReadThroughLibheifWhoseRotationIsTheOrientation() throws {
+        // An upright HEIC whose EXIF says 6 (libheif applies irot/imir; EXIF orientation in a
+        // HEIF is not applied again: rotating would hide her face from the upright-only detector),
+        // and one with a thumbnail large enough to serve tier 2.
+        let astronaut = try Self.bitmap("astronaut.jpg")
+        let exif = Exif.build(dateTimeOriginal: "2024:05:01 10:00:00", make: "Apple", model: "iPhone 12", orientation: 6)
+        let (groups, summary) = try Self.modelGroups([
+            ("IMG_0001.HEIC", try HEIF.encode(astronaut, quality: 80, exif: exif)),
+            ("IMG_0002.HEIC", try HEIF.encode(try Self.bitmap("chelsea.jpg"), quality: 80, thumbnailLongSide: 320)),
+        ])
+        #expect(summary.skipped == 0 && summary.analyzed == 2)
+        #expect(groups["IMG_0001.HEIC"] == ["people"])
+        #expect(groups["IMG_0002.HEIC"] == ["pets"])
+    }
+
+    @Test func webPIsReadThroughLibwebp() throws {
+        let (groups, summary) = try Self.modelGroups([
+            ("IMG_1.webp", try WebP.encode(try Self.bitmap("coffee.jpg"), quality: 85)),
+            ("IMG_2.webp", try WebP.encode(try Self.bitmap("astronaut.jpg"), quality: 85)),
+        ])
+        #expect(summary.skipped == 0)
+        #expect(groups == ["IMG_1.webp": ["food"], "IMG_2.webp": ["people"]])
+    }
+
     /// The labelled check set (Tests/Fixtures/vision/README.md): each photo in exactly its groups.
     static let checkSet: [(String, Set<String>)] = [
         ("chelsea.jpg", ["pets"]), ("coffee.jpg", ["food"]), ("forest-path.jpg", ["scenery"]), ("astronaut.jpg", ["people"]),

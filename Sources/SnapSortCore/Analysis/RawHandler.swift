@@ -30,18 +30,26 @@ enum RawHandler {
             if walk.littleEndian { head[2] = 42; head[3] = 0 } else { head[2] = 0; head[3] = 42 }
         }
         if let exif = Exif.parse(head[...]) { ctx.apply(exif: exif) }
-        // The largest preview libjpeg can read wins.
-        for p in walk.previews.sorted(by: { $0.length > $1.length }) {
-            let magic = src.read(at: p.offset, count: 3)
-            guard magic == [0xFF, 0xD8, 0xFF] else { continue }
-            let jpeg = src.read(at: p.offset, count: Int(p.length))
-            guard jpeg.count == Int(p.length), let header = try? JPEG.readHeader(jpeg), header.width >= 64, header.height >= 64,
-                  header.components == 3 || header.components == 1 else { continue }
+        if let jpeg = preview(src, walk) {
             let hadExif = ctx.result.exif != nil
             JPEGHandler.analyze(&ctx, jpeg: jpeg, readExif: !hadExif)
             return
         }
         let why = walk.warnings.first.map { " (\($0))" } ?? ""
         ctx.fail(.unsupported, Reason("no_preview", "the \(ctx.result.format.rawValue.uppercased()) file has no embedded JPEG preview SnapSort can read\(why); RAW data itself is not decoded"))
+    }
+
+    /// The largest embedded JPEG preview that libjpeg can read (at least 64 px a side, gray or
+    /// colour), read whole; nil when there is none. Tier 1 measures it, tier 2 looks at it.
+    static func preview(_ src: ByteSource, _ walk: TIFFWalker.Result) -> [UInt8]? {
+        for p in walk.previews.sorted(by: { $0.length > $1.length }) {
+            let magic = src.read(at: p.offset, count: 3)
+            guard magic == [0xFF, 0xD8, 0xFF] else { continue }
+            let jpeg = src.read(at: p.offset, count: Int(p.length))
+            guard jpeg.count == Int(p.length), let header = try? JPEG.readHeader(jpeg), header.width >= 64, header.height >= 64,
+                  header.components == 3 || header.components == 1 else { continue }
+            return jpeg
+        }
+        return nil
     }
 }

@@ -19,7 +19,7 @@ public struct VisionSummary: Sendable, Equatable {
     public var available = true
     public var analyzed = 0
     public var failed = 0
-    /// Photos in formats tier 2 does not read yet (recorded, not retried).
+    /// Photos in formats tier 2 does not read (recorded, not retried; none that tier 1 measures).
     public var skipped = 0
     public var withPeople = 0
     /// Seconds spent.
@@ -36,7 +36,7 @@ public struct VisionSummary: Sendable, Equatable {
 /// runs niced). Which files still need it is a query, never a queue.
 public final class VisionAnalyzer {
     /// Bump when the tier-2 code or its rules change.
-    public static let version = 1
+    public static let version = 2
     public let library: Library
     public let helper: VisionHelper
     public var rules = VisionRules()

@@ -1,39 +1,74 @@
 import SnapSortSystem
 
 /// The picture the vision models see: decoded with SnapSort's own decoders (the helper only ever
-/// receives pixels), turned upright by the EXIF orientation and scaled so its long side is
-/// `VisionImage.longSide`.
+/// receives pixels), turned upright and scaled so its long side is `VisionImage.longSide`.
+///
+/// Every photo format tier 1 measures is read the way tier 1 reads it: JPEG (DCT-scaled), PNG,
+/// WebP (libwebp's scaler), HEIC/HEIF through libheif (its thumbnail when that is at least
+/// `longSide`, else the primary image; libheif applies the container's irot/imir, so the EXIF
+/// orientation is not applied again, as in `HEIFHandler`), and RAW files through their largest
+/// embedded JPEG preview (`RawHandler.preview`, found by the bounded TIFF walk and read with
+/// `pread`s; the RAW's own EXIF orientation turns it upright, as tier 1 measures it).
 enum VisionImage {
     /// The working size on the long side (smaller pictures are scaled up). dlib's HOG detector
     /// finds faces from 80 px, so at 1024 px it finds faces down to ~8 % of the long side: on the
     /// DEV corpus, 640 px found 2 of 6 people photos (a footballer, basketball players and a
     /// portrait, all in sub-640 px frames) and 1024 px all 6, at about twice the cost.
     static let longSide = 1024
-    /// Formats tier 2 reads (HEIF, RAW and the rest keep a neutral tier-2 result for now).
-    static let formats: Set<String> = ["jpeg", "png", "webp"]
+    /// RAW formats (TIFF-based; their embedded JPEG preview is what tier 2 sees).
+    static let rawFormats: Set<String> = ["dng", "cr2", "nef", "arw", "orf", "rw2"]
+    /// Formats tier 2 reads: every photo format tier 1 measures (GIF, TIFF, AVIF and BMP are
+    /// `unsupported` there and never reach tier 2).
+    static let formats: Set<String> = Set(["jpeg", "png", "webp", "heic"]).union(rawFormats)
 
-    /// Decodes `path` (of `format`) to RGB, upright, long side ≤ `longSide`.
+    /// Decodes `path` (of `format`) to RGB, upright, long side `longSide`.
     static func load(path: String, format: String, orientation: Int, limits: AnalyzerLimits = AnalyzerLimits()) throws -> Bitmap {
-        let bytes = try FileSystem.readFile(path, limit: limits.maxPhotoBytes)
         var bitmap: Bitmap
+        var orientation = orientation
         switch format {
         case "jpeg":
-            let header = try JPEG.readHeader(bytes)
-            let long = max(header.width, header.height)
-            var scale = 8
-            for s in 1...8 where long * s / 8 >= longSide { scale = s; break }
-            bitmap = try JPEG.decode(bytes, scaleNumerator: scale, maxHeaderPixels: limits.maxHeaderPixels,
-                                     maxOutputPixels: limits.maxDecodePixels).bitmap
+            bitmap = try jpeg(try FileSystem.readFile(path, limit: limits.maxPhotoBytes), limits: limits)
         case "png":
-            bitmap = try PNG.decode(bytes, channels: 3, maxPixels: limits.maxDecodePixels)
+            bitmap = try PNG.decode(try FileSystem.readFile(path, limit: limits.maxPhotoBytes), channels: 3, maxPixels: limits.maxDecodePixels)
         case "webp":
-            bitmap = try WebP.decode(bytes, maxLongSide: longSide, maxHeaderPixels: limits.maxHeaderPixels, maxDecodePixels: limits.maxDecodePixels)
+            bitmap = try WebP.decode(try FileSystem.readFile(path, limit: limits.maxPhotoBytes), maxLongSide: longSide,
+                                     maxHeaderPixels: limits.maxHeaderPixels, maxDecodePixels: limits.maxDecodePixels)
+        case "heic":
+            let a = try HEIF.analyze(try FileSystem.readFile(path, limit: limits.maxPhotoBytes), minThumbnailLongSide: longSide,
+                                     maxHeaderPixels: limits.maxHeaderPixels, maxDecodePixels: limits.maxDecodePixels)
+            guard let b = a.bitmap else { throw SystemError(.decode, "the HEIF image decoded to nothing", operation: "vision decode") }
+            bitmap = b
+            // See ISO/IEC 23008-12 §6.5: irot/imir, already applied by libheif, are the orientation.
+            orientation = 1
+        case _ where rawFormats.contains(format):
+            bitmap = try jpeg(try rawPreview(path: path), limits: limits)
         default:
-            throw SystemError(.unsupported, "tier 2 does not read \(format) yet", operation: "vision decode")
+            throw SystemError(.unsupported, "tier 2 does not read \(format)", operation: "vision decode")
         }
         bitmap = rgb(bitmap)
         bitmap = max(bitmap.width, bitmap.height) > longSide ? shrink(bitmap, longSide: longSide) : enlarge(bitmap, longSide: longSide)
         return oriented(bitmap, orientation)
+    }
+
+    /// A JPEG decoded at the smallest DCT scale whose long side still reaches `longSide`.
+    static func jpeg(_ bytes: [UInt8], limits: AnalyzerLimits) throws -> Bitmap {
+        let header = try JPEG.readHeader(bytes)
+        let long = max(header.width, header.height)
+        var scale = 8
+        for s in 1...8 where long * s / 8 >= longSide { scale = s; break }
+        return try JPEG.decode(bytes, scaleNumerator: scale, maxHeaderPixels: limits.maxHeaderPixels,
+                               maxOutputPixels: limits.maxDecodePixels).bitmap
+    }
+
+    /// The largest readable JPEG preview of a RAW file (the file itself is never read whole).
+    static func rawPreview(path: String) throws -> [UInt8] {
+        let fd = try FileDescriptor.openForReading(path)
+        defer { fd.close() }
+        let src = FileSource(fd: fd, size: try fd.status().size)
+        guard let walk = TIFFWalker.walk(src), let jpeg = RawHandler.preview(src, walk) else {
+            throw SystemError(.unsupported, "the RAW file has no embedded JPEG preview", operation: "vision decode")
+        }
+        return jpeg
     }
 
     /// Gray becomes RGB; RGB stays.
