@@ -247,6 +247,8 @@ import SnapSortTestSupport
     /// The labelled check set (Tests/Fixtures/vision/README.md): each photo in exactly its groups.
     static let checkSet: [(String, Set<String>)] = [
         ("chelsea.jpg", ["pets"]), ("coffee.jpg", ["food"]), ("forest-path.jpg", ["scenery"]), ("astronaut.jpg", ["people"]),
+        ("building.jpg", ["scenery"]), ("dune.jpg", ["scenery"]), ("storm.jpg", ["scenery"]), ("kite.jpg", ["scenery"]),
+        ("flow-render.jpg", []),
     ]
 
     @Test func petsFoodAndSceneryOnTheCheckSet() throws {
@@ -292,5 +294,80 @@ import SnapSortTestSupport
     func categoryRules(_ pets: Double, _ food: Double, _ scenery: Double, _ p: Bool, _ f: Bool, _ s: Bool) {
         let m = VisionCategories.members(pets: pets, food: food, scenery: scenery)
         #expect(m.pets == p && m.food == f && m.scenery == s)
+    }
+
+    /// A horizon makes Scenery only when nothing else is clearly the subject.
+    @Test(arguments: [
+        // (horizon, pets, food, top class probability, people faces) → scenery
+        (0.86, 0.24, 0.0, 0.42, 0, true), (0.6, 0.0, 0.0, 0.2, 0, true), (0.59, 0.0, 0.0, 0.2, 0, false),
+        (1.0, 0.6, 0.0, 0.55, 0, false), (1.0, 0.0, 0.7, 0.6, 0, false), (1.0, 0.1, 0.1, 0.5, 0, false), (1.0, 0.0, 0.0, 0.2, 1, false),
+    ] as [(Double, Double, Double, Double, Int, Bool)])
+    func aHorizonIsSceneryUnlessSomethingElseIsTheSubject(_ horizon: Double, _ pets: Double, _ food: Double, _ top: Double, _ faces: Int,
+                                                          _ expected: Bool) {
+        let m = VisionCategories.members(pets: pets, food: food, scenery: 0.1, horizon: horizon, topScore: top, peopleFaces: faces)
+        #expect(m.scenery == expected)
+    }
+
+    /// A picture whose top `skyRows` of 12 are `sky` (smooth, one colour, a faint vertical
+    /// gradient) and whose rest is `ground` (nil: noise, textured like grass or façades).
+    static func picture(sky: (UInt8, UInt8, UInt8), skyRows: Int, ground: (UInt8, UInt8, UInt8)? = nil) -> Bitmap {
+        let w = 640, h = 480
+        var px = [UInt8](repeating: 0, count: w * h * 3)
+        var rng = SplitMix(seed: 3)
+        for y in 0..<h {
+            for x in 0..<w {
+                let i = (y * w + x) * 3
+                if y < skyRows * h / 12 {
+                    let shade = UInt8(y * 20 / h)
+                    (px[i], px[i + 1], px[i + 2]) = (sky.0 &+ shade, sky.1 &+ shade, sky.2 &+ shade / 2)
+                } else if let ground {
+                    (px[i], px[i + 1], px[i + 2]) = ground
+                } else {
+                    let v = UInt8(truncatingIfNeeded: 40 + rng.next() % 120)
+                    (px[i], px[i + 1], px[i + 2]) = (v, v &+ 10, v / 2)
+                }
+            }
+        }
+        return Bitmap(width: w, height: h, channels: 3, pixels: px)
+    }
+
+    @Test func theSkyCueWantsSmoothBlueSkyOverTexturedGround() {
+        let blue = (UInt8(90), UInt8(140), UInt8(200)), dusk = (UInt8(110), UInt8(100), UInt8(190))
+        // Blue or violet sky over ground: a horizon under the whole top third.
+        for sky in [blue, dusk] {
+            let cue = VisionSky.measure(Self.picture(sky: sky, skyRows: 5))
+            #expect(cue.horizon == 1 && abs(cue.share - 5.0 / 12) < 0.01, "\(cue)")
+        }
+        // A sky over a third of the top: no horizon to speak of.
+        #expect(VisionSky.measure(Self.picture(sky: blue, skyRows: 1)).horizon < VisionCategories.horizonThreshold)
+        // All sky (or a smooth blue render): no ground, so no horizon; but the sky fills the frame.
+        let allSky = VisionSky.measure(Self.picture(sky: blue, skyRows: 12))
+        #expect(allSky.horizon == 0 && allSky.share == 1)
+        // Smooth ground under the sky (a blue wall over a plain floor): no horizon.
+        #expect(VisionSky.measure(Self.picture(sky: blue, skyRows: 5, ground: (120, 110, 100))).horizon == 0)
+        // White, grey and warm smooth tops are left to the classifier (walls, backdrops, tables).
+        for top in [(UInt8(225), UInt8(225), UInt8(228)), (UInt8(150), UInt8(150), UInt8(150)), (UInt8(200), UInt8(150), UInt8(100))] {
+            #expect(VisionSky.measure(Self.picture(sky: top, skyRows: 5)).share == 0, "\(top)")
+        }
+        // A textured blue top (a blue jumper, a wall of tiles) is not sky.
+        var tiles = Self.picture(sky: blue, skyRows: 12)
+        for y in 0..<tiles.height {
+            for x in 0..<tiles.width where (x / 8 + y / 8) % 2 == 0 {
+                let i = (y * tiles.width + x) * 3
+                (tiles.pixels[i], tiles.pixels[i + 1], tiles.pixels[i + 2]) = (60, 100, 160)
+            }
+        }
+        #expect(VisionSky.measure(tiles).share == 0)
+    }
+
+    @Test(arguments: [
+        // (photo, horizon at least, horizon at most, sky share at least, at most)
+        ("dune.jpg", 0.6, 1.0, 0.0, 1.0), ("storm.jpg", 0.6, 1.0, 0.5, 1.0), ("kite.jpg", 0.0, 0.0, 0.5, 1.0), ("flow-render.jpg", 0.0, 0.0, 0.0, 1.0),
+        ("building.jpg", 0.0, 0.1, 0.0, 0.1), ("coffee.jpg", 0.0, 0.0, 0.0, 0.0), ("chelsea.jpg", 0.0, 0.0, 0.0, 0.0),
+        ("astronaut.jpg", 0.0, 0.0, 0.0, 0.05), ("forest-path.jpg", 0.0, 0.0, 0.0, 0.0),
+    ] as [(String, Double, Double, Double, Double)])
+    func theSkyCueOnRealPhotos(_ name: String, _ minHorizon: Double, _ maxHorizon: Double, _ minShare: Double, _ maxShare: Double) throws {
+        let cue = VisionSky.measure(try VisionImage.load(path: Self.fixtures + "/" + name, format: "jpeg", orientation: 1))
+        #expect(cue.horizon >= minHorizon && cue.horizon <= maxHorizon && cue.share >= minShare && cue.share <= maxShare, "\(cue)")
     }
 }

@@ -39,5 +39,11 @@ extension Schema {
             ALTER TABLE vision ADD COLUMN top_score REAL;
             ALTER TABLE vision_state ADD COLUMN classes_problem TEXT;
             """),
+        // v52: the sky cue of the Scenery rule (`VisionSky`): `horizon`, the share of smooth sky
+        // in the top third of the frame over textured ground (0 without ground; NULL when the
+        // classifier did not run). `scenery` is now the Scenery score (`VisionCategories.sceneryScore`).
+        Migration(version: 52, sql: """
+            ALTER TABLE vision ADD COLUMN horizon REAL;
+            """),
     ]
 }

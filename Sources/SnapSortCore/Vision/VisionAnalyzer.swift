@@ -95,10 +95,10 @@ public final class VisionAnalyzer {
                 for r in batch {
                     try db.run("""
                         INSERT OR REPLACE INTO vision(file_id, version, analyzed_at, status, faces, people_faces, worst_eyes, detail, ms,
-                                                      pets, food, scenery, top_class, top_score)
-                        VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+                                                      pets, food, scenery, top_class, top_score, horizon)
+                        VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
                         """, r.fileID, version, r.analyzedAt, r.status, r.faces, r.peopleFaces, r.worstEyes, r.detail, r.ms,
-                        r.pets, r.food, r.scenery, r.topClass, r.topScore)
+                        r.pets, r.food, r.scenery, r.topClass, r.topScore, r.horizon)
                 }
             }
             batch.removeAll()
@@ -122,7 +122,7 @@ public final class VisionAnalyzer {
                         if (r.peopleFaces ?? 0) > 0 { summary.withPeople += 1 }
                         if helper.classModel != nil {
                             switch helper.classes(in: bitmap) {
-                            case .scores(let scores): apply(scores, to: &r)
+                            case .scores(let scores): apply(scores, sky: VisionSky.measure(bitmap), to: &r)
                             case .failed(let why):
                                 logger.debug("the classifier failed on a photo", ["photo.id": "\(id)", "vision.error": why])
                             }
@@ -169,12 +169,13 @@ public final class VisionAnalyzer {
         }).serialized()
     }
 
-    /// Fills the category columns of `r` from the classifier's probabilities.
-    func apply(_ scores: [Float], to r: inout VisionRow) {
+    /// Fills the category columns of `r` from the classifier's probabilities and the sky cue.
+    func apply(_ scores: [Float], sky: VisionSky.Cue, to r: inout VisionRow) {
         func round3(_ v: Double) -> Double { (v * 1000).rounded() / 1000 }
         r.pets = round3(VisionCategories.sum(scores, VisionCategories.pets))
         r.food = round3(VisionCategories.sum(scores, VisionCategories.food))
-        r.scenery = round3(VisionCategories.sum(scores, VisionCategories.scenery))
+        r.scenery = round3(VisionCategories.sceneryScore(scores, sky: sky))
+        r.horizon = round3(sky.horizon)
         if let top = scores.indices.max(by: { scores[$0] < scores[$1] }) {
             r.topClass = top
             r.topScore = round3(Double(scores[top]))
@@ -202,4 +203,5 @@ struct VisionRow {
     var scenery: Double?
     var topClass: Int?
     var topScore: Double?
+    var horizon: Double?
 }

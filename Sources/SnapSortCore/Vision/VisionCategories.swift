@@ -15,20 +15,51 @@ public enum VisionCategories {
     /// where ImageNet has no class for the scene itself (a forest, a meadow, a lake at dusk) — the
     /// things it sees in one instead: 825 stone wall, 912 worm fence, 716 picket fence, 703 park
     /// bench, 646 maze (hedges), 958 hay, 472 canoe, 693 paddle, 914 yawl, 780 schooner,
-    /// 484 catamaran, 576 gondola.
+    /// 484 catamaran, 576 gondola. Plus `town`.
     public static let scenery: [ClosedRange<Int>] =
-        [970...970, 972...980] + [425, 437, 449, 460, 483, 497, 500, 525, 536, 538, 562, 649, 663, 668, 682, 698, 718, 727,
-                                  821, 832, 839, 873, 888, 900, 825, 912, 716, 703, 646, 958, 472, 693, 914, 780, 484, 576].map { $0...$0 }
+        [970...970, 972...980] + ([425, 437, 449, 460, 483, 497, 500, 525, 536, 538, 562, 649, 663, 668, 682, 698, 718, 727,
+                                   821, 832, 839, 873, 888, 900, 825, 912, 716, 703, 646, 958, 472, 693, 914, 780, 484, 576]
+                                  + town).map { $0...$0 }
+    /// A street or a town has no ImageNet class either: it spreads over the buildings and street
+    /// furniture ImageNet photographs from outside — 442 bell cote, 743 prison, 858 tile roof,
+    /// 853 thatch, 498 cinema, 624 library, 580 greenhouse, 660 mobile home, 915 yurt, 706 patio,
+    /// 919 street sign, 920 traffic light (a façade under a blue sky scores cinema 0.10, library
+    /// 0.09; objects, animals, food and people ≤ 0.04 together). Vehicles are subjects of their
+    /// own and stay out.
+    public static let town = [442, 743, 858, 853, 498, 624, 580, 660, 915, 706, 919, 920]
+    /// Things ImageNet photographs against the sky: 701 parachute (paragliders, kites), 908 wing
+    /// (the view from a plane), 405 airship, 404 airliner, 895 warplane. They count towards
+    /// Scenery only when the sky fills at least half of the frame (`VisionSky`), where the
+    /// picture is of the sky rather than of the thing. (417 balloon is left out: party balloons
+    /// and abstract renders score it too.)
+    public static let skyObjects: [ClosedRange<Int>] = [701, 908, 405, 404, 895].map { $0...$0 }
     /// A photo joins Pets or Food when the category's summed probability reaches this.
     public static let threshold = 0.5
     /// Scenery spreads over many weak classes (a landscape scores a bit of lakeside, valley,
     /// fence, boat…), so it needs less: measured on Debian's wallpapers and OpenCV's samples,
     /// landscapes sum to 0.37–0.9 and objects, animals, food and people to ≤ 0.05.
     public static let sceneryThreshold = 0.3
+    /// The sky share of the top third (over textured ground, `VisionSky.horizon`) that makes a
+    /// photo Scenery when nothing else is clearly its subject.
+    public static let horizonThreshold = 0.6
+    /// The sky share of the frame from which `skyObjects` count.
+    public static let skyFrameThreshold = 0.5
 
-    /// Whether a photo with these sums is in each category.
-    public static func members(pets: Double, food: Double, scenery: Double) -> (pets: Bool, food: Bool, scenery: Bool) {
-        (pets >= threshold, food >= threshold, scenery >= sceneryThreshold)
+    /// The Scenery score: the summed probability of `scenery`, plus that of `skyObjects` when the
+    /// sky fills at least `skyFrameThreshold` of the frame.
+    public static func sceneryScore(_ scores: [Float], sky: VisionSky.Cue) -> Double {
+        sum(scores, scenery) + (sky.share >= skyFrameThreshold ? sum(scores, skyObjects) : 0)
+    }
+
+    /// Whether a photo with these sums is in each category. Scenery: a score of at least
+    /// `sceneryThreshold`, or a horizon (`VisionSky`) under a sky of at least `horizonThreshold`
+    /// of the top third when nothing else is clearly the subject — no face in People, neither
+    /// Pets nor Food, and no ImageNet class at `threshold` or more (`topScore`).
+    public static func members(pets: Double, food: Double, scenery: Double, horizon: Double = 0, topScore: Double = 1,
+                               peopleFaces: Int = 0) -> (pets: Bool, food: Bool, scenery: Bool) {
+        let isPets = pets >= threshold, isFood = food >= threshold
+        let subject = isPets || isFood || peopleFaces > 0 || topScore >= threshold
+        return (isPets, isFood, scenery >= sceneryThreshold || (horizon >= horizonThreshold && !subject))
     }
 
     /// The summed probability of `ranges` in `scores`.
