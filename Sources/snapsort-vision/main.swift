@@ -7,6 +7,8 @@
 //                                  "classes":"<model id>"|null,"classes_problem":"…"|null}
 //   faces W H\n + W*H*3 bytes  → {"faces":[{"x","y","w","h","score","eyes":[r,l]}],"ms":…} (pixels)
 //   classes W H\n + W*H*3 bytes → {"scores":[1000 ImageNet probabilities],"ms":…}
+//   embed W H\n + W*H*3 bytes   → {"embedding":[1280 floats: the pooled features before the
+//                                  classifier's last layer],"ms":…} (measurements: bench/embedding.sh)
 //   any of them may answer {"error":"…"}
 // The parent decodes, orients and scales the photo (1024 px long side); we only see pixels.
 // Options: --landmarks PATH (default: Debian's libdlib-data file), --classifier PATH (default:
@@ -156,6 +158,23 @@ func classes(width: Int, height: Int, pixels: [UInt8], models: inout Models) -> 
     return "{\"scores\":[\(list.joined(separator: ","))],\"ms\":\(number(Float(monotonicMs() - start)))}"
 }
 
+func embedding(width: Int, height: Int, pixels: [UInt8], models: inout Models) -> String {
+    var msg = [CChar](repeating: 0, count: 512)
+    if !models.classifierLoaded {
+        guard let path = classifierPath, ssv_load_classifier(path, &msg, msg.count) == 0 else {
+            return "{\"error\":\(quoted("classifier: " + text(msg)))}"
+        }
+        models.classifierLoaded = true
+    }
+    let start = monotonicMs()
+    var scores = [Float](repeating: 0, count: 1000)
+    var features = [Float](repeating: 0, count: 1280)
+    let dims = ssv_classify(pixels, Int32(width), Int32(height), &scores, Int32(scores.count), &features, Int32(features.count), &msg, msg.count)
+    guard dims >= 0 else { return "{\"error\":\(quoted(text(msg)))}" }
+    let list = features.prefix(Int(min(dims, 1280))).map { String(Double(($0 * 100_000).rounded()) / 100_000) }
+    return "{\"embedding\":[\(list.joined(separator: ","))],\"ms\":\(number(Float(monotonicMs() - start)))}"
+}
+
 func faces(width: Int, height: Int, pixels: [UInt8], models: inout Models) -> String {
     var msg = [CChar](repeating: 0, count: 512)
     let start = monotonicMs()
@@ -186,14 +205,17 @@ while let line = readRequestLine() {
     switch words.first {
     case "hello":
         reply(hello())
-    case "faces", "classes":
+    case "faces", "classes", "embed":
         guard words.count == 3, let w = Int(words[1]), let h = Int(words[2]), (1...maxSide).contains(w), (1...maxSide).contains(h) else {
             reply("{\"error\":\"bad image request\"}")
             exit(2)  // the stream is out of step: start over
         }
         guard let pixels = readExactly(w * h * 3) else { exit(0) }
-        reply(words[0] == "faces" ? faces(width: w, height: h, pixels: pixels, models: &models)
-                                  : classes(width: w, height: h, pixels: pixels, models: &models))
+        switch words[0] {
+        case "faces": reply(faces(width: w, height: h, pixels: pixels, models: &models))
+        case "classes": reply(classes(width: w, height: h, pixels: pixels, models: &models))
+        default: reply(embedding(width: w, height: h, pixels: pixels, models: &models))
+        }
     default:
         reply("{\"error\":\"unknown request\"}")
     }

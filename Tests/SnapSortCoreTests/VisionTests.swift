@@ -57,6 +57,30 @@ import SnapSortTestSupport
         #expect(fixed.filter { $0.score >= VisionRules().minFaceScore }.count == 1)
     }
 
+    /// The helper's `embed` request (bench/embedding.sh measures Similar Shots with it): 1280
+    /// features per picture, near alike for two encodings of one photo, apart for another photo.
+    @Test func helperEmbedsAPicture() throws {
+        let child = try ChildProcess(path: Self.helperPath)
+        defer { child.terminate() }
+        try child.send(Array("hello\n".utf8))
+        _ = try child.readLine(timeoutMs: 30_000)
+        func embed(_ b: Bitmap) throws -> [Double] {
+            try child.send(Array("embed \(b.width) \(b.height)\n".utf8) + b.pixels)
+            let reply = try #require(try child.readLine(timeoutMs: 60_000).flatMap(JSON.parseObject))
+            return (reply["embedding"] as? [Any] ?? []).compactMap { ($0 as? NSNumber)?.doubleValue }
+        }
+        func cosine(_ a: [Double], _ b: [Double]) -> Double {
+            zip(a, b).reduce(0) { $0 + $1.0 * $1.1 } / (sqrt(a.reduce(0) { $0 + $1 * $1 }) * sqrt(b.reduce(0) { $0 + $1 * $1 }))
+        }
+        let astronaut = try VisionImage.load(path: Self.fixtures + "/astronaut.jpg", format: "jpeg", orientation: 1)
+        let again = try JPEG.decode(try JPEG.encode(astronaut, quality: 40), scaleNumerator: 8, maxHeaderPixels: 1 << 24,
+                                    maxOutputPixels: 1 << 24).bitmap
+        let coffee = try VisionImage.load(path: Self.fixtures + "/coffee.jpg", format: "jpeg", orientation: 1)
+        let (a, b, c) = (try embed(astronaut), try embed(again), try embed(coffee))
+        #expect(a.count == 1280 && b.count == 1280 && c.count == 1280)
+        #expect(cosine(a, b) > 0.9 && cosine(a, c) < 0.5, "\(cosine(a, b)) \(cosine(a, c))")
+    }
+
     @Test func missingHelperOrModelTurnsTheFeatureOffWithOneLine() throws {
         for helper in [VisionHelper(executable: nil), VisionHelper(executable: "/nonexistent/snapsort-vision"),
                        VisionHelper(executable: Self.helperPath, arguments: ["--landmarks", "/nonexistent/sp68.dat"])] {
