@@ -138,6 +138,28 @@ import SnapSortTestSupport
         #expect(groups == expected)
     }
 
+    /// A page OCR cannot read (out of focus: a veil of grey paper, no edges) that the classifier
+    /// sees as a page is a document, not an oops; the classifier alone is not enough (a colourful
+    /// scene it takes for a book jacket), nor is the look alone (no classes: models off).
+    @Test(arguments: [("defocused page", 0.42 as Double?, [GroupID.document]), ("page, models off", nil, [.oops]),
+                      ("page, weak classes", 0.2, [.oops]), ("colourful scene", 0.9, [])])
+    func aPageTheClassifierSeesIsADocumentEvenUnread(_ variant: String, _ pageScore: Double?, _ expected: [GroupID]) {
+        let m = variant == "colourful scene" ? Self.metrics()
+            : Self.metrics { b in
+                b = Self.boxBlur(b, radius: 6)
+                // Gray paper under a veil: no colour, squeezed into the bright band.
+                for i in stride(from: 0, to: b.pixels.count, by: 3) {
+                    let v = UInt8(170 + Double(b.pixels[i + 1]) * 0.2)
+                    b.pixels[i] = v; b.pixels[i + 1] = v; b.pixels[i + 2] = v
+                }
+            }
+        var item = Self.item("/p/DCIM/Camera/IMG_20241019_123231.jpg")
+        item.metrics = m
+        item.pageScore = pageScore
+        let groups = GroupRules().categories(of: item, findings: Findings(ocrWords: 0)).map(\.0).filter { $0 != .blurry }
+        #expect(groups == expected, "\(variant): saturation \(m.saturation) p95 \(m.p95)")
+    }
+
     /// A clipped white page, photographed (camera EXIF) or rendered (no camera EXIF).
     @Test(arguments: [("Google" as String?, true), (nil, false)])
     func aRenderedWhiteGraphicWasNeverExposed(_ make: String?, _ oops: Bool) {

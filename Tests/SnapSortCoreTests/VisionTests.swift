@@ -295,6 +295,28 @@ import SnapSortTestSupport
         #expect(top == 967, "espresso")
     }
 
+    /// A page OCR cannot read as words (a sudoku: single digits) is a document once the
+    /// classifier sees a page; a cup of coffee is not, whatever the OCR says.
+    @Test func aPageTheClassifierSeesIsADocument() throws {
+        let lib = try TestLibrary()
+        for name in ["sudoku.jpg", "coffee.jpg"] { lib.dir.write("Pictures/" + name, try Self.photo(name)) }
+        try lib.scan()
+        var grouper = Grouper(library: lib.library)
+        grouper.inspector = .none  // documents here come from the classifier alone
+        try grouper.regroupAll()
+        #expect(try lib.library.groupMembers(.document).isEmpty)
+        let helper = VisionHelper(executable: Self.helperPath)
+        defer { helper.stop() }
+        let summary = try VisionAnalyzer(library: lib.library, helper: helper, logger: .silent).run()
+        let score = { (name: String) in
+            try lib.library.db.row("SELECT v.document FROM vision v JOIN files f ON f.id = v.file_id WHERE f.path LIKE ?", "%" + name)?.double(0) ?? -1
+        }
+        #expect(try score("sudoku.jpg") >= GroupRules().minPageScore)
+        #expect(try score("coffee.jpg") < 0.05)
+        try grouper.regroup(changed: summary.setMembersChanged)
+        #expect(try lib.library.groupMembers(.document).map { ($0.item.path as NSString).lastPathComponent } == ["sudoku.jpg"])
+    }
+
     @Test func aMissingClassifierLeavesFacesOnAndSaysSo() throws {
         let lib = try TestLibrary()
         lib.dir.write("Pictures/astronaut.jpg", try Self.photo("astronaut.jpg"))

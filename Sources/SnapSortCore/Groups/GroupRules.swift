@@ -110,8 +110,9 @@ public struct GroupRules: Sendable {
         let screenshot = isScreenshot(item, m)
         if screenshot { out.append((.screenshot, Double(item.mtime) / 1e9)) }
         if let p = findings.qrPayload, !p.isEmpty { out.append((.qr, 0)) }
-        let document = !screenshot && (findings.ocrWords ?? 0) >= minDocumentWords
-        if document, let w = findings.ocrWords { out.append((.document, Double(w))) }
+        let reads = (findings.ocrWords ?? 0) >= minDocumentWords
+        let document = !screenshot && (reads || isUnreadablePage(item, m))
+        if document { out.append((.document, reads ? Double(findings.ocrWords ?? 0) : item.pageScore ?? 0)) }
         // A page that reads is a document, not a failed exposure (white paper clips; a soft
         // page is low-contrast); a graphic was never exposed or focused.
         let oops = !screenshot && !document && !isGraphic(item, m) ? oopsScore(m) : nil
@@ -171,6 +172,19 @@ public struct GroupRules: Sendable {
 
     /// At least this many confidently recognized words make a document.
     public var minDocumentWords = 12
+
+    /// A page the image classifier recognizes (tier 2: a menu, a book cover, a crossword, an
+    /// envelope, a web page; `VisionDocuments.pageScore`) is a document even when OCR cannot
+    /// read it (defocused or shaken text, a grid of single digits) — if it also looks like a page:
+    /// nearly colourless (mean saturation < 0.1), bright paper (p95 ≥ 140) and no face (the score
+    /// is only kept for photos without one). Colourful scenes the classifier takes for comic books
+    /// or book jackets (graffiti, a portrait, a poster) fail the look.
+    public var minPageScore = 0.35
+
+    func isUnreadablePage(_ item: GroupItem, _ m: Metrics) -> Bool {
+        guard let score = item.pageScore else { return false }
+        return score >= minPageScore && m.saturation < 0.1 && m.p95 >= 140
+    }
 
     /// The cheap test in front of OCR: a bright, low-saturation page with text-like edge density.
     func isDocumentCandidate(_ item: GroupItem, _ m: Metrics) -> Bool {

@@ -215,6 +215,8 @@ struct GroupItem: Sendable {
     var mtime: Int64
     /// The eye openness of the photo's worst face (tier 2); nil without faces or models.
     var worstEyes: Double? = nil
+    /// How much the classifier sees a page (tier 2, photos without faces); nil without models.
+    var pageScore: Double? = nil
     /// `files.taken_at`: the capture time as written (RFC 3339, the wall clock first).
     var takenAt: String? = nil
 
@@ -239,7 +241,11 @@ struct GroupItem: Sendable {
                 contentHash: r.blob(18), analyzedAt: r.string(19), mtime: r.int(20) ?? 0, takenAt: r.string(22)))
         }
         let eyes = try VisionScore.worstEyes(db)
-        for i in out.indices { out[i].worstEyes = eyes[out[i].id] }
+        let pages = try VisionDocuments.pageScores(db)
+        for i in out.indices {
+            out[i].worstEyes = eyes[out[i].id]
+            out[i].pageScore = pages[out[i].id]
+        }
         return out
     }
 

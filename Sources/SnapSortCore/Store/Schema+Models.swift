@@ -45,5 +45,9 @@ extension Schema {
         Migration(version: 52, sql: """
             ALTER TABLE vision ADD COLUMN horizon REAL;
             """),
+        // v53: the summed probability of the page-like classes (`VisionDocuments`).
+        Migration(version: 53, sql: """
+            ALTER TABLE vision ADD COLUMN document REAL;
+            """),
     ]
 }

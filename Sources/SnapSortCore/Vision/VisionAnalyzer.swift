@@ -24,7 +24,8 @@ public struct VisionSummary: Sendable, Equatable {
     public var withPeople = 0
     /// Seconds spent.
     public var seconds = 0.0
-    /// Files whose faces changed that are in a Similar Shots set (their keeper may change).
+    /// Files to regroup: members of a Similar Shots set whose faces changed (their keeper may
+    /// change), and photos whose page score crossed `GroupRules.minPageScore` (Docs & Receipts).
     public var setMembersChanged: Set<Int64> = []
 }
 
@@ -36,7 +37,8 @@ public struct VisionSummary: Sendable, Equatable {
 /// runs niced). Which files still need it is a query, never a queue.
 public final class VisionAnalyzer {
     /// Bump when the tier-2 code or its rules change.
-    public static let version = 2
+    /// 3: the page-class score (`vision.document`, Docs & Receipts for pages OCR cannot read).
+    public static let version = 3
     public let library: Library
     public let helper: VisionHelper
     public var rules = VisionRules()
@@ -95,10 +97,10 @@ public final class VisionAnalyzer {
                 for r in batch {
                     try db.run("""
                         INSERT OR REPLACE INTO vision(file_id, version, analyzed_at, status, faces, people_faces, worst_eyes, detail, ms,
-                                                      pets, food, scenery, top_class, top_score, horizon)
-                        VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+                                                      pets, food, scenery, top_class, top_score, horizon, document)
+                        VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
                         """, r.fileID, version, r.analyzedAt, r.status, r.faces, r.peopleFaces, r.worstEyes, r.detail, r.ms,
-                        r.pets, r.food, r.scenery, r.topClass, r.topScore, r.horizon)
+                        r.pets, r.food, r.scenery, r.topClass, r.topScore, r.horizon, r.document)
                 }
             }
             batch.removeAll()
@@ -106,7 +108,7 @@ public final class VisionAnalyzer {
         for (i, row) in pending.enumerated() {
             if shouldStop() { break }
             let id = row.int(0)!, path = row.string(1) ?? "", format = row.string(2) ?? ""
-            let before = try db.row("SELECT people_faces, worst_eyes FROM vision WHERE file_id=?", id)
+            let before = try db.row("SELECT people_faces, worst_eyes, document FROM vision WHERE file_id=?", id)
             var r = VisionRow(fileID: id, analyzedAt: row.string(4), status: "ok")
             if !VisionImage.formats.contains(format) {
                 r.status = "skipped"
@@ -142,6 +144,8 @@ public final class VisionAnalyzer {
             if inSets.contains(id), before?.int(0) != r.peopleFaces.map(Int64.init) || before?.double(1) != r.worstEyes {
                 summary.setMembersChanged.insert(id)
             }
+            let page = GroupRules().minPageScore
+            if ((before?.double(2) ?? 0) >= page) != ((r.document ?? 0) >= page) { summary.setMembersChanged.insert(id) }
             batch.append(r)
             if batch.count >= batchSize { try flush() }
             progress?(i + 1, pending.count)
@@ -176,6 +180,7 @@ public final class VisionAnalyzer {
         r.food = round3(VisionCategories.sum(scores, VisionCategories.food))
         r.scenery = round3(VisionCategories.sceneryScore(scores, sky: sky))
         r.horizon = round3(sky.horizon)
+        r.document = round3(VisionCategories.sum(scores, VisionDocuments.pageClasses))
         if let top = scores.indices.max(by: { scores[$0] < scores[$1] }) {
             r.topClass = top
             r.topScore = round3(Double(scores[top]))
@@ -204,4 +209,5 @@ struct VisionRow {
     var topClass: Int?
     var topScore: Double?
     var horizon: Double?
+    var document: Double?
 }
