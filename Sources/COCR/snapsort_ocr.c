@@ -47,6 +47,10 @@ int ss_ocr_recognize(const uint8_t *gray, int width, int height, int min_confide
             engine = NULL;
             engine_failed = 1;
         } else {
+            // Tesseract 5 reads every line whose recognition is weak a second time, inverted, in
+            // case it is light text on dark; receipts, pages and notes are dark on light, and the
+            // second pass costs a third of the time on a page that reads badly.
+            TessBaseAPISetVariable(engine, "tessedit_do_invert", "0");
             atexit(delete_engine);
         }
     }
