@@ -1,0 +1,43 @@
+import Foundation
+import Testing
+@testable import SnapSortCore
+import SnapSortSystem
+import SnapSortTestSupport
+
+/// Tesseract through the live inspector, on a real printed page (Tests/Fixtures/ocr).
+@Suite struct OCRTests {
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../Fixtures").standardized.path
+
+    static func page() throws -> Bitmap {
+        try PNG.decode(try FileSystem.readFile("\(fixtures)/ocr/page.png", limit: 1 << 22), channels: 3, maxPixels: 1 << 22)
+    }
+
+    @Test func aPrintedPageReads() throws {
+        let r = try OCR.recognize(try Self.page())
+        #expect(r.words >= 60, "\(r.words) words")
+        #expect(r.text.contains("students") && r.text.contains("projects"), "\(r.text)")
+    }
+
+    @Test func aPhotoWithoutTextHasNoWords() throws {
+        let coffee = try JPEG.decode(try FileSystem.readFile("\(Self.fixtures)/vision/coffee.jpg", limit: 1 << 24), scaleNumerator: 8,
+                                     maxHeaderPixels: 1 << 24, maxOutputPixels: 1 << 24).bitmap
+        #expect(try OCR.recognize(coffee).words < 3)
+    }
+
+    /// End to end: the page photographed as a JPEG passes the cheap gate, the scan's worker reads
+    /// it, and it lands in Docs & Receipts; the cup of coffee does not.
+    @Test func aScannedPageIsADocument() throws {
+        let t = try TestLibrary()
+        t.dir.write("Pictures/IMG_20241019_123231.jpg", Fixtures.jpeg(try Self.page(), quality: 90, dateTimeOriginal: "2024:10:19 12:32:31"))
+        t.dir.write("Pictures/coffee.jpg", try FileSystem.readFile("\(Self.fixtures)/vision/coffee.jpg", limit: 1 << 24))
+        let scanner = t.scanner()
+        scanner.inspector = .live
+        _ = try scanner.scan([t.root])
+        var grouper = Grouper(library: t.library)
+        grouper.inspector = .none  // the worker's findings must be enough
+        try grouper.regroupAll()
+        let docs = try t.library.groupMembers(.document).map { ($0.item.path as NSString).lastPathComponent }
+        #expect(docs == ["IMG_20241019_123231.jpg"])
+    }
+}
