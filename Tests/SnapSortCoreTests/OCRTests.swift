@@ -40,4 +40,23 @@ import SnapSortTestSupport
         let docs = try t.library.groupMembers(.document).map { ($0.item.path as NSString).lastPathComponent }
         #expect(docs == ["IMG_20241019_123231.jpg"])
     }
+
+    /// The gate in front of Tesseract: the page passes; real photos do not, and neither does a
+    /// page that covers only a sliver of a dark frame (its median pixel is the table, not paper).
+    @Test func onlyPageLikeFramesGoThroughOCR() throws {
+        let rules = GroupRules()
+        let item = GroupsRulesTests.item("/p/IMG_0001.jpg")
+        func candidate(_ b: Bitmap) -> Bool { rules.isDocumentCandidate(item, MetricsComputer.measure(b, orientation: 1, decodeScale: 8).0) }
+        let page = try Self.page()
+        #expect(candidate(page))
+        for name in ["astronaut.jpg", "chelsea.jpg", "coffee.jpg", "forest-path.jpg"] {
+            #expect(!candidate(try MetricsFinderPatternTests.photo(name)), "\(name)")
+        }
+        var sliver = Bitmap(width: page.width * 3, height: page.height, channels: 3, fill: 40)
+        for y in 0..<page.height {
+            for x in 0..<page.width { for k in 0..<3 { sliver.pixels[(y * sliver.width + x) * 3 + k] = page.pixels[(y * page.width + x) * 3 + k] } }
+        }
+        #expect(!candidate(sliver))
+    }
 }
+
