@@ -568,13 +568,22 @@ public enum MetricsComputer {
                             }
                             for x in 0..<w { pre[x + 1] = pre[x] + cs[x] }
                             let rows = min(h, y + 17) - max(0, y - 16)
-                            // v < mean - 8, as v·area < sum - 8·area (no division per pixel).
-                            for x in 0..<w {
+                            // v < mean - 8, as v·area < sum - 8·area (no division per pixel); the
+                            // interior, where the box is whole, in a loop of its own.
+                            func edge(_ x: Int) {
                                 let x0 = max(0, x - 16), x1 = min(w, x + 17)
                                 let area = Float(rows * (x1 - x0))
                                 let v = d[y * w + x]
                                 dk[y * w + x] = v * area < Float(pre[x1] - pre[x0]) - 8 * area || v < 60
                             }
+                            let inner = 16..<max(16, w - 16)
+                            for x in 0..<min(16, w) { edge(x) }
+                            let area = Float(rows * 33), row = y * w
+                            for x in inner {
+                                let v = d[row + x]
+                                dk[row + x] = v * area < Float(pre[x + 17] - pre[x - 16]) - 8 * area || v < 60
+                            }
+                            for x in max(16, w - 16)..<w { edge(x) }
                         }
                     }
                 }
@@ -662,25 +671,27 @@ struct FinderPatternFinder {
 
     func confirmedCentres() -> Int {
         var centres: [Centre] = []
-        var runs: [Int] = []
-        var starts: [Int] = []
-        var isDarkRun: [Bool] = []
+        // Run lengths and starts along a row; runs alternate, so run i is dark exactly when
+        // the row starts dark and i is even, or starts light and i is odd.
+        let runs = UnsafeMutableBufferPointer<Int>.allocate(capacity: width + 1)
+        let starts = UnsafeMutableBufferPointer<Int>.allocate(capacity: width + 1)
+        defer { runs.deallocate(); starts.deallocate() }
         for y in 0..<height {
-            runs.removeAll(keepingCapacity: true)
-            starts.removeAll(keepingCapacity: true)
-            isDarkRun.removeAll(keepingCapacity: true)
+            let row = y * width
+            var n = 0
+            var previous = !dark[row]
             for x in 0..<width {
-                let dk = isDark(x, y)
-                if let last = isDarkRun.last, last == dk {
-                    runs[runs.count - 1] += 1
+                let dk = dark[row + x]
+                if dk == previous {
+                    runs[n - 1] += 1
                 } else {
-                    runs.append(1); starts.append(x); isDarkRun.append(dk)
+                    runs[n] = 1; starts[n] = x; n += 1; previous = dk
                 }
             }
-            guard runs.count >= 5 else { continue }
-            for i in 0..<(runs.count - 4) where isDarkRun[i] {
+            guard n >= 5 else { continue }
+            for i in stride(from: dark[row] ? 0 : 1, to: n - 4, by: 2) {
                 guard FinderPatternFinder.isFinderRatio(runs[i], runs[i + 1], runs[i + 2], runs[i + 3], runs[i + 4]) else { continue }
-                let r = Array(runs[i..<(i + 5)])
+                let r = [runs[i], runs[i + 1], runs[i + 2], runs[i + 3], runs[i + 4]]
                 let total = r.reduce(0, +)
                 let cx = starts[i + 2] + r[2] / 2
                 // Down the column through the centre.
