@@ -137,7 +137,8 @@ func hello() -> String {
     return "{\"helper\":1,\"faces\":\"dlib-hog+sp68\",\"problem\":null,\(classes)}"
 }
 
-func classes(width: Int, height: Int, pixels: [UInt8], models: inout Models) -> String {
+/// Loads the classifier on first use; the error reply when it cannot be loaded.
+func loadClassifier(_ models: inout Models) -> String? {
     var msg = [CChar](repeating: 0, count: 512)
     if !models.classifierLoaded {
         guard let path = classifierPath, ssv_load_classifier(path, &msg, msg.count) == 0 else {
@@ -145,6 +146,12 @@ func classes(width: Int, height: Int, pixels: [UInt8], models: inout Models) -> 
         }
         models.classifierLoaded = true
     }
+    return nil
+}
+
+func classes(width: Int, height: Int, pixels: [UInt8], models: inout Models) -> String {
+    if let error = loadClassifier(&models) { return error }
+    var msg = [CChar](repeating: 0, count: 512)
     let start = monotonicMs()
     var scores = [Float](repeating: 0, count: 1000)
     guard ssv_classify(pixels, Int32(width), Int32(height), &scores, Int32(scores.count), nil, 0, &msg, msg.count) >= 0 else {
@@ -159,13 +166,8 @@ func classes(width: Int, height: Int, pixels: [UInt8], models: inout Models) -> 
 }
 
 func embedding(width: Int, height: Int, pixels: [UInt8], models: inout Models) -> String {
+    if let error = loadClassifier(&models) { return error }
     var msg = [CChar](repeating: 0, count: 512)
-    if !models.classifierLoaded {
-        guard let path = classifierPath, ssv_load_classifier(path, &msg, msg.count) == 0 else {
-            return "{\"error\":\(quoted("classifier: " + text(msg)))}"
-        }
-        models.classifierLoaded = true
-    }
     let start = monotonicMs()
     var scores = [Float](repeating: 0, count: 1000)
     var features = [Float](repeating: 0, count: 1280)

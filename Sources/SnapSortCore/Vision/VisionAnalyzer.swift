@@ -105,6 +105,7 @@ public final class VisionAnalyzer {
             }
             batch.removeAll()
         }
+        let page = GroupRules().minPageScore
         for (i, row) in pending.enumerated() {
             if shouldStop() { break }
             let id = row.int(0)!, path = row.string(1) ?? "", format = row.string(2) ?? ""
@@ -144,7 +145,6 @@ public final class VisionAnalyzer {
             if inSets.contains(id), before?.int(0) != r.peopleFaces.map(Int64.init) || before?.double(1) != r.worstEyes {
                 summary.setMembersChanged.insert(id)
             }
-            let page = GroupRules().minPageScore
             if ((before?.double(2) ?? 0) >= page) != ((r.document ?? 0) >= page) { summary.setMembersChanged.insert(id) }
             batch.append(r)
             if batch.count >= batchSize { try flush() }
