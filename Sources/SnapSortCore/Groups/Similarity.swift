@@ -18,6 +18,9 @@ public struct Thumbnail: Sendable {
     let half: [Float]
     /// The 8×8 RGB thumbnail.
     let color: [UInt8]
+    /// `full` and `half` with their summed-area tables (`aligned`).
+    let fullPlane: SummedPlane
+    let halfPlane: SummedPlane
 
     /// Reads a stored signature blob; nil when it is not a 32×32 one.
     public init?(signature: [UInt8]) {
@@ -34,6 +37,8 @@ public struct Thumbnail: Sendable {
         }
         half = Thumbnail.standardized(h)
         color = Array(signature[n..<(n + 192)])
+        fullPlane = SummedPlane(full, side: s)
+        halfPlane = SummedPlane(half, side: s / 2)
     }
 
     static func standardized(_ v: [Float]) -> [Float] {
@@ -57,77 +62,263 @@ public struct Thumbnail: Sendable {
     /// The best Pearson correlation between `self` and `other` over the aligned overlap, and the
     /// overlap's share of the frame at that alignment.
     ///
+    /// An alignment is a zoom `s` about the centre and a whole-pixel shift (`dx`, `dy`) of
+    /// `other`: pixel (x, y) of `self` meets `other` at ((x - dx - c) / s + c, (y - dy - c) / s + c),
+    /// bilinear, and only pixels that land inside `other` count.
     /// The 16×16 search only proposes: the best `refinedCandidates` coarse alignments and the
-    /// identity (frames of a burst barely move) are each refined at 32×32, and the best refined
-    /// one wins. A single coarse winner is not enough: at 16×16 a textured frame can correlate
-    /// best at a wrong zoom, whose refinement then misses the true alignment.
+    /// identity (frames of a burst barely move) are each refined at 32×32 (shift doubled, ±1 px,
+    /// zoom ±3 %), and the best refined one wins. A single coarse winner is not enough: at 16×16
+    /// a textured frame can correlate best at a wrong zoom, whose refinement then misses the true
+    /// alignment.
+    ///
+    /// This is most of a regroup's time (a library shot every minute and a half compares every
+    /// photo with three neighbours), so shifts are whole pixels of `self`: for one zoom, `other`
+    /// is resampled once (`Zoomed`) and every shift is a window of it. Sums over the overlap come
+    /// from summed-area tables, the cross term from SIMD dot products of rows
+    /// (`AlignmentReference` in the tests holds the per-pixel definition).
     public func aligned(with other: Thumbnail) -> (score: Double, overlap: Double) {
-        typealias Candidate = (r: Float, scale: Float, dx: Float, dy: Float, overlap: Float)
-        var coarse: [Candidate] = []
-        let hs = Thumbnail.side / 2
+        typealias Candidate = (r: Float, scale: Float, dx: Int, dy: Int, overlap: Float)
+        // Deterministic order: by score, then by the transform.
+        func better(_ a: Candidate, _ b: Candidate) -> Bool { (a.r, -a.scale, -a.dx, -a.dy) > (b.r, -b.scale, -b.dx, -b.dy) }
+        var best: [Candidate] = []  // the best `refinedCandidates`, best first
+        best.reserveCapacity(Thumbnail.refinedCandidates + 1)
+        let m = Thumbnail.maxShift
         for s in Thumbnail.scales {
-            for dy in -Thumbnail.maxShift...Thumbnail.maxShift {
-                for dx in -Thumbnail.maxShift...Thumbnail.maxShift {
-                    let (r, o) = Thumbnail.correlate(half, other.half, side: hs, scale: s, dx: Float(dx), dy: Float(dy))
-                    if o >= Thumbnail.minimumSearchOverlap { coarse.append((r, s, Float(dx), Float(dy), o)) }
+            let zoomed = Zoomed(other.halfPlane, scale: s, dx: -m...m, dy: -m...m, tables: true)
+            zoomed.correlations(with: halfPlane) { dx, dy, r, o in
+                guard o >= Thumbnail.minimumSearchOverlap else { return }
+                let c: Candidate = (r, s, dx, dy, o)
+                if best.count == Thumbnail.refinedCandidates {
+                    guard better(c, best[best.count - 1]) else { return }
+                    best.removeLast()
                 }
+                let at = best.firstIndex { better(c, $0) } ?? best.count
+                best.insert(c, at: at)
             }
         }
-        guard !coarse.isEmpty else { return (0, 0) }
-        // Deterministic order: by score, then by the transform.
-        coarse.sort { ($0.r, -$0.scale, -$0.dx, -$0.dy) > ($1.r, -$1.scale, -$1.dx, -$1.dy) }
-        var starts = Array(coarse.prefix(Thumbnail.refinedCandidates))
+        guard let first = best.first else { return (0, 0) }
+        var starts = best
         if !starts.contains(where: { $0.scale == 1 && $0.dx == 0 && $0.dy == 0 }) { starts.append((0, 1, 0, 0, 1)) }
         // Refine at full size around each start (shift doubles with the side).
         var fine: (Float, Float) = (-2, 0)
         for start in starts {
             for s in [start.scale * 0.97, start.scale, start.scale * 1.03] {
-                for ddy in -1...1 {
-                    for ddx in -1...1 {
-                        let (r, o) = Thumbnail.correlate(full, other.full, side: Thumbnail.side, scale: s,
-                                                         dx: 2 * start.dx + Float(ddx), dy: 2 * start.dy + Float(ddy))
-                        if o >= Thumbnail.minimumSearchOverlap && r > fine.0 { fine = (r, o) }
-                    }
+                let zoomed = Zoomed(other.fullPlane, scale: s, dx: (2 * start.dx - 1)...(2 * start.dx + 1),
+                                    dy: (2 * start.dy - 1)...(2 * start.dy + 1), tables: false)
+                zoomed.correlations(with: fullPlane) { _, _, r, o in
+                    if o >= Thumbnail.minimumSearchOverlap && r > fine.0 { fine = (r, o) }
                 }
             }
         }
-        return fine.0 > -2 ? (Double(fine.0), Double(fine.1)) : (Double(coarse[0].r), Double(coarse[0].overlap))
+        return fine.0 > -2 ? (Double(fine.0), Double(fine.1)) : (Double(first.r), Double(first.overlap))
     }
 
-    /// Pearson r between `a` and `b` sampled at `(x - c) / scale + c - dx` (bilinear), over the
-    /// pixels that land inside `b`; returns the share of such pixels too.
-    static func correlate(_ a: [Float], _ b: [Float], side n: Int, scale: Float, dx: Float, dy: Float) -> (Float, Float) {
-        let c = Float(n - 1) / 2
-        var sa: Float = 0, sb: Float = 0, saa: Float = 0, sbb: Float = 0, sab: Float = 0
-        var count = 0
-        let maxC = Float(n - 1)
-        a.withUnsafeBufferPointer { pa in
-            b.withUnsafeBufferPointer { pb in
-                for y in 0..<n {
-                    let by = (Float(y) - c) / scale + c - dy
-                    if by < 0 || by > maxC { continue }
-                    let y0 = min(Int(by), n - 2), fy = by - Float(y0)
-                    for x in 0..<n {
-                        let bx = (Float(x) - c) / scale + c - dx
-                        if bx < 0 || bx > maxC { continue }
-                        let x0 = min(Int(bx), n - 2), fx = bx - Float(x0)
-                        let i = y0 * n + x0
-                        let top = pb[i] + (pb[i + 1] - pb[i]) * fx
-                        let bottom = pb[i + n] + (pb[i + n + 1] - pb[i + n]) * fx
-                        let vb = top + (bottom - top) * fy
-                        let va = pa[y * n + x]
-                        sa += va; sb += vb; saa += va * va; sbb += vb * vb; sab += va * vb
-                        count += 1
+    /// A square plane of side `n` (a multiple of 16) with its summed-area tables.
+    struct SummedPlane: Sendable {
+        let n: Int
+        let values: [Float]
+        /// (n+1)×(n+1): the sum of values (and of their squares) above and left of each corner.
+        let sums: [Double]
+        let squares: [Double]
+
+        init(_ values: [Float], side n: Int) {
+            self.n = n
+            self.values = values
+            (sums, squares) = SummedPlane.tables(values, width: n, height: n)
+        }
+
+        static func tables(_ v: [Float], width w: Int, height h: Int) -> ([Double], [Double]) {
+            let count = (w + 1) * (h + 1)
+            var q = [Double]()
+            let s = [Double](unsafeUninitializedCapacity: count) { s, sInit in
+                q = [Double](unsafeUninitializedCapacity: count) { q, qInit in
+                    v.withUnsafeBufferPointer { v in
+                        for x in 0...w { s[x] = 0; q[x] = 0 }
+                        for y in 0..<h {
+                            var row = 0.0, rowSq = 0.0
+                            let above = y &* (w &+ 1), here = above &+ w &+ 1
+                            s[here] = 0
+                            q[here] = 0
+                            for x in 0..<w {
+                                let value = Double(v[y &* w &+ x])
+                                row += value
+                                rowSq += value * value
+                                s[here &+ x &+ 1] = s[above &+ x &+ 1] + row
+                                q[here &+ x &+ 1] = q[above &+ x &+ 1] + rowSq
+                            }
+                        }
+                    }
+                    qInit = count
+                }
+                sInit = count
+            }
+            return (s, q)
+        }
+
+        /// Sum over columns x0..<x1, rows y0..<y1 of a `width`-wide table.
+        @inline(__always)
+        static func rect(_ t: [Double], width w: Int, _ x0: Int, _ y0: Int, _ x1: Int, _ y1: Int) -> Double {
+            t[y1 * (w + 1) + x1] - t[y0 * (w + 1) + x1] - t[y1 * (w + 1) + x0] + t[y0 * (w + 1) + x0]
+        }
+    }
+
+    /// `other` zoomed by `scale` and sampled for a range of shifts: `grid[j][i]` is the bilinear
+    /// sample at ((i - dx.upperBound - c) / scale + c, (j - dy.upperBound - c) / scale + c),
+    /// zero outside the plane, so pixel (x, y) of `self` at shift (dx, dy) meets
+    /// `grid[y - dy + dy.upperBound][x - dx + dx.upperBound]`, and sums over the overlap are sums
+    /// over whole rows of a window of the grid.
+    struct Zoomed {
+        let n: Int
+        let dx: ClosedRange<Int>, dy: ClosedRange<Int>
+        let width: Int
+        let grid: [Float]
+        /// The grid columns and rows that sample inside the plane (the same rule both ways).
+        let columns: ClosedRange<Int>?, rows: ClosedRange<Int>?
+        /// The grid's summed-area tables, when many shifts share them (`tables`).
+        let sums: [Double], squares: [Double]
+
+        init(_ plane: SummedPlane, scale: Float, dx: ClosedRange<Int>, dy: ClosedRange<Int>, tables: Bool) {
+            let n = plane.n
+            self.n = n
+            self.dx = dx
+            self.dy = dy
+            let w = n + dx.count - 1, h = n + dy.count - 1
+            width = w
+            let c = Float(n - 1) / 2, maxC = Float(n - 1)
+            /// Where each grid index samples the plane: whole index and fraction; the valid range.
+            func axis(_ count: Int, _ origin: Int, _ index: UnsafeMutablePointer<Int>, _ fraction: UnsafeMutablePointer<Float>) -> ClosedRange<Int>? {
+                var lo = Int.max, hi = Int.min
+                for i in 0..<count {
+                    let u = (Float(i - origin) - c) / scale + c
+                    guard u >= 0 && u <= maxC else { continue }
+                    let i0 = min(Int(u), n - 2)
+                    index[i] = i0
+                    fraction[i] = u - Float(i0)
+                    lo = min(lo, i)
+                    hi = max(hi, i)
+                }
+                return lo <= hi ? lo...hi : nil
+            }
+            var cols: ClosedRange<Int>?, rws: ClosedRange<Int>?
+            grid = [Float](unsafeUninitializedCapacity: w * h) { g, initialized in
+                g.initialize(repeating: 0)
+                initialized = w * h
+                withUnsafeTemporaryAllocation(of: Int.self, capacity: w + h) { index in
+                    withUnsafeTemporaryAllocation(of: Float.self, capacity: w + h) { fraction in
+                        let xi = index.baseAddress!, xf = fraction.baseAddress!, yi = xi + w, yf = xf + w
+                        cols = axis(w, dx.upperBound, xi, xf)
+                        rws = axis(h, dy.upperBound, yi, yf)
+                        guard let cols, let rws else { return }
+                        plane.values.withUnsafeBufferPointer { pb in
+                            for j in rws {
+                                let y0 = yi[j], fy = yf[j]
+                                for i in cols {
+                                    let k = y0 &* n &+ xi[i], fx = xf[i]
+                                    let top = pb[k] + (pb[k &+ 1] - pb[k]) * fx
+                                    let bottom = pb[k &+ n] + (pb[k &+ n &+ 1] - pb[k &+ n]) * fx
+                                    g[j &* w &+ i] = top + (bottom - top) * fy
+                                }
+                            }
+                        }
                     }
                 }
             }
+            columns = cols
+            rows = rws
+            (sums, squares) = tables ? SummedPlane.tables(grid, width: w, height: h) : ([], [])
         }
-        guard count > 16 else { return (-1, 0) }
-        let k = Float(count)
-        let cov = sab / k - (sa / k) * (sb / k)
-        let va = saa / k - (sa / k) * (sa / k), vb = sbb / k - (sb / k) * (sb / k)
-        guard va > 1e-4 && vb > 1e-4 else { return (0, Float(count) / Float(n * n)) }
-        return (cov / (va * vb).squareRoot(), Float(count) / Float(n * n))
+
+        /// Pearson r and overlap share of `a` with this zoom at every shift, in order of dy then dx.
+        func correlations(with a: SummedPlane, _ body: (_ dx: Int, _ dy: Int, _ r: Float, _ overlap: Float) -> Void) {
+            let n = self.n, total = Float(n * n)
+            for sy in dy {
+                for sx in dx {
+                    // The pixels of `a` whose grid cell samples inside the plane.
+                    let offX = dx.upperBound - sx, offY = dy.upperBound - sy
+                    guard let cols = columns, let rws = rows else { body(sx, sy, -1, 0); continue }
+                    let x0 = max(0, cols.lowerBound - offX), x1 = min(n, cols.upperBound - offX + 1)
+                    let y0 = max(0, rws.lowerBound - offY), y1 = min(n, rws.upperBound - offY + 1)
+                    let count = max(0, x1 - x0) * max(0, y1 - y0)
+                    guard count > 16 else { body(sx, sy, -1, 0); continue }
+                    let sa = SummedPlane.rect(a.sums, width: n, x0, y0, x1, y1)
+                    let saa = SummedPlane.rect(a.squares, width: n, x0, y0, x1, y1)
+                    // The grid is zero outside the plane: whole rows of the window hold the overlap.
+                    let sab: Double, sb: Double, sbb: Double
+                    if sums.isEmpty {
+                        (sab, sb, sbb) = rowSums(a.values, rows: y0..<y1, offX: offX, offY: offY)
+                    } else {
+                        sab = cross(a.values, rows: y0..<y1, offX: offX, offY: offY)
+                        sb = SummedPlane.rect(sums, width: width, x0 + offX, y0 + offY, x1 + offX, y1 + offY)
+                        sbb = SummedPlane.rect(squares, width: width, x0 + offX, y0 + offY, x1 + offX, y1 + offY)
+                    }
+                    let k = Double(count)
+                    let ma = sa / k, mb = sb / k
+                    let cov = sab / k - ma * mb
+                    let va = saa / k - ma * ma, vb = sbb / k - mb * mb
+                    let overlap = Float(count) / total
+                    guard va > 1e-4 && vb > 1e-4 else { body(sx, sy, 0, overlap); continue }
+                    body(sx, sy, Float(cov / (va * vb).squareRoot()), overlap)
+                }
+            }
+        }
+
+        /// Σ a·g over `rows` of `a` and the window of the grid at (offX, offY), SIMD.
+        @inline(__always)
+        private func cross(_ a: [Float], rows: Range<Int>, offX: Int, offY: Int) -> Double {
+            let n = self.n, w = self.width
+            return a.withUnsafeBytes { ra in
+                grid.withUnsafeBytes { rg in
+                    typealias V = SIMD4<Float>
+                    var s0 = V(), s1 = s0, s2 = s0, s3 = s0
+                    for y in rows {
+                        let pa = y &* n &* 4, pg = ((y &+ offY) &* w &+ offX) &* 4
+                        var q = 0
+                        while q < n &* 4 {
+                            s0 += ra.loadUnaligned(fromByteOffset: pa &+ q, as: V.self) * rg.loadUnaligned(fromByteOffset: pg &+ q, as: V.self)
+                            s1 += ra.loadUnaligned(fromByteOffset: pa &+ q &+ 16, as: V.self) * rg.loadUnaligned(fromByteOffset: pg &+ q &+ 16, as: V.self)
+                            s2 += ra.loadUnaligned(fromByteOffset: pa &+ q &+ 32, as: V.self) * rg.loadUnaligned(fromByteOffset: pg &+ q &+ 32, as: V.self)
+                            s3 += ra.loadUnaligned(fromByteOffset: pa &+ q &+ 48, as: V.self) * rg.loadUnaligned(fromByteOffset: pg &+ q &+ 48, as: V.self)
+                            q &+= 64
+                        }
+                    }
+                    return Double(((s0 + s1) + (s2 + s3)).sum())
+                }
+            }
+        }
+
+        /// Σ a·g, Σ g and Σ g² over `rows` of `a` and the window of the grid at (offX, offY),
+        /// sixteen columns (four SIMD lanes of four) at a time.
+        @inline(__always)
+        private func rowSums(_ a: [Float], rows: Range<Int>, offX: Int, offY: Int) -> (Double, Double, Double) {
+            let n = self.n, w = self.width
+            return a.withUnsafeBytes { ra in
+                grid.withUnsafeBytes { rg in
+                    typealias V = SIMD4<Float>
+                    var ab0 = V(), ab1 = ab0, ab2 = ab0, ab3 = ab0
+                    var b0 = V(), b1 = b0, b2 = b0, b3 = b0
+                    var bb0 = V(), bb1 = bb0, bb2 = bb0, bb3 = bb0
+                    for y in rows {
+                        let pa = y &* n &* 4, pg = ((y &+ offY) &* w &+ offX) &* 4
+                        var q = 0
+                        while q < n &* 4 {
+                            let g0 = rg.loadUnaligned(fromByteOffset: pg &+ q, as: V.self)
+                            let g1 = rg.loadUnaligned(fromByteOffset: pg &+ q &+ 16, as: V.self)
+                            let g2 = rg.loadUnaligned(fromByteOffset: pg &+ q &+ 32, as: V.self)
+                            let g3 = rg.loadUnaligned(fromByteOffset: pg &+ q &+ 48, as: V.self)
+                            ab0 += ra.loadUnaligned(fromByteOffset: pa &+ q, as: V.self) * g0
+                            ab1 += ra.loadUnaligned(fromByteOffset: pa &+ q &+ 16, as: V.self) * g1
+                            ab2 += ra.loadUnaligned(fromByteOffset: pa &+ q &+ 32, as: V.self) * g2
+                            ab3 += ra.loadUnaligned(fromByteOffset: pa &+ q &+ 48, as: V.self) * g3
+                            b0 += g0; b1 += g1; b2 += g2; b3 += g3
+                            bb0 += g0 * g0; bb1 += g1 * g1; bb2 += g2 * g2; bb3 += g3 * g3
+                            q &+= 64
+                        }
+                    }
+                    return (Double(((ab0 + ab1) + (ab2 + ab3)).sum()), Double(((b0 + b1) + (b2 + b3)).sum()),
+                            Double(((bb0 + bb1) + (bb2 + bb3)).sum()))
+                }
+            }
+        }
     }
 
     /// Pearson r of the two 32×32 thumbnails as they are (no alignment): near-copies score ≈ 1.
