@@ -61,7 +61,7 @@ int ss_jpeg_read_header(const unsigned char *data, size_t len, ss_jpeg_info *inf
     return 0;
 }
 
-int ss_jpeg_decode(const unsigned char *data, size_t len, int scale_num, int grayscale,
+int ss_jpeg_decode(const unsigned char *data, size_t len, int scale_num, int mode,
                    long long max_header_pixels, long long max_out_pixels,
                    unsigned char **out, ss_jpeg_info *info) {
     struct jpeg_decompress_struct cinfo;
@@ -91,7 +91,7 @@ int ss_jpeg_decode(const unsigned char *data, size_t len, int scale_num, int gra
     if (scale_num > 8) scale_num = 8;
     cinfo.scale_num = (unsigned)scale_num;
     cinfo.scale_denom = 8;
-    cinfo.out_color_space = grayscale ? JCS_GRAYSCALE : JCS_RGB;
+    cinfo.out_color_space = mode == SS_JPEG_GRAY ? JCS_GRAYSCALE : mode == SS_JPEG_RGBX ? JCS_EXT_RGBX : JCS_RGB;
     cinfo.dct_method = JDCT_ISLOW;
     cinfo.do_fancy_upsampling = FALSE;  // the metrics do not need it; it costs ~10 %
     jpeg_calc_output_dimensions(&cinfo);

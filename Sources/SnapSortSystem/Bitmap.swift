@@ -1,4 +1,5 @@
-/// An 8-bit interleaved pixel buffer (1 = gray, 3 = RGB).
+/// An 8-bit interleaved pixel buffer (1 = gray, 3 = RGB, 4 = RGB and a pad byte, as
+/// `JPEG.decode(padded:)` gives it to the metrics).
 public struct Bitmap: Sendable, Equatable {
     public var width: Int
     public var height: Int

@@ -26,15 +26,18 @@ public enum JPEG {
         return Header(width: Int(info.width), height: Int(info.height), progressive: info.progressive != 0, components: Int(info.components))
     }
 
-    /// Decodes at `scaleNumerator`/8 of full size.
+    /// Decodes at `scaleNumerator`/8 of full size: gray (1 channel), RGB (3) or, with `padded`,
+    /// RGBX (4: each pixel one 32-bit word, the fourth byte unused) for code that reads four
+    /// pixels at a time.
     public static func decode(
-        _ data: [UInt8], scaleNumerator: Int, grayscale: Bool = false,
+        _ data: [UInt8], scaleNumerator: Int, grayscale: Bool = false, padded: Bool = false,
         maxHeaderPixels: Int64, maxOutputPixels: Int64
     ) throws -> Decoded {
         var info = ss_jpeg_info()
         var out: UnsafeMutablePointer<UInt8>?
+        let mode = grayscale ? SS_JPEG_GRAY : padded ? SS_JPEG_RGBX : SS_JPEG_RGB
         let rc = data.withUnsafeBufferPointer {
-            ss_jpeg_decode($0.baseAddress, $0.count, Int32(scaleNumerator), grayscale ? 1 : 0, maxHeaderPixels, maxOutputPixels, &out, &info)
+            ss_jpeg_decode($0.baseAddress, $0.count, Int32(scaleNumerator), Int32(mode), maxHeaderPixels, maxOutputPixels, &out, &info)
         }
         defer { ss_jpeg_free(out) }
         if rc == -2 { throw SystemError(.limit, message(&info), operation: "jpeg decode") }

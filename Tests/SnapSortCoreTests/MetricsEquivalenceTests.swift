@@ -55,5 +55,20 @@ import SnapSortTestSupport
         let b = try MetricsFinderPatternTests.photo(name)
         Self.compare(b, orientation: 1, name)
         Self.compare(b, orientation: 8, name)
+        Self.compare(Self.padded(b), orientation: 1, "\(name) RGBX")
+        Self.compare(Self.padded(b), orientation: 6, "\(name) RGBX")
+    }
+
+    /// The scan decodes JPEGs as RGBX (`JPEG.decode(padded:)`): the same RGB, a pad byte after each pixel.
+    static func padded(_ b: Bitmap) -> Bitmap {
+        var out = Bitmap(width: b.width, height: b.height, channels: 4, fill: 255)
+        for i in 0..<(b.width * b.height) { for c in 0..<3 { out.pixels[i * 4 + c] = b.pixels[i * 3 + c] } }
+        return out
+    }
+
+    /// RGBX pixels take the four-at-a-time path; an odd width leaves a tail in every cell's run.
+    @Test(arguments: 1...8)
+    func paddedPixelsInEveryOrientation(_ orientation: Int) {
+        Self.compare(Self.padded(Fixtures.scene(width: 643, height: 481, seed: 7)), orientation: orientation, "RGBX scene")
     }
 }

@@ -19,6 +19,15 @@ import SnapSortTestSupport
         #expect(Double(err) / Double(scene.pixels.count / 7) < 12)
         let gray = try JPEG.decode(data, scaleNumerator: 8, grayscale: true, maxHeaderPixels: 1 << 30, maxOutputPixels: 1 << 30)
         #expect(gray.bitmap.channels == 1)
+        // RGBX: the same pixels as RGB at every scale, each followed by a pad byte.
+        for scale in [8, 2] {
+            let rgb = try JPEG.decode(data, scaleNumerator: scale, maxHeaderPixels: 1 << 30, maxOutputPixels: 1 << 30).bitmap
+            let rgbx = try JPEG.decode(data, scaleNumerator: scale, padded: true, maxHeaderPixels: 1 << 30, maxOutputPixels: 1 << 30).bitmap
+            #expect(rgbx.channels == 4 && rgbx.width == rgb.width && rgbx.height == rgb.height)
+            var same = true
+            for i in 0..<(rgb.width * rgb.height) { for c in 0..<3 where rgbx.pixels[i * 4 + c] != rgb.pixels[i * 3 + c] { same = false } }
+            #expect(same, "scale \(scale)")
+        }
     }
 
     @Test(arguments: [false, true])

@@ -8,7 +8,7 @@
 typedef struct {
     int width, height;          ///< full size from the SOF marker
     int out_width, out_height;  ///< size after DCT scaling
-    int components;             ///< components in the output buffer (1 or 3)
+    int components;             ///< components in the output buffer (1, 3 or 4)
     int progressive;            ///< 1 for a progressive (SOF2) stream
     int warnings;               ///< corrupt-data warnings libjpeg emitted (truncation, bad Huffman codes)
     char message[SS_JPEG_MSG];  ///< the first warning or the fatal error
@@ -17,10 +17,17 @@ typedef struct {
 /// Reads the header only. Returns 0, or -1 with info->message set.
 int ss_jpeg_read_header(const unsigned char *data, size_t len, ss_jpeg_info *info);
 
-/// Decodes scaled by scale_num/8 (1...8). Refuses (-2) when the output would exceed max_out_pixels
-/// or the header exceeds max_header_pixels, before allocating. On success (0) *out is a malloc'd
-/// buffer of out_width*out_height*components bytes, owned by the caller (free with ss_jpeg_free).
-int ss_jpeg_decode(const unsigned char *data, size_t len, int scale_num, int grayscale,
+/// Output layouts of ss_jpeg_decode: RGB (3 bytes a pixel), gray (1), RGBX (4: RGB and a pad
+/// byte, libjpeg-turbo's JCS_EXT_RGBX, so a pixel is one aligned 32-bit word).
+#define SS_JPEG_RGB 0
+#define SS_JPEG_GRAY 1
+#define SS_JPEG_RGBX 2
+
+/// Decodes scaled by scale_num/8 (1...8) to the layout `mode` (SS_JPEG_RGB, _GRAY or _RGBX).
+/// Refuses (-2) when the output would exceed max_out_pixels or the header exceeds
+/// max_header_pixels, before allocating. On success (0) *out is a malloc'd buffer of
+/// out_width*out_height*components bytes, owned by the caller (free with ss_jpeg_free).
+int ss_jpeg_decode(const unsigned char *data, size_t len, int scale_num, int mode,
                    long long max_header_pixels, long long max_out_pixels,
                    unsigned char **out, ss_jpeg_info *info);
 

@@ -51,7 +51,8 @@ enum JPEGHandler {
         for s in 1...8 where long * s / 8 >= targetLongSide { scale = s; break }
         if long < targetLongSide { scale = 8 }
         do {
-            let d = try JPEG.decode(bytes, scaleNumerator: scale, maxHeaderPixels: ctx.limits.maxHeaderPixels, maxOutputPixels: ctx.limits.maxDecodePixels)
+            // RGBX: the metrics read a pixel as one 32-bit word, four pixels at a time.
+            let d = try JPEG.decode(bytes, scaleNumerator: scale, padded: true, maxHeaderPixels: ctx.limits.maxHeaderPixels, maxOutputPixels: ctx.limits.maxDecodePixels)
             ctx.measure(d.bitmap, fullWidth: header.width, fullHeight: header.height, decodeScale: scale)
             if d.warnings > 0 {
                 ctx.result.status = .damaged

@@ -117,16 +117,19 @@ struct Plane {
         // Column spans are the same for every row.
         var xs = [Int](repeating: 0, count: tw + 1)
         for x in 0...tw { xs[x] = min(width, Int((Double(x) * sx).rounded(.down))) }
-        data.withUnsafeBufferPointer { src in
+        // The row sums through a raw pointer, so the per-column adds run several at a time.
+        let rowSums = UnsafeMutablePointer<Float>.allocate(capacity: width)
+        defer { rowSums.deallocate() }
+        data.withUnsafeBufferPointer { srcBuf in
             out.withUnsafeMutableBufferPointer { dst in
-                var rowSums = [Float](repeating: 0, count: width)
+                let src = srcBuf.baseAddress!
                 for y in 0..<th {
                     let y0 = min(height - 1, Int((Double(y) * sy).rounded(.down)))
                     let y1 = max(y0 + 1, min(height, Int((Double(y + 1) * sy).rounded(.down))))
-                    for i in 0..<width { rowSums[i] = 0 }
+                    rowSums.initialize(repeating: 0, count: width)
                     for yy in y0..<y1 {
-                        let base = yy * width
-                        for i in 0..<width { rowSums[i] += src[base + i] }
+                        let row = src + yy * width
+                        for i in 0..<width { rowSums[i] += row[i] }
                     }
                     let rows = Float(y1 - y0)
                     for x in 0..<tw {
@@ -262,37 +265,116 @@ public enum MetricsComputer {
             var ssat = 0.0
             var reciprocal = [Double](repeating: 0, count: 256)
             for v in 1..<256 { reciprocal[v] = 1 / Double(v) }
-            b.pixels.withUnsafeBufferPointer { px in
-            luma.withUnsafeMutableBufferPointer { out in
+            // Source columns come in runs that fall in the same cell (in every orientation): the
+            // cell sums of a run add up in registers and reach memory once per run.
+            var runStart = [0]
+            for sx in 1..<max(1, w) where colPart[sx] != colPart[sx - 1] { runStart.append(sx) }
+            runStart.append(w)
+            let row = UnsafeMutablePointer<Float>.allocate(capacity: w)
+            defer { row.deallocate() }
+            b.pixels.withUnsafeBufferPointer { pxBuf in
+            luma.withUnsafeMutableBufferPointer { outBuf in
             cellSum.withUnsafeMutableBufferPointer { cs in
-            colPart.withUnsafeBufferPointer { colPart in
             reciprocal.withUnsafeBufferPointer { reciprocal in
+                let px = pxBuf.baseAddress!, out = outBuf.baseAddress!
                 for sy in 0..<h {
                     let rowBase = a0 + ay * sy, rp = rowPart[sy]
                     let src = sy * w * ch
-                    if ch >= 3 {
-                        var rowSat = 0.0
-                        for sx in 0..<w {
+                    if ch == 4 {
+                        // libjpeg's RGBX: a pixel is one UInt32, so four pixels go at a time.
+                        // Each lane computes the one-pixel luma exactly; the saturation is a
+                        // Float quotient (within 2⁻²⁴ of the Double one) summed in Double.
+                        var rowSat = SIMD4<Double>()
+                        var vrg = SIMD4<Int32>(), vrg2 = SIMD4<Int32>(), vyb = SIMD4<Int32>(), vyb2 = SIMD4<Int32>()
+                        let pixels = UnsafeRawPointer(px + src)
+                        for k in 0..<(runStart.count - 1) {
+                            let end = runStart[k + 1]
+                            var vr = SIMD4<Int32>(), vg = SIMD4<Int32>(), vb = SIMD4<Int32>()
+                            var sx = runStart[k]
+                            while sx + 4 <= end {
+                                let v = unsafeBitCast(pixels.loadUnaligned(fromByteOffset: sx &* 4, as: SIMD4<UInt32>.self), to: SIMD4<Int32>.self)
+                                let r = v & 0xff, g = (v &>> 8) & 0xff, bl = (v &>> 16) & 0xff
+                                let luma = 0.299 * SIMD4<Float>(r) + 0.587 * SIMD4<Float>(g) + 0.114 * SIMD4<Float>(bl)
+                                store4(row, sx, luma)
+                                vr &+= r; vg &+= g; vb &+= bl
+                                let rg = r &- g, yb2 = r &+ g &- 2 &* bl
+                                vrg &+= rg; vrg2 &+= rg &* rg; vyb &+= yb2; vyb2 &+= yb2 &* yb2
+                                let mx = pointwiseMax(pointwiseMax(r, g), bl), mn = pointwiseMin(pointwiseMin(r, g), bl)
+                                let sat = SIMD4<Float>(mx &- mn) / SIMD4<Float>(pointwiseMax(mx, SIMD4<Int32>(repeating: 1)))
+                                rowSat += SIMD4<Double>(sat)
+                                sx += 4
+                            }
+                            var sr = Int(vr.wrappedSum()), sg = Int(vg.wrappedSum()), sb = Int(vb.wrappedSum())
+                            while sx < end {
+                                let i = src + sx * 4
+                                let r = Int(px[i]), g = Int(px[i + 1]), bl = Int(px[i + 2])
+                                row[sx] = 0.299 * Float(r) + 0.587 * Float(g) + 0.114 * Float(bl)
+                                sr &+= r; sg &+= g; sb &+= bl
+                                let rg = r &- g, yb2 = r &+ g &- 2 &* bl
+                                srg &+= rg; srg2 &+= rg &* rg; syb2x &+= yb2; syb2x2 &+= yb2 &* yb2
+                                let mx = max(r, g, bl), mn = min(r, g, bl)
+                                rowSat[0] += Double(Float(mx - mn) / Float(max(mx, 1)))
+                                sx += 1
+                            }
+                            let cell = (colPart[runStart[k]] + rp) * 3
+                            cs[cell] &+= sr; cs[cell + 1] &+= sg; cs[cell + 2] &+= sb
+                        }
+                        srg &+= Int(vrg.wrappedSum()); srg2 &+= Int(vrg2.wrappedSum())
+                        syb2x &+= Int(vyb.wrappedSum()); syb2x2 &+= Int(vyb2.wrappedSum())
+                        ssat += rowSat.sum()
+                        // The row upright: as is, reversed, or down a column.
+                        if ax == 1 {
+                            (out + rowBase).update(from: row, count: w)
+                        } else {
+                            for sx in 0..<w { out[rowBase + ax * sx] = row[sx] }
+                        }
+                    } else if ch >= 3 {
+                        // One pixel: its luma stored upright, its channels and HSV saturation.
+                        @inline(__always) func pixel(_ sx: Int) -> (r: Int, g: Int, b: Int, sat: Double) {
                             let i = src + sx * ch
                             let r = Int(px[i]), g = Int(px[i + 1]), bl = Int(px[i + 2])
                             out[rowBase + ax * sx] = 0.299 * Float(r) + 0.587 * Float(g) + 0.114 * Float(bl)
-                            let rg = r - g, yb2 = r + g - 2 * bl
-                            srg += rg; srg2 += rg * rg; syb2x += yb2; syb2x2 += yb2 * yb2
                             let mx = max(r, g, bl), mn = min(r, g, bl)
-                            rowSat += Double(mx - mn) * reciprocal[mx]
-                            let cell = (colPart[sx] + rp) * 3
-                            cs[cell] &+= r; cs[cell + 1] &+= g; cs[cell + 2] &+= bl
+                            return (r, g, bl, Double(mx - mn) * reciprocal[mx])
+                        }
+                        var rowSat = 0.0
+                        for k in 0..<(runStart.count - 1) {
+                            let end = runStart[k + 1]
+                            var sr = 0, sg = 0, sb = 0
+                            // Two saturation sums, so one pixel's add need not wait for the other's.
+                            var sat0 = 0.0, sat1 = 0.0
+                            var sx = runStart[k]
+                            while sx < end {
+                                let p = pixel(sx)
+                                sr &+= p.r; sg &+= p.g; sb &+= p.b; sat0 += p.sat
+                                let rg = p.r &- p.g, yb2 = p.r &+ p.g &- 2 &* p.b
+                                srg &+= rg; srg2 &+= rg &* rg; syb2x &+= yb2; syb2x2 &+= yb2 &* yb2
+                                if sx + 1 < end {
+                                    let q = pixel(sx + 1)
+                                    sr &+= q.r; sg &+= q.g; sb &+= q.b; sat1 += q.sat
+                                    let rg = q.r &- q.g, yb2 = q.r &+ q.g &- 2 &* q.b
+                                    srg &+= rg; srg2 &+= rg &* rg; syb2x &+= yb2; syb2x2 &+= yb2 &* yb2
+                                }
+                                sx += 2
+                            }
+                            let cell = (colPart[runStart[k]] + rp) * 3
+                            cs[cell] &+= sr; cs[cell + 1] &+= sg; cs[cell + 2] &+= sb
+                            rowSat += sat0 + sat1
                         }
                         ssat += rowSat
                     } else {
-                        for sx in 0..<w {
-                            let v = px[src + sx * ch]
-                            out[rowBase + ax * sx] = Float(v)
-                            cs[(colPart[sx] + rp) * 3] &+= Int(v)
+                        for k in 0..<(runStart.count - 1) {
+                            var sum = 0
+                            for sx in runStart[k]..<runStart[k + 1] {
+                                let v = px[src + sx * ch]
+                                out[rowBase + ax * sx] = Float(v)
+                                sum &+= Int(v)
+                            }
+                            cs[(colPart[runStart[k]] + rp) * 3] &+= sum
                         }
                     }
                 }
-            }}}}}
+            }}}}
             // Cell sizes: the product of the spans.
             var spanX = [Int](repeating: 0, count: 8), spanY = [Int](repeating: 0, count: 8)
             for k in cx { spanX[k] += 1 }
@@ -347,6 +429,9 @@ public enum MetricsComputer {
         }
     }
 
+    /// The Laplacian statistics (frame and tiles), edge density and flat share, then the re-blur.
+    /// Four pixels at a time (`SIMD4<Float>`): each lane computes exactly what the one-pixel
+    /// definition computes, and only the Double sums are added in another order.
     static func sharpness(_ p: Plane, into m: inout Metrics) {
         let w = p.width, h = p.height
         guard w >= 8 && h >= 8 else { return }
@@ -359,16 +444,35 @@ public enum MetricsComputer {
         bounds[0] = 1
         for t in 1..<tiles { bounds[t] = min(w - 1, max(1, (t * w + tiles - 1) / tiles)) }
         var sum = 0.0, sq = 0.0, count = 0.0, edges = 0, flat = 0
-        p.data.withUnsafeBufferPointer { d in
+        p.data.withUnsafeBufferPointer { buf in
+            let d = buf.baseAddress!
             for y in 1..<(h - 1) {
                 let ty = min(tiles - 1, y * tiles / h)
                 for tx in 0..<tiles {
-                    var rs = 0.0, rq = 0.0
-                    var rowEdges = 0, rowFlat = 0
                     let xa = bounds[tx], xb = bounds[tx + 1]
                     guard xa < xb else { continue }
-                    for x in xa..<xb {
-                        let i = y * w + x
+                    var vs = SIMD2<Double>(), vq = SIMD2<Double>()
+                    var vFlat = SIMD4<Int32>(), vEdges = SIMD4<Int32>()
+                    var i = y * w + xa
+                    let end = y * w + xb
+                    while i + 4 <= end {
+                        let c = load4(d, i), l4 = load4(d, i - 1), r4 = load4(d, i + 1)
+                        let u4 = load4(d, i - w), b4 = load4(d, i + w)
+                        let l = l4 + r4 + u4 + b4 - 4 * c
+                        let lo = SIMD2<Double>(l.lowHalf), hi = SIMD2<Double>(l.highHalf)
+                        vs += lo + hi
+                        vq += lo * lo + hi * hi
+                        vFlat &-= unsafeBitCast(magnitude(l) .< 0.5, to: SIMD4<Int32>.self)
+                        let ul = load4(d, i - w - 1), ur = load4(d, i - w + 1)
+                        let bl = load4(d, i + w - 1), br = load4(d, i + w + 1)
+                        let gx = (ur + 2 * r4 + br) - (ul + 2 * l4 + bl)
+                        let gy = (bl + 2 * b4 + br) - (ul + 2 * u4 + ur)
+                        vEdges &-= unsafeBitCast(gx * gx + gy * gy .> 48 * 48 * 16, to: SIMD4<Int32>.self)
+                        i += 4
+                    }
+                    var rs = vs.sum(), rq = vq.sum()
+                    var rowEdges = Int(vEdges.wrappedSum()), rowFlat = Int(vFlat.wrappedSum())
+                    while i < end {
                         let c = d[i]
                         let l = d[i - 1] + d[i + 1] + d[i - w] + d[i + w] - 4 * c
                         let lap = Double(l)
@@ -377,6 +481,7 @@ public enum MetricsComputer {
                         let gx = (d[i - w + 1] + 2 * d[i + 1] + d[i + w + 1]) - (d[i - w - 1] + 2 * d[i - 1] + d[i + w - 1])
                         let gy = (d[i + w - 1] + 2 * d[i + w] + d[i + w + 1]) - (d[i - w - 1] + 2 * d[i - w] + d[i - w + 1])
                         rowEdges &+= gx * gx + gy * gy > 48 * 48 * 16 ? 1 : 0
+                        i += 1
                     }
                     let t = ty * tiles + tx
                     tileSum[t] += rs; tileSq[t] += rq; tileN[t] += Double(xb - xa)
@@ -412,56 +517,90 @@ public enum MetricsComputer {
     /// removes, per direction; the larger direction wins. 0 sharp … 1 blurry.
     /// The re-blur measure over a region (Crete et al.): how much of the neighbour-to-neighbour
     /// variation survives a 9-tap box blur, vertically and horizontally; the larger wins.
-    /// Both passes run row-major with running window sums (edges clamped), so each pixel costs
-    /// O(1) whatever the window — the same values as summing the 9 taps per pixel.
+    /// Both passes run row-major, four pixels at a time: each blurred pixel is its 9 taps (edges
+    /// clamped) added in the definition's order, so the Float values are the definition's; only
+    /// the Double sums are added in another order.
     static func reblur(_ p: Plane, x0: Int, y0: Int, x1: Int, y1: Int) -> Double {
         let w = p.width
         let rw = x1 - x0, rh = y1 - y0
         guard rw > 10 && rh > 10 else { return 0 }
         var dfv = 0.0, dbv = 0.0, dfh = 0.0, dbh = 0.0
-        let ninth = 1.0 / 9  // a multiply instead of a division per pixel
-        let colSum = UnsafeMutableBufferPointer<Double>.allocate(capacity: rw)
-        let prevF = UnsafeMutableBufferPointer<Float>.allocate(capacity: rw)
-        let prevB = UnsafeMutableBufferPointer<Float>.allocate(capacity: rw)
-        defer { colSum.deallocate(); prevF.deallocate(); prevB.deallocate() }
-        colSum.initialize(repeating: 0)
-        prevF.initialize(repeating: 0)
-        prevB.initialize(repeating: 0)
-        p.data.withUnsafeBufferPointer { d in
-            // Vertical: one window sum per column, slid down a row at a time.
-            for k in -4...4 {
-                let row = min(y1 - 1, max(y0, y0 + k)) * w + x0
-                for x in 0..<rw { colSum[x] += Double(d[row + x]) }
-            }
+        let ninth: Float = 1.0 / 9  // a multiply instead of a division per pixel (within an ulp of it)
+        // The blurred previous row (vertical pass), the blurred current row (horizontal pass).
+        let blur = UnsafeMutablePointer<Float>.allocate(capacity: rw)
+        let taps = UnsafeMutablePointer<Int>.allocate(capacity: 9)
+        defer { blur.deallocate(); taps.deallocate() }
+        blur.initialize(repeating: 0, count: rw)
+        p.data.withUnsafeBufferPointer { buf in
+            let d = buf.baseAddress!
+            // Vertical: the 9 rows around y (clamped to the region), down the region.
             for y in y0..<y1 {
-                let row = y * w + x0
-                var rowF = 0.0, rowB = 0.0
-                for x in 0..<rw {
-                    let b = Float(colSum[x] * ninth), f = d[row + x]
-                    let df = abs(f - prevF[x]), db = abs(b - prevB[x])
-                    rowF += Double(df); rowB += Double(max(0, df - db))
-                    prevF[x] = f; prevB[x] = b
+                for k in 0..<9 { taps[k] = min(y1 - 1, max(y0, y + k - 4)) * w + x0 }
+                let row = y * w + x0, up = row - w
+                let first = y == y0
+                var af = SIMD4<Double>(), ab = SIMD4<Double>()
+                var x = 0
+                while x + 4 <= rw {
+                    var s = SIMD4<Float>()
+                    for k in 0..<9 { s += load4(d, taps[k] + x) }
+                    let b = s * ninth
+                    if !first {
+                        let df = magnitude(load4(d, row + x) - load4(d, up + x)), db = magnitude(b - load4(blur, x))
+                        let kept = positive(df - db)
+                        af += SIMD4<Double>(df)
+                        ab += SIMD4<Double>(kept)
+                    }
+                    store4(blur, x, b)
+                    x += 4
                 }
-                if y > y0 { dfv += rowF; dbv += rowB }
-                // Slide: the row leaving at the top, the row entering at the bottom.
-                let leaving = max(y0, y - 4) * w + x0, entering = min(y1 - 1, y + 5) * w + x0
-                for x in 0..<rw { colSum[x] += Double(d[entering + x]) - Double(d[leaving + x]) }
+                var rowF = af.sum(), rowB = ab.sum()
+                while x < rw {
+                    var s: Float = 0
+                    for k in 0..<9 { s += d[taps[k] + x] }
+                    let b = s * ninth
+                    if !first {
+                        let df = abs(d[row + x] - d[up + x]), db = abs(b - blur[x])
+                        rowF += Double(df); rowB += Double(max(0, df - db))
+                    }
+                    blur[x] = b
+                    x += 1
+                }
+                dfv += rowF; dbv += rowB
             }
-            // Horizontal: one window sum per row.
+            // Horizontal: each row blurred along x (clamped at the region's edges), then compared.
             for y in y0..<y1 {
                 let row = y * w
-                var s = 0.0
-                for k in -4...4 { s += Double(d[row + min(x1 - 1, max(x0, x0 + k))]) }
-                var prevF: Float = d[row + x0], prevB: Float = 0
-                for x in x0..<x1 {
-                    let b = Float(s * ninth), f = d[row + x]
-                    if x > x0 {
-                        let df = abs(f - prevF), db = abs(b - prevB)
-                        dfh += Double(df); dbh += Double(max(0, df - db))
-                    }
-                    prevF = f; prevB = b
-                    s += Double(d[row + min(x1 - 1, x + 5)]) - Double(d[row + max(x0, x - 4)])
+                func clamped(_ x: Int) -> Float {
+                    var s: Float = 0
+                    for k in -4...4 { s += d[row + min(x1 - 1, max(x0, x + k))] }
+                    return s * ninth
                 }
+                var x = x0
+                while x < x0 + 4 { blur[x - x0] = clamped(x); x += 1 }
+                while x + 4 <= x1 - 4 {
+                    var s = SIMD4<Float>()
+                    for k in -4...4 { s += load4(d, row + x + k) }
+                    store4(blur, x - x0, s * ninth)
+                    x += 4
+                }
+                while x < x1 { blur[x - x0] = clamped(x); x += 1 }
+                var af = SIMD4<Double>(), ab = SIMD4<Double>()
+                x = x0 + 1
+                while x + 4 <= x1 {
+                    let df = magnitude(load4(d, row + x) - load4(d, row + x - 1))
+                    let db = magnitude(load4(blur, x - x0) - load4(blur, x - x0 - 1))
+                    let kept = positive(df - db)
+                    af += SIMD4<Double>(df)
+                    ab += SIMD4<Double>(kept)
+                    x += 4
+                }
+                var rowF = af.sum(), rowB = ab.sum()
+                while x < x1 {
+                    let df = abs(d[row + x] - d[row + x - 1]), db = abs(blur[x - x0] - blur[x - x0 - 1])
+                    rowF += Double(df); rowB += Double(max(0, df - db))
+                    x += 1
+                }
+                dfh += rowF; dbh += rowB
             }
         }
         let bv = dfv > 0 ? (dfv - dbv) / dfv : 1
@@ -469,19 +608,40 @@ public enum MetricsComputer {
         return max(bv, bh)
     }
 
+    /// The luma histogram, mean and spread: four pixels at a time into four histograms (a run of
+    /// equal pixels does not wait on one counter) and two pairs of Double sums.
     static func histogram(_ p: Plane, into m: inout Metrics) {
         var hist = [Int](repeating: 0, count: 256)
         var sum = 0.0, sq = 0.0
-        p.data.withUnsafeBufferPointer { d in
-            hist.withUnsafeMutableBufferPointer { hb in
-                for v in d {
-                    // Round half up (the values are ≥ 0), clamp to the 256 bins.
-                    hb[Int(max(0, min(255, v + 0.5)))] += 1
-                    let dv = Double(v)
-                    sum += dv; sq += dv * dv
-                }
+        let counts = UnsafeMutablePointer<Int>.allocate(capacity: 4 * 256)
+        defer { counts.deallocate() }
+        counts.initialize(repeating: 0, count: 4 * 256)
+        // Round half up (the values are ≥ 0), clamp to the 256 bins.
+        @inline(__always) func bin(_ v: Float) -> Int { Int(max(0, min(255, v + 0.5))) }
+        p.data.withUnsafeBufferPointer { buf in
+            guard let d = buf.baseAddress else { return }
+            let n = buf.count
+            var s0 = SIMD2<Double>(), s1 = SIMD2<Double>(), q0 = SIMD2<Double>(), q1 = SIMD2<Double>()
+            var i = 0
+            while i + 4 <= n {
+                let v = load4(d, i)
+                counts[bin(v[0])] += 1
+                counts[256 + bin(v[1])] += 1
+                counts[512 + bin(v[2])] += 1
+                counts[768 + bin(v[3])] += 1
+                let lo = SIMD2<Double>(v.lowHalf), hi = SIMD2<Double>(v.highHalf)
+                s0 += lo; s1 += hi; q0 += lo * lo; q1 += hi * hi
+                i += 4
+            }
+            sum = (s0 + s1).sum(); sq = (q0 + q1).sum()
+            while i < n {
+                counts[bin(d[i])] += 1
+                let dv = Double(d[i])
+                sum += dv; sq += dv * dv
+                i += 1
             }
         }
+        for b in 0..<256 { hist[b] = counts[b] + counts[256 + b] + counts[512 + b] + counts[768 + b] }
         let n = Double(p.data.count)
         guard n > 0 else { return }
         m.meanLuma = sum / n
@@ -551,41 +711,67 @@ public enum MetricsComputer {
     static func finderPatterns(_ p: Plane) -> Int {
         let w = p.width, h = p.height
         guard w >= 21 && h >= 21 else { return 0 }
-        // 1. Binarize against the local mean: column sums over the 33 rows around the current
-        //    one, slid down a row at a time, and their prefix sums along the row.
+        // 1. Binarize against the local mean: column sums (of the pixels truncated to integers)
+        //    over the 33 rows around the current one, slid down a row at a time, and their prefix
+        //    sums along the row. Int32 is plenty (33·33·255 per box, ≤ 1024 columns) and lets
+        //    the column updates and the comparison run four or more pixels at a time.
         var dark = [Bool](repeating: false, count: w * h)
-        var colSum = [Int](repeating: 0, count: w)
-        var prefix = [Int](repeating: 0, count: w + 1)
-        p.data.withUnsafeBufferPointer { d in
-            colSum.withUnsafeMutableBufferPointer { cs in
-                prefix.withUnsafeMutableBufferPointer { pre in
-                    dark.withUnsafeMutableBufferPointer { dk in
-                        for r in 0..<min(h, 17) { for x in 0..<w { cs[x] += Int(d[r * w + x]) } }
-                        for y in 0..<h {
-                            if y > 0 {
-                                if y + 16 < h { for x in 0..<w { cs[x] += Int(d[(y + 16) * w + x]) } }
-                                if y - 17 >= 0 { for x in 0..<w { cs[x] -= Int(d[(y - 17) * w + x]) } }
-                            }
-                            for x in 0..<w { pre[x + 1] = pre[x] + cs[x] }
-                            let rows = min(h, y + 17) - max(0, y - 16)
-                            // v < mean - 8, as v·area < sum - 8·area (no division per pixel); the
-                            // interior, where the box is whole, in a loop of its own.
-                            func edge(_ x: Int) {
-                                let x0 = max(0, x - 16), x1 = min(w, x + 17)
-                                let area = Float(rows * (x1 - x0))
-                                let v = d[y * w + x]
-                                dk[y * w + x] = v * area < Float(pre[x1] - pre[x0]) - 8 * area || v < 60
-                            }
-                            let inner = 16..<max(16, w - 16)
-                            for x in 0..<min(16, w) { edge(x) }
-                            let area = Float(rows * 33), row = y * w
-                            for x in inner {
-                                let v = d[row + x]
-                                dk[row + x] = v * area < Float(pre[x + 17] - pre[x - 16]) - 8 * area || v < 60
-                            }
-                            for x in max(16, w - 16)..<w { edge(x) }
+        let level = UnsafeMutablePointer<UInt8>.allocate(capacity: w * h)
+        let colSum = UnsafeMutablePointer<Int32>.allocate(capacity: w)
+        let prefix = UnsafeMutablePointer<Int32>.allocate(capacity: w + 1)
+        defer { level.deallocate(); colSum.deallocate(); prefix.deallocate() }
+        colSum.initialize(repeating: 0, count: w)
+        prefix.initialize(repeating: 0, count: w + 1)
+        p.data.withUnsafeBufferPointer { buf in
+            let d = buf.baseAddress!
+            for i in 0..<(w * h) { level[i] = UInt8(clamping: Int(d[i])) }
+            dark.withUnsafeMutableBufferPointer { dkBuf in
+                let dk = UnsafeMutableRawPointer(dkBuf.baseAddress!)
+                for r in 0..<min(h, 17) {
+                    let src = level + r * w
+                    for x in 0..<w { colSum[x] &+= Int32(src[x]) }
+                }
+                for y in 0..<h {
+                    if y > 0 {
+                        let entering = y + 16 < h ? level + (y + 16) * w : nil
+                        let leaving = y - 17 >= 0 ? level + (y - 17) * w : nil
+                        if let e = entering, let l = leaving {
+                            for x in 0..<w { colSum[x] = colSum[x] &+ Int32(e[x]) &- Int32(l[x]) }
+                        } else if let e = entering {
+                            for x in 0..<w { colSum[x] &+= Int32(e[x]) }
+                        } else if let l = leaving {
+                            for x in 0..<w { colSum[x] &-= Int32(l[x]) }
                         }
                     }
+                    for x in 0..<w { prefix[x + 1] = prefix[x] &+ colSum[x] }
+                    let rows = min(h, y + 17) - max(0, y - 16)
+                    let row = y * w
+                    // v < mean - 8, as v·area < sum - 8·area (no division per pixel); the
+                    // interior, where the box is whole, four pixels at a time.
+                    func edge(_ x: Int) {
+                        let x0 = max(0, x - 16), x1 = min(w, x + 17)
+                        let area = Float(rows * (x1 - x0))
+                        let v = d[row + x]
+                        dk.storeBytes(of: v * area < Float(prefix[x1] &- prefix[x0]) - 8 * area || v < 60, toByteOffset: row + x, as: Bool.self)
+                    }
+                    let innerEnd = max(16, w - 16)
+                    for x in 0..<min(16, w) { edge(x) }
+                    let area = Float(rows * 33), margin = 8 * area
+                    var x = 16
+                    while x + 4 <= innerEnd {
+                        let v = load4(d, row + x)
+                        let box = SIMD4<Float>(loadInt4(prefix, x + 17) &- loadInt4(prefix, x - 16))
+                        let isDark = (v * area .< box - margin) .| (v .< 60)
+                        let bits = unsafeBitCast(isDark, to: SIMD4<Int32>.self) & 1
+                        dk.storeBytes(of: SIMD4<UInt8>(truncatingIfNeeded: bits), toByteOffset: row + x, as: SIMD4<UInt8>.self)
+                        x += 4
+                    }
+                    while x < innerEnd {
+                        let v = d[row + x]
+                        dk.storeBytes(of: v * area < Float(prefix[x + 17] &- prefix[x - 16]) - margin || v < 60, toByteOffset: row + x, as: Bool.self)
+                        x += 1
+                    }
+                    for x in innerEnd..<w { edge(x) }
                 }
             }
         }
@@ -744,4 +930,39 @@ struct FinderPatternFinder {
         }
         return best
     }
+}
+
+/// Four Floats from `p + i` (any alignment).
+@inline(__always)
+private func load4(_ p: UnsafePointer<Float>, _ i: Int) -> SIMD4<Float> {
+    UnsafeRawPointer(p + i).loadUnaligned(as: SIMD4<Float>.self)
+}
+
+@inline(__always)
+private func load4(_ p: UnsafeMutablePointer<Float>, _ i: Int) -> SIMD4<Float> {
+    UnsafeRawPointer(p + i).loadUnaligned(as: SIMD4<Float>.self)
+}
+
+/// max(0, v) per lane (negative lanes become +0).
+@inline(__always)
+private func positive(_ v: SIMD4<Float>) -> SIMD4<Float> {
+    unsafeBitCast(unsafeBitCast(v, to: SIMD4<UInt32>.self) & unsafeBitCast(v .> 0, to: SIMD4<UInt32>.self), to: SIMD4<Float>.self)
+}
+
+/// Four Int32s from `p + i` (any alignment).
+@inline(__always)
+private func loadInt4(_ p: UnsafeMutablePointer<Int32>, _ i: Int) -> SIMD4<Int32> {
+    UnsafeRawPointer(p + i).loadUnaligned(as: SIMD4<Int32>.self)
+}
+
+/// Stores four Floats at `p + i` (any alignment).
+@inline(__always)
+private func store4(_ p: UnsafeMutablePointer<Float>, _ i: Int, _ v: SIMD4<Float>) {
+    UnsafeMutableRawPointer(p + i).storeBytes(of: v, as: SIMD4<Float>.self)
+}
+
+/// |v| per lane (the sign bit cleared, as `abs` does).
+@inline(__always)
+private func magnitude(_ v: SIMD4<Float>) -> SIMD4<Float> {
+    unsafeBitCast(unsafeBitCast(v, to: SIMD4<UInt32>.self) & 0x7fff_ffff, to: SIMD4<Float>.self)
 }
