@@ -61,17 +61,19 @@ int ss_jpeg_read_header(const unsigned char *data, size_t len, ss_jpeg_info *inf
     return 0;
 }
 
-int ss_jpeg_decode(const unsigned char *data, size_t len, int scale_num, int mode,
-                   long long max_header_pixels, long long max_out_pixels,
-                   unsigned char **out, ss_jpeg_info *info) {
+// The decode behind ss_jpeg_decode and ss_jpeg_decode_into: into `dest` (dest_len bytes, which
+// must be the output's size) when given, else into a malloc'd buffer returned in *out.
+static int decode(const unsigned char *data, size_t len, int scale_num, int mode,
+                  long long max_header_pixels, long long max_out_pixels,
+                  unsigned char *dest, size_t dest_len, unsigned char **out, ss_jpeg_info *info) {
     struct jpeg_decompress_struct cinfo;
     ss_err err;
     unsigned char *volatile buffer = NULL;
     memset(info, 0, sizeof *info);
-    *out = NULL;
+    if (out) *out = NULL;
     setup_err(&cinfo, &err, info);
     if (setjmp(err.jump)) {
-        free(buffer);
+        if (!dest) free(buffer);
         jpeg_destroy_decompress(&cinfo);
         return -1;
     }
@@ -107,7 +109,13 @@ int ss_jpeg_decode(const unsigned char *data, size_t len, int scale_num, int mod
     info->out_height = (int)cinfo.output_height;
     info->components = cinfo.output_components;
     size_t stride = (size_t)cinfo.output_width * (size_t)cinfo.output_components;
-    buffer = malloc(stride * cinfo.output_height + 1);
+    if (dest && stride * cinfo.output_height != dest_len) {
+        snprintf(info->message, SS_JPEG_MSG, "decoded size %ux%ux%d is not the %zu bytes expected",
+                 cinfo.output_width, cinfo.output_height, cinfo.output_components, dest_len);
+        jpeg_destroy_decompress(&cinfo);
+        return -3;
+    }
+    buffer = dest ? dest : malloc(stride * cinfo.output_height + 1);
     if (!buffer) {
         snprintf(info->message, SS_JPEG_MSG, "out of memory");
         jpeg_destroy_decompress(&cinfo);
@@ -130,8 +138,20 @@ int ss_jpeg_decode(const unsigned char *data, size_t len, int scale_num, int mod
         jpeg_finish_decompress(&cinfo);
     }
     jpeg_destroy_decompress(&cinfo);
-    *out = buffer;
+    if (out) *out = buffer;
     return 0;
+}
+
+int ss_jpeg_decode(const unsigned char *data, size_t len, int scale_num, int mode,
+                   long long max_header_pixels, long long max_out_pixels,
+                   unsigned char **out, ss_jpeg_info *info) {
+    return decode(data, len, scale_num, mode, max_header_pixels, max_out_pixels, NULL, 0, out, info);
+}
+
+int ss_jpeg_decode_into(const unsigned char *data, size_t len, int scale_num, int mode,
+                        long long max_header_pixels, long long max_out_pixels,
+                        unsigned char *dest, size_t dest_len, ss_jpeg_info *info) {
+    return decode(data, len, scale_num, mode, max_header_pixels, max_out_pixels, dest, dest_len, NULL, info);
 }
 
 int ss_jpeg_encode(const unsigned char *pixels, int width, int height, int components, int quality,

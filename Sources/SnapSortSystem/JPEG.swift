@@ -34,8 +34,33 @@ public enum JPEG {
         maxHeaderPixels: Int64, maxOutputPixels: Int64
     ) throws -> Decoded {
         var info = ss_jpeg_info()
-        var out: UnsafeMutablePointer<UInt8>?
         let mode = grayscale ? SS_JPEG_GRAY : padded ? SS_JPEG_RGBX : SS_JPEG_RGB
+        // The decoded size is known from the header (libjpeg's jdiv_round_up(side · n, 8)), so
+        // the pixels go straight into the bitmap's array instead of a malloc'd copy of them.
+        let n = min(8, max(1, scaleNumerator)), channels = grayscale ? 1 : padded ? 4 : 3
+        if let h = try? readHeader(data), h.width > 0, h.height > 0, Int64(h.width) * Int64(h.height) <= maxHeaderPixels {
+            let w = (h.width * n + 7) / 8, ht = (h.height * n + 7) / 8
+            if Int64(w) * Int64(ht) <= maxOutputPixels {
+                var rc: Int32 = 0
+                let pixels = [UInt8](unsafeUninitializedCapacity: w * ht * channels) { buf, initialized in
+                    rc = data.withUnsafeBufferPointer {
+                        ss_jpeg_decode_into($0.baseAddress, $0.count, Int32(n), Int32(mode), maxHeaderPixels, maxOutputPixels, buf.baseAddress, buf.count, &info)
+                    }
+                    initialized = rc == 0 ? buf.count : 0
+                }
+                if rc == 0 {
+                    return Decoded(
+                        bitmap: Bitmap(width: w, height: ht, channels: channels, pixels: pixels),
+                        header: Header(width: Int(info.width), height: Int(info.height), progressive: info.progressive != 0, components: channels),
+                        warnings: Int(info.warnings), warningMessage: message(&info))
+                }
+                if rc == -2 { throw SystemError(.limit, message(&info), operation: "jpeg decode") }
+                // -3: libjpeg chose another size than the header promised; the copying path below.
+                guard rc == -3 else { throw SystemError(.decode, message(&info), operation: "jpeg decode") }
+                info = ss_jpeg_info()
+            }
+        }
+        var out: UnsafeMutablePointer<UInt8>?
         let rc = data.withUnsafeBufferPointer {
             ss_jpeg_decode($0.baseAddress, $0.count, Int32(scaleNumerator), Int32(mode), maxHeaderPixels, maxOutputPixels, &out, &info)
         }

@@ -31,6 +31,12 @@ int ss_jpeg_decode(const unsigned char *data, size_t len, int scale_num, int mod
                    long long max_header_pixels, long long max_out_pixels,
                    unsigned char **out, ss_jpeg_info *info);
 
+/// ss_jpeg_decode into the caller's buffer: `dest` must hold exactly the decoded
+/// out_width*out_height*components bytes (dest_len), else -3 with a message and nothing written.
+int ss_jpeg_decode_into(const unsigned char *data, size_t len, int scale_num, int mode,
+                        long long max_header_pixels, long long max_out_pixels,
+                        unsigned char *dest, size_t dest_len, ss_jpeg_info *info);
+
 /// Encodes 8-bit pixels (components 1 or 3). exif (may be NULL) is written as an APP1 segment
 /// ("Exif\0\0" + TIFF). Returns 0 and a malloc'd *out of *out_len bytes, or -1 with message.
 int ss_jpeg_encode(const unsigned char *pixels, int width, int height, int components, int quality,

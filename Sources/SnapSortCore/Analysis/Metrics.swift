@@ -258,7 +258,6 @@ public enum MetricsComputer {
                 let dx = o == 5 || o == 8 ? sy : o == 6 || o == 7 ? h - 1 - sy : 0
                 rowPart[sy] = swap ? cx[dx] : cy[dy] * 8
             }
-            var luma = [Float](repeating: 0, count: w * h)
             var cellSum = [Int](repeating: 0, count: 64 * 3)
             var cellN = [Int](repeating: 0, count: 64)
             var srg = 0, srg2 = 0, syb2x = 0, syb2x2 = 0
@@ -272,8 +271,9 @@ public enum MetricsComputer {
             runStart.append(w)
             let row = UnsafeMutablePointer<Float>.allocate(capacity: w)
             defer { row.deallocate() }
+            // Every upright pixel is written once below, so the plane is not zeroed first.
+            let luma = [Float](unsafeUninitializedCapacity: w * h) { outBuf, initialized in
             b.pixels.withUnsafeBufferPointer { pxBuf in
-            luma.withUnsafeMutableBufferPointer { outBuf in
             cellSum.withUnsafeMutableBufferPointer { cs in
             reciprocal.withUnsafeBufferPointer { reciprocal in
                 let px = pxBuf.baseAddress!, out = outBuf.baseAddress!
@@ -374,7 +374,9 @@ public enum MetricsComputer {
                         }
                     }
                 }
-            }}}}
+            }}}
+                initialized = w * h
+            }
             // Cell sizes: the product of the spans.
             var spanX = [Int](repeating: 0, count: 8), spanY = [Int](repeating: 0, count: 8)
             for k in cx { spanX[k] += 1 }
@@ -715,17 +717,17 @@ public enum MetricsComputer {
         //    over the 33 rows around the current one, slid down a row at a time, and their prefix
         //    sums along the row. Int32 is plenty (33·33·255 per box, ≤ 1024 columns) and lets
         //    the column updates and the comparison run four or more pixels at a time.
-        var dark = [Bool](repeating: false, count: w * h)
         let level = UnsafeMutablePointer<UInt8>.allocate(capacity: w * h)
         let colSum = UnsafeMutablePointer<Int32>.allocate(capacity: w)
         let prefix = UnsafeMutablePointer<Int32>.allocate(capacity: w + 1)
         defer { level.deallocate(); colSum.deallocate(); prefix.deallocate() }
         colSum.initialize(repeating: 0, count: w)
         prefix.initialize(repeating: 0, count: w + 1)
-        p.data.withUnsafeBufferPointer { buf in
-            let d = buf.baseAddress!
-            for i in 0..<(w * h) { level[i] = UInt8(clamping: Int(d[i])) }
-            dark.withUnsafeMutableBufferPointer { dkBuf in
+        // Every pixel is binarized below, so the buffer is not zeroed first.
+        let dark = [Bool](unsafeUninitializedCapacity: w * h) { dkBuf, initialized in
+            p.data.withUnsafeBufferPointer { buf in
+                let d = buf.baseAddress!
+                for i in 0..<(w * h) { level[i] = UInt8(clamping: Int(d[i])) }
                 let dk = UnsafeMutableRawPointer(dkBuf.baseAddress!)
                 for r in 0..<min(h, 17) {
                     let src = level + r * w
@@ -774,6 +776,7 @@ public enum MetricsComputer {
                     for x in innerEnd..<w { edge(x) }
                 }
             }
+            initialized = w * h
         }
         return dark.withUnsafeBufferPointer { dk in
             FinderPatternFinder(dark: dk, width: w, height: h).confirmedCentres()
