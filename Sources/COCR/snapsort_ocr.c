@@ -1,5 +1,6 @@
 #include "snapsort_ocr.h"
 #include <ctype.h>
+#include <dlfcn.h>
 #include <leptonica/allheaders.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -19,6 +20,38 @@ static void delete_engine(void) {
     engine = NULL;
     engine_failed = 1;
     pthread_mutex_unlock(&lock);
+}
+
+// libgomp's omp_set_max_active_levels / omp_get_max_active_levels, looked up at run time: a
+// Tesseract built without OpenMP does not load libgomp, and then there is nothing to limit.
+static void (*set_max_active_levels)(int) = NULL;
+static int (*get_max_active_levels)(void) = NULL;
+static int looked_up_openmp = 0;
+
+static void look_up_openmp(void) {
+    if (looked_up_openmp) return;
+    set_max_active_levels = (void (*)(int))dlsym(RTLD_DEFAULT, "omp_set_max_active_levels");
+    get_max_active_levels = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_max_active_levels");
+    looked_up_openmp = 1;
+}
+
+// Debian's Tesseract runs OpenMP teams of four threads (`num_threads(4)` in its LSTM) whose idle
+// members spin between parallel regions: time taken from the scan's other workers, and a
+// background agent should never spin. With max-active-levels 0 no parallel region is active, so
+// each runs on the calling thread alone and no team is ever started (OpenMP 5.1, 2.6.1; libgomp's
+// gomp_resolve_num_threads). The variable is per task in libgomp >= 11 (the calling thread
+// here), so it is set on every call, on the thread that is about to recognize.
+static void no_openmp_teams(void) {
+    look_up_openmp();
+    if (set_max_active_levels) set_max_active_levels(0);
+}
+
+int ss_ocr_max_active_levels(void) {
+    pthread_mutex_lock(&lock);
+    look_up_openmp();
+    int levels = get_max_active_levels ? get_max_active_levels() : -1;
+    pthread_mutex_unlock(&lock);
+    return levels;
 }
 
 static int enough_letters(const char *w) {
@@ -59,6 +92,7 @@ int ss_ocr_recognize(const uint8_t *gray, int width, int height, int min_confide
         snprintf(msg, SS_OCR_MSG, "Tesseract could not start (is tesseract-ocr-eng installed?)");
         return -1;
     }
+    no_openmp_teams();
     TessBaseAPISetPageSegMode(engine, PSM_AUTO);
     TessBaseAPISetImage(engine, gray, width, height, 1, width);
     TessBaseAPISetSourceResolution(engine, 300);

@@ -1,5 +1,4 @@
 import COCR
-import Glibc
 
 /// Tesseract OCR (English) behind a typed wrapper; one engine is shared by the process.
 public enum OCR {
@@ -22,17 +21,11 @@ public enum OCR {
         return Result(words: Int(words), text: String(cBuffer: text))
     }
 
-    /// Debian's Tesseract runs OpenMP teams of four threads (`num_threads(4)` in its LSTM) whose
-    /// idle members spin between parallel regions: on a busy core that is time taken from the
-    /// scan, and a background agent should never spin. libgomp reads its limits from the
-    /// environment only, when it is loaded — before `main` runs — so a process that may run OCR
-    /// calls this first thing: it sets `OMP_THREAD_LIMIT=1` and re-executes itself once (same
-    /// pid, arguments and environment otherwise; systemd and the notify socket see no change).
-    /// A limit the user set is respected; if the re-exec fails the process simply goes on.
-    public static func limitOpenMPThreadsByReexecuting() {
-        guard getenv("OMP_THREAD_LIMIT") == nil else { return }
-        setenv("OMP_THREAD_LIMIT", "1", 1)
-        _ = execv("/proc/self/exe", CommandLine.unsafeArgv)
+    /// OpenMP's max-active-levels on the calling thread: 0 after `recognize` ran on it (Debian's
+    /// Tesseract then runs its `num_threads(4)` regions on that thread alone, so no team of
+    /// spinning threads is ever started), -1 when OpenMP is not loaded.
+    public static func openMPMaxActiveLevelsOnThisThread() -> Int {
+        Int(ss_ocr_max_active_levels())
     }
 }
 

@@ -19,6 +19,25 @@ import SnapSortTestSupport
         #expect(r.text.contains("students") && r.text.contains("projects"), "\(r.text)")
     }
 
+    /// Tesseract's LSTM asks for OpenMP teams of four; their idle threads spin. A thread that
+    /// recognized text has OpenMP's max-active-levels at 0, so those regions ran on it alone.
+    @Test func recognitionStartsNoOpenMPTeams() throws {
+        final class Outcome: @unchecked Sendable { var words = 0, levels = -2 }
+        let page = try Self.page(), outcome = Outcome()
+        let done = DispatchSemaphore(value: 0)
+        // A thread of its own: the setting is per thread, and it must be the recognizing thread's.
+        let thread = Thread {
+            outcome.words = (try? OCR.recognize(page).words) ?? 0
+            outcome.levels = OCR.openMPMaxActiveLevelsOnThisThread()
+            done.signal()
+        }
+        thread.stackSize = 8 << 20
+        thread.start()
+        done.wait()
+        #expect(outcome.words >= 60)
+        #expect(outcome.levels == 0 || outcome.levels == -1, "max-active-levels \(outcome.levels)")
+    }
+
     @Test func aPhotoWithoutTextHasNoWords() throws {
         let coffee = try JPEG.decode(try FileSystem.readFile("\(Self.fixtures)/vision/coffee.jpg", limit: 1 << 24), scaleNumerator: 8,
                                      maxHeaderPixels: 1 << 24, maxOutputPixels: 1 << 24).bitmap

@@ -13,4 +13,8 @@
 int ss_ocr_recognize(const uint8_t *gray, int width, int height, int min_confidence,
                      int *words, char *text, size_t text_len, char msg[SS_OCR_MSG]);
 
+/// OpenMP's max-active-levels on the calling thread (0 once ss_ocr_recognize ran on it: Tesseract's
+/// parallel regions then run on that thread alone), or -1 when OpenMP is not loaded.
+int ss_ocr_max_active_levels(void);
+
 #endif
