@@ -177,6 +177,60 @@ import SnapSortTestSupport
         #expect(!incremental.isEmpty)
     }
 
+    /// A day shot every 100 s is one long run of photos within the window of each other: a
+    /// photo added to it is aligned with its neighbours only (not the run's every pair again),
+    /// re-clusters only what it is similar to, and the result is the full regroup's.
+    @Test func aPhotoAddedToALongRunRegroupsOnlyItsNeighbourhood() throws {
+        let t = try TestLibrary()
+        func stamp(_ s: Int) -> String { String(format: "2024:10:19 %02d:%02d:%02d", 10 + s / 3600, s / 60 % 60, s % 60) }
+        // 16 different scenes, one every 100 s, and a burst of 3 frames in the middle of the run.
+        for i in 0..<16 {
+            t.dir.write("Pictures/Day/IMG_\(100 + i).jpg", Fixtures.jpeg(Fixtures.scene(width: 640, height: 480, seed: UInt64(200 + i)), dateTimeOriginal: stamp(i * 100)))
+        }
+        let scene = Fixtures.scene(width: 720, height: 480, seed: 5)
+        for (i, x) in [0, 14, 28].enumerated() {
+            t.dir.write("Pictures/Day/IMG_B\(i).jpg", Fixtures.jpeg(Self.frame(scene, x: x), quality: 90, dateTimeOriginal: stamp(750 + i)))
+        }
+        try t.scan()
+        let first = try Grouper(library: t.library).regroup()
+        let pairs = try #require(try t.library.db.scalar("SELECT count(*) FROM similar_pairs WHERE similar IS NOT NULL"))
+        #expect(first.sets == 1 && pairs == 3, "\(first), \(pairs) similar pairs stored")
+        // One more frame of the burst, at 753 s: within 5 minutes of it are the burst's 3 frames
+        // and the scenes shot at 500…1000 s (6), not the run's other 10.
+        t.dir.write("Pictures/Day/IMG_B3.jpg", Fixtures.jpeg(Self.frame(scene, x: 42), quality: 90, dateTimeOriginal: stamp(753)))
+        try t.scan()
+        let added = try Grouper(library: t.library).regroup()
+        #expect(added.changed == 1)
+        #expect(added.aligned == 9, "pairs within 5 minutes of 10:12:33: \(added)")
+        #expect(added.region == 4 && added.sets == 1, "\(added)")
+        let incremental = try Self.snapshot(t.library)
+        #expect(try Self.sets(t.library) == [["IMG_B0.jpg", "IMG_B1.jpg", "IMG_B2.jpg", "IMG_B3.jpg"]])
+        let full = try Grouper(library: t.library).regroupAll()
+        #expect(try Self.snapshot(t.library) == incremental)
+        #expect(full.aligned > 50, "the full regroup aligns the whole run: \(full)")
+        // Nothing changed: nothing is aligned or re-clustered.
+        let idle = try Grouper(library: t.library).regroup()
+        #expect(idle == Grouper.Stats(changed: 0, aligned: 0, region: 0, sets: 0))
+    }
+
+    /// The stored pair scores belong to the rules that made them: other thresholds score every
+    /// pair again, and the sets follow the new rules.
+    @Test func storedPairScoresFollowTheRules() throws {
+        let t = try TestLibrary()
+        Self.writeBurst(t)
+        try t.scan()
+        try Grouper(library: t.library).regroup()
+        #expect(try Self.sets(t.library) == [["IMG_0.jpg", "IMG_1.jpg", "IMG_2.jpg"]])
+        var strict = Grouper(library: t.library)
+        strict.rules.similarThreshold = 0.9999
+        let again = try strict.regroup()
+        #expect(again.aligned > 0)
+        #expect(try Self.sets(t.library).isEmpty)
+        #expect(try t.library.db.scalar("SELECT count(*) FROM similar_pairs WHERE similar IS NOT NULL") == 0)
+        try Grouper(library: t.library).regroup()
+        #expect(try Self.sets(t.library) == [["IMG_0.jpg", "IMG_1.jpg", "IMG_2.jpg"]])
+    }
+
     static func snapshot(_ lib: Library) throws -> [String] {
         let sets = try lib.db.rows("""
             SELECT f.path, s.set_key, s.keeper, s.duplicate_of FROM similar_sets s JOIN files f ON f.id = s.file_id ORDER BY f.path

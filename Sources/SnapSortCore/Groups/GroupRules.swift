@@ -13,6 +13,11 @@ public struct GroupRules: Sendable {
     /// of a pan or crops of one scene overlap about half and correlate well where they do, so the
     /// correlation alone cannot tell them apart.
     public var minimumOverlap: Double = 0.62
+    /// What the stored pair scores (`similar_pairs`) depend on: the alignment's version, the
+    /// window and the thresholds. Another key makes the next regroup align every pair again.
+    var pairKey: String {
+        "align1 window=\(window) threshold=\(similarThreshold) overlap=\(minimumOverlap) copy=\(nearCopyRadius),\(nearCopyCorrelation),\(nearCopyColorDistance),\(nearCopySharpnessStops),\(sameCaptureSeconds)"
+    }
     /// Near-copies: pHash within this Hamming distance…
     public var nearCopyRadius = 6
     /// …whose unaligned thumbnails correlate at least this much…
@@ -43,7 +48,12 @@ public struct GroupRules: Sendable {
     /// burst of a still subject look identical at the 32×32 thumbnail the near-copy check sees,
     /// and deleting them "as copies" would lose captures. They stay candidates for Similar Shots.
     func separateCaptures(_ a: GroupItem, _ b: GroupItem) -> Bool {
-        guard let ta = GroupRules.ownCaptureTime(a), let tb = GroupRules.ownCaptureTime(b) else { return false }
+        separateCaptures(GroupRules.ownCaptureTime(a), GroupRules.ownCaptureTime(b))
+    }
+
+    /// `separateCaptures` of two files' `ownCaptureTime`s.
+    func separateCaptures(_ ta: Double?, _ tb: Double?) -> Bool {
+        guard let ta, let tb else { return false }
         return abs(ta - tb) > sameCaptureSeconds
     }
 

@@ -10,13 +10,16 @@ import SnapSortSystem
 ///    unreadable) are recomputed for changed files only; OCR and QR run only on candidates the
 ///    cheap gates select, and their results are cached in `file_findings`. Heavy is re-ranked
 ///    over the library (one query).
-/// 3. **Similar Shots and duplicates**: the *region* of a change is closed over two relations —
-///    capture times at most `window` apart (sessions) and duplicate links (same content hash, or a
-///    pHash within `SimilarityRules.nearCopyRadius` confirmed by the thumbnails, found through a
-///    `HashIndex`). Only the region is re-clustered, so regrouping after one new photo touches its
-///    session and its copies, and incremental regrouping equals full regrouping. Blurry is settled
-///    here for the region: set members against their set (`GroupRules.relativelyBlurry`), the
-///    others by the absolute score (`GroupRules.blurScore`).
+/// 3. **Similar Shots and duplicates**: pairs are scored once and remembered in `similar_pairs`:
+///    the alignment of every two photos taken at most `window` apart (kept when it reaches the
+///    threshold) and the copy test of every two duplicate candidates (same content hash, or a
+///    pHash within `SimilarityRules.nearCopyRadius`, found through a `HashIndex`). A regroup
+///    scores only the pairs of changed files, then re-clusters the *components* (under kept
+///    pairs and copy links) that hold a changed file or a member of a set it was in: a photo
+///    added to a day shot every minute aligns with its few neighbours and re-clusters what it
+///    looks like, not the day, and incremental regrouping equals full regrouping. Blurry is
+///    settled here for the re-clustered files: set members against their set
+///    (`GroupRules.relativelyBlurry`), the others by the absolute score (`GroupRules.blurScore`).
 public struct Grouper {
     public let library: Library
     public var rules = GroupRules()
@@ -25,17 +28,29 @@ public struct Grouper {
     /// When set, receives one line per compared pair (tuning aid).
     public var trace: ((String) -> Void)?
 
+    /// What a `regroup` did: files changed, pairs aligned, files re-clustered, sets found.
+    public struct Stats: Equatable, Sendable {
+        public var changed = 0
+        public var aligned = 0
+        public var region = 0
+        public var sets = 0
+    }
+    /// `agent_state` key: the `GroupRules.pairKey` the stored `similar_pairs` were scored under.
+    static let pairRulesKey = "similar_pairs_rules"
+
     public init(library: Library) {
         self.library = library
     }
 
     /// Regroups everything from scratch.
-    public func regroupAll() throws {
+    @discardableResult
+    public func regroupAll() throws -> Stats {
         try regroup(changed: nil)
     }
 
     /// Regroups what changed since the last regroup, plus `extra` files (nil: everything).
-    public func regroup(changed extra: Set<Int64>? = []) throws {
+    @discardableResult
+    public func regroup(changed extra: Set<Int64>? = []) throws -> Stats {
         let db = library.db
         let all = try GroupItem.loadAll(db)
         let byID = Dictionary(uniqueKeysWithValues: all.map { ($0.id, $0) })
@@ -71,17 +86,56 @@ public struct Grouper {
         var latestFindings = findings
         for (id, f) in newFindings { latestFindings[id] = f }
 
-        // 3. Similar Shots and duplicates over the region of the change.
-        let oldSetMates = try previousSetMates(of: changed, db: db)
+        // 3. Similar Shots and duplicates over the components of the change.
         let photos = all.filter { rules.isSimilarCandidate($0) }
-        let clustering = SimilarClustering(photos: photos, rules: rules, verdicts: try library.notSimilarPairs(),
+        var clustering = SimilarClustering(photos: photos, rules: rules, verdicts: try library.notSimilarPairs(),
                                            keeperChoices: try library.keeperChoices(), trace: trace) { ids in
             try GroupItem.thumbnails(db, ids: ids)
         }
-        let region = full ? Set(photos.map(\.id)) : try clustering.region(around: changed.union(oldSetMates))
-        let sets = try clustering.cluster(region)
+        // Pair scores and copy links: kept from earlier regroups unless the rules that made them
+        // changed; the pairs of changed files are scored again.
+        let storedKey = try library.agentState(Self.pairRulesKey)
+        let rescore = full || storedKey != rules.pairKey
+        var edges: [FilePair: Double] = [:], copyLinks: [FilePair: Double] = [:]
+        if !rescore {
+            try db.forEach("SELECT a, b, similar, copy FROM similar_pairs") { r in
+                let key = FilePair(r.int(0)!, r.int(1)!)
+                guard !changed.contains(key.a) && !changed.contains(key.b) else { return }
+                if let s = r.double(2) { edges[key] = s }
+                if let c = r.double(3) { copyLinks[key] = c }
+            }
+        }
+        let scope: Set<Int64>? = rescore ? nil : changed
+        let windowPairs = clustering.windowPairs(of: scope)
+        var newPairs: [FilePair: (similar: Double?, copy: Double?)] = [:]
+        for (key, score) in zip(windowPairs, try clustering.align(windowPairs)) where score >= rules.similarThreshold {
+            edges[key] = score
+            newPairs[key, default: (nil, nil)].similar = score
+        }
+        let copyPairs = clustering.duplicatePairs(of: scope)
+        for (key, score) in zip(copyPairs, try clustering.copyScores(copyPairs)) {
+            guard let score else { continue }
+            copyLinks[key] = score
+            newPairs[key, default: (nil, nil)].copy = score
+        }
+        clustering.copyLinks = copyLinks
+        clustering.edges = edges
+        let components = clustering.components(around: rescore ? nil : changed.union(try previousSetMates(of: changed, db: db)))
+        var sets: [ComputedSet] = []
+        for component in components where component.count >= 2 { sets += try clustering.cluster(component) }
+        let region = Set(components.joined())
+        let stats = Stats(changed: changed.count, aligned: windowPairs.count, region: region.count, sets: sets.count)
 
         try db.transaction {
+            if rescore {
+                try db.run("DELETE FROM similar_pairs")
+            } else {
+                for id in changed { try db.run("DELETE FROM similar_pairs WHERE a=? OR b=?", id, id) }
+            }
+            for (key, p) in newPairs.sorted(by: { ($0.key.a, $0.key.b) < ($1.key.a, $1.key.b) }) {
+                try db.run("INSERT OR REPLACE INTO similar_pairs(a, b, similar, copy) VALUES(?,?,?,?)", key.a, key.b, p.similar, p.copy)
+            }
+            try library.setAgentState(Self.pairRulesKey, rules.pairKey)
             for (id, f) in newFindings {
                 try db.run("INSERT OR REPLACE INTO file_findings(file_id, analyzed_at, ocr_words, ocr_text, qr_payload) VALUES(?,?,?,?,?)",
                            id, f.analyzedAt, f.ocrWords, f.ocrText, f.qrPayload)
@@ -139,16 +193,18 @@ public struct Grouper {
                 }
             }
         }
+        return stats
     }
 
     /// Members of the stored sets that hold any of `ids` (a change may split their set).
     private func previousSetMates(of ids: Set<Int64>, db: Database) throws -> Set<Int64> {
-        var out = Set<Int64>()
-        for id in ids {
-            for r in try db.rows("SELECT file_id FROM similar_sets WHERE set_key = (SELECT set_key FROM similar_sets WHERE file_id=?)", id) {
-                out.insert(r.int(0)!)
-            }
+        var setOf: [Int64: Int64] = [:], members: [Int64: [Int64]] = [:]
+        try db.forEach("SELECT file_id, set_key FROM similar_sets") { r in
+            setOf[r.int(0)!] = r.int(1)!
+            members[r.int(1)!, default: []].append(r.int(0)!)
         }
+        var out = Set<Int64>()
+        for key in Set(ids.compactMap { setOf[$0] }) { out.formUnion(members[key]!) }
         return out
     }
 
@@ -221,7 +277,9 @@ struct GroupItem: Sendable {
     var takenAt: String? = nil
 
     var name: String { String(path.split(separator: "/").last ?? "") }
-    var fingerprint: String { "\(path)|\(bytes)|\(status.rawValue)|\(analyzedAt ?? "")" }
+    /// What the grouper saw of the file; the capture time places it among its neighbours (a file
+    /// without EXIF moves on the timeline when its mtime changes, without a new analysis).
+    var fingerprint: String { "\(path)|\(bytes)|\(status.rawValue)|\(analyzedAt ?? "")|\(taken ?? Double(mtime) / 1e9)" }
     var hasCamera: Bool { make != nil || model != nil }
 
     static func loadAll(_ db: Database) throws -> [GroupItem] {

@@ -13,6 +13,14 @@ struct ComputedSet {
 
 /// Clusters photos into Similar Shots sets (see `Grouper` for the region logic).
 ///
+/// - Pair scores: every two photos taken at most `window` apart are aligned once
+///   (`windowPairs`, `align`) and the pairs that score at least `similarThreshold` are kept as
+///   *edges* (`Grouper` stores them in `similar_pairs`, so a regroup aligns only the pairs of
+///   files that changed). A pair within the window without an edge scored below the threshold.
+/// - Components: edges and duplicate candidates link photos; a set never leaves its component,
+///   so each component is clustered on its own and a lone photo costs nothing
+///   (`components(around:)`).
+///
 /// - Duplicate links first: the same content hash, or a pHash within `GroupRules.nearCopyRadius`
 ///   whose thumbnails agree unaligned (`nearCopyCorrelation`, `nearCopyColorDistance`) with the
 ///   same aspect ratio and sharpness (`GroupRules.sameSharpness`). A
@@ -31,14 +39,31 @@ struct SimilarClustering {
     let loadThumbnails: ([Int64]) throws -> [Int64: Thumbnail]
     /// Threads for the pairwise alignments.
     var workers = ProcessInfo.processInfo.activeProcessorCount
+    /// Pairs within the window scoring at least `rules.similarThreshold`, with their score.
+    var edges: [FilePair: Double] = [:]
+    /// Confirmed copy links (`copyScore`): 2 for the same bytes, else the unaligned correlation.
+    var copyLinks: [FilePair: Double] = [:] {
+        didSet {
+            copyPartners = [:]
+            for key in copyLinks.keys {
+                copyPartners[key.a, default: []].append(key.b)
+                copyPartners[key.b, default: []].append(key.a)
+            }
+        }
+    }
+    private var copyPartners: [Int64: [Int64]] = [:]
+    /// `GroupRules.ownCaptureTime` of each photo (parsed once: it reads names and dates).
+    private let ownTime: [Int64: Double]
     private let byID: [Int64: GroupItem]
     private let timeline: [(t: Double, id: Int64)]
     private let position: [Int64: Int]
-    /// Sessions: maximal runs of `timeline` whose neighbours are at most `rules.window` apart.
-    private let sessionOf: [Int]
-    private let sessionRanges: [Range<Int>]
+    /// Every photo's pHash, and the photos without a capture time of their own.
     private let hashIndex: HashIndex
     private let indexIDs: [Int64]
+    private let timelessIndex: HashIndex
+    private let timelessIDs: [Int64]
+    /// The photos with a capture time of their own, by that time.
+    private let byOwnTime: [(t: Double, id: Int64)]
     private let byContent: [[UInt8]: [Int64]]
 
     init(photos: [GroupItem], rules: GroupRules, verdicts: Set<FilePair>, keeperChoices: Set<Int64>,
@@ -49,68 +74,187 @@ struct SimilarClustering {
         self.trace = trace
         self.loadThumbnails = loadThumbnails
         byID = Dictionary(uniqueKeysWithValues: photos.map { ($0.id, $0) })
+        var own: [Int64: Double] = [:]
+        for p in photos { own[p.id] = GroupRules.ownCaptureTime(p) }
+        ownTime = own
         timeline = photos.map { (t: $0.taken ?? Double($0.mtime) / 1e9, id: $0.id) }.sorted { ($0.t, $0.id) < ($1.t, $1.id) }
         var pos: [Int64: Int] = [:]
         for (i, e) in timeline.enumerated() { pos[e.id] = i }
         position = pos
-        var of = [Int](repeating: 0, count: timeline.count), ranges: [Range<Int>] = []
-        var start = 0
-        for i in 0..<timeline.count {
-            if i > 0 && timeline[i].t - timeline[i - 1].t > rules.window {
-                ranges.append(start..<i)
-                start = i
-            }
-            of[i] = ranges.count
-        }
-        if !timeline.isEmpty { ranges.append(start..<timeline.count) }
-        sessionOf = of
-        sessionRanges = ranges
-        var index = HashIndex()
-        var ids: [Int64] = []
+        var index = HashIndex(), timeless = HashIndex()
+        var ids: [Int64] = [], timelessIDs: [Int64] = []
         var content: [[UInt8]: [Int64]] = [:]
         for p in photos {
-            if let h = p.phash { index.insert(h); ids.append(p.id) }
+            if let h = p.phash {
+                index.insert(h)
+                ids.append(p.id)
+                if own[p.id] == nil { timeless.insert(h); timelessIDs.append(p.id) }
+            }
             if let c = p.contentHash { content[c, default: []].append(p.id) }
         }
         hashIndex = index
         indexIDs = ids
+        timelessIndex = timeless
+        self.timelessIDs = timelessIDs
+        byOwnTime = own.map { (t: $0.value, id: $0.key) }.sorted { ($0.t, $0.id) < ($1.t, $1.id) }
         byContent = content
     }
 
     func time(_ id: Int64) -> Double { timeline[position[id]!].t }
 
-    /// Possible duplicate partners of `id` (unconfirmed: same content or a close pHash).
+    /// Possible duplicate partners of `id` (unconfirmed: same content, or a close pHash of a
+    /// file that may be the same capture). Two files that both say when they were taken are one
+    /// capture only within `sameCaptureSeconds` (`separateCaptures`), so a photo with a capture
+    /// time looks among the photos taken then and the photos that say nothing; only those look
+    /// through the whole library's pHashes.
     private func duplicateCandidates(_ id: Int64) -> [Int64] {
         guard let item = byID[id] else { return [] }
         var out: [Int64] = []
         if let c = item.contentHash { out += byContent[c, default: []].filter { $0 != id } }
-        if let h = item.phash { out += hashIndex.neighbours(of: h, within: rules.nearCopyRadius).map { indexIDs[$0] }.filter { $0 != id } }
+        guard let h = item.phash else { return out }
+        let radius = rules.nearCopyRadius
+        guard let t = ownTime[id] else {
+            out += hashIndex.neighbours(of: h, within: radius).map { indexIDs[$0] }.filter { $0 != id }
+            return out
+        }
+        out += timelessIndex.neighbours(of: h, within: radius).map { timelessIDs[$0] }
+        // The photos taken within `sameCaptureSeconds` of t (a binary search, then a walk).
+        var lo = 0, hi = byOwnTime.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if byOwnTime[mid].t < t - rules.sameCaptureSeconds { lo = mid + 1 } else { hi = mid }
+        }
+        while lo < byOwnTime.count && byOwnTime[lo].t <= t + rules.sameCaptureSeconds {
+            let other = byOwnTime[lo].id
+            if other != id, let ph = byID[other]?.phash, (ph ^ h).nonzeroBitCount <= radius { out.append(other) }
+            lo += 1
+        }
         return out
     }
 
-    /// The files whose sets a change to `ids` can affect: closed over sessions (neighbours in
-    /// time at most `window` apart) and duplicate candidates.
-    func region(around ids: Set<Int64>) throws -> Set<Int64> {
-        // Each session is taken whole, once: walking the neighbours of every member again made
-        // this quadratic (a library shot every 97 s is one session of 100 000 photos).
-        var out = Set<Int64>()
-        var sessionsTaken = Set<Int>()
-        var queue = ids.filter { byID[$0] != nil }.sorted()
-        while let id = queue.popLast() {
-            guard let p = position[id] else { out.insert(id); continue }
-            guard sessionsTaken.insert(sessionOf[p]).inserted else { continue }
-            for i in sessionRanges[sessionOf[p]] {
-                let member = timeline[i].id
-                guard out.insert(member).inserted else { continue }
-                for d in duplicateCandidates(member) where !out.contains(d) { queue.append(d) }
+    /// Every pair of candidates taken at most `window` apart with at least one file in `ids`
+    /// (nil: every such pair), in timeline order.
+    func windowPairs(of ids: Set<Int64>?) -> [FilePair] {
+        var out: [FilePair] = []
+        func walk(from p: Int, _ step: Int, _ add: (FilePair) -> Void) {
+            var j = p + step
+            while j >= 0 && j < timeline.count && abs(timeline[j].t - timeline[p].t) <= rules.window {
+                add(FilePair(timeline[p].id, timeline[j].id))
+                j += step
+            }
+        }
+        guard let ids else {
+            for p in timeline.indices { walk(from: p, 1) { out.append($0) } }
+            return out
+        }
+        var unique = Set<FilePair>()
+        for p in ids.compactMap({ position[$0] }).sorted() {
+            walk(from: p, -1) { if unique.insert($0).inserted { out.append($0) } }
+            walk(from: p, 1) { if unique.insert($0).inserted { out.append($0) } }
+        }
+        return out
+    }
+
+    /// The alignment score of each pair (0 below `minimumOverlap` or without thumbnails), on all
+    /// cores. Thumbnails are loaded a batch of pairs at a time, so aligning the window pairs of a
+    /// whole library holds a few thousand of them, not the library's.
+    func align(_ pairs: [FilePair]) throws -> [Double] {
+        var out: [Double] = []
+        out.reserveCapacity(pairs.count)
+        let batch = 4096
+        for start in stride(from: 0, to: pairs.count, by: batch) {
+            let part = Array(pairs[start..<min(pairs.count, start + batch)])
+            let thumbs = try loadThumbnails(Array(Set(part.flatMap { [$0.a, $0.b] })).sorted())
+            let results = Parallel.map(part, threads: workers) { [thumbs] key -> (score: Double, overlap: Double)? in
+                guard let ta = thumbs[key.a], let tb = thumbs[key.b] else { return nil }
+                return ta.aligned(with: tb)
+            }
+            for (key, r) in zip(part, results) {
+                guard let r else { out.append(0); continue }
+                out.append(r.overlap >= rules.minimumOverlap ? r.score : 0)
+                tracePair(key, r)
             }
         }
         return out
     }
 
-    /// Clusters `region` into sets of at least two files.
-    func cluster(_ region: Set<Int64>) throws -> [ComputedSet] {
+    /// Every pair with at least one file in `ids` (nil: every pair) that may be two copies of
+    /// one picture: the same content, or pHashes within `nearCopyRadius` of files that do not say
+    /// they were taken at different times and have one aspect ratio (`mayBeCopies`). The
+    /// thumbnails decide (`copyScores`). A library of crops of a few scenes holds thousands of
+    /// close pHashes per scene; the capture times rule most of them out before any thumbnail.
+    func duplicatePairs(of ids: Set<Int64>?) -> [FilePair] {
+        var unique = Set<FilePair>()
+        var out: [FilePair] = []
+        for id in (ids.map { Array($0) } ?? timeline.map(\.id)).sorted() {
+            for other in duplicateCandidates(id) where mayBeCopies(id, other) && unique.insert(FilePair(id, other)).inserted {
+                out.append(FilePair(id, other))
+            }
+        }
+        return out
+    }
+
+    /// The checks of `copyScore` that need no thumbnail.
+    private func mayBeCopies(_ a: Int64, _ b: Int64) -> Bool {
+        guard let x = byID[a], let y = byID[b] else { return false }
+        if let ca = x.contentHash, ca == y.contentHash { return true }
+        guard !rules.separateCaptures(ownTime[a], ownTime[b]),
+              let pa = x.phash, let pb = y.phash, (pa ^ pb).nonzeroBitCount <= rules.nearCopyRadius,
+              let wa = x.width, let ha = x.height, let wb = y.width, let hb = y.height, ha > 0, hb > 0 else { return false }
+        return abs(Double(wa) / Double(ha) - Double(wb) / Double(hb)) <= 0.02 * Double(wa) / Double(ha)
+    }
+
+    /// `copyScore` of each pair, thumbnails loaded a batch of pairs at a time.
+    func copyScores(_ pairs: [FilePair]) throws -> [Double?] {
+        var out: [Double?] = []
+        out.reserveCapacity(pairs.count)
+        let batch = 4096
+        for start in stride(from: 0, to: pairs.count, by: batch) {
+            let part = pairs[start..<min(pairs.count, start + batch)]
+            let thumbs = try loadThumbnails(Array(Set(part.flatMap { [$0.a, $0.b] })).sorted())
+            for key in part { out.append(copyScore(key.a, key.b, thumbs)) }
+        }
+        return out
+    }
+
+    private func tracePair(_ key: FilePair, _ r: (score: Double, overlap: Double)) {
+        guard let trace, let x = byID[key.a], let y = byID[key.b] else { return }
+        let ph = (x.phash.map { p in y.phash.map { (p ^ $0).nonzeroBitCount } ?? -1 }) ?? -1
+        trace("pair\t\(x.path)\t\(y.path)\tdt=\(Int(abs(time(key.a) - time(key.b))))\tscore=\(String(format: "%.3f", r.score))\toverlap=\(String(format: "%.2f", r.overlap))\tphash=\(ph)")
+    }
+
+    /// The connected components, under edges and copy links, that hold any of `seeds`
+    /// (nil: every component). A change to a file can only change the sets of its component (and
+    /// of the component it left, whose members the caller adds to `seeds`).
+    func components(around seeds: Set<Int64>?) -> [[Int64]] {
+        var adjacent: [Int64: [Int64]] = [:]
+        for key in Array(edges.keys) + Array(copyLinks.keys) {
+            adjacent[key.a, default: []].append(key.b)
+            adjacent[key.b, default: []].append(key.a)
+        }
+        var out: [[Int64]] = []
+        var taken = Set<Int64>()
+        for seed in (seeds.map { Array($0) } ?? timeline.map(\.id)).sorted() where !taken.contains(seed) {
+            taken.insert(seed)
+            var component: [Int64] = []
+            var queue = [seed]
+            while let id = queue.popLast() {
+                component.append(id)
+                guard byID[id] != nil else { continue }
+                for other in adjacent[id, default: []] where taken.insert(other).inserted {
+                    queue.append(other)
+                }
+            }
+            out.append(component.sorted())
+        }
+        return out
+    }
+
+    /// Clusters one component (or a union of components) into sets of at least two files.
+    func cluster(_ region: [Int64]) throws -> [ComputedSet] {
         let ids = region.filter { byID[$0] != nil }.sorted()
+        guard ids.count >= 2 else { return [] }
+        let region = Set(ids)
         let thumbs = try loadThumbnails(ids)
         // Duplicate clusters.
         var parent = Dictionary(uniqueKeysWithValues: ids.map { ($0, $0) })
@@ -122,8 +266,8 @@ struct SimilarClustering {
         // Copy links, byte-identical ones first, then near-copies best first.
         var links: [(r: Double, a: Int64, b: Int64)] = []
         for id in ids {
-            for d in Set(duplicateCandidates(id)) where d > id && region.contains(d) {
-                guard !verdicts.contains(FilePair(id, d)), let r = copyScore(id, d, thumbs) else { continue }
+            for d in copyPartners[id, default: []] where d > id && region.contains(d) {
+                guard !verdicts.contains(FilePair(id, d)), let r = copyLinks[FilePair(id, d)] else { continue }
                 links.append((r, id, d))
             }
         }
@@ -137,7 +281,7 @@ struct SimilarClustering {
             let (ra, rb) = (find(link.a), find(link.b))
             guard ra != rb else { continue }
             if link.r < 2 {
-                let timed = { (root: Int64) in copyMembers[root]!.map { self.byID[$0]! }.filter { GroupRules.ownCaptureTime($0) != nil } }
+                let timed = { (root: Int64) in copyMembers[root]!.compactMap { self.ownTime[$0] } }
                 let (ta, tb) = (timed(ra), timed(rb))
                 guard !ta.contains(where: { x in tb.contains { rules.separateCaptures(x, $0) } }) else { continue }
             }
@@ -157,36 +301,24 @@ struct SimilarClustering {
         let pictureOf = Dictionary(uniqueKeysWithValues: pictures.map { (original[$0]!, $0) })
         let reps = pictures.map { original[$0]! }.sorted { (time($0), $0) < (time($1), $1) }
 
-        // Pairwise scores among pictures close in time.
+        // Pairwise scores among pictures: pairs within the window were aligned when either file
+        // last changed (`edges`); a complete-linkage check can ask for a pair further apart,
+        // aligned here.
         var scores: [FilePair: Double] = [:]
-        func score(_ a: Int64, _ b: Int64, aligned: (score: Double, overlap: Double)? = nil) -> Double {
+        func score(_ a: Int64, _ b: Int64) -> Double {
             let key = FilePair(a, b)
             if let s = scores[key] { return s }
             var s = 0.0
-            if let ta = thumbs[key.a], let tb = thumbs[key.b] {
-                let r = aligned ?? ta.aligned(with: tb)
+            if abs(time(a) - time(b)) <= rules.window {
+                s = edges[key] ?? 0
+            } else if let ta = thumbs[key.a], let tb = thumbs[key.b] {
+                let r = ta.aligned(with: tb)
                 s = r.overlap >= rules.minimumOverlap ? r.score : 0
-                if let trace {
-                    let ph = (byID[a]!.phash.map { p in byID[b]!.phash.map { (p ^ $0).nonzeroBitCount } ?? -1 }) ?? -1
-                    trace("pair\t\(byID[key.a]!.path)\t\(byID[key.b]!.path)\tdt=\(Int(abs(time(a) - time(b))))\tscore=\(String(format: "%.3f", r.score))\toverlap=\(String(format: "%.2f", r.overlap))\tphash=\(ph)")
-                }
+                tracePair(key, r)
             }
             scores[key] = s
             return s
         }
-        // The alignments of every pair within the window, on all cores (they are most of a
-        // regroup's time: a burst of n frames has n(n-1)/2 pairs); traced and cached in order.
-        var windowPairs: [FilePair] = []
-        for (i, a) in reps.enumerated() {
-            var j = i + 1
-            while j < reps.count && time(reps[j]) - time(a) <= rules.window {
-                let key = FilePair(a, reps[j])
-                if thumbs[key.a] != nil && thumbs[key.b] != nil { windowPairs.append(key) }
-                j += 1
-            }
-        }
-        let alignments = Parallel.map(windowPairs, threads: workers) { [thumbs] key in thumbs[key.a]!.aligned(with: thumbs[key.b]!) }
-        for (key, r) in zip(windowPairs, alignments) { _ = score(key.a, key.b, aligned: r) }
         var candidates: [(Double, Int64, Int64)] = []
         for (i, a) in reps.enumerated() {
             var j = i + 1
@@ -246,11 +378,7 @@ struct SimilarClustering {
     private func copyScore(_ a: Int64, _ b: Int64, _ thumbs: [Int64: Thumbnail]) -> Double? {
         let x = byID[a]!, y = byID[b]!
         if let ca = x.contentHash, ca == y.contentHash { return 2 }
-        guard !rules.separateCaptures(x, y) else { return nil }
-        guard let pa = x.phash, let pb = y.phash, (pa ^ pb).nonzeroBitCount <= rules.nearCopyRadius,
-              let wa = x.width, let ha = x.height, let wb = y.width, let hb = y.height, ha > 0, hb > 0,
-              abs(Double(wa) / Double(ha) - Double(wb) / Double(hb)) <= 0.02 * Double(wa) / Double(ha),
-              let ta = thumbs[a], let tb = thumbs[b] else { return nil }
+        guard mayBeCopies(a, b), let pa = x.phash, let pb = y.phash, let ta = thumbs[a], let tb = thumbs[b] else { return nil }
         let r = ta.direct(with: tb), c = ta.colorDistance(to: tb)
         trace?("copy?\t\(x.path)\t\(y.path)\tr=\(String(format: "%.4f", r))\tcolor=\(String(format: "%.1f", c))\tphash=\((pa ^ pb).nonzeroBitCount)")
         return r >= rules.nearCopyCorrelation && c <= rules.nearCopyColorDistance && rules.sameSharpness(x, y) ? r : nil

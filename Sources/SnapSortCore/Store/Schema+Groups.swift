@@ -47,6 +47,7 @@ extension Schema {
             );
             """),
         groupsSeen,
+        similarPairs,
     ]
 }
 
@@ -57,5 +58,24 @@ extension Schema {
             file_id INTEGER PRIMARY KEY REFERENCES files(id) ON DELETE CASCADE,
             fingerprint TEXT NOT NULL
         );
+        """)
+}
+
+extension Schema {
+    /// v54: the Similar Shots pair scores: `similar` for two photos taken within the window that
+    /// scored at least the threshold (`SimilarClustering.edges`), `copy` for two files confirmed
+    /// as copies of one picture (`SimilarClustering.copyLinks`), so a regroup scores only the
+    /// pairs of the files that changed (`agent_state.similar_pairs_rules` names the rules they
+    /// were scored under). Numbered after the models' migrations: versions apply in order, once.
+    static let similarPairs = Migration(version: 54, sql: """
+        CREATE TABLE similar_pairs(
+            a INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+            b INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+            similar REAL,
+            copy REAL,
+            PRIMARY KEY(a, b),
+            CHECK(a < b)
+        ) WITHOUT ROWID;
+        CREATE INDEX similar_pairs_b ON similar_pairs(b);
         """)
 }
