@@ -70,6 +70,7 @@ public struct Metrics: Codable, Sendable, Equatable {
 
     /// Decodes what `encoded()` wrote.
     public static func decode(_ text: String) -> Metrics? {
+        if let m = decodeFlat(text) { return m }
         guard let data = text.data(using: .utf8) else { return nil }
         return try? decoder.decode(Metrics.self, from: data)
     }
