@@ -85,8 +85,7 @@ public struct Thumbnail: Sendable {
         let m = Thumbnail.maxShift
         for s in Thumbnail.scales {
             let zoomed = Zoomed(other.halfPlane, scale: s, dx: -m...m, dy: -m...m, tables: true)
-            zoomed.correlations(with: halfPlane) { dx, dy, r, o in
-                guard o >= Thumbnail.minimumSearchOverlap else { return }
+            zoomed.correlations(with: halfPlane, above: { best.count == Thumbnail.refinedCandidates ? best[best.count - 1].r : -.infinity }) { dx, dy, r, o in
                 let c: Candidate = (r, s, dx, dy, o)
                 if best.count == Thumbnail.refinedCandidates {
                     guard better(c, best[best.count - 1]) else { return }
@@ -105,8 +104,8 @@ public struct Thumbnail: Sendable {
             for s in [start.scale * 0.97, start.scale, start.scale * 1.03] {
                 let zoomed = Zoomed(other.fullPlane, scale: s, dx: (2 * start.dx - 1)...(2 * start.dx + 1),
                                     dy: (2 * start.dy - 1)...(2 * start.dy + 1), tables: false)
-                zoomed.correlations(with: fullPlane) { _, _, r, o in
-                    if o >= Thumbnail.minimumSearchOverlap && r > fine.0 { fine = (r, o) }
+                zoomed.correlations(with: fullPlane, above: { fine.0 }) { _, _, r, o in
+                    if r > fine.0 { fine = (r, o) }
                 }
             }
         }
@@ -158,7 +157,13 @@ public struct Thumbnail: Sendable {
         /// Sum over columns x0..<x1, rows y0..<y1 of a `width`-wide table.
         @inline(__always)
         static func rect(_ t: [Double], width w: Int, _ x0: Int, _ y0: Int, _ x1: Int, _ y1: Int) -> Double {
-            t[y1 * (w + 1) + x1] - t[y0 * (w + 1) + x1] - t[y1 * (w + 1) + x0] + t[y0 * (w + 1) + x0]
+            t.withUnsafeBufferPointer { rect($0, width: w, x0, y0, x1, y1) }
+        }
+
+        @inline(__always)
+        static func rect(_ t: UnsafeBufferPointer<Double>, width w: Int, _ x0: Int, _ y0: Int, _ x1: Int, _ y1: Int) -> Double {
+            let stride = w &+ 1
+            return t[y1 &* stride &+ x1] - t[y0 &* stride &+ x1] - t[y1 &* stride &+ x0] + t[y0 &* stride &+ x0]
         }
     }
 
@@ -228,36 +233,44 @@ public struct Thumbnail: Sendable {
             (sums, squares) = tables ? SummedPlane.tables(grid, width: w, height: h) : ([], [])
         }
 
-        /// Pearson r and overlap share of `a` with this zoom at every shift, in order of dy then dx.
-        func correlations(with a: SummedPlane, _ body: (_ dx: Int, _ dy: Int, _ r: Float, _ overlap: Float) -> Void) {
+        /// Pearson r and overlap share of `a` with this zoom at every shift (in order of dy, then
+        /// dx) whose overlap reaches `Thumbnail.minimumSearchOverlap` and whose r may reach
+        /// `floor()` (shifts that surely score below it are not passed on: no square root).
+        func correlations(with a: SummedPlane, above floor: () -> Float, _ body: (_ dx: Int, _ dy: Int, _ r: Float, _ overlap: Float) -> Void) {
             let n = self.n, total = Float(n * n)
-            for sy in dy {
-                for sx in dx {
-                    // The pixels of `a` whose grid cell samples inside the plane.
-                    let offX = dx.upperBound - sx, offY = dy.upperBound - sy
-                    guard let cols = columns, let rws = rows else { body(sx, sy, -1, 0); continue }
-                    let x0 = max(0, cols.lowerBound - offX), x1 = min(n, cols.upperBound - offX + 1)
-                    let y0 = max(0, rws.lowerBound - offY), y1 = min(n, rws.upperBound - offY + 1)
-                    let count = max(0, x1 - x0) * max(0, y1 - y0)
-                    guard count > 16 else { body(sx, sy, -1, 0); continue }
-                    let sa = SummedPlane.rect(a.sums, width: n, x0, y0, x1, y1)
-                    let saa = SummedPlane.rect(a.squares, width: n, x0, y0, x1, y1)
-                    // The grid is zero outside the plane: whole rows of the window hold the overlap.
-                    let sab: Double, sb: Double, sbb: Double
-                    if sums.isEmpty {
-                        (sab, sb, sbb) = rowSums(a.values, rows: y0..<y1, offX: offX, offY: offY)
-                    } else {
-                        sab = cross(a.values, rows: y0..<y1, offX: offX, offY: offY)
-                        sb = SummedPlane.rect(sums, width: width, x0 + offX, y0 + offY, x1 + offX, y1 + offY)
-                        sbb = SummedPlane.rect(squares, width: width, x0 + offX, y0 + offY, x1 + offX, y1 + offY)
+            guard let cols = columns, let rws = rows else { return }
+            a.sums.withUnsafeBufferPointer { aSums in
+                a.squares.withUnsafeBufferPointer { aSquares in
+                    for sy in dy {
+                        for sx in dx {
+                            // The pixels of `a` whose grid cell samples inside the plane.
+                            let offX = dx.upperBound - sx, offY = dy.upperBound - sy
+                            let x0 = max(0, cols.lowerBound - offX), x1 = min(n, cols.upperBound - offX + 1)
+                            let y0 = max(0, rws.lowerBound - offY), y1 = min(n, rws.upperBound - offY + 1)
+                            let count = max(0, x1 - x0) * max(0, y1 - y0)
+                            let overlap = Float(count) / total
+                            guard count > 16, overlap >= Thumbnail.minimumSearchOverlap else { continue }
+                            let sa = SummedPlane.rect(aSums, width: n, x0, y0, x1, y1)
+                            let saa = SummedPlane.rect(aSquares, width: n, x0, y0, x1, y1)
+                            let sab: Double, sb: Double, sbb: Double
+                            if sums.isEmpty {
+                                (sab, sb, sbb) = rowSums(a.values, rows: y0..<y1, offX: offX, offY: offY)
+                            } else {
+                                sab = cross(a.values, rows: y0..<y1, offX: offX, offY: offY)
+                                sb = SummedPlane.rect(sums, width: width, x0 + offX, y0 + offY, x1 + offX, y1 + offY)
+                                sbb = SummedPlane.rect(squares, width: width, x0 + offX, y0 + offY, x1 + offX, y1 + offY)
+                            }
+                            let inverse = 1 / Double(count)
+                            let ma = sa * inverse, mb = sb * inverse
+                            let cov = sab * inverse - ma * mb
+                            let va = saa * inverse - ma * ma, vb = sbb * inverse - mb * mb
+                            guard va > 1e-4 && vb > 1e-4 else { body(sx, sy, 0, overlap); continue }
+                            // r < floor for sure (a margin keeps near-ties exact): skip the root.
+                            let f = Double(floor())
+                            if f > 0 && (cov <= 0 || cov * cov < f * f * va * vb * (1 - 1e-6)) { continue }
+                            body(sx, sy, Float(cov / (va * vb).squareRoot()), overlap)
+                        }
                     }
-                    let k = Double(count)
-                    let ma = sa / k, mb = sb / k
-                    let cov = sab / k - ma * mb
-                    let va = saa / k - ma * ma, vb = sbb / k - mb * mb
-                    let overlap = Float(count) / total
-                    guard va > 1e-4 && vb > 1e-4 else { body(sx, sy, 0, overlap); continue }
-                    body(sx, sy, Float(cov / (va * vb).squareRoot()), overlap)
                 }
             }
         }
