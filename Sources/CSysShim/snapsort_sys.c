@@ -14,3 +14,5 @@ int ss_gettid(void) { return (int)syscall(SYS_gettid); }
 int ss_malloc_keep_blocks(int mmap_threshold, int trim_threshold) {
     return mallopt(M_MMAP_THRESHOLD, mmap_threshold) == 1 && mallopt(M_TRIM_THRESHOLD, trim_threshold) == 1;
 }
+
+int ss_malloc_release(void) { return malloc_trim(0); }

@@ -29,4 +29,19 @@ public enum Memory {
     public static func keepLargeBlocksInTheHeap() {
         _ = ss_malloc_keep_blocks(64 << 20, 256 << 20)
     }
+
+    /// Gives free heap memory back to the kernel (`malloc_trim`). A regroup of a large library
+    /// holds a few hundred megabytes for a few seconds; the agent then waits for hours, and
+    /// should not wait at that size. Returns whether anything was released.
+    @discardableResult
+    public static func releaseFreeMemory() -> Bool {
+        ss_malloc_release() == 1
+    }
+
+    /// This process's resident set in bytes (`/proc/self/statm`), nil when unreadable.
+    public static func residentBytes() -> Int? {
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8),
+              let pages = text.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) else { return nil }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
 }

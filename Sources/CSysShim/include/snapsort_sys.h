@@ -12,4 +12,6 @@ int ss_gettid(void);
 /// mallopt(M_MMAP_THRESHOLD, mmap_threshold) and mallopt(M_TRIM_THRESHOLD, trim_threshold)
 /// (malloc.h is not part of Swift's Glibc module). Returns 1 when both were accepted.
 int ss_malloc_keep_blocks(int mmap_threshold, int trim_threshold);
+/// malloc_trim(0): gives the free memory of every arena back to the kernel; 1 if any was.
+int ss_malloc_release(void);
 #endif

@@ -1,4 +1,5 @@
 import SnapSortCore
+import SnapSortSystem
 
 /// Where later features hook into the engine's commands (format handlers, grouping after a
 /// scan, report groups). Each feature adds one line here.
@@ -12,6 +13,9 @@ enum Extensions {
     static func afterScan(_ library: Library, _ roots: [String]) throws {
         try GroupsCommand.regroup(library)
         try library.setAgentState(LibraryScanner.regroupPendingKey, nil)
+        // The regroup's working set (every file's row, the indexes) is garbage now; the agent
+        // keeps running, so give it back rather than keep it for the next change.
+        Memory.releaseFreeMemory()
     }
 
     /// Whether the last scans changed something that `afterScan` has not seen yet.
