@@ -57,9 +57,10 @@ struct SimilarClustering {
     private let byID: [Int64: GroupItem]
     private let timeline: [(t: Double, id: Int64)]
     private let position: [Int64: Int]
-    /// Every photo's pHash, and the photos without a capture time of their own.
-    private let hashIndex: HashIndex
-    private let indexIDs: [Int64]
+    /// Every photo's pHash (built when first asked: only photos without a capture time of their
+    /// own search the whole library, and an incremental regroup seldom has one), and the photos
+    /// without a capture time of their own.
+    private let wholeIndex: LazyIndex
     private let timelessIndex: HashIndex
     private let timelessIDs: [Int64]
     /// The photos with a capture time of their own, by that time.
@@ -81,19 +82,17 @@ struct SimilarClustering {
         var pos: [Int64: Int] = [:]
         for (i, e) in timeline.enumerated() { pos[e.id] = i }
         position = pos
-        var index = HashIndex(), timeless = HashIndex()
-        var ids: [Int64] = [], timelessIDs: [Int64] = []
+        var timeless = HashIndex()
+        var timelessIDs: [Int64] = []
         var content: [[UInt8]: [Int64]] = [:]
         for p in photos {
-            if let h = p.phash {
-                index.insert(h)
-                ids.append(p.id)
-                if own[p.id] == nil { timeless.insert(h); timelessIDs.append(p.id) }
+            if let h = p.phash, own[p.id] == nil {
+                timeless.insert(h)
+                timelessIDs.append(p.id)
             }
             if let c = p.contentHash { content[c, default: []].append(p.id) }
         }
-        hashIndex = index
-        indexIDs = ids
+        wholeIndex = LazyIndex(photos.compactMap { p in p.phash.map { (p.id, $0) } })
         timelessIndex = timeless
         self.timelessIDs = timelessIDs
         byOwnTime = own.map { (t: $0.value, id: $0.key) }.sorted { ($0.t, $0.id) < ($1.t, $1.id) }
@@ -114,7 +113,8 @@ struct SimilarClustering {
         guard let h = item.phash else { return out }
         let radius = rules.nearCopyRadius
         guard let t = ownTime[id] else {
-            out += hashIndex.neighbours(of: h, within: radius).map { indexIDs[$0] }.filter { $0 != id }
+            let whole = wholeIndex.built
+            out += whole.index.neighbours(of: h, within: radius).map { whole.ids[$0] }.filter { $0 != id }
             return out
         }
         out += timelessIndex.neighbours(of: h, within: radius).map { timelessIDs[$0] }
@@ -161,7 +161,7 @@ struct SimilarClustering {
     func align(_ pairs: [FilePair]) throws -> [Double] {
         var out: [Double] = []
         out.reserveCapacity(pairs.count)
-        let batch = 4096
+        let batch = 1024
         for start in stride(from: 0, to: pairs.count, by: batch) {
             let part = Array(pairs[start..<min(pairs.count, start + batch)])
             let thumbs = try loadThumbnails(Array(Set(part.flatMap { [$0.a, $0.b] })).sorted())
@@ -208,7 +208,7 @@ struct SimilarClustering {
     func copyScores(_ pairs: [FilePair]) throws -> [Double?] {
         var out: [Double?] = []
         out.reserveCapacity(pairs.count)
-        let batch = 4096
+        let batch = 1024
         for start in stride(from: 0, to: pairs.count, by: batch) {
             let part = pairs[start..<min(pairs.count, start + batch)]
             let thumbs = try loadThumbnails(Array(Set(part.flatMap { [$0.a, $0.b] })).sorted())
@@ -382,5 +382,25 @@ struct SimilarClustering {
         let r = ta.direct(with: tb), c = ta.colorDistance(to: tb)
         trace?("copy?\t\(x.path)\t\(y.path)\tr=\(String(format: "%.4f", r))\tcolor=\(String(format: "%.1f", c))\tphash=\((pa ^ pb).nonzeroBitCount)")
         return r >= rules.nearCopyCorrelation && c <= rules.nearCopyColorDistance && rules.sameSharpness(x, y) ? r : nil
+    }
+}
+
+/// A pHash multi-index over many photos, built the first time it is asked for.
+private final class LazyIndex {
+    private var entries: [(id: Int64, hash: UInt64)]
+    private var made: (index: HashIndex, ids: [Int64])?
+
+    init(_ entries: [(Int64, UInt64)]) {
+        self.entries = entries.map { (id: $0.0, hash: $0.1) }
+    }
+
+    var built: (index: HashIndex, ids: [Int64]) {
+        if let made { return made }
+        var index = HashIndex()
+        for e in entries { index.insert(e.hash) }
+        let result = (index, entries.map(\.id))
+        made = result
+        entries = []
+        return result
     }
 }
