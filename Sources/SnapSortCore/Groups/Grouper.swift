@@ -53,14 +53,14 @@ public struct Grouper {
     public func regroup(changed extra: Set<Int64>? = []) throws -> Stats {
         let db = library.db
         let all = try GroupItem.loadAll(db)
-        let byID = Dictionary(uniqueKeysWithValues: all.map { ($0.id, $0) })
+        let byID = ItemTable(all)
         var seen: [Int64: String] = [:]
         try db.forEach("SELECT file_id, fingerprint FROM grouped_files") { seen[$0.int(0)!] = $0.string(1) ?? "" }
         var changed = Set<Int64>()
         if let extra {
             changed.formUnion(extra)
             for item in all where seen[item.id] != item.fingerprint { changed.insert(item.id) }
-            for id in seen.keys where byID[id] == nil { changed.insert(id) }
+            for id in seen.keys where !byID.contains(id) { changed.insert(id) }
         } else {
             changed = Set(all.map(\.id)).union(seen.keys)
         }
@@ -87,7 +87,7 @@ public struct Grouper {
         for (id, f) in newFindings { latestFindings[id] = f }
 
         // 3. Similar Shots and duplicates over the components of the change.
-        let photos = all.filter { rules.isSimilarCandidate($0) }
+        let photos = ItemTable(all) { rules.isSimilarCandidate($0) }
         var clustering = SimilarClustering(photos: photos, rules: rules, verdicts: try library.notSimilarPairs(),
                                            keeperChoices: try library.keeperChoices(), trace: trace) { ids in
             try GroupItem.thumbnails(db, ids: ids)
@@ -243,6 +243,32 @@ struct Findings: Equatable {
         self.ocrWords = ocrWords
         self.qrPayload = qrPayload
     }
+}
+
+/// Items by id without copying them: a `GroupItem` is about a kilobyte, and a dictionary of
+/// 100 000 of them (one per view of the library) held 150 MB of a regroup's peak.
+struct ItemTable {
+    let items: [GroupItem]
+    private let slot: [Int64: Int]
+    /// The indices of `items` in the table, in order.
+    let members: [Int]
+
+    init(_ items: [GroupItem], where include: (GroupItem) -> Bool = { _ in true }) {
+        self.items = items
+        var slot: [Int64: Int] = [:], members: [Int] = []
+        slot.reserveCapacity(items.count)
+        for (i, item) in items.enumerated() where include(item) {
+            slot[item.id] = i
+            members.append(i)
+        }
+        self.slot = slot
+        self.members = members
+    }
+
+    subscript(id: Int64) -> GroupItem? { slot[id].map { items[$0] } }
+    func contains(_ id: Int64) -> Bool { slot[id] != nil }
+    /// The items in the table, in order (each a copy: iterate, do not keep).
+    var all: LazyMapSequence<[Int], GroupItem> { members.lazy.map { items[$0] } }
 }
 
 /// The columns of a file the grouper reads (signatures are loaded only where needed).

@@ -54,7 +54,7 @@ struct SimilarClustering {
     private var copyPartners: [Int64: [Int64]] = [:]
     /// `GroupRules.ownCaptureTime` of each photo (parsed once: it reads names and dates).
     private let ownTime: [Int64: Double]
-    private let byID: [Int64: GroupItem]
+    private let byID: ItemTable
     private let timeline: [(t: Double, id: Int64)]
     private let position: [Int64: Int]
     /// Every photo's pHash (built when first asked: only photos without a capture time of their
@@ -67,32 +67,32 @@ struct SimilarClustering {
     private let byOwnTime: [(t: Double, id: Int64)]
     private let byContent: [[UInt8]: [Int64]]
 
-    init(photos: [GroupItem], rules: GroupRules, verdicts: Set<FilePair>, keeperChoices: Set<Int64>,
+    init(photos: ItemTable, rules: GroupRules, verdicts: Set<FilePair>, keeperChoices: Set<Int64>,
          trace: ((String) -> Void)?, loadThumbnails: @escaping ([Int64]) throws -> [Int64: Thumbnail]) {
         self.rules = rules
         self.verdicts = verdicts
         self.keeperChoices = keeperChoices
         self.trace = trace
         self.loadThumbnails = loadThumbnails
-        byID = Dictionary(uniqueKeysWithValues: photos.map { ($0.id, $0) })
+        byID = photos
         var own: [Int64: Double] = [:]
-        for p in photos { own[p.id] = GroupRules.ownCaptureTime(p) }
+        for p in photos.all { own[p.id] = GroupRules.ownCaptureTime(p) }
         ownTime = own
-        timeline = photos.map { (t: $0.taken ?? Double($0.mtime) / 1e9, id: $0.id) }.sorted { ($0.t, $0.id) < ($1.t, $1.id) }
+        timeline = photos.all.map { (t: $0.taken ?? Double($0.mtime) / 1e9, id: $0.id) }.sorted { ($0.t, $0.id) < ($1.t, $1.id) }
         var pos: [Int64: Int] = [:]
         for (i, e) in timeline.enumerated() { pos[e.id] = i }
         position = pos
         var timeless = HashIndex()
         var timelessIDs: [Int64] = []
         var content: [[UInt8]: [Int64]] = [:]
-        for p in photos {
+        for p in photos.all {
             if let h = p.phash, own[p.id] == nil {
                 timeless.insert(h)
                 timelessIDs.append(p.id)
             }
             if let c = p.contentHash { content[c, default: []].append(p.id) }
         }
-        wholeIndex = LazyIndex(photos.compactMap { p in p.phash.map { (p.id, $0) } })
+        wholeIndex = LazyIndex(photos.all.compactMap { p in p.phash.map { (p.id, $0) } })
         timelessIndex = timeless
         self.timelessIDs = timelessIDs
         byOwnTime = own.map { (t: $0.value, id: $0.key) }.sorted { ($0.t, $0.id) < ($1.t, $1.id) }
@@ -240,7 +240,7 @@ struct SimilarClustering {
             var queue = [seed]
             while let id = queue.popLast() {
                 component.append(id)
-                guard byID[id] != nil else { continue }
+                guard byID.contains(id) else { continue }
                 for other in adjacent[id, default: []] where taken.insert(other).inserted {
                     queue.append(other)
                 }
@@ -252,7 +252,7 @@ struct SimilarClustering {
 
     /// Clusters one component (or a union of components) into sets of at least two files.
     func cluster(_ region: [Int64]) throws -> [ComputedSet] {
-        let ids = region.filter { byID[$0] != nil }.sorted()
+        let ids = region.filter { byID.contains($0) }.sorted()
         guard ids.count >= 2 else { return [] }
         let region = Set(ids)
         let thumbs = try loadThumbnails(ids)
