@@ -17,7 +17,7 @@ struct ComputedSet {
 ///   (`windowPairs`, `align`) and the pairs that score at least `similarThreshold` are kept as
 ///   *edges* (`Grouper` stores them in `similar_pairs`, so a regroup aligns only the pairs of
 ///   files that changed). A pair within the window without an edge scored below the threshold.
-/// - Components: edges and duplicate candidates link photos; a set never leaves its component,
+/// - Components: edges and copy links join photos; a set never leaves its component,
 ///   so each component is clustered on its own and a lone photo costs nothing
 ///   (`components(around:)`).
 ///
@@ -161,10 +161,7 @@ struct SimilarClustering {
     func align(_ pairs: [FilePair]) throws -> [Double] {
         var out: [Double] = []
         out.reserveCapacity(pairs.count)
-        let batch = 1024
-        for start in stride(from: 0, to: pairs.count, by: batch) {
-            let part = Array(pairs[start..<min(pairs.count, start + batch)])
-            let thumbs = try loadThumbnails(Array(Set(part.flatMap { [$0.a, $0.b] })).sorted())
+        try inBatches(pairs) { part, thumbs in
             let results = Parallel.map(part, threads: workers) { [thumbs] key -> (score: Double, overlap: Double)? in
                 guard let ta = thumbs[key.a], let tb = thumbs[key.b] else { return nil }
                 return ta.aligned(with: tb)
@@ -176,6 +173,16 @@ struct SimilarClustering {
             }
         }
         return out
+    }
+
+    /// Calls `body` for consecutive batches of `pairs` with the thumbnails of their files (a
+    /// batch's worth in memory at a time, whatever the number of pairs).
+    private func inBatches(_ pairs: [FilePair], _ body: ([FilePair], [Int64: Thumbnail]) throws -> Void) throws {
+        let batch = 1024
+        for start in stride(from: 0, to: pairs.count, by: batch) {
+            let part = Array(pairs[start..<min(pairs.count, start + batch)])
+            try body(part, try loadThumbnails(Array(Set(part.flatMap { [$0.a, $0.b] })).sorted()))
+        }
     }
 
     /// Every pair with at least one file in `ids` (nil: every pair) that may be two copies of
@@ -208,10 +215,7 @@ struct SimilarClustering {
     func copyScores(_ pairs: [FilePair]) throws -> [Double?] {
         var out: [Double?] = []
         out.reserveCapacity(pairs.count)
-        let batch = 1024
-        for start in stride(from: 0, to: pairs.count, by: batch) {
-            let part = pairs[start..<min(pairs.count, start + batch)]
-            let thumbs = try loadThumbnails(Array(Set(part.flatMap { [$0.a, $0.b] })).sorted())
+        try inBatches(pairs) { part, thumbs in
             for key in part { out.append(copyScore(key.a, key.b, thumbs)) }
         }
         return out
@@ -378,7 +382,8 @@ struct SimilarClustering {
     private func copyScore(_ a: Int64, _ b: Int64, _ thumbs: [Int64: Thumbnail]) -> Double? {
         let x = byID[a]!, y = byID[b]!
         if let ca = x.contentHash, ca == y.contentHash { return 2 }
-        guard mayBeCopies(a, b), let pa = x.phash, let pb = y.phash, let ta = thumbs[a], let tb = thumbs[b] else { return nil }
+        // `duplicatePairs` gave only pairs that pass `mayBeCopies`: the thumbnails decide.
+        guard let pa = x.phash, let pb = y.phash, let ta = thumbs[a], let tb = thumbs[b] else { return nil }
         let r = ta.direct(with: tb), c = ta.colorDistance(to: tb)
         trace?("copy?\t\(x.path)\t\(y.path)\tr=\(String(format: "%.4f", r))\tcolor=\(String(format: "%.1f", c))\tphash=\((pa ^ pb).nonzeroBitCount)")
         return r >= rules.nearCopyCorrelation && c <= rules.nearCopyColorDistance && rules.sameSharpness(x, y) ? r : nil
