@@ -13,7 +13,11 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 scratch=${SCRATCH:-.build}
 eval_dir=${EVAL:-$here/../shared/eval}
 cd "$here"
-swift build --scratch-path "$scratch" ${JOBS:+-j "$JOBS"} --product snapsort >/dev/null
+# snapsort-vision runs the local models (people, and the document classifier's second opinion);
+# without it beside snapsort those scores fall.
+for product in snapsort snapsort-vision; do
+    swift build --scratch-path "$scratch" ${JOBS:+-j "$JOBS"} --product "$product" >/dev/null
+done
 bin="$scratch/debug/snapsort"
 work=$(mktemp -d /tmp/snapsort-quality.XXXXXX)
 [ "${KEEP:-}" = 1 ] && echo "databases and reports in $work" || trap 'rm -rf "$work"' EXIT

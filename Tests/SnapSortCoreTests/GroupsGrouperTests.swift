@@ -231,12 +231,42 @@ import SnapSortTestSupport
         #expect(try Self.sets(t.library) == [["IMG_0.jpg", "IMG_1.jpg", "IMG_2.jpg"]])
     }
 
+    /// New per-file rules (an upgrade) reach a library already grouped at the next regroup,
+    /// without a change to any file: every file is judged again, the sets stay as they were,
+    /// and the result equals a full regroup's.
+    @Test func newPerFileRulesJudgeEveryFileAgain() throws {
+        let t = try TestLibrary()
+        Self.writeBurst(t)
+        let page = "Pictures/DCIM/Camera/IMG_20241019_110000.jpg"
+        t.dir.write(page, Fixtures.jpeg(GroupsRulesTests.softPage(), quality: 92, dateTimeOriginal: "2024:10:19 11:00:00"))
+        try t.scan()
+        func groups(_ suffix: String) throws -> [String] {
+            try t.library.db.rows("SELECT m.group_id FROM group_members m JOIN files f ON f.id = m.file_id WHERE f.path LIKE ? ORDER BY 1",
+                                  "%" + suffix).map { $0.string(0)! }
+        }
+        var old = Grouper(library: t.library)
+        old.rules.softPageInkRatio = .infinity  // the rules before soft pages were documents
+        try old.regroup()
+        #expect(try groups(page) == ["oops"])
+        let sets = try Self.sets(t.library)
+        #expect(sets == [["IMG_0.jpg", "IMG_1.jpg", "IMG_2.jpg"]])
+        let stats = try Grouper(library: t.library).regroup()
+        #expect(stats.changed == 0 && stats.aligned == 0)
+        #expect(try groups(page) == ["blurry", "document"])
+        #expect(try Self.sets(t.library) == sets)
+        let incremental = try Self.snapshot(t.library)
+        try Grouper(library: t.library).regroupAll()
+        #expect(try Self.snapshot(t.library) == incremental)
+        // Unchanged rules: nothing is judged again.
+        #expect(try Grouper(library: t.library).regroup().changed == 0)
+    }
+
     static func snapshot(_ lib: Library) throws -> [String] {
         let sets = try lib.db.rows("""
             SELECT f.path, s.set_key, s.keeper, s.duplicate_of FROM similar_sets s JOIN files f ON f.id = s.file_id ORDER BY f.path
             """).map { r in "\(r.string(0)!) set=\(r.int(1)!) keeper=\(r.int(2)!) dup=\(r.int(3).map { "\($0)" } ?? "-")" }
-        let groups = try lib.db.rows("SELECT f.path, m.group_id FROM group_members m JOIN files f ON f.id = m.file_id ORDER BY f.path, m.group_id")
-            .map { "\($0.string(0)!) \($0.string(1)!)" }
+        let groups = try lib.db.rows("SELECT f.path, m.group_id, m.score FROM group_members m JOIN files f ON f.id = m.file_id ORDER BY f.path, m.group_id")
+            .map { "\($0.string(0)!) \($0.string(1)!) \($0.double(2).map { String(format: "%.4f", $0) } ?? "-")" }
         return sets + groups
     }
 }

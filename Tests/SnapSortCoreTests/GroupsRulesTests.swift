@@ -160,6 +160,50 @@ import SnapSortTestSupport
         #expect(groups == expected, "\(variant): saturation \(m.saturation) p95 \(m.p95)")
     }
 
+    /// A photographed page of text out of focus: paper (with a camera's noise) and lines of
+    /// words in grey ink, spread by a box blur of `blur` pixels.
+    static func softPage(ink: UInt8 = 100, blur: Int = 7, seed: UInt64 = 3) -> Bitmap {
+        var rng = SplitMix(seed: seed)
+        var b = Bitmap(width: 640, height: 480, channels: 3)
+        for i in stride(from: 0, to: b.pixels.count, by: 3) {
+            let v = UInt8(196 + Int(rng.next() % 9))
+            b.pixels[i] = v; b.pixels[i + 1] = v; b.pixels[i + 2] = v
+        }
+        for line in stride(from: 30, to: 450, by: 28) {
+            var x = 20
+            while x < 600 {
+                let word = 20 + Int(rng.next() % 60)
+                for y in line..<(line + 10) { for xx in x..<min(620, x + word) { for k in 0..<3 { b.pixels[(y * 640 + xx) * 3 + k] = ink } } }
+                x += word + 12
+            }
+        }
+        return blur > 0 ? boxBlur(b, radius: blur) : b
+    }
+
+    /// A page too soft to read (defocused or shaken: grey strokes on paper, washed out like fog)
+    /// is a document and blurry, not an oops, even when OCR reads nothing and the models are
+    /// off; fog over a scene keeps the scene's spread and stays an oops; a sharp page with black
+    /// ink is no soft page (OCR decides).
+    @Test(arguments: [("soft page", [GroupID.document, .blurry]), ("fog over a scene", [.oops]), ("sharp page", []),
+                      ("soft page, ink rule off", [.oops])])
+    func aSoftPageIsADocumentNotFog(_ variant: String, _ expected: [GroupID]) {
+        var b: Bitmap
+        switch variant {
+        case "fog over a scene":
+            b = Fixtures.scene(width: 640, height: 480, seed: 11)
+            for i in 0..<b.pixels.count { b.pixels[i] = UInt8(160 + Double(b.pixels[i]) * 0.2) }
+        case "sharp page": b = Self.softPage(ink: 30, blur: 0)
+        default: b = Self.softPage()
+        }
+        let m = MetricsComputer.measure(b, orientation: 1, decodeScale: 8).0
+        var rules = GroupRules()
+        if variant.hasSuffix("rule off") { rules.softPageInkRatio = .infinity }
+        var item = Self.item("/p/DCIM/Camera/IMG_20241019_123231.jpg")
+        item.metrics = m
+        let groups = rules.categories(of: item, findings: Findings(ocrWords: 0)).map(\.0)
+        #expect(groups == expected, "\(variant): p01 \(m.p01) p50 \(m.p50) p95 \(m.p95) p99 \(m.p99) sat \(m.saturation) flat \(m.flatFraction)")
+    }
+
     /// A clipped white page, photographed (camera EXIF) or rendered (no camera EXIF).
     @Test(arguments: [("Google" as String?, true), (nil, false)])
     func aRenderedWhiteGraphicWasNeverExposed(_ make: String?, _ oops: Bool) {

@@ -18,6 +18,13 @@ public struct GroupRules: Sendable {
     var pairKey: String {
         "align1 window=\(window) threshold=\(similarThreshold) overlap=\(minimumOverlap) copy=\(nearCopyRadius),\(nearCopyCorrelation),\(nearCopyColorDistance),\(nearCopySharpnessStops),\(sameCaptureSeconds)"
     }
+    /// What the stored per-file groups (blurry, oops, screenshot, document, qr, videos) depend
+    /// on beyond the files themselves: the version of these rules and their thresholds. Another
+    /// key makes the next regroup judge every file again (no decoding: metrics and OCR/QR
+    /// findings are stored), so an upgrade applies new rules to a library already scanned.
+    var fileKey: String {
+        "files2 long=\(longVideoSeconds) docwords=\(minDocumentWords) page=\(minPageScore) ink=\(softPageInkRatio) blurstops=\(relativeBlurStops)"
+    }
     /// Near-copies: pHash within this Hamming distance…
     public var nearCopyRadius = 6
     /// …whose unaligned thumbnails correlate at least this much…
@@ -121,13 +128,18 @@ public struct GroupRules: Sendable {
         if screenshot { out.append((.screenshot, Double(item.mtime) / 1e9)) }
         if let p = findings.qrPayload, !p.isEmpty { out.append((.qr, 0)) }
         let reads = (findings.ocrWords ?? 0) >= minDocumentWords
-        let document = !screenshot && (reads || isUnreadablePage(item, m))
+        let softPage = !screenshot && !reads && isSoftPage(m)
+        let document = !screenshot && (reads || isUnreadablePage(item, m) || softPage)
         if document { out.append((.document, reads ? Double(findings.ocrWords ?? 0) : item.pageScore ?? 0)) }
         // A page that reads is a document, not a failed exposure (white paper clips; a soft
         // page is low-contrast); a graphic was never exposed or focused.
         let oops = !screenshot && !document && !isGraphic(item, m) ? oopsScore(m) : nil
         if let oops { out.append((.oops, oops)) }
-        if !screenshot && !isGraphic(item, m) && oops == nil, let b = blurScore(m) { out.append((.blurry, b)) }
+        // A soft page is blurry whatever the re-blur measure says: its ink never gets darker than
+        // the paper's greys because the strokes were spread (a paper page is not a soft scene).
+        if !screenshot && !isGraphic(item, m) && oops == nil, let b = blurScore(m) ?? (softPage ? m.reblurTile : nil) {
+            out.append((.blurry, b))
+        }
         return out
     }
 
@@ -195,6 +207,20 @@ public struct GroupRules: Sendable {
         guard let score = item.pageScore else { return false }
         return score >= minPageScore && m.saturation < 0.1 && m.p95 >= 140
     }
+
+    /// A page too soft to read: washed out like fog (`isWashedOut`), colourless (mean saturation
+    /// < 0.1) and bright (median ≥ 140), with the histogram of ink on paper — the paper half of
+    /// the frame packed within a few levels (p50 to p95), the blurred strokes spread far below it
+    /// (p01 to p50, at least `softPageInkRatio` times as wide). Fog or a veil keeps the shape of
+    /// the scene it covers, squeezed: its darks and lights spread alike (ratios 0.5–1.8 on the
+    /// corpora's fog shots, 3.5–6.5 on defocused and shaken pages). Such a page is a document
+    /// (and blurry), not an exposure failure, even when OCR reads nothing and the models are off.
+    func isSoftPage(_ m: Metrics) -> Bool {
+        GroupRules.isWashedOut(m) && m.saturation < 0.1 && m.p50 >= 140
+            && m.p50 - m.p01 >= softPageInkRatio * max(1, m.p95 - m.p50)
+    }
+
+    public var softPageInkRatio = 2.5
 
     /// The cheap test in front of OCR: a bright, low-saturation page with text-like edge density
     /// that fills much of the frame — its median pixel is paper (p50 ≥ 150; pages that read sit

@@ -37,6 +37,8 @@ public struct Grouper {
     }
     /// `agent_state` key: the `GroupRules.pairKey` the stored `similar_pairs` were scored under.
     static let pairRulesKey = "similar_pairs_rules"
+    /// `agent_state` key: the `GroupRules.fileKey` the stored per-file groups were judged under.
+    static let fileRulesKey = "file_groups_rules"
 
     public init(library: Library) {
         self.library = library
@@ -73,7 +75,9 @@ public struct Grouper {
         }
         var perFile: [(Int64, [(GroupID, Double)])] = []
         var newFindings: [(Int64, Findings)] = []
-        for id in changed.sorted() {
+        // Every file again when the per-file rules changed (an upgrade); else the changed ones.
+        let judged = try library.agentState(Self.fileRulesKey) == rules.fileKey ? changed : changed.union(all.map(\.id))
+        for id in judged.sorted() {
             guard let item = byID[id] else { continue }
             var f = findings[id] ?? Findings()
             if f.analyzedAt != item.analyzedAt { f = Findings(analyzedAt: item.analyzedAt) }
@@ -126,6 +130,10 @@ public struct Grouper {
         let region = Set(components.joined())
         let stats = Stats(changed: changed.count, aligned: windowPairs.count, region: region.count, sets: sets.count)
 
+        var storedSetMembers = Set<Int64>()
+        if judged.count > changed.count {
+            try db.forEach("SELECT file_id FROM similar_sets") { storedSetMembers.insert($0.int(0)!) }
+        }
         try db.transaction {
             if rescore {
                 try db.run("DELETE FROM similar_pairs")
@@ -141,11 +149,15 @@ public struct Grouper {
                            id, f.analyzedAt, f.ocrWords, f.ocrText, f.qrPayload)
             }
             let perFileGroups = GroupID.allCases.filter { ![.similar, .duplicate, .heavy, .people, .pets, .food, .scenery].contains($0) }.map { "'\($0.rawValue)'" }.joined(separator: ",")
-            for id in changed {
+            for id in judged {
                 try db.run("DELETE FROM group_members WHERE file_id=? AND group_id IN (\(perFileGroups))", id)
             }
+            try library.setAgentState(Self.fileRulesKey, rules.fileKey)
+            // A file judged again only for the rules (outside the region) keeps its place in its
+            // set, where blur is judged against the set, not by the absolute score.
             for (id, groups) in perFile {
-                for (g, score) in groups { try db.run("INSERT OR REPLACE INTO group_members(group_id, file_id, score) VALUES(?,?,?)", g.rawValue, id, score) }
+                let setBlur = !changed.contains(id) && !region.contains(id) && storedSetMembers.contains(id)
+                for (g, score) in groups where !(g == .blurry && setBlur) { try db.run("INSERT OR REPLACE INTO group_members(group_id, file_id, score) VALUES(?,?,?)", g.rawValue, id, score) }
             }
             // Similar sets: replace the region (and anything that left it: gone or no longer a candidate).
             for id in region.union(changed) {
