@@ -20,6 +20,25 @@ public struct Bitmap: Sendable, Equatable {
 }
 
 extension Bitmap {
+    /// Half the width and height (rounded down), each pixel the mean of a 2×2 block.
+    public func halved() -> Bitmap {
+        let w = width / 2, h = height / 2, c = channels
+        var out = [UInt8](repeating: 0, count: w * h * c)
+        pixels.withUnsafeBufferPointer { src in
+            out.withUnsafeMutableBufferPointer { dst in
+                for y in 0..<h {
+                    let r0 = 2 * y * width * c, r1 = r0 + width * c, o = y * w * c
+                    for x in 0..<(w * c) {
+                        let i = (x / c) * 2 * c + x % c
+                        let sum = Int(src[r0 + i]) + Int(src[r0 + i + c]) + Int(src[r1 + i]) + Int(src[r1 + i + c])
+                        dst[o + x] = UInt8((sum + 2) >> 2)
+                    }
+                }
+            }
+        }
+        return Bitmap(width: w, height: h, channels: c, pixels: out)
+    }
+
     /// Applies an EXIF orientation (1…8) so the picture is upright (EXIF 2.3, tag 0x0112: the
     /// table of where row 0 and column 0 sit). 1 and unknown values return the bitmap as is.
     public func oriented(_ orientation: Int) -> Bitmap {

@@ -74,9 +74,23 @@ import Synchronization
         try FileSystem.writeAtomically(path, Fixtures.jpeg(b, quality: 92))
         var item = GroupsRulesTests.item(path, width: b.width, height: b.height)
         item.orientation = 1
-        #expect(FileInspector.live.decodeQR(item) == "https://example.com/t/SNAPSORT-42")
+        #expect(FileInspector.live.decodeQR(InspectedFile(item, enoughWords: 12)) == "https://example.com/t/SNAPSORT-42")
         item.path = dir.path + "/missing.jpg"
-        #expect(FileInspector.live.decodeQR(item) == nil)
+        #expect(FileInspector.live.decodeQR(InspectedFile(item, enoughWords: 12)) == nil)
+    }
+
+    /// zbar reads half the inspection size first; a code too small for that (here ~2 px per
+    /// module) is read at the full size next. A large code never needs the full size.
+    @Test(arguments: [(64, false), (300, true)])
+    func aSmallCodeIsReadAtTheFullInspectionSize(_ side: Int, _ readsAtHalf: Bool) throws {
+        let dir = TempDir()
+        let b = try Self.withCode(try Self.photo("astronaut.jpg"), side: side, degrees: 0, cx: 256, cy: 256)
+        let path = dir.path + "/IMG_0001.jpg"
+        try FileSystem.writeAtomically(path, Fixtures.jpeg(b, quality: 95))
+        let file = InspectedFile(GroupsRulesTests.item(path, width: b.width, height: b.height), enoughWords: 12)
+        let decoded = try #require(file.bitmap)
+        #expect((try QR.decode(decoded.halved()) != nil) == readsAtHalf)
+        #expect(FileInspector.live.decodeQR(file) == "https://example.com/t/SNAPSORT-42")
     }
 
     /// With an inspector, the scanner's workers decode the code right after the analysis and store
@@ -89,7 +103,7 @@ import Synchronization
         let workerCalls = Mutex(0), grouperCalls = Mutex(0)
         let scanner = t.scanner()
         scanner.inspector = FileInspector(
-            decodeQR: { item in workerCalls.withLock { $0 += 1 }; return FileInspector.live.decodeQR(item) },
+            decodeQR: { file in workerCalls.withLock { $0 += 1 }; return FileInspector.live.decodeQR(file) },
             recognizeText: { _ in (0, "") })
         _ = try scanner.scan([t.root])
         #expect(workerCalls.withLock { $0 } == 1)  // the code, not the cat

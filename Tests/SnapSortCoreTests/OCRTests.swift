@@ -60,6 +60,33 @@ import SnapSortTestSupport
         #expect(docs == ["IMG_20241019_123231.jpg"])
     }
 
+    /// The live inspector reads a page at half the inspection size first: large print proves a
+    /// document there; small print (the same page, a quarter of a larger frame) does not, and the
+    /// full size decides — with the reading an inspection at that size alone would give.
+    @Test func largePrintReadsAtHalfSizeSmallPrintAtTheFullSize() throws {
+        let dir = TempDir()
+        let page = try Self.page()
+        var large = Bitmap(width: page.width * 2, height: page.height * 2, channels: 3)
+        for y in 0..<large.height {
+            for x in 0..<large.width { for k in 0..<3 { large.pixels[(y * large.width + x) * 3 + k] = page.pixels[((y / 2) * page.width + x / 2) * 3 + k] } }
+        }
+        var small = Bitmap(width: page.width * 2, height: page.height * 3, channels: 3, fill: 250)
+        for y in 0..<page.height {
+            for x in 0..<page.width { for k in 0..<3 { small.pixels[(y * small.width + x) * 3 + k] = page.pixels[(y * page.width + x) * 3 + k] } }
+        }
+        func inspect(_ b: Bitmap, _ name: String) throws -> (words: Int, half: Int, full: Int) {
+            let path = dir.path + "/" + name
+            try FileSystem.writeAtomically(path, Fixtures.jpeg(b, quality: 92))
+            let file = InspectedFile(GroupsRulesTests.item(path, width: b.width, height: b.height), enoughWords: 12)
+            let decoded = try #require(file.bitmap), half = try #require(file.half)
+            return (FileInspector.live.recognizeText(file).0, try OCR.recognize(half).words, try OCR.recognize(decoded).words)
+        }
+        let l = try inspect(large, "large.jpg")
+        #expect(l.half >= 12 && l.words == l.half, "\(l)")
+        let s = try inspect(small, "small.jpg")
+        #expect(s.half < 12 && s.full >= 12 && s.words == s.full, "\(s)")
+    }
+
     /// The gate in front of Tesseract: the page passes; real photos do not, and neither does a
     /// page that covers only a sliver of a dark frame (its median pixel is the table, not paper).
     @Test func onlyPageLikeFramesGoThroughOCR() throws {
