@@ -28,6 +28,18 @@ import SnapSortTestSupport
         #expect(second.analyzed == 0 && second.decodes == 0)
     }
 
+    /// Files are analyzed in path order, whatever order the directory lists them in: with one
+    /// worker the rows (ids follow the commits) come in that order.
+    @Test func filesAreAnalyzedInPathOrder() throws {
+        let t = try TestLibrary()
+        let names = (0..<24).map { String(format: "IMG_%04d.png", ($0 * 7) % 24) }  // created out of order
+        for (i, n) in names.enumerated() { t.dir.write("Pictures/\(i % 2 == 0 ? "a" : "b")/\(n)", Fixtures.png(seed: UInt64(i), width: 32, height: 24)) }
+        _ = try t.scanner(workers: 1).scan([t.root])
+        let paths = try t.library.db.rows("SELECT path FROM files ORDER BY id").map { $0.string(0)! }
+        #expect(paths.count == 24)
+        #expect(paths == paths.sorted())
+    }
+
     @Test func skippingUnchangedFoldersFindsWhatAFullListingFinds() throws {
         let t = try TestLibrary()
         let small = { (seed: UInt64) in Fixtures.jpeg(seed: seed, width: 64, height: 48) }

@@ -119,6 +119,9 @@ public final class LibraryScanner: @unchecked Sendable {
                 summary.gone += vanished.count
             }
         }
+        // In path order: folder by folder, and camera names (which carry the time) in the order
+        // they were taken — the same order every run, whatever order the directories list in.
+        jobs.sort { $0.path < $1.path }
         summary.added = jobs.filter { $0.kind == .new }.count
         summary.changed = jobs.filter { $0.kind == .changed }.count
         summary.reanalyzed = jobs.filter { $0.kind == .reanalyze }.count
