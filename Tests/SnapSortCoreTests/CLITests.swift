@@ -46,6 +46,17 @@ import SnapSortTestSupport
         #expect(try scan().status == 0)
         #expect(try lib.db.scalar("SELECT count(*) FROM grouped_files") == 2)
         #expect(try lib.agentState(LibraryScanner.regroupPendingKey) == nil)
+        // Groups made under an older version's rules: the first rescan after the upgrade
+        // regroups, once.
+        let current = try #require(try lib.agentState(Grouper.fileRulesKey))
+        try lib.setAgentState(Grouper.fileRulesKey, "files1")
+        try lib.db.run("DELETE FROM grouped_files")
+        #expect(try scan().status == 0)
+        #expect(try lib.db.scalar("SELECT count(*) FROM grouped_files") == 2)
+        #expect(try lib.agentState(Grouper.fileRulesKey) == current)
+        try lib.db.run("DELETE FROM grouped_files")
+        #expect(try scan().status == 0)
+        #expect(try lib.db.scalar("SELECT count(*) FROM grouped_files") == 0)
     }
 
     @Test func exitCodes() throws {

@@ -36,9 +36,9 @@ public struct Grouper {
         public var sets = 0
     }
     /// `agent_state` key: the `GroupRules.pairKey` the stored `similar_pairs` were scored under.
-    static let pairRulesKey = "similar_pairs_rules"
+    public static let pairRulesKey = "similar_pairs_rules"
     /// `agent_state` key: the `GroupRules.fileKey` the stored per-file groups were judged under.
-    static let fileRulesKey = "file_groups_rules"
+    public static let fileRulesKey = "file_groups_rules"
 
     public init(library: Library) {
         self.library = library
@@ -48,6 +48,12 @@ public struct Grouper {
     @discardableResult
     public func regroupAll() throws -> Stats {
         try regroup(changed: nil)
+    }
+
+    /// Whether the stored groups were made under other rules than these (an upgrade, or a
+    /// library never grouped): the next regroup then scores or judges again what they touch.
+    public func rulesChanged() throws -> Bool {
+        try library.agentState(Self.pairRulesKey) != rules.pairKey || library.agentState(Self.fileRulesKey) != rules.fileKey
     }
 
     /// Regroups what changed since the last regroup, plus `extra` files (nil: everything).

@@ -18,9 +18,10 @@ enum Extensions {
         Memory.releaseFreeMemory()
     }
 
-    /// Whether the last scans changed something that `afterScan` has not seen yet.
+    /// Whether the last scans changed something that `afterScan` has not seen yet, or the
+    /// groups were made under rules this version changed (an upgrade regroups once).
     static func afterScanPending(_ library: Library) throws -> Bool {
-        try library.agentState(LibraryScanner.regroupPendingKey) != nil
+        try library.agentState(LibraryScanner.regroupPendingKey) != nil || Grouper(library: library).rulesChanged()
     }
 
     /// The group lookup for `report`, if a feature provides one.
