@@ -185,7 +185,7 @@ import SnapSortTestSupport
     /// off; fog over a scene keeps the scene's spread and stays an oops; a sharp page with black
     /// ink is no soft page (OCR decides).
     @Test(arguments: [("soft page", [GroupID.document, .blurry]), ("fog over a scene", [.oops]), ("sharp page", []),
-                      ("soft page, ink rule off", [.oops])])
+                      ("soft page, ink rule off", [.oops]), ("fog over a bright sky and a dark street", [.oops])])
     func aSoftPageIsADocumentNotFog(_ variant: String, _ expected: [GroupID]) {
         var b: Bitmap
         switch variant {
@@ -193,6 +193,14 @@ import SnapSortTestSupport
             b = Fixtures.scene(width: 640, height: 480, seed: 11)
             for i in 0..<b.pixels.count { b.pixels[i] = UInt8(160 + Double(b.pixels[i]) * 0.2) }
         case "sharp page": b = Self.softPage(ink: 30, blur: 0)
+        case "fog over a bright sky and a dark street":
+            // Four fifths bright sky, a fifth dark street: fog squeezes it like a page's histogram
+            // (the darks a long tail below the median) but not as deep as ink.
+            b = Fixtures.scene(width: 640, height: 480, seed: 11)
+            for i in 0..<b.pixels.count {
+                let v = i < b.pixels.count * 4 / 5 ? 230 + Double(i % 7) : Double(b.pixels[i]) * 0.5
+                b.pixels[i] = UInt8(170 + (v - 195) * 0.15)
+            }
         default: b = Self.softPage()
         }
         let m = MetricsComputer.measure(b, orientation: 1, decodeScale: 8).0
