@@ -7,33 +7,140 @@
 #include <stdlib.h>
 #include <string.h>
 #include <tesseract/capi.h>
+#include <unistd.h>
 
+// A small pool of engines: one per thread recognizing at the same time, started on demand
+// (~0.15 s and ~17 MB each), at most `max_engines`. One engine behind a mutex made a folder of
+// scanned pages read on one core however many workers the scan had.
+#define SS_OCR_POOL 8
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static TessBaseAPI *engine = NULL;
+static pthread_cond_t released = PTHREAD_COND_INITIALIZER;
+static TessBaseAPI *engines[SS_OCR_POOL];
+static int busy[SS_OCR_POOL];
+static int created = 0;      // slots in use; a slot whose engine is still starting is busy
+static int max_engines = 0;  // 0: not set yet (the online cores, at most 4)
 static int engine_failed = 0;
+static int exit_registered = 0;
 
-// Deletes the shared engine at exit: Tesseract's model cache otherwise reports every still
+// Deletes the engines at exit: Tesseract's model cache otherwise reports every still
 // referenced model as a leak on stderr when its static destructors run.
-static void delete_engine(void) {
+static void delete_engines(void) {
     pthread_mutex_lock(&lock);
-    if (engine) TessBaseAPIDelete(engine);
-    engine = NULL;
+    for (int i = 0; i < created; i++) {
+        if (engines[i] && !busy[i]) {
+            TessBaseAPIDelete(engines[i]);
+            engines[i] = NULL;
+        }
+    }
     engine_failed = 1;
     pthread_mutex_unlock(&lock);
+}
+
+static TessBaseAPI *start_engine(void) {
+    TessBaseAPI *e = TessBaseAPICreate();
+    if (!e) return NULL;
+    TessBaseAPISetVariable(e, "debug_file", "/dev/null");
+    // NULL datapath: TESSDATA_PREFIX or the packaged tessdata folder.
+    if (TessBaseAPIInit3(e, NULL, "eng") != 0) {
+        TessBaseAPIDelete(e);
+        return NULL;
+    }
+    // Tesseract 5 reads every line whose recognition is weak a second time, inverted, in case
+    // it is light text on dark; receipts, pages and notes are dark on light, and the second
+    // pass costs a third of the time on a page that reads badly.
+    TessBaseAPISetVariable(e, "tessedit_do_invert", "0");
+    return e;
+}
+
+// A free engine, a new one while fewer than max_engines exist, else the next one released.
+// -1 when Tesseract cannot start.
+static int acquire(void) {
+    pthread_mutex_lock(&lock);
+    if (max_engines == 0) {
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        max_engines = cores < 1 ? 1 : cores > 4 ? 4 : (int)cores;
+    }
+    for (;;) {
+        if (engine_failed) break;
+        for (int i = 0; i < created; i++) {
+            if (engines[i] && !busy[i]) {
+                busy[i] = 1;
+                pthread_mutex_unlock(&lock);
+                return i;
+            }
+        }
+        if (created < max_engines) {
+            int i = created++;
+            busy[i] = 1;
+            // Leptonica reports recoverable problems of the layout analysis on stderr ("Error in
+            // boxClipToRectangle: box outside rectangle"); recognition goes on, and a photo
+            // library is no place for them. Tesseract's own notes ("Detected N diacritics") go to
+            // its debug_file. See leptonica utils1.c, setMsgSeverity.
+            setMsgSeverity(L_SEVERITY_NONE);
+            pthread_mutex_unlock(&lock);
+            TessBaseAPI *e = start_engine();  // slow: the others go on meanwhile
+            pthread_mutex_lock(&lock);
+            if (!e) {
+                // No model: it will not appear later in this process.
+                busy[i] = 0;
+                engine_failed = 1;
+                pthread_cond_broadcast(&released);
+                break;
+            }
+            engines[i] = e;
+            if (!exit_registered) {
+                atexit(delete_engines);
+                exit_registered = 1;
+            }
+            pthread_mutex_unlock(&lock);
+            return i;
+        }
+        pthread_cond_wait(&released, &lock);
+    }
+    pthread_mutex_unlock(&lock);
+    return -1;
+}
+
+static void release(int i) {
+    pthread_mutex_lock(&lock);
+    busy[i] = 0;
+    pthread_cond_signal(&released);
+    pthread_mutex_unlock(&lock);
+}
+
+void ss_ocr_set_max_engines(int n) {
+    pthread_mutex_lock(&lock);
+    max_engines = n < 1 ? 1 : n > SS_OCR_POOL ? SS_OCR_POOL : n;
+    pthread_cond_broadcast(&released);
+    pthread_mutex_unlock(&lock);
+}
+
+int ss_ocr_engines(void) {
+    pthread_mutex_lock(&lock);
+    int n = 0;
+    for (int i = 0; i < created; i++) n += engines[i] != NULL;
+    pthread_mutex_unlock(&lock);
+    return n;
+}
+
+int ss_ocr_hold(void) { return acquire(); }
+
+void ss_ocr_release(int held) {
+    if (held >= 0 && held < SS_OCR_POOL) release(held);
 }
 
 // libgomp's omp_set_max_active_levels / omp_get_max_active_levels, looked up at run time: a
 // Tesseract built without OpenMP does not load libgomp, and then there is nothing to limit.
 static void (*set_max_active_levels)(int) = NULL;
 static int (*get_max_active_levels)(void) = NULL;
-static int looked_up_openmp = 0;
+static pthread_once_t openmp_once = PTHREAD_ONCE_INIT;
 
-static void look_up_openmp(void) {
-    if (looked_up_openmp) return;
+static void find_openmp(void) {
     set_max_active_levels = (void (*)(int))dlsym(RTLD_DEFAULT, "omp_set_max_active_levels");
     get_max_active_levels = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_max_active_levels");
-    looked_up_openmp = 1;
 }
+
+static void look_up_openmp(void) { pthread_once(&openmp_once, find_openmp); }
 
 // Debian's Tesseract runs OpenMP teams of four threads (`num_threads(4)` in its LSTM) whose idle
 // members spin between parallel regions: time taken from the scan's other workers, and a
@@ -47,11 +154,8 @@ static void no_openmp_teams(void) {
 }
 
 int ss_ocr_max_active_levels(void) {
-    pthread_mutex_lock(&lock);
     look_up_openmp();
-    int levels = get_max_active_levels ? get_max_active_levels() : -1;
-    pthread_mutex_unlock(&lock);
-    return levels;
+    return get_max_active_levels ? get_max_active_levels() : -1;
 }
 
 static int enough_letters(const char *w) {
@@ -65,40 +169,19 @@ int ss_ocr_recognize(const uint8_t *gray, int width, int height, int min_confide
     msg[0] = 0;
     *words = 0;
     if (text && text_len) text[0] = 0;
-    pthread_mutex_lock(&lock);
-    if (!engine && !engine_failed) {
-        // Leptonica reports recoverable problems of the layout analysis on stderr
-        // ("Error in boxClipToRectangle: box outside rectangle"); recognition goes on, and a
-        // photo library is no place for them. Tesseract's own notes ("Detected N diacritics")
-        // go to its debug_file. See leptonica utils1.c, setMsgSeverity.
-        setMsgSeverity(L_SEVERITY_NONE);
-        engine = TessBaseAPICreate();
-        if (engine) TessBaseAPISetVariable(engine, "debug_file", "/dev/null");
-        // NULL datapath: TESSDATA_PREFIX or the packaged tessdata folder.
-        if (!engine || TessBaseAPIInit3(engine, NULL, "eng") != 0) {
-            if (engine) TessBaseAPIDelete(engine);
-            engine = NULL;
-            engine_failed = 1;
-        } else {
-            // Tesseract 5 reads every line whose recognition is weak a second time, inverted, in
-            // case it is light text on dark; receipts, pages and notes are dark on light, and the
-            // second pass costs a third of the time on a page that reads badly.
-            TessBaseAPISetVariable(engine, "tessedit_do_invert", "0");
-            atexit(delete_engine);
-        }
-    }
-    if (!engine) {
-        pthread_mutex_unlock(&lock);
+    int slot = acquire();
+    if (slot < 0) {
         snprintf(msg, SS_OCR_MSG, "Tesseract could not start (is tesseract-ocr-eng installed?)");
         return -1;
     }
+    TessBaseAPI *engine = engines[slot];
     no_openmp_teams();
     TessBaseAPISetPageSegMode(engine, PSM_AUTO);
     TessBaseAPISetImage(engine, gray, width, height, 1, width);
     TessBaseAPISetSourceResolution(engine, 300);
     if (TessBaseAPIRecognize(engine, NULL) != 0) {
         TessBaseAPIClear(engine);
-        pthread_mutex_unlock(&lock);
+        release(slot);
         snprintf(msg, SS_OCR_MSG, "Tesseract recognition failed");
         return -1;
     }
@@ -125,6 +208,6 @@ int ss_ocr_recognize(const uint8_t *gray, int width, int height, int min_confide
         TessResultIteratorDelete(it);
     }
     TessBaseAPIClear(engine);
-    pthread_mutex_unlock(&lock);
+    release(slot);
     return 0;
 }

@@ -21,6 +21,24 @@ public enum OCR {
         return Result(words: Int(words), text: String(cBuffer: text))
     }
 
+    /// The most Tesseract engines started at once (one per thread recognizing at the same time,
+    /// ~17 MB each; by default the online cores, at most 4).
+    public static func setMaxEngines(_ n: Int) { ss_ocr_set_max_engines(Int32(clamping: n)) }
+
+    /// How many engines have started in this process.
+    public static var engines: Int { Int(ss_ocr_engines()) }
+
+    /// Runs `body` while holding one engine out of the pool, as another thread recognizing
+    /// would (tests of the pool). False when Tesseract cannot start.
+    @discardableResult
+    public static func withEngineHeld(_ body: () throws -> Void) rethrows -> Bool {
+        let held = ss_ocr_hold()
+        guard held >= 0 else { return false }
+        defer { ss_ocr_release(held) }
+        try body()
+        return true
+    }
+
     /// OpenMP's max-active-levels on the calling thread: 0 after `recognize` ran on it (Debian's
     /// Tesseract then runs its `num_threads(4)` regions on that thread alone, so no team of
     /// spinning threads is ever started), -1 when OpenMP is not loaded.

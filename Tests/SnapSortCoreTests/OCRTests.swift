@@ -3,6 +3,7 @@ import Testing
 @testable import SnapSortCore
 import SnapSortSystem
 import SnapSortTestSupport
+import Synchronization
 
 /// Tesseract through the live inspector, on a real printed page (Tests/Fixtures/ocr).
 @Suite struct OCRTests {
@@ -36,6 +37,30 @@ import SnapSortTestSupport
         done.wait()
         #expect(outcome.words >= 60)
         #expect(outcome.levels == 0 || outcome.levels == -1, "max-active-levels \(outcome.levels)")
+    }
+
+    /// Engines are pooled: a thread that finds every engine busy starts its own (up to the
+    /// pool's size), so recognitions on the scan's workers run side by side; more threads than
+    /// that wait their turn; every thread reads the same words.
+    @Test func recognitionsRunSideBySideOnPooledEngines() throws {
+        let page = try Self.page()
+        let alone = try OCR.recognize(page)
+        OCR.setMaxEngines(4)
+        var second: OCR.Result?
+        let held = try OCR.withEngineHeld {
+            // One engine is taken: this reading needs a second one, and does not wait.
+            second = try OCR.recognize(page)
+            #expect(OCR.engines >= 2)
+        }
+        #expect(second == alone)
+        #expect(held)
+        let results = Mutex<[OCR.Result?]>([])
+        DispatchQueue.concurrentPerform(iterations: 6) { _ in
+            let r = try? OCR.recognize(page)
+            results.withLock { $0.append(r) }
+        }
+        #expect(results.withLock { $0 } == Array(repeating: alone, count: 6))
+        #expect(OCR.engines <= 4)
     }
 
     @Test func aPhotoWithoutTextHasNoWords() throws {
