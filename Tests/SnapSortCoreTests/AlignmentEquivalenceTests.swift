@@ -45,4 +45,46 @@ import SnapSortSystem
         // The windows of one photo align well and unrelated photos do not: both kinds were compared.
         #expect(similar > 20 && similar < thumbs.count * thumbs.count / 2, "\(similar) similar pairs")
     }
+
+    /// Frames of a pan that keep half of the view in common are not one moment whichever is
+    /// aligned to the other — zooming one in must not count the overlap on the magnified frame
+    /// only (`sharedOverlap`) — and frames a few percent apart are one moment both ways.
+    @Test func panFramesAreNotAlikeEitherWayRoundBurstFramesAreBoth() throws {
+        let rules = GroupRules()
+        func alike(_ a: Thumbnail, _ b: Thumbnail) -> Bool {
+            let r = a.aligned(with: b)
+            return r.score >= rules.similarThreshold && r.overlap >= rules.minimumOverlap
+        }
+        var failures: [String] = []
+        for name in ["astronaut.jpg", "coffee.jpg", "chelsea.jpg", "building.jpg", "kite.jpg"] {
+            let photo = try GroupsRulesTests.realPhoto(name)
+            let w = photo.width * 11 / 20, h = photo.height * 11 / 20
+            func window(_ shift: Int) -> Thumbnail { Self.thumbnail(Self.crop(photo, x: photo.width * shift / 100 * 9 / 20, y: photo.height / 10, w: w, h: h)) }
+            let first = window(0)
+            for (shift, expected) in [(4, true), (8, true), (48, false), (56, false), (64, false)] {
+                let other = window(shift)
+                if alike(first, other) != expected || alike(other, first) != expected {
+                    failures.append("\(name) shifted \(shift) %: \(first.aligned(with: other)) / \(other.aligned(with: first))")
+                }
+            }
+        }
+        #expect(failures.isEmpty, "\(failures)")
+    }
+
+    /// The overlap is a share of both frames: a retake zoomed in to 84 % of the view shares 71 %
+    /// of the wider frame and all of its own, and reports about 0.71 whichever is aligned to the
+    /// other (counted on one frame only it read 1.0 one way round, and a pan's frames, half in
+    /// common, passed the overlap rule zoomed in one way round and not the other).
+    @Test func theOverlapIsAShareOfBothFrames() throws {
+        for name in ["astronaut.jpg", "coffee.jpg", "building.jpg"] {
+            let photo = try GroupsRulesTests.realPhoto(name)
+            let w = photo.width * 3 / 4, h = photo.height * 3 / 4
+            let wide = Self.thumbnail(Self.crop(photo, x: photo.width / 8, y: photo.height / 8, w: w, h: h))
+            let zw = w * 84 / 100, zh = h * 84 / 100
+            let zoomed = Self.thumbnail(Self.crop(photo, x: photo.width / 8 + (w - zw) / 2, y: photo.height / 8 + (h - zh) / 2, w: zw, h: zh))
+            let one = wide.aligned(with: zoomed), other = zoomed.aligned(with: wide)
+            #expect(one.score > 0.9 && other.score > 0.9, "\(name): \(one) / \(other)")
+            #expect(abs(one.overlap - 0.71) < 0.07 && abs(other.overlap - 0.71) < 0.07, "\(name): \(one) / \(other)")
+        }
+    }
 }

@@ -25,19 +25,20 @@ enum AlignmentReference {
         var starts = Array(coarse.prefix(Thumbnail.refinedCandidates))
         if !starts.contains(where: { $0.scale == 1 && $0.dx == 0 && $0.dy == 0 }) { starts.append((0, 1, 0, 0, 1)) }
         // Refine at full size around each start (shift doubles with the side).
-        var fine: (Float, Float) = (-2, 0)
+        var fine: (Float, Float, Float) = (-2, 0, 1)
         for start in starts {
             for s in [start.scale * 0.97, start.scale, start.scale * 1.03] {
                 for ddy in -1...1 {
                     for ddx in -1...1 {
                         let (r, o) = correlate(this.full, other.full, side: Thumbnail.side, scale: s,
                                                          dx: 2 * start.dx + Float(ddx), dy: 2 * start.dy + Float(ddy))
-                        if o >= Thumbnail.minimumSearchOverlap && r > fine.0 { fine = (r, o) }
+                        if o >= Thumbnail.minimumSearchOverlap && r > fine.0 { fine = (r, o, s) }
                     }
                 }
             }
         }
-        return fine.0 > -2 ? (Double(fine.0), Double(fine.1)) : (Double(coarse[0].r), Double(coarse[0].overlap))
+        let best = fine.0 > -2 ? fine : (coarse[0].r, coarse[0].overlap, coarse[0].scale)
+        return (Double(best.0), Double(Thumbnail.sharedOverlap(best.1, scale: best.2)))
     }
 
     /// Pearson r between `a` and `b` sampled at `(x - dx - c) / scale + c` (bilinear), over the

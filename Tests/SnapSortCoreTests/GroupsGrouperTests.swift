@@ -261,6 +261,32 @@ import SnapSortTestSupport
         #expect(try Grouper(library: t.library).regroup().changed == 0)
     }
 
+    /// The same photos give the same pair scores whatever ids their files got (the ids follow
+    /// the order the scan's workers finished them): here the names, and so the ids, run with the
+    /// capture times in one library and against them in the other.
+    @Test func pairScoresDoNotDependOnTheFilesIds() throws {
+        let scene = Self.panorama()
+        let xs = [0, 40, 120, 200, 280, 360]  // a burst's shifts and a pan's frames
+        var scores: [[String]] = []
+        for reversed in [false, true] {
+            let t = try TestLibrary()
+            for (i, x) in xs.enumerated() {
+                t.dir.write("Pictures/IMG_\(reversed ? 9 - i : i).jpg", Fixtures.jpeg(Self.frame(scene, x: x), dateTimeOriginal: Self.exif(i)))
+            }
+            _ = try t.scanner(workers: 1).scan([t.root])  // one worker: ids in path order
+            try Grouper(library: t.library).regroupAll()
+            scores.append(try t.library.db.rows("""
+                SELECT fa.taken_at, fb.taken_at, p.similar FROM similar_pairs p
+                JOIN files fa ON fa.id = p.a JOIN files fb ON fb.id = p.b WHERE p.similar IS NOT NULL
+                """).map { r in
+                    let (x, y) = (r.string(0)!, r.string(1)!)
+                    return "\(min(x, y)) \(max(x, y)) \(String(format: "%.5f", r.double(2)!))"
+                }.sorted())
+        }
+        #expect(!scores[0].isEmpty)
+        #expect(scores[0] == scores[1])
+    }
+
     static func snapshot(_ lib: Library) throws -> [String] {
         let sets = try lib.db.rows("""
             SELECT f.path, s.set_key, s.keeper, s.duplicate_of FROM similar_sets s JOIN files f ON f.id = s.file_id ORDER BY f.path

@@ -101,6 +101,18 @@ struct SimilarClustering {
 
     func time(_ id: Int64) -> Double { timeline[position[id]!].t }
 
+    /// The two files of a pair in the order they are aligned: the earlier photo first, then the
+    /// smaller path. Alignment is not exactly symmetric (the best transform one way round is not
+    /// quite the inverse of the other's), so the order must not come from the ids, which follow
+    /// the order the scan's workers happened to finish the files.
+    func alignmentOrder(_ key: FilePair) -> (Int64, Int64) {
+        let a = key.a, b = key.b
+        let ta = position[a] != nil ? time(a) : 0, tb = position[b] != nil ? time(b) : 0
+        if ta != tb { return ta < tb ? (a, b) : (b, a) }
+        let pa = byID[a]?.path ?? "", pb = byID[b]?.path ?? ""
+        return (pa, a) <= (pb, b) ? (a, b) : (b, a)
+    }
+
     /// Possible duplicate partners of `id` (unconfirmed: same content, or a close pHash of a
     /// file that may be the same capture). Two files that both say when they were taken are one
     /// capture only within `sameCaptureSeconds` (`separateCaptures`), so a photo with a capture
@@ -162,8 +174,9 @@ struct SimilarClustering {
         var out: [Double] = []
         out.reserveCapacity(pairs.count)
         try inBatches(pairs) { part, thumbs in
-            let results = Parallel.map(part, threads: workers) { [thumbs] key -> (score: Double, overlap: Double)? in
-                guard let ta = thumbs[key.a], let tb = thumbs[key.b] else { return nil }
+            let ordered = part.map(alignmentOrder)
+            let results = Parallel.map(ordered, threads: workers) { [thumbs] pair -> (score: Double, overlap: Double)? in
+                guard let ta = thumbs[pair.0], let tb = thumbs[pair.1] else { return nil }
                 return ta.aligned(with: tb)
             }
             for (key, r) in zip(part, results) {
@@ -315,7 +328,7 @@ struct SimilarClustering {
             var s = 0.0
             if abs(time(a) - time(b)) <= rules.window {
                 s = edges[key] ?? 0
-            } else if let ta = thumbs[key.a], let tb = thumbs[key.b] {
+            } else if case let (x, y) = alignmentOrder(key), let ta = thumbs[x], let tb = thumbs[y] {
                 let r = ta.aligned(with: tb)
                 s = r.overlap >= rules.minimumOverlap ? r.score : 0
                 tracePair(key, r)

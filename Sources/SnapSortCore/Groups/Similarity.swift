@@ -99,17 +99,26 @@ public struct Thumbnail: Sendable {
         var starts = best
         if !starts.contains(where: { $0.scale == 1 && $0.dx == 0 && $0.dy == 0 }) { starts.append((0, 1, 0, 0, 1)) }
         // Refine at full size around each start (shift doubles with the side).
-        var fine: (Float, Float) = (-2, 0)
+        var fine: (r: Float, overlap: Float, scale: Float) = (-2, 0, 1)
         for start in starts {
             for s in [start.scale * 0.97, start.scale, start.scale * 1.03] {
                 let zoomed = Zoomed(other.fullPlane, scale: s, dx: (2 * start.dx - 1)...(2 * start.dx + 1),
                                     dy: (2 * start.dy - 1)...(2 * start.dy + 1), tables: false)
-                zoomed.correlations(with: fullPlane, above: { fine.0 }) { _, _, r, o in
-                    if r > fine.0 { fine = (r, o) }
+                zoomed.correlations(with: fullPlane, above: { fine.r }) { _, _, r, o in
+                    if r > fine.r { fine = (r, o, s) }
                 }
             }
         }
-        return fine.0 > -2 ? (Double(fine.0), Double(fine.1)) : (Double(first.r), Double(first.overlap))
+        let chosen: (r: Float, overlap: Float, scale: Float) = fine.r > -2 ? fine : (first.r, first.overlap, first.scale)
+        return (Double(chosen.r), Double(Thumbnail.sharedOverlap(chosen.overlap, scale: chosen.scale)))
+    }
+
+    /// The overlap as a share of *both* frames: the smaller of this frame's share and the other's
+    /// (the other, magnified `scale` times, shows the overlap on 1/scale² of its area). A pair is
+    /// then judged alike whichever of the two is aligned to the other — this frame's share alone
+    /// let a pan's frames (half in common) pass one way round, zoomed in, and not the other.
+    static func sharedOverlap(_ overlap: Float, scale: Float) -> Float {
+        overlap * min(1, 1 / (scale * scale))
     }
 
     /// A square plane of side `n` (a multiple of 16) with its summed-area tables.
