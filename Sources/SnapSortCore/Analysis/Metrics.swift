@@ -518,97 +518,162 @@ public enum MetricsComputer {
     /// Crété-Roffet et al. 2007, "The blur effect: perception and estimation with a new
     /// no-reference perceptual blur metric": the share of neighbour differences a 9-tap box blur
     /// removes, per direction; the larger direction wins. 0 sharp … 1 blurry.
-    /// The re-blur measure over a region (Crete et al.): how much of the neighbour-to-neighbour
-    /// variation survives a 9-tap box blur, vertically and horizontally; the larger wins.
-    /// Both passes run row-major, four pixels at a time: each blurred pixel is its 9 taps (edges
-    /// clamped) added in the definition's order, so the Float values are the definition's; only
-    /// the Double sums are added in another order.
+    /// One pass down the region, four pixels at a time: each row's vertical blur (its 9 rows,
+    /// clamped to the region) against the row above's, then its horizontal blur (clamped at the
+    /// region's edges) against itself one pixel to the left. Each blurred pixel is its 9 taps
+    /// added in the definition's order, so the Float values are the definition's; only the
+    /// Double sums are added in another order.
     static func reblur(_ p: Plane, x0: Int, y0: Int, x1: Int, y1: Int) -> Double {
         let w = p.width
         let rw = x1 - x0, rh = y1 - y0
         guard rw > 10 && rh > 10 else { return 0 }
         var dfv = 0.0, dbv = 0.0, dfh = 0.0, dbh = 0.0
         let ninth: Float = 1.0 / 9  // a multiply instead of a division per pixel (within an ulp of it)
-        // The blurred previous row (vertical pass), the blurred current row (horizontal pass).
-        let blur = UnsafeMutablePointer<Float>.allocate(capacity: rw)
-        let taps = UnsafeMutablePointer<Int>.allocate(capacity: 9)
-        defer { blur.deallocate(); taps.deallocate() }
-        blur.initialize(repeating: 0, count: rw)
+        // The vertical blur of the row above, the horizontal blur of this row.
+        let vBlur = UnsafeMutablePointer<Float>.allocate(capacity: rw)
+        let hBlur = UnsafeMutablePointer<Float>.allocate(capacity: rw)
+        // A row's differences and the parts of them the blur keeps, vertical and horizontal. They
+        // are summed in Double at the end of the row, all four in one loop: converting in the
+        // Float loops made the compiler split every vector into halves and compute them twice,
+        // and four sums side by side do not wait on each other's adds.
+        let diffV = UnsafeMutablePointer<Float>.allocate(capacity: rw)
+        let keptV = UnsafeMutablePointer<Float>.allocate(capacity: rw)
+        let diffH = UnsafeMutablePointer<Float>.allocate(capacity: rw)
+        let keptH = UnsafeMutablePointer<Float>.allocate(capacity: rw)
+        defer {
+            vBlur.deallocate(); hBlur.deallocate()
+            diffV.deallocate(); keptV.deallocate(); diffH.deallocate(); keptH.deallocate()
+        }
+        // The four-at-a-time stretches: vertical x in 0..<vectorV, horizontal x - 1 in 0..<vectorH.
+        let vectorV = rw & ~3, vectorH = (rw - 1) & ~3
         p.data.withUnsafeBufferPointer { buf in
-            let d = buf.baseAddress!
-            // Vertical: the 9 rows around y (clamped to the region), down the region.
+            // Row y of the region (clamped to it), from column x0.
+            let region = buf.baseAddress! + x0
+            @inline(__always) func rowAt(_ y: Int) -> UnsafePointer<Float> { region + min(y1 - 1, max(y0, y)) &* w }
             for y in y0..<y1 {
-                for k in 0..<9 { taps[k] = min(y1 - 1, max(y0, y + k - 4)) * w + x0 }
-                let row = y * w + x0, up = row - w
-                let first = y == y0
-                var af = SIMD4<Double>(), ab = SIMD4<Double>()
-                var x = 0
-                while x + 4 <= rw {
-                    var s = SIMD4<Float>()
-                    for k in 0..<9 { s += load4(d, taps[k] + x) }
-                    let b = s * ninth
-                    if !first {
-                        let df = magnitude(load4(d, row + x) - load4(d, up + x)), db = magnitude(b - load4(blur, x))
-                        let kept = positive(df - db)
-                        af += SIMD4<Double>(df)
-                        ab += SIMD4<Double>(kept)
-                    }
-                    store4(blur, x, b)
-                    x += 4
-                }
-                var rowF = af.sum(), rowB = ab.sum()
-                while x < rw {
-                    var s: Float = 0
-                    for k in 0..<9 { s += d[taps[k] + x] }
-                    let b = s * ninth
-                    if !first {
-                        let df = abs(d[row + x] - d[up + x]), db = abs(b - blur[x])
-                        rowF += Double(df); rowB += Double(max(0, df - db))
-                    }
-                    blur[x] = b
-                    x += 1
-                }
-                dfv += rowF; dbv += rowB
-            }
-            // Horizontal: each row blurred along x (clamped at the region's edges), then compared.
-            for y in y0..<y1 {
-                let row = y * w
-                func clamped(_ x: Int) -> Float {
-                    var s: Float = 0
-                    for k in -4...4 { s += d[row + min(x1 - 1, max(x0, x + k))] }
+                let t0 = rowAt(y - 4), t1 = rowAt(y - 3), t2 = rowAt(y - 2), t3 = rowAt(y - 1), row = rowAt(y)
+                let t5 = rowAt(y + 1), t6 = rowAt(y + 2), t7 = rowAt(y + 3), t8 = rowAt(y + 4)
+                // The 9 taps from the top, as the definition adds them (its leading 0 + changes
+                // at most the sign of a zero sum, which the differences' magnitudes drop).
+                @inline(__always) func vertical4(_ x: Int) -> SIMD4<Float> {
+                    var s = load4(t0, x) + load4(t1, x)
+                    s += load4(t2, x); s += load4(t3, x); s += load4(row, x); s += load4(t5, x)
+                    s += load4(t6, x); s += load4(t7, x); s += load4(t8, x)
                     return s * ninth
                 }
-                var x = x0
-                while x < x0 + 4 { blur[x - x0] = clamped(x); x += 1 }
-                while x + 4 <= x1 - 4 {
-                    var s = SIMD4<Float>()
-                    for k in -4...4 { s += load4(d, row + x + k) }
-                    store4(blur, x - x0, s * ninth)
-                    x += 4
+                @inline(__always) func vertical1(_ x: Int) -> Float {
+                    var s = t0[x] + t1[x]
+                    s += t2[x]; s += t3[x]; s += row[x]; s += t5[x]; s += t6[x]; s += t7[x]; s += t8[x]
+                    return s * ninth
                 }
-                while x < x1 { blur[x - x0] = clamped(x); x += 1 }
-                var af = SIMD4<Double>(), ab = SIMD4<Double>()
-                x = x0 + 1
-                while x + 4 <= x1 {
-                    let df = magnitude(load4(d, row + x) - load4(d, row + x - 1))
-                    let db = magnitude(load4(blur, x - x0) - load4(blur, x - x0 - 1))
-                    let kept = positive(df - db)
-                    af += SIMD4<Double>(df)
-                    ab += SIMD4<Double>(kept)
-                    x += 4
+                let first = y == y0
+                var x = 0
+                if first {
+                    while x + 4 <= rw { store4(vBlur, x, vertical4(x)); x &+= 4 }
+                    while x < rw { vBlur[x] = vertical1(x); x &+= 1 }
+                } else {
+                    let up = row - w
+                    while x + 4 <= rw {
+                        let b = vertical4(x)
+                        let df = magnitude(load4(row, x) - load4(up, x)), db = magnitude(b - load4(vBlur, x))
+                        store4(diffV, x, df)
+                        store4(keptV, x, positive(df - db))
+                        store4(vBlur, x, b)
+                        x &+= 4
+                    }
+                    while x < rw {
+                        let b = vertical1(x)
+                        let df = abs(row[x] - up[x]), db = abs(b - vBlur[x])
+                        diffV[x] = df; keptV[x] = max(0, df - db)
+                        vBlur[x] = b
+                        x &+= 1
+                    }
                 }
-                var rowF = af.sum(), rowB = ab.sum()
-                while x < x1 {
-                    let df = abs(d[row + x] - d[row + x - 1]), db = abs(blur[x - x0] - blur[x - x0 - 1])
-                    rowF += Double(df); rowB += Double(max(0, df - db))
-                    x += 1
+                // Horizontal: the row blurred along x, then compared with itself one pixel left.
+                @inline(__always) func clamped(_ x: Int) -> Float {
+                    var s: Float = 0
+                    for k in -4...4 { s += row[min(rw - 1, max(0, x + k))] }
+                    return s * ninth
                 }
+                x = 0
+                while x < 4 { hBlur[x] = clamped(x); x &+= 1 }
+                while x + 4 <= rw - 4 {
+                    var s = load4(row, x &- 4) + load4(row, x &- 3)
+                    s += load4(row, x &- 2); s += load4(row, x &- 1); s += load4(row, x); s += load4(row, x &+ 1)
+                    s += load4(row, x &+ 2); s += load4(row, x &+ 3); s += load4(row, x &+ 4)
+                    store4(hBlur, x, s * ninth)
+                    x &+= 4
+                }
+                while x < rw { hBlur[x] = clamped(x); x &+= 1 }
+                x = 1
+                while x < rw {
+                    if x + 4 <= rw {
+                        let df = magnitude(load4(row, x) - load4(row, x &- 1))
+                        let db = magnitude(load4(hBlur, x) - load4(hBlur, x &- 1))
+                        store4(diffH, x &- 1, df)
+                        store4(keptH, x &- 1, positive(df - db))
+                        x &+= 4
+                    } else {
+                        let df = abs(row[x] - row[x - 1]), db = abs(hBlur[x] - hBlur[x - 1])
+                        diffH[x - 1] = df; keptH[x - 1] = max(0, df - db)
+                        x &+= 1
+                    }
+                }
+                // The sums: lane k of each stretch adds every fourth value from k (as SIMD4
+                // Double sums in the loops above would), then the lanes, then the tail in order.
+                var sums = LaneSums()
+                var i = 0
+                if !first {
+                    while i + 4 <= vectorH {
+                        sums.add(diffV, keptV, i, into: 0)
+                        sums.add(diffH, keptH, i, into: 1)
+                        i &+= 4
+                    }
+                    if i < vectorV { sums.add(diffV, keptV, i, into: 0) }
+                    var rowF = sums.total(0), rowB = sums.total(1)
+                    for x in vectorV..<rw { rowF += Double(diffV[x]); rowB += Double(keptV[x]) }
+                    dfv += rowF; dbv += rowB
+                } else {
+                    while i + 4 <= vectorH { sums.add(diffH, keptH, i, into: 1); i &+= 4 }
+                }
+                var rowF = sums.total(2), rowB = sums.total(3)
+                for x in vectorH..<(rw - 1) { rowF += Double(diffH[x]); rowB += Double(keptH[x]) }
                 dfh += rowF; dbh += rowB
             }
         }
         let bv = dfv > 0 ? (dfv - dbv) / dfv : 1
         let bh = dfh > 0 ? (dfh - dbh) / dfh : 1
         return max(bv, bh)
+    }
+
+    /// Four Double sums of Float rows, lane by lane: `add` puts values i..<i+4 of two rows into
+    /// sums 2·pair and 2·pair + 1; `total(k)` is sum k as `SIMD4<Double>.sum()` gives it.
+    private struct LaneSums {
+        var lo = (SIMD2<Double>(), SIMD2<Double>(), SIMD2<Double>(), SIMD2<Double>())
+        var hi = (SIMD2<Double>(), SIMD2<Double>(), SIMD2<Double>(), SIMD2<Double>())
+
+        @inline(__always)
+        mutating func add(_ a: UnsafeMutablePointer<Float>, _ b: UnsafeMutablePointer<Float>, _ i: Int, into pair: Int) {
+            let ra = UnsafeRawPointer(a + i), rb = UnsafeRawPointer(b + i)
+            let aLo = SIMD2<Double>(ra.loadUnaligned(as: SIMD2<Float>.self))
+            let aHi = SIMD2<Double>(ra.loadUnaligned(fromByteOffset: 8, as: SIMD2<Float>.self))
+            let bLo = SIMD2<Double>(rb.loadUnaligned(as: SIMD2<Float>.self))
+            let bHi = SIMD2<Double>(rb.loadUnaligned(fromByteOffset: 8, as: SIMD2<Float>.self))
+            if pair == 0 {
+                lo.0 += aLo; hi.0 += aHi; lo.1 += bLo; hi.1 += bHi
+            } else {
+                lo.2 += aLo; hi.2 += aHi; lo.3 += bLo; hi.3 += bHi
+            }
+        }
+
+        func total(_ k: Int) -> Double {
+            switch k {
+            case 0: return SIMD4(lowHalf: lo.0, highHalf: hi.0).sum()
+            case 1: return SIMD4(lowHalf: lo.1, highHalf: hi.1).sum()
+            case 2: return SIMD4(lowHalf: lo.2, highHalf: hi.2).sum()
+            default: return SIMD4(lowHalf: lo.3, highHalf: hi.3).sum()
+            }
+        }
     }
 
     /// The luma histogram, mean and spread: four pixels at a time into four histograms (a run of
