@@ -793,7 +793,14 @@ public enum MetricsComputer {
         let dark = [Bool](unsafeUninitializedCapacity: w * h) { dkBuf, initialized in
             p.data.withUnsafeBufferPointer { buf in
                 let d = buf.baseAddress!
-                for i in 0..<(w * h) { level[i] = UInt8(clamping: Int(d[i])) }
+                // UInt8(clamping: Int(v)), four pixels at a time.
+                var i = 0
+                while i + 4 <= w * h {
+                    let v = floorSmall(clamped255(load4(d, i)))
+                    UnsafeMutableRawPointer(level + i).storeBytes(of: SIMD4<UInt8>(truncatingIfNeeded: v), as: SIMD4<UInt8>.self)
+                    i &+= 4
+                }
+                while i < w * h { level[i] = UInt8(clamping: Int(d[i])); i &+= 1 }
                 let dk = UnsafeMutableRawPointer(dkBuf.baseAddress!)
                 for r in 0..<min(h, 17) {
                     let src = level + r * w
@@ -804,7 +811,14 @@ public enum MetricsComputer {
                         let entering = y + 16 < h ? level + (y + 16) * w : nil
                         let leaving = y - 17 >= 0 ? level + (y - 17) * w : nil
                         if let e = entering, let l = leaving {
-                            for x in 0..<w { colSum[x] = colSum[x] &+ Int32(e[x]) &- Int32(l[x]) }
+                            // Four columns at a time (the compiler leaves this loop scalar).
+                            var x = 0
+                            while x + 4 <= w {
+                                let sum = loadInt4(colSum, x) &+ widen4(e, x) &- widen4(l, x)
+                                UnsafeMutableRawPointer(colSum + x).storeBytes(of: sum, as: SIMD4<Int32>.self)
+                                x &+= 4
+                            }
+                            while x < w { colSum[x] = colSum[x] &+ Int32(e[x]) &- Int32(l[x]); x &+= 1 }
                         } else if let e = entering {
                             for x in 0..<w { colSum[x] &+= Int32(e[x]) }
                         } else if let l = leaving {
@@ -827,11 +841,11 @@ public enum MetricsComputer {
                     let area = Float(rows * 33), margin = 8 * area
                     var x = 16
                     while x + 4 <= innerEnd {
-                        let v = load4(d, row + x)
-                        let box = SIMD4<Float>(loadInt4(prefix, x + 17) &- loadInt4(prefix, x - 16))
+                        let v = load4(d, row &+ x)
+                        let box = SIMD4<Float>(loadInt4(prefix, x &+ 17) &- loadInt4(prefix, x &- 16))
                         let isDark = (v * area .< box - margin) .| (v .< 60)
                         let bits = unsafeBitCast(isDark, to: SIMD4<Int32>.self) & 1
-                        dk.storeBytes(of: SIMD4<UInt8>(truncatingIfNeeded: bits), toByteOffset: row + x, as: SIMD4<UInt8>.self)
+                        dk.storeBytes(of: SIMD4<UInt8>(truncatingIfNeeded: bits), toByteOffset: row &+ x, as: SIMD4<UInt8>.self)
                         x += 4
                     }
                     while x < innerEnd {
@@ -933,16 +947,28 @@ struct FinderPatternFinder {
         defer { runs.deallocate(); starts.deallocate() }
         for y in 0..<height {
             let row = y * width
-            var n = 0
-            var previous = !dark[row]
-            for x in 0..<width {
-                let dk = dark[row + x]
-                if dk == previous {
-                    runs[n - 1] += 1
-                } else {
-                    runs[n] = 1; starts[n] = x; n += 1; previous = dk
+            // A run starts at 0 and wherever a pixel differs from the one before it. Bools are
+            // bytes 0 or 1, so eight pixels XOR their left neighbours in one word: a stretch
+            // without an edge costs one compare, and each edge is one set bit.
+            let line = UnsafeRawPointer(dark.baseAddress! + row)
+            var n = 1
+            starts[0] = 0
+            var x = 1
+            while x + 8 <= width {
+                var edges = line.loadUnaligned(fromByteOffset: x, as: UInt64.self) ^ line.loadUnaligned(fromByteOffset: x - 1, as: UInt64.self)
+                while edges != 0 {
+                    starts[n] = x &+ edges.trailingZeroBitCount &>> 3
+                    n &+= 1
+                    edges &= edges &- 1
                 }
+                x &+= 8
             }
+            while x < width {
+                if dark[row + x] != dark[row + x - 1] { starts[n] = x; n &+= 1 }
+                x &+= 1
+            }
+            starts[n] = width
+            for i in 0..<n { runs[i] = starts[i + 1] &- starts[i] }
             guard n >= 5 else { continue }
             for i in stride(from: dark[row] ? 0 : 1, to: n - 4, by: 2) {
                 guard FinderPatternFinder.isFinderRatio(runs[i], runs[i + 1], runs[i + 2], runs[i + 3], runs[i + 4]) else { continue }
@@ -1001,6 +1027,27 @@ struct FinderPatternFinder {
     }
 }
 
+/// ⌊v⌋ per lane, for 0 ≤ v < 2²²: v + 2²³ rounds to the nearest integer, which its low bits
+/// hold, and that is one too many where it rounded up. (Swift's SIMD Float-to-Int conversion
+/// goes lane by lane through a generic, checked path.)
+@inline(__always)
+private func floorSmall(_ v: SIMD4<Float>) -> SIMD4<Int32> {
+    let magic = SIMD4<Float>(repeating: 8_388_608)
+    let shifted = v + magic
+    let roundedUp = unsafeBitCast((shifted - magic) .> v, to: SIMD4<Int32>.self)  // -1 where true
+    return (unsafeBitCast(shifted, to: SIMD4<Int32>.self) &- 0x4B00_0000) &+ roundedUp
+}
+
+/// max(0, min(255, v)) per lane, as the scalar `min` and `max` pick (NaN becomes 255).
+@inline(__always)
+private func clamped255(_ v: SIMD4<Float>) -> SIMD4<Float> {
+    let below = unsafeBitCast(v .< 255, to: SIMD4<UInt32>.self)
+    let top = unsafeBitCast(SIMD4<Float>(repeating: 255), to: SIMD4<UInt32>.self)
+    let m = (unsafeBitCast(v, to: SIMD4<UInt32>.self) & below) | (top & ~below)
+    let nonNegative = unsafeBitCast(unsafeBitCast(m, to: SIMD4<Float>.self) .>= 0, to: SIMD4<UInt32>.self)
+    return unsafeBitCast(m & nonNegative, to: SIMD4<Float>.self)
+}
+
 /// Four Floats from `p + i` (any alignment).
 @inline(__always)
 private func load4(_ p: UnsafePointer<Float>, _ i: Int) -> SIMD4<Float> {
@@ -1022,6 +1069,12 @@ private func positive(_ v: SIMD4<Float>) -> SIMD4<Float> {
 @inline(__always)
 private func loadInt4(_ p: UnsafeMutablePointer<Int32>, _ i: Int) -> SIMD4<Int32> {
     UnsafeRawPointer(p + i).loadUnaligned(as: SIMD4<Int32>.self)
+}
+
+/// Four bytes from `p + i` as Int32s.
+@inline(__always)
+private func widen4(_ p: UnsafeMutablePointer<UInt8>, _ i: Int) -> SIMD4<Int32> {
+    SIMD4<Int32>(truncatingIfNeeded: UnsafeRawPointer(p + i).loadUnaligned(as: SIMD4<UInt8>.self))
 }
 
 /// Stores four Floats at `p + i` (any alignment).
