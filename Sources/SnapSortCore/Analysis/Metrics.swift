@@ -693,10 +693,12 @@ public enum MetricsComputer {
             var i = 0
             while i + 4 <= n {
                 let v = load4(d, i)
-                counts[bin(v[0])] += 1
-                counts[256 + bin(v[1])] += 1
-                counts[512 + bin(v[2])] += 1
-                counts[768 + bin(v[3])] += 1
+                // bin(_:) four at a time: the same sum, clamp and truncation (values ≥ 0).
+                let b = floorSmall(clamped255(v + 0.5))
+                counts[Int(b[0])] &+= 1
+                counts[256 &+ Int(b[1])] &+= 1
+                counts[512 &+ Int(b[2])] &+= 1
+                counts[768 &+ Int(b[3])] &+= 1
                 let lo = SIMD2<Double>(v.lowHalf), hi = SIMD2<Double>(v.highHalf)
                 s0 += lo; s1 += hi; q0 += lo * lo; q1 += hi * hi
                 i += 4
