@@ -295,13 +295,16 @@ public enum MetricsComputer {
                             while sx + 4 <= end {
                                 let v = unsafeBitCast(pixels.loadUnaligned(fromByteOffset: sx &* 4, as: SIMD4<UInt32>.self), to: SIMD4<Int32>.self)
                                 let r = v & 0xff, g = (v &>> 8) & 0xff, bl = (v &>> 16) & 0xff
-                                let luma = 0.299 * SIMD4<Float>(r) + 0.587 * SIMD4<Float>(g) + 0.114 * SIMD4<Float>(bl)
+                                let fr = SIMD4<Float>(r), fg = SIMD4<Float>(g), fb = SIMD4<Float>(bl)
+                                let luma = 0.299 * fr + 0.587 * fg + 0.114 * fb
                                 store4(row, sx, luma)
                                 vr &+= r; vg &+= g; vb &+= bl
                                 let rg = r &- g, yb2 = r &+ g &- 2 &* bl
                                 vrg &+= rg; vrg2 &+= rg &* rg; vyb &+= yb2; vyb2 &+= yb2 &* yb2
-                                let mx = pointwiseMax(pointwiseMax(r, g), bl), mn = pointwiseMin(pointwiseMin(r, g), bl)
-                                let sat = SIMD4<Float>(mx &- mn) / SIMD4<Float>(pointwiseMax(mx, SIMD4<Int32>(repeating: 1)))
+                                // Max and min of the channels as Floats (exact for bytes), which
+                                // SSE2 has instructions for; Int32 lanes have none.
+                                let mx = larger(larger(fr, fg), fb), mn = smaller(smaller(fr, fg), fb)
+                                let sat = (mx - mn) / larger(mx, SIMD4<Float>(repeating: 1))
                                 rowSat += SIMD4<Double>(sat)
                                 sx += 4
                             }
@@ -1048,6 +1051,19 @@ private func clamped255(_ v: SIMD4<Float>) -> SIMD4<Float> {
     let m = (unsafeBitCast(v, to: SIMD4<UInt32>.self) & below) | (top & ~below)
     let nonNegative = unsafeBitCast(unsafeBitCast(m, to: SIMD4<Float>.self) .>= 0, to: SIMD4<UInt32>.self)
     return unsafeBitCast(m & nonNegative, to: SIMD4<Float>.self)
+}
+
+/// `max` per lane. Written lane by lane, the compiler makes it one `maxps`; `pointwiseMax` is
+/// a call into the standard library, and a mask select was lowered lane by lane.
+@inline(__always)
+private func larger(_ a: SIMD4<Float>, _ b: SIMD4<Float>) -> SIMD4<Float> {
+    SIMD4(max(a[0], b[0]), max(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
+}
+
+/// `min` per lane (see `larger`).
+@inline(__always)
+private func smaller(_ a: SIMD4<Float>, _ b: SIMD4<Float>) -> SIMD4<Float> {
+    SIMD4(min(a[0], b[0]), min(a[1], b[1]), min(a[2], b[2]), min(a[3], b[3]))
 }
 
 /// Four Floats from `p + i` (any alignment).
