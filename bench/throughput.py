@@ -15,7 +15,7 @@ Targets (issue 3): >= 0.8x djpeg 1/4 per core, >= 1.8x that on 2 cores, <= 2 s r
 100 000 unchanged files, <= 150 MB RSS. Files are hard-linked into a temp folder (same file
 system as the corpus) so the scan sees only them.
 """
-import argparse, json, os, re, shutil, subprocess, sys, tempfile, time
+import argparse, json, os, re, resource, shutil, subprocess, sys, tempfile, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
@@ -25,14 +25,18 @@ def sh(cmd, **kw):
     return subprocess.run(cmd, check=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
 
 
-def timed(cmd, env=None):
-    """Runs cmd under /usr/bin/time -v: (wall seconds, peak RSS in MB, stdout)."""
+def timed(cmd, env=None, cpu=False):
+    """Runs cmd under /usr/bin/time -v: (wall seconds, peak RSS in MB, stdout), and the CPU
+    seconds (user + system) when `cpu`."""
     t0 = time.perf_counter()
     p = subprocess.run(["/usr/bin/time", "-v"] + cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     wall = time.perf_counter() - t0
     if p.returncode not in (0, 4):
         sys.exit(f"{' '.join(cmd)} failed ({p.returncode}): {p.stderr[-2000:]}")
     rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", p.stderr).group(1)) / 1024
+    if cpu:
+        used = sum(float(re.search(rf"{k} time \(seconds\): ([\d.]+)", p.stderr).group(1)) for k in ("User", "System"))
+        return wall, rss, p.stdout, used
     return wall, rss, p.stdout
 
 
@@ -44,10 +48,15 @@ def warm(paths):
 
 
 def djpeg_rate(files, scale):
+    """(files per second, CPU seconds per file) of djpeg over `files` on core 0."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     for f in files:
         subprocess.run(["taskset", "-c", "0", "djpeg", "-scale", scale, "-outfile", "/dev/null", f], check=True)
-    return len(files) / (time.perf_counter() - t0)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return len(files) / wall, cpu / len(files)
 
 
 def main():
@@ -78,26 +87,34 @@ def main():
             shutil.copy(f, dst)
     warm(files)
     res = {"files": len(files), "megabytes": round(sum(os.path.getsize(f) for f in files) / 1e6, 1)}
-    res["djpeg_1_4_per_s"] = max(djpeg_rate(files, "1/4") for _ in range(a.repeat))
-    res["djpeg_1_8_per_s"] = max(djpeg_rate(files, "1/8") for _ in range(a.repeat))
     env = dict(os.environ, XDG_STATE_HOME=os.path.join(work, "state"))
+    runs = {"d4": [], "d8": [], "s1": [], "s2": []}
 
-    def scan(workers, pin):
-        best = None
-        for r in range(a.repeat):
-            db = os.path.join(work, f"w{workers}-{r}.sqlite3")
-            cmd = ["taskset", "-c", pin, a.bin, "scan", "--quiet", "--no-models", "--workers", str(workers), "--db", db, lib]
-            wall, rss, _ = timed(cmd, env)
-            if best is None or wall < best[0]:
-                best = (wall, rss)
-        return best
+    def scan(workers, pin, r):
+        db = os.path.join(work, f"w{workers}-{r}.sqlite3")
+        cmd = ["taskset", "-c", pin, a.bin, "scan", "--quiet", "--no-models", "--workers", str(workers), "--db", db, lib]
+        wall, rss, _, cpu = timed(cmd, env, cpu=True)
+        return wall, rss, cpu
 
-    w1, rss1 = scan(1, "0")
-    w2, rss2 = scan(2, "0,1")
+    # Interleaved, so the machine's drift (a shared host's neighbours, clocks) reaches both sides.
+    for r in range(a.repeat):
+        runs["d4"].append(djpeg_rate(files, "1/4"))
+        runs["d8"].append(djpeg_rate(files, "1/8"))
+        runs["s1"].append(scan(1, "0", r))
+        runs["s2"].append(scan(2, "0,1", r))
+    res["djpeg_1_4_per_s"] = max(x[0] for x in runs["d4"])
+    res["djpeg_1_8_per_s"] = max(x[0] for x in runs["d8"])
+    w1, rss1, _ = min(runs["s1"])
+    w2, rss2, _ = min(runs["s2"])
     res["scan_1core_per_s"] = len(files) / w1
     res["scan_2core_per_s"] = len(files) / w2
     res["ratio_vs_djpeg_1_4_per_core"] = res["scan_1core_per_s"] / res["djpeg_1_4_per_s"]
     res["ratio_vs_djpeg_1_8_per_core"] = res["scan_1core_per_s"] / res["djpeg_1_8_per_s"]
+    # The same ratio in CPU time (user + system, least of the runs): steadier than wall time on
+    # a shared machine, and what "per core" means.
+    res["cpu_ms_per_file_djpeg_1_4"] = 1000 * min(x[1] for x in runs["d4"])
+    res["cpu_ms_per_file_scan_1core"] = 1000 * min(x[2] for x in runs["s1"]) / len(files)
+    res["cpu_ratio_vs_djpeg_1_4"] = res["cpu_ms_per_file_djpeg_1_4"] / res["cpu_ms_per_file_scan_1core"]
     res["speedup_2_cores"] = res["scan_2core_per_s"] / res["scan_1core_per_s"]
     res["ratio_2core_vs_djpeg_1_4_single"] = res["scan_2core_per_s"] / res["djpeg_1_4_per_s"]
     res["peak_rss_mb_1core"] = rss1
