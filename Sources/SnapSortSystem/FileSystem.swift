@@ -163,21 +163,27 @@ public final class FileDescriptor: @unchecked Sendable {
         return FileStatus(st)
     }
 
+    /// Reads to the end of the file or `limit` bytes, whichever comes first. `expected` bytes
+    /// (the size `fstat` gave) are read straight into the result, never zeroed first; only a
+    /// file that grew since goes on in chunks (the end is found by one more `read` returning 0,
+    /// into a small buffer, not by growing — and so copying — the whole result).
     public func readAll(expected: Int, limit: Int) throws -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: max(expected, 0))
-        var filled = 0
-        while true {
-            if filled == out.count {
-                if out.count >= limit { break }
-                out.append(contentsOf: [UInt8](repeating: 0, count: min(max(out.count, 65536), limit - out.count)))
+        let first = min(max(expected, 0), limit)
+        var out = try [UInt8](unsafeUninitializedCapacity: first) { buf, initialized in
+            while initialized < first {
+                let n = try valueOrErrno("read") { Glibc.read(raw, buf.baseAddress! + initialized, first - initialized) }
+                if n == 0 { return }
+                initialized += n
             }
-            let n = try out.withUnsafeMutableBytes { (buf) throws -> Int in
-                try valueOrErrno("read") { Glibc.read(raw, buf.baseAddress! + filled, buf.count - filled) }
-            }
-            if n == 0 { break }
-            filled += n
         }
-        out.removeSubrange(filled...)
+        guard out.count == first else { return out }  // the end came first
+        var chunk = [UInt8](repeating: 0, count: 16384)
+        while out.count < limit {
+            let want = min(chunk.count, limit - out.count)
+            let n = try chunk.withUnsafeMutableBytes { b in try valueOrErrno("read") { Glibc.read(raw, b.baseAddress!, want) } }
+            if n == 0 { break }
+            out.append(contentsOf: chunk[0..<n])
+        }
         return out
     }
 
