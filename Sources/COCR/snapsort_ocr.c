@@ -69,8 +69,13 @@ static int acquire(void) {
                 return i;
             }
         }
-        if (created < max_engines) {
-            int i = created++;
+        // A slot whose engine was let go (ss_ocr_release_idle), else a new one under the cap.
+        int i = -1;
+        for (int k = 0; k < created && i < 0; k++) {
+            if (!engines[k] && !busy[k]) i = k;
+        }
+        if (i < 0 && created < max_engines) i = created++;
+        if (i >= 0) {
             busy[i] = 1;
             // Leptonica reports recoverable problems of the layout analysis on stderr ("Error in
             // boxClipToRectangle: box outside rectangle"); recognition goes on, and a photo
@@ -113,6 +118,20 @@ void ss_ocr_set_max_engines(int n) {
     max_engines = n < 1 ? 1 : n > SS_OCR_POOL ? SS_OCR_POOL : n;
     pthread_cond_broadcast(&released);
     pthread_mutex_unlock(&lock);
+}
+
+int ss_ocr_release_idle(void) {
+    pthread_mutex_lock(&lock);
+    int n = 0;
+    for (int i = 0; i < created; i++) {
+        if (engines[i] && !busy[i]) {
+            TessBaseAPIDelete(engines[i]);
+            engines[i] = NULL;
+            n++;
+        }
+    }
+    pthread_mutex_unlock(&lock);
+    return n;
 }
 
 int ss_ocr_engines(void) {

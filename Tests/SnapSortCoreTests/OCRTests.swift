@@ -63,6 +63,21 @@ import Synchronization
         #expect(OCR.engines <= 4)
     }
 
+    /// Idle engines can be let go (an agent between scans); one in use stays, and the next
+    /// recognition starts an engine again and reads the same words.
+    @Test func idleEnginesCanBeLetGoAndStartAgain() throws {
+        let page = try Self.page()
+        let first = try OCR.recognize(page)
+        OCR.setMaxEngines(4)
+        try OCR.withEngineHeld {
+            OCR.releaseIdleEngines()
+            #expect(OCR.engines >= 1)  // the held one
+        }
+        OCR.releaseIdleEngines()
+        #expect(try OCR.recognize(page) == first)
+        #expect(OCR.engines >= 1)
+    }
+
     @Test func aPhotoWithoutTextHasNoWords() throws {
         let coffee = try JPEG.decode(try FileSystem.readFile("\(Self.fixtures)/vision/coffee.jpg", limit: 1 << 24), scaleNumerator: 8,
                                      maxHeaderPixels: 1 << 24, maxOutputPixels: 1 << 24).bitmap
