@@ -69,7 +69,7 @@ import Synchronization
         let page = try Self.page()
         let first = try OCR.recognize(page)
         OCR.setMaxEngines(4)
-        try OCR.withEngineHeld {
+        OCR.withEngineHeld {
             OCR.releaseIdleEngines()
             #expect(OCR.engines >= 1)  // the held one
         }
