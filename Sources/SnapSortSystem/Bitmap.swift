@@ -27,11 +27,13 @@ extension Bitmap {
         pixels.withUnsafeBufferPointer { src in
             out.withUnsafeMutableBufferPointer { dst in
                 for y in 0..<h {
-                    let r0 = 2 * y * width * c, r1 = r0 + width * c, o = y * w * c
-                    for x in 0..<(w * c) {
-                        let i = (x / c) * 2 * c + x % c
-                        let sum = Int(src[r0 + i]) + Int(src[r0 + i + c]) + Int(src[r1 + i]) + Int(src[r1 + i + c])
-                        dst[o + x] = UInt8((sum + 2) >> 2)
+                    let top = 2 * y * width * c, bottom = top + width * c, o = y * w * c
+                    for x in 0..<w {
+                        for k in 0..<c {
+                            let i = 2 * x * c + k
+                            let sum = Int(src[top + i]) + Int(src[top + i + c]) + Int(src[bottom + i]) + Int(src[bottom + i + c])
+                            dst[o + x * c + k] = UInt8((sum + 2) >> 2)
+                        }
                     }
                 }
             }
