@@ -20,6 +20,20 @@ public struct Bitmap: Sendable, Equatable {
 }
 
 extension Bitmap {
+    /// One channel of BT.601 luma (JPEG's Y), rounded; a gray bitmap as it is.
+    public func gray() -> Bitmap {
+        guard channels != 1 else { return self }
+        let n = width * height, c = channels
+        var out = [UInt8](repeating: 0, count: n)
+        pixels.withUnsafeBufferPointer { p in
+            for i in 0..<n {
+                let v = 0.299 * Double(p[i * c]) + 0.587 * Double(p[i * c + 1]) + 0.114 * Double(p[i * c + 2])
+                out[i] = UInt8(min(255, v.rounded()))
+            }
+        }
+        return Bitmap(width: width, height: height, channels: 1, pixels: out)
+    }
+
     /// Half the width and height (rounded down), each pixel the mean of a 2×2 block.
     public func halved() -> Bitmap {
         let w = width / 2, h = height / 2, c = channels

@@ -12,15 +12,5 @@ public enum QR {
     }
 
     /// BT.601 luma of an interleaved RGB(A) bitmap.
-    static func luma(_ b: Bitmap) -> [UInt8] {
-        let n = b.width * b.height, c = b.channels
-        var out = [UInt8](repeating: 0, count: n)
-        b.pixels.withUnsafeBufferPointer { p in
-            for i in 0..<n {
-                let v = 0.299 * Double(p[i * c]) + 0.587 * Double(p[i * c + 1]) + 0.114 * Double(p[i * c + 2])
-                out[i] = UInt8(min(255, v.rounded()))
-            }
-        }
-        return out
-    }
+    static func luma(_ b: Bitmap) -> [UInt8] { b.gray().pixels }
 }

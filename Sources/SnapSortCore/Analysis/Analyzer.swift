@@ -38,6 +38,16 @@ public struct AnalysisResult: Sendable {
     public var decodes: Int = 0
     /// QR and OCR findings when the scanner ran the gated inspections on its worker.
     var inspection: Findings?
+    /// The bitmap the metrics measured, kept only until the scanner's worker has run the gated
+    /// inspections, which look at it instead of decoding the file again; never stored.
+    var preview: DecodedPreview?
+}
+
+/// A decode of a file as the metrics got it: as stored (not upright), at `scale`/8 of the full
+/// size through DCT scaling (8 for formats decoded whole).
+struct DecodedPreview: Sendable {
+    let bitmap: Bitmap
+    let scale: Int
 }
 
 /// Decoders and limits, injectable for tests.
@@ -251,6 +261,7 @@ public struct AnalysisContext: Sendable {
         let (m, sig) = MetricsComputer.measure(bitmap, orientation: o, decodeScale: decodeScale)
         result.metrics = m
         result.signature = sig
+        result.preview = DecodedPreview(bitmap: bitmap, scale: decodeScale)
         result.decodes += 1
         let swap = o >= 5 && o <= 8
         result.width = swap ? fullHeight : fullWidth

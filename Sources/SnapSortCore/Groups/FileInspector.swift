@@ -16,8 +16,9 @@ public struct FileInspector: Sendable {
     /// a reduced size where text and QR modules still resolve (long side ≥ `inspectLongSide`: a
     /// 12 MP JPEG decodes at 1/2 through DCT scaling; a code spanning 6 % of the short side keeps
     /// ≥ 3 px per module).
-    /// Both look at half that size first (a quarter of the pixels, and of the time), where most
-    /// of what people keep already resolves, and at the full size only when that was not enough:
+    /// Both look at about half that size first (a quarter of the pixels, and of the time: the
+    /// analysis's own decode where it is that size, see `InspectedFile`), where most of what
+    /// people keep already resolves, and at the full size only when that was not enough:
     /// - QR: the codes of tickets, receipts, screens and posters span a fifth of the frame and
     ///   more; a small code that needs every pixel is read at the full size next.
     /// - OCR: a page whose text is large or dense reads its dozen confident words (a document)
@@ -26,14 +27,13 @@ public struct FileInspector: Sendable {
     ///   reading that decided.
     public static let live = FileInspector(
         decodeQR: { file in
-            guard let b = file.bitmap else { return nil }
             if let half = file.half, let payload = (try? QR.decode(half)) ?? nil { return payload }
+            guard let b = file.bitmap else { return nil }
             return (try? QR.decode(b)) ?? nil
         },
         recognizeText: { file in
-            guard let b = file.bitmap else { return (0, "") }
             if let half = file.half, let r = try? OCR.recognize(half), r.words >= file.enoughWords { return (r.words, r.text) }
-            guard let r = try? OCR.recognize(b) else { return (0, "") }
+            guard let b = file.bitmap, let r = try? OCR.recognize(b) else { return (0, "") }
             return (r.words, r.text)
         })
 
@@ -42,6 +42,13 @@ public struct FileInspector: Sendable {
 
     static let inspectLongSide = 1800
 
+    /// The DCT scale numerator (of 8) of the inspection decode of a JPEG whose long side is
+    /// `long`: the smallest that keeps `inspectLongSide` px, or the whole picture.
+    static func inspectionScale(long: Int) -> Int {
+        for s in 1...8 where long * s / 8 >= min(long, inspectLongSide) { return s }
+        return 8
+    }
+
     /// Decodes a JPEG or PNG to gray, upright, at the reduced size.
     static func decodeUpright(_ item: GroupItem) -> Bitmap? {
         guard let bytes = try? FileSystem.readFile(item.path, limit: 256 * 1024 * 1024) else { return nil }
@@ -49,9 +56,7 @@ public struct FileInspector: Sendable {
         switch item.format {
         case "jpeg":
             guard let h = try? JPEG.readHeader(bytes) else { return nil }
-            let long = max(h.width, h.height)
-            var scale = 8
-            for s in 1...8 where long * s / 8 >= min(long, inspectLongSide) { scale = s; break }
+            let scale = inspectionScale(long: max(h.width, h.height))
             guard let d = try? JPEG.decode(bytes, scaleNumerator: scale, grayscale: true, maxHeaderPixels: 500_000_000, maxOutputPixels: 40_000_000)
             else { return nil }
             bitmap = d.bitmap
@@ -66,33 +71,71 @@ public struct FileInspector: Sendable {
 }
 
 /// One file under inspection: decoded on first use, once for both looks.
+///
+/// The scanner's worker hands over the decode the metrics measured (`DecodedPreview`), so a
+/// candidate is often not decoded again:
+/// - a PNG, or a JPEG small enough that both decode it at the same DCT scale: it is the
+///   inspection size itself;
+/// - a JPEG the metrics decoded at most 0.6 of the inspection size (a 12 MP photo: 1/4 against
+///   1/2): it is the first look, in place of the halved inspection decode, and the file is
+///   decoded at the inspection size only when that look was not enough.
 final class InspectedFile {
     let item: GroupItem
     /// How many confident words make a document (`GroupRules.minDocumentWords`).
     let enoughWords: Int
+    private let preview: DecodedPreview?
     private var decoded: Bitmap??
 
-    init(_ item: GroupItem, enoughWords: Int) {
+    init(_ item: GroupItem, enoughWords: Int, preview: DecodedPreview? = nil) {
         self.item = item
         self.enoughWords = enoughWords
+        self.preview = preview
+    }
+
+    /// What the preview can stand for: the inspection size itself, the first look, or nothing.
+    private enum PreviewUse { case inspection, firstLook, none }
+
+    private var previewUse: PreviewUse {
+        guard let p = preview else { return .none }
+        switch item.format {
+        case "png":
+            return p.scale == 8 ? .inspection : .none
+        case "jpeg":
+            guard let w = item.width, let h = item.height else { return .none }
+            let full = FileInspector.inspectionScale(long: max(w, h))
+            if p.scale == full { return .inspection }
+            return p.scale * 5 <= full * 3 ? .firstLook : .none
+        default:
+            return .none
+        }
+    }
+
+    /// The preview, gray and upright.
+    private func uprightPreview() -> Bitmap? {
+        preview.map { $0.bitmap.gray().oriented(item.orientation ?? 1) }
     }
 
     /// Gray, upright, at the inspection size; nil when the file cannot be decoded.
     var bitmap: Bitmap? {
         if let decoded { return decoded }
-        let b = FileInspector.decodeUpright(item)
+        let b = previewUse == .inspection ? uprightPreview() : FileInspector.decodeUpright(item)
         decoded = .some(b)
         return b
     }
 
     private var halved: Bitmap??
 
-    /// `bitmap` at half the size, nil when that is small already (short side under
-    /// `FileInspector.minimumHalvedSide`) or nothing decoded.
+    /// The first look: about half the inspection size (the preview, or `bitmap` halved); nil
+    /// when that is small already (short side under `FileInspector.minimumHalvedSide`) or
+    /// nothing decoded.
     var half: Bitmap? {
         if let halved { return halved }
         var h: Bitmap?
-        if let b = bitmap, min(b.width, b.height) >= FileInspector.minimumHalvedSide { h = b.halved() }
+        if previewUse == .firstLook, let p = uprightPreview() {
+            if min(p.width, p.height) >= FileInspector.minimumHalvedSide { h = p }
+        } else if let b = bitmap, min(b.width, b.height) >= FileInspector.minimumHalvedSide {
+            h = b.halved()
+        }
         halved = .some(h)
         return h
     }
@@ -100,8 +143,8 @@ final class InspectedFile {
 
 extension FileInspector {
     /// Runs the QR and OCR checks `item` still needs and passes its cheap gates.
-    func run(_ item: GroupItem, _ m: Metrics, rules: GroupRules, _ f: inout Findings) {
-        let file = InspectedFile(item, enoughWords: rules.minDocumentWords)
+    func run(_ item: GroupItem, _ m: Metrics, rules: GroupRules, _ f: inout Findings, preview: DecodedPreview? = nil) {
+        let file = InspectedFile(item, enoughWords: rules.minDocumentWords, preview: preview)
         if f.qrPayload == nil && !f.qrChecked && rules.isQRCandidate(item, m) {
             f.qrPayload = decodeQR(file) ?? ""
         }
@@ -124,7 +167,7 @@ extension FileInspector {
             software: r.exif?.software, rating: r.exif?.rating, orientation: r.exif?.orientation, duration: nil, metrics: m,
             phash: nil, dhash: nil, contentHash: nil, analyzedAt: nil, mtime: 0)
         var f = Findings()
-        run(item, m, rules: rules, &f)
+        run(item, m, rules: rules, &f, preview: r.preview)
         return f == Findings() ? nil : f
     }
 }

@@ -340,6 +340,7 @@ public final class LibraryScanner: @unchecked Sendable {
                     let job = jobs[i]
                     var r = analyzer.analyze(path: job.path, status: job.status)
                     r.inspection = inspector?.inspection(path: job.path, of: r, rules: groupRules)
+                    r.preview = nil
                     results.withLock { $0.append((job, r)) }
                     signal.signal()
                 }
