@@ -28,7 +28,8 @@ let package = Package(
         .target(name: "CExif", path: "Sources/CExif", linkerSettings: [.linkedLibrary("exif")]),
         .target(name: "CSysShim", path: "Sources/CSysShim"),
         // Engine, part two: HEIC/HEIF through libheif, WebP through libwebp.
-        .target(name: "CHeif", path: "Sources/CHeif", linkerSettings: [.linkedLibrary("heif")]),
+        // libheif is opened with dlopen on first use (only HEIC files need it).
+        .target(name: "CHeif", path: "Sources/CHeif"),
         .target(name: "CWebP", path: "Sources/CWebP", linkerSettings: [.linkedLibrary("webp")]),
         // Review: renameat2(RENAME_NOREPLACE) and the terminal size (variadic syscall/ioctl).
         .target(name: "CReviewShim", path: "Sources/CReviewShim"),
@@ -41,9 +42,11 @@ let package = Package(
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
         // The review page: HTTP through GNU libmicrohttpd (MHD_start_daemon is variadic).
         .target(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", linkerSettings: [.linkedLibrary("microhttpd")]),
-        // Smart groups: OCR through Tesseract's C API, QR codes through zbar (zbar_fourcc is a macro).
-        .target(name: "COCR", path: "Sources/COCR", linkerSettings: [.linkedLibrary("tesseract"), .linkedLibrary("lept")]),
-        .target(name: "CQR", path: "Sources/CQR", linkerSettings: [.linkedLibrary("zbar")]),
+        // Smart groups: OCR through Tesseract's C API, QR codes through zbar (zbar_fourcc is a
+        // macro). Both are opened with dlopen on first use: the headers come from the -dev
+        // packages, the libraries are not linked (most runs never need them).
+        .target(name: "COCR", path: "Sources/COCR"),
+        .target(name: "CQR", path: "Sources/CQR"),
         // Local models (faces, classes): a C++ shim over dlib and OpenCV DNN, linked only into the
         // snapsort-vision helper, never into snapsort. Always optimized: dlib's detector is header
         // templates. Debian keeps OpenCV's headers in /usr/include/opencv4.

@@ -52,6 +52,11 @@ echo "Depends: $depends"
 for lib in libc6 libsqlite3-0 libjpeg62-turbo libsystemd0; do
     case ", $depends" in *", $lib "*) ;; *) echo "Depends lacks $lib" >&2; exit 1 ;; esac
 done
+# Opened with dlopen on first use, so dpkg-shlibdeps cannot see them: named in debian/control.
+for lib in libheif1 libzbar0; do
+    case ", $depends," in *", $lib,"*|*", $lib "*) ;; *) echo "Depends lacks $lib (dlopen'd)" >&2; exit 1 ;; esac
+done
+case ", $(dpkg-deb -f "$deb" Recommends)," in *", libtesseract5,"*) ;; *) echo "Recommends lacks libtesseract5 (dlopen'd)" >&2; exit 1 ;; esac
 if readelf -d "$built" | grep -E 'R(UN)?PATH|NEEDED.*(libswift|Foundation|libdispatch|libBlocksRuntime)'; then
     echo "the binary depends on the Swift toolchain's folder" >&2; exit 1
 fi

@@ -2,10 +2,98 @@
 // longjmp); the shim turns them into an int and a message, and owns every handle it opens.
 // See: libheif/heif.h.
 #include "snapsort_heif.h"
+#include <dlfcn.h>
 #include <libheif/heif.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+// libheif is opened on first use instead of linked: with its codecs (libde265, x265, dav1d,
+// libaom) it cost every snapsort process ~6 ms to load, and only HEIC files need it. The
+// pointers keep the types of the declarations in <libheif/heif.h>.
+#define SS_FN(name) __typeof__(&name) name
+static struct {
+    SS_FN(heif_image_handle_get_list_of_metadata_block_IDs);
+    SS_FN(heif_image_handle_get_list_of_thumbnail_IDs);
+    SS_FN(heif_context_add_exif_metadata);
+    SS_FN(heif_context_alloc);
+    SS_FN(heif_context_encode_image);
+    SS_FN(heif_context_encode_thumbnail);
+    SS_FN(heif_context_free);
+    SS_FN(heif_context_get_encoder_for_format);
+    SS_FN(heif_context_get_primary_image_handle);
+    SS_FN(heif_context_read_from_memory_without_copy);
+    SS_FN(heif_context_write);
+    SS_FN(heif_decode_image);
+    SS_FN(heif_encoder_release);
+    SS_FN(heif_encoder_set_lossy_quality);
+    SS_FN(heif_have_encoder_for_format);
+    SS_FN(heif_image_add_plane);
+    SS_FN(heif_image_create);
+    SS_FN(heif_image_get_height);
+    SS_FN(heif_image_get_plane);
+    SS_FN(heif_image_get_plane_readonly);
+    SS_FN(heif_image_get_width);
+    SS_FN(heif_image_handle_get_height);
+    SS_FN(heif_image_handle_get_metadata);
+    SS_FN(heif_image_handle_get_metadata_size);
+    SS_FN(heif_image_handle_get_number_of_thumbnails);
+    SS_FN(heif_image_handle_get_thumbnail);
+    SS_FN(heif_image_handle_get_width);
+    SS_FN(heif_image_handle_has_alpha_channel);
+    SS_FN(heif_image_handle_release);
+    SS_FN(heif_image_release);
+} hf;
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static int heif_loaded = 0;
+
+static void load_heif(void) {
+    void *h = dlopen("libheif.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!h) return;
+#define SS_LOOK(name) \
+    if (!(hf.name = (__typeof__(hf.name))dlsym(h, #name))) return;
+    SS_LOOK(heif_image_handle_get_list_of_metadata_block_IDs)
+    SS_LOOK(heif_image_handle_get_list_of_thumbnail_IDs)
+    SS_LOOK(heif_context_add_exif_metadata)
+    SS_LOOK(heif_context_alloc)
+    SS_LOOK(heif_context_encode_image)
+    SS_LOOK(heif_context_encode_thumbnail)
+    SS_LOOK(heif_context_free)
+    SS_LOOK(heif_context_get_encoder_for_format)
+    SS_LOOK(heif_context_get_primary_image_handle)
+    SS_LOOK(heif_context_read_from_memory_without_copy)
+    SS_LOOK(heif_context_write)
+    SS_LOOK(heif_decode_image)
+    SS_LOOK(heif_encoder_release)
+    SS_LOOK(heif_encoder_set_lossy_quality)
+    SS_LOOK(heif_have_encoder_for_format)
+    SS_LOOK(heif_image_add_plane)
+    SS_LOOK(heif_image_create)
+    SS_LOOK(heif_image_get_height)
+    SS_LOOK(heif_image_get_plane)
+    SS_LOOK(heif_image_get_plane_readonly)
+    SS_LOOK(heif_image_get_width)
+    SS_LOOK(heif_image_handle_get_height)
+    SS_LOOK(heif_image_handle_get_metadata)
+    SS_LOOK(heif_image_handle_get_metadata_size)
+    SS_LOOK(heif_image_handle_get_number_of_thumbnails)
+    SS_LOOK(heif_image_handle_get_thumbnail)
+    SS_LOOK(heif_image_handle_get_width)
+    SS_LOOK(heif_image_handle_has_alpha_channel)
+    SS_LOOK(heif_image_handle_release)
+    SS_LOOK(heif_image_release)
+#undef SS_LOOK
+    heif_loaded = 1;
+}
+
+// 1 once libheif is open (the first call opens it).
+static int have_heif(void) {
+    pthread_once(&load_once, load_heif);
+    return heif_loaded;
+}
+
+#define SS_NO_HEIF "libheif is not installed (libheif.so.1)"
 
 static int fail(char *msg, struct heif_error e, const char *what) {
     snprintf(msg, SS_HEIF_MSG, "%s: %s", what, e.message ? e.message : "error");
@@ -15,9 +103,9 @@ static int fail(char *msg, struct heif_error e, const char *what) {
 // Copies an interleaved RGB image out of libheif (rows may be padded: use the stride).
 static int copy_rgb(const struct heif_image *img, ss_heif_result *out) {
     int stride = 0;
-    const uint8_t *p = heif_image_get_plane_readonly(img, heif_channel_interleaved, &stride);
-    int w = heif_image_get_width(img, heif_channel_interleaved);
-    int h = heif_image_get_height(img, heif_channel_interleaved);
+    const uint8_t *p = hf.heif_image_get_plane_readonly(img, heif_channel_interleaved, &stride);
+    int w = hf.heif_image_get_width(img, heif_channel_interleaved);
+    int h = hf.heif_image_get_height(img, heif_channel_interleaved);
     if (!p || w <= 0 || h <= 0 || stride < w * 3) {
         snprintf(out->message, SS_HEIF_MSG, "decoded image has no RGB plane");
         return -1;
@@ -32,12 +120,12 @@ static int copy_rgb(const struct heif_image *img, ss_heif_result *out) {
 
 static void read_exif(const struct heif_image_handle *h, ss_heif_result *out) {
     heif_item_id id;
-    if (heif_image_handle_get_list_of_metadata_block_IDs(h, "Exif", &id, 1) < 1) return;
-    size_t n = heif_image_handle_get_metadata_size(h, id);
+    if (hf.heif_image_handle_get_list_of_metadata_block_IDs(h, "Exif", &id, 1) < 1) return;
+    size_t n = hf.heif_image_handle_get_metadata_size(h, id);
     if (n < 4 + 8 || n > 4 * 1024 * 1024) return;
     unsigned char *buf = malloc(n);
     if (!buf) return;
-    struct heif_error e = heif_image_handle_get_metadata(h, id, buf);
+    struct heif_error e = hf.heif_image_handle_get_metadata(h, id, buf);
     if (e.code != heif_error_Ok) { free(buf); return; }
     // ISO/IEC 23008-12 A.2.1: a 4-byte big-endian offset to the TIFF header, then the data
     // (often "Exif\0\0" + TIFF). Never trust the offset: bound it by the block.
@@ -56,18 +144,19 @@ static void read_exif(const struct heif_image_handle *h, ss_heif_result *out) {
 int ss_heif_analyze(const unsigned char *data, size_t len, int decode, int min_thumb_long_side,
                     long long max_header_pixels, long long max_decode_pixels, ss_heif_result *out) {
     memset(out, 0, sizeof *out);
-    struct heif_context *ctx = heif_context_alloc();
+    if (!have_heif()) { snprintf(out->message, SS_HEIF_MSG, SS_NO_HEIF); return -1; }
+    struct heif_context *ctx = hf.heif_context_alloc();
     struct heif_image_handle *primary = NULL, *thumb = NULL;
     struct heif_image *img = NULL;
     int rc = -1;
     if (!ctx) { snprintf(out->message, SS_HEIF_MSG, "out of memory"); return -1; }
-    struct heif_error e = heif_context_read_from_memory_without_copy(ctx, data, len, NULL);
+    struct heif_error e = hf.heif_context_read_from_memory_without_copy(ctx, data, len, NULL);
     if (e.code != heif_error_Ok) { rc = fail(out->message, e, "not a readable HEIF"); goto done; }
-    e = heif_context_get_primary_image_handle(ctx, &primary);
+    e = hf.heif_context_get_primary_image_handle(ctx, &primary);
     if (e.code != heif_error_Ok) { rc = fail(out->message, e, "no primary image"); goto done; }
-    out->width = heif_image_handle_get_width(primary);
-    out->height = heif_image_handle_get_height(primary);
-    out->has_alpha = heif_image_handle_has_alpha_channel(primary);
+    out->width = hf.heif_image_handle_get_width(primary);
+    out->height = hf.heif_image_handle_get_height(primary);
+    out->has_alpha = hf.heif_image_handle_has_alpha_channel(primary);
     read_exif(primary, out);
     if ((long long)out->width * (long long)out->height > max_header_pixels || out->width <= 0 || out->height <= 0) {
         snprintf(out->message, SS_HEIF_MSG, "image is %dx%d, over the %lld pixel limit", out->width, out->height, max_header_pixels);
@@ -75,27 +164,27 @@ int ss_heif_analyze(const unsigned char *data, size_t len, int decode, int min_t
         goto done;
     }
     heif_item_id ids[16];
-    int n = heif_image_handle_get_list_of_thumbnail_IDs(primary, ids, 16);
-    out->thumbnails = heif_image_handle_get_number_of_thumbnails(primary);
+    int n = hf.heif_image_handle_get_list_of_thumbnail_IDs(primary, ids, 16);
+    out->thumbnails = hf.heif_image_handle_get_number_of_thumbnails(primary);
     struct heif_image_handle *best = NULL;
     long long best_px = 0;
     for (int i = 0; i < n; i++) {
         struct heif_image_handle *t = NULL;
-        if (heif_image_handle_get_thumbnail(primary, ids[i], &t).code != heif_error_Ok) continue;
-        long long px = (long long)heif_image_handle_get_width(t) * heif_image_handle_get_height(t);
+        if (hf.heif_image_handle_get_thumbnail(primary, ids[i], &t).code != heif_error_Ok) continue;
+        long long px = (long long)hf.heif_image_handle_get_width(t) * hf.heif_image_handle_get_height(t);
         if (px > best_px && px <= max_decode_pixels) {
-            if (best) heif_image_handle_release(best);
+            if (best) hf.heif_image_handle_release(best);
             best = t;
             best_px = px;
         } else {
-            heif_image_handle_release(t);
+            hf.heif_image_handle_release(t);
         }
     }
     if (best) {
-        out->thumb_width = heif_image_handle_get_width(best);
-        out->thumb_height = heif_image_handle_get_height(best);
+        out->thumb_width = hf.heif_image_handle_get_width(best);
+        out->thumb_height = hf.heif_image_handle_get_height(best);
         int long_side = out->thumb_width > out->thumb_height ? out->thumb_width : out->thumb_height;
-        if (long_side >= min_thumb_long_side) thumb = best; else heif_image_handle_release(best);
+        if (long_side >= min_thumb_long_side) thumb = best; else hf.heif_image_handle_release(best);
     }
     if (!decode) { rc = 0; goto done; }
     struct heif_image_handle *which = thumb ? thumb : primary;
@@ -104,15 +193,15 @@ int ss_heif_analyze(const unsigned char *data, size_t len, int decode, int min_t
         rc = -2;
         goto done;
     }
-    e = heif_decode_image(which, &img, heif_colorspace_RGB, heif_chroma_interleaved_RGB, NULL);
+    e = hf.heif_decode_image(which, &img, heif_colorspace_RGB, heif_chroma_interleaved_RGB, NULL);
     if (e.code != heif_error_Ok) { rc = fail(out->message, e, "HEIF decode"); goto done; }
     out->from_thumbnail = thumb ? 1 : 0;
     rc = copy_rgb(img, out);
 done:
-    if (img) heif_image_release(img);
-    if (thumb) heif_image_handle_release(thumb);
-    if (primary) heif_image_handle_release(primary);
-    heif_context_free(ctx);
+    if (img) hf.heif_image_release(img);
+    if (thumb) hf.heif_image_handle_release(thumb);
+    if (primary) hf.heif_image_handle_release(primary);
+    hf.heif_context_free(ctx);
     return rc;
 }
 
@@ -123,7 +212,7 @@ void ss_heif_release(ss_heif_result *r) {
     r->exif = NULL;
 }
 
-int ss_heif_can_encode(void) { return heif_have_encoder_for_format(heif_compression_HEVC) ? 1 : 0; }
+int ss_heif_can_encode(void) { return have_heif() && hf.heif_have_encoder_for_format(heif_compression_HEVC) ? 1 : 0; }
 
 struct mem_writer { unsigned char *p; size_t n; };
 static struct heif_error write_mem(struct heif_context *ctx, const void *data, size_t size, void *user) {
@@ -144,34 +233,35 @@ int ss_heif_encode(const unsigned char *rgb, int width, int height, int quality,
                    char message[SS_HEIF_MSG]) {
     *out = NULL;
     *out_len = 0;
-    struct heif_context *ctx = heif_context_alloc();
+    if (!have_heif()) { snprintf(message, SS_HEIF_MSG, SS_NO_HEIF); return -1; }
+    struct heif_context *ctx = hf.heif_context_alloc();
     struct heif_encoder *enc = NULL;
     struct heif_image *img = NULL;
     struct heif_image_handle *h = NULL, *th = NULL;
     struct mem_writer w = {NULL, 0};
     int rc = -1;
-    struct heif_error e = heif_context_get_encoder_for_format(ctx, heif_compression_HEVC, &enc);
+    struct heif_error e = hf.heif_context_get_encoder_for_format(ctx, heif_compression_HEVC, &enc);
     if (e.code != heif_error_Ok) { rc = fail(message, e, "no HEVC encoder"); goto done; }
-    heif_encoder_set_lossy_quality(enc, quality);
-    e = heif_image_create(width, height, heif_colorspace_RGB, heif_chroma_interleaved_RGB, &img);
+    hf.heif_encoder_set_lossy_quality(enc, quality);
+    e = hf.heif_image_create(width, height, heif_colorspace_RGB, heif_chroma_interleaved_RGB, &img);
     if (e.code != heif_error_Ok) { rc = fail(message, e, "image"); goto done; }
-    e = heif_image_add_plane(img, heif_channel_interleaved, width, height, 8);
+    e = hf.heif_image_add_plane(img, heif_channel_interleaved, width, height, 8);
     if (e.code != heif_error_Ok) { rc = fail(message, e, "plane"); goto done; }
     int stride = 0;
-    uint8_t *p = heif_image_get_plane(img, heif_channel_interleaved, &stride);
+    uint8_t *p = hf.heif_image_get_plane(img, heif_channel_interleaved, &stride);
     for (int y = 0; y < height; y++) memcpy(p + (size_t)y * (size_t)stride, rgb + (size_t)y * (size_t)width * 3, (size_t)width * 3);
-    e = heif_context_encode_image(ctx, img, enc, NULL, &h);
+    e = hf.heif_context_encode_image(ctx, img, enc, NULL, &h);
     if (e.code != heif_error_Ok) { rc = fail(message, e, "encode"); goto done; }
     if (thumb_long_side > 0) {
-        e = heif_context_encode_thumbnail(ctx, img, h, enc, NULL, thumb_long_side, &th);
+        e = hf.heif_context_encode_thumbnail(ctx, img, h, enc, NULL, thumb_long_side, &th);
         if (e.code != heif_error_Ok) { rc = fail(message, e, "thumbnail"); goto done; }
     }
     if (exif && exif_len > 0) {
-        e = heif_context_add_exif_metadata(ctx, h, exif, (int)exif_len);
+        e = hf.heif_context_add_exif_metadata(ctx, h, exif, (int)exif_len);
         if (e.code != heif_error_Ok) { rc = fail(message, e, "exif"); goto done; }
     }
     struct heif_writer writer = {1, write_mem};
-    e = heif_context_write(ctx, &writer, &w);
+    e = hf.heif_context_write(ctx, &writer, &w);
     if (e.code != heif_error_Ok) { rc = fail(message, e, "write"); goto done; }
     *out = w.p;
     *out_len = w.n;
@@ -179,11 +269,11 @@ int ss_heif_encode(const unsigned char *rgb, int width, int height, int quality,
     rc = 0;
 done:
     free(w.p);
-    if (th) heif_image_handle_release(th);
-    if (h) heif_image_handle_release(h);
-    if (img) heif_image_release(img);
-    if (enc) heif_encoder_release(enc);
-    heif_context_free(ctx);
+    if (th) hf.heif_image_handle_release(th);
+    if (h) hf.heif_image_handle_release(h);
+    if (img) hf.heif_image_release(img);
+    if (enc) hf.heif_encoder_release(enc);
+    hf.heif_context_free(ctx);
     return rc;
 }
 

@@ -9,6 +9,86 @@
 #include <tesseract/capi.h>
 #include <unistd.h>
 
+// Tesseract (and Leptonica under it) is opened on first use instead of linked: with what it
+// pulls in (libcurl, GnuTLS, libarchive, libgomp, image codecs: some sixty libraries) it cost
+// every snapsort process ~16 ms to load, and most runs (status bars polling `snapsort status`,
+// report, decide, a scan of ordinary photos) never read text. The pointers keep the types of the
+// declarations in <tesseract/capi.h>, so a call through them is checked as a direct call is.
+#define SS_FN(name) __typeof__(&name) name
+static struct {
+    SS_FN(TessBaseAPICreate);
+    SS_FN(TessBaseAPIDelete);
+    SS_FN(TessBaseAPIInit3);
+    SS_FN(TessBaseAPISetVariable);
+    SS_FN(TessBaseAPISetPageSegMode);
+    SS_FN(TessBaseAPISetImage);
+    SS_FN(TessBaseAPISetSourceResolution);
+    SS_FN(TessBaseAPIRecognize);
+    SS_FN(TessBaseAPIClear);
+    SS_FN(TessBaseAPIGetIterator);
+    SS_FN(TessResultIteratorGetPageIterator);
+    SS_FN(TessResultIteratorGetUTF8Text);
+    SS_FN(TessResultIteratorConfidence);
+    SS_FN(TessResultIteratorDelete);
+    SS_FN(TessPageIteratorNext);
+    SS_FN(TessDeleteText);
+    SS_FN(setMsgSeverity);
+    void (*omp_set_max_active_levels)(int);
+    int (*omp_get_max_active_levels)(void);
+} tess;
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static int tess_loaded = 0;
+static char load_error[200];
+
+// Debian 12's soname first; the names are tried in order.
+static const char *const tesseract_names[] = {"libtesseract.so.5", "libtesseract.so"};
+
+static void load_tesseract(void) {
+    void *h = NULL;
+    for (size_t i = 0; !h && i < sizeof tesseract_names / sizeof *tesseract_names; i++) {
+        h = dlopen(tesseract_names[i], RTLD_NOW | RTLD_LOCAL);
+    }
+    if (!h) {
+        const char *e = dlerror();
+        snprintf(load_error, sizeof load_error, "Tesseract is not installed (%s)", e ? e : "libtesseract.so.5 not found");
+        return;
+    }
+    // A handle's lookup also searches the libraries it loaded: Leptonica's setMsgSeverity and
+    // libgomp's functions come through it (libgomp's are optional: a build without OpenMP).
+#define SS_LOOK(name)                                                                    \
+    if (!(tess.name = (__typeof__(tess.name))dlsym(h, #name))) {                         \
+        snprintf(load_error, sizeof load_error, "Tesseract's library lacks %s", #name);  \
+        return;                                                                          \
+    }
+    SS_LOOK(TessBaseAPICreate)
+    SS_LOOK(TessBaseAPIDelete)
+    SS_LOOK(TessBaseAPIInit3)
+    SS_LOOK(TessBaseAPISetVariable)
+    SS_LOOK(TessBaseAPISetPageSegMode)
+    SS_LOOK(TessBaseAPISetImage)
+    SS_LOOK(TessBaseAPISetSourceResolution)
+    SS_LOOK(TessBaseAPIRecognize)
+    SS_LOOK(TessBaseAPIClear)
+    SS_LOOK(TessBaseAPIGetIterator)
+    SS_LOOK(TessResultIteratorGetPageIterator)
+    SS_LOOK(TessResultIteratorGetUTF8Text)
+    SS_LOOK(TessResultIteratorConfidence)
+    SS_LOOK(TessResultIteratorDelete)
+    SS_LOOK(TessPageIteratorNext)
+    SS_LOOK(TessDeleteText)
+    SS_LOOK(setMsgSeverity)
+#undef SS_LOOK
+    tess.omp_set_max_active_levels = (void (*)(int))dlsym(h, "omp_set_max_active_levels");
+    tess.omp_get_max_active_levels = (int (*)(void))dlsym(h, "omp_get_max_active_levels");
+    tess_loaded = 1;
+}
+
+// 1 once Tesseract's library is open (the first call opens it), else 0 with `load_error` set.
+static int tesseract_loaded(void) {
+    pthread_once(&load_once, load_tesseract);
+    return tess_loaded;
+}
+
 // A small pool of engines: one per thread recognizing at the same time, started on demand
 // (~0.15 s and ~17 MB each), at most `max_engines`. One engine behind a mutex made a folder of
 // scanned pages read on one core however many workers the scan had.
@@ -28,7 +108,7 @@ static void delete_engines(void) {
     pthread_mutex_lock(&lock);
     for (int i = 0; i < created; i++) {
         if (engines[i] && !busy[i]) {
-            TessBaseAPIDelete(engines[i]);
+            tess.TessBaseAPIDelete(engines[i]);
             engines[i] = NULL;
         }
     }
@@ -37,24 +117,25 @@ static void delete_engines(void) {
 }
 
 static TessBaseAPI *start_engine(void) {
-    TessBaseAPI *e = TessBaseAPICreate();
+    TessBaseAPI *e = tess.TessBaseAPICreate();
     if (!e) return NULL;
-    TessBaseAPISetVariable(e, "debug_file", "/dev/null");
+    tess.TessBaseAPISetVariable(e, "debug_file", "/dev/null");
     // NULL datapath: TESSDATA_PREFIX or the packaged tessdata folder.
-    if (TessBaseAPIInit3(e, NULL, "eng") != 0) {
-        TessBaseAPIDelete(e);
+    if (tess.TessBaseAPIInit3(e, NULL, "eng") != 0) {
+        tess.TessBaseAPIDelete(e);
         return NULL;
     }
     // Tesseract 5 reads every line whose recognition is weak a second time, inverted, in case
     // it is light text on dark; receipts, pages and notes are dark on light, and the second
     // pass costs a third of the time on a page that reads badly.
-    TessBaseAPISetVariable(e, "tessedit_do_invert", "0");
+    tess.TessBaseAPISetVariable(e, "tessedit_do_invert", "0");
     return e;
 }
 
 // A free engine, a new one while fewer than max_engines exist, else the next one released.
 // -1 when Tesseract cannot start.
 static int acquire(void) {
+    if (!tesseract_loaded()) return -1;
     pthread_mutex_lock(&lock);
     if (max_engines == 0) {
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -81,7 +162,7 @@ static int acquire(void) {
             // boxClipToRectangle: box outside rectangle"); recognition goes on, and a photo
             // library is no place for them. Tesseract's own notes ("Detected N diacritics") go to
             // its debug_file. See leptonica utils1.c, setMsgSeverity.
-            setMsgSeverity(L_SEVERITY_NONE);
+            tess.setMsgSeverity(L_SEVERITY_NONE);
             pthread_mutex_unlock(&lock);
             TessBaseAPI *e = start_engine();  // slow: the others go on meanwhile
             pthread_mutex_lock(&lock);
@@ -125,7 +206,7 @@ int ss_ocr_release_idle(void) {
     int n = 0;
     for (int i = 0; i < created; i++) {
         if (engines[i] && !busy[i]) {
-            TessBaseAPIDelete(engines[i]);
+            tess.TessBaseAPIDelete(engines[i]);
             engines[i] = NULL;
             n++;
         }
@@ -148,19 +229,6 @@ void ss_ocr_release(int held) {
     if (held >= 0 && held < SS_OCR_POOL) release(held);
 }
 
-// libgomp's omp_set_max_active_levels / omp_get_max_active_levels, looked up at run time: a
-// Tesseract built without OpenMP does not load libgomp, and then there is nothing to limit.
-static void (*set_max_active_levels)(int) = NULL;
-static int (*get_max_active_levels)(void) = NULL;
-static pthread_once_t openmp_once = PTHREAD_ONCE_INIT;
-
-static void find_openmp(void) {
-    set_max_active_levels = (void (*)(int))dlsym(RTLD_DEFAULT, "omp_set_max_active_levels");
-    get_max_active_levels = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_max_active_levels");
-}
-
-static void look_up_openmp(void) { pthread_once(&openmp_once, find_openmp); }
-
 // Debian's Tesseract runs OpenMP teams of four threads (`num_threads(4)` in its LSTM) whose idle
 // members spin between parallel regions: time taken from the scan's other workers, and a
 // background agent should never spin. With max-active-levels 0 no parallel region is active, so
@@ -168,13 +236,12 @@ static void look_up_openmp(void) { pthread_once(&openmp_once, find_openmp); }
 // gomp_resolve_num_threads). The variable is per task in libgomp >= 11 (the calling thread
 // here), so it is set on every call, on the thread that is about to recognize.
 static void no_openmp_teams(void) {
-    look_up_openmp();
-    if (set_max_active_levels) set_max_active_levels(0);
+    if (tess.omp_set_max_active_levels) tess.omp_set_max_active_levels(0);
 }
 
 int ss_ocr_max_active_levels(void) {
-    look_up_openmp();
-    return get_max_active_levels ? get_max_active_levels() : -1;
+    if (!tesseract_loaded() || !tess.omp_get_max_active_levels) return -1;
+    return tess.omp_get_max_active_levels();
 }
 
 static int enough_letters(const char *w) {
@@ -190,28 +257,29 @@ int ss_ocr_recognize(const uint8_t *gray, int width, int height, int min_confide
     if (text && text_len) text[0] = 0;
     int slot = acquire();
     if (slot < 0) {
-        snprintf(msg, SS_OCR_MSG, "Tesseract could not start (is tesseract-ocr-eng installed?)");
+        if (!tesseract_loaded()) snprintf(msg, SS_OCR_MSG, "%s", load_error);
+        else snprintf(msg, SS_OCR_MSG, "Tesseract could not start (is tesseract-ocr-eng installed?)");
         return -1;
     }
     TessBaseAPI *engine = engines[slot];
     no_openmp_teams();
-    TessBaseAPISetPageSegMode(engine, PSM_AUTO);
-    TessBaseAPISetImage(engine, gray, width, height, 1, width);
-    TessBaseAPISetSourceResolution(engine, 300);
-    if (TessBaseAPIRecognize(engine, NULL) != 0) {
-        TessBaseAPIClear(engine);
+    tess.TessBaseAPISetPageSegMode(engine, PSM_AUTO);
+    tess.TessBaseAPISetImage(engine, gray, width, height, 1, width);
+    tess.TessBaseAPISetSourceResolution(engine, 300);
+    if (tess.TessBaseAPIRecognize(engine, NULL) != 0) {
+        tess.TessBaseAPIClear(engine);
         release(slot);
         snprintf(msg, SS_OCR_MSG, "Tesseract recognition failed");
         return -1;
     }
     size_t used = 0;
-    TessResultIterator *it = TessBaseAPIGetIterator(engine);
+    TessResultIterator *it = tess.TessBaseAPIGetIterator(engine);
     if (it) {
-        TessPageIterator *pi = TessResultIteratorGetPageIterator(it);
+        TessPageIterator *pi = tess.TessResultIteratorGetPageIterator(it);
         do {
-            char *w = TessResultIteratorGetUTF8Text(it, RIL_WORD);
+            char *w = tess.TessResultIteratorGetUTF8Text(it, RIL_WORD);
             if (!w) continue;
-            float conf = TessResultIteratorConfidence(it, RIL_WORD);
+            float conf = tess.TessResultIteratorConfidence(it, RIL_WORD);
             if (conf >= (float)min_confidence && enough_letters(w)) {
                 (*words)++;
                 size_t n = strlen(w);
@@ -222,11 +290,11 @@ int ss_ocr_recognize(const uint8_t *gray, int width, int height, int min_confide
                     text[used] = 0;
                 }
             }
-            TessDeleteText(w);
-        } while (TessPageIteratorNext(pi, RIL_WORD));
-        TessResultIteratorDelete(it);
+            tess.TessDeleteText(w);
+        } while (tess.TessPageIteratorNext(pi, RIL_WORD));
+        tess.TessResultIteratorDelete(it);
     }
-    TessBaseAPIClear(engine);
+    tess.TessBaseAPIClear(engine);
     release(slot);
     return 0;
 }

@@ -7,6 +7,7 @@ public enum QR {
         let gray = bitmap.channels == 1 ? bitmap.pixels : luma(bitmap)
         var out = [CChar](repeating: 0, count: maxPayloadBytes)
         let n = gray.withUnsafeBufferPointer { g in ss_qr_scan(g.baseAddress, Int32(bitmap.width), Int32(bitmap.height), &out, out.count) }
+        guard n != -2 else { throw SystemError(.unsupported, "zbar is not installed (libzbar.so.0)", operation: "qr scan") }
         guard n >= 0 else { throw SystemError(.decode, "zbar could not scan the image", operation: "qr scan") }
         return n > 0 ? String(cBuffer: out) : nil
     }
