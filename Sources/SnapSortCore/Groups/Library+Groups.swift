@@ -91,7 +91,7 @@ extension Library {
     /// keeper now and after every regrouping, until another member is chosen. Choosing a file
     /// clears earlier choices of the other members of its set.
     public func setKeeper(fileID: Int64, at now: Date = Date()) throws {
-        let ts = ISO8601DateFormatter().string(from: now)
+        let ts = StatusTimestamp.string(now)
         try db.transaction {
             guard try db.scalar("SELECT count(*) FROM files WHERE id=? AND status != 'gone'", fileID) == 1 else {
                 throw LibraryError(.notFound, "no live file with id \(fileID)")
@@ -135,7 +135,7 @@ extension Library {
     }
 
     private func recordNotSimilar(_ pairs: [(Int64, Int64)], at now: Date) throws {
-        let ts = ISO8601DateFormatter().string(from: now)
+        let ts = StatusTimestamp.string(now)
         try db.transaction {
             for (a, b) in pairs {
                 try db.run("INSERT OR IGNORE INTO not_similar(a, b, decided_at) VALUES(?, ?, ?)", a, b, ts)

@@ -70,7 +70,7 @@ extension Library {
     /// Marks rows gone (tombstones keep analysis and decisions so a file that comes back — a
     /// restore from the Trash, a re-mounted disk — is recognized).
     public func markGone(ids: [Int64], at: Date) throws {
-        let ts = ISO8601DateFormatter().string(from: at)
+        let ts = StatusTimestamp.string(at)
         for id in ids {
             try db.run("UPDATE files SET status='gone', gone_at=?, reason_code=COALESCE(reason_code, NULL) WHERE id=?", ts, id)
         }
@@ -90,7 +90,7 @@ extension Library {
     /// Writes an analysis result: a new row when `id` is nil, else an update.
     @discardableResult
     public func store(_ r: AnalysisResult, id: Int64?, path: String, status st: FileStatus, at now: Date) throws -> Int64 {
-        let ts = ISO8601DateFormatter().string(from: now)
+        let ts = StatusTimestamp.string(now)
         let sigDhash: SQLValue = r.signature.map { .integer(Int64(bitPattern: $0.dhash)) } ?? .null
         let sigPhash: SQLValue = r.signature.map { .integer(Int64(bitPattern: $0.phash)) } ?? .null
         let args: [SQLBindable] = [
@@ -122,7 +122,7 @@ extension Library {
 
     /// Records a root's state after a scan.
     public func recordRoot(_ path: String, device: UInt64?, online: Bool, at now: Date) throws {
-        let ts = ISO8601DateFormatter().string(from: now)
+        let ts = StatusTimestamp.string(now)
         try db.run("""
             INSERT INTO roots(path, device, state, last_scan_at) VALUES(?,?,?,?)
             ON CONFLICT(path) DO UPDATE SET device=COALESCE(excluded.device, roots.device), state=excluded.state,
