@@ -521,20 +521,18 @@ public enum MetricsComputer {
     /// Crété-Roffet et al. 2007, "The blur effect: perception and estimation with a new
     /// no-reference perceptual blur metric": the share of neighbour differences a 9-tap box blur
     /// removes, per direction; the larger direction wins. 0 sharp … 1 blurry.
-    /// One pass down the region, four pixels at a time: each row's vertical blur (its 9 rows,
-    /// clamped to the region) against the row above's, then its horizontal blur (clamped at the
-    /// region's edges) against itself one pixel to the left. Each blurred pixel is its 9 taps
-    /// added in the definition's order, so the Float values are the definition's; only the
-    /// Double sums are added in another order.
+    /// The blurred image is never made: two neighbours' 9-tap sums share eight taps, so their
+    /// difference is the two taps that differ (with the taps clamped to the region, as the
+    /// definition clamps them): b(y) − b(y−1) = (p(y+4) − p(y−5)) / 9. One pass down the region,
+    /// four pixels at a time, reading four values per pixel and direction instead of the
+    /// eighteen of two 9-tap sums; the values equal the definition's to Float rounding (its
+    /// nine-term sums round, this difference does not), the Double sums are added in another order.
     static func reblur(_ p: Plane, x0: Int, y0: Int, x1: Int, y1: Int) -> Double {
         let w = p.width
         let rw = x1 - x0, rh = y1 - y0
         guard rw > 10 && rh > 10 else { return 0 }
         var dfv = 0.0, dbv = 0.0, dfh = 0.0, dbh = 0.0
         let ninth: Float = 1.0 / 9  // a multiply instead of a division per pixel (within an ulp of it)
-        // The vertical blur of the row above, the horizontal blur of this row.
-        let vBlur = UnsafeMutablePointer<Float>.allocate(capacity: rw)
-        let hBlur = UnsafeMutablePointer<Float>.allocate(capacity: rw)
         // A row's differences and the parts of them the blur keeps, vertical and horizontal. They
         // are summed in Double at the end of the row, all four in one loop: converting in the
         // Float loops made the compiler split every vector into halves and compute them twice,
@@ -543,10 +541,7 @@ public enum MetricsComputer {
         let keptV = UnsafeMutablePointer<Float>.allocate(capacity: rw)
         let diffH = UnsafeMutablePointer<Float>.allocate(capacity: rw)
         let keptH = UnsafeMutablePointer<Float>.allocate(capacity: rw)
-        defer {
-            vBlur.deallocate(); hBlur.deallocate()
-            diffV.deallocate(); keptV.deallocate(); diffH.deallocate(); keptH.deallocate()
-        }
+        defer { diffV.deallocate(); keptV.deallocate(); diffH.deallocate(); keptH.deallocate() }
         // The four-at-a-time stretches: vertical x in 0..<vectorV, horizontal x - 1 in 0..<vectorH.
         let vectorV = rw & ~3, vectorH = (rw - 1) & ~3
         p.data.withUnsafeBufferPointer { buf in
@@ -554,74 +549,42 @@ public enum MetricsComputer {
             let region = buf.baseAddress! + x0
             @inline(__always) func rowAt(_ y: Int) -> UnsafePointer<Float> { region + min(y1 - 1, max(y0, y)) &* w }
             for y in y0..<y1 {
-                let t0 = rowAt(y - 4), t1 = rowAt(y - 3), t2 = rowAt(y - 2), t3 = rowAt(y - 1), row = rowAt(y)
-                let t5 = rowAt(y + 1), t6 = rowAt(y + 2), t7 = rowAt(y + 3), t8 = rowAt(y + 4)
-                // The 9 taps from the top, as the definition adds them (its leading 0 + changes
-                // at most the sign of a zero sum, which the differences' magnitudes drop).
-                @inline(__always) func vertical4(_ x: Int) -> SIMD4<Float> {
-                    var s = load4(t0, x) + load4(t1, x)
-                    s += load4(t2, x); s += load4(t3, x); s += load4(row, x); s += load4(t5, x)
-                    s += load4(t6, x); s += load4(t7, x); s += load4(t8, x)
-                    return s * ninth
-                }
-                @inline(__always) func vertical1(_ x: Int) -> Float {
-                    var s = t0[x] + t1[x]
-                    s += t2[x]; s += t3[x]; s += row[x]; s += t5[x]; s += t6[x]; s += t7[x]; s += t8[x]
-                    return s * ninth
-                }
+                let row = rowAt(y)
                 let first = y == y0
                 var x = 0
-                if first {
-                    while x + 4 <= rw { store4(vBlur, x, vertical4(x)); x &+= 4 }
-                    while x < rw { vBlur[x] = vertical1(x); x &+= 1 }
-                } else {
-                    let up = row - w
+                if !first {
+                    // Vertical: the row against the one above, and the blur's change between them.
+                    let up = row - w, below4 = rowAt(y + 4), above5 = rowAt(y - 5)
                     while x + 4 <= rw {
-                        let b = vertical4(x)
-                        let df = magnitude(load4(row, x) - load4(up, x)), db = magnitude(b - load4(vBlur, x))
+                        let df = magnitude(load4(row, x) - load4(up, x))
+                        let db = magnitude(load4(below4, x) - load4(above5, x)) * ninth
                         store4(diffV, x, df)
                         store4(keptV, x, positive(df - db))
-                        store4(vBlur, x, b)
                         x &+= 4
                     }
                     while x < rw {
-                        let b = vertical1(x)
-                        let df = abs(row[x] - up[x]), db = abs(b - vBlur[x])
+                        let df = abs(row[x] - up[x]), db = abs(below4[x] - above5[x]) * ninth
                         diffV[x] = df; keptV[x] = max(0, df - db)
-                        vBlur[x] = b
                         x &+= 1
                     }
                 }
-                // Horizontal: the row blurred along x, then compared with itself one pixel left.
-                @inline(__always) func clamped(_ x: Int) -> Float {
-                    var s: Float = 0
-                    for k in -4...4 { s += row[min(rw - 1, max(0, x + k))] }
-                    return s * ninth
+                // Horizontal: each pixel against the one to its left; the blur's change between
+                // them is row[x + 4] − row[x − 5], clamped to the region's columns.
+                @inline(__always) func horizontal1(_ x: Int) {
+                    let df = abs(row[x] - row[x - 1])
+                    let db = abs(row[min(rw - 1, x + 4)] - row[max(0, x - 5)]) * ninth
+                    diffH[x - 1] = df; keptH[x - 1] = max(0, df - db)
                 }
-                x = 0
-                while x < 4 { hBlur[x] = clamped(x); x &+= 1 }
+                x = 1
+                while x < 5 { horizontal1(x); x &+= 1 }
                 while x + 4 <= rw - 4 {
-                    var s = load4(row, x &- 4) + load4(row, x &- 3)
-                    s += load4(row, x &- 2); s += load4(row, x &- 1); s += load4(row, x); s += load4(row, x &+ 1)
-                    s += load4(row, x &+ 2); s += load4(row, x &+ 3); s += load4(row, x &+ 4)
-                    store4(hBlur, x, s * ninth)
+                    let df = magnitude(load4(row, x) - load4(row, x &- 1))
+                    let db = magnitude(load4(row, x &+ 4) - load4(row, x &- 5)) * ninth
+                    store4(diffH, x &- 1, df)
+                    store4(keptH, x &- 1, positive(df - db))
                     x &+= 4
                 }
-                while x < rw { hBlur[x] = clamped(x); x &+= 1 }
-                x = 1
-                while x < rw {
-                    if x + 4 <= rw {
-                        let df = magnitude(load4(row, x) - load4(row, x &- 1))
-                        let db = magnitude(load4(hBlur, x) - load4(hBlur, x &- 1))
-                        store4(diffH, x &- 1, df)
-                        store4(keptH, x &- 1, positive(df - db))
-                        x &+= 4
-                    } else {
-                        let df = abs(row[x] - row[x - 1]), db = abs(hBlur[x] - hBlur[x - 1])
-                        diffH[x - 1] = df; keptH[x - 1] = max(0, df - db)
-                        x &+= 1
-                    }
-                }
+                while x < rw { horizontal1(x); x &+= 1 }
                 // The sums: lane k of each stretch adds every fourth value from k (as SIMD4
                 // Double sums in the loops above would), then the lanes, then the tail in order.
                 var sums = LaneSums()
