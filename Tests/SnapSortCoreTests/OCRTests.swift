@@ -144,5 +144,28 @@ import Synchronization
         }
         #expect(!candidate(sliver))
     }
+
+    /// A screenshot is never a document, so nobody reads it: not the scanner's worker, not the
+    /// grouper (its words stay unknown); the same page photographed is read once, by the worker.
+    @Test func screenshotsAreNotRead() throws {
+        let t = try TestLibrary()
+        let page = try Self.page()
+        t.dir.write("Pictures/Screenshots/Screenshot_20241019-101010.png", Fixtures.png(page))
+        t.dir.write("Pictures/IMG_20241019_101500.jpg", Fixtures.jpeg(page, quality: 92))
+        let read = Mutex<[String]>([])
+        let counting = FileInspector(decodeQR: { _ in nil }, recognizeText: { file in
+            read.withLock { $0.append(String(file.item.path.split(separator: "/").last!)) }
+            return FileInspector.live.recognizeText(file)
+        })
+        let scanner = t.scanner()
+        scanner.inspector = counting
+        _ = try scanner.scan([t.root])
+        var grouper = Grouper(library: t.library)
+        grouper.inspector = counting
+        try grouper.regroupAll()
+        #expect(read.withLock { $0 } == ["IMG_20241019_101500.jpg"])
+        #expect(try t.library.groupMembers(.document).map { String($0.item.path.split(separator: "/").last!) } == ["IMG_20241019_101500.jpg"])
+        #expect(try t.library.db.scalar("SELECT count(*) FROM file_findings WHERE ocr_words IS NOT NULL") == 1)
+    }
 }
 

@@ -148,7 +148,9 @@ extension FileInspector {
         if f.qrPayload == nil && !f.qrChecked && rules.isQRCandidate(item, m) {
             f.qrPayload = decodeQR(file) ?? ""
         }
-        if f.ocrWords == nil && rules.isDocumentCandidate(item, m) {
+        // A screenshot is never a document (`GroupRules.categories`), so it is not read; its
+        // words stay unknown, and a regroup reads it should it stop being a screenshot.
+        if f.ocrWords == nil && rules.isDocumentCandidate(item, m) && !rules.isScreenshot(item, m) {
             let (words, text) = recognizeText(file)
             f.ocrWords = words
             f.ocrText = text
