@@ -175,14 +175,15 @@ struct SimilarClustering {
         out.reserveCapacity(pairs.count)
         try inBatches(pairs) { part, thumbs in
             let ordered = part.map(alignmentOrder)
-            let results = Parallel.map(ordered, threads: workers) { [thumbs] pair -> (score: Double, overlap: Double)? in
+            let threshold = rules.similarThreshold
+            let results = Parallel.map(ordered, threads: workers) { [thumbs] pair -> (score: Double, overlap: Double, refined: Bool)? in
                 guard let ta = thumbs[pair.0], let tb = thumbs[pair.1] else { return nil }
-                return ta.aligned(with: tb)
+                return ta.aligned(with: tb, reaching: threshold)
             }
             for (key, r) in zip(part, results) {
                 guard let r else { out.append(0); continue }
-                out.append(r.overlap >= rules.minimumOverlap ? r.score : 0)
-                tracePair(key, r)
+                out.append(r.refined && r.overlap >= rules.minimumOverlap ? r.score : 0)
+                tracePair(key, (r.score, r.overlap), refined: r.refined)
             }
         }
         return out
@@ -234,10 +235,10 @@ struct SimilarClustering {
         return out
     }
 
-    private func tracePair(_ key: FilePair, _ r: (score: Double, overlap: Double)) {
+    private func tracePair(_ key: FilePair, _ r: (score: Double, overlap: Double), refined: Bool = true) {
         guard let trace, let x = byID[key.a], let y = byID[key.b] else { return }
         let ph = (x.phash.map { p in y.phash.map { (p ^ $0).nonzeroBitCount } ?? -1 }) ?? -1
-        trace("pair\t\(x.path)\t\(y.path)\tdt=\(Int(abs(time(key.a) - time(key.b))))\tscore=\(String(format: "%.3f", r.score))\toverlap=\(String(format: "%.2f", r.overlap))\tphash=\(ph)")
+        trace("pair\t\(x.path)\t\(y.path)\tdt=\(Int(abs(time(key.a) - time(key.b))))\tscore=\(String(format: "%.3f", r.score))\toverlap=\(String(format: "%.2f", r.overlap))\tphash=\(ph)\(refined ? "" : "\tcoarse only")")
     }
 
     /// The connected components, under edges and copy links, that hold any of `seeds`

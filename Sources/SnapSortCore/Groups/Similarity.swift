@@ -77,7 +77,45 @@ public struct Thumbnail: Sendable {
     /// from summed-area tables, the cross term from SIMD dot products of rows
     /// (`AlignmentReference` in the tests holds the per-pixel definition).
     public func aligned(with other: Thumbnail) -> (score: Double, overlap: Double) {
-        typealias Candidate = (r: Float, scale: Float, dx: Int, dy: Int, overlap: Float)
+        refined(coarseCandidates(with: other), with: other)
+    }
+
+    /// `aligned(with:)` for a pair that counts only if it scores at least `threshold` (a regroup's
+    /// window pairs): when no coarse alignment comes within `coarseMargin` of the threshold the
+    /// 32×32 refinement is skipped and the coarse search's best is returned (`refined` false),
+    /// otherwise the result is `aligned(with:)`'s, bit for bit.
+    ///
+    /// The refinement moves a coarse alignment by at most a pixel of the 32×32 thumbnail and 3 %
+    /// of zoom (the identity is also a coarse alignment), so a pair that reaches the threshold
+    /// there already correlates nearly as well at the coarse alignment it was refined from: the
+    /// 16×16 reduction is the thumbnails' 2×2 means, which keep the low frequencies a photo's
+    /// correlation rests on, and it is at most half a coarse pixel and 3 % of zoom off. On every
+    /// pair accepted in DEV, DEV2 and a 100 000-photo library (6 507 of them) the best coarse r
+    /// was at most 0.116 below the threshold; the margin is 0.3. This is an argument, not a
+    /// proof: a pattern finer than 2×2 pixels (a checkerboard) averages away at 16×16, but a
+    /// thumbnail is an area average of a photo, not such a pattern. `AlignmentEquivalenceTests`
+    /// holds it on shifted, zoomed, rotated and re-exposed frames.
+    func aligned(with other: Thumbnail, reaching threshold: Double) -> (score: Double, overlap: Double, refined: Bool) {
+        let best = coarseCandidates(with: other)
+        guard let first = best.first else { return (0, 0, false) }
+        guard Double(first.r) >= threshold - Thumbnail.coarseMargin else {
+            return (Double(first.r), Double(Thumbnail.sharedOverlap(first.overlap, scale: first.scale)), false)
+        }
+        let r = refined(best, with: other)
+        return (r.score, r.overlap, true)
+    }
+
+    /// How far below the similarity threshold the best coarse alignment of a pair may score and
+    /// still be refined (`aligned(with:reaching:)`).
+    static let coarseMargin = 0.3
+
+    /// An alignment of the search: Pearson r, zoom, shift (pixels of the 16×16 reduction) and
+    /// overlap share.
+    typealias Candidate = (r: Float, scale: Float, dx: Int, dy: Int, overlap: Float)
+
+    /// The 16×16 search: the best `refinedCandidates` alignments, best first (empty when no
+    /// alignment keeps `minimumSearchOverlap`).
+    func coarseCandidates(with other: Thumbnail) -> [Candidate] {
         // Deterministic order: by score, then by the transform.
         func better(_ a: Candidate, _ b: Candidate) -> Bool { (a.r, -a.scale, -a.dx, -a.dy) > (b.r, -b.scale, -b.dx, -b.dy) }
         var best: [Candidate] = []  // the best `refinedCandidates`, best first
@@ -95,6 +133,12 @@ public struct Thumbnail: Sendable {
                 best.insert(c, at: at)
             }
         }
+        return best
+    }
+
+    /// The 32×32 refinement of the coarse search's `best` (and the identity): the score and
+    /// shared overlap `aligned(with:)` reports.
+    func refined(_ best: [Candidate], with other: Thumbnail) -> (score: Double, overlap: Double) {
         guard let first = best.first else { return (0, 0) }
         var starts = best
         if !starts.contains(where: { $0.scale == 1 && $0.dx == 0 && $0.dy == 0 }) { starts.append((0, 1, 0, 0, 1)) }
