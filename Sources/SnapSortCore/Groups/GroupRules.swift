@@ -154,12 +154,27 @@ public struct GroupRules: Sendable {
         let name = item.name.lowercased()
         let prefixes = ["screenshot", "screen shot", "screen_shot", "scrnshot", "bildschirmfoto", "capture d", "flameshot"]
         if prefixes.contains(where: name.hasPrefix) || name.contains("_grim.") || name.hasPrefix("grim") { return true }
-        let folders = item.path.lowercased().split(separator: "/").dropLast()
-        if folders.contains(where: { $0 == "screenshots" || $0 == "screenshot" || $0 == "screen shots" }) { return true }
+        // Each folder name below starts with "screen": a path without it (ASCII, any case; no
+        // other character lowercases to these letters) needs no split.
+        if GroupRules.containsScreen(item.path) {
+            let folders = item.path.lowercased().split(separator: "/").dropLast()
+            if folders.contains(where: { $0 == "screenshots" || $0 == "screenshot" || $0 == "screen shots" }) { return true }
+        }
         guard item.format == "png", !item.hasCamera, let w = item.width, let h = item.height else { return false }
         let iosName = name.range(of: #"^img_\d{4}\.png$"#, options: .regularExpression) != nil
         let screen = GroupRules.screenSizes.contains(ScreenSize(min(w, h), max(w, h)))
         return (iosName || screen) && isRendered(item, m)
+    }
+
+    /// Whether `path` holds "screen" in any case of ASCII letters.
+    static func containsScreen(_ path: String) -> Bool {
+        let word = Array("screen".utf8)
+        let bytes = path.utf8.map { $0 >= 65 && $0 <= 90 ? $0 | 0x20 : $0 }
+        guard bytes.count >= word.count else { return false }
+        for i in 0...(bytes.count - word.count) where bytes[i] == word[0] && bytes[i..<(i + word.count)].elementsEqual(word) {
+            return true
+        }
+        return false
     }
 
     struct ScreenSize: Hashable {

@@ -80,6 +80,8 @@ public struct Grouper {
             findings[r.int(0)!] = Findings(analyzedAt: r.string(1), ocrWords: r.int(2).map(Int.init), qrPayload: r.string(3))
         }
         var perFile: [(Int64, [(GroupID, Double)])] = []
+        // The findings each judged file's groups were computed from (the region's blur reuses them).
+        var judgedWith: [Int64: (findings: Findings, groups: [(GroupID, Double)])] = [:]
         var newFindings: [(Int64, Findings)] = []
         // Every file again when the per-file rules changed (an upgrade); else the changed ones.
         let judged = try library.agentState(Self.fileRulesKey) == rules.fileKey ? changed : changed.union(all.map(\.id))
@@ -90,7 +92,9 @@ public struct Grouper {
             let before = f
             inspect(item, &f)
             if f != before || findings[id] == nil { newFindings.append((id, f)) }
-            perFile.append((id, rules.categories(of: item, findings: f)))
+            let groups = rules.categories(of: item, findings: f)
+            perFile.append((id, groups))
+            judgedWith[id] = (f, groups)
         }
 
         var latestFindings = findings
@@ -180,7 +184,8 @@ public struct Grouper {
                 try db.run("DELETE FROM group_members WHERE file_id=? AND group_id='blurry' AND score <= 1", id)
                 guard !inSet.contains(id), let item = byID[id] else { continue }
                 let f = latestFindings[id] ?? Findings()
-                for (g, score) in rules.categories(of: item, findings: f) where g == .blurry {
+                let groups = judgedWith[id].flatMap { $0.findings == f ? $0.groups : nil } ?? rules.categories(of: item, findings: f)
+                for (g, score) in groups where g == .blurry {
                     try db.run("INSERT OR REPLACE INTO group_members(group_id, file_id, score) VALUES('blurry',?,?)", id, score)
                 }
             }
@@ -320,7 +325,14 @@ struct GroupItem: Sendable {
     /// `files.taken_at`: the capture time as written (RFC 3339, the wall clock first).
     var takenAt: String? = nil
 
-    var name: String { String(path.split(separator: "/").last ?? "") }
+    /// The last path component (what `path.split(separator: "/").last` gives, without splitting
+    /// the whole path: the per-file rules ask for it for every file of a full regroup).
+    var name: String {
+        var end = path.endIndex
+        while end > path.startIndex && path[path.index(before: end)] == "/" { end = path.index(before: end) }
+        let start = path[..<end].lastIndex(of: "/").map { path.index(after: $0) } ?? path.startIndex
+        return String(path[start..<end])
+    }
     /// What the grouper saw of the file; the capture time places it among its neighbours (a file
     /// without EXIF moves on the timeline when its mtime changes, without a new analysis).
     var fingerprint: String { "\(path)|\(bytes)|\(status.rawValue)|\(analyzedAt ?? "")|\(taken ?? Double(mtime) / 1e9)" }
