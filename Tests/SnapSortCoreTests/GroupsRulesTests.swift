@@ -74,6 +74,17 @@ import SnapSortTestSupport
         return try JPEG.decode(FileSystem.readFile(path, limit: 1 << 24), scaleNumerator: 8, maxHeaderPixels: 1 << 24, maxOutputPixels: 1 << 24).bitmap
     }
 
+    /// `ownCaptureTime` reads the scanner's "YYYY-MM-DDTHH:MM:SS" without splitting it: the
+    /// fields are the split's, and any other text is left to the split.
+    @Test(arguments: ["2024-10-19T12:32:31", "2024-10-19T12:32:31+02:00", "2024-10-19T12:32:31.120", "2024-10-19 12:32:31",
+                      "2024-10-19T12:32:3", "2024-10-19T12:32:31\u{301}", "2024-1-19T12:32:31", "+024-10-19T12:32:31", ""])
+    func captureTimesAreReadWithoutSplitting(_ text: String) {
+        let split = text.prefix(19).split(whereSeparator: { "-T:".contains($0) }).compactMap { Int($0) }
+        let fast = ["2024-10-19T12:32:31", "2024-10-19T12:32:31+02:00", "2024-10-19T12:32:31.120"].contains(text)
+        #expect((GroupRules.fixedTimestamp(text) != nil) == fast)
+        if let fixed = GroupRules.fixedTimestamp(text) { #expect(fixed == split) }
+    }
+
     static func realMetrics(_ name: String, _ transform: (inout Bitmap) -> Void = { _ in }) throws -> Metrics {
         var b = try realPhoto(name)
         transform(&b)

@@ -81,11 +81,34 @@ public struct GroupRules: Sendable {
             return nil
         }
         // "YYYY-MM-DDTHH:MM:SS…" → seconds on a proleptic Gregorian wall clock.
-        let d = text.prefix(19).split(whereSeparator: { "-T:".contains($0) }).compactMap { Int($0) }
+        let d = fixedTimestamp(text) ?? text.prefix(19).split(whereSeparator: { "-T:".contains($0) }).compactMap { Int($0) }
         guard d.count == 6 else { return nil }
         let (y, m) = d[1] <= 2 ? (d[0] - 1, d[1] + 12) : (d[0], d[1])
         let days = 365 * y + y / 4 - y / 100 + y / 400 + (153 * (m - 3) + 2) / 5 + d[2]
         return Double(days) * 86400 + Double(d[3] * 3600 + d[4] * 60 + d[5])
+    }
+
+    /// The six fields of a text that starts with exactly "YYYY-MM-DDTHH:MM:SS" in ASCII (the form
+    /// the scanner writes), read without splitting; nil for anything else (`ownCaptureTime`
+    /// then splits it). The 20th byte must not continue the 19th character (ASCII or none), so
+    /// the fields are those the split of the first 19 characters gives.
+    static func fixedTimestamp(_ text: String) -> [Int]? {
+        var utf8 = text.utf8.makeIterator()
+        var d = [0, 0, 0, 0, 0, 0]
+        for i in 0..<19 {
+            guard let b = utf8.next() else { return nil }
+            switch i {
+            case 4, 7: guard b == UInt8(ascii: "-") else { return nil }
+            case 10: guard b == UInt8(ascii: "T") else { return nil }
+            case 13, 16: guard b == UInt8(ascii: ":") else { return nil }
+            default:
+                guard b >= 48 && b <= 57 else { return nil }
+                let field = i < 4 ? 0 : (i - 2) / 3
+                d[field] = d[field] * 10 + Int(b - 48)
+            }
+        }
+        if let next = utf8.next(), next >= 0x80 { return nil }
+        return d
     }
 
     /// Heavy Photos: any photo from this size up…
