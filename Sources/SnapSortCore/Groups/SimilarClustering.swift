@@ -174,12 +174,20 @@ struct SimilarClustering {
         var out: [Double] = []
         out.reserveCapacity(pairs.count)
         try inBatches(pairs) { part, thumbs in
+            typealias Result = (score: Double, overlap: Double, refined: Bool)
             let ordered = part.map(alignmentOrder)
+            // The pairs by the photo aligned second, whose zooms the coarse search shares.
+            var bySecond: [Int64: [Int]] = [:]
+            for (i, pair) in ordered.enumerated() { bySecond[pair.1, default: []].append(i) }
+            let groups = bySecond.values.sorted { $0[0] < $1[0] }
             let threshold = rules.similarThreshold
-            let results = Parallel.map(ordered, threads: workers) { [thumbs] pair -> (score: Double, overlap: Double, refined: Bool)? in
-                guard let ta = thumbs[pair.0], let tb = thumbs[pair.1] else { return nil }
-                return ta.aligned(with: tb, reaching: threshold)
+            let done = Parallel.map(groups, threads: workers) { [thumbs] members -> [(Int, Result?)] in
+                guard let tb = thumbs[ordered[members[0]].1] else { return members.map { ($0, nil) } }
+                let zooms = Thumbnail.CoarseZooms(tb)
+                return members.map { i in (i, thumbs[ordered[i].0].map { $0.aligned(with: tb, zooms: zooms, reaching: threshold) }) }
             }
+            var results = [Result?](repeating: nil, count: part.count)
+            for group in done { for (i, r) in group { results[i] = r } }
             for (key, r) in zip(part, results) {
                 guard let r else { out.append(0); continue }
                 out.append(r.refined && r.overlap >= rules.minimumOverlap ? r.score : 0)

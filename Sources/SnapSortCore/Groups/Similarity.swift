@@ -95,8 +95,8 @@ public struct Thumbnail: Sendable {
     /// proof: a pattern finer than 2×2 pixels (a checkerboard) averages away at 16×16, but a
     /// thumbnail is an area average of a photo, not such a pattern. `AlignmentEquivalenceTests`
     /// holds it on shifted, zoomed, rotated and re-exposed frames.
-    func aligned(with other: Thumbnail, reaching threshold: Double) -> (score: Double, overlap: Double, refined: Bool) {
-        let best = coarseCandidates(with: other)
+    func aligned(with other: Thumbnail, zooms: CoarseZooms? = nil, reaching threshold: Double) -> (score: Double, overlap: Double, refined: Bool) {
+        let best = coarseCandidates(with: other, zooms: zooms)
         guard let first = best.first else { return (0, 0, false) }
         guard Double(first.r) >= threshold - Thumbnail.coarseMargin else {
             return (Double(first.r), Double(Thumbnail.sharedOverlap(first.overlap, scale: first.scale)), false)
@@ -113,16 +113,27 @@ public struct Thumbnail: Sendable {
     /// overlap share.
     typealias Candidate = (r: Float, scale: Float, dx: Int, dy: Int, overlap: Float)
 
+    /// `other`'s 16×16 reduction at every zoom of the search, with the tables the search reads:
+    /// the same for every pair `other` is aligned in, so a regroup makes it once per photo
+    /// (`SimilarClustering.align`) instead of once per pair.
+    struct CoarseZooms: Sendable {
+        let zooms: [Zoomed]
+
+        init(_ other: Thumbnail) {
+            let m = Thumbnail.maxShift
+            zooms = Thumbnail.scales.map { Zoomed(other.halfPlane, scale: $0, dx: -m...m, dy: -m...m, tables: true) }
+        }
+    }
+
     /// The 16×16 search: the best `refinedCandidates` alignments, best first (empty when no
-    /// alignment keeps `minimumSearchOverlap`).
-    func coarseCandidates(with other: Thumbnail) -> [Candidate] {
+    /// alignment keeps `minimumSearchOverlap`). `zooms` are `other`'s, when already made.
+    func coarseCandidates(with other: Thumbnail, zooms: CoarseZooms? = nil) -> [Candidate] {
         // Deterministic order: by score, then by the transform.
         func better(_ a: Candidate, _ b: Candidate) -> Bool { (a.r, -a.scale, -a.dx, -a.dy) > (b.r, -b.scale, -b.dx, -b.dy) }
         var best: [Candidate] = []  // the best `refinedCandidates`, best first
         best.reserveCapacity(Thumbnail.refinedCandidates + 1)
-        let m = Thumbnail.maxShift
-        for s in Thumbnail.scales {
-            let zoomed = Zoomed(other.halfPlane, scale: s, dx: -m...m, dy: -m...m, tables: true)
+        let zooms = zooms ?? CoarseZooms(other)
+        for (s, zoomed) in zip(Thumbnail.scales, zooms.zooms) {
             zoomed.correlations(with: halfPlane, above: { best.count == Thumbnail.refinedCandidates ? best[best.count - 1].r : -.infinity }) { dx, dy, r, o in
                 let c: Candidate = (r, s, dx, dy, o)
                 if best.count == Thumbnail.refinedCandidates {
@@ -225,7 +236,7 @@ public struct Thumbnail: Sendable {
     /// zero outside the plane, so pixel (x, y) of `self` at shift (dx, dy) meets
     /// `grid[y - dy + dy.upperBound][x - dx + dx.upperBound]`, and sums over the overlap are sums
     /// over whole rows of a window of the grid.
-    struct Zoomed {
+    struct Zoomed: Sendable {
         let n: Int
         let dx: ClosedRange<Int>, dy: ClosedRange<Int>
         let width: Int
@@ -267,14 +278,26 @@ public struct Thumbnail: Sendable {
                         cols = axis(w, dx.upperBound, xi, xf)
                         rws = axis(h, dy.upperBound, yi, yf)
                         guard let cols, let rws else { return }
-                        plane.values.withUnsafeBufferPointer { pb in
+                        // Bilinear in two passes, the same operations as one: each plane row the
+                        // grid's rows sample is interpolated across once (`across`), then each grid
+                        // row between its two plane rows — rather than both plane rows for every
+                        // grid row (a zoom in samples the same plane rows for several grid rows).
+                        let firstRow = yi[rws.lowerBound], lastRow = yi[rws.upperBound] + 1
+                        withUnsafeTemporaryAllocation(of: Float.self, capacity: (lastRow - firstRow + 1) * w) { across in
+                            plane.values.withUnsafeBufferPointer { pb in
+                                for y in firstRow...lastRow {
+                                    let row = (y &- firstRow) &* w
+                                    for i in cols {
+                                        let k = y &* n &+ xi[i], fx = xf[i]
+                                        across[row &+ i] = pb[k] + (pb[k &+ 1] - pb[k]) * fx
+                                    }
+                                }
+                            }
                             for j in rws {
-                                let y0 = yi[j], fy = yf[j]
+                                let top = (yi[j] &- firstRow) &* w, bottom = top &+ w, fy = yf[j], out = j &* w
                                 for i in cols {
-                                    let k = y0 &* n &+ xi[i], fx = xf[i]
-                                    let top = pb[k] + (pb[k &+ 1] - pb[k]) * fx
-                                    let bottom = pb[k &+ n] + (pb[k &+ n &+ 1] - pb[k &+ n]) * fx
-                                    g[j &* w &+ i] = top + (bottom - top) * fy
+                                    let t = across[top &+ i]
+                                    g[out &+ i] = t + (across[bottom &+ i] - t) * fy
                                 }
                             }
                         }
