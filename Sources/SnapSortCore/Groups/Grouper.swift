@@ -363,22 +363,15 @@ struct GroupItem: Sendable {
         return out
     }
 
-    /// The thumbnails of `ids` that have one; the blobs are read here and made into thumbnails
-    /// (standardized, with their summed-area tables) on all cores.
     static func thumbnails(_ db: Database, ids: [Int64]) throws -> [Int64: Thumbnail] {
-        var blobs: [(Int64, [UInt8])] = []
-        blobs.reserveCapacity(ids.count)
+        var out: [Int64: Thumbnail] = [:]
         for chunk in stride(from: 0, to: ids.count, by: 500) {
             let part = Array(ids[chunk..<min(ids.count, chunk + 500)])
             let marks = Array(repeating: "?", count: part.count).joined(separator: ",")
             try db.forEach("SELECT id, signature FROM files WHERE id IN (\(marks))", arguments: part) { r in
-                if let blob = r.blob(1) { blobs.append((r.int(0)!, blob)) }
+                if let blob = r.blob(1), let t = Thumbnail(signature: blob) { out[r.int(0)!] = t }
             }
         }
-        let made = Parallel.map(blobs, threads: ProcessInfo.processInfo.activeProcessorCount, minimum: 64) { Thumbnail(signature: $0.1) }
-        var out: [Int64: Thumbnail] = [:]
-        out.reserveCapacity(blobs.count)
-        for ((id, _), t) in zip(blobs, made) where t != nil { out[id] = t }
         return out
     }
 }
