@@ -49,7 +49,7 @@ static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static int heif_loaded = 0;
 
 static void load_heif(void) {
-    void *h = dlopen("libheif.so.1", RTLD_NOW | RTLD_LOCAL);
+    void *h = dlopen("libheif.so.1", RTLD_LAZY | RTLD_LOCAL);
     if (!h) return;
 #define SS_LOOK(name) \
     if (!(hf.name = (__typeof__(hf.name))dlsym(h, #name))) return;

@@ -26,7 +26,7 @@ static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static int zbar_loaded = 0;
 
 static void load_zbar(void) {
-    void *h = dlopen("libzbar.so.0", RTLD_NOW | RTLD_LOCAL);
+    void *h = dlopen("libzbar.so.0", RTLD_LAZY | RTLD_LOCAL);
     if (!h) return;
 #define SS_LOOK(name) \
     if (!(zb.name = (__typeof__(zb.name))dlsym(h, #name))) return;
