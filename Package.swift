@@ -29,7 +29,7 @@ let package = Package(
         .target(name: "CSysShim", path: "Sources/CSysShim"),
         // Engine, part two: HEIC/HEIF through libheif, WebP through libwebp.
         // libheif is opened with dlopen on first use (only HEIC files need it).
-        .target(name: "CHeif", path: "Sources/CHeif"),
+        .target(name: "CHeif", dependencies: ["CLazyLib"], path: "Sources/CHeif"),
         .target(name: "CWebP", path: "Sources/CWebP", linkerSettings: [.linkedLibrary("webp")]),
         // Review: renameat2(RENAME_NOREPLACE) and the terminal size (variadic syscall/ioctl).
         .target(name: "CReviewShim", path: "Sources/CReviewShim"),
@@ -45,8 +45,10 @@ let package = Package(
         // Smart groups: OCR through Tesseract's C API, QR codes through zbar (zbar_fourcc is a
         // macro). Both are opened with dlopen on first use: the headers come from the -dev
         // packages, the libraries are not linked (most runs never need them).
-        .target(name: "COCR", path: "Sources/COCR"),
-        .target(name: "CQR", path: "Sources/CQR"),
+        .target(name: "COCR", dependencies: ["CLazyLib"], path: "Sources/COCR"),
+        .target(name: "CQR", dependencies: ["CLazyLib"], path: "Sources/CQR"),
+        // dlopen on first use, shared by the three above.
+        .target(name: "CLazyLib", path: "Sources/CLazyLib"),
         // Local models (faces, classes): a C++ shim over dlib and OpenCV DNN, linked only into the
         // snapsort-vision helper, never into snapsort. Always optimized: dlib's detector is header
         // templates. Debian keeps OpenCV's headers in /usr/include/opencv4.

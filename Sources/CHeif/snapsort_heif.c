@@ -2,90 +2,58 @@
 // longjmp); the shim turns them into an int and a message, and owns every handle it opens.
 // See: libheif/heif.h.
 #include "snapsort_heif.h"
-#include <dlfcn.h>
+#include "snapsort_lazylib.h"
 #include <libheif/heif.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-// libheif is opened on first use instead of linked: with its codecs (libde265, x265, dav1d,
-// libaom) it cost every snapsort process ~6 ms to load, and only HEIC files need it. The
-// pointers keep the types of the declarations in <libheif/heif.h>.
-#define SS_FN(name) __typeof__(&name) name
-static struct {
-    SS_FN(heif_image_handle_get_list_of_metadata_block_IDs);
-    SS_FN(heif_image_handle_get_list_of_thumbnail_IDs);
-    SS_FN(heif_context_add_exif_metadata);
-    SS_FN(heif_context_alloc);
-    SS_FN(heif_context_encode_image);
-    SS_FN(heif_context_encode_thumbnail);
-    SS_FN(heif_context_free);
-    SS_FN(heif_context_get_encoder_for_format);
-    SS_FN(heif_context_get_primary_image_handle);
-    SS_FN(heif_context_read_from_memory_without_copy);
-    SS_FN(heif_context_write);
-    SS_FN(heif_decode_image);
-    SS_FN(heif_encoder_release);
-    SS_FN(heif_encoder_set_lossy_quality);
-    SS_FN(heif_have_encoder_for_format);
-    SS_FN(heif_image_add_plane);
-    SS_FN(heif_image_create);
-    SS_FN(heif_image_get_height);
-    SS_FN(heif_image_get_plane);
-    SS_FN(heif_image_get_plane_readonly);
-    SS_FN(heif_image_get_width);
-    SS_FN(heif_image_handle_get_height);
-    SS_FN(heif_image_handle_get_metadata);
-    SS_FN(heif_image_handle_get_metadata_size);
-    SS_FN(heif_image_handle_get_number_of_thumbnails);
-    SS_FN(heif_image_handle_get_thumbnail);
-    SS_FN(heif_image_handle_get_width);
-    SS_FN(heif_image_handle_has_alpha_channel);
-    SS_FN(heif_image_handle_release);
-    SS_FN(heif_image_release);
-} hf;
+// libheif is opened on first use (see snapsort_lazylib.h): with its codecs (libde265, x265,
+// dav1d, libaom) it cost every snapsort process ~6 ms to load, and only HEIC files need it.
+#define HEIF_FUNCTIONS(X) \
+    X(heif_image_handle_get_list_of_metadata_block_IDs) \
+    X(heif_image_handle_get_list_of_thumbnail_IDs) \
+    X(heif_context_add_exif_metadata) \
+    X(heif_context_alloc) \
+    X(heif_context_encode_image) \
+    X(heif_context_encode_thumbnail) \
+    X(heif_context_free) \
+    X(heif_context_get_encoder_for_format) \
+    X(heif_context_get_primary_image_handle) \
+    X(heif_context_read_from_memory_without_copy) \
+    X(heif_context_write) \
+    X(heif_decode_image) \
+    X(heif_encoder_release) \
+    X(heif_encoder_set_lossy_quality) \
+    X(heif_have_encoder_for_format) \
+    X(heif_image_add_plane) \
+    X(heif_image_create) \
+    X(heif_image_get_height) \
+    X(heif_image_get_plane) \
+    X(heif_image_get_plane_readonly) \
+    X(heif_image_get_width) \
+    X(heif_image_handle_get_height) \
+    X(heif_image_handle_get_metadata) \
+    X(heif_image_handle_get_metadata_size) \
+    X(heif_image_handle_get_number_of_thumbnails) \
+    X(heif_image_handle_get_thumbnail) \
+    X(heif_image_handle_get_width) \
+    X(heif_image_handle_has_alpha_channel) \
+    X(heif_image_handle_release) \
+    X(heif_image_release)
+static struct { HEIF_FUNCTIONS(SS_LAZY_FIELD) } hf;
+static const char *const heif_functions[] = {HEIF_FUNCTIONS(SS_LAZY_NAME)};
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static int heif_loaded = 0;
 
 static void load_heif(void) {
-    void *h = dlopen("libheif.so.1", RTLD_LAZY | RTLD_LOCAL);
-    if (!h) return;
-#define SS_LOOK(name) \
-    if (!(hf.name = (__typeof__(hf.name))dlsym(h, #name))) return;
-    SS_LOOK(heif_image_handle_get_list_of_metadata_block_IDs)
-    SS_LOOK(heif_image_handle_get_list_of_thumbnail_IDs)
-    SS_LOOK(heif_context_add_exif_metadata)
-    SS_LOOK(heif_context_alloc)
-    SS_LOOK(heif_context_encode_image)
-    SS_LOOK(heif_context_encode_thumbnail)
-    SS_LOOK(heif_context_free)
-    SS_LOOK(heif_context_get_encoder_for_format)
-    SS_LOOK(heif_context_get_primary_image_handle)
-    SS_LOOK(heif_context_read_from_memory_without_copy)
-    SS_LOOK(heif_context_write)
-    SS_LOOK(heif_decode_image)
-    SS_LOOK(heif_encoder_release)
-    SS_LOOK(heif_encoder_set_lossy_quality)
-    SS_LOOK(heif_have_encoder_for_format)
-    SS_LOOK(heif_image_add_plane)
-    SS_LOOK(heif_image_create)
-    SS_LOOK(heif_image_get_height)
-    SS_LOOK(heif_image_get_plane)
-    SS_LOOK(heif_image_get_plane_readonly)
-    SS_LOOK(heif_image_get_width)
-    SS_LOOK(heif_image_handle_get_height)
-    SS_LOOK(heif_image_handle_get_metadata)
-    SS_LOOK(heif_image_handle_get_metadata_size)
-    SS_LOOK(heif_image_handle_get_number_of_thumbnails)
-    SS_LOOK(heif_image_handle_get_thumbnail)
-    SS_LOOK(heif_image_handle_get_width)
-    SS_LOOK(heif_image_handle_has_alpha_channel)
-    SS_LOOK(heif_image_handle_release)
-    SS_LOOK(heif_image_release)
-#undef SS_LOOK
-    heif_loaded = 1;
+    static const char *const sonames[] = {"libheif.so.1"};
+    char error[200];
+    heif_loaded = ss_lazy_open(sonames, 1, heif_functions, sizeof heif_functions / sizeof *heif_functions,
+                               (void **)&hf, error, sizeof error) != NULL;
 }
+_Static_assert(sizeof hf == sizeof heif_functions, "one pointer per function");
 
 // 1 once libheif is open (the first call opens it).
 static int have_heif(void) {

@@ -1,4 +1,5 @@
 #include "snapsort_ocr.h"
+#include "snapsort_lazylib.h"
 #include <ctype.h>
 #include <dlfcn.h>
 #include <leptonica/allheaders.h>
@@ -9,79 +10,46 @@
 #include <tesseract/capi.h>
 #include <unistd.h>
 
-// Tesseract (and Leptonica under it) is opened on first use instead of linked: with what it
-// pulls in (libcurl, GnuTLS, libarchive, libgomp, image codecs: some sixty libraries) it cost
-// every snapsort process ~16 ms to load, and most runs (status bars polling `snapsort status`,
-// report, decide, a scan of ordinary photos) never read text. The pointers keep the types of the
-// declarations in <tesseract/capi.h>, so a call through them is checked as a direct call is.
-#define SS_FN(name) __typeof__(&name) name
-static struct {
-    SS_FN(TessBaseAPICreate);
-    SS_FN(TessBaseAPIDelete);
-    SS_FN(TessBaseAPIInit3);
-    SS_FN(TessBaseAPISetVariable);
-    SS_FN(TessBaseAPISetPageSegMode);
-    SS_FN(TessBaseAPISetImage);
-    SS_FN(TessBaseAPISetSourceResolution);
-    SS_FN(TessBaseAPIRecognize);
-    SS_FN(TessBaseAPIClear);
-    SS_FN(TessBaseAPIGetIterator);
-    SS_FN(TessResultIteratorGetPageIterator);
-    SS_FN(TessResultIteratorGetUTF8Text);
-    SS_FN(TessResultIteratorConfidence);
-    SS_FN(TessResultIteratorDelete);
-    SS_FN(TessPageIteratorNext);
-    SS_FN(TessDeleteText);
-    SS_FN(setMsgSeverity);
-    void (*omp_set_max_active_levels)(int);
-    int (*omp_get_max_active_levels)(void);
-} tess;
+// Tesseract (and Leptonica under it) is opened on first use (see snapsort_lazylib.h): with
+// what it pulls in (libcurl, GnuTLS, libarchive, libgomp, image codecs: some sixty libraries)
+// it cost every snapsort process ~16 ms to load, and most runs (status bars polling
+// `snapsort status`, report, decide, a scan of ordinary photos) never read text.
+#define TESSERACT_FUNCTIONS(X) \
+    X(TessBaseAPICreate) \
+    X(TessBaseAPIDelete) \
+    X(TessBaseAPIInit3) \
+    X(TessBaseAPISetVariable) \
+    X(TessBaseAPISetPageSegMode) \
+    X(TessBaseAPISetImage) \
+    X(TessBaseAPISetSourceResolution) \
+    X(TessBaseAPIRecognize) \
+    X(TessBaseAPIClear) \
+    X(TessBaseAPIGetIterator) \
+    X(TessResultIteratorGetPageIterator) \
+    X(TessResultIteratorGetUTF8Text) \
+    X(TessResultIteratorConfidence) \
+    X(TessResultIteratorDelete) \
+    X(TessPageIteratorNext) \
+    X(TessDeleteText) \
+    X(setMsgSeverity)
+static struct { TESSERACT_FUNCTIONS(SS_LAZY_FIELD) } tess;
+static const char *const tesseract_functions[] = {TESSERACT_FUNCTIONS(SS_LAZY_NAME)};
+_Static_assert(sizeof tess == sizeof tesseract_functions, "one pointer per function");
+// libgomp's, looked up through Tesseract's handle; optional (a build without OpenMP).
+static void (*omp_set_levels)(int);
+static int (*omp_get_levels)(void);
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static int tess_loaded = 0;
 static char load_error[200];
 
-// Debian 12's soname first; the names are tried in order.
-static const char *const tesseract_names[] = {"libtesseract.so.5", "libtesseract.so"};
-
 static void load_tesseract(void) {
-    // RTLD_LAZY: the library's own calls bind on first use (~3 ms less than binding all of them
-    // at open); the functions called from here are looked up below.
-    void *h = NULL;
-    for (size_t i = 0; !h && i < sizeof tesseract_names / sizeof *tesseract_names; i++) {
-        h = dlopen(tesseract_names[i], RTLD_LAZY | RTLD_LOCAL);
-    }
-    if (!h) {
-        const char *e = dlerror();
-        snprintf(load_error, sizeof load_error, "Tesseract is not installed (%s)", e ? e : "libtesseract.so.5 not found");
-        return;
-    }
-    // A handle's lookup also searches the libraries it loaded: Leptonica's setMsgSeverity and
-    // libgomp's functions come through it (libgomp's are optional: a build without OpenMP).
-#define SS_LOOK(name)                                                                    \
-    if (!(tess.name = (__typeof__(tess.name))dlsym(h, #name))) {                         \
-        snprintf(load_error, sizeof load_error, "Tesseract's library lacks %s", #name);  \
-        return;                                                                          \
-    }
-    SS_LOOK(TessBaseAPICreate)
-    SS_LOOK(TessBaseAPIDelete)
-    SS_LOOK(TessBaseAPIInit3)
-    SS_LOOK(TessBaseAPISetVariable)
-    SS_LOOK(TessBaseAPISetPageSegMode)
-    SS_LOOK(TessBaseAPISetImage)
-    SS_LOOK(TessBaseAPISetSourceResolution)
-    SS_LOOK(TessBaseAPIRecognize)
-    SS_LOOK(TessBaseAPIClear)
-    SS_LOOK(TessBaseAPIGetIterator)
-    SS_LOOK(TessResultIteratorGetPageIterator)
-    SS_LOOK(TessResultIteratorGetUTF8Text)
-    SS_LOOK(TessResultIteratorConfidence)
-    SS_LOOK(TessResultIteratorDelete)
-    SS_LOOK(TessPageIteratorNext)
-    SS_LOOK(TessDeleteText)
-    SS_LOOK(setMsgSeverity)
-#undef SS_LOOK
-    tess.omp_set_max_active_levels = (void (*)(int))dlsym(h, "omp_set_max_active_levels");
-    tess.omp_get_max_active_levels = (int (*)(void))dlsym(h, "omp_get_max_active_levels");
+    // Debian 12's soname first; the names are tried in order.
+    static const char *const sonames[] = {"libtesseract.so.5", "libtesseract.so"};
+    void *h = ss_lazy_open(sonames, 2, tesseract_functions, sizeof tesseract_functions / sizeof *tesseract_functions,
+                           (void **)&tess, load_error, sizeof load_error);
+    if (!h) return;
+    omp_set_levels = (void (*)(int))dlsym(h, "omp_set_max_active_levels");
+    omp_get_levels = (int (*)(void))dlsym(h, "omp_get_max_active_levels");
     tess_loaded = 1;
 }
 
@@ -238,12 +206,12 @@ void ss_ocr_release(int held) {
 // gomp_resolve_num_threads). The variable is per task in libgomp >= 11 (the calling thread
 // here), so it is set on every call, on the thread that is about to recognize.
 static void no_openmp_teams(void) {
-    if (tess.omp_set_max_active_levels) tess.omp_set_max_active_levels(0);
+    if (omp_set_levels) omp_set_levels(0);
 }
 
 int ss_ocr_max_active_levels(void) {
-    if (!tesseract_loaded() || !tess.omp_get_max_active_levels) return -1;
-    return tess.omp_get_max_active_levels();
+    if (!tesseract_loaded() || !omp_get_levels) return -1;
+    return omp_get_levels();
 }
 
 static int enough_letters(const char *w) {

@@ -1,50 +1,37 @@
 #include "snapsort_qr.h"
-#include <dlfcn.h>
+#include "snapsort_lazylib.h"
 #include <pthread.h>
 #include <string.h>
 #include <zbar.h>
 
-// zbar is opened on first use instead of linked: it pulls in libv4l, X11 and D-Bus client
-// libraries (~3.5 ms of every process's start), and only photos that pass the QR gate need it.
-// The pointers keep the types of the declarations in <zbar.h>.
-#define SS_FN(name) __typeof__(&name) name
-static struct {
-    SS_FN(zbar_image_scanner_create);
-    SS_FN(zbar_image_scanner_destroy);
-    SS_FN(zbar_image_scanner_set_config);
-    SS_FN(zbar_image_create);
-    SS_FN(zbar_image_destroy);
-    SS_FN(zbar_image_set_format);
-    SS_FN(zbar_image_set_size);
-    SS_FN(zbar_image_set_data);
-    SS_FN(zbar_scan_image);
-    SS_FN(zbar_image_first_symbol);
-    SS_FN(zbar_symbol_get_data);
-    SS_FN(zbar_symbol_get_data_length);
-} zb;
+// zbar is opened on first use (see snapsort_lazylib.h): it pulls in libv4l, X11 and D-Bus
+// client libraries (~3.5 ms of every process's start), and only photos that pass the QR gate
+// need it.
+#define ZBAR_FUNCTIONS(X) \
+    X(zbar_image_scanner_create) \
+    X(zbar_image_scanner_destroy) \
+    X(zbar_image_scanner_set_config) \
+    X(zbar_image_create) \
+    X(zbar_image_destroy) \
+    X(zbar_image_set_format) \
+    X(zbar_image_set_size) \
+    X(zbar_image_set_data) \
+    X(zbar_scan_image) \
+    X(zbar_image_first_symbol) \
+    X(zbar_symbol_get_data) \
+    X(zbar_symbol_get_data_length)
+static struct { ZBAR_FUNCTIONS(SS_LAZY_FIELD) } zb;
+static const char *const zbar_functions[] = {ZBAR_FUNCTIONS(SS_LAZY_NAME)};
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static int zbar_loaded = 0;
 
 static void load_zbar(void) {
-    void *h = dlopen("libzbar.so.0", RTLD_LAZY | RTLD_LOCAL);
-    if (!h) return;
-#define SS_LOOK(name) \
-    if (!(zb.name = (__typeof__(zb.name))dlsym(h, #name))) return;
-    SS_LOOK(zbar_image_scanner_create)
-    SS_LOOK(zbar_image_scanner_destroy)
-    SS_LOOK(zbar_image_scanner_set_config)
-    SS_LOOK(zbar_image_create)
-    SS_LOOK(zbar_image_destroy)
-    SS_LOOK(zbar_image_set_format)
-    SS_LOOK(zbar_image_set_size)
-    SS_LOOK(zbar_image_set_data)
-    SS_LOOK(zbar_scan_image)
-    SS_LOOK(zbar_image_first_symbol)
-    SS_LOOK(zbar_symbol_get_data)
-    SS_LOOK(zbar_symbol_get_data_length)
-#undef SS_LOOK
-    zbar_loaded = 1;
+    static const char *const sonames[] = {"libzbar.so.0"};
+    char error[200];
+    zbar_loaded = ss_lazy_open(sonames, 1, zbar_functions, sizeof zbar_functions / sizeof *zbar_functions,
+                               (void **)&zb, error, sizeof error) != NULL;
 }
+_Static_assert(sizeof zb == sizeof zbar_functions, "one pointer per function");
 
 int ss_qr_scan(const uint8_t *gray, int width, int height, char *out, size_t out_len) {
     if (out && out_len) out[0] = 0;
