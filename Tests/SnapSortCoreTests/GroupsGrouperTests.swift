@@ -72,6 +72,31 @@ import SnapSortTestSupport
         #expect([first.fileID, later.fileID].contains(try member("Downloads/photo.jpg").duplicateOf))
     }
 
+    /// A copy never gains a capture record or pixels: a PNG export of a camera JPEG (its very
+    /// pixels) is a copy of it; a PNG of it at a third of the size, made on purpose, is not;
+    /// nor is a JPEG with a camera-style name saved from a PNG, or that PNG of it.
+    @Test func aCopyNeverGainsARecordOrPixels() throws {
+        let t = try TestLibrary()
+        let scene = Fixtures.scene(width: 640, height: 480, seed: 5)
+        let camera = Fixtures.jpeg(scene, quality: 90, dateTimeOriginal: "2024:10:19 10:00:00")
+        t.dir.write("Pictures/DCIM/Camera/IMG_20241019_100000.jpg", camera)
+        let pixels = try JPEG.decode(camera, scaleNumerator: 8, smoothChroma: true, maxHeaderPixels: 1 << 24, maxOutputPixels: 1 << 24).bitmap
+        t.dir.write("Pictures/Export/IMG_20241019_100000.png", Fixtures.png(pixels))
+        t.dir.write("Pictures/Downloads/small.png", Fixtures.png(VisionImage.shrink(pixels, longSide: 320)))
+        let source = Fixtures.scene(width: 640, height: 480, seed: 6)
+        t.dir.write("Pictures/Wallpapers/source.png", Fixtures.png(source))
+        t.dir.write("Pictures/DCIM/Camera/IMG_20241019_110000.jpg", Fixtures.jpeg(source, quality: 85))
+        try t.scan()
+        try Grouper(library: t.library).regroupAll()
+        let sets = try t.library.similarGroups()
+        let names = try Self.sets(t.library)
+        try #require(sets.count == 1, "\(names)")
+        #expect(names == [["IMG_20241019_100000.jpg", "IMG_20241019_100000.png"]])
+        let export = try #require(sets[0].members.first { $0.path.hasSuffix(".png") })
+        let original = try #require(sets[0].members.first { $0.path.hasSuffix(".jpg") })
+        #expect(export.duplicateOf == original.fileID && original.isKeeper)
+    }
+
     @Test func similarityDoesNotChain() throws {
         // A~B and B~C (shifted by 28 %, 72 % in common), but A and C keep only 44 % in common,
         // like the frames of a pan: never one set of three.

@@ -266,6 +266,68 @@ import SnapSortTestSupport
         #expect(GroupRules().sameSharpness(a, b) == same, "\(a.metrics!.lapTileMax) vs \(b.metrics!.lapTileMax)")
     }
 
+    /// A copy never gains a capture record or pixels (`GroupRules.mayBeCopy`): the table gives
+    /// the copy, the original, whether their pixels are the same, and whether the copy may be
+    /// one — and whether the pixels were asked for at all.
+    @Test(arguments: [
+        // A messenger copy (no record) of a camera photo, smaller.
+        ("/p/WhatsApp/IMG-20241019-WA0001.jpg", "filename", nil, "jpeg", 1600, "/p/DCIM/IMG_1.jpg", "exif", "Google", "jpeg", 4000, false, true, false),
+        // …and not the other way round: the camera photo has a record its "original" lacks.
+        ("/p/DCIM/IMG_1.jpg", "exif", "Google", "jpeg", 4000, "/p/WhatsApp/IMG-20241019-WA0001.jpg", "filename", nil, "jpeg", 1600, false, false, false),
+        // A camera-style name is a capture record too.
+        ("/p/DCIM/IMG_20241019_100000.jpg", "filename", nil, "jpeg", 800, "/p/Downloads/x.png", "mtime", nil, "png", 800, false, false, false),
+        // A PNG export of a camera JPEG: same size, same pixels.
+        ("/p/Export/IMG_20241019_100000.png", "filename", nil, "png", 4000, "/p/DCIM/IMG_1.jpg", "exif", "Google", "jpeg", 4000, true, true, true),
+        // The same with other pixels: the PNG is the JPEG's source, not its copy.
+        ("/p/Export/IMG_20241019_100000.png", "filename", nil, "png", 4000, "/p/DCIM/IMG_1.jpg", "exif", "Google", "jpeg", 4000, false, false, true),
+        // A PNG smaller than the JPEG it looks like was resized on purpose: no pixels to compare.
+        ("/p/Downloads/x.png", "mtime", nil, "png", 800, "/p/DCIM/IMG_1.jpg", "exif", "Google", "jpeg", 4000, true, false, false),
+        // A smaller PNG of a PNG: made on purpose as well.
+        ("/p/Downloads/x.png", "mtime", nil, "png", 800, "/p/Pictures/y.png", "mtime", nil, "png", 1600, true, false, false),
+        // An optimized PNG (recompressed, same pixels) and one of other pixels.
+        ("/p/Downloads/x.png", "mtime", nil, "png", 800, "/p/Pictures/y.png", "mtime", nil, "png", 800, true, true, true),
+        ("/p/Downloads/x.png", "mtime", nil, "png", 800, "/p/Pictures/y.png", "mtime", nil, "png", 800, false, false, true),
+        // A JPEG saved from a PNG: a lossy copy of a lossless original needs no pixel check.
+        ("/p/Downloads/x.jpg", "mtime", nil, "jpeg", 800, "/p/Pictures/x.png", "mtime", nil, "png", 800, false, true, false),
+    ] as [(String, String, String?, String, Int, String, String, String?, String, Int, Bool, Bool, Bool)])
+    func aCopyNeverGainsARecordOrPixels(_ copyPath: String, _ copySource: String, _ copyMake: String?, _ copyFormat: String, _ copyWidth: Int,
+                                        _ origPath: String, _ origSource: String, _ origMake: String?, _ origFormat: String, _ origWidth: Int,
+                                        _ samePixels: Bool, _ mayBe: Bool, _ asked: Bool) {
+        func item(_ path: String, _ source: String, _ make: String?, _ format: String, _ width: Int) -> GroupItem {
+            var it = Self.item(path, format: format, width: width, height: width * 3 / 4)
+            it.takenSource = source
+            it.takenAt = "2024-10-19T10:00:00"
+            it.make = make
+            return it
+        }
+        var wasAsked = false
+        let result = GroupRules().mayBeCopy(item(copyPath, copySource, copyMake, copyFormat, copyWidth),
+                                            of: item(origPath, origSource, origMake, origFormat, origWidth)) {
+            wasAsked = true
+            return samePixels
+        }
+        #expect(result == mayBe)
+        #expect(wasAsked == asked)
+    }
+
+    /// `SamePixels` accepts what two decoders of one JPEG disagree on and refuses a JPEG
+    /// encoded from the picture (its source): the JPEG at quality 85 against the pixels it was
+    /// made from, and the same decode with every pixel a level off here and there.
+    @Test func samePixelsToleratesDecodersNotAnEncode() throws {
+        let scene = Fixtures.scene(width: 640, height: 480, seed: 23)
+        let jpeg = Fixtures.jpeg(scene, quality: 85)
+        let decoded = try JPEG.decode(jpeg, scaleNumerator: 8, smoothChroma: true, maxHeaderPixels: 1 << 24, maxOutputPixels: 1 << 24).bitmap
+        #expect(SamePixels.same(decoded, decoded))
+        var offByOne = decoded
+        for i in stride(from: 0, to: offByOne.pixels.count, by: 7) { offByOne.pixels[i] = offByOne.pixels[i] < 255 ? offByOne.pixels[i] + 1 : 254 }
+        #expect(SamePixels.same(decoded, offByOne))
+        #expect(!SamePixels.same(scene, decoded))
+        var cropped = decoded
+        cropped.height -= 1
+        cropped.pixels.removeLast(cropped.width * 3)
+        #expect(!SamePixels.same(cropped, decoded))
+    }
+
     /// What a file says itself about when it was taken, to the second (the wall clock: an
     /// export named after the original matches the original's EXIF whatever its offset).
     @Test(arguments: [

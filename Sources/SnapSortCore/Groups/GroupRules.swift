@@ -16,7 +16,7 @@ public struct GroupRules: Sendable {
     /// What the stored pair scores (`similar_pairs`) depend on: the alignment's version, the
     /// window and the thresholds. Another key makes the next regroup align every pair again.
     var pairKey: String {
-        "align2 window=\(window) threshold=\(similarThreshold) overlap=\(minimumOverlap) copy=\(nearCopyRadius),\(nearCopyCorrelation),\(nearCopyColorDistance),\(nearCopySharpnessStops),\(sameCaptureSeconds)"
+        "align3 window=\(window) threshold=\(similarThreshold) overlap=\(minimumOverlap) copy=\(nearCopyRadius),\(nearCopyCorrelation),\(nearCopyColorDistance),\(nearCopySharpnessStops),\(sameCaptureSeconds)"
     }
     /// What the stored per-file groups (blurry, oops, screenshot, document, qr, videos) depend
     /// on beyond the files themselves: the version of these rules and their thresholds. Another
@@ -369,10 +369,13 @@ public struct GroupRules: Sendable {
     // MARK: Originals and edits
 
     /// Whether `a` is more likely the original than `b` among copies of one picture: camera EXIF,
-    /// then more pixels, then not in a backup / download / messenger / export folder or named as
-    /// a copy, then the earlier modification time, then the shorter path.
+    /// then a capture time of its own (`ownCaptureTime`), then more pixels, then not in a
+    /// backup / download / messenger / export folder or named as a copy, then the earlier
+    /// modification time, then the shorter path.
     func originalOrder(_ a: GroupItem, _ b: GroupItem) -> Bool {
         if a.hasCamera != b.hasCamera { return a.hasCamera }
+        let ta = GroupRules.ownCaptureTime(a) != nil, tb = GroupRules.ownCaptureTime(b) != nil
+        if ta != tb { return ta }
         let pa = (a.width ?? 0) * (a.height ?? 0), pb = (b.width ?? 0) * (b.height ?? 0)
         if pa != pb { return pa > pb }
         let ca = GroupRules.copyHints(a.path), cb = GroupRules.copyHints(b.path)
@@ -381,6 +384,28 @@ public struct GroupRules: Sendable {
         if da != dbb { return da < dbb }
         if a.mtime != b.mtime { return a.mtime < b.mtime }
         return (a.path.count, a.id) < (b.path.count, b.id)
+    }
+
+    /// Whether `copy` can be a copy of `original`, as far as what each file holds tells (the
+    /// pictures already look the same; the same bytes need no such check). A copy loses
+    /// things, it never gains them:
+    /// - **a capture record**: a file that says when it was taken (`ownCaptureTime`) or which
+    ///   camera took it is no copy of a file that says neither — a camera wrote that record,
+    ///   not a messenger or an export;
+    /// - **pixels**: a lossless copy (PNG) is an export or a recompression, with the original's
+    ///   size and pixels (`samePixels`, asked only here). Messengers, clouds and backups copy
+    ///   bytes or write JPEGs; a PNG whose pixels differ from a picture it looks like was made
+    ///   on purpose — resized for a page or a wallpaper, or the lossless source a JPEG was
+    ///   saved from (then only the JPEG can be the copy).
+    /// A pair with no possible direction is no pair of copies: a JPEG with a camera-style name
+    /// saved from a PNG at the same size, next to that PNG, is two files the user made.
+    func mayBeCopy(_ copy: GroupItem, of original: GroupItem, samePixels: () -> Bool) -> Bool {
+        if copy.hasCamera && !original.hasCamera { return false }
+        if GroupRules.ownCaptureTime(copy) != nil && GroupRules.ownCaptureTime(original) == nil { return false }
+        if copy.isLossless {
+            return copy.width == original.width && copy.height == original.height && samePixels()
+        }
+        return true
     }
 
     /// How many signs of a copy a path has.

@@ -337,6 +337,9 @@ struct GroupItem: Sendable {
     /// without EXIF moves on the timeline when its mtime changes, without a new analysis).
     var fingerprint: String { "\(path)|\(bytes)|\(status.rawValue)|\(analyzedAt ?? "")|\(taken ?? Double(mtime) / 1e9)" }
     var hasCamera: Bool { make != nil || model != nil }
+    /// Whether the format keeps every pixel (PNG; the WebP we read may be either, so it counts
+    /// as lossy).
+    var isLossless: Bool { format == "png" }
 
     static func loadAll(_ db: Database) throws -> [GroupItem] {
         var out: [GroupItem] = []

@@ -23,7 +23,8 @@ struct ComputedSet {
 ///
 /// - Duplicate links first: the same content hash, or a pHash within `GroupRules.nearCopyRadius`
 ///   whose thumbnails agree unaligned (`nearCopyCorrelation`, `nearCopyColorDistance`) with the
-///   same aspect ratio and sharpness (`GroupRules.sameSharpness`). A
+///   same aspect ratio and sharpness (`GroupRules.sameSharpness`), when one of the two can be
+///   the other's copy (`GroupRules.mayBeCopy`: a copy never gains a capture record or pixels). A
 ///   duplicate cluster is one *picture*; its original (`GroupRules.originalOrder`) stands for it.
 ///   One picture is one capture: links are merged best first, and never across two capture
 ///   times (`GroupRules.separateCaptures`), so two frames of a static scene stay two pictures.
@@ -37,6 +38,9 @@ struct SimilarClustering {
     let keeperChoices: Set<Int64>
     let trace: ((String) -> Void)?
     let loadThumbnails: ([Int64]) throws -> [Int64: Thumbnail]
+    /// Whether two files hold the same pixels (`SamePixels`; asked of a lossless file at the
+    /// size of a lossy one that looks the same, see `GroupRules.mayBeCopy`).
+    var samePixels: (GroupItem, GroupItem) -> Bool = SamePixels.files
     /// Threads for the pairwise alignments.
     var workers = ProcessInfo.processInfo.activeProcessorCount
     /// Pairs within the window scoring at least `rules.similarThreshold`, with their score.
@@ -408,7 +412,15 @@ struct SimilarClustering {
         guard let pa = x.phash, let pb = y.phash, let ta = thumbs[a], let tb = thumbs[b] else { return nil }
         let r = ta.direct(with: tb), c = ta.colorDistance(to: tb)
         trace?("copy?\t\(x.path)\t\(y.path)\tr=\(String(format: "%.4f", r))\tcolor=\(String(format: "%.1f", c))\tphash=\((pa ^ pb).nonzeroBitCount)")
-        return r >= rules.nearCopyCorrelation && c <= rules.nearCopyColorDistance && rules.sameSharpness(x, y) ? r : nil
+        guard r >= rules.nearCopyCorrelation && c <= rules.nearCopyColorDistance && rules.sameSharpness(x, y) else { return nil }
+        // The pictures look the same; one must be able to be the other's copy.
+        var same: Bool?
+        let samePixels = { same ?? { same = self.samePixels(x, y); return same! }() }
+        guard rules.mayBeCopy(x, of: y, samePixels: samePixels) || rules.mayBeCopy(y, of: x, samePixels: samePixels) else {
+            trace?("copy?\t\(x.path)\t\(y.path)\tno direction\tsame pixels=\(same.map(String.init) ?? "-")")
+            return nil
+        }
+        return r
     }
 }
 
