@@ -241,9 +241,18 @@ enum RawFixtures {
         let other = try #require(try t.library.item(path: t.dir.at("Pictures/IMG_0002.JPG")))
         #expect(try t.library.sidecars(of: other.id).isEmpty)
         #expect(try t.library.db.scalar("SELECT count(*) FROM sidecars") == 1)
+        // A JPEG arriving later for the RAW in the other folder pairs there (a scan re-pairs the
+        // folders of new files), and the first pair stays.
+        let late = t.dir.write("Pictures/other/IMG_0001.JPG", Fixtures.jpeg(seed: 7, dateTimeOriginal: RawFixtures.exifDate))
+        try t.scan()
+        let lateItem = try #require(try t.library.item(path: late))
+        let otherRaw = try #require(try t.library.item(path: t.dir.at("Pictures/other/IMG_0001.CR2")))
+        #expect(try t.library.sidecars(of: lateItem.id).map(\.id) == [otherRaw.id])
+        #expect(try t.library.sidecars(of: item.id).map(\.id) == [raw.id])
+        #expect(try t.library.db.scalar("SELECT count(*) FROM sidecars") == 2)
         // The JPEG goes: the pair goes with it.
         unlink(jpg)
         try t.scan()
-        #expect(try t.library.db.scalar("SELECT count(*) FROM sidecars") == 0)
+        #expect(try t.library.db.scalar("SELECT count(*) FROM sidecars") == 1)
     }
 }

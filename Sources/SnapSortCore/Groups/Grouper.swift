@@ -60,19 +60,32 @@ public struct Grouper {
     @discardableResult
     public func regroup(changed extra: Set<Int64>? = []) throws -> Stats {
         let db = library.db
-        let all = try GroupItem.loadAll(db)
-        let byID = ItemTable(all)
+        var lap = ContinuousClock.now
+        /// Tuning aid: how long each step took, on the trace.
+        func phase(_ name: String) {
+            guard let trace else { return }
+            let now = ContinuousClock.now
+            trace("phase\t\(name)\t\(String(format: "%.3f", Double((now - lap).components.attoseconds) / 1e18 + Double((now - lap).components.seconds)))")
+            lap = now
+        }
+        let full = extra == nil
+        // A full regroup judges every file: every row's metrics at once. An incremental one
+        // decodes only those of the files it judges, compares or re-clusters (`needMetrics`).
+        let rows = ItemRows(try GroupItem.loadAll(db, metrics: full), metricsLoaded: full)
+        phase("load rows")
+        let byID = ItemTable(rows)
+        func needMetrics(_ ids: some Sequence<Int64>) throws { try rows.loadMetrics(ids, db: db) }
         var seen: [Int64: String] = [:]
         try db.forEach("SELECT file_id, fingerprint FROM grouped_files") { seen[$0.int(0)!] = $0.string(1) ?? "" }
         var changed = Set<Int64>()
         if let extra {
             changed.formUnion(extra)
-            for item in all where seen[item.id] != item.fingerprint { changed.insert(item.id) }
+            for item in rows.items where seen[item.id] != item.fingerprint { changed.insert(item.id) }
             for id in seen.keys where !byID.contains(id) { changed.insert(id) }
         } else {
-            changed = Set(all.map(\.id)).union(seen.keys)
+            changed = Set(rows.items.map(\.id)).union(seen.keys)
         }
-        let full = extra == nil
+        phase("changes")
 
         // 2. Per-file groups.
         var findings: [Int64: Findings] = [:]
@@ -84,7 +97,8 @@ public struct Grouper {
         var judgedWith: [Int64: (findings: Findings, groups: [(GroupID, Double)])] = [:]
         var newFindings: [(Int64, Findings)] = []
         // Every file again when the per-file rules changed (an upgrade); else the changed ones.
-        let judged = try library.agentState(Self.fileRulesKey) == rules.fileKey ? changed : changed.union(all.map(\.id))
+        let judged = try library.agentState(Self.fileRulesKey) == rules.fileKey ? changed : changed.union(rows.items.map(\.id))
+        try needMetrics(judged)
         for id in judged.sorted() {
             guard let item = byID[id] else { continue }
             var f = findings[id] ?? Findings()
@@ -97,15 +111,17 @@ public struct Grouper {
             judgedWith[id] = (f, groups)
         }
 
+        phase("per-file groups")
         var latestFindings = findings
         for (id, f) in newFindings { latestFindings[id] = f }
 
         // 3. Similar Shots and duplicates over the components of the change.
-        let photos = ItemTable(all) { rules.isSimilarCandidate($0) }
+        let photos = ItemTable(rows) { rules.isSimilarCandidate($0) }
         var clustering = SimilarClustering(photos: photos, rules: rules, verdicts: try library.notSimilarPairs(),
                                            keeperChoices: try library.keeperChoices(), trace: trace) { ids in
             try GroupItem.thumbnails(db, ids: ids)
         }
+        phase("clustering index")
         // Pair scores and copy links: kept from earlier regroups unless the rules that made them
         // changed; the pairs of changed files are scored again.
         let storedKey = try library.agentState(Self.pairRulesKey)
@@ -120,6 +136,7 @@ public struct Grouper {
             }
         }
         let scope: Set<Int64>? = rescore ? nil : changed
+        phase("stored pairs")
         let windowPairs = clustering.windowPairs(of: scope)
         var newPairs: [FilePair: (similar: Double?, copy: Double?)] = [:]
         for (key, score) in zip(windowPairs, try clustering.align(windowPairs)) where score >= rules.similarThreshold {
@@ -127,18 +144,22 @@ public struct Grouper {
             newPairs[key, default: (nil, nil)].similar = score
         }
         let copyPairs = clustering.duplicatePairs(of: scope)
+        try needMetrics(copyPairs.flatMap { [$0.a, $0.b] })
         for (key, score) in zip(copyPairs, try clustering.copyScores(copyPairs)) {
             guard let score else { continue }
             copyLinks[key] = score
             newPairs[key, default: (nil, nil)].copy = score
         }
+        phase("pairs scored")
         clustering.copyLinks = copyLinks
         clustering.edges = edges
         let components = clustering.components(around: rescore ? nil : changed.union(try previousSetMates(of: changed, db: db)))
+        let region = Set(components.joined())
+        try needMetrics(region)
         var sets: [ComputedSet] = []
         for component in components where component.count >= 2 { sets += try clustering.cluster(component) }
-        let region = Set(components.joined())
         let stats = Stats(changed: changed.count, aligned: windowPairs.count, region: region.count, sets: sets.count)
+        phase("clustered")
 
         var storedSetMembers = Set<Int64>()
         if judged.count > changed.count {
@@ -216,6 +237,7 @@ public struct Grouper {
                 }
             }
         }
+        phase("stored")
         return stats
     }
 
@@ -268,19 +290,71 @@ struct Findings: Equatable {
     }
 }
 
-/// Items by id without copying them: a `GroupItem` is about a kilobyte, and a dictionary of
-/// 100 000 of them (one per view of the library) held 150 MB of a regroup's peak.
+/// The rows a regroup reads, once, shared by its tables (`ItemTable`): a `GroupItem` is about a
+/// kilobyte, and a dictionary of 100 000 of them (one per view of the library) held 150 MB of a
+/// regroup's peak. Metrics (the costliest columns to read and decode) may be left out and read
+/// later for the files that need them (`loadMetrics`).
+///
+/// `@unchecked Sendable`: `loadMetrics` changes `items` only on the regroup's own thread between
+/// its steps; the alignment threads never read rows (they get thumbnails).
+final class ItemRows: @unchecked Sendable {
+    private(set) var items: [GroupItem]
+    let slot: [Int64: Int]
+    /// Whether each row's metrics were read (nil: all of them).
+    private var loaded: [Bool]?
+
+    init(_ items: [GroupItem], metricsLoaded: Bool) {
+        self.items = items
+        var slot: [Int64: Int] = [:]
+        slot.reserveCapacity(items.count)
+        for (i, item) in items.enumerated() { slot[item.id] = i }
+        self.slot = slot
+        loaded = metricsLoaded ? nil : Array(repeating: false, count: items.count)
+    }
+
+    /// Reads the metrics of the rows of `ids` that have not been read yet.
+    func loadMetrics(_ ids: some Sequence<Int64>, db: Database) throws {
+        guard var loaded else { return }
+        var wanted: [Int64] = []
+        for id in ids { if let i = slot[id], !loaded[i] { loaded[i] = true; wanted.append(id) } }
+        guard !wanted.isEmpty else { return }
+        if wanted.count * 4 > items.count {
+            // Most of the library: one pass over the table beats the lookups.
+            let before = self.loaded!
+            try db.forEach("SELECT id, metrics FROM files WHERE status != 'gone'") { r in
+                if let i = slot[r.int(0)!], !before[i] { items[i].metrics = r.string(1).flatMap(Metrics.decode) }
+            }
+            self.loaded = nil
+            return
+        }
+        wanted.sort()
+        for start in stride(from: 0, to: wanted.count, by: 500) {
+            let part = Array(wanted[start..<min(wanted.count, start + 500)])
+            let marks = Array(repeating: "?", count: part.count).joined(separator: ",")
+            try db.forEach("SELECT id, metrics FROM files WHERE id IN (\(marks))", arguments: part) { r in
+                if let i = slot[r.int(0)!] { items[i].metrics = r.string(1).flatMap(Metrics.decode) }
+            }
+        }
+        self.loaded = loaded
+    }
+}
+
+/// A view of `ItemRows` by id: all of them, or those `include` takes.
 struct ItemTable {
-    let items: [GroupItem]
-    private let slot: [Int64: Int]
-    /// The indices of `items` in the table, in order.
+    private let rows: ItemRows
+    private let slot: [Int64: Int]?
+    /// The indices of the rows in the table, in order.
     let members: [Int]
 
-    init(_ items: [GroupItem], where include: (GroupItem) -> Bool = { _ in true }) {
-        self.items = items
+    init(_ rows: ItemRows, where include: ((GroupItem) -> Bool)? = nil) {
+        self.rows = rows
+        guard let include else {
+            slot = nil
+            members = Array(rows.items.indices)
+            return
+        }
         var slot: [Int64: Int] = [:], members: [Int] = []
-        slot.reserveCapacity(items.count)
-        for (i, item) in items.enumerated() where include(item) {
+        for (i, item) in rows.items.enumerated() where include(item) {
             slot[item.id] = i
             members.append(i)
         }
@@ -288,10 +362,15 @@ struct ItemTable {
         self.members = members
     }
 
-    subscript(id: Int64) -> GroupItem? { slot[id].map { items[$0] } }
-    func contains(_ id: Int64) -> Bool { slot[id] != nil }
+    init(_ items: [GroupItem], where include: ((GroupItem) -> Bool)? = nil) {
+        self.init(ItemRows(items, metricsLoaded: true), where: include)
+    }
+
+    private func index(_ id: Int64) -> Int? { slot.map { $0[id] } ?? rows.slot[id] }
+    subscript(id: Int64) -> GroupItem? { index(id).map { rows.items[$0] } }
+    func contains(_ id: Int64) -> Bool { index(id) != nil }
     /// The items in the table, in order (each a copy: iterate, do not keep).
-    var all: LazyMapSequence<[Int], GroupItem> { members.lazy.map { items[$0] } }
+    var all: LazyMapSequence<[Int], GroupItem> { members.lazy.map { rows.items[$0] } }
 }
 
 /// The columns of a file the grouper reads (signatures are loaded only where needed).
@@ -341,11 +420,12 @@ struct GroupItem: Sendable {
     /// as lossy).
     var isLossless: Bool { format == "png" }
 
-    static func loadAll(_ db: Database) throws -> [GroupItem] {
+    /// Every live row; without `metrics`, their metrics are left out (`ItemRows.loadMetrics`).
+    static func loadAll(_ db: Database, metrics: Bool = true) throws -> [GroupItem] {
         var out: [GroupItem] = []
         try db.forEach("""
             SELECT id, path, kind, format, status, size, width, height, taken_ts, taken_source, make, model, software, rating,
-                   duration_s, metrics, phash, dhash, content_hash, analyzed_at, mtime_ns, orientation, taken_at
+                   duration_s, \(metrics ? "metrics" : "NULL"), phash, dhash, content_hash, analyzed_at, mtime_ns, orientation, taken_at
             FROM files WHERE status != 'gone' ORDER BY id
             """) { r in
             out.append(GroupItem(

@@ -132,8 +132,13 @@ public final class LibraryScanner: @unchecked Sendable {
             for (root, s) in stamps { try library.replaceFolderStamps(under: root, with: s) }
         }
         // RAW+JPEG pairs: re-paired only when something under the roots changed (a rescan of an
-        // unchanged library stays stat-only).
-        if !jobs.isEmpty || summary.moved > 0 || summary.gone > 0 {
+        // unchanged library stays stat-only), and only in the folders of new and changed files
+        // when nothing moved or went (a pair never spans two folders).
+        if summary.moved == 0 && summary.gone == 0 && !jobs.isEmpty {
+            for dir in Set(jobs.map { job in String(job.path[..<(job.path.lastIndex(of: "/") ?? job.path.endIndex)]) }).sorted() {
+                try library.pairSidecars(under: dir.isEmpty ? "/" : dir)
+            }
+        } else if !jobs.isEmpty || summary.moved > 0 || summary.gone > 0 {
             for raw in paths {
                 let root = LibraryScanner.normalize(raw)
                 let isFile = FileSystem.lstatusIfExists(root)?.isRegular == true
