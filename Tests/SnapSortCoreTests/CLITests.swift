@@ -60,6 +60,28 @@ import SnapSortTestSupport
         #expect(try lib.db.scalar("SELECT count(*) FROM grouped_files") == 0)
     }
 
+    /// `scan --no-groups` analyzes only: no QR decoding, no groups, the regroup left pending; the
+    /// next scan decodes the code and groups (what bench/throughput.py's engine-only run skips).
+    @Test func aScanWithoutGroupsLeavesThemToTheNextScan() throws {
+        let dir = TempDir()
+        let ticket = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../Fixtures/qr/ticket.png").standardized.path
+        dir.write("Pictures/ticket.png", try FileSystem.readFile(ticket, limit: 1 << 20))
+        dir.write("Pictures/a.jpg", Fixtures.jpeg(seed: 71, width: 96, height: 72))
+        let db = dir.at("lib.sqlite3")
+        let first = try SnapsortBinary.run(["--db", db, "scan", "--quiet", "--no-models", "--no-groups", dir.at("Pictures")])
+        #expect(first.status == 0, "\(first.stderr)")
+        let lib = try Library(path: db)
+        #expect(try lib.db.scalar("SELECT count(*) FROM files WHERE status = 'ok'") == 2)
+        #expect(try lib.db.scalar("SELECT count(*) FROM grouped_files") == 0)
+        #expect(try lib.db.scalar("SELECT count(*) FROM file_findings") == 0)
+        #expect(try lib.agentState(LibraryScanner.regroupPendingKey) != nil)
+        let second = try SnapsortBinary.run(["--db", db, "scan", "--quiet", "--no-models", dir.at("Pictures")])
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(try lib.db.scalar("SELECT count(*) FROM grouped_files") == 2)
+        #expect(try lib.db.scalar("SELECT count(*) FROM group_members WHERE group_id = 'qr'") == 1)
+        #expect(try lib.agentState(LibraryScanner.regroupPendingKey) == nil)
+    }
+
     @Test func exitCodes() throws {
         let dir = TempDir()
         let db = dir.at("lib.sqlite3")

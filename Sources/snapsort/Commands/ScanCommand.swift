@@ -6,7 +6,7 @@ enum ScanCommand: Command {
     static let name = "scan"
     static let summary = "scan folders and analyze new or changed photos"
     static let usage = """
-        Usage: snapsort scan [--jsonl] [--quiet] [--workers N] [--no-models] [DIR…]
+        Usage: snapsort scan [--jsonl] [--quiet] [--workers N] [--no-models] [--no-groups] [DIR…]
 
         Reconciles the library with the disk under each DIR (default: the configured roots, else
         XDG_PICTURES_DIR, else ~/Pictures) and analyzes what is new or changed. Unchanged files
@@ -15,12 +15,15 @@ enum ScanCommand: Command {
           --quiet       no progress bar
           --workers N   analysis threads (default: all cores)
           --no-models   the fast metrics only: no local models (faces, classes; the helper snapsort-vision)
+          --no-groups   analyze only: no OCR or QR decoding and no regrouping now; the next scan
+                        (or the agent) does both (bench/throughput.py compares the two)
         Exit: 0 ok (unreadable files are recorded, not errors), 1 error, 4 some folders could not be read.
         """
 
     static func run(_ args: inout Arguments, _ ctx: Context) throws -> Int32 {
         let jsonl = args.flag("--jsonl")
         let noModels = args.flag("--no-models")
+        let noGroups = args.flag("--no-groups")
         let workers = try args.option("--workers").map { v -> Int in
             guard let n = Int(v), n >= 1, n <= 256 else { throw UsageError("--workers takes a number from 1 to 256") }
             return n
@@ -33,6 +36,7 @@ enum ScanCommand: Command {
         let scanner = LibraryScanner(library: library, rules: ExcludeRules(excludedPaths: config.excludes), logger: ctx.logger,
                               workers: workers ?? ProcessInfo.processInfo.activeProcessorCount)
         Extensions.configure(scanner)
+        if noGroups { scanner.inspector = nil }
         let bar = ProgressBar(enabled: !ctx.quiet && !jsonl && ctx.stderrIsTTY)
         let summary = try scanner.scan(roots) { p in
             if jsonl {
@@ -47,7 +51,7 @@ enum ScanCommand: Command {
         bar.finish()
         // An unchanged library (nothing added, changed, moved or gone since the last regroup)
         // is not regrouped: a rescan of 100 000 unchanged files stays a walk of `stat`s.
-        if try Extensions.afterScanPending(library) { try Extensions.afterScan(library, roots) }
+        if try !noGroups && Extensions.afterScanPending(library) { try Extensions.afterScan(library, roots) }
         if !noModels && !summary.cancelled { try VisionTier.run(library, ctx, jsonl: jsonl) }
         if jsonl {
             ctx.out(JSON.object([
