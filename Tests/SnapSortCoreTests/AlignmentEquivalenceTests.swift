@@ -115,6 +115,25 @@ import SnapSortSystem
         return out
     }
 
+    /// A retake held crooked: a shot turned by 5° (and reframed) against a straight one, on nine
+    /// real photos. The turns (`Thumbnail.turns`) find it: its score rises by a clear margin over
+    /// the straight alignment's (the per-pixel reference without turns gives that), and every
+    /// one reaches the threshold.
+    @Test func aCrookedRetakeIsFoundByTheTurns() throws {
+        let threshold = GroupRules().similarThreshold
+        var gains: [Double] = [], below: [String] = []
+        for name in ["astronaut.jpg", "coffee.jpg", "chelsea.jpg", "building.jpg", "kite.jpg", "dune.jpg", "forest-path.jpg", "storm.jpg", "sudoku.jpg"] {
+            let photo = try GroupsRulesTests.realPhoto(name)
+            let straight = Self.thumbnail(Self.shot(photo)), crooked = Self.thumbnail(Self.shot(photo, dx: 0.03, zoom: 1.05, degrees: 5))
+            let turned = straight.aligned(with: crooked)
+            let untouched = AlignmentReference.aligned(straight, with: crooked, turns: false)
+            gains.append(turned.score - untouched.score)
+            if turned.score < threshold { below.append("\(name): \(turned) (straight \(untouched))") }
+        }
+        #expect(below.isEmpty, "\(below)")
+        #expect(gains.allSatisfy { $0 >= 0 } && gains.reduce(0, +) / Double(gains.count) > 0.03, "\(gains)")
+    }
+
     /// A regroup refines only pairs whose coarse search comes within `coarseMargin` of the
     /// threshold (`aligned(with:reaching:)`). On shots of one moment — shifted, zoomed, turned,
     /// re-exposed, and all at once — every pair the full alignment accepts is refined, with the

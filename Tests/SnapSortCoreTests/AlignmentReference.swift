@@ -7,7 +7,7 @@ import Foundation
 /// alignment and the same score up to float summation order (`AlignmentEquivalenceTests`); this
 /// copy is the definition it is held to.
 enum AlignmentReference {
-    static func aligned(_ this: Thumbnail, with other: Thumbnail) -> (score: Double, overlap: Double) {
+    static func aligned(_ this: Thumbnail, with other: Thumbnail, turns: Bool = true) -> (score: Double, overlap: Double) {
         typealias Candidate = (r: Float, scale: Float, dx: Float, dy: Float, overlap: Float)
         var coarse: [Candidate] = []
         let hs = Thumbnail.side / 2
@@ -26,12 +26,26 @@ enum AlignmentReference {
         if !starts.contains(where: { $0.scale == 1 && $0.dx == 0 && $0.dy == 0 }) { starts.append((0, 1, 0, 0, 1)) }
         // Refine at full size around each start (shift doubles with the side).
         var fine: (Float, Float, Float) = (-2, 0, 1)
+        var shift: (Float, Float) = (0, 0)
         for start in starts {
             for s in [start.scale * 0.97, start.scale, start.scale * 1.03] {
                 for ddy in -1...1 {
                     for ddx in -1...1 {
                         let (r, o) = correlate(this.full, other.full, side: Thumbnail.side, scale: s,
                                                          dx: 2 * start.dx + Float(ddx), dy: 2 * start.dy + Float(ddy))
+                        if o >= Thumbnail.minimumSearchOverlap && r > fine.0 { fine = (r, o, s); shift = (2 * start.dx + Float(ddx), 2 * start.dy + Float(ddy)) }
+                    }
+                }
+            }
+        }
+        // Turned about the centre around the winner: the same zoom, shift ±1.
+        if turns && fine.0 > -2 && Thumbnail.scales.first! <= fine.2 && fine.2 <= Thumbnail.scales.last! {
+            let s = fine.2, around = shift
+            for degrees in Thumbnail.turns {
+                for ddy in -1...1 {
+                    for ddx in -1...1 {
+                        let (r, o) = correlate(this.full, other.full, side: Thumbnail.side, scale: s,
+                                               dx: around.0 + Float(ddx), dy: around.1 + Float(ddy), turn: degrees * .pi / 180)
                         if o >= Thumbnail.minimumSearchOverlap && r > fine.0 { fine = (r, o, s) }
                     }
                 }
@@ -42,8 +56,10 @@ enum AlignmentReference {
     }
 
     /// Pearson r between `a` and `b` sampled at `(x - dx - c) / scale + c` (bilinear), over the
-    /// pixels that land inside `b`; returns the share of such pixels too.
-    static func correlate(_ a: [Float], _ b: [Float], side n: Int, scale: Float, dx: Float, dy: Float) -> (Float, Float) {
+    /// pixels that land inside `b`; returns the share of such pixels too. With a `turn`
+    /// (radians), `b` is sampled turned about its centre, clamped to the frame, where the straight
+    /// sample lands inside.
+    static func correlate(_ a: [Float], _ b: [Float], side n: Int, scale: Float, dx: Float, dy: Float, turn: Float = 0) -> (Float, Float) {
         let c = Float(n - 1) / 2
         var sa: Float = 0, sb: Float = 0, saa: Float = 0, sbb: Float = 0, sab: Float = 0
         var count = 0
@@ -53,11 +69,17 @@ enum AlignmentReference {
                 for y in 0..<n {
                     let by = (Float(y) - dy - c) / scale + c
                     if by < 0 || by > maxC { continue }
-                    let y0 = min(Int(by), n - 2), fy = by - Float(y0)
                     for x in 0..<n {
-                        let bx = (Float(x) - dx - c) / scale + c
+                        var bx = (Float(x) - dx - c) / scale + c
                         if bx < 0 || bx > maxC { continue }
+                        var by = by
+                        if turn != 0 {
+                            let px = Float(x) - dx - c, py = Float(y) - dy - c
+                            bx = min(max((cos(turn) * px + sin(turn) * py) / scale + c, 0), maxC)
+                            by = min(max((cos(turn) * py - sin(turn) * px) / scale + c, 0), maxC)
+                        }
                         let x0 = min(Int(bx), n - 2), fx = bx - Float(x0)
+                        let y0 = min(Int(by), n - 2), fy = by - Float(y0)
                         let i = y0 * n + x0
                         let top = pb[i] + (pb[i + 1] - pb[i]) * fx
                         let bottom = pb[i + n] + (pb[i + n + 1] - pb[i + n]) * fx

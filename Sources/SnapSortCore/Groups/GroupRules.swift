@@ -16,7 +16,7 @@ public struct GroupRules: Sendable {
     /// What the stored pair scores (`similar_pairs`) depend on: the alignment's version, the
     /// window and the thresholds. Another key makes the next regroup align every pair again.
     var pairKey: String {
-        "align3 window=\(window) threshold=\(similarThreshold) overlap=\(minimumOverlap) copy=\(nearCopyRadius),\(nearCopyCorrelation),\(nearCopyColorDistance),\(nearCopySharpnessStops),\(sameCaptureSeconds)"
+        "align4 window=\(window) threshold=\(similarThreshold) overlap=\(minimumOverlap) copy=\(nearCopyRadius),\(nearCopyCorrelation),\(nearCopyColorDistance),\(nearCopySharpnessStops),\(sameCaptureSeconds)"
     }
     /// What the stored per-file groups (blurry, oops, screenshot, document, qr, videos) depend
     /// on beyond the files themselves: the version of these rules and their thresholds. Another
