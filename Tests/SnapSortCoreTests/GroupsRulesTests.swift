@@ -151,11 +151,19 @@ import SnapSortTestSupport
 
     /// A page OCR cannot read (out of focus: a veil of grey paper, no edges) that the classifier
     /// sees as a page is a document, not an oops; the classifier alone is not enough (a colourful
-    /// scene it takes for a book jacket), nor is the look alone (no classes: models off).
+    /// scene it takes for a book jacket, a gray scene whose median is no paper), nor is the look
+    /// alone (no classes: models off).
     @Test(arguments: [("defocused page", 0.42 as Double?, [GroupID.document]), ("page, models off", nil, [.oops]),
-                      ("page, weak classes", 0.2, [.oops]), ("colourful scene", 0.9, [])])
+                      ("page, weak classes", 0.2, [.oops]), ("colourful scene", 0.9, []), ("gray scene", 0.5, [])])
     func aPageTheClassifierSeesIsADocumentEvenUnread(_ variant: String, _ pageScore: Double?, _ expected: [GroupID]) {
         let m = variant == "colourful scene" ? Self.metrics()
+            : variant == "gray scene" ? Self.metrics { b in
+                // Black and white: the scene's own tones, from shadows to clipped highlights.
+                for i in stride(from: 0, to: b.pixels.count, by: 3) {
+                    let v = UInt8(min(255, Double(b.pixels[i + 1]) * 1.3))
+                    b.pixels[i] = v; b.pixels[i + 1] = v; b.pixels[i + 2] = v
+                }
+            }
             : Self.metrics { b in
                 b = Self.boxBlur(b, radius: 6)
                 // Gray paper under a veil: no colour, squeezed into the bright band.
@@ -168,7 +176,7 @@ import SnapSortTestSupport
         item.metrics = m
         item.pageScore = pageScore
         let groups = GroupRules().categories(of: item, findings: Findings(ocrWords: 0)).map(\.0).filter { $0 != .blurry }
-        #expect(groups == expected, "\(variant): saturation \(m.saturation) p95 \(m.p95)")
+        #expect(groups == expected, "\(variant): saturation \(m.saturation) p50 \(m.p50) p95 \(m.p95)")
     }
 
     /// A photographed page of text out of focus: paper (with a camera's noise) and lines of

@@ -23,7 +23,7 @@ public struct GroupRules: Sendable {
     /// key makes the next regroup judge every file again (no decoding: metrics and OCR/QR
     /// findings are stored), so an upgrade applies new rules to a library already scanned.
     var fileKey: String {
-        "files2 long=\(longVideoSeconds) docwords=\(minDocumentWords) page=\(minPageScore) ink=\(softPageInkRatio),\(softPageInkDepth) blurstops=\(relativeBlurStops)"
+        "files2 long=\(longVideoSeconds) docwords=\(minDocumentWords) page=\(minPageScore),\(maxPaperSpread) ink=\(softPageInkRatio),\(softPageInkDepth) blurstops=\(relativeBlurStops)"
     }
     /// Near-copies: pHash within this Hamming distance…
     public var nearCopyRadius = 6
@@ -236,14 +236,18 @@ public struct GroupRules: Sendable {
     /// A page the image classifier recognizes (tier 2: a menu, a book cover, a crossword, an
     /// envelope, a web page; `VisionDocuments.pageScore`) is a document even when OCR cannot
     /// read it (defocused or shaken text, a grid of single digits) — if it also looks like a page:
-    /// nearly colourless (mean saturation < 0.1), bright paper (p95 ≥ 140) and no face (the score
-    /// is only kept for photos without one). Colourful scenes the classifier takes for comic books
-    /// or book jackets (graffiti, a portrait, a poster) fail the look.
+    /// nearly colourless (mean saturation < 0.1), bright paper (p95 ≥ 140) filling most of the
+    /// frame, so that its median pixel is paper too (p50 within `maxPaperSpread` of p95), and no
+    /// face (the score is only kept for photos without one). Colourful scenes the classifier takes
+    /// for comic books or book jackets (graffiti, a portrait, a poster) fail the look, and so do
+    /// gray textures and black-and-white scenes it takes for pages: their median sits in the
+    /// mid-tones, 130–200 levels below their highlights (pages: 8–42).
     public var minPageScore = 0.35
+    public var maxPaperSpread = 80.0
 
     func isUnreadablePage(_ item: GroupItem, _ m: Metrics) -> Bool {
         guard let score = item.pageScore else { return false }
-        return score >= minPageScore && m.saturation < 0.1 && m.p95 >= 140
+        return score >= minPageScore && m.saturation < 0.1 && m.p95 >= 140 && m.p95 - m.p50 <= maxPaperSpread
     }
 
     /// A page too soft to read: washed out like fog (`isWashedOut`), colourless (mean saturation
