@@ -362,10 +362,6 @@ struct ItemTable {
         self.members = members
     }
 
-    init(_ items: [GroupItem], where include: ((GroupItem) -> Bool)? = nil) {
-        self.init(ItemRows(items, metricsLoaded: true), where: include)
-    }
-
     private func index(_ id: Int64) -> Int? { slot.map { $0[id] } ?? rows.slot[id] }
     subscript(id: Int64) -> GroupItem? { index(id).map { rows.items[$0] } }
     func contains(_ id: Int64) -> Bool { index(id) != nil }
