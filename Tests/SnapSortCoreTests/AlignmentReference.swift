@@ -39,7 +39,7 @@ enum AlignmentReference {
             }
         }
         // Turned about the centre around the winner: the same zoom, shift ±1.
-        if turns && fine.0 > -2 && Thumbnail.scales.first! <= fine.2 && fine.2 <= Thumbnail.scales.last! {
+        if turns && fine.0 >= Thumbnail.turnFloor && Thumbnail.scales.first! <= fine.2 && fine.2 <= Thumbnail.scales.last! {
             let s = fine.2, around = shift
             for degrees in Thumbnail.turns {
                 for ddy in -1...1 {

@@ -65,6 +65,10 @@ public struct Thumbnail: Sendable {
     /// pan's, half in common) end up, and a turn there only fits texture (one pan pair in DEV went
     /// from 0.76 to 0.86 at zoom 1.23).
     static let turnedZooms = scales.first!...scales.last!
+    /// …and when the straight winner scores at least this: the largest gain of a turn seen (DEV2's
+    /// crooked retake, 0.75 → 0.95) was 0.2, so a pair below it cannot reach the threshold (0.8)
+    /// turned, and most of a library's neighbours that are refined score below it.
+    static let turnFloor: Float = 0.6
 
     /// The best Pearson correlation between `self` and `other` over the aligned overlap, and the
     /// overlap's share of the frame at that alignment.
@@ -77,7 +81,8 @@ public struct Thumbnail: Sendable {
     /// zoom ±3 %), and the best refined one wins. A single coarse winner is not enough: at 16×16
     /// a textured frame can correlate best at a wrong zoom, whose refinement then misses the true
     /// alignment. Last, `other` is turned about its centre by each of `turns` at the winner's
-    /// zoom (shift ±1 px; only when that zoom is within the search, `turnedZooms`): a retake is
+    /// zoom (shift ±1 px; only when that zoom is within the search, `turnedZooms`, and the score
+    /// reaches `turnFloor`): a retake is
     /// often held a few degrees crooked, which at 32×32 moves the corners by a pixel or two and
     /// can cost the straight alignment a fifth of its r. A turned sample counts where the
     /// straight one lands inside `other` (so the overlap is the straight one's) and is clamped
@@ -179,7 +184,7 @@ public struct Thumbnail: Sendable {
             }
         }
         // Then turned, around the winner.
-        if fine.r > -2 && Thumbnail.turnedZooms.contains(fine.scale) {
+        if fine.r >= Thumbnail.turnFloor && Thumbnail.turnedZooms.contains(fine.scale) {
             let s = fine.scale, around = shift
             for degrees in Thumbnail.turns {
                 let zoomed = Zoomed(other.fullPlane, scale: s, dx: (around.dx - 1)...(around.dx + 1), dy: (around.dy - 1)...(around.dy + 1),
