@@ -97,6 +97,41 @@ import SnapSortTestSupport
         #expect(export.duplicateOf == original.fileID && original.isKeeper)
     }
 
+    /// A burst of a bright scene under a white sky (every frame's tone scale pushed up: an eighth
+    /// clipped, the median at 211, as a white façade reads) is no Oops Shot: its frames are as
+    /// bright as each other. The same frame on its own, an hour later, is one; so is a frame of
+    /// the burst blown out (most of it clipped). Incremental regrouping agrees with a full one.
+    @Test func aSetTellsABrightSceneFromABrightExposure() throws {
+        let t = try TestLibrary()
+        var scene = Fixtures.scene(width: 720, height: 480, seed: 5)
+        for i in 0..<scene.pixels.count {
+            scene.pixels[i] = i < scene.pixels.count * 12 / 100 ? 255 : UInt8(min(255, Double(scene.pixels[i]) * 0.75 + 115))
+        }
+        for (i, x) in [0, 14, 28].enumerated() {
+            t.dir.write("Pictures/DCIM/Camera/IMG_\(i).jpg", Fixtures.jpeg(Self.frame(scene, x: x), quality: 90, dateTimeOriginal: Self.exif(i)))
+        }
+        t.dir.write("Pictures/DCIM/Camera/IMG_later.jpg", Fixtures.jpeg(Self.frame(scene, x: 7), quality: 90, dateTimeOriginal: "2024:10:19 11:00:00"))
+        try t.scan()
+        try Grouper(library: t.library).regroupAll()
+        func oops() throws -> [String] {
+            try t.library.db.rows("SELECT f.path FROM group_members g JOIN files f ON f.id = g.file_id WHERE g.group_id = 'oops' ORDER BY f.path")
+                .map { String(($0.string(0) ?? "").split(separator: "/").last!) }
+        }
+        #expect(try Self.sets(t.library) == [["IMG_0.jpg", "IMG_1.jpg", "IMG_2.jpg"]])
+        #expect(try oops() == ["IMG_later.jpg"])
+        // A fourth frame of the burst, blown out.
+        var brighter = Self.frame(scene, x: 21)
+        for i in 0..<brighter.pixels.count { brighter.pixels[i] = UInt8(min(255, Double(brighter.pixels[i]) * 1.6 + 40)) }
+        t.dir.write("Pictures/DCIM/Camera/IMG_3.jpg", Fixtures.jpeg(brighter, quality: 90, dateTimeOriginal: Self.exif(3)))
+        try t.scan()
+        try Grouper(library: t.library).regroup()
+        let incremental = try oops()
+        try Grouper(library: t.library).regroupAll()
+        #expect(try oops() == incremental)
+        let sets = try Self.sets(t.library)
+        #expect(incremental == ["IMG_3.jpg", "IMG_later.jpg"], "sets \(sets)")
+    }
+
     @Test func similarityDoesNotChain() throws {
         // A~B and B~C (shifted by 28 %, 72 % in common), but A and C keep only 44 % in common,
         // like the frames of a pan: never one set of three.

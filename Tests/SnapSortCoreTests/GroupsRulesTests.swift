@@ -138,6 +138,38 @@ import SnapSortTestSupport
         #expect((GroupRules().oopsScore(m) != nil) == oops, "\(variant): p01 \(m.p01) p99 \(m.p99) clipped \(m.clippedFraction)")
     }
 
+    /// In a set, the set tells a bright scene from a bright exposure (`GroupRules.oopsInSet`): a
+    /// frame that is an Oops Shot only by its bright tone scale stays one when its mates are a
+    /// stop darker, not when they are as bright (a white façade, snow); a failed exposure (dark,
+    /// mostly clipped) stays one whatever its mates.
+    @Test(arguments: [
+        ("overexposed", "normal", true), ("overexposed", "overexposed", false),
+        ("blown", "blown", true), ("dark", "dark", true), ("dark", "normal", true),
+    ])
+    func aSetTellsABrightSceneFromABrightExposure(_ variant: String, _ mates: String, _ oops: Bool) throws {
+        func item(_ id: Int64, _ look: String) -> GroupItem {
+            var it = Self.item("/p/DCIM/Camera/IMG_\(id).jpg")
+            it.id = id
+            it.metrics = Self.metrics { b in
+                for i in 0..<b.pixels.count {
+                    let v = Double(b.pixels[i])
+                    switch look {
+                    case "overexposed": b.pixels[i] = UInt8(min(255, v * 1.3 + 95))
+                    case "blown": b.pixels[i] = UInt8(min(255, v * 3 + 120))
+                    case "dark": b.pixels[i] = UInt8(v * 0.12)
+                    default: break
+                    }
+                }
+            }
+            return it
+        }
+        let rules = GroupRules()
+        let member = item(1, variant)
+        let score = try #require(rules.oopsScore(member.metrics!), "\(variant) is an Oops Shot on its own")
+        let result = rules.oopsInSet(member, score: score, mates: [item(2, mates), item(3, mates)])
+        #expect((result != nil) == oops, "\(variant) among \(mates): p50 \(member.metrics!.p50)")
+    }
+
     /// A page that reads is a document, not an oops, however washed out or clipped it looks.
     @Test(arguments: [(0, [GroupID.oops]), (5, [.oops]), (40, [.document])])
     func aFrameThatReadsIsADocumentNotAnOops(_ words: Int, _ expected: [GroupID]) {

@@ -23,7 +23,7 @@ public struct GroupRules: Sendable {
     /// key makes the next regroup judge every file again (no decoding: metrics and OCR/QR
     /// findings are stored), so an upgrade applies new rules to a library already scanned.
     var fileKey: String {
-        "files2 long=\(longVideoSeconds) docwords=\(minDocumentWords) page=\(minPageScore),\(maxPaperSpread) ink=\(softPageInkRatio),\(softPageInkDepth) blurstops=\(relativeBlurStops)"
+        "files2 long=\(longVideoSeconds) docwords=\(minDocumentWords) page=\(minPageScore),\(maxPaperSpread) ink=\(softPageInkRatio),\(softPageInkDepth) blurstops=\(relativeBlurStops) setoops=\(setOopsLevels)"
     }
     /// Near-copies: pHash within this Hamming distance…
     public var nearCopyRadius = 6
@@ -291,22 +291,32 @@ public struct GroupRules: Sendable {
     /// mean: a dark frame whose highlights still reach mid-tones (a night sky, the moon, a lit
     /// window) is dark on purpose.
     static func exposurePenalty(_ m: Metrics) -> Double {
+        max(failedExposurePenalty(m), brightToneScalePenalty(m))
+    }
+
+    /// The readings of `exposurePenalty` that no scene shows when exposed right: dark throughout,
+    /// most of the frame clipped, or washed out.
+    static func failedExposurePenalty(_ m: Metrics) -> Double {
         var p = 0.0
         // Underexposed: even the brightest 1 % stays dark.
         if m.p99 < 100 { p = max(p, min(1, (100 - m.p99) / 60)) }
         // Blown out: most of the frame clipped…
         if m.clippedFraction > 0.1 { p = max(p, min(1, (m.clippedFraction - 0.1) / 0.3)) }
-        // …or a tenth clipped, a fifth in the highlights and the median bright too: the whole
-        // tone scale pushed up. A bright sky over a normal scene clips as much but keeps its
-        // median; a page clips less (its paper sits just below white).
-        if m.clippedFraction >= 0.1 && m.brightFraction >= 0.2 && m.p50 >= 170 {
-            p = max(p, min(1, 0.5 + (m.p50 - 170) / 170))
-        }
         // Washed out: the whole histogram squeezed into a narrow, bright band (an oops from a
         // spread of 75 levels down: fog or a veil over a contrasty scene keeps about a fifth of
         // its 0–255 range).
         if isWashedOut(m) { p = max(p, min(1, (100 - (m.p99 - m.p01)) / 50)) }
         return p
+    }
+
+    /// The reading of `exposurePenalty` a bright scene shares with an overexposed frame: a tenth
+    /// clipped, a fifth in the highlights and the median bright too — the whole tone scale pushed
+    /// up. A bright sky over a normal scene clips as much but keeps its median; a page clips less
+    /// (its paper sits just below white); but a white façade under a bright sky, snow or a beach
+    /// reads the same as a frame two stops over, so in a set the set decides (`oopsInSet`).
+    static func brightToneScalePenalty(_ m: Metrics) -> Double {
+        guard m.clippedFraction >= 0.1 && m.brightFraction >= 0.2 && m.p50 >= 170 else { return 0 }
+        return min(1, 0.5 + (m.p50 - 170) / 170)
     }
 
     /// Fog or a veil: the 1st–99th percentile spread under 100 levels with the darkest 1 % above 60.
@@ -319,6 +329,23 @@ public struct GroupRules: Sendable {
         let p = GroupRules.exposurePenalty(m)
         return p >= 0.5 ? p : nil
     }
+
+    /// Oops within a Similar Shots set, for a member whose own groups hold Oops (`oopsScore`,
+    /// given as `score`). The frames of a set share one scene, so the set tells a bright scene
+    /// from a bright exposure: a member that is an Oops Shot only by the bright tone scale
+    /// (`brightToneScalePenalty`) stays one only when its median is at least `setOopsLevels`
+    /// above the median of its set-mates' medians (about a stop in the upper mid-tones). A
+    /// failed exposure (`failedExposurePenalty`: dark throughout, clipped, washed out) stays one
+    /// whatever its set; so does a member whose mates have no metrics.
+    func oopsInSet(_ item: GroupItem, score: Double, mates: [GroupItem]) -> Double? {
+        guard let m = item.metrics else { return score }
+        if GroupRules.failedExposurePenalty(m) >= 0.5 { return score }
+        let medians = mates.compactMap { $0.metrics?.p50 }.sorted()
+        guard !medians.isEmpty else { return score }
+        let median = medians.count % 2 == 1 ? medians[medians.count / 2] : (medians[medians.count / 2 - 1] + medians[medians.count / 2]) / 2
+        return m.p50 - median >= setOopsLevels ? score : nil
+    }
+    public var setOopsLevels = 40.0
 
     /// Blurry, for a photo outside any Similar Shots set: judged on the sharpest region (a sharp
     /// subject on a soft background is not blurry) with the re-blur measure, which is normalized

@@ -17,9 +17,11 @@ import SnapSortSystem
 ///    scores only the pairs of changed files, then re-clusters the *components* (under kept
 ///    pairs and copy links) that hold a changed file or a member of a set it was in: a photo
 ///    added to a day shot every minute aligns with its few neighbours and re-clusters what it
-///    looks like, not the day, and incremental regrouping equals full regrouping. Blurry is
-///    settled here for the re-clustered files: set members against their set
-///    (`GroupRules.relativelyBlurry`), the others by the absolute score (`GroupRules.blurScore`).
+///    looks like, not the day, and incremental regrouping equals full regrouping. Blurry and
+///    Oops are settled here for the re-clustered files: set members against their set
+///    (`GroupRules.relativelyBlurry`, `GroupRules.oopsInSet`), the others by the per-file rules
+///    (`GroupRules.blurScore`, `GroupRules.oopsScore`). When the per-file rules change (an
+///    upgrade), every component is re-clustered, so every set judges its members again.
 public struct Grouper {
     public let library: Library
     public var rules = GroupRules()
@@ -153,7 +155,10 @@ public struct Grouper {
         phase("pairs scored")
         clustering.copyLinks = copyLinks
         clustering.edges = edges
-        let components = clustering.components(around: rescore ? nil : changed.union(try previousSetMates(of: changed, db: db)))
+        // Every component when pairs were scored again or the per-file rules changed (an
+        // upgrade: set members are judged against their sets, so every set is judged again).
+        let recluster = rescore || judged.count > changed.count
+        let components = clustering.components(around: recluster ? nil : changed.union(try previousSetMates(of: changed, db: db)))
         let region = Set(components.joined())
         try needMetrics(region)
         var sets: [ComputedSet] = []
@@ -161,10 +166,6 @@ public struct Grouper {
         let stats = Stats(changed: changed.count, aligned: windowPairs.count, region: region.count, sets: sets.count)
         phase("clustered")
 
-        var storedSetMembers = Set<Int64>()
-        if judged.count > changed.count {
-            try db.forEach("SELECT file_id FROM similar_sets") { storedSetMembers.insert($0.int(0)!) }
-        }
         try db.transaction {
             if rescore {
                 try db.run("DELETE FROM similar_pairs")
@@ -184,11 +185,8 @@ public struct Grouper {
                 try db.run("DELETE FROM group_members WHERE file_id=? AND group_id IN (\(perFileGroups))", id)
             }
             try library.setAgentState(Self.fileRulesKey, rules.fileKey)
-            // A file judged again only for the rules (outside the region) keeps its place in its
-            // set, where blur is judged against the set, not by the absolute score.
             for (id, groups) in perFile {
-                let setBlur = !changed.contains(id) && !region.contains(id) && storedSetMembers.contains(id)
-                for (g, score) in groups where !(g == .blurry && setBlur) { try db.run("INSERT OR REPLACE INTO group_members(group_id, file_id, score) VALUES(?,?,?)", g.rawValue, id, score) }
+                for (g, score) in groups { try db.run("INSERT OR REPLACE INTO group_members(group_id, file_id, score) VALUES(?,?,?)", g.rawValue, id, score) }
             }
             // Similar sets: replace the region (and anything that left it: gone or no longer a candidate).
             for id in region.union(changed) {
@@ -197,23 +195,33 @@ public struct Grouper {
                 // Set-relative blur (score > 1; the per-file rule scores ≤ 1 and stays).
                 try db.run("DELETE FROM group_members WHERE file_id=? AND group_id='blurry' AND score > 1", id)
             }
-            // Blurry in the region: members of a set are judged against their set only; the
-            // absolute score (per-file, ≤ 1) stays for the others — also for files that just left
+            // Blurry and Oops in the region: members of a set are judged against their set (blur
+            // only so, `relativelyBlurry`; Oops by its bright reading, `oopsInSet`); the per-file
+            // judgement (blur scores ≤ 1) stands for the others — also for files that just left
             // a set without changing themselves.
             let inSet = Set(sets.flatMap { $0.members.map(\.id) })
+            func groupsOf(_ item: GroupItem) -> [(GroupID, Double)] {
+                let f = latestFindings[item.id] ?? Findings()
+                return judgedWith[item.id].flatMap { $0.findings == f ? $0.groups : nil } ?? rules.categories(of: item, findings: f)
+            }
             for id in region {
                 try db.run("DELETE FROM group_members WHERE file_id=? AND group_id='blurry' AND score <= 1", id)
+                try db.run("DELETE FROM group_members WHERE file_id=? AND group_id='oops'", id)
                 guard !inSet.contains(id), let item = byID[id] else { continue }
-                let f = latestFindings[id] ?? Findings()
-                let groups = judgedWith[id].flatMap { $0.findings == f ? $0.groups : nil } ?? rules.categories(of: item, findings: f)
-                for (g, score) in groups where g == .blurry {
-                    try db.run("INSERT OR REPLACE INTO group_members(group_id, file_id, score) VALUES('blurry',?,?)", id, score)
+                for (g, score) in groupsOf(item) where g == .blurry || g == .oops {
+                    try db.run("INSERT OR REPLACE INTO group_members(group_id, file_id, score) VALUES(?,?,?)", g.rawValue, id, score)
                 }
             }
             for set in sets {
                 let key = set.members.map(\.id).min()!
-                for (id, stops) in rules.relativelyBlurry(set.members.compactMap { byID[$0.id] }) {
+                let items = set.members.compactMap { byID[$0.id] }
+                for (id, stops) in rules.relativelyBlurry(items) {
                     try db.run("INSERT OR IGNORE INTO group_members(group_id, file_id, score) VALUES('blurry',?,?)", id, 1 + stops)
+                }
+                for item in items {
+                    guard let oops = groupsOf(item).first(where: { $0.0 == .oops }),
+                          let score = rules.oopsInSet(item, score: oops.1, mates: items.filter { $0.id != item.id }) else { continue }
+                    try db.run("INSERT OR REPLACE INTO group_members(group_id, file_id, score) VALUES('oops',?,?)", item.id, score)
                 }
                 let hasCopies = set.members.contains { $0.duplicateOf != nil }
                 for m in set.members {
