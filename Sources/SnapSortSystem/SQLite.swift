@@ -208,6 +208,8 @@ public final class Database: @unchecked Sendable {
 
     public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
     public var changes: Int { Int(sqlite3_changes(handle)) }
+    /// Rows changed by this connection since it opened.
+    public var totalChanges: Int { Int(sqlite3_total_changes64(handle)) }
 
     /// Runs `body` in a write transaction (BEGIN IMMEDIATE), committing on success and rolling
     /// back on error. Nested calls use savepoints.

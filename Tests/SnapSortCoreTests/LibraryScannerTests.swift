@@ -175,6 +175,71 @@ import SnapSortTestSupport
         #expect(try t.library.items().count == 2)
     }
 
+    /// The CLI walks the roots while the library opens (`PrewalkedRoots`); that walk finds what
+    /// the scan's own walk finds, changes included, and skips what it skips.
+    @Test func aWalkAheadFindsWhatTheScansOwnWalkFinds() throws {
+        let t = try TestLibrary()
+        let small = { (seed: UInt64) in Fixtures.jpeg(seed: seed, width: 64, height: 48) }
+        t.dir.write("Pictures/2023/a.jpg", small(1))
+        t.dir.write("Pictures/2023/deep/b.png", Fixtures.png(seed: 2, width: 32, height: 24))
+        t.dir.write("Pictures/2024/c.jpg", small(3))
+        t.dir.write("Pictures/.hidden/d.jpg", small(4))
+        t.dir.write("Pictures/skip/.nomedia", [])
+        t.dir.write("Pictures/skip/e.jpg", small(5))
+        t.dir.write("Pictures/notes.txt", Array("hi".utf8))
+        symlink(t.dir.at("Pictures/2024/c.jpg"), t.dir.at("Pictures/link.jpg"))
+        let ahead = try #require(PrewalkedRoots([t.root], rules: ExcludeRules()).listing(t.root))
+        let own = FolderWalk.walk(t.root, rules: ExcludeRules(), known: nil, logger: .silent)
+        #expect(ahead.files.map(\.path).sorted() == own.files.map(\.path).sorted())
+        #expect(ahead.files.map(\.path).sorted() == ["2023/a.jpg", "2023/deep/b.png", "2024/c.jpg"].map { t.root + "/" + $0 })
+        #expect(ahead.files.allSatisfy { $0.status == (try? FileSystem.lstatus($0.path)) })
+
+        let first = try t.scanner().scan([t.root], prewalked: PrewalkedRoots([t.root], rules: ExcludeRules()))
+        #expect(first.added == 3)
+        // A change in place, a deletion, a new file: the next walk ahead sees each.
+        let fd = try FileDescriptor.open(t.dir.at("Pictures/2023/a.jpg"), O_WRONLY | O_TRUNC)
+        try fd.writeAll(small(6))
+        fd.close()
+        try FileSystem.remove(t.dir.at("Pictures/2024/c.jpg"))
+        t.dir.write("Pictures/2024/f.jpg", small(7))
+        let second = try t.scanner().scan([t.root], prewalked: PrewalkedRoots([t.root], rules: ExcludeRules()))
+        #expect(second.changed == 1 && second.gone == 1 && second.added == 1 && second.unchanged == 1)
+        // A root walked ahead but given twice is walked again the second time, not skipped.
+        let twice = try t.scanner().scan([t.root, t.root], prewalked: PrewalkedRoots([t.root], rules: ExcludeRules()))
+        #expect(twice.unchanged == 6 && twice.gone == 0)
+    }
+
+    /// The rows a rescan compares come from the covering path index alone (100 000 rows of
+    /// ~2 KB are not read), and unchanged folder stamps are not written again.
+    @Test func aRescanReadsThePathIndexAndWritesNothing() throws {
+        let t = try TestLibrary()
+        let plan = try t.library.db.rows("EXPLAIN QUERY PLAN " + Library.liveRowsSQL, "/a/", "/a0", "/a").compactMap { $0.string(3) }
+        #expect(plan.contains { $0.contains("COVERING INDEX files_path_identity (path>? AND path<?)") }, "\(plan)")
+        t.dir.write("Pictures/2023/a.jpg", Fixtures.jpeg(seed: 1, width: 64, height: 48))
+        t.dir.write("Pictures/2024/b.jpg", Fixtures.jpeg(seed: 2, width: 64, height: 48))
+        let past = Date().addingTimeInterval(-3600)
+        for f in ["Pictures", "Pictures/2023", "Pictures/2024"] {
+            try FileManager.default.setAttributes([.modificationDate: past], ofItemAtPath: t.dir.at(f))
+        }
+        try t.scan()
+        #expect(try t.library.folderStamps(under: t.root).count == 3)
+        let before = t.library.db.totalChanges
+        let again = try t.scan()
+        #expect(again.unchanged == 2)
+        #expect(t.library.db.totalChanges == before + 1)  // the root's last scan time, nothing else
+        // A folder that went and one that changed: only those rows are written.
+        try FileSystem.remove(t.dir.at("Pictures/2024/b.jpg"))
+        #expect(rmdir(t.dir.at("Pictures/2024")) == 0)
+        let stamps = try t.library.folderStamps(under: t.root)
+        var next = stamps
+        next[t.dir.at("Pictures/2024")] = nil
+        next[t.root]?.mtimeNanoseconds += 1
+        let mark = t.library.db.totalChanges
+        try t.library.replaceFolderStamps(under: t.root, with: next)
+        #expect(t.library.db.totalChanges - mark == 2)
+        #expect(try t.library.folderStamps(under: t.root) == next)
+    }
+
     @Test func anUnreadableFolderKeepsItsRowsAndIsReported() throws {
         guard getuid() != 0 else { return }  // root reads everything; covered where not root
         let t = try TestLibrary()

@@ -86,7 +86,9 @@ public final class LibraryScanner: @unchecked Sendable {
     }
 
     /// Scans each of `paths` (folders, or single files), reconciling only under them.
-    public func scan(_ paths: [String], progress: (ScanProgress) -> Void = { _ in }) throws -> ScanSummary {
+    /// `prewalked`: the same paths walked ahead under the same rules (used only for full
+    /// listings, `skipUnchangedFolders` false).
+    public func scan(_ paths: [String], prewalked: PrewalkedRoots? = nil, progress: (ScanProgress) -> Void = { _ in }) throws -> ScanSummary {
         var summary = ScanSummary()
         var jobs: [Job] = []
         var newFiles: [(String, FileStatus)] = []
@@ -97,7 +99,7 @@ public final class LibraryScanner: @unchecked Sendable {
         progress(ScanProgress(phase: .walking, done: 0, total: 0, filesPerSecond: 0, etaSeconds: nil))
         for raw in paths {
             let root = LibraryScanner.normalize(raw)
-            try reconcileWalk(root, jobs: &jobs, newFiles: &newFiles, vanished: &vanished, summary: &summary, stamps: &stamps)
+            try reconcileWalk(root, prewalked: prewalked, jobs: &jobs, newFiles: &newFiles, vanished: &vanished, summary: &summary, stamps: &stamps)
         }
         // Something will change: say so before the first commit, so the work that follows a
         // scan (regrouping) is not skipped after a crash in between (see `regroupPendingKey`).
@@ -160,7 +162,7 @@ public final class LibraryScanner: @unchecked Sendable {
         return s
     }
 
-    private func reconcileWalk(_ root: String, jobs: inout [Job], newFiles: inout [(String, FileStatus)],
+    private func reconcileWalk(_ root: String, prewalked: PrewalkedRoots?, jobs: inout [Job], newFiles: inout [(String, FileStatus)],
                                vanished: inout [Int64: StoredIdentity], summary: inout ScanSummary,
                                stamps walked: inout [String: [String: Library.FolderStamp]]) throws {
         // A single file.
@@ -197,78 +199,34 @@ public final class LibraryScanner: @unchecked Sendable {
         var byPath: [String: StoredIdentity] = [:]
         byPath.reserveCapacity(rows.count)
         for r in rows { byPath[r.path] = r }
-        var unreadable: [String] = []
-        var stack = [root]
-        // Folder stamps: the recorded ones, and the ones this walk leaves behind.
-        let recorded = skipUnchangedFolders ? try library.folderStamps(under: root) : [:]
-        var filesIn: [String: [String]] = [:]
-        var foldersIn: [String: [String]] = [:]
-        if !recorded.isEmpty {
-            for path in byPath.keys { filesIn[LibraryScanner.parent(path), default: []].append(path) }
-            for path in recorded.keys where path != root { foldersIn[LibraryScanner.parent(path), default: []].append(path) }
+        let listing: FolderListing
+        if skipUnchangedFolders {
+            let recorded = try library.folderStamps(under: root)
+            let known = recorded.isEmpty ? nil : KnownFolders(recorded: recorded, knownFiles: byPath.keys, root: root)
+            listing = FolderWalk.walk(root, rules: rules, known: known, logger: logger)
+        } else {
+            listing = prewalked?.listing(root) ?? FolderWalk.walk(root, rules: rules, known: nil, logger: logger)
         }
-        var stamps: [String: Library.FolderStamp] = [:]
-        // A folder changed in the same tick as its mtime cannot be trusted (like git's "racy"
-        // index entries): file times are wall-clock times, so this compares with the real clock.
-        let trustedBefore = Int64((Date().timeIntervalSince1970 - 2) * 1e9)
-        while let dir = stack.popLast() {
-            let dirStatus = FileSystem.lstatusIfExists(dir)
-            if let st = dirStatus, st.isDirectory, let k = recorded[dir], k == Library.FolderStamp(st) {
-                // Unchanged entries: stat the known files, walk the known subfolders.
-                foldersSkipped += 1
-                stamps[dir] = k
-                for path in filesIn[dir] ?? [] {
-                    guard let s = FileSystem.lstatusIfExists(path), s.isRegular else { continue }
-                    let row = byPath.removeValue(forKey: path)
-                    classify(path: path, st: s, row: row, jobs: &jobs, newFiles: &newFiles, summary: &summary)
-                }
-                for sub in foldersIn[dir] ?? [] {
-                    let name = String(sub[sub.index(after: sub.lastIndex(of: "/")!)...])
-                    if !rules.skipsFolder(name: name, path: sub) { stack.append(sub) }
-                }
-                continue
-            }
-            foldersListed += 1
-            let entries: [DirectoryEntry]
-            do {
-                entries = try FileSystem.listDirectory(dir)
-            } catch {
-                unreadable.append(dir)
-                logger.warning("cannot list folder", ["error": "\(error)"])
-                continue
-            }
-            if rules.hasMarker(entries.lazy.map(\.name)) { continue }
-            if let st = dirStatus, st.isDirectory, st.mtimeNanoseconds < trustedBefore { stamps[dir] = Library.FolderStamp(st) }
-            for e in entries {
-                let path = dir == "/" ? "/" + e.name : dir + "/" + e.name
-                var kind = e.kind
-                var st: FileStatus?
-                if kind == .unknown {
-                    st = FileSystem.lstatusIfExists(path)
-                    kind = st.map { $0.isDirectory ? .directory : $0.isRegular ? .regular : $0.isSymlink ? .symlink : .other } ?? .other
-                }
-                switch kind {
-                case .directory:
-                    if !rules.skipsFolder(name: e.name, path: path) { stack.append(path) }
-                case .regular:
-                    guard rules.isCandidateFile(name: e.name) else { continue }
-                    guard let s = st ?? FileSystem.lstatusIfExists(path), s.isRegular else { continue }
-                    let row = byPath.removeValue(forKey: path)
-                    classify(path: path, st: s, row: row, jobs: &jobs, newFiles: &newFiles, summary: &summary)
-                default:
-                    continue  // symlinks are never followed and never become items
-                }
-            }
+        foldersListed += listing.listed
+        foldersSkipped += listing.skipped
+        for (path, st) in listing.files {
+            let row = byPath.removeValue(forKey: path)
+            classify(path: path, st: st, row: row, jobs: &jobs, newFiles: &newFiles, summary: &summary)
         }
+        let unreadable = listing.unreadable
         summary.unreadableFolders += unreadable
         // What remains was not found: gone, unless it sits under a folder we could not list.
         for (path, r) in byPath where !unreadable.contains(where: { path.hasPrefix($0 + "/") }) {
             vanished[r.id] = r
         }
         if isRoot { try library.recordRoot(root, device: rootStatus.device, online: true, at: clock.now()) }
-        // Unreadable folders keep no stamp (they are listed again next time).
-        for u in unreadable { stamps = stamps.filter { $0.key != u && !$0.key.hasPrefix(u + "/") } }
-        walked[root] = stamps
+        walked[root] = listing.stamps
+    }
+
+    /// The last component of an absolute path.
+    static func name(_ path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return path }
+        return String(path[path.index(after: slash)...])
     }
 
     static func parent(_ path: String) -> String {

@@ -76,5 +76,12 @@ public enum Schema {
         Migration(version: 3, sql: """
             ALTER TABLE files ADD COLUMN details TEXT;     -- JSON, see VideoInfo.json
             """),
+        // The path index carries what a rescan compares (`Library.identityColumns`), so listing
+        // a root's 100 000 rows reads the index alone instead of one table page per row (the
+        // rows hold metrics and signatures, ~2 KB each): 0.25 → 0.08 s on a warm cache.
+        Migration(version: 4, sql: """
+            DROP INDEX files_path;
+            CREATE INDEX files_path_identity ON files(path, status, id, device, inode, size, mtime_ns, analyzer_version);
+            """),
     ]
 }

@@ -1,0 +1,131 @@
+import Dispatch
+import Foundation
+import Synchronization
+import SnapSortSystem
+
+/// What a walk of one root found on disk: its candidate files with their status, in walk
+/// order, and the folders' stamps. The walk reads the file system only; `LibraryScanner`
+/// compares the result with the stored rows.
+struct FolderListing: Sendable {
+    /// Regular candidate files (symlinks are never followed and never become items).
+    var files: [(path: String, status: FileStatus)] = []
+    /// The stamp of every folder listed completely, or skipped as unchanged.
+    var stamps: [String: Library.FolderStamp] = [:]
+    /// Folders that could not be listed: their rows are kept.
+    var unreadable: [String] = []
+    var listed = 0
+    var skipped = 0
+}
+
+/// The recorded state that lets a walk skip listing unchanged folders (the agent's reconciles).
+struct KnownFolders: Sendable {
+    /// Stamps recorded when each folder was last listed completely.
+    var recorded: [String: Library.FolderStamp]
+    /// The stored files and the recorded subfolders of each folder.
+    var filesIn: [String: [String]]
+    var foldersIn: [String: [String]]
+
+    init(recorded: [String: Library.FolderStamp], knownFiles: some Sequence<String>, root: String) {
+        self.recorded = recorded
+        var files: [String: [String]] = [:]
+        var folders: [String: [String]] = [:]
+        for path in knownFiles { files[LibraryScanner.parent(path), default: []].append(path) }
+        for path in recorded.keys where path != root { folders[LibraryScanner.parent(path), default: []].append(path) }
+        filesIn = files
+        foldersIn = folders
+    }
+}
+
+enum FolderWalk {
+    /// Walks the folder `root` (which exists and is a folder): lists each folder once, relative
+    /// to its open descriptor, and stats its candidate files.
+    ///
+    /// A folder whose stamp matches `known`'s is not listed: its known files are stat'ed and its
+    /// known subfolders walked. A folder changed in the same tick as its mtime cannot be trusted
+    /// (like git's "racy" index entries), so it gets no stamp; file times are wall-clock times,
+    /// so this compares with the real clock.
+    static func walk(_ root: String, rules: ExcludeRules, known: KnownFolders?, logger: Logger) -> FolderListing {
+        var out = FolderListing()
+        let trustedBefore = Int64((Date().timeIntervalSince1970 - 2) * 1e9)
+        var stack = [root]
+        while let dir = stack.popLast() {
+            let dirStatus = FileSystem.lstatusIfExists(dir)
+            if let known, let st = dirStatus, st.isDirectory, let k = known.recorded[dir], k == Library.FolderStamp(st) {
+                out.skipped += 1
+                out.stamps[dir] = k
+                let folder = try? OpenDirectory(dir)
+                for path in known.filesIn[dir] ?? [] {
+                    let status = folder.map { $0.lstatus(LibraryScanner.name(path)) } ?? FileSystem.lstatusIfExists(path)
+                    guard let s = status, s.isRegular else { continue }
+                    out.files.append((path, s))
+                }
+                for sub in known.foldersIn[dir] ?? [] where !rules.skipsFolder(name: LibraryScanner.name(sub), path: sub) {
+                    stack.append(sub)
+                }
+                continue
+            }
+            out.listed += 1
+            let folder: OpenDirectory
+            let entries: [DirectoryEntry]
+            do {
+                folder = try OpenDirectory(dir)
+                entries = try folder.entries()
+            } catch {
+                out.unreadable.append(dir)
+                logger.warning("cannot list folder", ["error": "\(error)"])
+                continue
+            }
+            if rules.hasMarker(entries.lazy.map(\.name)) { continue }
+            if let st = dirStatus, st.isDirectory, st.mtimeNanoseconds < trustedBefore { out.stamps[dir] = Library.FolderStamp(st) }
+            for e in entries {
+                let path = dir == "/" ? "/" + e.name : dir + "/" + e.name
+                var kind = e.kind
+                var st: FileStatus?
+                if kind == .unknown {
+                    st = folder.lstatus(e.name)
+                    kind = st.map { $0.isDirectory ? .directory : $0.isRegular ? .regular : $0.isSymlink ? .symlink : .other } ?? .other
+                }
+                switch kind {
+                case .directory:
+                    if !rules.skipsFolder(name: e.name, path: path) { stack.append(path) }
+                case .regular:
+                    guard rules.isCandidateFile(name: e.name) else { continue }
+                    guard let s = st ?? folder.lstatus(e.name), s.isRegular else { continue }
+                    out.files.append((path, s))
+                default:
+                    continue  // symlinks are never followed and never become items
+                }
+            }
+        }
+        // Unreadable folders keep no stamp (they are listed again next time).
+        for u in out.unreadable { out.stamps = out.stamps.filter { $0.key != u && !$0.key.hasPrefix(u + "/") } }
+        return out
+    }
+}
+
+/// Walks of the roots a scan is about to reconcile, started on another thread before the
+/// library is opened: the file system's part of a rescan (a `stat` per file, a listing per
+/// folder) then runs beside the database's (the integrity check at open, reading the rows).
+/// Only full listings are walked ahead; a root that is no folder is left to the scan.
+public final class PrewalkedRoots: Sendable {
+    private let listings = Mutex<[String: FolderListing]>([:])
+    private let done = DispatchGroup()
+
+    public init(_ paths: [String], rules: ExcludeRules, logger: Logger = .silent) {
+        let roots = paths.map(LibraryScanner.normalize)
+        done.enter()
+        DispatchQueue.global(qos: .userInitiated).async { [self] in
+            for root in roots where (try? FileSystem.status(root))?.isDirectory == true {
+                let listing = FolderWalk.walk(root, rules: rules, known: nil, logger: logger)
+                listings.withLock { $0[root] = listing }
+            }
+            done.leave()
+        }
+    }
+
+    /// The listing of `root`, once the walk is over; nil when it was not walked ahead.
+    func listing(_ root: String) -> FolderListing? {
+        done.wait()
+        return listings.withLock { $0.removeValue(forKey: root) }
+    }
+}
