@@ -181,20 +181,21 @@ public struct Grouper {
                            id, f.analyzedAt, f.ocrWords, f.ocrText, f.qrPayload)
             }
             let perFileGroups = GroupID.allCases.filter { ![.similar, .duplicate, .heavy, .people, .pets, .food, .scenery].contains($0) }.map { "'\($0.rawValue)'" }.joined(separator: ",")
-            for id in judged {
-                try db.run("DELETE FROM group_members WHERE file_id=? AND group_id IN (\(perFileGroups))", id)
-            }
+            try Self.fillIDs(db, judged)
+            try db.run("DELETE FROM group_members WHERE file_id IN \(Self.ids) AND group_id IN (\(perFileGroups))")
+            phase("stored: pairs, findings, old per-file groups")
             try library.setAgentState(Self.fileRulesKey, rules.fileKey)
             for (id, groups) in perFile {
                 for (g, score) in groups { try db.run("INSERT OR REPLACE INTO group_members(group_id, file_id, score) VALUES(?,?,?)", g.rawValue, id, score) }
             }
+            phase("stored: per-file groups")
             // Similar sets: replace the region (and anything that left it: gone or no longer a candidate).
-            for id in region.union(changed) {
-                try db.run("DELETE FROM similar_sets WHERE file_id=?", id)
-                try db.run("DELETE FROM group_members WHERE file_id=? AND group_id IN ('similar','duplicate')", id)
-                // Set-relative blur (score > 1; the per-file rule scores ≤ 1 and stays).
-                try db.run("DELETE FROM group_members WHERE file_id=? AND group_id='blurry' AND score > 1", id)
-            }
+            try Self.fillIDs(db, region.union(changed))
+            try db.run("DELETE FROM similar_sets WHERE file_id IN \(Self.ids)")
+            try db.run("DELETE FROM group_members WHERE file_id IN \(Self.ids) AND group_id IN ('similar','duplicate')")
+            // Set-relative blur (score > 1; the per-file rule scores ≤ 1 and stays).
+            try db.run("DELETE FROM group_members WHERE file_id IN \(Self.ids) AND group_id='blurry' AND score > 1")
+            phase("stored: the region's sets cleared")
             // Blurry and Oops in the region: members of a set are judged against their set (blur
             // only so, `relativelyBlurry`; Oops by its bright reading, `oopsInSet`); the per-file
             // judgement (blur scores ≤ 1) stands for the others — also for files that just left
@@ -204,14 +205,16 @@ public struct Grouper {
                 let f = latestFindings[item.id] ?? Findings()
                 return judgedWith[item.id].flatMap { $0.findings == f ? $0.groups : nil } ?? rules.categories(of: item, findings: f)
             }
+            try Self.fillIDs(db, region)
+            try db.run("DELETE FROM group_members WHERE file_id IN \(Self.ids) AND group_id='blurry' AND score <= 1")
+            try db.run("DELETE FROM group_members WHERE file_id IN \(Self.ids) AND group_id='oops'")
             for id in region {
-                try db.run("DELETE FROM group_members WHERE file_id=? AND group_id='blurry' AND score <= 1", id)
-                try db.run("DELETE FROM group_members WHERE file_id=? AND group_id='oops'", id)
                 guard !inSet.contains(id), let item = byID[id] else { continue }
                 for (g, score) in groupsOf(item) where g == .blurry || g == .oops {
                     try db.run("INSERT OR REPLACE INTO group_members(group_id, file_id, score) VALUES(?,?,?)", g.rawValue, id, score)
                 }
             }
+            phase("stored: the region's blur and oops")
             for set in sets {
                 let key = set.members.map(\.id).min()!
                 let items = set.members.compactMap { byID[$0.id] }
@@ -234,6 +237,7 @@ public struct Grouper {
                     }
                 }
             }
+            phase("stored: sets")
             try rankHeavy(db)
             // Remember what was seen.
             for id in changed {
@@ -270,6 +274,17 @@ public struct Grouper {
 
     /// Heavy Photos: photos over `rules.heavyBytes`, or in the library's top `rules.heavyShare`
     /// by size when larger than `rules.heavyMinimumBytes`; scored by size.
+    /// The files a regroup's statement applies to, as a set: a full regroup clears the groups
+    /// of 100 000 files, and a statement per file and group cost it ~4 s.
+    static let ids = "(SELECT id FROM temp.regroup_ids)"
+
+    /// Makes `ids` hold exactly `files` (a temporary table of this connection).
+    static func fillIDs(_ db: Database, _ files: some Sequence<Int64>) throws {
+        try db.execute("CREATE TEMP TABLE IF NOT EXISTS regroup_ids(id INTEGER PRIMARY KEY)")
+        try db.run("DELETE FROM temp.regroup_ids")
+        for id in files { try db.run("INSERT INTO temp.regroup_ids(id) VALUES(?)", id) }
+    }
+
     private func rankHeavy(_ db: Database) throws {
         try db.run("DELETE FROM group_members WHERE group_id='heavy'")
         let n = try db.scalar("SELECT count(*) FROM files WHERE status = 'ok' AND kind = 'photo'") ?? 0
