@@ -272,8 +272,6 @@ public struct Grouper {
         inspector.run(item, m, rules: rules, &f)
     }
 
-    /// Heavy Photos: photos over `rules.heavyBytes`, or in the library's top `rules.heavyShare`
-    /// by size when larger than `rules.heavyMinimumBytes`; scored by size.
     /// The files a regroup's statement applies to, as a set: a full regroup clears the groups
     /// of 100 000 files, and a statement per file and group cost it ~4 s.
     static let ids = "(SELECT id FROM temp.regroup_ids)"
@@ -285,6 +283,8 @@ public struct Grouper {
         for id in files { try db.run("INSERT INTO temp.regroup_ids(id) VALUES(?)", id) }
     }
 
+    /// Heavy Photos: photos over `rules.heavyBytes`, or in the library's top `rules.heavyShare`
+    /// by size when larger than `rules.heavyMinimumBytes`; scored by size.
     private func rankHeavy(_ db: Database) throws {
         try db.run("DELETE FROM group_members WHERE group_id='heavy'")
         let n = try db.scalar("SELECT count(*) FROM files WHERE status = 'ok' AND kind = 'photo'") ?? 0
