@@ -67,7 +67,8 @@ public struct Grouper {
         func phase(_ name: String) {
             guard let trace else { return }
             let now = ContinuousClock.now
-            trace("phase\t\(name)\t\(String(format: "%.3f", Double((now - lap).components.attoseconds) / 1e18 + Double((now - lap).components.seconds)))")
+            let mb = (Memory.residentBytes() ?? 0) >> 20
+            trace("phase\t\(name)\t\(String(format: "%.3f", Double((now - lap).components.attoseconds) / 1e18 + Double((now - lap).components.seconds)))\trss=\(mb)MB")
             lap = now
         }
         let full = extra == nil

@@ -11,6 +11,9 @@ enum Extensions {
 
     /// Runs after a scan (e.g. regrouping), and clears the scanner's "regroup pending" mark.
     static func afterScan(_ library: Library, _ roots: [String]) throws {
+        // The scan's freed buffers (kept in the heap for the next photo, `Memory`) go back
+        // before the regroup builds its rows, so the two peaks do not add up.
+        Memory.releaseFreeMemory()
         try GroupsCommand.regroup(library)
         try library.setAgentState(LibraryScanner.regroupPendingKey, nil)
         // The regroup's working set (every file's row, the indexes) and the OCR engines the
