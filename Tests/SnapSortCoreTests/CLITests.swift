@@ -82,6 +82,34 @@ import SnapSortTestSupport
         #expect(try lib.agentState(LibraryScanner.regroupPendingKey) == nil)
     }
 
+    /// `info` shows what the scan read on a page and where a code points; a photo that passed
+    /// no gate shows neither.
+    @Test func infoShowsAPagesTextAndACodesPayload() throws {
+        let dir = TempDir()
+        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../Fixtures").standardized.path
+        dir.write("Pictures/ticket.png", try FileSystem.readFile(fixtures + "/qr/ticket.png", limit: 1 << 20))
+        dir.write("Pictures/letter.png", try FileSystem.readFile(fixtures + "/ocr/page.png", limit: 1 << 22))
+        dir.write("Pictures/a.jpg", Fixtures.jpeg(seed: 71, width: 96, height: 72))
+        let db = dir.at("lib.sqlite3")
+        let scan = try SnapsortBinary.run(["--db", db, "scan", "--quiet", "--no-models", dir.at("Pictures")])
+        #expect(scan.status == 0, "\(scan.stderr)")
+        func info(_ name: String) throws -> JSON {
+            let r = try SnapsortBinary.run(["--db", db, "info", "--json", dir.at("Pictures/" + name)])
+            #expect(r.status == 0, "\(r.stderr)")
+            return try #require(JSON.parse(r.stdout))
+        }
+        let letter = try info("letter.png")
+        #expect((letter["text_words"]?.intValue ?? 0) >= 60)
+        #expect(letter["text"]?.stringValue?.contains("students") == true)
+        #expect(letter["qr"] == nil)
+        let ticket = try info("ticket.png")
+        #expect(ticket["qr"]?.stringValue == "https://example.com/t/SNAPSORT-42")
+        let plain = try info("a.jpg")
+        #expect(plain["text"] == nil && plain["qr"] == nil)
+        let human = try SnapsortBinary.run(["--db", db, "info", dir.at("Pictures/letter.png")])
+        #expect(human.stdout.contains("  text:      ") && human.stdout.contains("students"), "\(human.stdout)")
+    }
+
     @Test func exitCodes() throws {
         let dir = TempDir()
         let db = dir.at("lib.sqlite3")

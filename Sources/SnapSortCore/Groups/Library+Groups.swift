@@ -210,6 +210,15 @@ extension Library {
         return out
     }
 
+    /// What OCR and QR decoding found in a file's current analysis: nil when neither ran on it
+    /// (only candidates of the cheap gates are read, `GroupRules`).
+    public func findings(of id: Int64) throws -> FileFindings? {
+        try db.row("""
+            SELECT ff.ocr_words, ff.ocr_text, ff.qr_payload FROM file_findings ff JOIN files f ON f.id = ff.file_id
+            WHERE ff.file_id = ? AND ff.analyzed_at IS f.analyzed_at
+            """, id).map { FileFindings(words: $0.int(0).map(Int.init), text: $0.string(1), qrPayload: $0.string(2)) }
+    }
+
     /// The members of one group, best (similar, duplicate, blurry…) or largest (heavy, videos) first.
     public func groupMembers(_ group: GroupID) throws -> [GroupMember] {
         let rows = try db.rows("""
@@ -262,4 +271,14 @@ public struct FilePair: Hashable, Sendable {
         a = min(x, y)
         b = max(x, y)
     }
+}
+
+/// What OCR and QR decoding found in a file (`Library.findings(of:)`).
+public struct FileFindings: Sendable, Equatable {
+    /// Confidently recognized words; nil when the file was not read.
+    public var words: Int?
+    /// The text of the reading that decided (empty when nothing was read).
+    public var text: String?
+    /// The decoded QR payload; "" when decoding ran and found none; nil when it never ran.
+    public var qrPayload: String?
 }

@@ -9,8 +9,9 @@ enum InfoCommand: Command {
     static let usage = """
         Usage: snapsort info [--json] FILE
 
-        Shows the stored analysis of FILE; a file not in the library is analyzed on the spot
-        (nothing is stored).
+        Shows the stored analysis of FILE, with the text read from a page and a QR code's
+        payload (`text`, `text_words`, `qr` in --json); a file not in the library is analyzed
+        on the spot (nothing is stored).
         """
 
     static func run(_ args: inout Arguments, _ ctx: Context) throws -> Int32 {
@@ -23,7 +24,15 @@ enum InfoCommand: Command {
         var json: JSON
         if let item = try library.item(path: path) {
             json = Report.json(item, groups: try Extensions.reportGroups(library)?(item) ?? ReportGroups())
-            if case .object(var o) = json { o.insert(("in_library", .bool(true)), at: 1); json = .object(o) }
+            if case .object(var o) = json {
+                o.insert(("in_library", .bool(true)), at: 1)
+                // What a page says and where a code points: read once by the scan, kept for this.
+                if let f = try library.findings(of: item.id) {
+                    if let n = f.words, n > 0 { o.append(("text", .string(f.text ?? ""))); o.append(("text_words", .int(n))) }
+                    if let q = f.qrPayload, !q.isEmpty { o.append(("qr", .string(q))) }
+                }
+                json = .object(o)
+            }
         } else {
             let scanner = LibraryScanner(library: library)
             Extensions.configure(scanner)
@@ -60,6 +69,12 @@ enum InfoCommand: Command {
         }
         ctx.out("  status:    \(s("status") ?? "?")" + (json["reason"]?["text"]?.stringValue.map { " — \($0)" } ?? ""))
         if let g = json["groups"]?.arrayValue, !g.isEmpty { ctx.out("  groups:    " + g.compactMap(\.stringValue).joined(separator: ", ")) }
+        if let q = s("qr") { ctx.out("  QR code:   \(q)") }
+        if let text = s("text") {
+            let flat = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            let shown = flat.count > 160 ? String(flat.prefix(160)) + "…" : flat
+            ctx.out("  text:      \(json["text_words"]?.intValue ?? 0) words: \(shown)")
+        }
         if let m = json["metrics"], m != .null {
             ctx.out("  sharpness: \(m["lap_var"]?.serialized() ?? "?") (sharpest tile \(m["lap_tile_max"]?.serialized() ?? "?"), re-blur \(m["reblur"]?.serialized() ?? "?"))")
             ctx.out("  exposure:  mean \(m["mean_luma"]?.serialized() ?? "?"), spread \(m["std_luma"]?.serialized() ?? "?"), dark \(m["dark_fraction"]?.serialized() ?? "?"), bright \(m["bright_fraction"]?.serialized() ?? "?")")
