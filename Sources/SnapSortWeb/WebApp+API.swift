@@ -59,7 +59,7 @@ extension WebApp {
             guard let fid = Int64(p[1]) else { throw WebError.notFound() }
             return Self.json(try withLibrary { lib in
                 guard let item = try lib.item(id: fid), item.status != .gone else { throw WebError.notFound("no such item") }
-                return Self.card(item, decision: try Review.decision(for: fid, library: lib))
+                return Self.card(item, decision: try Review.decision(for: fid, library: lib), findings: try lib.findings(of: fid))
             })
         case ("GET groups", _):
             return Self.json(try withLibrary { lib in
@@ -162,8 +162,11 @@ extension WebApp {
         ])
     }
 
-    static func card(_ item: Item, decision: DecisionRecord?) -> JSON {
+    /// A card: the item, its decision, and what the scan read on it (a ticket's code, the
+    /// first words of a receipt or letter), which is often what decides it.
+    static func card(_ item: Item, decision: DecisionRecord?, findings: FileFindings? = nil) -> JSON {
         let base = "/media/\(item.id)/"
+        let text = (findings?.words ?? 0) > 0 ? findings?.text.map(Self.snippet) : nil
         return .object([
             ("id", .int(item.id)), ("kind", .string(item.kind)), ("format", .opt(item.format)), ("name", .string(item.name)),
             ("bytes", .int(item.bytes)), ("width", .opt(item.width)), ("height", .opt(item.height)),
@@ -172,7 +175,15 @@ extension WebApp {
             ("seen_before", .bool(decision?.decision == .later || (decision?.laterCount ?? 0) > 0)),
             ("deferrals", .int(decision?.laterCount ?? 0)), ("suggest_keep", .bool(decision?.suggestsKeep ?? false)),
             ("thumb", .string(base + "thumb")), ("display", .string(base + "display")), ("original", .string(base + "original")),
+            ("qr", .opt(findings?.qrPayload.flatMap { $0.isEmpty ? nil : $0 })), ("text", .opt(text)),
         ])
+    }
+
+    /// The start of a page's text on one line: whitespace runs as one space, at most 200
+    /// characters (the card shows two lines of it; `snapsort info` shows it all).
+    static func snippet(_ text: String) -> String {
+        let flat = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        return flat.count > 200 ? String(flat.prefix(200)) + "…" : flat
     }
 
     /// A session with its remaining cards (the current one first).
@@ -180,7 +191,7 @@ extension WebApp {
         var cards: [JSON] = []
         for id in s.itemIDs.dropFirst(s.position) {
             guard let item = try lib.item(id: id), item.status != .gone else { continue }
-            cards.append(Self.card(item, decision: try Review.decision(for: id, library: lib)))
+            cards.append(Self.card(item, decision: try Review.decision(for: id, library: lib), findings: try lib.findings(of: id)))
         }
         return .object([
             ("id", .int(s.id)), ("deck", .string(s.deckID)), ("title", .string(s.title)), ("position", .int(s.position)),

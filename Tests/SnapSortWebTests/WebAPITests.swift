@@ -31,6 +31,23 @@ import SnapSortTestSupport
         #expect(try h.get("/api/nope").status == 404)
     }
 
+    /// A card carries what the scan read: a ticket's QR payload, a page's first words; a
+    /// photo nothing was read on carries neither. Also in a group deck's session.
+    @Test func cardsCarryACodesPayloadAndAPagesWords() throws {
+        let h = try WebHarness(pages: true)
+        let ticket = h.json(try h.get("/api/items/\(h.id("ticket.png"))"))
+        #expect(ticket["qr"]?.stringValue == "https://example.com/t/SNAPSORT-42")
+        let letter = h.json(try h.get("/api/items/\(h.id("letter.png"))"))
+        let text = try #require(letter["text"]?.stringValue)
+        #expect(text.contains("students") && !text.contains("\n") && text.count <= 201, "\(text)")
+        #expect(letter["qr"] == .null)
+        let photo = h.json(try h.get("/api/items/\(h.id("IMG_0001.jpg"))"))
+        #expect(photo["qr"] == .null && photo["text"] == .null)
+        let s = h.json(try h.post("/api/sessions", #"{"deck":"group:qr"}"#))
+        let cards = s["cards"]?.arrayValue ?? []
+        #expect(cards.first?["qr"]?.stringValue == "https://example.com/t/SNAPSORT-42", "\(s)")
+    }
+
     @Test func trashCommitGoesToTheHomeTrash() throws {
         let h = try WebHarness()
         let id = h.id("beach.jpg")

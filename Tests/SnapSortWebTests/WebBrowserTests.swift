@@ -18,7 +18,7 @@ import SnapSortTestSupport
     @Test(.enabled(if: ProcessInfo.processInfo.environment["SNAPSORT_SKIP_BROWSER"] != "1"
                    && FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium")))
     func pageInHeadlessChromium() throws {
-        let h = try WebHarness()
+        let h = try WebHarness(pages: true)
         let artifacts = Self.repo + "/.build/artifacts/web"
         let p = Process()
         p.executableURL = URL(fileURLWithPath: Self.repo + "/Tests/browser/run.sh")

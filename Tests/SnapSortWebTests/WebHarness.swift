@@ -19,7 +19,9 @@ final class WebHarness: @unchecked Sendable {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../share/web").standardized.path
     }
 
-    init(writeInfo: Bool = false, heic: Bool = true) throws {
+    /// `pages`: also a ticket's QR code and a printed letter (Tests/Fixtures), which the
+    /// regroup reads (the browser test shows what it read on their cards).
+    init(writeInfo: Bool = false, heic: Bool = true, pages: Bool = false) throws {
         lib = try TestLibrary()
         let home = lib.dir.folder("home")
         env = Environment(variables: [
@@ -30,6 +32,10 @@ final class WebHarness: @unchecked Sendable {
         let root = lib.root
         let dir = lib.dir
         for (name, bytes) in Self.files where heic || !name.hasSuffix(".heic") { _ = dir.write("Pictures/" + name, bytes) }
+        if pages {
+            _ = dir.write("Pictures/ticket.png", try FileSystem.readFile(Self.fixture("qr/ticket.png"), limit: 1 << 20))
+            _ = dir.write("Pictures/letter.png", try FileSystem.readFile(Self.fixture("ocr/page.png"), limit: 1 << 22))
+        }
         try lib.scan([root])
         try Grouper(library: lib.library).regroupAll()
         for item in try lib.library.items() { ids[item.name] = item.id }

@@ -212,6 +212,21 @@ def main():
         check(any(re.fullmatch(r"DeletionDate=\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d", l) for l in lines), ".trashinfo DeletionDate= is YYYY-MM-DDThh:mm:ss")
         shot(page, "trash-after-commit-light")
 
+        # What the scan read shows on the card: a ticket's code, a letter's words (as text).
+        goto_view(page, "#deck=group:qr")
+        found = top_card(page).locator(".found .qr")
+        expect(found).to_be_visible()
+        check("https://example.com/t/SNAPSORT-42" in found.inner_text(), f"the ticket's card shows its code ({found.inner_text()!r})")
+        check(top_card(page).locator(".found a").count() == 0, "a payload is text, never a link")
+        shot(page, "deck-qr-light")
+        goto_view(page, "#deck=group:document")
+        text = top_card(page).locator(".found .text")
+        expect(text).to_be_visible()
+        check("students" in text.inner_text(), f"the letter's card shows its words ({text.inner_text()[:60]!r})")
+        box, photo = top_card(page).locator(".found").bounding_box(), top_card(page).locator(".photo").bounding_box()
+        check(box["y"] >= photo["y"] + photo["height"] - 1, "the words sit under the photo, not over it")
+        shot(page, "deck-document-light")
+
         # Stats and settings.
         goto_view(page, "#stats")
         expect(page.locator("#stats-chart svg rect")).to_have_count(7)

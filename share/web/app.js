@@ -171,11 +171,15 @@ function cardElement(c) {
     : el("img", { src: c.display, alt: "", decoding: "async", draggable: "false" });
   if (c.kind === "video") media.muted = true;
   const label = `${c.kind === "video" ? "Video" : "Photo"} ${c.name}${niceDate(c) ? ", " + niceDate(c) : ""}, ${humanBytes(c.bytes)}`;
-  const card = el("div", { class: "card", role: "group", "aria-roledescription": "card", "aria-label": label, "data-id": String(c.id) },
+  const card = el("div", { class: c.qr || c.text ? "card has-found" : "card", role: "group", "aria-roledescription": "card", "aria-label": label, "data-id": String(c.id) },
     el("div", { class: "photo" }, media),
     c.seen_before ? el("span", { class: "seen", text: c.suggest_keep ? "Seen before · keep it?" : "Seen before" }) : null,
     el("div", { class: "mark", "aria-hidden": "true" }),
-    el("div", { class: "meta" }, el("span", { class: "date", text: niceDate(c) || c.name }), el("span", { class: "size", text: humanBytes(c.bytes) })));
+    el("div", { class: "meta" }, el("span", { class: "date", text: niceDate(c) || c.name }), el("span", { class: "size", text: humanBytes(c.bytes) })),
+    // What the scan read: a ticket's code, a receipt's words (text only, never a link).
+    c.qr || c.text ? el("div", { class: "found" },
+      c.qr ? el("span", { class: "qr", text: "QR: " + c.qr }) : null,
+      c.text ? el("span", { class: "text", text: "“" + c.text + "”" }) : null) : null);
   return card;
 }
 
