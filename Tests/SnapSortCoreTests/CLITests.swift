@@ -108,6 +108,13 @@ import SnapSortTestSupport
         #expect(plain["text"] == nil && plain["qr"] == nil)
         let human = try SnapsortBinary.run(["--db", db, "info", dir.at("Pictures/letter.png")])
         #expect(human.stdout.contains("  text:      ") && human.stdout.contains("students"), "\(human.stdout)")
+        // A file outside the library is read on the spot, and nothing is stored.
+        let outside = dir.write("elsewhere/ticket.png", try FileSystem.readFile(fixtures + "/qr/ticket.png", limit: 1 << 20))
+        let r = try SnapsortBinary.run(["--db", db, "info", "--json", outside])
+        let o = try #require(JSON.parse(r.stdout))
+        #expect(o["in_library"]?.boolValue == false)
+        #expect(o["qr"]?.stringValue == "https://example.com/t/SNAPSORT-42", "\(r.stdout)")
+        #expect(try Library(path: db).db.scalar("SELECT count(*) FROM files") == 3)
     }
 
     @Test func exitCodes() throws {

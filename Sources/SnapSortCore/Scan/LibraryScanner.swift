@@ -223,6 +223,13 @@ public final class LibraryScanner: @unchecked Sendable {
         walked[root] = listing.stamps
     }
 
+    /// What the gated QR and OCR checks find in `r`, the analysis of `path` (`snapsort info`
+    /// on a file outside the library); nil when no gate passes or there is no inspector.
+    public func findings(path: String, of r: AnalysisResult) -> FileFindings? {
+        guard let f = inspector?.inspection(path: path, of: r, rules: groupRules) else { return nil }
+        return FileFindings(words: f.ocrWords, text: f.ocrText, qrPayload: f.qrPayload)
+    }
+
     /// The last component of an absolute path.
     static func name(_ path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return path }

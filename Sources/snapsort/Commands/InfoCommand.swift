@@ -11,7 +11,7 @@ enum InfoCommand: Command {
 
         Shows the stored analysis of FILE, with the text read from a page and a QR code's
         payload (`text`, `text_words`, `qr` in --json); a file not in the library is analyzed
-        on the spot (nothing is stored).
+        and read on the spot (nothing is stored).
         """
 
     static func run(_ args: inout Arguments, _ ctx: Context) throws -> Int32 {
@@ -27,10 +27,7 @@ enum InfoCommand: Command {
             if case .object(var o) = json {
                 o.insert(("in_library", .bool(true)), at: 1)
                 // What a page says and where a code points: read once by the scan, kept for this.
-                if let f = try library.findings(of: item.id) {
-                    if let n = f.words, n > 0 { o.append(("text", .string(f.text ?? ""))); o.append(("text_words", .int(n))) }
-                    if let q = f.qrPayload, !q.isEmpty { o.append(("qr", .string(q))) }
-                }
+                o += fields(try library.findings(of: item.id))
                 json = .object(o)
             }
         } else {
@@ -45,7 +42,7 @@ enum InfoCommand: Command {
                 ("duration_s", .opt(r.durationSeconds)),
                 ("camera", .object([("make", .opt(r.exif?.make)), ("model", .opt(r.exif?.model)), ("lens", .opt(r.exif?.lens))])),
                 ("metrics", r.metrics?.json ?? .null),
-            ])
+            ] + fields(scanner.findings(path: path, of: r)))
         }
         if asJSON {
             ctx.out(json.serialized(pretty: true))
@@ -80,5 +77,14 @@ enum InfoCommand: Command {
             ctx.out("  exposure:  mean \(m["mean_luma"]?.serialized() ?? "?"), spread \(m["std_luma"]?.serialized() ?? "?"), dark \(m["dark_fraction"]?.serialized() ?? "?"), bright \(m["bright_fraction"]?.serialized() ?? "?")")
         }
         return ExitCode.ok
+    }
+
+    /// The `text`, `text_words` and `qr` fields of what OCR and QR decoding found.
+    static func fields(_ f: FileFindings?) -> [(String, JSON)] {
+        guard let f else { return [] }
+        var out: [(String, JSON)] = []
+        if let n = f.words, n > 0 { out += [("text", .string(f.text ?? "")), ("text_words", .int(n))] }
+        if let q = f.qrPayload, !q.isEmpty { out.append(("qr", .string(q))) }
+        return out
     }
 }
