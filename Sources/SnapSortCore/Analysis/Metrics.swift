@@ -504,7 +504,7 @@ public enum MetricsComputer {
         }
         tv.sort()
         m.lapTileMax = tv.last ?? 0
-        m.lapTileMedian = tv.isEmpty ? 0 : (tv[(tv.count - 1) / 2] + tv[tv.count / 2]) / 2
+        m.lapTileMedian = tv.medianOfSorted ?? 0
         m.edgeDensity = Double(edges) / count
         m.flatFraction = Double(flat) / count
         m.reblur = reblur(p, x0: 0, y0: 0, x1: w, y1: h)

@@ -49,24 +49,33 @@ public struct FileInspector: Sendable {
         return 8
     }
 
-    /// Decodes a JPEG or PNG to gray, upright, at the reduced size.
+    /// Decodes a JPEG or PNG to gray, upright, at the reduced size (a PNG stays RGB).
     static func decodeUpright(_ item: GroupItem) -> Bitmap? {
-        guard let bytes = try? FileSystem.readFile(item.path, limit: 256 * 1024 * 1024) else { return nil }
-        var bitmap: Bitmap
-        switch item.format {
-        case "jpeg":
-            guard let h = try? JPEG.readHeader(bytes) else { return nil }
+        item.decodedUpright(readLimit: 256 * 1024 * 1024, pngPixels: 40_000_000) { bytes in
+            let h = try JPEG.readHeader(bytes)
             let scale = inspectionScale(long: max(h.width, h.height))
-            guard let d = try? JPEG.decode(bytes, scaleNumerator: scale, grayscale: true, maxHeaderPixels: 500_000_000, maxOutputPixels: 40_000_000)
-            else { return nil }
-            bitmap = d.bitmap
+            return try JPEG.decode(bytes, scaleNumerator: scale, grayscale: true, maxHeaderPixels: 500_000_000, maxOutputPixels: 40_000_000).bitmap
+        }
+    }
+}
+
+extension GroupItem {
+    /// The file read (at most `readLimit` bytes) and decoded upright: a JPEG through `jpeg`, a
+    /// PNG as RGB within `pngPixels`; nil for any other format and on any error.
+    func decodedUpright(readLimit: Int, pngPixels: Int64, jpeg: ([UInt8]) throws -> Bitmap) -> Bitmap? {
+        guard let bytes = try? FileSystem.readFile(path, limit: readLimit) else { return nil }
+        let bitmap: Bitmap
+        switch format {
+        case "jpeg":
+            guard let b = try? jpeg(bytes) else { return nil }
+            bitmap = b
         case "png":
-            guard let b = try? PNG.decode(bytes, channels: 3, maxPixels: 40_000_000) else { return nil }
+            guard let b = try? PNG.decode(bytes, channels: 3, maxPixels: pngPixels) else { return nil }
             bitmap = b
         default:
             return nil
         }
-        return bitmap.oriented(item.orientation ?? 1)
+        return bitmap.oriented(orientation ?? 1)
     }
 }
 

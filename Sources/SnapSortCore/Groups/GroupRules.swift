@@ -340,9 +340,7 @@ public struct GroupRules: Sendable {
     func oopsInSet(_ item: GroupItem, score: Double, mates: [GroupItem]) -> Double? {
         guard let m = item.metrics else { return score }
         if GroupRules.failedExposurePenalty(m) >= 0.5 { return score }
-        let medians = mates.compactMap { $0.metrics?.p50 }.sorted()
-        guard !medians.isEmpty else { return score }
-        let median = medians.count % 2 == 1 ? medians[medians.count / 2] : (medians[medians.count / 2 - 1] + medians[medians.count / 2]) / 2
+        guard let median = mates.compactMap({ $0.metrics?.p50 }).sorted().medianOfSorted else { return score }
         return m.p50 - median >= setOopsLevels ? score : nil
     }
     public var setOopsLevels = 40.0

@@ -39,21 +39,10 @@ enum SamePixels {
         return Double(total) / n <= maximumMeanDifference && Double(over) / n <= maximumShareOver2
     }
 
-    /// The file decoded upright at full size, RGB.
+    /// The file decoded upright at full size, RGB (the JPEG with smooth chroma).
     static func decode(_ item: GroupItem) -> Bitmap? {
-        guard let bytes = try? FileSystem.readFile(item.path, limit: 512 * 1024 * 1024) else { return nil }
-        let bitmap: Bitmap
-        switch item.format {
-        case "jpeg":
-            guard let d = try? JPEG.decode(bytes, scaleNumerator: 8, smoothChroma: true,
-                                           maxHeaderPixels: maximumPixels, maxOutputPixels: maximumPixels) else { return nil }
-            bitmap = d.bitmap
-        case "png":
-            guard let b = try? PNG.decode(bytes, channels: 3, maxPixels: maximumPixels) else { return nil }
-            bitmap = b
-        default:
-            return nil
+        item.decodedUpright(readLimit: 512 * 1024 * 1024, pngPixels: maximumPixels) { bytes in
+            try JPEG.decode(bytes, scaleNumerator: 8, smoothChroma: true, maxHeaderPixels: maximumPixels, maxOutputPixels: maximumPixels).bitmap
         }
-        return bitmap.oriented(item.orientation ?? 1)
     }
 }
