@@ -443,6 +443,10 @@ public final class Agent: @unchecked Sendable {
             tracker.movedTo(excluded ? nil : path, cookie: e.cookie, isDirectory: isDir, at: t)
         } else if e.has(Inotify.closeWrite) {
             if !excluded { tracker.written(path, at: t) }
+        } else if e.has(Inotify.attrib) {
+            // Permissions, owner or times changed: a file is looked at again (unchanged ones
+            // cost a stat; one that could not be read is read again), a folder listed again.
+            if !excluded { if isDir { tracker.folderCreated(path) } else { tracker.written(path, at: t) } }
         } else if e.has(Inotify.create) {
             if isDir && !excluded { tracker.folderCreated(path) }
         } else if e.has(Inotify.delete) {

@@ -20,9 +20,10 @@ public final class Watcher {
     private var logger: Logger
 
     /// Events for every folder: files closed after writing, moves, creations (for folders),
-    /// deletions, and the folder's own move or deletion.
+    /// deletions, changed permissions (a file or folder that could not be read may be readable
+    /// now), and the folder's own move or deletion.
     public static let mask: UInt32 =
-        Inotify.closeWrite | Inotify.movedFrom | Inotify.movedTo | Inotify.create | Inotify.delete | Inotify.deleteSelf
+        Inotify.closeWrite | Inotify.attrib | Inotify.movedFrom | Inotify.movedTo | Inotify.create | Inotify.delete | Inotify.deleteSelf
         | Inotify.moveSelf | Inotify.onlyDir | Inotify.dontFollow | Inotify.exclUnlink
 
     /// Watches kept free for other programs.

@@ -225,10 +225,17 @@ public enum SnapsortBinary {
         public var stderr: String
     }
 
-    /// Runs `snapsort args…` with an environment, waiting for it to end.
-    public static func run(_ args: [String], env: [String: String] = [:], stdin: String? = nil) throws -> Result {
+    /// Runs `snapsort args…` as a user whose file permissions apply: as root, through
+    /// `setpriv` without the capabilities that bypass them (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH).
+    public static func runUnprivileged(_ args: [String], env: [String: String] = [:]) throws -> Result {
+        guard geteuid() == 0 else { return try run(args, env: env) }
+        return try run(["--bounding-set=-dac_override,-dac_read_search", path] + args, env: env, launcher: "/usr/bin/setpriv")
+    }
+
+    /// Runs `snapsort args…` (or `launcher` with `args`) with an environment, waiting for it to end.
+    public static func run(_ args: [String], env: [String: String] = [:], stdin: String? = nil, launcher: String? = nil) throws -> Result {
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: path)
+        p.executableURL = URL(fileURLWithPath: launcher ?? path)
         p.arguments = args
         var e = ProcessInfo.processInfo.environment
         for (k, v) in env { e[k] = v }

@@ -44,6 +44,23 @@ import SnapSortTestSupport
         #expect(try h.live(lib)["\(h.root)/a.jpg"]?.id == id)
     }
 
+    /// A file that could not be read (here: its row says so, as after a read denied by its
+    /// permissions) is read again when its permissions change, though its content did not.
+    @Test func aFileWhosePermissionsChangeIsReadAgainWhenItCouldNotBeRead() throws {
+        let h = try AgentHarness()
+        h.dir.write("Pictures/a.jpg", photo(5))
+        h.start()
+        defer { h.stop() }
+        let lib = try h.reader()
+        let path = "\(h.root)/a.jpg"
+        #expect(try waitUntil { try h.live(lib)[path]?.status == "ok" })
+        #expect(h.waitIdle())
+        try lib.db.run("UPDATE files SET status = 'unreadable', reason_code = 'permission', reason = 'permission denied' WHERE path = ?", path)
+        chmod(path, 0o600)
+        #expect(try waitUntil { try h.live(lib)[path]?.status == "ok" })
+        #expect(try lib.db.scalar("SELECT count(*) FROM files WHERE path = ? AND reason_code IS NULL", path) == 1)
+    }
+
     @Test func renamesWithinAndAcrossFoldersKeepIdentityAndMetricsWithZeroDecodes() throws {
         let h = try AgentHarness()
         h.dir.write("Pictures/2024/a.jpg", photo(5))

@@ -28,6 +28,41 @@ import SnapSortTestSupport
         #expect(env.stdout == report.stdout)
     }
 
+    /// A photo the scan may not read (its permissions) is tried again by every scan: nothing is
+    /// written while it still fails, and once its permissions allow, it is analyzed and leaves
+    /// Unreadable (it had been offered there for the Trash).
+    @Test func aPhotoDeniedToTheScanIsReadOnceItsPermissionsAllow() throws {
+        let dir = TempDir()
+        dir.write("Pictures/a.jpg", Fixtures.jpeg(seed: 81, width: 96, height: 72))
+        dir.write("Pictures/b.jpg", Fixtures.jpeg(seed: 82, width: 96, height: 72))
+        let db = dir.at("lib.sqlite3")
+        let locked = dir.at("Pictures/b.jpg")
+        chmod(locked, 0)
+        let scan = { try SnapsortBinary.runUnprivileged(["--db", db, "scan", "--quiet", dir.at("Pictures")]) }
+        let first = try scan()
+        #expect(first.status == 0, "\(first.stderr)")
+        let lib = try Library(path: db)
+        func row() throws -> Row? { try lib.db.rows("SELECT status, reason_code, analyzed_at FROM files WHERE path = ?", locked).first }
+        #expect(try row()?.string(0) == "unreadable")
+        #expect(try row()?.string(1) == "permission")
+        #expect(try SnapsortBinary.run(["--db", db, "groups", "unreadable"]).stdout.contains("b.jpg"))
+        // Still denied: read again, nothing written, nothing regrouped.
+        try lib.db.run("UPDATE files SET analyzed_at = '2000-01-01T00:00:00Z' WHERE path = ?", locked)
+        try lib.db.run("DELETE FROM grouped_files")
+        #expect(try scan().status == 0)
+        #expect(try row()?.string(2) == "2000-01-01T00:00:00Z")
+        #expect(try lib.db.scalar("SELECT count(*) FROM grouped_files") == 0)
+        // Allowed: analyzed in its row, regrouped, out of Unreadable.
+        chmod(locked, 0o644)
+        let fixed = try scan()
+        #expect(fixed.status == 0, "\(fixed.stderr)")
+        #expect(try row()?.string(0) == "ok")
+        #expect(try row()?.string(1) == nil)
+        #expect(try lib.db.scalar("SELECT count(*) FROM files") == 2)
+        #expect(try lib.db.scalar("SELECT count(*) FROM grouped_files") == 2)
+        #expect(try !SnapsortBinary.run(["--db", db, "groups", "unreadable"]).stdout.contains("b.jpg"))
+    }
+
     @Test func anUnchangedRescanIsNotRegroupedButAnInterruptedOneIs() throws {
         let dir = TempDir()
         dir.write("Pictures/a.jpg", Fixtures.jpeg(seed: 71, width: 96, height: 72))

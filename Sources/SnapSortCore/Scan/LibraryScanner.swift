@@ -82,8 +82,16 @@ public final class LibraryScanner: @unchecked Sendable {
         var path: String
         var status: FileStatus
         var kind: Kind
-        enum Kind: Sendable { case new, changed, reanalyze }
+        /// For `retry`: the reason the last read failed.
+        var failedWith: String? = nil
+        /// `retry`: a file whose last read failed for a reason that passes (permissions fixed,
+        /// a disk that answered again) is read again by every scan, though it did not change;
+        /// its row is written only when the outcome differs.
+        enum Kind: Sendable { case new, changed, reanalyze, retry }
     }
+
+    /// The reasons of an `unreadable` row that a later read may not meet again.
+    static let passingReasons: Set<String> = ["permission", "io_error"]
 
     /// Scans each of `paths` (folders, or single files), reconciling only under them.
     /// `prewalked`: the same paths walked ahead under the same rules (used only for full
@@ -103,7 +111,7 @@ public final class LibraryScanner: @unchecked Sendable {
         }
         // Something will change: say so before the first commit, so the work that follows a
         // scan (regrouping) is not skipped after a crash in between (see `regroupPendingKey`).
-        if !newFiles.isEmpty || !jobs.isEmpty || !vanished.isEmpty {
+        if !newFiles.isEmpty || jobs.contains(where: { $0.kind != .retry }) || !vanished.isEmpty {
             try library.setAgentState(LibraryScanner.regroupPendingKey, "1", at: clock.now())
         }
         // Moves: a new path whose content matches a row whose file is gone.
@@ -252,6 +260,8 @@ public final class LibraryScanner: @unchecked Sendable {
             jobs.append(Job(id: row.id, path: path, status: st, kind: .changed))
         } else if row.analyzerVersion < Analyzer.version || row.status == .pending {
             jobs.append(Job(id: row.id, path: path, status: st, kind: .reanalyze))
+        } else if row.status == .unreadable, let code = try? library.reasonCode(id: row.id), LibraryScanner.passingReasons.contains(code) {
+            jobs.append(Job(id: row.id, path: path, status: st, kind: .retry, failedWith: code))
         } else {
             summary.unchanged += 1
         }
@@ -334,6 +344,14 @@ public final class LibraryScanner: @unchecked Sendable {
                 for (job, r) in batch {
                     if r.reason?.code == "io_error", FileSystem.lstatusIfExists(job.path) == nil {
                         continue  // deleted between the walk and the analysis: the next scan sees it gone
+                    }
+                    if job.kind == .retry {
+                        if r.status == .unreadable && r.reason?.code == job.failedWith {
+                            summary.unchanged += 1  // still failing, as recorded
+                            continue
+                        }
+                        summary.reanalyzed += 1
+                        try library.setAgentState(LibraryScanner.regroupPendingKey, "1", at: now)
                     }
                     let id = try library.store(r, id: job.id, path: job.path, status: job.status, at: now)
                     if let f = r.inspection {

@@ -58,6 +58,11 @@ extension Library {
 
     /// Rows of this size that could be the source of a move: tombstones and live rows
     /// (the caller checks whether a live row's file still exists).
+    /// The reason code of a row (why its file was not analyzed), nil when none.
+    public func reasonCode(id: Int64) throws -> String? {
+        try db.rows("SELECT reason_code FROM files WHERE id = ?", id).first?.string(0)
+    }
+
     public func moveCandidates(size: Int64) throws -> [(StoredIdentity, quick: [UInt8]?, content: [UInt8]?)] {
         try db.rows("SELECT \(Library.identityColumns), quick_hash, content_hash FROM files WHERE size = ?", size).map {
             (Library.identity($0), $0.blob(8), $0.blob(9))
