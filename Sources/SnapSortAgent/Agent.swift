@@ -71,6 +71,8 @@ public struct AgentCounters: Sendable, Equatable {
     /// Folders listed, and skipped as unchanged, by reconciles.
     public var foldersListed = 0
     public var foldersSkipped = 0
+    /// Reconciles put off because another process was scanning the library.
+    public var deferredReconciles = 0
 }
 
 /// The long-running service: watches the roots, keeps the library current, publishes the
@@ -260,7 +262,7 @@ public final class Agent: @unchecked Sendable {
             nextDegradedCheck = t.addingTimeInterval(options.degradedInterval)
             dirtyFolders.formUnion(watcher.unwatched)
         }
-        if hasWork && pausedUntil == nil && holdReason == nil {
+        if hasWork && pausedUntil == nil && holdReason == nil && (scanLockRetryAt ?? .distantPast) <= t {
             reconcile()
         }
         if !hasWork && pausedUntil == nil && holdReason == nil && now >= nextBackupCheck {
@@ -274,6 +276,8 @@ public final class Agent: @unchecked Sendable {
     }
 
     private var hasWork: Bool { !dirtyFiles.isEmpty || !dirtyFolders.isEmpty }
+    /// While another process scans the library (`Library.scanLockPath`), when to try again.
+    private var scanLockRetryAt: Date?
 
     /// Whether tier-2 services may run now: not paused, not held, not inside a reconcile.
     private var analysisMayRun: Bool { pausedUntil == nil && holdReason == nil && !reconciling }
@@ -293,7 +297,7 @@ public final class Agent: @unchecked Sendable {
         if let p = pausedUntil, p != .distantFuture { deadlines.append(p) }
         let held = holdReason != nil
         if pausedUntil == nil && !hasWork && !held { deadlines.append(nextBackupCheck) }
-        if hasWork && pausedUntil == nil && !held { deadlines.append(t) }
+        if hasWork && pausedUntil == nil && !held { deadlines.append(max(t, scanLockRetryAt ?? t)) }
         for (i, s) in services.enumerated() {
             if s.isAnalysis && !analysisMayRun { continue }
             guard var d = s.nextDeadline(now: t) else { continue }
@@ -553,9 +557,31 @@ public final class Agent: @unchecked Sendable {
         for f in dirtyFiles.sorted() where !paths.contains(where: { f.hasPrefix($0 + "/") }) {
             if FileSystem.lstatusIfExists(f)?.isRegular == true { paths.append(f) } else { try? removed(f) }
         }
+        guard !paths.isEmpty else {
+            dirtyFiles.removeAll()
+            dirtyFolders.removeAll()
+            return
+        }
+        // One scan of a library at a time: a `snapsort scan` running now is waited for (what is
+        // dirty stays dirty), checked again each second.
+        let scanLock: FileLock
+        do {
+            guard let held = try FileLock.tryLock(library.scanLockPath) else {
+                if scanLockRetryAt == nil { logger.info("another process is scanning the library; waiting for it") }
+                scanLockRetryAt = now.addingTimeInterval(1)
+                countersBox.withLock { $0.deferredReconciles += 1 }
+                return
+            }
+            scanLock = held
+        } catch {
+            noteError("cannot take the scan lock", error)
+            scanLockRetryAt = now.addingTimeInterval(60)
+            return
+        }
+        defer { scanLock.unlock() }
+        scanLockRetryAt = nil
         dirtyFiles.removeAll()
         dirtyFolders.removeAll()
-        guard !paths.isEmpty else { return }
         cancelScan = CancelFlag()
         let cancel = cancelScan
         let scanner = LibraryScanner(library: library, rules: watcher.rules, clock: options.clock, logger: logger, workers: options.workers)

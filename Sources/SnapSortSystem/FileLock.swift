@@ -22,6 +22,16 @@ public final class FileLock: @unchecked Sendable {
         return FileLock(path: path, fd: fd)
     }
 
+    /// Takes the lock, waiting for as long as another process holds it.
+    public static func lock(_ path: String) throws -> FileLock {
+        let fd = try FileDescriptor.open(path, O_RDWR | O_CREAT | O_CLOEXEC, mode: 0o600)
+        while flock(fd.raw, LOCK_EX) != 0 {
+            if errno == EINTR { continue }
+            throw SystemError.fromErrno("flock \(path)")
+        }
+        return FileLock(path: path, fd: fd)
+    }
+
     /// Whether some process holds the lock at `path` (without creating the file).
     public static func isHeld(_ path: String) -> Bool {
         let raw = Glibc.open(path, O_RDONLY | O_CLOEXEC)

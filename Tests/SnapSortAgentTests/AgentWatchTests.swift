@@ -61,6 +61,22 @@ import SnapSortTestSupport
         #expect(try lib.db.scalar("SELECT count(*) FROM files WHERE path = ? AND reason_code IS NULL", path) == 1)
     }
 
+    /// While another process scans the library (`snapsort scan` holds the scan lock), the
+    /// agent puts its reconcile off and runs it once the lock is free.
+    @Test func theAgentWaitsForAScanByAnotherProcess() throws {
+        let h = try AgentHarness()
+        h.start()
+        defer { h.stop() }
+        #expect(h.waitIdle())
+        let lib = try h.reader()
+        let other = try #require(try FileLock.tryLock(lib.scanLockPath))
+        h.dir.write("Pictures/b.jpg", photo(6))
+        #expect(waitUntil { h.agent.counters.deferredReconciles >= 2 })
+        #expect(try h.live(lib)["\(h.root)/b.jpg"] == nil)
+        other.unlock()
+        #expect(try waitUntil { try h.live(lib)["\(h.root)/b.jpg"]?.status == "ok" })
+    }
+
     @Test func renamesWithinAndAcrossFoldersKeepIdentityAndMetricsWithZeroDecodes() throws {
         let h = try AgentHarness()
         h.dir.write("Pictures/2024/a.jpg", photo(5))

@@ -63,6 +63,33 @@ import SnapSortTestSupport
         #expect(try !SnapsortBinary.run(["--db", db, "groups", "unreadable"]).stdout.contains("b.jpg"))
     }
 
+    /// Two scans of one library do not run at once (both would insert a new file's row): the
+    /// second says it waits, and runs when the first ends.
+    @Test func aSecondScanWaitsForTheFirst() throws {
+        let dir = TempDir()
+        dir.write("Pictures/a.jpg", Fixtures.jpeg(seed: 83, width: 96, height: 72))
+        let db = dir.at("lib.sqlite3")
+        #expect(try SnapsortBinary.run(["--db", db, "scan", "--quiet", "--no-models", dir.at("Pictures/a.jpg")]).status == 0)
+        dir.write("Pictures/b.jpg", Fixtures.jpeg(seed: 84, width: 96, height: 72))
+        let lib = try Library(path: db)
+        let first = try #require(try FileLock.tryLock(lib.scanLockPath))  // the first scan, running
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: SnapsortBinary.path)
+        p.arguments = ["--db", db, "scan", "--no-models", dir.at("Pictures")]
+        let errPath = dir.at("scan.err")
+        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
+        p.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
+        p.standardOutput = FileHandle.nullDevice
+        try p.run()
+        #expect(waitUntil { (try? String(contentsOfFile: errPath, encoding: .utf8))?.contains("waiting for it to end") == true })
+        #expect(p.isRunning)
+        #expect(try lib.db.scalar("SELECT count(*) FROM files") == 1)
+        first.unlock()
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0)
+        #expect(try lib.db.scalar("SELECT count(*) FROM files") == 2)
+    }
+
     @Test func anUnchangedRescanIsNotRegroupedButAnInterruptedOneIs() throws {
         let dir = TempDir()
         dir.write("Pictures/a.jpg", Fixtures.jpeg(seed: 71, width: 96, height: 72))

@@ -66,6 +66,10 @@ public final class Library: @unchecked Sendable {
         }
     }
 
+    /// The lock a scan of this library holds, from its walk to the end of its regroup (the CLI's
+    /// `scan` and the agent's reconciles): two scans at once would both insert a new file's row.
+    public var scanLockPath: String { path + ".scan.lock" }
+
     /// The schema version on disk.
     public var schemaVersion: Int { (try? db.userVersion) ?? 0 }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import SnapSortCore
+import SnapSortSystem
 
 /// `snapsort scan [DIR…]`
 enum ScanCommand: Command {
@@ -37,6 +38,14 @@ enum ScanCommand: Command {
         // and its rows are read: a rescan of 100 000 unchanged files is both, on two cores.
         let prewalked = PrewalkedRoots(roots, rules: rules, logger: ctx.logger)
         let library = try ctx.openLibrary()
+        let scanLock: FileLock
+        if let held = try FileLock.tryLock(library.scanLockPath) {
+            scanLock = held
+        } else {
+            if !ctx.quiet { ctx.err("snapsort: another scan of this library is running (the agent, or a second 'snapsort scan'); waiting for it to end…") }
+            scanLock = try FileLock.lock(library.scanLockPath)
+        }
+        defer { scanLock.unlock() }
         let scanner = LibraryScanner(library: library, rules: rules, logger: ctx.logger,
                               workers: workers ?? ProcessInfo.processInfo.activeProcessorCount)
         Extensions.configure(scanner)
