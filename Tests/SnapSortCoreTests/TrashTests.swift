@@ -175,6 +175,31 @@ struct TrashTests {
         for n in ["IMG_1.jpg", "IMG_1.xmp", "IMG_1.AAE"] { #expect(FileSystem.exists(s.lib.root + "/" + n)) }
     }
 
+    @Test("a photo that cannot come back keeps its sidecars in the Trash and is reported once, by name and by --all")
+    func blockedPhotoKeepsItsSidecars() throws {
+        let s = try TrashSetup(["IMG_2.jpg", "b.png"])
+        s.lib.dir.write("Pictures/IMG_2.xmp", Array("<xmp/>".utf8))
+        _ = try s.stage("IMG_2.jpg")
+        _ = try s.stage("b.png")
+        #expect(try s.commit().outcomes.count == 3)
+        s.lib.dir.write("Pictures/IMG_2.jpg", Array("another file".utf8))
+        s.lib.dir.write("Pictures/b.png", Array("another file".utf8))
+        let byName = try Trash.restore(paths: [s.lib.root + "/IMG_2.jpg"], library: s.lib.library, clock: s.clock)
+        #expect(byName.map(\.path) == [s.lib.root + "/IMG_2.jpg"])
+        #expect(!byName[0].succeeded)
+        #expect(!FileSystem.exists(s.lib.root + "/IMG_2.xmp"))
+        #expect(FileSystem.exists(s.homeTrash + "/files/IMG_2.xmp"))
+        let all = try Trash.restoreAll(library: s.lib.library, clock: s.clock)
+        #expect(all.map(\.path).sorted() == [s.lib.root + "/IMG_2.jpg", s.lib.root + "/b.png"])
+        #expect(all.allSatisfy { !$0.succeeded && !$0.isSidecar })
+        #expect(!FileSystem.exists(s.lib.root + "/IMG_2.xmp"))
+        // Once the photo's place is free, both come back.
+        try FileSystem.remove(s.lib.root + "/IMG_2.jpg")
+        let again = try Trash.restoreAll(library: s.lib.library, clock: s.clock)
+        #expect(again.filter(\.succeeded).map(\.path).sorted() == [s.lib.root + "/IMG_2.jpg", s.lib.root + "/IMG_2.xmp"])
+        #expect(try FileSystem.readFile(s.lib.root + "/IMG_2.xmp", limit: 100) == Array("<xmp/>".utf8))
+    }
+
     @Test("restore --all un-stages staged items (they become undecided)")
     func unstage() throws {
         let s = try TrashSetup(["a.jpg"])

@@ -380,7 +380,9 @@ public enum Trash {
     }
 
     /// Restores files from the system Trash to their original paths, refusing to overwrite a
-    /// file that is there now. Sidecars come back with their photo. The item's row comes back
+    /// file that is there now. Sidecars come back with their photo, and stay in the Trash with
+    /// it when it cannot come back (its metadata beside another file would belong to that one).
+    /// The item's row comes back
     /// (same identity), its trash decision is cleared and the bytes are no longer cleared.
     public static func restore(ledgerIDs: [Int64], library: Library, clock: Clock) throws -> [TrashOutcome] {
         var out: [TrashOutcome] = []
@@ -390,7 +392,9 @@ public enum Trash {
                 WHERE id=? AND state='trashed'
                 """, id) else { continue }
             let t = trashedFile(r)
-            out.append(try restoreOne(t, trashDir: r.string(3) ?? "", name: r.string(4) ?? "", library: library, clock: clock))
+            let photo = try restoreOne(t, trashDir: r.string(3) ?? "", name: r.string(4) ?? "", library: library, clock: clock)
+            out.append(photo)
+            guard photo.succeeded else { continue }
             for sr in try library.db.rows("""
                 SELECT id, file_id, original_path, trash_dir, trash_name, bytes, trashed_ts, parent_id FROM trash_ledger
                 WHERE parent_id=? AND state='trashed'
@@ -429,8 +433,12 @@ public enum Trash {
         var out = try unstage(fileIDs: staged(library: library).map(\.fileID), library: library)
         let ids = try library.db.rows("SELECT id FROM trash_ledger WHERE state='trashed' AND parent_id IS NULL ORDER BY id").compactMap { $0.int(0) }
         out += try restore(ledgerIDs: ids, library: library, clock: clock)
-        // Sidecars whose photo row is no longer trashed.
-        let orphans = try library.db.rows("SELECT id FROM trash_ledger WHERE state='trashed' ORDER BY id").compactMap { $0.int(0) }
+        // Sidecars whose photo is no longer in the Trash (restored or purged meanwhile); those of
+        // a photo that stayed stay with it.
+        let orphans = try library.db.rows("""
+            SELECT s.id FROM trash_ledger s LEFT JOIN trash_ledger p ON p.id = s.parent_id
+            WHERE s.state='trashed' AND s.parent_id IS NOT NULL AND (p.id IS NULL OR p.state != 'trashed') ORDER BY s.id
+            """).compactMap { $0.int(0) }
         for id in orphans {
             guard let r = try library.db.row("""
                 SELECT id, file_id, original_path, trash_dir, trash_name, bytes, trashed_ts, parent_id FROM trash_ledger WHERE id=?
