@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import Testing
-import SnapSortCore
+@testable import SnapSortCore
 import SnapSortSystem
 import SnapSortTestSupport
 
@@ -198,6 +198,26 @@ struct TrashTests {
         let again = try Trash.restoreAll(library: s.lib.library, clock: s.clock)
         #expect(again.filter(\.succeeded).map(\.path).sorted() == [s.lib.root + "/IMG_2.jpg", s.lib.root + "/IMG_2.xmp"])
         #expect(try FileSystem.readFile(s.lib.root + "/IMG_2.xmp", limit: 100) == Array("<xmp/>".utf8))
+    }
+
+    @Test("a name too long for its .trashinfo is shortened in the Trash (whole characters, extension kept) and restored under its own")
+    func longNames() throws {
+        let long = String(repeating: "é", count: 100) + String(repeating: "a", count: 46) + ".jpg"  // 250 bytes
+        #expect(long.utf8.count == 250)
+        let s = try TrashSetup([long])
+        _ = try s.stage(long)
+        let out = try s.commit().outcomes
+        #expect(out.count == 1)
+        guard case .trashed(let inTrash)? = out.first?.result else { Issue.record("not trashed: \(out)"); return }
+        let name = String(inTrash.split(separator: "/").last!)
+        #expect(name.hasSuffix(".jpg") && long.hasPrefix(String(name.dropLast(4))))
+        #expect((name + ".trashinfo").utf8.count <= 255)
+        let info = String(decoding: try FileSystem.readFile(s.homeTrash + "/info/" + name + ".trashinfo", limit: 4096), as: UTF8.self)
+        #expect(info.contains("Path=" + TrashInfo.encode(s.lib.root + "/" + long)))
+        let back = try Trash.restoreAll(library: s.lib.library, clock: s.clock)
+        #expect(back.map(\.result) == [.restored])
+        #expect(FileSystem.exists(s.lib.root + "/" + long))
+        #expect(Trash.fitted("IMG_1.jpg") == "IMG_1.jpg")
     }
 
     @Test("restore --all un-stages staged items (they become undecided)")

@@ -223,7 +223,7 @@ public enum Trash {
                                 reason: "no Trash on its file system (\(error)); left in place", clock: clock)
             }
             let info = TrashInfo.render(pathKey: loc.pathKey(for: path, realPath: real), deletedAt: now, timeZone: env.timeZone)
-            let base = String(path.split(separator: "/").last ?? "file")
+            let base = fitted(String(path.split(separator: "/").last ?? "file"))
             // Plan first: a crash after this point is finished or rolled back by `resume`.
             var ledger = Ledger(id: 0, fileID: fileID, parentID: parentID, originalPath: path, directory: loc.directory,
                                 name: base, info: info, bytes: st.size, device: st.device, inode: st.inode, mtime: st.mtimeNanoseconds)
@@ -279,6 +279,25 @@ public enum Trash {
             try recordTrashed(library, ledger, clock: clock)
             return TrashOutcome(path: path, bytes: st.size, result: .trashed(ledger.trashPath), isSidecar: parentID != nil)
         }
+    }
+
+    /// The longest name in `files/` whose `.trashinfo`, and the temp name it is written under
+    /// (`FileSystem.createExclusive`: 33 bytes more at most), are still file names (NAME_MAX,
+    /// 255 bytes), with room for a clash number (`numbered`).
+    static let longestBase = 255 - ".trashinfo".utf8.count - 33 - 8
+
+    /// A name that fits `longestBase`: a longer one loses the end of its stem (whole
+    /// characters) and keeps its extension. The specification lets the name in `files/` differ
+    /// from the original's; `Path=` in the `.trashinfo` keeps that.
+    static func fitted(_ name: String) -> String {
+        guard name.utf8.count > longestBase else { return name }
+        var stem = name, ext = ""
+        if let dot = name.lastIndex(of: "."), dot != name.startIndex, name.utf8.distance(from: dot, to: name.endIndex) <= 16 {
+            stem = String(name[..<dot])
+            ext = String(name[dot...])
+        }
+        while !stem.isEmpty && stem.utf8.count + ext.utf8.count > longestBase { stem.removeLast() }
+        return stem + ext
     }
 
     /// `IMG_1.jpg` → `IMG_1.2.jpg`.
