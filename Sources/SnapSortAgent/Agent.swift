@@ -717,9 +717,9 @@ public final class Agent: @unchecked Sendable {
         let counts = (try? library.itemCounts()) ?? (total: 0, analyzed: 0)
         let shown = (state == "watching" || state == "starting") && (pausedUntil != nil || holdReason != nil) ? "paused" : state
         let (done, total) = progress.map { ($0.done, $0.total) } ?? (counts.analyzed, counts.total)
-        let problem = lastError ?? services.lazy.compactMap { s in s.problem.map { "\(s.name): \($0)" } }.first
+        let servicesProblem = services.lazy.compactMap { s in s.problem.map { "\(s.name): \($0)" } }.first
         return StatusDocument.Agent(state: shown, pid: Int(getpid()), done: done, total: total, degraded: watcher.isDegraded,
-                                    lastError: problem)
+                                    lastError: lastError ?? servicesProblem, lastErrorSeverity: lastError != nil ? "error" : "warning")
     }
 
     private func stoppedDocument() -> StatusDocument {

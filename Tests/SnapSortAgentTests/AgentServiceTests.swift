@@ -195,6 +195,7 @@ struct AgentServiceTests {
         time.advance(61)
         h.agent.wake()
         #expect(waitUntil { (h.status()?["agent"]?["last_error"]?.stringValue ?? "").hasPrefix("reminders: cannot show a notification") })
+        #expect(h.status()?["agent"]?["last_error_severity"]?.stringValue == "warning")  // a warning on the bars, not an alarm
         #expect(logs.messages.contains { $0.contains("will retry at the next reminder") })
         #expect(h.agent.currentState == "watching")
         // Delivered (and failed) once, not retried in a loop: the next one is a later one.

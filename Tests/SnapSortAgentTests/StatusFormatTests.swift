@@ -17,6 +17,8 @@ import SnapSortTestSupport
         StatusDocument(updatedAt: now, agent: .init(state: "paused", pid: 42, done: 10, total: 20)),
         StatusDocument(updatedAt: now, agent: .init(state: "stopped", done: 3, total: 3)),
         StatusDocument(updatedAt: now, agent: .init(state: "watching", pid: 42, done: 3, total: 3, degraded: true, lastError: "watch limit")),
+        StatusDocument(updatedAt: now, agent: .init(state: "watching", pid: 42, done: 3, total: 3,
+                                                    lastError: "reminders: cannot show a notification", lastErrorSeverity: "warning")),
     ]
 
     /// The keys and JSON types of one bar's object.
@@ -88,7 +90,33 @@ import SnapSortTestSupport
         // Every contract key is present, in order.
         let keys = ["schema_version", "updated_at", "agent", "groups", "awaiting_review", "trash", "cleared", "streak", "goal", "next_reminder"]
         if case .object(let o) = d.json { #expect(o.map(\.0) == keys) }
-        if case .object(let a)? = d.json["agent"] { #expect(a.map(\.0) == ["state", "pid", "done", "total", "degraded", "last_error"]) }
+        if case .object(let a)? = d.json["agent"] {
+            #expect(a.map(\.0) == ["state", "pid", "done", "total", "degraded", "last_error", "last_error_severity"])
+        }
+    }
+
+    /// The agent's own failure is an alarm on every bar; a service that cannot do its part (no
+    /// notification server for the reminders, common under i3) is a warning in the tooltip,
+    /// never a permanent red bar.
+    @Test func anErrorIsAnAlarmAndAServiceWarningIsNot() throws {
+        func agent(_ severity: String?) -> StatusDocument {
+            StatusDocument(updatedAt: Self.now, agent: .init(state: "watching", pid: 42, done: 3, total: 3,
+                                                             lastError: "reminders: cannot show a notification", lastErrorSeverity: severity),
+                           cleared: .init(today: 1_657_225, week: 1_657_225, total: 30_000_000))
+        }
+        let warning = agent("warning"), error = agent("error"), old = agent(nil)
+        for d in [error, old] {
+            #expect(JSON.parse(StatusFormat.i3statusRust.render(d))?["state"]?.stringValue == "Critical")
+            #expect(JSON.parse(StatusFormat.waybar.render(d))?["class"]?.stringValue == "error")
+            #expect(JSON.parse(StatusFormat.i3blocks.render(d))?["color"]?.stringValue == "#bf616a")
+        }
+        #expect(JSON.parse(StatusFormat.i3statusRust.render(warning))?["state"]?.stringValue == "Warning")
+        #expect(JSON.parse(StatusFormat.waybar.render(warning))?["class"]?.stringValue == "watching")
+        #expect(JSON.parse(StatusFormat.i3blocks.render(warning))?["color"]?.stringValue != "#bf616a")
+        #expect(!StatusFormat.polybar.render(warning).contains("#bf616a"))
+        let tooltip = try #require(JSON.parse(StatusFormat.waybar.render(warning))?["tooltip"]?.stringValue)
+        #expect(tooltip.contains("Warning: reminders: cannot show a notification"))
+        #expect(tooltip.contains("Cleared: 1.7 MB today, 1.7 MB this week, 30 MB in all"))
     }
 
     @Test(arguments: StatusFormat.allCases) func theCLIPrintsEachFormatWithoutAnAgent(_ f: StatusFormat) throws {

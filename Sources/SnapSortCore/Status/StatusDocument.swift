@@ -2,7 +2,7 @@ import Foundation
 
 /// The status file's document (a contract: status bars and scripts read these keys).
 ///
-/// `schema_version`, `updated_at`, `agent{state,pid,done,total,degraded,last_error}`,
+/// `schema_version`, `updated_at`, `agent{state,pid,done,total,degraded,last_error,last_error_severity}`,
 /// `groups{ID:{items,bytes}}`, `awaiting_review`, `trash{count,bytes}`,
 /// `cleared{today,week,total}`, `streak{current,longest}`, `goal{target,done_today}`,
 /// `next_reminder`. A field whose feature is absent is `null` (`groups` is `{}`).
@@ -19,15 +19,24 @@ public struct StatusDocument: Sendable, Equatable {
         /// True when the inotify watch limit left folders unwatched (checked periodically instead).
         public var degraded: Bool
         public var lastError: String?
+        /// `error`: the agent's own work failed (watching, analysis, its database); `warning`: an
+        /// optional service cannot do its part (reminders without a notification server, the
+        /// review page, the power state) while the library is kept as ever. Nil without an error.
+        public var lastErrorSeverity: String?
 
-        public init(state: String, pid: Int? = nil, done: Int = 0, total: Int = 0, degraded: Bool = false, lastError: String? = nil) {
+        public init(state: String, pid: Int? = nil, done: Int = 0, total: Int = 0, degraded: Bool = false, lastError: String? = nil,
+                    lastErrorSeverity: String? = nil) {
             self.state = state
             self.pid = pid
             self.done = done
             self.total = total
             self.degraded = degraded
             self.lastError = lastError
+            self.lastErrorSeverity = lastError == nil ? nil : lastErrorSeverity ?? "error"
         }
+
+        /// Whether the last error is only a service's warning.
+        public var isWarningOnly: Bool { lastError != nil && lastErrorSeverity == "warning" }
     }
 
     public struct Group: Sendable, Equatable {
@@ -110,6 +119,7 @@ public struct StatusDocument: Sendable, Equatable {
             ("agent", .object([
                 ("state", .string(agent.state)), ("pid", .opt(agent.pid)), ("done", .int(agent.done)), ("total", .int(agent.total)),
                 ("degraded", .bool(agent.degraded)), ("last_error", .opt(agent.lastError)),
+                ("last_error_severity", .opt(agent.lastErrorSeverity)),
             ])),
             ("groups", .object(groups.map { ($0.id, .object([("items", .int($0.items)), ("bytes", .int($0.bytes))])) })),
             ("awaiting_review", .opt(awaitingReview)),
@@ -133,7 +143,8 @@ public struct StatusDocument: Sendable, Equatable {
         guard j["schema_version"]?.intValue != nil, let a = j["agent"], let state = a["state"]?.stringValue else { return nil }
         updatedAt = j["updated_at"]?.stringValue.flatMap(StatusTimestamp.date) ?? Date(timeIntervalSince1970: 0)
         agent = Agent(state: state, pid: a["pid"]?.intValue, done: a["done"]?.intValue ?? 0, total: a["total"]?.intValue ?? 0,
-                      degraded: a["degraded"]?.boolValue ?? false, lastError: a["last_error"]?.stringValue)
+                      degraded: a["degraded"]?.boolValue ?? false, lastError: a["last_error"]?.stringValue,
+                      lastErrorSeverity: a["last_error_severity"]?.stringValue)
         if case .object(let gs)? = j["groups"] {
             groups = gs.map { Group(id: $0.0, items: $0.1["items"]?.intValue ?? 0, bytes: Int64($0.1["bytes"]?.intValue ?? 0)) }
         } else {

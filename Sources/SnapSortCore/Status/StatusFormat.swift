@@ -70,11 +70,16 @@ public struct StatusSummary: Sendable {
             color = review > 0 ? "#ebcb8b" : "#a3be8c"
             i3rsState = review > 0 ? "Warning" : "Good"
         }
-        if a.degraded || a.lastError != nil {
+        if a.degraded || (a.lastError != nil && !a.isWarningOnly) {
             color = "#bf616a"
             i3rsState = "Critical"
+        } else if a.isWarningOnly && i3rsState != "Warning" {
+            // A service that cannot do its part (no notification server for the reminders) is
+            // said in the tooltip and marked, never turned into a permanent alarm.
+            if i3rsState == "Good" { color = "#ebcb8b" }
+            i3rsState = i3rsState == "Good" ? "Warning" : i3rsState
         }
-        cssClass = a.degraded ? "degraded" : a.state
+        cssClass = a.degraded ? "degraded" : a.lastError != nil && !a.isWarningOnly ? "error" : a.state
         if a.total > 0 {
             percentage = min(100, a.done * 100 / a.total)
         } else {
@@ -88,12 +93,14 @@ public struct StatusSummary: Sendable {
         for g in d.groups { lines.append("\(g.id): \(StatusSummary.number(g.items)) (\(StatusSummary.bytes(g.bytes)))") }
         if let r = d.awaitingReview { lines.append("Awaiting review: \(StatusSummary.number(r))") }
         if let t = d.trash { lines.append("Trash: \(StatusSummary.number(t.count)) (\(StatusSummary.bytes(t.bytes)))") }
-        if let c = d.cleared { lines.append("Cleared: \(c.today) today, \(c.week) this week, \(c.total) in all") }
+        if let c = d.cleared {
+            lines.append("Cleared: \(StatusSummary.bytes(Int64(c.today))) today, \(StatusSummary.bytes(Int64(c.week))) this week, \(StatusSummary.bytes(Int64(c.total))) in all")
+        }
         if let s = d.streak { lines.append("Streak: \(s.current) days (longest \(s.longest))") }
         if let g = d.goal { lines.append("Goal: \(g.doneToday)/\(g.target) today") }
         if let r = d.nextReminder { lines.append("Next reminder: \(StatusTimestamp.string(r))") }
         if a.degraded { lines.append("Degraded: some folders are checked periodically, not watched") }
-        if let e = a.lastError { lines.append("Last error: \(e)") }
+        if let e = a.lastError { lines.append((a.isWarningOnly ? "Warning: " : "Last error: ") + e) }
         tooltip = lines.joined(separator: "\n")
     }
 
