@@ -90,6 +90,35 @@ import SnapSortTestSupport
         #expect(try lib.db.scalar("SELECT count(*) FROM files") == 2)
     }
 
+    /// Typos are errors, said as one line: a folder to scan that is not there and never was
+    /// (an offline disk that was scanned keeps its rows, see LibraryScannerTests), `info` on a
+    /// folder; a folder the scan cannot list is named.
+    @Test func typosAndUnreadableFoldersAreNamed() throws {
+        let dir = TempDir()
+        dir.write("Pictures/a.jpg", Fixtures.jpeg(seed: 85, width: 96, height: 72))
+        dir.write("Pictures/locked/b.jpg", Fixtures.jpeg(seed: 86, width: 96, height: 72))
+        let db = dir.at("lib.sqlite3")
+        let typo = try SnapsortBinary.run(["--db", db, "scan", "--quiet", dir.at("Pictrues")])
+        #expect(typo.status == 1)
+        #expect(typo.stderr.contains("Pictrues: no such file or folder"), "\(typo.stderr)")
+        #expect(try SnapsortBinary.run(["--db", db, "scan", "--quiet", dir.at("Pictures")]).status == 0)
+        let info = try SnapsortBinary.run(["--db", db, "info", dir.at("Pictures")])
+        #expect(info.status == 1)
+        #expect(info.stderr.contains("is a folder"), "\(info.stderr)")
+        // A known root that went away is offline, not a typo.
+        let moved = dir.at("Elsewhere")
+        #expect(rename(dir.at("Pictures"), moved) == 0)
+        let offline = try SnapsortBinary.run(["--db", db, "scan", dir.at("Pictures")])
+        #expect(offline.status == 0, "\(offline.stderr)")
+        #expect(offline.stderr.contains("offline (kept as is)"))
+        #expect(rename(moved, dir.at("Pictures")) == 0)
+        chmod(dir.at("Pictures/locked"), 0)
+        defer { chmod(dir.at("Pictures/locked"), 0o755) }
+        let locked = try SnapsortBinary.runUnprivileged(["--db", db, "scan", dir.at("Pictures")])
+        #expect(locked.status == 4)
+        #expect(locked.stderr.contains("1 folder could not be read; its items were kept:\n  " + dir.at("Pictures/locked")), "\(locked.stderr)")
+    }
+
     @Test func anUnchangedRescanIsNotRegroupedButAnInterruptedOneIs() throws {
         let dir = TempDir()
         dir.write("Pictures/a.jpg", Fixtures.jpeg(seed: 71, width: 96, height: 72))

@@ -72,7 +72,7 @@ enum FolderWalk {
                 entries = try folder.entries()
             } catch {
                 out.unreadable.append(dir)
-                logger.warning("cannot list folder", ["error": "\(error)"])
+                logger.warning("cannot list folder \(dir)", ["error": "\(error)"])
                 continue
             }
             if rules.hasMarker(entries.lazy.map(\.name)) { continue }

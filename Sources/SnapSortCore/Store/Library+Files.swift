@@ -143,6 +143,13 @@ extension Library {
             """, path, device, online ? "online" : "offline", ts)
     }
 
+    /// Whether the library has a root at `path`, or rows at or under it.
+    public func knows(_ path: String) throws -> Bool {
+        if try db.scalar("SELECT count(*) FROM roots WHERE path=?", path) ?? 0 > 0 { return true }
+        let (lo, hi) = Library.prefixBounds(path)
+        return try db.scalar("SELECT count(*) FROM (SELECT 1 FROM files WHERE path = ? OR (path >= ? AND path < ?) LIMIT 1)", path, lo, hi) ?? 0 > 0
+    }
+
     /// The device a root was on at its last online scan.
     public func rootDevice(_ path: String) throws -> UInt64? {
         try db.scalar("SELECT device FROM roots WHERE path=?", path).map { UInt64(bitPattern: $0) }

@@ -20,6 +20,7 @@ enum InfoCommand: Command {
         guard files.count == 1 else { throw UsageError("info takes one FILE") }
         let path = ctx.absolute(files[0])
         guard let st = FileSystem.lstatusIfExists(path) else { throw CommandFailure(ExitCode.error, "\(files[0]): no such file") }
+        if st.isDirectory { throw CommandFailure(ExitCode.error, "\(files[0]) is a folder; info takes one file ('snapsort groups' and 'report' list a folder's)") }
         let library = try ctx.openLibrary()
         var json: JSON
         if let item = try library.item(path: path) {

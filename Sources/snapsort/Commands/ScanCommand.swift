@@ -38,6 +38,11 @@ enum ScanCommand: Command {
         // and its rows are read: a rescan of 100 000 unchanged files is both, on two cores.
         let prewalked = PrewalkedRoots(roots, rules: rules, logger: ctx.logger)
         let library = try ctx.openLibrary()
+        // A folder named on the command line that is not there and never was in the library is
+        // a typo, not an offline disk (whose rows would be kept).
+        for d in dirs where try FileSystem.lstatusIfExists(d) == nil && !library.knows(d) {
+            throw CommandFailure(ExitCode.error, "\(d): no such file or folder (and never scanned, so not an offline disk)")
+        }
         let scanLock: FileLock
         if let held = try FileLock.tryLock(library.scanLockPath) {
             scanLock = held
@@ -82,7 +87,10 @@ enum ScanCommand: Command {
             for r in summary.offlineRoots { ctx.err("offline (kept as is): \(r)") }
         }
         if !summary.unreadableFolders.isEmpty {
-            ctx.err("snapsort: \(summary.unreadableFolders.count) folder(s) could not be read; their items were kept")
+            let n = summary.unreadableFolders.count
+            ctx.err("snapsort: \(n) folder\(n == 1 ? "" : "s") could not be read; \(n == 1 ? "its" : "their") items were kept:")
+            for f in summary.unreadableFolders.prefix(20) { ctx.err("  \(f)") }
+            if n > 20 { ctx.err("  … and \(n - 20) more") }
             return ExitCode.partial
         }
         return summary.cancelled ? ExitCode.partial : ExitCode.ok
