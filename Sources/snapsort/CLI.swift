@@ -85,6 +85,8 @@ struct Arguments {
 struct Context {
     var env: Environment
     var dbPath: String
+    /// Whether the database was named (`--db`, `SNAPSORT_DB`) rather than the default one.
+    var databaseNamed = false
     var quiet: Bool
     var stdoutIsTTY: Bool
     var stderrIsTTY: Bool
@@ -110,9 +112,14 @@ struct Context {
 
     static let stdout = OutputBuffer(fd: 1)
 
-    /// Opens the library (creating it on first use).
-    func openLibrary(readOnly: Bool = false) throws -> Library {
-        try Library(path: dbPath, readOnly: readOnly)
+    /// Opens the library. The default one is created on first use; a named one (`--db`,
+    /// `SNAPSORT_DB`) only by a command that fills it (`create`: scan), so a mistyped path is an
+    /// error rather than an empty library that looks like one's own.
+    func openLibrary(readOnly: Bool = false, create: Bool = false) throws -> Library {
+        if databaseNamed && !create && !FileSystem.exists(dbPath) {
+            throw CommandFailure(ExitCode.error, "no library at \(dbPath) (is --db or SNAPSORT_DB mistyped? 'snapsort scan' creates one)")
+        }
+        return try Library(path: dbPath, readOnly: readOnly)
     }
 
     /// Makes a path absolute against the working directory, without resolving symlinks.

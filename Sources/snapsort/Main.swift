@@ -17,7 +17,12 @@ enum Main {
                 return ExitCode.ok
             }
             let db = try args.option("--db")
+            if db?.isEmpty == true || env["SNAPSORT_DB"]?.isEmpty == true { throw UsageError("--db (or SNAPSORT_DB) needs a path") }
             let quiet = args.flag("--quiet", "-q")
+            if args.flag("--version") {
+                print("snapsort \(version) (analyzer \(Analyzer.version), schema \(Schema.currentVersion), sqlite \(Database.libraryVersion))")
+                return ExitCode.ok
+            }
             let verbose = args.flag("--verbose", "-v")
             guard let name = args.rest.first(where: { !$0.hasPrefix("-") }) else {
                 if args.flag("--help", "-h") || argv.isEmpty {
@@ -42,6 +47,7 @@ enum Main {
             let underSystemd = env["JOURNAL_STREAM"] != nil || env["INVOCATION_ID"] != nil
             let ctx = Context(
                 env: env, dbPath: db.map { Context.clean($0.hasPrefix("/") ? $0 : FileManager.default.currentDirectoryPath + "/" + $0) } ?? env.defaultDatabasePath,
+                databaseNamed: db != nil || env["SNAPSORT_DB"] != nil,
                 quiet: quiet, stdoutIsTTY: isatty(1) == 1, stderrIsTTY: isatty(2) == 1,
                 logger: .stderr(label: "snapsort", level: verbose ? .debug : (quiet ? .warning : .notice), systemdPrefixes: underSystemd))
             let code = try command.run(&args, ctx)

@@ -238,6 +238,27 @@ import SnapSortTestSupport
         #expect(o["in_library"]?.boolValue == false)
         #expect(o["taken_at"]?.stringValue == "2020-02-02T02:02:02")
         #expect(o["width"]?.intValue == 640)
+        #expect(!FileSystem.exists(dir.at("lib.sqlite3")))  // info does not create a library
+    }
+
+    /// A named library (--db, SNAPSORT_DB) that is not there is an error for the commands that
+    /// read one (a typo must not look like an empty library), and is created only by a scan.
+    @Test func aMistypedDatabaseIsAnErrorNotANewEmptyLibrary() throws {
+        let dir = TempDir()
+        let db = dir.at("missing/dir/lib.sqlite3")
+        for args in [["status"], ["groups"], ["report", "--jsonl"], ["decks"], ["stats"], ["trash", "list"]] {
+            let r = try SnapsortBinary.run(["--db", db] + args)
+            #expect(r.status == 1, "\(args)")
+            #expect(r.stderr.contains("no library at \(db)"), "\(args): \(r.stderr)")
+            let e = try SnapsortBinary.run(args, env: ["SNAPSORT_DB": db])
+            #expect(e.status == 1, "\(args)")
+        }
+        #expect(!FileSystem.exists(dir.at("missing")))
+        #expect(try SnapsortBinary.run(["--db", "", "status"]).status == 2)
+        dir.write("Pictures/a.jpg", Fixtures.jpeg(seed: 87, width: 96, height: 72))
+        #expect(try SnapsortBinary.run(["--db", db, "scan", "--quiet", dir.at("Pictures")]).status == 0)
+        #expect(try SnapsortBinary.run(["--db", db, "status"]).status == 0)
+        #expect(try SnapsortBinary.run(["--db", db, "--version"]).stdout.hasPrefix("snapsort "))
     }
 
     @Test func demoWritesALibraryOutsideThePhotoFoldersAndScansIt() throws {

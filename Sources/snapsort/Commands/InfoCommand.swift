@@ -21,7 +21,8 @@ enum InfoCommand: Command {
         let path = ctx.absolute(files[0])
         guard let st = FileSystem.lstatusIfExists(path) else { throw CommandFailure(ExitCode.error, "\(files[0]): no such file") }
         if st.isDirectory { throw CommandFailure(ExitCode.error, "\(files[0]) is a folder; info takes one file ('snapsort groups' and 'report' list a folder's)") }
-        let library = try ctx.openLibrary()
+        // Without the named library the file is read on the spot, as one outside it is.
+        let library = ctx.databaseNamed && !FileSystem.exists(ctx.dbPath) ? try Library(path: ":memory:") : try ctx.openLibrary()
         var json: JSON
         if let item = try library.item(path: path) {
             json = Report.json(item, groups: try Extensions.reportGroups(library)?(item) ?? ReportGroups())
