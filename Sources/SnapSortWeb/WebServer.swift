@@ -83,7 +83,7 @@ public final class WebServer: Sendable {
         self.port = port
         self.token = token
         self.url = "http://127.0.0.1:\(port)/"
-        self.info = WebInfo(url: "http://127.0.0.1:\(port)/", port: port, token: token, pid: Int(getpid()))
+        self.info = WebInfo(url: "http://127.0.0.1:\(port)/", port: port, token: token, pid: Int(getpid()), database: options.dbPath)
         self.http = Mutex(server)
         self.app = app
         if options.writeInfo {

@@ -165,7 +165,15 @@ import SnapSortTestSupport
         let info = try #require(WebInfo.read(h.env))
         #expect(info.port == h.port && info.token == h.token && info.url == "http://127.0.0.1:\(h.port)/")
         #expect(info.openURL == "http://127.0.0.1:\(h.port)/?token=\(h.token)")
+        #expect(info.database == h.lib.dbPath)
         #expect(WebClient.answers(info))
+        // 'open' opens the page of its own library only.
+        let env = h.env.variables
+        let own = try SnapsortBinary.run(["--db", h.lib.dbPath, "open", "--print-url"], env: env)
+        #expect(own.status == 0 && own.stdout.hasPrefix(info.openURL), "\(own.stderr)")
+        let other = try SnapsortBinary.run(["--db", h.lib.dir.at("other.sqlite3"), "open", "--print-url"], env: env)
+        #expect(other.status == 3 && other.stdout.isEmpty)
+        #expect(other.stderr.contains("for another library"), "\(other.stderr)")
         h.server.stop()
         #expect(!FileSystem.exists(path))
         #expect(!WebClient.answers(info))
