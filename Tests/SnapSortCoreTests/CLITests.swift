@@ -119,6 +119,25 @@ import SnapSortTestSupport
         #expect(locked.stderr.contains("1 folder could not be read; its items were kept:\n  " + dir.at("Pictures/locked")), "\(locked.stderr)")
     }
 
+    /// `pause DURATION`: a day or more says the date it ends; an absurd one is a usage error.
+    @Test func pauseSaysWhenItEnds() throws {
+        let dir = TempDir()
+        let db = dir.at("lib.sqlite3")
+        dir.folder("Pictures")
+        #expect(try SnapsortBinary.run(["--db", db, "scan", "--quiet", dir.at("Pictures")]).status == 0)
+        let days = try SnapsortBinary.run(["--db", db, "pause", "3d"])
+        #expect(days.status == 0)
+        let date = Date().addingTimeInterval(3 * 86400)
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.dateFormat = "yyyy-MM-dd"
+        #expect(days.stderr.contains("analysis paused until \(f.string(from: date)) "), "\(days.stderr)")
+        let absurd = try SnapsortBinary.run(["--db", db, "pause", "99999999999d"])
+        #expect(absurd.status == 2)
+        #expect(absurd.stderr.contains("at most 366d"))
+        #expect(try SnapsortBinary.run(["--db", db, "resume"]).status == 0)
+    }
+
     @Test func anUnchangedRescanIsNotRegroupedButAnInterruptedOneIs() throws {
         let dir = TempDir()
         dir.write("Pictures/a.jpg", Fixtures.jpeg(seed: 71, width: 96, height: 72))

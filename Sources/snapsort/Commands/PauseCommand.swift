@@ -22,13 +22,13 @@ enum PauseCommand: Command {
         var until: Date?
         if let d = rest.first {
             guard let seconds = PauseCommand.parseDuration(d) else {
-                throw UsageError("bad DURATION '\(d)'; use e.g. 90s, 30m, 2h or 1d")
+                throw UsageError("bad DURATION '\(d)'; use e.g. 90s, 30m, 2h or 1d (at most 366d; no DURATION pauses until 'snapsort resume')")
             }
             until = now.addingTimeInterval(seconds)
         }
         try library.pause(until: until, now: now)
         if !ctx.quiet {
-            let when = until.map { "until \(DateFormatter.localizedString(from: $0, dateStyle: .none, timeStyle: .short))" } ?? "until 'snapsort resume'"
+            let when = until.map { "until \(PauseCommand.localTime($0, now: now))" } ?? "until 'snapsort resume'"
             ctx.err("analysis paused \(when)" + (Agent.isRunning(dbPath: ctx.dbPath) ? "" : " (no agent is running now)"))
         }
         return ExitCode.ok
@@ -43,8 +43,17 @@ enum PauseCommand: Command {
             factor = f
             text.removeLast()
         }
-        guard let v = Double(text), v > 0, v.isFinite else { return nil }
+        guard let v = Double(text), v > 0, v.isFinite, v * factor <= 366 * 86400 else { return nil }
         return v * factor
+    }
+
+    /// `16:30` today, else `2026-12-02 16:30` (local time, 24-hour like the rest of the CLI).
+    static func localTime(_ d: Date, now: Date) -> String {
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.timeZone = TimeZone.current
+        f.dateFormat = Calendar.current.isDate(d, inSameDayAs: now) ? "HH:mm" : "yyyy-MM-dd HH:mm"
+        return f.string(from: d)
     }
 }
 
