@@ -33,7 +33,7 @@ public enum Decks {
             let scope = all.filter { $0.month(timeZone) == prefix }
             return deck(id, title: monthTitle(y, m), scope: scope, now: now)
         case .filter(let f, let year):
-            let ctx = FilterContext(all)
+            let ctx = try FilterContext(all, library: library)
             let scope = all.filter { ctx.matches(f, $0) && (year == nil || $0.year(timeZone) == year) }
             return deck(id, title: f.title + (year.map { " \($0)" } ?? ""), scope: scope, now: now,
                         includeKept: f == .favourites)
@@ -95,7 +95,7 @@ public enum Decks {
                 summary(.group(g.id), g.title, g.fileIDs.compactMap { byID[$0] })
             }
         }
-        let ctx = FilterContext(all)
+        let ctx = try FilterContext(all, library: library)
         for (_, f) in LibraryFilter.named where f != .all {
             let scope = all.filter { ctx.matches(f, $0) }
             if !scope.isEmpty { summary(.filter(f, year: nil), f.title, scope, includeKept: f == .favourites) }
@@ -213,11 +213,17 @@ public enum Decks {
     /// What library filters need beyond one row: which photos have a paired video.
     struct FilterContext {
         var livePairs: Set<String>
+        /// The Screenshots group's files (its rules: tool names, the folder, screen sizes that
+        /// look rendered), so the filter deck and the group agree.
+        var screenshotGroup: Set<Int64>
 
-        init(_ all: [Candidate]) {
+        init(_ all: [Candidate], library: Library) throws {
             var videos = Set<String>()
             for c in all where c.item.kind == "video" { videos.insert(FilterContext.stem(c.item.path)) }
             livePairs = videos
+            var shots = Set<Int64>()
+            try library.db.forEach("SELECT file_id FROM group_members WHERE group_id = 'screenshot'") { shots.insert($0.int(0)!) }
+            screenshotGroup = shots
         }
 
         static func stem(_ path: String) -> String {
@@ -238,10 +244,9 @@ public enum Decks {
             case .photos: return item.kind == "photo"
             case .videos: return item.kind == "video"
             case .screenshots:
-                if ["screenshot", "screen shot", "screen_shot", "bildschirmfoto", "capture d"].contains(where: name.contains) {
-                    return true
-                }
-                return item.kind == "photo" && item.format == "png" && item.make == nil && item.model == nil
+                // Not every PNG without a camera: exports, scans and wallpapers are none.
+                return screenshotGroup.contains(item.id)
+                    || ["screenshot", "screen shot", "screen_shot", "bildschirmfoto", "capture d"].contains(where: name.contains)
             case .selfies:
                 return item.kind == "photo" && (item.lens?.lowercased().contains("front") ?? false)
             case .livePhotos:
