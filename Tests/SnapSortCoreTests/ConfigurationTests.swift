@@ -24,6 +24,21 @@ import Testing
         #expect(problems[0].description.contains("line 5"))
     }
 
+    /// A bad value is quoted in its message; a `#` after a value is said to be the problem; an
+    /// empty value is reported, not dropped silently.
+    @Test func badValuesAreQuotedAndInlineCommentsExplained() {
+        let text = """
+            web_port = 8765 # the page
+            session_goal = 40
+            root =
+            """
+        let (c, problems) = Configuration.parse(text, home: "/home/u")
+        #expect(c.webPort == 8765 && c.sessionGoal == 40 && c.roots.isEmpty)
+        #expect(problems.map(\.line) == [1, 3])
+        #expect(problems[0].message == "web_port = '8765 # the page': expected a port from 1024 to 65535 (a # comment goes on its own line); using 8765")
+        #expect(problems[1].message == "root: no value, ignored")
+    }
+
     @Test func rootsPrecedence() {
         var c = Configuration()
         let env = Environment(variables: ["HOME": "/home/u", "XDG_CONFIG_HOME": "/nonexistent"])

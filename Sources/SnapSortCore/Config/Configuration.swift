@@ -54,7 +54,16 @@ public struct Configuration: Sendable, Equatable {
             }
             let key = line[..<eq].trimmingCharacters(in: .whitespaces).lowercased()
             let value = line[line.index(after: eq)...].trimmingCharacters(in: .whitespaces)
-            func bad(_ what: String, _ def: String) { problems.append(Problem(line: n + 1, message: "\(key): \(what); using \(def)")) }
+            // The value is quoted, so what was read is plain; a `#` after a value is part of it
+            // (a path may hold one): comments go on their own lines.
+            func bad(_ what: String, _ def: String) {
+                let hint = value.contains(" #") ? " (a # comment goes on its own line)" : ""
+                problems.append(Problem(line: n + 1, message: "\(key) = '\(value)': \(what)\(hint); using \(def)"))
+            }
+            if value.isEmpty && key != "quiet_hours" {
+                problems.append(Problem(line: n + 1, message: "\(key): no value, ignored"))
+                continue
+            }
             func path(_ v: String) -> String? {
                 var p = v
                 if p.hasPrefix("~/") { p = home + "/" + p.dropFirst(2) }
