@@ -20,6 +20,7 @@ public enum Backup {
         let tmp = target + ".partial"
         unlink(tmp)  // a partial copy from an interrupted run (our own temporary name)
         try library.db.run("VACUUM INTO ?", tmp)
+        try FileSystem.setMode(tmp, 0o600)  // as private as the database
         let fd = try FileDescriptor.open(tmp, O_RDONLY | O_CLOEXEC)
         _ = try valueOrErrno("fsync") { fsync(fd.raw) }
         fd.close()

@@ -104,6 +104,11 @@ public enum FileSystem {
         _ = try valueOrErrno("rename") { Glibc.rename(from, to) }
     }
 
+    /// `chmod(2)`.
+    public static func setMode(_ path: String, _ mode: mode_t) throws {
+        _ = try valueOrErrno("chmod") { Glibc.chmod(path, mode) }
+    }
+
     /// Whether a path exists (without following a final symlink).
     public static func exists(_ path: String) -> Bool { lstatusIfExists(path) != nil }
 

@@ -324,6 +324,7 @@ import SnapSortTestSupport
         let kept = Backup.list(h.dbPath)
         #expect(kept.count == 3)
         #expect(kept.last?.hasSuffix("20270119-080000") == true)
+        #expect(try kept.allSatisfy { try FileSystem.lstatus($0).mode & 0o777 == 0o600 })
         let copy = try Library(path: kept.last!, readOnly: true)
         #expect(try copy.db.quickCheck() == nil)
         h.start()

@@ -13,6 +13,8 @@ import SnapSortTestSupport
             #expect(lib.schemaVersion == Schema.currentVersion)
             #expect(try lib.db.scalar("SELECT count(*) FROM sqlite_master WHERE name='files'") == 1)
             #expect(try lib.db.row("PRAGMA journal_mode")?.string(0) == "wal")
+            // Private to its owner whatever the umask, and so are its WAL and shared memory.
+            for f in [path, path + "-wal", path + "-shm"] { #expect(try FileSystem.lstatus(f).mode & 0o777 == 0o600, "\(f)") }
         }
         let again = try Library(path: path)
         #expect(again.schemaVersion == Schema.currentVersion)

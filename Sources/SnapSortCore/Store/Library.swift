@@ -25,8 +25,12 @@ public final class Library: @unchecked Sendable {
             let dir = String(path[..<slash])
             if !dir.isEmpty { try FileSystem.makeDirectories(dir, mode: 0o700) }
         }
+        let isNew = !readOnly && !FileSystem.exists(path)
         do {
             db = try Database(path: path, readOnly: readOnly)
+            // Paths, and the text read off receipts and letters: for its owner only. SQLite
+            // gives the -wal and -shm files the database's mode.
+            if isNew { try FileSystem.setMode(path, 0o600) }
         } catch let e as SystemError {
             throw LibraryError(.io, "cannot open the library at \(path): \(e.message)")
         }
