@@ -25,7 +25,7 @@ public final class Library: @unchecked Sendable {
             let dir = String(path[..<slash])
             if !dir.isEmpty { try FileSystem.makeDirectories(dir, mode: 0o700) }
         }
-        let isNew = !readOnly && !FileSystem.exists(path)
+        let isNew = !readOnly && path != ":memory:" && !FileSystem.exists(path)
         do {
             db = try Database(path: path, readOnly: readOnly)
             // Paths, and the text read off receipts and letters: for its owner only. SQLite
