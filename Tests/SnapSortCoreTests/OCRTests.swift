@@ -127,6 +127,19 @@ import Synchronization
         #expect(s.half < 12 && s.full >= 12 && s.words == s.full, "\(s)")
     }
 
+    /// A receipt photographed sideways in a file that does not say so (no EXIF orientation; the
+    /// demo library's receipt) reads as a few garbled words; a quarter turn reads it.
+    @Test func aSidewaysReceiptWithoutOrientationReads() throws {
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../share/demo/receipt.jpg").standardized.path
+        let header = try JPEG.readHeader(try FileSystem.readFile(path, limit: 1 << 24))
+        #expect(header.width > header.height)  // the receipt's lines run up the picture
+        let file = InspectedFile(GroupsRulesTests.item(path, width: header.width, height: header.height), enoughWords: 12)
+        let asIs = try OCR.recognize(try #require(file.bitmap)).words
+        let (words, text) = FileInspector.live.recognizeText(file)
+        #expect(asIs < 12 && words >= 12, "\(asIs) as is, \(words) turned")
+        #expect(text.contains("ALEGRIA"), "\(text)")
+    }
+
     /// The gate in front of Tesseract: the page passes; real photos do not, and neither does a
     /// page that covers only a sliver of a dark frame (its median pixel is the table, not paper).
     @Test func onlyPageLikeFramesGoThroughOCR() throws {

@@ -25,6 +25,10 @@ public struct FileInspector: Sendable {
     ///   at ~900 px; small print and sparse pages are read again at the full size, which is what
     ///   decides for them (and for every candidate that is no document). The text kept is the
     ///   reading that decided.
+    /// - A page that reads neither way may lie sideways in a file that does not say so (no EXIF
+    ///   orientation: a messenger's copy, a scan saved on its side): it is read a quarter turn
+    ///   each way at the first look's size, and the best reading is kept. Only candidates that
+    ///   did not read pay for it (two more passes at the small size).
     public static let live = FileInspector(
         decodeQR: { file in
             if let half = file.half, let payload = (try? QR.decode(half)) ?? nil { return payload }
@@ -33,8 +37,16 @@ public struct FileInspector: Sendable {
         },
         recognizeText: { file in
             if let half = file.half, let r = try? OCR.recognize(half), r.words >= file.enoughWords { return (r.words, r.text) }
-            guard let b = file.bitmap, let r = try? OCR.recognize(b) else { return (0, "") }
-            return (r.words, r.text)
+            guard let b = file.bitmap else { return (0, "") }
+            var best = try? OCR.recognize(b)
+            if let r = best, r.words >= file.enoughWords { return (r.words, r.text) }
+            let page = file.half ?? b
+            for turn in [6, 8] {  // EXIF orientations: a quarter turn clockwise, counter-clockwise
+                guard let r = try? OCR.recognize(page.oriented(turn)), r.words > best?.words ?? 0 else { continue }
+                best = r
+                if r.words >= file.enoughWords { break }
+            }
+            return best.map { ($0.words, $0.text) } ?? (0, "")
         })
 
     /// Below this short side (of the inspection size) the half-size look is skipped.
