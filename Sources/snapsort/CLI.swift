@@ -150,6 +150,9 @@ protocol Command {
     static func run(_ args: inout Arguments, _ ctx: Context) throws -> Int32
 }
 
+/// "1 file", "2 files".
+func counted(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
+
 /// Formats bytes for people (SI units, as file managers show them).
 func humanBytes(_ b: Int64) -> String {
     let units = ["B", "kB", "MB", "GB", "TB"]

@@ -7,7 +7,8 @@ public enum SimilarReview {
     /// Makes `fileID` the keeper of its Similar Shots set (remembered across regroupings).
     public static func chooseKeeper(fileID: Int64, library: Library, clock: Clock) throws -> SimilarSet {
         guard let set = try library.similarGroup(containing: fileID) else {
-            throw ReviewError(.invalid, "item \(fileID) is not in a Similar Shots group")
+            let name = (try? library.item(id: fileID))??.path ?? "item \(fileID)"
+            throw ReviewError(.invalid, "\(name) is not in a Similar Shots group")
         }
         try library.setKeeper(fileID: fileID, at: clock.now())
         return try library.similarGroup(containing: fileID) ?? set

@@ -96,7 +96,7 @@ public struct StatusSummary: Sendable {
         if let c = d.cleared {
             lines.append("Cleared: \(StatusSummary.bytes(Int64(c.today))) today, \(StatusSummary.bytes(Int64(c.week))) this week, \(StatusSummary.bytes(Int64(c.total))) in all")
         }
-        if let s = d.streak { lines.append("Streak: \(s.current) days (longest \(s.longest))") }
+        if let s = d.streak { lines.append("Streak: \(s.current) day\(s.current == 1 ? "" : "s") (longest \(s.longest))") }
         if let g = d.goal { lines.append("Goal: \(g.doneToday)/\(g.target) today") }
         if let r = d.nextReminder { lines.append("Next reminder: \(StatusTimestamp.string(r))") }
         if a.degraded { lines.append("Degraded: some folders are checked periodically, not watched") }

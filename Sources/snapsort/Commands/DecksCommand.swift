@@ -33,7 +33,7 @@ enum DecksCommand: Command {
                     })),
                 ]).serialized(pretty: true))
             } else {
-                ctx.out("\(deck.title) (\(deck.id)): \(deck.items.count) cards")
+                ctx.out("\(deck.title) (\(deck.id)): \(counted(deck.items.count, "card"))")
                 for c in deck.items {
                     ctx.out("  \(c.item.path)" + (c.seenBefore ? "  [seen before]" : "") + (c.suggestKeep ? "  [suggest keep]" : ""))
                 }

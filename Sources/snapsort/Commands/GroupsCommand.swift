@@ -64,8 +64,8 @@ enum GroupsCommand: Command {
                     ctx.out("\(s.id.rawValue.padding(toLength: 17, withPad: " ", startingAt: 0)) unavailable: \(why)")
                     continue
                 }
-                let sets = (s.id == .similar || s.id == .duplicate) ? " in \(s.sets) sets" : ""
-                ctx.out("\(s.id.rawValue.padding(toLength: 17, withPad: " ", startingAt: 0)) \(String(s.items).leftPad(6)) files\(sets), \(humanBytes(s.bytes)) (\(humanBytes(s.reclaimableBytes)) reclaimable)")
+                let sets = (s.id == .similar || s.id == .duplicate) ? " in \(counted(s.sets, "set"))" : ""
+                ctx.out("\(s.id.rawValue.padding(toLength: 17, withPad: " ", startingAt: 0)) \(String(s.items).leftPad(6)) file\(s.items == 1 ? " " : "s")\(sets), \(humanBytes(s.bytes)) (\(humanBytes(s.reclaimableBytes)) reclaimable)")
             }
         }
         return ExitCode.ok

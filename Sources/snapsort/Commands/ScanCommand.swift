@@ -80,7 +80,7 @@ enum ScanCommand: Command {
                 ("unreadable_folders", .int(summary.unreadableFolders.count)),
             ]).serialized())
         } else if !ctx.quiet {
-            var line = "\(summary.seen) files: \(summary.added) new, \(summary.changed) changed, \(summary.moved) moved, \(summary.gone) gone, \(summary.unchanged) unchanged"
+            var line = "\(counted(summary.seen, "file")): \(summary.added) new, \(summary.changed) changed, \(summary.moved) moved, \(summary.gone) gone, \(summary.unchanged) unchanged"
             if summary.reanalyzed > 0 { line += ", \(summary.reanalyzed) re-analyzed" }
             if summary.problems > 0 { line += "; \(summary.problems) unreadable or damaged (see 'snapsort report')" }
             ctx.err(line)
