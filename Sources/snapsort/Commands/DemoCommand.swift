@@ -5,16 +5,19 @@ enum DemoCommand: Command {
     static let name = "demo"
     static let summary = "write a small demo library to try SnapSort on"
     static let usage = """
-        Usage: snapsort demo [--scan] [DIR]
+        Usage: snapsort demo [--scan [--no-models]] [DIR]
 
         Writes a demo library of real photos and typical clutter (a burst, blurred and dark
         frames, duplicates, a screenshot, a receipt, a video) to DIR (default:
         $XDG_DATA_HOME/snapsort/demo-library). Existing files are never overwritten.
-          --scan   scan the demo library afterwards
+          --scan        scan the demo library afterwards
+          --no-models   with --scan: without the local models (see 'snapsort scan --help')
         """
 
     static func run(_ args: inout Arguments, _ ctx: Context) throws -> Int32 {
         let scan = args.flag("--scan")
+        let noModels = args.flag("--no-models")
+        if noModels && !scan { throw UsageError("--no-models goes with --scan") }
         let dirs = try args.positionals()
         guard dirs.count <= 1 else { throw UsageError("demo takes at most one DIR") }
         let folder = dirs.first.map(ctx.absolute) ?? DemoLibrary.defaultPath(ctx.env)
@@ -25,7 +28,7 @@ enum DemoCommand: Command {
         if !ctx.quiet { ctx.err("demo library: \(folder) (\(written.files.count) new files)") }
         ctx.out(folder)
         if scan {
-            var a = Arguments([folder] + (ctx.quiet ? [] : []))
+            var a = Arguments((noModels ? ["--no-models"] : []) + [folder])
             return try ScanCommand.run(&a, ctx)
         }
         return ExitCode.ok
