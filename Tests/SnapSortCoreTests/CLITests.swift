@@ -138,6 +138,24 @@ import SnapSortTestSupport
         #expect(try SnapsortBinary.run(["--db", db, "resume"]).status == 0)
     }
 
+    /// `roots`: add, list and remove through snapsort.conf; a nested root is pointed out; removing
+    /// what is not a root is an error said like every other.
+    @Test func rootsAreAddedListedAndRemoved() throws {
+        let dir = TempDir()
+        let env = ["XDG_CONFIG_HOME": dir.at("config"), "HOME": dir.path]
+        dir.folder("Photos/Phone")
+        let add = try SnapsortBinary.run(["roots", "add", dir.at("Photos")], env: env)
+        #expect(add.status == 0, "\(add.stderr)")
+        let nested = try SnapsortBinary.run(["roots", "add", dir.at("Photos/Phone")], env: env)
+        #expect(nested.status == 0 && nested.stderr.contains("is inside the root \(dir.at("Photos"))"), "\(nested.stderr)")
+        #expect(try SnapsortBinary.run(["roots", "list"], env: env).stdout == dir.at("Photos") + "\n" + dir.at("Photos/Phone") + "\n")
+        let missing = try SnapsortBinary.run(["roots", "remove", dir.at("Elsewhere")], env: env)
+        #expect(missing.status == 1 && missing.stderr == "snapsort: \(dir.at("Elsewhere")) is not a configured root\n")
+        #expect(try SnapsortBinary.run(["roots", "remove", dir.at("Photos/Phone")], env: env).status == 0)
+        #expect(try SnapsortBinary.run(["roots", "list"], env: env).stdout == dir.at("Photos") + "\n")
+        #expect(try SnapsortBinary.run(["roots", "add", dir.at("nope")], env: env).status == 1)
+    }
+
     @Test func anUnchangedRescanIsNotRegroupedButAnInterruptedOneIs() throws {
         let dir = TempDir()
         dir.write("Pictures/a.jpg", Fixtures.jpeg(seed: 71, width: 96, height: 72))

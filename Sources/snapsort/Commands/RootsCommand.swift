@@ -46,8 +46,17 @@ enum RootsCommand: Command {
                 updated = Configuration.removingRoot(dir, from: text, home: ctx.env.home)
             }
             guard let updated else {
-                if !ctx.quiet { ctx.err(action == "add" ? "\(dir) is already a root" : "\(dir) is not a configured root") }
-                return action == "add" ? ExitCode.ok : ExitCode.error
+                if action == "remove" { throw CommandFailure(ExitCode.error, "\(dir) is not a configured root") }
+                if !ctx.quiet { ctx.err("\(dir) is already a root") }
+                return ExitCode.ok
+            }
+            if action == "add", !ctx.quiet {
+                // Folders inside one another are one tree, watched once: say which holds which.
+                let (config, _) = Configuration.load(ctx.env)
+                for r in config.roots where r != dir {
+                    if dir.hasPrefix(r + "/") { ctx.err("note: \(dir) is inside the root \(r), which already covers it") }
+                    if r.hasPrefix(dir + "/") { ctx.err("note: the root \(r) is inside \(dir)") }
+                }
             }
             let folder = String(file[..<file.lastIndex(of: "/")!])
             try FileSystem.makeDirectories(folder, mode: 0o755)
