@@ -184,6 +184,11 @@ struct ReviewTests {
         let u = try SnapsortBinary.run(["undo"], env: env)
         #expect(u.status == 0 && u.stdout.contains("b.jpg"))
         #expect(try Trash.staged(library: lib.library).map(\.path) == [lib.root + "/a.jpg"])
+        // More steps than there are: what could be undone is, and it says it ran out.
+        let more = try SnapsortBinary.run(["undo", "--steps", "5"], env: env)
+        #expect(more.status == 0 && more.stdout.contains("a.jpg"))
+        #expect(more.stderr.contains("undid 1 of 5 steps: nothing more to undo"), "\(more.stderr)")
+        #expect(try SnapsortBinary.run(["undo"], env: env).status == 1)
         let usage = try SnapsortBinary.run(["decide", "maybe", lib.root + "/a.jpg"], env: env)
         #expect(usage.status == 2)
     }

@@ -25,6 +25,7 @@ enum UndoCommand: Command {
         for i in 0..<steps {
             guard let o = try Review.undo(library: library, clock: .live) else {
                 if i == 0 { throw CommandFailure(ExitCode.error, "nothing to undo") }
+                if !ctx.quiet { ctx.err("undid \(i) of \(steps) steps: nothing more to undo") }
                 break
             }
             ctx.out("undid \(o.undone?.rawValue ?? "decision") on \(o.path ?? "item \(o.fileID)") (now \(o.restored?.rawValue ?? "undecided"))")
