@@ -147,10 +147,13 @@ struct TrashTests {
         let s = try TrashSetup(["a.jpg", "b.jpg"])
         _ = try s.stage("a.jpg")
         _ = try s.stage("b.jpg")
+        #expect(try Trash.staged(library: s.lib.library).map(\.changedSinceReview) == [false, false])
         // Changed on disk, not rescanned; and changed then rescanned (the row moved on).
         s.lib.dir.write("Pictures/a.jpg", Fixtures.jpeg(seed: 99, width: 40, height: 30))
         s.lib.dir.write("Pictures/b.jpg", Fixtures.jpeg(seed: 98, width: 40, height: 30))
         try s.lib.scan([s.lib.root + "/b.jpg"])
+        // The list says so before a commit does (what a commit will leave in place).
+        #expect(try Trash.staged(library: s.lib.library).map(\.changedSinceReview) == [true, true])
         let report = try s.commit()
         #expect(report.outcomes.count == 2 && report.skipped.count == 2)
         #expect(FileSystem.exists(s.lib.root + "/a.jpg") && FileSystem.exists(s.lib.root + "/b.jpg"))

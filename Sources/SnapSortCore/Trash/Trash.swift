@@ -8,6 +8,9 @@ public struct StagedItem: Sendable, Equatable {
     public var path: String
     public var bytes: Int64
     public var decidedAt: Double
+    /// The file changed (or went) since it was reviewed: a commit leaves it in place until it
+    /// is decided again.
+    public var changedSinceReview = false
 }
 
 /// A file SnapSort moved to a system Trash (a ledger row).
@@ -72,11 +75,24 @@ public enum Trash {
     /// Items staged for the Trash, oldest decision first.
     public static func staged(library: Library) throws -> [StagedItem] {
         try library.db.rows("""
-            SELECT f.id, f.path, f.size, d.decided_ts FROM decisions d JOIN files f ON f.id=d.file_id
+            SELECT f.id, f.path, f.size, d.decided_ts, f.device, f.inode, f.mtime_ns, f.content_hash,
+                   d.reviewed_size, d.reviewed_mtime_ns, d.reviewed_hash
+            FROM decisions d JOIN files f ON f.id=d.file_id
             WHERE d.decision='trash' AND f.status != 'gone'
               AND NOT EXISTS(SELECT 1 FROM trash_ledger l WHERE l.file_id=f.id AND l.state='planned')
             ORDER BY d.decided_ts, f.id
-            """).map { StagedItem(fileID: $0.int(0)!, path: $0.string(1) ?? "", bytes: $0.int(2) ?? 0, decidedAt: $0.double(3) ?? 0) }
+            """).map { r in
+            let path = r.string(1) ?? "", size = r.int(2) ?? 0, mtime = r.int(6) ?? 0
+            // What `commit` checks: the row is what was reviewed, and the file is the row.
+            let reviewedSame = (r.int(8) == nil || r.int(8) == size) && (r.int(9) == nil || r.int(9) == mtime)
+                && (r.blob(10) == nil || r.blob(7) == nil || r.blob(10) == r.blob(7))
+            let st = FileSystem.lstatusIfExists(path)
+            let same = reviewedSame && st.map {
+                $0.isRegular && $0.device == UInt64(bitPattern: r.int(4) ?? 0) && $0.inode == UInt64(bitPattern: r.int(5) ?? 0)
+                    && $0.size == size && $0.mtimeNanoseconds == mtime
+            } == true
+            return StagedItem(fileID: r.int(0)!, path: path, bytes: size, decidedAt: r.double(3) ?? 0, changedSinceReview: !same)
+        }
     }
 
     /// Count and bytes of what is staged.

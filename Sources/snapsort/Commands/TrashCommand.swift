@@ -41,7 +41,9 @@ enum TrashCommand: Command {
             let inTrashBytes = try Trash.inTrashBytes(library: library)
             if json {
                 ctx.out(JSON.object([
-                    ("staged", .array(staged.map { .object([("path", .string($0.path)), ("bytes", .int($0.bytes))]) })),
+                    ("staged", .array(staged.map {
+                        .object([("path", .string($0.path)), ("bytes", .int($0.bytes)), ("changed_since_review", .bool($0.changedSinceReview))])
+                    })),
                     ("staged_count", .int(staged.count)), ("staged_bytes", .int(total)),
                     ("in_trash", .array(inTrash.map {
                         .object([("path", .string($0.originalPath)), ("trash_path", .string($0.trashPath)), ("bytes", .int($0.bytes)),
@@ -52,8 +54,13 @@ enum TrashCommand: Command {
                 return ExitCode.ok
             }
             if staged.isEmpty { ctx.out("Nothing staged for the Trash.") }
-            for s in staged { ctx.out("\(humanBytes(s.bytes).padding(toLength: 9, withPad: " ", startingAt: 0)) \(s.path)") }
+            for s in staged {
+                ctx.out("\(humanBytes(s.bytes).padding(toLength: 9, withPad: " ", startingAt: 0)) \(s.path)"
+                        + (s.changedSinceReview ? "  [changed since it was reviewed: decide again]" : ""))
+            }
             if !staged.isEmpty { ctx.out("\(staged.count) staged, \(humanBytes(total)) — 'snapsort trash commit' moves them to the Trash") }
+            let changed = staged.filter(\.changedSinceReview).count
+            if changed > 0 { ctx.out("\(changed) of them changed since they were reviewed: a commit leaves \(changed == 1 ? "it" : "them") in place") }
             if inTrashBytes > 0 {
                 ctx.out("\(humanBytes(inTrashBytes)) cleared by SnapSort still sits in the Trash: emptying the Trash frees it.")
             }
@@ -101,10 +108,10 @@ enum TrashCommand: Command {
     static func line(_ o: TrashOutcome) -> String {
         let side = o.isSidecar ? " (sidecar)" : ""
         switch o.result {
-        case .trashed(let to): return "trashed\t\(o.path)\(side) → \(to)"
-        case .restored: return "restored\t\(o.path)\(side)"
-        case .unstaged: return "unstaged\t\(o.path)"
-        case .skipped(let why): return "skipped\t\(o.path)\(side): \(why)"
+        case .trashed(let to): return "trashed\t\(field(o.path))\(side) → \(field(to))"
+        case .restored: return "restored\t\(field(o.path))\(side)"
+        case .unstaged: return "unstaged\t\(field(o.path))"
+        case .skipped(let why): return "skipped\t\(field(o.path))\(side): \(why)"
         }
     }
 }
