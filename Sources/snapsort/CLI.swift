@@ -150,6 +150,24 @@ protocol Command {
     static func run(_ args: inout Arguments, _ ctx: Context) throws -> Int32
 }
 
+/// A path in a line of tab-separated output: a tab, newline or carriage return in a name is
+/// written as `\t`, `\n`, `\r` (and a backslash as `\\`), so each line stays one record.
+func field(_ path: String) -> String {
+    // By scalars: "\r\n" is one Character.
+    guard path.unicodeScalars.contains(where: { "\t\n\r\\".unicodeScalars.contains($0) }) else { return path }
+    var out = String.UnicodeScalarView()
+    for u in path.unicodeScalars {
+        switch u {
+        case "\t": out.append(contentsOf: "\\t".unicodeScalars)
+        case "\n": out.append(contentsOf: "\\n".unicodeScalars)
+        case "\r": out.append(contentsOf: "\\r".unicodeScalars)
+        case "\\": out.append(contentsOf: "\\\\".unicodeScalars)
+        default: out.append(u)
+        }
+    }
+    return String(out)
+}
+
 /// "1 file", "2 files".
 func counted(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
 

@@ -156,6 +156,18 @@ import SnapSortTestSupport
         #expect(try SnapsortBinary.run(["roots", "add", dir.at("nope")], env: env).status == 1)
     }
 
+    /// A name with a newline or tab stays one record in tab-separated output (escaped, as
+    /// `report --jsonl` escapes it in JSON).
+    @Test func tabSeparatedLinesEscapeControlCharactersInNames() throws {
+        let dir = TempDir()
+        dir.write("Pictures/new\nline\tand\\.jpg", Fixtures.jpeg(seed: 88, width: 96, height: 72))
+        let db = dir.at("lib.sqlite3")
+        #expect(try SnapsortBinary.run(["--db", db, "scan", "--quiet", "--no-models", dir.at("Pictures")]).status == 0)
+        let r = try SnapsortBinary.run(["--db", db, "decide", "trash", dir.at("Pictures/new\nline\tand\\.jpg")])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout == "trash\t" + dir.at("Pictures") + "/new\\nline\\tand\\\\.jpg\n")
+    }
+
     @Test func anUnchangedRescanIsNotRegroupedButAnInterruptedOneIs() throws {
         let dir = TempDir()
         dir.write("Pictures/a.jpg", Fixtures.jpeg(seed: 71, width: 96, height: 72))

@@ -30,7 +30,7 @@ enum DecideCommand: Command {
         let clock = Clock.live
         for (file, id) in zip(files, ids) {
             let o = try Review.decide(decision, fileID: id, library: library, clock: clock)
-            if !ctx.quiet { ctx.out("\(decision.rawValue)\t\(ctx.absolute(file))") }
+            if !ctx.quiet { ctx.out("\(decision.rawValue)\t\(field(ctx.absolute(file)))") }
             for m in o.milestones { ctx.out("milestone reached: \(Context.milestoneTitle(m))") }
         }
         return ExitCode.ok

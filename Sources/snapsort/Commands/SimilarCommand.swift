@@ -45,7 +45,7 @@ enum SimilarCommand: Command {
                     guard words.count == 1 else { throw UsageError("similar trash-rest takes one GROUP or --all") }
                     outcomes = try SimilarReview.trashRest(setID: words[0], library: library, clock: clock)
                 }
-                for o in outcomes { ctx.out("trash\t\(try library.item(id: o.fileID)?.path ?? "item \(o.fileID)")") }
+                for o in outcomes { ctx.out("trash\t\(field(try library.item(id: o.fileID)?.path ?? "item \(o.fileID)"))") }
                 ctx.out("\(outcomes.count) staged for the Trash ('snapsort trash' lists them; 'snapsort undo' takes one back)")
             default:
                 throw UsageError("unknown similar action '\(action)'")
