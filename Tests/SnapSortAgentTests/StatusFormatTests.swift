@@ -95,6 +95,17 @@ import SnapSortTestSupport
         }
     }
 
+    /// Groups are listed in the product's order (Similar Shots first) whoever computed them.
+    @Test func groupsAreInTheProductsOrder() throws {
+        let d = StatusDocument(updatedAt: Self.now, agent: .init(state: "watching", pid: 42, done: 3, total: 3),
+                               groups: [.init(id: "blurry", items: 1, bytes: 1), .init(id: "screenshot", items: 1, bytes: 1),
+                                        .init(id: "similar", items: 2, bytes: 2)])
+        #expect(d.groups.map(\.id) == ["similar", "blurry", "screenshot"])
+        let json = try #require(JSON.parse(#"{"schema_version":1,"agent":{"state":"watching"},"groups":{"blurry":{"items":1,"bytes":1},"similar":{"items":2,"bytes":2}}}"#))
+        let back = try #require(StatusDocument(json: json))
+        #expect(back.groups.map(\.id) == ["similar", "blurry"])
+    }
+
     /// The agent's own failure is an alarm on every bar; a service that cannot do its part (no
     /// notification server for the reminders, common under i3) is a warning in the tooltip,
     /// never a permanent red bar.

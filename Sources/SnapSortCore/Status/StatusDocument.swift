@@ -102,13 +102,20 @@ public struct StatusDocument: Sendable, Equatable {
                 cleared: Cleared? = nil, streak: Streak? = nil, goal: Goal? = nil, nextReminder: Date? = nil) {
         self.updatedAt = updatedAt
         self.agent = agent
-        self.groups = groups
+        self.groups = StatusDocument.inGroupOrder(groups)
         self.awaitingReview = awaitingReview
         self.trash = trash
         self.cleared = cleared
         self.streak = streak
         self.goal = goal
         self.nextReminder = nextReminder
+    }
+
+    /// Groups in the order the product lists them (Similar Shots first, as `snapsort groups`),
+    /// whoever computed them; unknown ids last, by name.
+    static func inGroupOrder(_ groups: [Group]) -> [Group] {
+        let rank = Dictionary(uniqueKeysWithValues: GroupID.allCases.enumerated().map { ($1.rawValue, $0) })
+        return groups.sorted { (rank[$0.id] ?? Int.max, $0.id) < (rank[$1.id] ?? Int.max, $1.id) }
     }
 
     /// The JSON document, keys in contract order.
@@ -146,7 +153,7 @@ public struct StatusDocument: Sendable, Equatable {
                       degraded: a["degraded"]?.boolValue ?? false, lastError: a["last_error"]?.stringValue,
                       lastErrorSeverity: a["last_error_severity"]?.stringValue)
         if case .object(let gs)? = j["groups"] {
-            groups = gs.map { Group(id: $0.0, items: $0.1["items"]?.intValue ?? 0, bytes: Int64($0.1["bytes"]?.intValue ?? 0)) }
+            groups = StatusDocument.inGroupOrder(gs.map { Group(id: $0.0, items: $0.1["items"]?.intValue ?? 0, bytes: Int64($0.1["bytes"]?.intValue ?? 0)) })
         } else {
             groups = []
         }
