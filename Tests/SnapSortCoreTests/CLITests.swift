@@ -246,14 +246,19 @@ import SnapSortTestSupport
         #expect(ticket["qr"]?.stringValue == "https://example.com/t/SNAPSORT-42")
         let plain = try info("a.jpg")
         #expect(plain["text"] == nil && plain["qr"] == nil)
+        #expect(plain["decision"] == .null)
+        #expect(try SnapsortBinary.run(["--db", db, "decide", "trash", dir.at("Pictures/a.jpg")]).status == 0)
+        #expect(try info("a.jpg")["decision"]?.stringValue == "trash")
         let human = try SnapsortBinary.run(["--db", db, "info", dir.at("Pictures/letter.png")])
         #expect(human.stdout.contains("  text:      ") && human.stdout.contains("students"), "\(human.stdout)")
+        #expect(try SnapsortBinary.run(["--db", db, "info", dir.at("Pictures/a.jpg")]).stdout.contains("  decision:  trash (staged"))
         // A file outside the library is read on the spot, and nothing is stored.
         let outside = dir.write("elsewhere/ticket.png", try FileSystem.readFile(fixtures + "/qr/ticket.png", limit: 1 << 20))
         let r = try SnapsortBinary.run(["--db", db, "info", "--json", outside])
         let o = try #require(JSON.parse(r.stdout))
         #expect(o["in_library"]?.boolValue == false)
         #expect(o["qr"]?.stringValue == "https://example.com/t/SNAPSORT-42", "\(r.stdout)")
+        #expect(try SnapsortBinary.run(["--db", db, "info", outside]).stdout.contains("(not in the library: read now, nothing stored)"))
         #expect(try Library(path: db).db.scalar("SELECT count(*) FROM files") == 3)
     }
 

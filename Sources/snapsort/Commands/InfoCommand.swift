@@ -30,6 +30,8 @@ enum InfoCommand: Command {
                 o.insert(("in_library", .bool(true)), at: 1)
                 // What a page says and where a code points: read once by the scan, kept for this.
                 o += fields(try library.findings(of: item.id))
+                // What the user decided (trash: staged until a commit).
+                o.append(("decision", .opt(try Review.decision(for: item.id, library: library)?.decision.rawValue)))
                 json = .object(o)
             }
         } else {
@@ -59,15 +61,17 @@ enum InfoCommand: Command {
             }
         }
         ctx.out(path)
+        if json["in_library"]?.boolValue == false { ctx.out("  (not in the library: read now, nothing stored)") }
         ctx.out("  kind:      \(s("kind") ?? "?") (\(s("format") ?? "?")), \(humanBytes(Int64(json["bytes"]?.intValue ?? 0)))")
         if let w = s("width"), let h = s("height") { ctx.out("  size:      \(w)×\(h)") }
-        ctx.out("  taken:     \(s("taken_at") ?? "unknown") (from \(s("taken_source") ?? "?"))")
+        ctx.out("  taken:     " + (s("taken_at").map { "\($0) (from \(s("taken_source") ?? "?"))" } ?? "unknown"))
         if let d = s("duration_s") { ctx.out("  duration:  \(d) s") }
         if let cam = json["camera"], let make = cam["make"]?.stringValue ?? cam["model"]?.stringValue {
             ctx.out("  camera:    \(make) \(cam["model"]?.stringValue ?? "")")
         }
         ctx.out("  status:    \(s("status") ?? "?")" + (json["reason"]?["text"]?.stringValue.map { " — \($0)" } ?? ""))
         if let g = json["groups"]?.arrayValue, !g.isEmpty { ctx.out("  groups:    " + g.compactMap(\.stringValue).joined(separator: ", ")) }
+        if let d = s("decision") { ctx.out("  decision:  \(d == "trash" ? "trash (staged: 'snapsort trash commit' moves it to the Trash)" : d)") }
         if let q = s("qr") { ctx.out("  QR code:   \(q)") }
         if let text = s("text") {
             let flat = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
