@@ -65,7 +65,7 @@ enum GroupsCommand: Command {
                     continue
                 }
                 let sets = (s.id == .similar || s.id == .duplicate) ? " in \(counted(s.sets, "set"))" : ""
-                ctx.out("\(s.id.rawValue.padding(toLength: 17, withPad: " ", startingAt: 0)) \(String(s.items).leftPad(6)) file\(s.items == 1 ? " " : "s")\(sets), \(humanBytes(s.bytes)) (\(humanBytes(s.reclaimableBytes)) reclaimable)")
+                ctx.out("\(s.id.rawValue.padding(toLength: 17, withPad: " ", startingAt: 0)) \(String(s.items).leftPad(6)) \(s.items == 1 ? "file" : "files")\(sets),\(s.items == 1 && sets.isEmpty ? "  " : " ")\(humanBytes(s.bytes)) (\(humanBytes(s.reclaimableBytes)) reclaimable)")
             }
         }
         return ExitCode.ok
