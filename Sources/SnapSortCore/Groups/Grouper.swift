@@ -287,13 +287,18 @@ public struct Grouper {
             try db.forEach("SELECT \(columns) FROM file_findings") { r in if ids.contains(r.int(0)!) { add(r) } }
             return out
         }
-        let sorted = ids.sorted()
-        for start in stride(from: 0, to: sorted.count, by: 500) {
-            let part = Array(sorted[start..<min(sorted.count, start + 500)])
-            let marks = Array(repeating: "?", count: part.count).joined(separator: ",")
-            try db.forEach("SELECT \(columns) FROM file_findings WHERE file_id IN (\(marks))", arguments: part, add)
-        }
+        try forEach(db, "SELECT \(columns) FROM file_findings WHERE file_id", in: ids.sorted(), add)
         return out
+    }
+
+    /// Runs `select` (ending in the id column it filters) `IN` each batch of 500 of `ids`:
+    /// SQLite's bound-parameter limit, and a statement that stays cheap to prepare.
+    static func forEach(_ db: Database, _ select: String, in ids: [Int64], _ body: (Row) throws -> Void) throws {
+        for start in stride(from: 0, to: ids.count, by: 500) {
+            let part = Array(ids[start..<min(ids.count, start + 500)])
+            let marks = Array(repeating: "?", count: part.count).joined(separator: ",")
+            try db.forEach("\(select) IN (\(marks))", arguments: part, body)
+        }
     }
 
     /// Runs the gated OCR and QR checks a file still needs (the scanner's workers usually ran
@@ -381,13 +386,8 @@ final class ItemRows: @unchecked Sendable {
             self.loaded = nil
             return
         }
-        wanted.sort()
-        for start in stride(from: 0, to: wanted.count, by: 500) {
-            let part = Array(wanted[start..<min(wanted.count, start + 500)])
-            let marks = Array(repeating: "?", count: part.count).joined(separator: ",")
-            try db.forEach("SELECT id, metrics FROM files WHERE id IN (\(marks))", arguments: part) { r in
-                if let i = slot[r.int(0)!] { items[i].metrics = r.string(1).flatMap(Metrics.decode) }
-            }
+        try Grouper.forEach(db, "SELECT id, metrics FROM files WHERE id", in: wanted.sorted()) { r in
+            if let i = slot[r.int(0)!] { items[i].metrics = r.string(1).flatMap(Metrics.decode) }
         }
         self.loaded = loaded
     }
@@ -544,12 +544,8 @@ struct GroupItem: Sendable {
 
     static func thumbnails(_ db: Database, ids: [Int64]) throws -> [Int64: Thumbnail] {
         var out: [Int64: Thumbnail] = [:]
-        for chunk in stride(from: 0, to: ids.count, by: 500) {
-            let part = Array(ids[chunk..<min(ids.count, chunk + 500)])
-            let marks = Array(repeating: "?", count: part.count).joined(separator: ",")
-            try db.forEach("SELECT id, signature FROM files WHERE id IN (\(marks))", arguments: part) { r in
-                if let blob = r.blob(1), let t = Thumbnail(signature: blob) { out[r.int(0)!] = t }
-            }
+        try Grouper.forEach(db, "SELECT id, signature FROM files WHERE id", in: ids) { r in
+            if let blob = r.blob(1), let t = Thumbnail(signature: blob) { out[r.int(0)!] = t }
         }
         return out
     }

@@ -74,24 +74,45 @@ public enum Trash {
 
     /// Items staged for the Trash, oldest decision first.
     public static func staged(library: Library) throws -> [StagedItem] {
+        try stagedRows(library).map { s in
+            let same = FileSystem.lstatusIfExists(s.path).map(s.isAsReviewed) ?? false
+            return StagedItem(fileID: s.id, path: s.path, bytes: s.row.size, decidedAt: s.decidedAt, changedSinceReview: !same)
+        }
+    }
+
+    /// A staged file's row, and what the user saw when deciding.
+    struct StagedRow {
+        var id: Int64
+        var path: String
+        var row: FileStatus
+        var contentHash: [UInt8]?
+        var reviewedSize: Int64?, reviewedMtime: Int64?, reviewedHash: [UInt8]?
+        var decidedAt: Double
+
+        /// Identity: the row is what the user reviewed, and the file on disk (`st`) is the row.
+        func isAsReviewed(_ st: FileStatus) -> Bool {
+            let reviewedSame = (reviewedSize == nil || reviewedSize == row.size) && (reviewedMtime == nil || reviewedMtime == row.mtimeNanoseconds)
+                && (reviewedHash == nil || contentHash == nil || reviewedHash == contentHash)
+            return st.isRegular && reviewedSame && st.device == row.device && st.inode == row.inode && st.size == row.size
+                && st.mtimeNanoseconds == row.mtimeNanoseconds
+        }
+    }
+
+    /// What is staged, oldest decision first (not what a planned commit step holds).
+    static func stagedRows(_ library: Library) throws -> [StagedRow] {
         try library.db.rows("""
-            SELECT f.id, f.path, f.size, d.decided_ts, f.device, f.inode, f.mtime_ns, f.content_hash,
-                   d.reviewed_size, d.reviewed_mtime_ns, d.reviewed_hash
+            SELECT f.id, f.path, f.device, f.inode, f.size, f.mtime_ns, f.content_hash,
+                   d.reviewed_size, d.reviewed_mtime_ns, d.reviewed_hash, d.decided_ts
             FROM decisions d JOIN files f ON f.id=d.file_id
             WHERE d.decision='trash' AND f.status != 'gone'
               AND NOT EXISTS(SELECT 1 FROM trash_ledger l WHERE l.file_id=f.id AND l.state='planned')
             ORDER BY d.decided_ts, f.id
             """).map { r in
-            let path = r.string(1) ?? "", size = r.int(2) ?? 0, mtime = r.int(6) ?? 0
-            // What `commit` checks: the row is what was reviewed, and the file is the row.
-            let reviewedSame = (r.int(8) == nil || r.int(8) == size) && (r.int(9) == nil || r.int(9) == mtime)
-                && (r.blob(10) == nil || r.blob(7) == nil || r.blob(10) == r.blob(7))
-            let st = FileSystem.lstatusIfExists(path)
-            let same = reviewedSame && st.map {
-                $0.isRegular && $0.device == UInt64(bitPattern: r.int(4) ?? 0) && $0.inode == UInt64(bitPattern: r.int(5) ?? 0)
-                    && $0.size == size && $0.mtimeNanoseconds == mtime
-            } == true
-            return StagedItem(fileID: r.int(0)!, path: path, bytes: size, decidedAt: r.double(3) ?? 0, changedSinceReview: !same)
+            StagedRow(id: r.int(0)!, path: r.string(1) ?? "",
+                      row: FileStatus(device: UInt64(bitPattern: r.int(2) ?? 0), inode: UInt64(bitPattern: r.int(3) ?? 0),
+                                      size: r.int(4) ?? 0, mtimeNanoseconds: r.int(5) ?? 0, mode: 0),
+                      contentHash: r.blob(6), reviewedSize: r.int(7), reviewedMtime: r.int(8), reviewedHash: r.blob(9),
+                      decidedAt: r.double(10) ?? 0)
         }
     }
 
@@ -164,27 +185,13 @@ public enum Trash {
     public static func commit(library: Library, clock: Clock, env: TrashEnvironment, logger: Logger = .silent) throws -> TrashReport {
         var report = TrashReport()
         report.resumed = try resume(library: library, clock: clock, env: env, report: &report)
-        let rows = try library.db.rows("""
-            SELECT f.id, f.path, f.device, f.inode, f.size, f.mtime_ns, f.content_hash,
-                   d.reviewed_size, d.reviewed_mtime_ns, d.reviewed_hash
-            FROM decisions d JOIN files f ON f.id=d.file_id
-            WHERE d.decision='trash' AND f.status != 'gone'
-              AND NOT EXISTS(SELECT 1 FROM trash_ledger l WHERE l.file_id=f.id AND l.state='planned')
-            ORDER BY d.decided_ts, f.id
-            """)
-        for r in rows {
-            let id = r.int(0)!, path = r.string(1) ?? ""
-            let row = FileStatus(device: UInt64(bitPattern: r.int(2) ?? 0), inode: UInt64(bitPattern: r.int(3) ?? 0),
-                                 size: r.int(4) ?? 0, mtimeNanoseconds: r.int(5) ?? 0, mode: 0)
-            // Identity: the file on disk is the row, and the row is what the user reviewed.
-            let reviewedSame = (r.int(7) == nil || r.int(7) == row.size) && (r.int(8) == nil || r.int(8) == row.mtimeNanoseconds)
-                && (r.blob(9) == nil || r.blob(6) == nil || r.blob(9) == r.blob(6))
+        for s in try stagedRows(library) {
+            let id = s.id, path = s.path
             guard let st = FileSystem.lstatusIfExists(path) else {
-                report.outcomes.append(try skip(library, fileID: id, path: path, bytes: row.size, reason: "missing: the file is no longer there", clock: clock))
+                report.outcomes.append(try skip(library, fileID: id, path: path, bytes: s.row.size, reason: "missing: the file is no longer there", clock: clock))
                 continue
             }
-            guard st.isRegular, reviewedSame, st.device == row.device, st.inode == row.inode, st.size == row.size,
-                  st.mtimeNanoseconds == row.mtimeNanoseconds else {
+            guard s.isAsReviewed(st) else {
                 report.outcomes.append(try skip(library, fileID: id, path: path, bytes: st.size,
                                                 reason: "changed since it was reviewed: review it again", clock: clock))
                 continue
