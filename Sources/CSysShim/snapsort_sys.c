@@ -16,3 +16,8 @@ int ss_malloc_keep_blocks(int mmap_threshold, int trim_threshold) {
 }
 
 int ss_malloc_release(void) { return malloc_trim(0); }
+
+unsigned long long ss_malloc_in_use(void) {
+    struct mallinfo2 m = mallinfo2();
+    return (unsigned long long)m.uordblks + (unsigned long long)m.hblkhd;
+}

@@ -38,6 +38,10 @@ public enum Memory {
         ss_malloc_release() == 1
     }
 
+    /// The heap memory in use (allocated and not freed), which the resident set exceeds by
+    /// what the heap keeps for reuse (`keepLargeBlocksInTheHeap`): a tuning aid.
+    public static func heapInUseBytes() -> Int { Int(ss_malloc_in_use()) }
+
     /// This process's resident set in bytes (`/proc/self/statm`), nil when unreadable.
     public static func residentBytes() -> Int? {
         guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8),

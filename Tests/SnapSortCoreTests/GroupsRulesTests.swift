@@ -335,8 +335,7 @@ import SnapSortTestSupport
                                         _ samePixels: Bool, _ mayBe: Bool, _ asked: Bool) {
         func item(_ path: String, _ source: String, _ make: String?, _ format: String, _ width: Int) -> GroupItem {
             var it = Self.item(path, format: format, width: width, height: width * 3 / 4)
-            it.takenSource = source
-            it.takenAt = "2024-10-19T10:00:00"
+            it.setTaken("2024-10-19T10:00:00", source: source)
             it.make = make
             return it
         }
@@ -379,16 +378,14 @@ import SnapSortTestSupport
     ])
     func aFileSaysWhenItWasTaken(_ path: String, _ source: String, _ takenAt: String, _ own: Bool) {
         var it = Self.item(path)
-        it.takenSource = source
-        it.takenAt = takenAt
+        it.setTaken(takenAt, source: source)
         let t = GroupRules.ownCaptureTime(it)
         #expect((t != nil) == own)
         if let t {
             var exif = Self.item("/p/DCIM/Camera/IMG_2.jpg")
-            exif.takenSource = "exif"
-            exif.takenAt = "2024-10-19T10:00:00-05:00"
+            exif.setTaken("2024-10-19T10:00:00-05:00", source: "exif")
             #expect(GroupRules.ownCaptureTime(exif) == t)
-            exif.takenAt = "2024-10-19T10:00:03-05:00"
+            exif.setTaken("2024-10-19T10:00:03-05:00", source: "exif")
             #expect(GroupRules().separateCaptures(it, exif))
         }
     }

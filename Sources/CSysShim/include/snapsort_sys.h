@@ -14,4 +14,6 @@ int ss_gettid(void);
 int ss_malloc_keep_blocks(int mmap_threshold, int trim_threshold);
 /// malloc_trim(0): gives the free memory of every arena back to the kernel; 1 if any was.
 int ss_malloc_release(void);
+/// The bytes the heap has handed out and not had back (mallinfo2: uordblks + hblkhd), of every arena.
+unsigned long long ss_malloc_in_use(void);
 #endif

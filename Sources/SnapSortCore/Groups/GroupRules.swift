@@ -69,13 +69,16 @@ public struct GroupRules: Sendable {
     /// or a time of day in a camera-style file name (`IMG_20241019_123231`, `PXL_20241019_…`).
     /// Nil for a date without a time (WhatsApp's `IMG-20241019-WA0001`), container times and
     /// mtimes, which say when a copy was made rather than when the picture was taken.
-    static func ownCaptureTime(_ item: GroupItem) -> Double? {
-        guard let text = item.takenAt else { return nil }
-        switch item.takenSource {
+    static func ownCaptureTime(_ item: GroupItem) -> Double? { item.ownCaptureTime }
+
+    /// `ownCaptureTime` of a file named `name` whose capture time `takenAt` came from `source`.
+    static func ownCaptureTime(takenAt text: String?, source: String?, name: String) -> Double? {
+        guard let text else { return nil }
+        switch source {
         case "exif":
             break
         case "filename":
-            guard item.name.range(of: #"(19|20)\d\d[-_.]?\d\d[-_.]?\d\d[ _T-]?(at )?\d\d[-_.:h]?\d\d[-_.:m]?\d\d"#,
+            guard name.range(of: #"(19|20)\d\d[-_.]?\d\d[-_.]?\d\d[ _T-]?(at )?\d\d[-_.:h]?\d\d[-_.:m]?\d\d"#,
                                   options: .regularExpression) != nil else { return nil }
         default:
             return nil

@@ -68,9 +68,10 @@ public struct Grouper {
             guard let trace else { return }
             let now = ContinuousClock.now
             let mb = (Memory.residentBytes() ?? 0) >> 20
-            trace("phase\t\(name)\t\(String(format: "%.3f", Double((now - lap).components.attoseconds) / 1e18 + Double((now - lap).components.seconds)))\trss=\(mb)MB")
+            trace("phase\t\(name)\t\(String(format: "%.3f", Double((now - lap).components.attoseconds) / 1e18 + Double((now - lap).components.seconds)))\trss=\(mb)MB\theap=\(Memory.heapInUseBytes() >> 20)MB")
             lap = now
         }
+        phase("start")
         let full = extra == nil
         // A full regroup judges every file: every row's metrics at once. An incremental one
         // decodes only those of the files it judges, compares or re-clusters (`needMetrics`).
@@ -98,32 +99,32 @@ public struct Grouper {
         }
         phase("changes")
 
-        // 2. Per-file groups.
-        var perFile: [(Int64, [(GroupID, Double)])] = []
-        // The findings each judged file's groups were computed from (the region's blur reuses them).
-        var judgedWith: [Int64: (findings: Findings, groups: [(GroupID, Double)])] = [:]
-        var newFindings: [(Int64, Findings)] = []
+        // 2. Per-file groups, judged 2 000 files at a time with their stored findings: a full
+        // regroup of 100 000 files held every file's findings and groups twice (~50 MB).
+        var perFile: [(id: Int64, group: GroupID, score: Double)] = []
+        var newFindings: [Int64: Findings] = [:]
+        // The per-file Blurry and Oops of the files judged or re-clustered (only those that
+        // have them): the region's sets are judged against them below.
+        var blurOrOops: [Int64: [(GroupID, Double)]] = [:]
+        func keepBlurOrOops(_ id: Int64, _ groups: [(GroupID, Double)]) {
+            let kept = groups.filter { $0.0 == .blurry || $0.0 == .oops }
+            if !kept.isEmpty { blurOrOops[id] = kept }
+        }
         // Every file again when the per-file rules changed (an upgrade); else the changed ones.
         let judged = try library.agentState(Self.fileRulesKey) == rules.fileKey ? changed : changed.union(rows.items.map(\.id))
         try needMetrics(judged)
-        // The stored findings of the files judged here; those of the rest of the region are
-        // read once it is known.
-        let findings = try Self.storedFindings(db, of: judged, among: rows.items.count)
-        for id in judged.sorted() {
-            guard let item = byID[id] else { continue }
-            var f = findings[id] ?? Findings()
+        try Self.withStoredFindings(db, of: judged.sorted(), among: rows.items.count) { id, stored in
+            guard let item = byID[id] else { return }
+            var f = stored ?? Findings()
             if f.analyzedAt != item.analyzedAt { f = Findings(analyzedAt: item.analyzedAt) }
             let before = f
             inspect(item, &f)
-            if f != before || findings[id] == nil { newFindings.append((id, f)) }
+            if f != before || stored == nil { newFindings[id] = f }
             let groups = rules.categories(of: item, findings: f)
-            perFile.append((id, groups))
-            judgedWith[id] = (f, groups)
+            for (g, score) in groups { perFile.append((id, g, score)) }
+            keepBlurOrOops(id, groups)
         }
-
         phase("per-file groups")
-        var latestFindings = findings
-        for (id, f) in newFindings { latestFindings[id] = f }
 
         // 3. Similar Shots and duplicates over the components of the change.
         let photos = ItemTable(rows) { rules.isSimilarCandidate($0) }
@@ -169,7 +170,10 @@ public struct Grouper {
         let components = clustering.components(around: recluster ? nil : changed.union(try previousSetMates(of: changed, db: db)))
         let region = Set(components.joined())
         try needMetrics(region)
-        for (id, f) in try Self.storedFindings(db, of: region.subtracting(judged), among: rows.items.count) { latestFindings[id] = f }
+        try Self.withStoredFindings(db, of: region.subtracting(judged).sorted(), among: rows.items.count) { id, stored in
+            guard let item = byID[id] else { return }
+            keepBlurOrOops(id, rules.categories(of: item, findings: stored ?? Findings()))
+        }
         var sets: [ComputedSet] = []
         for component in components where component.count >= 2 { sets += try clustering.cluster(component) }
         let stats = Stats(changed: changed.count, aligned: windowPairs.count, region: region.count, sets: sets.count)
@@ -185,7 +189,7 @@ public struct Grouper {
                 try db.run("INSERT OR REPLACE INTO similar_pairs(a, b, similar, copy) VALUES(?,?,?,?)", key.a, key.b, p.similar, p.copy)
             }
             try library.setAgentState(Self.pairRulesKey, rules.pairKey)
-            for (id, f) in newFindings {
+            for (id, f) in newFindings.sorted(by: { $0.key < $1.key }) {
                 try db.run("INSERT OR REPLACE INTO file_findings(file_id, analyzed_at, ocr_words, ocr_text, qr_payload) VALUES(?,?,?,?,?)",
                            id, f.analyzedAt, f.ocrWords, f.ocrText, f.qrPayload)
             }
@@ -194,8 +198,8 @@ public struct Grouper {
             try db.run("DELETE FROM group_members WHERE file_id IN \(Self.ids) AND group_id IN (\(perFileGroups))")
             phase("stored: pairs, findings, old per-file groups")
             try library.setAgentState(Self.fileRulesKey, rules.fileKey)
-            for (id, groups) in perFile {
-                for (g, score) in groups { try db.run("INSERT OR REPLACE INTO group_members(group_id, file_id, score) VALUES(?,?,?)", g.rawValue, id, score) }
+            for p in perFile {
+                try db.run("INSERT OR REPLACE INTO group_members(group_id, file_id, score) VALUES(?,?,?)", p.group.rawValue, p.id, p.score)
             }
             phase("stored: per-file groups")
             // Similar sets: replace the region (and anything that left it: gone or no longer a candidate).
@@ -210,10 +214,7 @@ public struct Grouper {
             // judgement (blur scores ≤ 1) stands for the others — also for files that just left
             // a set without changing themselves.
             let inSet = Set(sets.flatMap { $0.members.map(\.id) })
-            func groupsOf(_ item: GroupItem) -> [(GroupID, Double)] {
-                let f = latestFindings[item.id] ?? Findings()
-                return judgedWith[item.id].flatMap { $0.findings == f ? $0.groups : nil } ?? rules.categories(of: item, findings: f)
-            }
+            func groupsOf(_ item: GroupItem) -> [(GroupID, Double)] { blurOrOops[item.id] ?? [] }
             try Self.fillIDs(db, region)
             try db.run("DELETE FROM group_members WHERE file_id IN \(Self.ids) AND group_id='blurry' AND score <= 1")
             try db.run("DELETE FROM group_members WHERE file_id IN \(Self.ids) AND group_id='oops'")
@@ -291,6 +292,16 @@ public struct Grouper {
         return out
     }
 
+    /// Calls `body` with each of `ids` and its stored findings (nil: no row), read 2 000 files at
+    /// a time: a regroup then holds one batch of findings, whatever the library's size.
+    static func withStoredFindings(_ db: Database, of ids: [Int64], among total: Int, _ body: (Int64, Findings?) throws -> Void) throws {
+        for start in stride(from: 0, to: ids.count, by: 2000) {
+            let part = ids[start..<min(ids.count, start + 2000)]
+            let stored = try storedFindings(db, of: Set(part), among: total)
+            for id in part { try body(id, stored[id]) }
+        }
+    }
+
     /// Runs `select` (ending in the id column it filters) `IN` each batch of 500 of `ids`:
     /// SQLite's bound-parameter limit, and a statement that stays cheap to prepare.
     static func forEach(_ db: Database, _ select: String, in ids: [Int64], _ body: (Row) throws -> Void) throws {
@@ -330,6 +341,19 @@ public struct Grouper {
             : Int64.max
         let threshold = min(rules.heavyBytes, max(cutoff, rules.heavyMinimumBytes))
         try db.run("INSERT INTO group_members(group_id, file_id, score) SELECT 'heavy', id, size FROM files WHERE status = 'ok' AND kind = 'photo' AND size >= ?", threshold)
+    }
+}
+
+/// A file's 128-bit content hash (`ContentHash.content`), held inline: as a `[UInt8]` it was
+/// a 48-byte heap block in each row.
+struct ContentKey: Hashable, Sendable {
+    let high: UInt64, low: UInt64
+
+    /// Nil unless `bytes` holds the 16 bytes of a content hash.
+    init?(_ bytes: [UInt8]?) {
+        guard let bytes, bytes.count == 16 else { return nil }
+        high = bytes[0..<8].reduce(0) { $0 << 8 | UInt64($1) }
+        low = bytes[8..<16].reduce(0) { $0 << 8 | UInt64($1) }
     }
 }
 
@@ -440,7 +464,7 @@ struct GroupItem: Sendable {
     var width: Int?
     var height: Int?
     var taken: Double?
-    var takenSource: String?
+    private(set) var takenSource: String?
     var make: String?
     var model: String?
     var software: String?
@@ -456,15 +480,17 @@ struct GroupItem: Sendable {
     }
     var phash: UInt64?
     var dhash: UInt64?
-    var contentHash: [UInt8]?
+    var contentHash: ContentKey?
     var analyzedAt: String?
     var mtime: Int64
     /// The eye openness of the photo's worst face (tier 2); nil without faces or models.
     var worstEyes: Double? = nil
     /// How much the classifier sees a page (tier 2, photos without faces); nil without models.
     var pageScore: Double? = nil
-    /// `files.taken_at`: the capture time as written (RFC 3339, the wall clock first).
-    var takenAt: String? = nil
+    /// `GroupRules.ownCaptureTime`, read once from `files.taken_at` (RFC 3339, the wall clock
+    /// first), `takenSource` and the name: the text was a heap block in each of 100 000 rows, and
+    /// the clustering and the copy rules parsed it again for every pair.
+    private(set) var ownCaptureTime: Double?
 
     init(id: Int64, path: String, kind: String, format: String?, status: ItemStatus, bytes: Int64, width: Int?, height: Int?,
          taken: Double?, takenSource: String?, make: String?, model: String?, software: String?, rating: Int?,
@@ -489,12 +515,19 @@ struct GroupItem: Sendable {
         self.metricsBox = metrics.map(MetricsBox.init)
         self.phash = phash
         self.dhash = dhash
-        self.contentHash = contentHash
+        self.contentHash = ContentKey(contentHash)
         self.analyzedAt = analyzedAt
         self.mtime = mtime
         self.worstEyes = worstEyes
         self.pageScore = pageScore
-        self.takenAt = takenAt
+        self.ownCaptureTime = nil
+        setTaken(takenAt, source: takenSource)
+    }
+
+    /// Sets `takenSource` and the capture time written for the file (`files.taken_at`).
+    mutating func setTaken(_ takenAt: String?, source: String?) {
+        takenSource = source
+        ownCaptureTime = GroupRules.ownCaptureTime(takenAt: takenAt, source: source, name: name)
     }
 
     /// The last path component (what `path.split(separator: "/").last` gives, without splitting

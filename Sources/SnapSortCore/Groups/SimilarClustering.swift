@@ -56,8 +56,8 @@ struct SimilarClustering {
         }
     }
     private var copyPartners: [Int64: [Int64]] = [:]
-    /// `GroupRules.ownCaptureTime` of each photo (parsed once: it reads names and dates).
-    private let ownTime: [Int64: Double]
+    /// `GroupRules.ownCaptureTime` of each photo, by its place on the `timeline`.
+    private let ownTimes: [Double?]
     private let byID: ItemTable
     private let timeline: [(t: Double, id: Int64)]
     private let position: [Int64: Int]
@@ -69,7 +69,11 @@ struct SimilarClustering {
     private let timelessIDs: [Int64]
     /// The photos with a capture time of their own, by that time.
     private let byOwnTime: [(t: Double, id: Int64)]
-    private let byContent: [[UInt8]: [Int64]]
+    /// The photos of each content that more than one photo has.
+    private let byContent: [ContentKey: [Int64]]
+
+    /// `GroupRules.ownCaptureTime` of the photo `id`.
+    private func ownTime(_ id: Int64) -> Double? { position[id].flatMap { ownTimes[$0] } }
 
     init(photos: ItemTable, rules: GroupRules, verdicts: Set<FilePair>, keeperChoices: Set<Int64>,
          trace: ((String) -> Void)?, loadThumbnails: @escaping ([Int64]) throws -> [Int64: Thumbnail]) {
@@ -79,28 +83,33 @@ struct SimilarClustering {
         self.trace = trace
         self.loadThumbnails = loadThumbnails
         byID = photos
-        var own: [Int64: Double] = [:]
-        for p in photos.all { own[p.id] = GroupRules.ownCaptureTime(p) }
-        ownTime = own
-        timeline = photos.all.map { (t: $0.taken ?? Double($0.mtime) / 1e9, id: $0.id) }.sorted { ($0.t, $0.id) < ($1.t, $1.id) }
+        let timeline = photos.all.map { (t: $0.taken ?? Double($0.mtime) / 1e9, id: $0.id) }.sorted { ($0.t, $0.id) < ($1.t, $1.id) }
+        self.timeline = timeline
         var pos: [Int64: Int] = [:]
+        pos.reserveCapacity(timeline.count)
         for (i, e) in timeline.enumerated() { pos[e.id] = i }
         position = pos
+        var own = [Double?](repeating: nil, count: timeline.count)
         var timeless = HashIndex()
         var timelessIDs: [Int64] = []
-        var content: [[UInt8]: [Int64]] = [:]
+        // Only contents two photos share are kept: a list for each of 100 000 contents was ~7 MB.
+        var firstWith: [ContentKey: Int64] = [:], shared: [ContentKey: [Int64]] = [:]
         for p in photos.all {
-            if let h = p.phash, own[p.id] == nil {
+            own[pos[p.id]!] = p.ownCaptureTime
+            if let h = p.phash, p.ownCaptureTime == nil {
                 timeless.insert(h)
                 timelessIDs.append(p.id)
             }
-            if let c = p.contentHash { content[c, default: []].append(p.id) }
+            if let c = p.contentHash {
+                if let first = firstWith[c] { shared[c, default: [first]].append(p.id) } else { firstWith[c] = p.id }
+            }
         }
+        ownTimes = own
         wholeIndex = LazyIndex(photos.all.compactMap { p in p.phash.map { (p.id, $0) } })
         timelessIndex = timeless
         self.timelessIDs = timelessIDs
-        byOwnTime = own.map { (t: $0.value, id: $0.key) }.sorted { ($0.t, $0.id) < ($1.t, $1.id) }
-        byContent = content
+        byOwnTime = zip(own, timeline).compactMap { t, e in t.map { (t: $0, id: e.id) } }.sorted { ($0.t, $0.id) < ($1.t, $1.id) }
+        byContent = shared
     }
 
     func time(_ id: Int64) -> Double { timeline[position[id]!].t }
@@ -128,7 +137,7 @@ struct SimilarClustering {
         if let c = item.contentHash { out += byContent[c, default: []].filter { $0 != id } }
         guard let h = item.phash else { return out }
         let radius = rules.nearCopyRadius
-        guard let t = ownTime[id] else {
+        guard let t = ownTime(id) else {
             let whole = wholeIndex.built
             out += whole.index.neighbours(of: h, within: radius).map { whole.ids[$0] }.filter { $0 != id }
             return out
@@ -233,7 +242,7 @@ struct SimilarClustering {
     private func mayBeCopies(_ a: Int64, _ b: Int64) -> Bool {
         guard let x = byID[a], let y = byID[b] else { return false }
         if let ca = x.contentHash, ca == y.contentHash { return true }
-        guard !rules.separateCaptures(ownTime[a], ownTime[b]),
+        guard !rules.separateCaptures(ownTime(a), ownTime(b)),
               let pa = x.phash, let pb = y.phash, (pa ^ pb).nonzeroBitCount <= rules.nearCopyRadius,
               let wa = x.width, let ha = x.height, let wb = y.width, let hb = y.height, ha > 0, hb > 0 else { return false }
         return abs(Double(wa) / Double(ha) - Double(wb) / Double(hb)) <= 0.02 * Double(wa) / Double(ha)
@@ -313,7 +322,7 @@ struct SimilarClustering {
             let (ra, rb) = (find(link.a), find(link.b))
             guard ra != rb else { continue }
             if link.r < 2 {
-                let timed = { (root: Int64) in copyMembers[root]!.compactMap { self.ownTime[$0] } }
+                let timed = { (root: Int64) in copyMembers[root]!.compactMap { self.ownTime($0) } }
                 let (ta, tb) = (timed(ra), timed(rb))
                 guard !ta.contains(where: { x in tb.contains { rules.separateCaptures(x, $0) } }) else { continue }
             }
