@@ -35,10 +35,10 @@ extension WebApp {
                 return try sessionJSON(s, lib)
             })
         case ("POST decide", _):
-            guard let fid = body["id"]?.intValue, let d = body["decision"]?.stringValue.flatMap(Decision.init(rawValue:)) else {
+            guard let fid = try Self.integer(body, "id"), let d = body["decision"]?.stringValue.flatMap(Decision.init(rawValue:)) else {
                 throw WebError.bad("'id' and 'decision' (trash, keep, skip, later) are needed")
             }
-            let sid = body["session"]?.intValue.map(Int64.init)
+            let sid = try Self.integer(body, "session").map(Int64.init)
             return Self.json(try withLibrary { lib in
                 let o = try Review.decide(d, fileID: Int64(fid), library: lib, clock: clock, session: sid, timeZone: tz)
                 return .object([
@@ -71,7 +71,7 @@ extension WebApp {
         case ("GET similar", _):
             return Self.json(try withLibrary { try similarJSON($0) })
         case ("POST similar/keeper", _):
-            guard let fid = body["id"]?.intValue else { throw WebError.bad("'id' is needed") }
+            guard let fid = try Self.integer(body, "id") else { throw WebError.bad("'id' is needed") }
             return Self.json(try withLibrary { lib in
                 _ = try SimilarReview.chooseKeeper(fileID: Int64(fid), library: lib, clock: clock)
                 return try similarJSON(lib)
@@ -99,8 +99,7 @@ extension WebApp {
         case ("GET trash", _):
             return Self.json(try withLibrary { try trashJSON($0) })
         case ("POST trash/restore", _):
-            let ids = (body["ids"]?.arrayValue ?? []).compactMap { $0.intValue.map(Int64.init) }
-            let ledger = (body["ledger"]?.arrayValue ?? []).compactMap { $0.intValue.map(Int64.init) }
+            let ids = try Self.integers(body, "ids"), ledger = try Self.integers(body, "ledger")
             guard !ids.isEmpty || !ledger.isEmpty || body["all"]?.boolValue == true else { throw WebError.bad("'ids', 'ledger' or 'all' is needed") }
             return Self.json(try withLibrary { lib in
                 var outcomes: [TrashOutcome] = []
@@ -134,7 +133,11 @@ extension WebApp {
         case ("POST settings", _):
             return Self.json(try saveSettings(body))
         case ("GET bulk/old-screenshots", _), ("POST bulk/old-screenshots", _):
-            let days = body["days"]?.intValue ?? r.query["days"].flatMap { Int($0) } ?? 30
+            let days = try Self.integer(body, "days") ?? r.query["days"].map { q in
+                guard let d = Int(q) else { throw WebError.bad("'days' must be a whole number") }
+                return d
+            } ?? 30
+            guard (0...36_500).contains(days) else { throw WebError.bad("'days' must be from 0 to 36500") }
             let apply = r.method == "POST"
             return Self.json(try withLibrary { try oldScreenshots(days: days, apply: apply, $0) })
         default:
@@ -270,6 +273,26 @@ extension WebApp {
 
     /// Screenshots older than `days` (by capture time, else file time): a preview, or staged
     /// for the Trash in one action (each its own undo step).
+    /// `body[key]` as a whole number; nil when it is absent or null. Anything else (a fraction,
+    /// `1e300`, a string) is the client's mistake: 400, never a guess or a trap.
+    static func integer(_ body: JSON, _ key: String) throws -> Int? {
+        guard let v = body[key] else { return nil }
+        if case .null = v { return nil }
+        guard let i = v.intValue else { throw WebError.bad("'\(key)' must be a whole number") }
+        return i
+    }
+
+    /// `body[key]` as a list of whole numbers (absent: none); 400 for anything else.
+    static func integers(_ body: JSON, _ key: String) throws -> [Int64] {
+        guard let v = body[key] else { return [] }
+        if case .null = v { return [] }
+        guard let list = v.arrayValue else { throw WebError.bad("'\(key)' must be a list of whole numbers") }
+        return try list.map { e in
+            guard let i = e.intValue else { throw WebError.bad("'\(key)' must be a list of whole numbers") }
+            return Int64(i)
+        }
+    }
+
     func oldScreenshots(days: Int, apply: Bool, _ lib: Library) throws -> JSON {
         let now = options.clock.now()
         let cutoff = now.timeIntervalSince1970 - Double(max(0, days)) * 86_400

@@ -21,27 +21,55 @@ extension WebApp {
         let path = Configuration.path(options.env)
         var text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
         let home = options.env.home
-        let (_, before) = Configuration.parse(text, home: home)
+        let (current, before) = Configuration.parse(text, home: home)
         for key in ["reminder", "reminder_time", "reminder_weekday"] {
-            if let v = body[key]?.stringValue { text = Self.setting(key, v, in: text) }
+            if let v = try Self.text(body, key) { text = Self.setting(key, v, in: text) }
         }
-        if let g = body["session_goal"]?.intValue { text = Self.setting("session_goal", String(g), in: text) }
-        if let roots = body["roots"]?.arrayValue?.compactMap(\.stringValue) {
-            let (current, _) = Configuration.parse(text, home: home)
+        if let g = try Self.integer(body, "session_goal") {
+            guard (1...1000).contains(g) else { throw WebError.bad("'session_goal' must be from 1 to 1000") }
+            text = Self.setting("session_goal", String(g), in: text)
+        }
+        if let v = body["roots"], v != .null {
+            guard let list = v.arrayValue, let roots = Optional(list.compactMap(\.stringValue)), roots.count == list.count else {
+                throw WebError.bad("'roots' must be a list of folders")
+            }
+            for r in roots where !r.isEmpty {
+                guard r.hasPrefix("/") else { throw WebError.bad("folders must be absolute paths: \(r)") }
+                guard !Self.hasControlCharacters(r) else { throw WebError.bad("a folder's path holds a control character (a line break or a tab)") }
+                // A configured folder may be offline (an unplugged drive); a new one must exist.
+                guard current.roots.contains(r) || FileSystem.lstatusIfExists(r)?.isDirectory == true else {
+                    throw WebError.bad("no such folder: \(r)")
+                }
+            }
             for r in current.roots where !roots.contains(r) {
                 text = Configuration.removingRoot(r, from: text, home: home) ?? text
             }
             for r in roots where !r.isEmpty {
-                guard r.hasPrefix("/") else { throw WebError.bad("folders must be absolute paths: \(r)") }
                 text = Configuration.addingRoot(r, to: text, home: home) ?? text
             }
         }
         let (parsed, after) = Configuration.parse(text, home: home)
-        if let p = after.first(where: { !before.contains($0) }) { throw WebError.bad(p.description) }
+        if let p = after.first(where: { !before.contains($0) }) {
+            throw WebError.bad(p.setting.map { "'\($0.key)': \($0.expected)" } ?? p.description)
+        }
         try FileSystem.makeDirectories((path as NSString).deletingLastPathComponent, mode: 0o700)
         try FileSystem.writeAtomically(path, Array(text.utf8), mode: 0o644)
         config.withLock { $0 = parsed }
         return settingsJSON()
+    }
+
+    /// `body[key]` as text without control characters; nil when absent or null, 400 otherwise.
+    static func text(_ body: JSON, _ key: String) throws -> String? {
+        guard let v = body[key], v != .null else { return nil }
+        guard let t = v.stringValue else { throw WebError.bad("'\(key)' must be text") }
+        guard !hasControlCharacters(t) else { throw WebError.bad("'\(key)' holds a control character") }
+        return t
+    }
+
+    /// Whether `s` holds a C0 control character or DEL: one line of snapsort.conf holds one
+    /// setting, and a line break in a value would write another.
+    static func hasControlCharacters(_ s: String) -> Bool {
+        s.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
     }
 
     /// Sets `key = value`: replaces the key's first line, drops its later ones, or appends.

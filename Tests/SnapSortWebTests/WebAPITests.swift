@@ -92,12 +92,44 @@ import SnapSortTestSupport
         #expect(preview["count"]?.intValue == 1)
         let staged = h.json(try h.post("/api/bulk/old-screenshots", #"{"days":30}"#))
         #expect(staged["summary"]?["trash"]?["count"]?.intValue == 1)
-        let saved = try h.post("/api/settings", #"{"reminder":"daily","reminder_time":"20:30","session_goal":10,"roots":["/photos/a"]}"#)
+        let folder = h.home + "/Photos A"
+        try FileSystem.makeDirectories(folder, mode: 0o700)
+        let saved = try h.post("/api/settings", #"{"reminder":"daily","reminder_time":"20:30","session_goal":10,"roots":["\#(folder)"]}"#)
         #expect(saved.status == 200)
-        let text = String(decoding: try FileSystem.readFile(h.home + "/.config/snapsort/snapsort.conf", limit: 65536), as: UTF8.self)
+        let conf = h.home + "/.config/snapsort/snapsort.conf"
+        let text = String(decoding: try FileSystem.readFile(conf, limit: 65536), as: UTF8.self)
         let (c, problems) = Configuration.parse(text, home: h.home)
-        #expect(problems.isEmpty && c.reminder == "daily" && c.reminderTime == "20:30" && c.sessionGoal == 10 && c.roots == ["/photos/a"])
-        #expect(try h.post("/api/settings", #"{"session_goal":0}"#).status == 400)
-        #expect(try h.post("/api/settings", #"{"reminder_time":"25:00"}"#).status == 400)
+        #expect(problems.isEmpty && c.reminder == "daily" && c.reminderTime == "20:30" && c.sessionGoal == 10 && c.roots == [folder])
+        func refused(_ body: String, _ message: String) throws {
+            let r = try h.post("/api/settings", body)
+            #expect(r.status == 400 && h.json(r)["error"]?["message"]?.stringValue == message, "\(body): \(h.json(r))")
+        }
+        // The page's own words, not a line of a file the user never wrote and a fallback
+        // nothing falls back to.
+        try refused(#"{"session_goal":0}"#, "'session_goal' must be from 1 to 1000")
+        try refused(#"{"session_goal":1e300}"#, "'session_goal' must be a whole number")
+        try refused(#"{"reminder_time":"25:00"}"#, "'reminder_time': expected HH:MM")
+        // A line break in a value would write a setting of its own into snapsort.conf.
+        try refused(#"{"roots":["/tmp/x\nreminder = off\nexclude = /tmp"]}"#, "a folder's path holds a control character (a line break or a tab)")
+        try refused(#"{"reminder_weekday":"mon\nreminder = off"}"#, "'reminder_weekday' holds a control character")
+        try refused(#"{"roots":["\#(h.home)/no such folder"]}"#, "no such folder: \(h.home)/no such folder")
+        try refused(#"{"roots":"\#(folder)"}"#, "'roots' must be a list of folders")
+        #expect(String(decoding: try FileSystem.readFile(conf, limit: 65536), as: UTF8.self) == text)
+    }
+
+    /// A number no whole number holds, or a fraction, is the client's mistake: 400, and the
+    /// server goes on serving (`1e19` as an id trapped the conversion and took the agent down).
+    @Test func hugeAndFractionalNumbersAreRefusedNotFatal() throws {
+        let h = try WebHarness()
+        for body in [#"{"id":1e19,"decision":"skip"}"#, #"{"id":99999999999999999999,"decision":"skip"}"#,
+                     #"{"id":1.5,"decision":"skip"}"#, #"{"id":1,"decision":"keep","session":1e300}"#] {
+            #expect(try h.post("/api/decide", body).status == 400, "\(body)")
+        }
+        #expect(try h.post("/api/similar/keeper", #"{"id":-1e300}"#).status == 400)
+        #expect(try h.post("/api/trash/restore", #"{"ids":[1e300]}"#).status == 400)
+        #expect(try h.get("/api/bulk/old-screenshots?days=99999999999999").status == 400)
+        #expect(try h.post("/api/bulk/old-screenshots", #"{"days":1e300}"#).status == 400)
+        #expect(try h.get("/api/summary").status == 200)
+        #expect(try Review.undoDepth(library: h.lib.library) == 0)
     }
 }

@@ -29,7 +29,18 @@ public struct Configuration: Sendable, Equatable {
     public struct Problem: Sendable, Equatable, CustomStringConvertible {
         public var line: Int
         public var message: String
+        /// For a value out of its range: the setting and what it expects, without the file's
+        /// line or the fallback (the settings page refuses the value; nothing falls back).
+        public var setting: (key: String, expected: String)?
         public var description: String { "snapsort.conf line \(line): \(message)" }
+
+        public init(line: Int, message: String, setting: (key: String, expected: String)? = nil) {
+            self.line = line
+            self.message = message
+            self.setting = setting
+        }
+
+        public static func == (a: Problem, b: Problem) -> Bool { a.line == b.line && a.message == b.message }
     }
 
     /// The configuration file's path.
@@ -58,7 +69,7 @@ public struct Configuration: Sendable, Equatable {
             // (a path may hold one): comments go on their own lines.
             func bad(_ what: String, _ def: String) {
                 let hint = value.contains(" #") ? " (a # comment goes on its own line)" : ""
-                problems.append(Problem(line: n + 1, message: "\(key) = '\(value)': \(what)\(hint); using \(def)"))
+                problems.append(Problem(line: n + 1, message: "\(key) = '\(value)': \(what)\(hint); using \(def)", setting: (key, what)))
             }
             if value.isEmpty && key != "quiet_hours" {
                 problems.append(Problem(line: n + 1, message: "\(key): no value, ignored"))

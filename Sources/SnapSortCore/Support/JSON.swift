@@ -110,8 +110,10 @@ public indirect enum JSON: Sendable, Equatable {
     public var doubleValue: Double? {
         switch self { case .double(let d): return d; case .int(let i): return Double(i); default: return nil }
     }
+    /// The value as a whole number: nil for a fraction or a number no `Int` holds (`1e300` in a
+    /// request or a hand-edited status file must be refused, not trap).
     public var intValue: Int? {
-        switch self { case .int(let i): return Int(i); case .double(let d): return Int(d); default: return nil }
+        switch self { case .int(let i): return Int(exactly: i); case .double(let d): return Int(exactly: d); default: return nil }
     }
     public var boolValue: Bool? { if case .bool(let b) = self { return b }; return nil }
     public var arrayValue: [JSON]? { if case .array(let a) = self { return a }; return nil }
