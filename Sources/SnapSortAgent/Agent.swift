@@ -26,6 +26,9 @@ public struct AgentOptions: Sendable {
     public var workers = max(1, ProcessInfo.processInfo.activeProcessorCount / 2)
     /// How often unwatched folders are reconciled when the watch limit is hit.
     public var degradedInterval: TimeInterval = 600
+    /// How often a root that is not there is looked for (a drive being mounted makes no inotify
+    /// event, so the agent asks; a few `lstat`s).
+    public var offlineCheckInterval: TimeInterval = 5
     /// How often the database is backed up, and how many backups are kept.
     public var backupInterval: TimeInterval = 86_400
     public var backupsKept = 3
@@ -171,6 +174,33 @@ public final class Agent: @unchecked Sendable {
         for r in roots { watcher.watchTree(r) }
         // What changed while the agent was down.
         dirtyFolders = Set(roots)
+        for r in roots where !Agent.isFolder(r) { rootWentOffline(r, at: start) }
+    }
+
+    /// Roots that are not there now: moved away, deleted, a drive not mounted. Looked for every
+    /// `offlineCheckInterval`; watched and reconciled again once back.
+    private var offlineRoots: Set<String> = []
+    private var nextOfflineCheck = Date.distantFuture
+
+    static func isFolder(_ path: String) -> Bool { FileSystem.lstatusIfExists(path)?.isDirectory == true }
+
+    private func rootWentOffline(_ root: String, at t: Date) {
+        offlineRoots.insert(root)
+        nextOfflineCheck = min(nextOfflineCheck, t.addingTimeInterval(options.offlineCheckInterval))
+        statusDirty = true
+    }
+
+    /// Watches and reconciles the offline roots that are back.
+    private func checkOfflineRoots(at t: Date) {
+        offlineRoots.formIntersection(roots)
+        for r in offlineRoots.sorted() where Agent.isFolder(r) {
+            offlineRoots.remove(r)
+            logger.notice("a root is back; watching it again", ["root": r])
+            watcher.watchTree(r)
+            dirtyFolders.insert(r)
+            statusDirty = true
+        }
+        nextOfflineCheck = offlineRoots.isEmpty ? .distantFuture : t.addingTimeInterval(options.offlineCheckInterval)
     }
 
     /// The lock file that keeps one agent per database.
@@ -251,6 +281,7 @@ public final class Agent: @unchecked Sendable {
             statusDirty = true
         }
         apply(tracker.due(at: t))
+        if t >= nextOfflineCheck { checkOfflineRoots(at: t) }
         if t >= nextReconcile {
             nextReconcile = t.addingTimeInterval(TimeInterval(configuration.reconcileIntervalMinutes * 60))
             watcher.retryUnwatched()
@@ -292,6 +323,7 @@ public final class Agent: @unchecked Sendable {
         var deadlines: [Date] = [nextReconcile]
         if let d = tracker.nextDeadline { deadlines.append(d) }
         if watcher.isDegraded { deadlines.append(nextDegradedCheck) }
+        if !offlineRoots.isEmpty { deadlines.append(nextOfflineCheck) }
         if let d = databaseCheckAt { deadlines.append(d) }
         if let d = configCheckAt { deadlines.append(d) }
         if let p = pausedUntil, p != .distantFuture { deadlines.append(p) }
@@ -426,9 +458,10 @@ public final class Agent: @unchecked Sendable {
             // The watched folder itself moved away or was deleted.
             if e.has(Inotify.moveSelf) || e.has(Inotify.deleteSelf) {
                 if roots.contains(dir) {
-                    logger.notice("a root moved or was deleted; it is offline until it comes back")
+                    logger.notice("a root moved or was deleted; it is offline until it comes back", ["root": dir])
                     watcher.unwatch(dir)
                     dirtyFolders.insert(dir)
+                    rootWentOffline(dir, at: t)
                 }
             }
             return
@@ -534,6 +567,9 @@ public final class Agent: @unchecked Sendable {
     }
 
     private func removed(_ path: String) throws {
+        // Under a root that is not there (moved away, unmounted), a missing file is offline
+        // like its root, not deleted: an event queued before the root went is no removal.
+        if let root = roots.first(where: { path.hasPrefix($0 + "/") }), !Agent.isFolder(root) { return }
         let n = try library.markMissingGone(at: path, now: now)
         if n > 0 {
             countersBox.withLock { $0.removals += n }
@@ -670,8 +706,10 @@ public final class Agent: @unchecked Sendable {
         for r in newRoots where !roots.contains(r) {
             watcher.watchTree(r)
             dirtyFolders.insert(r)
+            if !Agent.isFolder(r) { rootWentOffline(r, at: now) }
         }
         roots = newRoots
+        offlineRoots.formIntersection(roots)
         nextReconcile = min(nextReconcile, now.addingTimeInterval(TimeInterval(config.reconcileIntervalMinutes * 60)))
         logger.notice("configuration reloaded", ["roots": "\(roots.count)"])
         statusDirty = true
@@ -724,7 +762,8 @@ public final class Agent: @unchecked Sendable {
         let (done, total) = progress.map { ($0.done, $0.total) } ?? (counts.analyzed, counts.total)
         let servicesProblem = services.lazy.compactMap { s in s.problem.map { "\(s.name): \($0)" } }.first
         return StatusDocument.Agent(state: shown, pid: Int(getpid()), done: done, total: total, degraded: watcher.isDegraded,
-                                    lastError: lastError ?? servicesProblem, lastErrorSeverity: lastError != nil ? "error" : "warning")
+                                    lastError: lastError ?? servicesProblem, lastErrorSeverity: lastError != nil ? "error" : "warning",
+                                    offlineRoots: offlineRoots.sorted())
     }
 
     private func stoppedDocument() -> StatusDocument {
@@ -779,6 +818,7 @@ public final class Agent: @unchecked Sendable {
         default: s = "Watching \(n(a.total)) photos in \(roots.count) folder\(roots.count == 1 ? "" : "s")"
         }
         if a.degraded { s += " (watch limit reached: some folders checked periodically)" }
+        if !a.offlineRoots.isEmpty { s += " (\(a.offlineRoots.count) folder\(a.offlineRoots.count == 1 ? "" : "s") offline)" }
         return s
     }
 }

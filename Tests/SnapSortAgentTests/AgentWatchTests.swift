@@ -125,6 +125,35 @@ import SnapSortTestSupport
         #expect(try lib.db.scalar("SELECT count(*) FROM files WHERE status = 'gone'") == 3)
     }
 
+    /// A root moved away is offline: its rows are kept and the status file names it. Moved
+    /// back, or made again, it is watched again without a restart or a SIGHUP.
+    @Test func aRootThatComesBackIsWatchedAgain() throws {
+        let h = try AgentHarness(tweak: { $0.offlineCheckInterval = 0.1 })
+        h.dir.write("Pictures/a.jpg", photo(11))
+        h.start()
+        defer { h.stop() }
+        let lib = try h.reader()
+        #expect(try waitUntil { try h.live(lib)["\(h.root)/a.jpg"]?.status == "ok" })
+        func offline() -> [String]? { h.status()?["agent"]?["offline_roots"]?.arrayValue?.compactMap(\.stringValue) }
+        try FileSystem.rename(h.root, h.dir.at("away"))
+        #expect(waitUntil { offline() == [h.root] })
+        #expect(h.waitIdle())
+        let rows = try lib.db.rows("SELECT path, status FROM files").map { "\($0.string(0) ?? "") \($0.string(1) ?? "")" }
+        #expect(try h.live(lib)["\(h.root)/a.jpg"]?.status == "ok", "\(rows) \(h.logs.messages)")
+        try FileSystem.rename(h.dir.at("away"), h.root)
+        h.dir.write("Pictures/b.jpg", photo(12))
+        #expect(try waitUntil { try h.live(lib)["\(h.root)/b.jpg"]?.status == "ok" })
+        #expect(waitUntil { offline() == [] })
+        // Deleted (here: moved where the agent does not look) and made again, empty.
+        try FileSystem.rename(h.root, h.dir.at("away2"))
+        #expect(waitUntil { offline() == [h.root] })
+        try FileSystem.makeDirectories(h.root, mode: 0o755)
+        h.dir.write("Pictures/c.jpg", photo(13))
+        #expect(try waitUntil { try h.live(lib)["\(h.root)/c.jpg"]?.status == "ok" })
+        #expect(try waitUntil { try h.live(lib).count == 1 })
+        #expect(waitUntil { offline() == [] })
+    }
+
     @Test func aRestartListsOnlyFoldersThatChangedWhileItWasDown() throws {
         let past = Date().addingTimeInterval(-3600)
         var h: AgentHarness? = try AgentHarness(setup: { dir in

@@ -91,7 +91,7 @@ import SnapSortTestSupport
         let keys = ["schema_version", "updated_at", "agent", "groups", "awaiting_review", "trash", "cleared", "streak", "goal", "next_reminder"]
         if case .object(let o) = d.json { #expect(o.map(\.0) == keys) }
         if case .object(let a)? = d.json["agent"] {
-            #expect(a.map(\.0) == ["state", "pid", "done", "total", "degraded", "last_error", "last_error_severity"])
+            #expect(a.map(\.0) == ["state", "pid", "done", "total", "degraded", "last_error", "last_error_severity", "offline_roots"])
         }
     }
 

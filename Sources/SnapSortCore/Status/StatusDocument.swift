@@ -2,7 +2,7 @@ import Foundation
 
 /// The status file's document (a contract: status bars and scripts read these keys).
 ///
-/// `schema_version`, `updated_at`, `agent{state,pid,done,total,degraded,last_error,last_error_severity}`,
+/// `schema_version`, `updated_at`, `agent{state,pid,done,total,degraded,last_error,last_error_severity,offline_roots}`,
 /// `groups{ID:{items,bytes}}`, `awaiting_review`, `trash{count,bytes}`,
 /// `cleared{today,week,total}`, `streak{current,longest}`, `goal{target,done_today}`,
 /// `next_reminder`. A field whose feature is absent is `null` (`groups` is `{}`).
@@ -23,9 +23,13 @@ public struct StatusDocument: Sendable, Equatable {
         /// optional service cannot do its part (reminders without a notification server, the
         /// review page, the power state) while the library is kept as ever. Nil without an error.
         public var lastErrorSeverity: String?
+        /// Roots that are not there (moved away, deleted, a drive not mounted): their files are
+        /// kept, and the agent watches them again when they come back.
+        public var offlineRoots: [String]
 
         public init(state: String, pid: Int? = nil, done: Int = 0, total: Int = 0, degraded: Bool = false, lastError: String? = nil,
-                    lastErrorSeverity: String? = nil) {
+                    lastErrorSeverity: String? = nil, offlineRoots: [String] = []) {
+            self.offlineRoots = offlineRoots
             self.state = state
             self.pid = pid
             self.done = done
@@ -127,6 +131,7 @@ public struct StatusDocument: Sendable, Equatable {
                 ("state", .string(agent.state)), ("pid", .opt(agent.pid)), ("done", .int(agent.done)), ("total", .int(agent.total)),
                 ("degraded", .bool(agent.degraded)), ("last_error", .opt(agent.lastError)),
                 ("last_error_severity", .opt(agent.lastErrorSeverity)),
+                ("offline_roots", .array(agent.offlineRoots.map { .string($0) })),
             ])),
             ("groups", .object(groups.map { ($0.id, .object([("items", .int($0.items)), ("bytes", .int($0.bytes))])) })),
             ("awaiting_review", .opt(awaitingReview)),
@@ -151,7 +156,8 @@ public struct StatusDocument: Sendable, Equatable {
         updatedAt = j["updated_at"]?.stringValue.flatMap(StatusTimestamp.date) ?? Date(timeIntervalSince1970: 0)
         agent = Agent(state: state, pid: a["pid"]?.intValue, done: a["done"]?.intValue ?? 0, total: a["total"]?.intValue ?? 0,
                       degraded: a["degraded"]?.boolValue ?? false, lastError: a["last_error"]?.stringValue,
-                      lastErrorSeverity: a["last_error_severity"]?.stringValue)
+                      lastErrorSeverity: a["last_error_severity"]?.stringValue,
+                      offlineRoots: a["offline_roots"]?.arrayValue?.compactMap(\.stringValue) ?? [])
         if case .object(let gs)? = j["groups"] {
             groups = StatusDocument.inGroupOrder(gs.map { Group(id: $0.0, items: $0.1["items"]?.intValue ?? 0, bytes: Int64($0.1["bytes"]?.intValue ?? 0)) })
         } else {

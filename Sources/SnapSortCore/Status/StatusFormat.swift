@@ -100,6 +100,7 @@ public struct StatusSummary: Sendable {
         if let g = d.goal { lines.append("Goal: \(g.doneToday)/\(g.target) today") }
         if let r = d.nextReminder { lines.append("Next reminder: \(StatusTimestamp.string(r))") }
         if a.degraded { lines.append("Degraded: some folders are checked periodically, not watched") }
+        for r in a.offlineRoots { lines.append("Offline: \(r) (moved away or not mounted; its photos are kept, and it is watched again when it is back)") }
         if let e = a.lastError { lines.append((a.isWarningOnly ? "Warning: " : "Last error: ") + e) }
         tooltip = lines.joined(separator: "\n")
     }
