@@ -29,6 +29,32 @@ import SnapSortTestSupport
         try lib.similarGroups().map { $0.members.map { String($0.path.split(separator: "/").last!) }.sorted() }.sorted { $0[0] < $1[0] }
     }
 
+    /// A folder copied in one go: files without a capture time of their own sit at their mtime,
+    /// all within a second. Each is aligned with at most `windowNeighbours` of them each way,
+    /// not with every other (that was quadratic: 2 000 files took minutes), and a crowd of
+    /// identical files still ends in one set, through the few files every one of them lists.
+    @Test func aFolderCopiedInOneGoIsAlignedWithItsNeighboursNotWithEveryFile() throws {
+        let t = try TestLibrary()
+        var rules = GroupRules()
+        rules.windowNeighbours = 4
+        rules.copyCandidates = 3
+        for i in 0..<40 { t.dir.write("Pictures/Downloads/d\(i).png", Fixtures.png(seed: UInt64(100 + i), width: 64, height: 48)) }
+        let same = Fixtures.png(seed: 999, width: 64, height: 48)
+        for i in 0..<30 { t.dir.write("Pictures/Copies/c\(i).png", same) }
+        try t.scan()
+        var grouper = Grouper(library: t.library)
+        grouper.rules = rules
+        let stats = try grouper.regroupAll()
+        // 70 files on one timeline: at most 4 forward neighbours each (every pair was 2 415).
+        #expect(stats.aligned <= 70 * 4, "\(stats)")
+        #expect(stats.aligned >= 60 * 4, "\(stats)")
+        let sets = try t.library.similarGroups()
+        let copies = sets.filter { $0.members.contains { $0.path.hasSuffix("/c0.png") } }
+        #expect(copies.count == 1 && copies.first?.members.count == 30, "\(sets.map { $0.members.count })")
+        let pairs = try t.library.db.scalar("SELECT count(*) FROM similar_pairs WHERE copy IS NOT NULL") ?? 0
+        #expect(pairs < 30 * 29 / 2 && pairs >= 29, "\(pairs)")
+    }
+
     @Test func aBurstAndAnExactCopyFormOneSetWhoseKeeperIsAnOriginal() throws {
         let t = try TestLibrary()
         Self.writeBurst(t)

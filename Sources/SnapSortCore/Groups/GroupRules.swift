@@ -6,6 +6,15 @@ import Foundation
 public struct GroupRules: Sendable {
     /// Similar Shots compares photos taken at most this many seconds apart (5 minutes).
     public var window: Double = 300
+    /// …and at most this many neighbours on the timeline each way. Files without a capture
+    /// time of their own sit at their mtime, and a folder copied in one go puts thousands within
+    /// a few seconds: every pair of 2 000 such files was 2 million alignments (minutes); now
+    /// 64 000. A burst longer than this still chains through its neighbours.
+    public var windowNeighbours = 32
+    /// A photo's possible copies: at most this many (same content first, then close pHashes). A
+    /// crowd of identical frames (2 000 black ones) was every pair; the crowd still joins through
+    /// the photos all of them list.
+    public var copyCandidates = 64
     /// Minimum aligned thumbnail correlation (`Thumbnail.aligned`) for two pictures to be similar.
     public var similarThreshold: Double = 0.80
     /// …at an alignment that keeps at least this share of the frame in common. Frames of one
@@ -16,7 +25,7 @@ public struct GroupRules: Sendable {
     /// What the stored pair scores (`similar_pairs`) depend on: the alignment's version, the
     /// window and the thresholds. Another key makes the next regroup align every pair again.
     var pairKey: String {
-        "align4 window=\(window) threshold=\(similarThreshold) overlap=\(minimumOverlap) copy=\(nearCopyRadius),\(nearCopyCorrelation),\(nearCopyColorDistance),\(nearCopySharpnessStops),\(sameCaptureSeconds)"
+        "align4 window=\(window),\(windowNeighbours),\(copyCandidates) threshold=\(similarThreshold) overlap=\(minimumOverlap) copy=\(nearCopyRadius),\(nearCopyCorrelation),\(nearCopyColorDistance),\(nearCopySharpnessStops),\(sameCaptureSeconds)"
     }
     /// What the stored per-file groups (blurry, oops, screenshot, document, qr, videos) depend
     /// on beyond the files themselves: the version of these rules and their thresholds. Another

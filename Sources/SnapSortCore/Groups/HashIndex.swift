@@ -21,16 +21,21 @@ public struct HashIndex: Sendable {
 
     static func chunk(_ h: UInt64, _ c: Int) -> UInt16 { UInt16(truncatingIfNeeded: h >> (16 * UInt64(c))) }
 
-    /// Indices of stored hashes within `radius` (≤ 7) of `h`, each once, ascending.
-    public func neighbours(of h: UInt64, within radius: Int) -> [Int] {
+    /// Indices of stored hashes within `radius` (≤ 7) of `h`, each once, ascending. With a
+    /// `limit`, the search stops once it has that many (the first found: exact chunk matches,
+    /// lowest indices first, so a crowd of equal hashes all name the same few).
+    public func neighbours(of h: UInt64, within radius: Int, limit: Int = .max) -> [Int] {
         precondition(radius <= HashIndex.maxRadius, "multi-index hashing with 4 chunks covers distances up to 7")
         var found = Set<Int>()
-        for c in 0..<4 {
+        search: for c in 0..<4 {
             let key = HashIndex.chunk(h, c)
             for flip in -1..<16 {
                 let probe = flip < 0 ? key : key ^ (1 << UInt16(flip))
                 guard let bucket = tables[c][probe] else { continue }
-                for i in bucket where (hashes[i] ^ h).nonzeroBitCount <= radius { found.insert(i) }
+                for i in bucket where (hashes[i] ^ h).nonzeroBitCount <= radius {
+                    found.insert(i)
+                    if found.count >= limit { break search }
+                }
             }
         }
         return found.sorted()

@@ -134,22 +134,23 @@ struct SimilarClustering {
     private func duplicateCandidates(_ id: Int64) -> [Int64] {
         guard let item = byID[id] else { return [] }
         var out: [Int64] = []
-        if let c = item.contentHash { out += byContent[c, default: []].filter { $0 != id } }
-        guard let h = item.phash else { return out }
+        let limit = rules.copyCandidates + 1
+        if let c = item.contentHash { out += byContent[c, default: []].prefix(limit).filter { $0 != id } }
+        guard let h = item.phash, out.count < rules.copyCandidates else { return out }
         let radius = rules.nearCopyRadius
         guard let t = ownTime(id) else {
             let whole = wholeIndex.built
-            out += whole.index.neighbours(of: h, within: radius).map { whole.ids[$0] }.filter { $0 != id }
+            out += whole.index.neighbours(of: h, within: radius, limit: limit).map { whole.ids[$0] }.filter { $0 != id }
             return out
         }
-        out += timelessIndex.neighbours(of: h, within: radius).map { timelessIDs[$0] }
+        out += timelessIndex.neighbours(of: h, within: radius, limit: limit).map { timelessIDs[$0] }
         // The photos taken within `sameCaptureSeconds` of t (a binary search, then a walk).
         var lo = 0, hi = byOwnTime.count
         while lo < hi {
             let mid = (lo + hi) / 2
             if byOwnTime[mid].t < t - rules.sameCaptureSeconds { lo = mid + 1 } else { hi = mid }
         }
-        while lo < byOwnTime.count && byOwnTime[lo].t <= t + rules.sameCaptureSeconds {
+        while lo < byOwnTime.count && byOwnTime[lo].t <= t + rules.sameCaptureSeconds && out.count < 2 * limit {
             let other = byOwnTime[lo].id
             if other != id, let ph = byID[other]?.phash, (ph ^ h).nonzeroBitCount <= radius { out.append(other) }
             lo += 1
@@ -163,7 +164,7 @@ struct SimilarClustering {
         var out: [FilePair] = []
         func walk(from p: Int, _ step: Int, _ add: (FilePair) -> Void) {
             var j = p + step
-            while j >= 0 && j < timeline.count && abs(timeline[j].t - timeline[p].t) <= rules.window {
+            while j >= 0 && j < timeline.count && abs(j - p) <= rules.windowNeighbours && abs(timeline[j].t - timeline[p].t) <= rules.window {
                 add(FilePair(timeline[p].id, timeline[j].id))
                 j += step
             }
