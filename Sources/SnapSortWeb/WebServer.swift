@@ -53,6 +53,8 @@ public final class WebServer: Sendable {
     /// `http://127.0.0.1:PORT/`
     public let url: String
     public let info: WebInfo
+    /// What web.json said before this server wrote it (another server, maybe still serving).
+    private let previousInfo: WebInfo?
     let http: Mutex<HTTPServer?>
     let options: Options
     let app: WebApp
@@ -86,6 +88,7 @@ public final class WebServer: Sendable {
         self.info = WebInfo(url: "http://127.0.0.1:\(port)/", port: port, token: token, pid: Int(getpid()), database: options.dbPath)
         self.http = Mutex(server)
         self.app = app
+        self.previousInfo = options.writeInfo ? WebInfo.read(options.env) : nil
         if options.writeInfo {
             do { try info.write(options.env) } catch {
                 http.withLock { $0?.stop() }
@@ -110,7 +113,13 @@ public final class WebServer: Sendable {
         }
         guard let s else { return }
         s.stop()
-        if options.writeInfo { WebInfo.remove(options.env, token: token) }
+        guard options.writeInfo else { return }
+        WebInfo.remove(options.env, token: token)
+        // The server this one stood in front of in web.json (another library's page, the
+        // agent's) is named again if it still serves: 'snapsort open' finds it.
+        if let previousInfo, WebInfo.read(options.env) == nil, WebClient.answers(previousInfo) {
+            try? previousInfo.write(options.env)
+        }
     }
 
     deinit { stop() }

@@ -174,6 +174,20 @@ import SnapSortTestSupport
         let other = try SnapsortBinary.run(["--db", h.lib.dir.at("other.sqlite3"), "open", "--print-url"], env: env)
         #expect(other.status == 3 && other.stdout.isEmpty)
         #expect(other.stderr.contains("for another library"), "\(other.stderr)")
+        // A second server of this library is refused (it only took web.json from the first);
+        // `timeout` ends it should it serve.
+        let again = try SnapsortBinary.run(["20", SnapsortBinary.path, "--db", h.lib.dbPath, "serve", "--port", "0"], env: env, launcher: "/usr/bin/timeout")
+        #expect(again.status == 1 && again.stderr.contains("already served at \(info.url)"), "\(again.status) \(again.stderr)")
+        #expect(WebInfo.read(h.env)?.token == info.token)
+        // Another library's server takes web.json while it serves, and hands it back.
+        var o = WebServer.Options(dbPath: h.lib.dir.at("other.sqlite3"), config: Configuration(), env: h.env)
+        o.port = 0
+        o.webRoot = WebHarness.webRoot
+        o.addresses = ["127.0.0.1"]
+        let second = try WebServer.start(o)
+        #expect(WebInfo.read(h.env)?.token == second.info.token)
+        second.stop()
+        #expect(WebInfo.read(h.env)?.token == info.token)
         h.server.stop()
         #expect(!FileSystem.exists(path))
         #expect(!WebClient.answers(info))

@@ -16,7 +16,8 @@ enum ServeCommand: Command {
         without the agent. The address and access token are written 0600 to
         $XDG_RUNTIME_DIR/snapsort/web.json; 'snapsort open' opens the page.
           --print-url   print http://127.0.0.1:PORT/?token=… once listening
-        Exit: 0 stopped cleanly, 1 error (e.g. no free port).
+        Exit: 0 stopped cleanly, 1 error (no free port, or the page of this library is
+        already served: by the agent or another serve).
         """
 
     static func run(_ args: inout Arguments, _ ctx: Context) throws -> Int32 {
@@ -28,6 +29,10 @@ enum ServeCommand: Command {
         guard try args.positionals().isEmpty else { throw UsageError("serve takes no arguments") }
         let (config, problems) = Configuration.load(ctx.env)
         for p in problems { ctx.err("snapsort serve: \(p)") }
+        // One page per library: a second server would only take web.json from the first.
+        if let running = WebInfo.read(ctx.env), running.database == nil || running.database == ctx.dbPath, WebClient.answers(running) {
+            throw CommandFailure(ExitCode.error, "this library's review page is already served at \(running.url) (pid \(running.pid)); 'snapsort open' opens it")
+        }
         // Signals first: threads started later (the server's) inherit the blocked mask.
         let signals = try SignalFD([SIGINT, SIGTERM])
         var options = WebServer.Options(dbPath: ctx.dbPath, config: config, env: ctx.env)
