@@ -59,7 +59,7 @@ extension WebApp {
             guard let fid = Int64(p[1]) else { throw WebError.notFound() }
             return Self.json(try withLibrary { lib in
                 guard let item = try lib.item(id: fid), item.status != .gone else { throw WebError.notFound("no such item") }
-                return Self.card(item, decision: try Review.decision(for: fid, library: lib), findings: try lib.findings(of: fid))
+                return Self.card(item, decision: try Review.decision(for: fid, library: lib), findings: try lib.findings(of: fid), home: options.env.home)
             })
         case ("GET groups", _):
             return Self.json(try withLibrary { lib in
@@ -167,11 +167,15 @@ extension WebApp {
 
     /// A card: the item, its decision, and what the scan read on it (a ticket's code, the
     /// first words of a receipt or letter), which is often what decides it.
-    static func card(_ item: Item, decision: DecisionRecord?, findings: FileFindings? = nil) -> JSON {
+    static func card(_ item: Item, decision: DecisionRecord?, findings: FileFindings? = nil, home: String? = nil) -> JSON {
         let base = "/media/\(item.id)/"
         let text = (findings?.words ?? 0) > 0 ? findings?.text.map(Self.snippet) : nil
         return .object([
             ("id", .int(item.id)), ("kind", .string(item.kind)), ("format", .opt(item.format)), ("name", .string(item.name)),
+            // Where it is (the copies of a picture differ only there), and why a file that
+            // cannot be shown cannot be read.
+            ("folder", .string(Self.folder(of: item.path, home: home))), ("status", .string(item.status.rawValue)),
+            ("reason", .opt(item.status == .ok ? nil : item.reason?.text)),
             ("bytes", .int(item.bytes)), ("width", .opt(item.width)), ("height", .opt(item.height)),
             ("taken_at", .opt(item.takenAt)), ("taken_ts", .opt(item.takenTimestamp)), ("duration", .opt(item.durationSeconds)),
             ("decision", .opt(decision?.decision.rawValue)),
@@ -180,6 +184,13 @@ extension WebApp {
             ("thumb", .string(base + "thumb")), ("display", .string(base + "display")), ("original", .string(base + "original")),
             ("qr", .opt(findings?.qrPayload.flatMap { $0.isEmpty ? nil : $0 })), ("text", .opt(text)),
         ])
+    }
+
+    /// The folder of `path`, with `~` for the home folder.
+    static func folder(of path: String, home: String?) -> String {
+        let dir = (path as NSString).deletingLastPathComponent
+        if let home, !home.isEmpty, home != "/", dir == home || dir.hasPrefix(home + "/") { return "~" + dir.dropFirst(home.count) }
+        return dir
     }
 
     /// The start of a page's text on one line: whitespace runs as one space, at most 200
@@ -194,7 +205,7 @@ extension WebApp {
         var cards: [JSON] = []
         for id in s.itemIDs.dropFirst(s.position) {
             guard let item = try lib.item(id: id), item.status != .gone else { continue }
-            cards.append(Self.card(item, decision: try Review.decision(for: id, library: lib), findings: try lib.findings(of: id)))
+            cards.append(Self.card(item, decision: try Review.decision(for: id, library: lib), findings: try lib.findings(of: id), home: options.env.home))
         }
         return .object([
             ("id", .int(s.id)), ("deck", .string(s.deckID)), ("title", .string(s.title)), ("position", .int(s.position)),

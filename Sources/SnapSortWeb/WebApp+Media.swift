@@ -13,6 +13,8 @@ extension WebApp {
               let id = Int64(parts[2]) else { throw WebError.notFound() }
         guard let item = try withLibrary({ try $0.item(id: id) }), item.status != .gone,
               item.kind == "photo" || item.kind == "video" else { throw WebError.notFound("no such item") }
+        // A file the scan could not read is drawn as what it is, not decoded again (a 500).
+        if item.kind == "photo" && item.status != .ok && parts[3] != "original" { return placeholder(item) }
         switch parts[3] {
         case "thumb":
             let size = ThumbnailCache.Size(rawValue: r.query["size"] ?? "large") ?? .large
@@ -40,7 +42,7 @@ extension WebApp {
 
     /// A neutral picture for what cannot be drawn (a video's poster, a RAW without preview).
     func placeholder(_ item: Item) -> HTTPResponse {
-        let label = item.kind == "video" ? "▶" : (item.format ?? "?").uppercased()
+        let label = item.kind == "video" ? "▶" : item.status == .unreadable || item.status == .damaged ? "⚠" : (item.format ?? "?").uppercased()
         let svg = """
             <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 160 120"><rect width="160" height="120" fill="#8a8f98"/>\
             <text x="80" y="70" font-family="sans-serif" font-size="28" fill="#fff" text-anchor="middle">\(label)</text></svg>

@@ -117,6 +117,27 @@ import SnapSortTestSupport
         #expect(String(decoding: try FileSystem.readFile(conf, limit: 65536), as: UTF8.self) == text)
     }
 
+    /// A card says where its file is (copies of a picture differ only there) and, for a file
+    /// the scan could not read, why; its pictures are a placeholder, not a decoding error (500).
+    @Test func aCardSaysWhereItsFileIsAndWhyItCannotBeRead() throws {
+        let h = try WebHarness()
+        _ = h.lib.dir.write("Pictures/Old/broken.jpg", Array(Fixtures.jpeg(seed: 5).prefix(300)))
+        _ = h.lib.dir.write("Pictures/Old/page.jpg", Array("<html><body>not found</body></html>".utf8))
+        _ = try h.lib.scan([h.lib.root])
+        let id = try #require(try h.lib.library.item(path: h.lib.root + "/Old/broken.jpg")?.id)
+        let card = h.json(try h.get("/api/items/\(id)"))
+        #expect(card["folder"]?.stringValue == h.lib.root + "/Old" && card["name"]?.stringValue == "broken.jpg")
+        #expect(card["status"]?.stringValue == "unreadable" && (card["reason"]?.stringValue ?? "").contains("not a readable JPEG"), "\(card)")
+        let html = try #require(try h.lib.library.item(path: h.lib.root + "/Old/page.jpg")?.id)
+        #expect(h.json(try h.get("/api/items/\(html)"))["reason"]?.stringValue?.contains("HTML") == true)
+        for variant in ["thumb", "display"] {
+            let r = try h.get("/media/\(id)/\(variant)")
+            #expect(r.status == 200 && r.headers["content-type"] == "image/svg+xml", "\(variant): \(r.status)")
+        }
+        let ok = h.json(try h.get("/api/items/\(h.id("beach.jpg"))"))
+        #expect(ok["status"]?.stringValue == "ok" && ok["reason"] == .null && ok["folder"]?.stringValue == h.lib.root)
+    }
+
     /// A number no whole number holds, or a fraction, is the client's mistake: 400, and the
     /// server goes on serving (`1e19` as an id trapped the conversion and took the agent down).
     @Test func hugeAndFractionalNumbersAreRefusedNotFatal() throws {

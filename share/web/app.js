@@ -18,7 +18,14 @@ function humanBytes(b) {
   while (v >= 1000 && i < units.length - 1) { v /= 1000; i++; }
   return i === 0 ? `${Math.round(v)} B` : `${v < 10 ? v.toFixed(1) : Math.round(v)} ${units[i]}`;
 }
+// The day the picture says it was taken, on its own clock (what the terminal shows): read
+// from taken_at's date, not converted to the browser's time zone.
 function niceDate(card) {
+  const day = /^(\d{4})-(\d{2})-(\d{2})/.exec(card.taken_at || "");
+  if (day) {
+    const d = new Date(Date.UTC(+day[1], +day[2] - 1, +day[3], 12));
+    if (!isNaN(d)) return d.toLocaleDateString(undefined, { year: "numeric", month: "short", day: "numeric", timeZone: "UTC" });
+  }
   const t = card.taken_ts ? new Date(card.taken_ts * 1000) : null;
   if (!t || isNaN(t)) return card.taken_at ? card.taken_at.slice(0, 10) : "";
   return t.toLocaleDateString(undefined, { year: "numeric", month: "short", day: "numeric" });
@@ -170,9 +177,15 @@ function cardElement(c) {
     ? el("video", { src: c.original, muted: true, loop: true, autoplay: true, playsinline: true, preload: "metadata", "aria-hidden": "true" })
     : el("img", { src: c.display, alt: "", decoding: "async", draggable: "false" });
   if (c.kind === "video") media.muted = true;
-  const label = `${c.kind === "video" ? "Video" : "Photo"} ${c.name}${niceDate(c) ? ", " + niceDate(c) : ""}, ${humanBytes(c.bytes)}`;
+  const label = `${c.kind === "video" ? "Video" : "Photo"} ${c.name}${niceDate(c) ? ", " + niceDate(c) : ""}, ${humanBytes(c.bytes)}` +
+    (c.folder ? `, in ${c.folder}` : "") + (c.reason ? `, cannot be read: ${c.reason}` : "");
   const card = el("div", { class: c.qr || c.text ? "card has-found" : "card", role: "group", "aria-roledescription": "card", "aria-label": label, "data-id": String(c.id) },
-    el("div", { class: "photo" }, media),
+    el("div", { class: "photo" }, media,
+      // Why a file cannot be shown, where the decision is made.
+      c.reason ? el("span", { class: "why", text: "Cannot be read: " + c.reason }) : null,
+      // Which file it is: copies of one picture differ only in their folder.
+      el("span", { class: "where", title: (c.folder ? c.folder + "/" : "") + c.name, "aria-hidden": "true" },
+        el("b", { text: c.name }), c.folder ? " · " + c.folder : "")),
     c.seen_before ? el("span", { class: "seen", text: c.suggest_keep ? "Seen before · keep it?" : "Seen before" }) : null,
     el("div", { class: "mark", "aria-hidden": "true" }),
     el("div", { class: "meta" }, el("span", { class: "date", text: niceDate(c) || c.name }), el("span", { class: "size", text: humanBytes(c.bytes) })),
