@@ -251,7 +251,7 @@ extension WebApp {
             items.append(.object([
                 ("id", .int(s.fileID)), ("name", .string((s.path as NSString).lastPathComponent)), ("bytes", .int(s.bytes)),
                 ("kind", .string(item?.kind ?? "photo")), ("decided_at", .double(s.decidedAt)),
-                ("changed_since_review", .bool(s.changedSinceReview)),
+                ("changed_since_review", .bool(s.changedSinceReview)), ("missing", .bool(s.missing)),
                 ("thumb", .string("/media/\(s.fileID)/thumb")),
             ]))
         }

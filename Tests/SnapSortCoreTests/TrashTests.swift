@@ -160,6 +160,22 @@ struct TrashTests {
         #expect(try s.lib.library.db.scalar("SELECT count(*) FROM trash_ledger WHERE state='skipped'") == 2)
     }
 
+    @Test("a staged file that is not there is listed as missing, not as changed, and stays staged")
+    func missingStagedFile() throws {
+        let s = try TrashSetup(["a.jpg", "b.jpg"])
+        _ = try s.stage("a.jpg")
+        _ = try s.stage("b.jpg")
+        try FileSystem.rename(s.lib.root + "/a.jpg", s.lib.dir.at("elsewhere.jpg"))
+        let staged = try Trash.staged(library: s.lib.library)
+        #expect(staged.map(\.missing) == [true, false] && staged.map(\.changedSinceReview) == [true, false])
+        let report = try s.commit()
+        #expect(report.skipped.count == 1 && report.outcomes.count == 2)
+        // Back as it was, it goes at the next commit.
+        try FileSystem.rename(s.lib.dir.at("elsewhere.jpg"), s.lib.root + "/a.jpg")
+        #expect(try Trash.staged(library: s.lib.library).map(\.missing) == [false])
+        #expect(try s.commit().skipped.isEmpty && !FileSystem.exists(s.lib.root + "/a.jpg"))
+    }
+
     @Test("a name clash in the Trash gets a new name; sidecars travel with their photo and come back with it")
     func clashAndSidecars() throws {
         let s = try TrashSetup(["IMG_1.jpg"])

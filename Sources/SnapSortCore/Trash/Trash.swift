@@ -11,6 +11,9 @@ public struct StagedItem: Sendable, Equatable {
     /// The file changed (or went) since it was reviewed: a commit leaves it in place until it
     /// is decided again.
     public var changedSinceReview = false
+    /// …because it is not there: moved away outside SnapSort's sight, or on a drive that is not
+    /// mounted (a commit leaves it staged; it is moved once it is back as it was).
+    public var missing = false
 }
 
 /// A file SnapSort moved to a system Trash (a ledger row).
@@ -75,8 +78,9 @@ public enum Trash {
     /// Items staged for the Trash, oldest decision first.
     public static func staged(library: Library) throws -> [StagedItem] {
         try stagedRows(library).map { s in
-            let same = FileSystem.lstatusIfExists(s.path).map(s.isAsReviewed) ?? false
-            return StagedItem(fileID: s.id, path: s.path, bytes: s.row.size, decidedAt: s.decidedAt, changedSinceReview: !same)
+            let st = FileSystem.lstatusIfExists(s.path)
+            let same = st.map(s.isAsReviewed) ?? false
+            return StagedItem(fileID: s.id, path: s.path, bytes: s.row.size, decidedAt: s.decidedAt, changedSinceReview: !same, missing: st == nil)
         }
     }
 

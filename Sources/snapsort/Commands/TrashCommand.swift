@@ -42,7 +42,8 @@ enum TrashCommand: Command {
             if json {
                 ctx.out(JSON.object([
                     ("staged", .array(staged.map {
-                        .object([("path", .string($0.path)), ("bytes", .int($0.bytes)), ("changed_since_review", .bool($0.changedSinceReview))])
+                        .object([("path", .string($0.path)), ("bytes", .int($0.bytes)), ("changed_since_review", .bool($0.changedSinceReview)),
+                                 ("missing", .bool($0.missing))])
                     })),
                     ("staged_count", .int(staged.count)), ("staged_bytes", .int(total)),
                     ("in_trash", .array(inTrash.map {
@@ -56,11 +57,14 @@ enum TrashCommand: Command {
             if staged.isEmpty { ctx.out("Nothing staged for the Trash.") }
             for s in staged {
                 ctx.out("\(humanBytes(s.bytes).padding(toLength: 9, withPad: " ", startingAt: 0)) \(s.path)"
-                        + (s.changedSinceReview ? "  [changed since it was reviewed: decide again]" : ""))
+                        + (s.missing ? "  [missing: not there now (moved away, or its drive is not mounted)]"
+                           : s.changedSinceReview ? "  [changed since it was reviewed: decide again]" : ""))
             }
             if !staged.isEmpty { ctx.out("\(staged.count) staged, \(humanBytes(total)) — 'snapsort trash commit' moves them to the Trash") }
-            let changed = staged.filter(\.changedSinceReview).count
+            let changed = staged.filter { $0.changedSinceReview && !$0.missing }.count
             if changed > 0 { ctx.out("\(changed) of them changed since they were reviewed: a commit leaves \(changed == 1 ? "it" : "them") in place") }
+            let missing = staged.filter(\.missing).count
+            if missing > 0 { ctx.out("\(missing) of them \(missing == 1 ? "is" : "are") not there now: a commit leaves \(missing == 1 ? "it" : "them") staged") }
             if inTrashBytes > 0 {
                 ctx.out("\(humanBytes(inTrashBytes)) cleared by SnapSort still sits in the Trash: emptying the Trash frees it.")
             }
