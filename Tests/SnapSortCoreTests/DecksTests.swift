@@ -106,6 +106,16 @@ struct DecksTests {
         #expect(overview.first { $0.id == .month(year: 2020, month: 11) }?.progress.reviewed == 1)
     }
 
+    @Test("a smart group with nothing in it is an empty deck; only an unknown group is an error")
+    func emptyAndUnknownGroupDecks() throws {
+        let lib = try TestLibrary()
+        let (clock, _) = Clock.manual(ReviewFixture.date("2026-11-29 09:00:00"))
+        _ = try ReviewFixture.insert(lib.library, path: lib.root + "/a.jpg", taken: ReviewFixture.date("2020-11-29 10:00:00"))
+        let people = try Decks.build(.group("people"), library: lib.library, clock: clock)
+        #expect(people.items.isEmpty && people.title == GroupID.people.title)
+        #expect(throws: ReviewError.self) { try Decks.build(.group("nope"), library: lib.library, clock: clock) }
+    }
+
     @Test("moments chain frames within 3 seconds; separation never puts two of one moment side by side")
     func separation() {
         let times: [Double?] = [0, 1, 2, 100, 103, 104, 500, nil]

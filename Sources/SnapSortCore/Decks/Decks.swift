@@ -57,6 +57,9 @@ public enum Decks {
             return rediscovery(seed: seed, all: all, now: now, size: size)
         case .group(let gid):
             guard let groups, let g = try groups(library).first(where: { $0.id == gid }) else {
+                // A group with nothing in it now (People without the local models, Blurry
+                // once cleared) is an empty deck, like the later stack; only a typo is an error.
+                if let known = GroupID(rawValue: gid) { return deck(id, title: known.title, scope: [], now: now) }
                 throw ReviewError(.noSuchDeck, "no smart group '\(gid)'")
             }
             let byID = Dictionary(all.map { ($0.item.id, $0) }, uniquingKeysWith: { a, _ in a })
