@@ -84,7 +84,7 @@ struct DecksTests {
         try l.db.run("INSERT INTO group_members(group_id, file_id, score) VALUES('screenshot', ?, 1)", shot)
         _ = try ReviewFixture.insert(l, path: r + "/selfie.jpg", taken: ReviewFixture.date("2021-11-29 10:00:00"), lens: "iPhone 12 front camera 2.71mm f/2.2")
         _ = try ReviewFixture.insert(l, path: r + "/today.jpg", taken: ReviewFixture.date("2026-11-29 08:00:00"))
-        _ = try ReviewFixture.insert(l, path: r + "/IMG_1.jpg", taken: ReviewFixture.date("2021-11-28 10:00:00"), model: "Pixel 7")
+        _ = try ReviewFixture.insert(l, path: r + "/IMG_1.jpg", taken: ReviewFixture.date("2021-11-28 10:00:00"), make: "Google", model: "Pixel 7")
         _ = try ReviewFixture.insert(l, path: r + "/IMG_1.mov", taken: ReviewFixture.date("2021-11-28 10:00:00"), kind: "video", format: "mov")
         try Review.decide(.trash, fileID: a, library: l, clock: clock)
 
@@ -97,12 +97,18 @@ struct DecksTests {
         #expect(try Decks.build(.filter(.selfies, year: nil), library: l, clock: clock).items.map(\.item.name) == ["selfie.jpg"])
         #expect(try Decks.build(.filter(.livePhotos, year: nil), library: l, clock: clock).items.map(\.item.name) == ["IMG_1.jpg"])
         #expect(try Decks.build(.filter(.camera("pixel 7"), year: 2021), library: l, clock: clock).items.map(\.item.name) == ["IMG_1.jpg"])
+        // The maker and model as `info` prints them, or the maker alone.
+        for name in ["Google Pixel 7", "google", " PIXEL 7 "] {
+            #expect(try Decks.build(.filter(.camera(name), year: nil), library: l, clock: clock).items.map(\.item.name) == ["IMG_1.jpg"], "\(name)")
+        }
+        #expect(try Decks.build(.filter(.camera("Pixel"), year: nil), library: l, clock: clock).items.isEmpty)
         #expect(try Decks.build(.filter(.videos, year: nil), library: l, clock: clock).items.map(\.item.name) == ["IMG_1.mov"])
         // On this day: 29 November of earlier years, undecided ones.
         #expect(try Decks.build(.onThisDay, library: l, clock: clock).items.map(\.item.name) == ["selfie.jpg"])
         let overview = try Decks.overview(library: l, clock: clock, groups: nil)
         let ids = overview.map(\.id.description)
         #expect(ids.contains("on-this-day") && ids.contains("month:2020-11") && ids.contains("filter:screenshots"))
+        #expect(ids.contains("filter:camera=Pixel 7"), "\(ids)")
         #expect(overview.first { $0.id == .month(year: 2020, month: 11) }?.progress.reviewed == 1)
     }
 

@@ -72,6 +72,9 @@ public enum Decks {
 
     /// Every deck worth showing, with progress: months (newest first), filters with items, On
     /// This Day, the later stack, rediscovery, and smart groups when a source is given.
+    /// How many camera decks the overview lists (the cameras with the most photos).
+    public static let cameraDecks = 6
+
     public static func overview(library: Library, clock: Clock, timeZone: TimeZone = .current,
                                 groups: GroupSource? = smartGroups) throws -> [DeckSummary] {
         let now = clock.now()
@@ -102,6 +105,13 @@ public enum Decks {
         for (_, f) in LibraryFilter.named where f != .all {
             let scope = all.filter { ctx.matches(f, $0) }
             if !scope.isEmpty { summary(.filter(f, year: nil), f.title, scope, includeKept: f == .favourites) }
+        }
+        // The cameras that took most of the library (at most `cameraDecks`), by model.
+        var byModel: [String: [Candidate]] = [:]
+        for c in all { if let m = c.item.model?.trimmingCharacters(in: .whitespaces), !m.isEmpty { byModel[m, default: []].append(c) } }
+        for (model, scope) in byModel.sorted(by: { ($0.value.count, $1.key) > ($1.value.count, $0.key) }).prefix(cameraDecks) {
+            let f = LibraryFilter.camera(model)
+            summary(.filter(f, year: nil), f.title, scope)
         }
         var byMonth: [String: [Candidate]] = [:]
         for c in all { if let m = c.month(timeZone) { byMonth[m, default: []].append(c) } }
@@ -261,8 +271,14 @@ public enum Decks {
                 if name.contains("edited") || name.contains("bearbeitet") || name.contains("-edit.") { return true }
                 guard let s = item.software?.lowercased() else { return false }
                 return FilterContext.editors.contains(where: s.contains)
-            case .camera(let model):
-                return item.model?.caseInsensitiveCompare(model) == .orderedSame
+            case .camera(let name):
+                // The model ("Pixel 7"), the maker ("Xiaomi": all of its), or both as `snapsort
+                // info` prints them ("Xiaomi 2201117TG"), in any case.
+                guard item.make != nil || item.model != nil else { return false }
+                let wanted = name.trimmingCharacters(in: .whitespaces).lowercased()
+                let make = item.make?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+                let model = item.model?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+                return wanted == model || wanted == make || wanted == "\(make) \(model)"
             }
         }
     }
