@@ -70,6 +70,21 @@ struct ReminderServiceTests {
 
     static func at(_ s: String) -> Date { Wall.date(s, tz) }
 
+    @Test("a reminder opens the page with its token, and not a page whose server is gone")
+    func reviewPageURL() throws {
+        let dir = TempDir("snapsort-web")
+        let env = Environment(variables: ["HOME": dir.path, "XDG_RUNTIME_DIR": dir.path], home: dir.path)
+        func info(pid: Int32) { dir.write("snapsort/web.json", Array(#"{"url": "http://127.0.0.1:5555/", "port": 5555, "token": "t0k", "pid": \#(pid)}"#.utf8)) }
+        info(pid: getpid())
+        #expect(ReviewPage.webURL(env, deck: "group:blurry") == "http://127.0.0.1:5555/?token=t0k#deck=group:blurry")
+        let gone = Process()
+        gone.executableURL = URL(fileURLWithPath: "/bin/true")
+        try gone.run()
+        gone.waitUntilExit()
+        info(pid: gone.processIdentifier)
+        #expect(ReviewPage.webURL(env, deck: "later") == nil)
+    }
+
     @Test("Start a session opens a real deck: the later stack when it has items, else a rediscovery deck")
     func startDeck() throws {
         let lib = try TestLibrary()

@@ -88,20 +88,23 @@ public struct ReviewPage: Sendable {
     /// A page that is never running (commands without a browser).
     public static let none = ReviewPage(url: { _ in nil }, open: { _ in })
 
-    /// `http://127.0.0.1:PORT/?token=TOKEN#deck=ID` from `web.json`: `{"url": "..."}` (used as
-    /// is, with the deck fragment added) or `{"port": N, "token": "..."}`. Nil when absent.
+    /// `http://127.0.0.1:PORT/?token=TOKEN#deck=ID` from `web.json` (`url`, else the port, and
+    /// the token: without it the page answers 401 to a browser that has not been there). Nil
+    /// when absent, or when the process that wrote it is gone (a server killed without
+    /// removing it): nothing would answer.
     public static func webURL(_ env: Environment, deck: String) -> String? {
         guard let dir = env.runtimeDir,
               let data = FileManager.default.contents(atPath: dir + "/snapsort/web.json"),
               let obj = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
         else { return nil }
+        if let pid = (obj["pid"] as? NSNumber)?.int32Value, pid > 0, kill(pid, 0) != 0, errno == ESRCH { return nil }
         let fragment = "#deck=" + (deck.addingPercentEncoding(withAllowedCharacters: .urlFragmentAllowed) ?? deck)
+        let token = (obj["token"] as? String).map { "?token=" + ($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0) } ?? ""
         if let url = obj["url"] as? String, url.hasPrefix("http") {
             let base = url.split(separator: "#", maxSplits: 1).first.map(String.init) ?? url
-            return base + fragment
+            return (base.split(separator: "?", maxSplits: 1).first.map(String.init) ?? base) + token + fragment
         }
         guard let port = (obj["port"] as? NSNumber)?.intValue else { return nil }
-        let token = (obj["token"] as? String).map { "?token=" + ($0.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? $0) } ?? ""
         return "http://127.0.0.1:\(port)/\(token)\(fragment)"
     }
 }

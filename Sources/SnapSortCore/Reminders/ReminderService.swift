@@ -27,6 +27,8 @@ public final class ReminderService: @unchecked Sendable {
     public private(set) var problem: String?
     /// The id of the notification on screen (reused as `replaces_id`), nil when none.
     public private(set) var activeNotification: UInt32?
+    /// Whether "Start a session" (or the notification itself) was clicked.
+    public private(set) var sessionStarted = false
 
     public let library: Library
     public let notifier: ReminderNotifier
@@ -259,6 +261,9 @@ public final class ReminderService: @unchecked Sendable {
                     } else {
                         logger.notice("the review page is not running; start it to review from a reminder")
                     }
+                    // Answered: a `remind --now --wait` is done (a server that keeps the
+                    // notification after its action never sends NotificationClosed).
+                    sessionStarted = true
                 default: break
                 }
             case .closed(let id, _) where id == activeNotification:

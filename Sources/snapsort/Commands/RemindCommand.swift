@@ -67,7 +67,7 @@ enum RemindCommand: Command {
         }
         guard wait else { return ExitCode.ok }
         let deadline = Date().addingTimeInterval(600)
-        while service.activeNotification != nil && service.state.snoozedUntil == nil && Date() < deadline {
+        while service.activeNotification != nil && service.state.snoozedUntil == nil && !service.sessionStarted && Date() < deadline {
             let ms = Int32(max(0, min(deadline.timeIntervalSinceNow, 600)) * 1000)
             let ready = (try? Poll.readable(service.descriptors, timeoutMs: ms)) ?? []
             service.handleNotificationSignals(now: Date(), readable: ready)
