@@ -30,7 +30,8 @@ extension WebApp {
             text = Self.setting("session_goal", String(g), in: text)
         }
         if let v = body["roots"], v != .null {
-            guard let list = v.arrayValue, let roots = Optional(list.compactMap(\.stringValue)), roots.count == list.count else {
+            let list = v.arrayValue ?? [], roots = list.compactMap(\.stringValue)
+            guard v.arrayValue != nil, roots.count == list.count else {
                 throw WebError.bad("'roots' must be a list of folders")
             }
             for r in roots where !r.isEmpty {
