@@ -133,3 +133,137 @@ import SnapSortTestSupport
         #expect(r.stderr.contains("terminal"))
     }
 }
+
+// MARK: - Keys
+
+extension ReviewTerminalTests {
+    @Test("Ctrl+Z undoes like u; ? shows the keys; an unknown key is answered with the keys")
+    func ctrlZUndoesAndHelp() throws {
+        let s = try Setup()
+        let d = try s.drive(
+            "right,wait=keep: a.jpg,ctrl-z,wait=undid keep on a.jpg,?,wait=keys: ,left,wait=trash: a.jpg,x,wait=keys: ,q",
+            ["review", "--deck", "month:2024-05"])
+        #expect(d.status == 0, "\(d.output.suffix(400))")
+        #expect(d.failures.isEmpty, "\(d.failures)")
+        #expect(try s.decision("a.jpg") == .trash)
+        #expect(try s.decision("b.jpg") == nil)
+    }
+}
+
+// MARK: - Window size
+
+extension ReviewTerminalTests {
+    @Test("a resize redraws at once at the new size; no line wraps; a tiny window says so")
+    func resizeRedrawsAndClips() throws {
+        let long = "a_rather_long_file_name_straight_from_the_camera_roll_0001.jpg"
+        let s = try Setup([long, "b.jpg"], config: "session_goal = 1\n")
+        let d = try s.drive(
+            "dump,resize=40x12,wait=May 2024,dump,right,wait=goal met,dump,resize=60x6,wait=terminal too small (60x6),resize=80x24,wait=May 2024,dump,q",
+            ["review", "--deck", "month:2024-05"], size: "80x24")
+        #expect(d.status == 0, "\(d.output.suffix(400))")
+        #expect(d.failures.isEmpty, "\(d.failures)")
+        #expect(d.screens.count == 4)
+        for screen in d.screens {
+            // The header stays on top and nothing wrapped or scrolled.
+            #expect(screen.lines.first?.hasPrefix("May 2024") == true, "\(screen.text)")
+            #expect(screen.wraps == 0 && screen.scrolls == 0, "\(screen.columns)x\(screen.rows): \(screen.text)")
+        }
+        // The goal-met footer fits the 40 columns instead of wrapping.
+        #expect(d.screens[2].columns == 40)
+        #expect(d.screens[2].lines.contains { $0.hasPrefix("keep: ") && $0.count <= 40 }, "\(d.screens[2].text)")
+        #expect(try s.decision(long) == .keep)
+    }
+}
+
+// MARK: - Signals
+
+extension ReviewTerminalTests {
+    @Test("SIGTERM, SIGHUP and SIGQUIT restore the terminal and keep the decisions made", arguments: ["TERM", "HUP", "QUIT"])
+    func signalsRestoreTheTerminal(signal: String) throws {
+        let s = try Setup()
+        let d = try s.drive("left,wait=trash: a.jpg,signal=\(signal)", ["review", "--deck", "month:2024-05"])
+        #expect(d.status == 0, "\(d.output.suffix(400))")
+        #expect(d.failures.isEmpty, "\(d.failures)")
+        #expect(d.tty == "echo=1 icanon=1")
+        // The cursor is shown again after it was last hidden.
+        let hidden = d.output.range(of: "\u{1B}[?25l", options: .backwards)
+        #expect(hidden != nil && d.output[hidden!.upperBound...].contains("\u{1B}[?25h"))
+        #expect(try s.decision("a.jpg") == .trash)
+    }
+}
+
+// MARK: - Files changed behind the review's back
+
+extension ReviewTerminalTests {
+    @Test("a file deleted after the scan is skipped with a message; a replaced one says so")
+    func goneAndChangedFiles() throws {
+        let s = try Setup()
+        let ids = try s.ids()
+        try FileSystem.remove(s.dir.at("Pictures/b.jpg"))
+        s.dir.write("Pictures/c.jpg", Fixtures.jpeg(seed: 99, width: 200, height: 150))
+        let d = try s.drive(
+            "right,wait=b.jpg is gone from disk: skipped,wait=changed since it was analyzed,q",
+            ["review", "--deck", "month:2024-05"])
+        #expect(d.status == 0, "\(d.output.suffix(400))")
+        #expect(d.failures.isEmpty, "\(d.failures)")
+        #expect(try s.decision("a.jpg") == .keep)
+        #expect(try s.decision("b.jpg") == nil)
+        // The session moved past the gone file for good: resuming starts at c.
+        let library = try Library(path: s.db)
+        let session = try DeckSession.open(deckID: "month:2024-05", library: library)
+        #expect(session?.current == ids["c.jpg"])
+    }
+}
+
+// MARK: - Where a file is
+
+extension ReviewTerminalTests {
+    @Test("the card shows the folder and, in a duplicate set, which is the copy and which the keeper")
+    func folderAndDuplicateTags() throws {
+        let s = try Setup(["IMG_1.JPG", "other.jpg"])
+        s.dir.write("Pictures/backup/IMG_1.JPG", Array(try FileSystem.readFile(s.dir.at("Pictures/IMG_1.JPG"), limit: 1 << 20)))
+        try s.scan()
+        let d = try s.drive("dump,down,dump,q", ["review", "--deck", "group:duplicate"])
+        #expect(d.status == 0, "\(d.output.suffix(400))")
+        #expect(d.failures.isEmpty, "\(d.failures)")
+        let both = d.screens.map(\.text).joined(separator: "\n")
+        #expect(both.contains("~/Pictures/backup"), "\(both)")
+        #expect(both.contains("suggested keeper"), "\(both)")
+        #expect(both.contains("copy of IMG_1.JPG in ~/Pictures"), "\(both)")
+    }
+}
+
+// MARK: - Locale
+
+extension ReviewTerminalTests {
+    @Test("a non-UTF-8 locale gets plain ASCII", arguments: [
+        ["LC_ALL": "C"],
+        ["LC_ALL": "", "LC_CTYPE": "POSIX"],
+        ["LC_ALL": "", "LC_CTYPE": "", "LANG": "en_US.ISO-8859-1"],
+    ])
+    func asciiUnderNonUTF8Locale(locale: [String: String]) throws {
+        let s = try Setup()
+        let d = try s.drive("dump,right,wait=keep: a.jpg,q", ["review", "--deck", "month:2024-05"], env: locale)
+        #expect(d.status == 0, "\(d.output.suffix(400))")
+        #expect(d.failures.isEmpty, "\(d.failures)")
+        let notASCII = String(String.UnicodeScalarView(d.output.unicodeScalars.filter { !$0.isASCII }.prefix(20)))
+        #expect(notASCII.isEmpty, "\(notASCII)")
+        #expect(d.screens.first?.text.contains("<- trash  -> keep  v skip  ^ later") == true)
+    }
+}
+
+// MARK: - Today's goal
+
+extension ReviewTerminalTests {
+    @Test("the header counts today's decisions as stats does, and says when the goal is met")
+    func headerCountsTheDay() throws {
+        let s = try Setup(config: "session_goal = 2\n")
+        let before = try SnapsortBinary.run(["--db", s.db, "decide", "keep", s.dir.at("Pictures/c.jpg")], env: s.env)
+        #expect(before.status == 0, "\(before.stderr)")
+        let d = try s.drive("wait=1/2 toward today's goal,right,wait=goal met (2 today),q", ["review", "--deck", "month:2024-05"])
+        #expect(d.status == 0, "\(d.output.suffix(400))")
+        #expect(d.failures.isEmpty, "\(d.failures)")
+        let stats = try SnapsortBinary.run(["--db", s.db, "stats"], env: s.env)
+        #expect(stats.stdout.contains("Today:      2 of 2 decisions"), "\(stats.stdout)")
+    }
+}
