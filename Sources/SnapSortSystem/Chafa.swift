@@ -31,9 +31,11 @@ public enum Chafa {
     }
 
     /// Renders an RGB or RGBA bitmap into at most `columns`×`rows` terminal cells, keeping its
-    /// aspect ratio. Returns the text to write to the terminal.
+    /// aspect ratio. Returns the text to write to the terminal. `asciiOnly` draws symbols with
+    /// ASCII characters only, for a terminal whose locale is not UTF-8.
     public static func render(_ bitmap: Bitmap, columns: Int, rows: Int, environment: [String: String],
-                              cellPixels: (width: Int, height: Int)? = nil, mode forced: Mode? = nil) -> String {
+                              cellPixels: (width: Int, height: Int)? = nil, mode forced: Mode? = nil,
+                              asciiOnly: Bool = false) -> String {
         guard bitmap.width > 0, bitmap.height > 0, bitmap.channels == 3 || bitmap.channels == 4 else { return "" }
         return withTermInfo(environment) { info in
             let mode = forced ?? self.mode(info)
@@ -61,9 +63,13 @@ public enum Chafa {
             }
             let symbols = chafa_symbol_map_new()!
             defer { chafa_symbol_map_unref(symbols) }
-            chafa_symbol_map_add_by_tags(symbols, CHAFA_SYMBOL_TAG_BLOCK)
-            chafa_symbol_map_add_by_tags(symbols, CHAFA_SYMBOL_TAG_BORDER)
-            chafa_symbol_map_add_by_tags(symbols, CHAFA_SYMBOL_TAG_SPACE)
+            if asciiOnly {
+                chafa_symbol_map_add_by_tags(symbols, CHAFA_SYMBOL_TAG_ASCII)
+            } else {
+                chafa_symbol_map_add_by_tags(symbols, CHAFA_SYMBOL_TAG_BLOCK)
+                chafa_symbol_map_add_by_tags(symbols, CHAFA_SYMBOL_TAG_BORDER)
+                chafa_symbol_map_add_by_tags(symbols, CHAFA_SYMBOL_TAG_SPACE)
+            }
             chafa_canvas_config_set_symbol_map(config, symbols)
             let canvas = chafa_canvas_new(config)!
             defer { chafa_canvas_unref(canvas) }

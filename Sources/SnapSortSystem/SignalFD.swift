@@ -20,6 +20,13 @@ public final class SignalFD: @unchecked Sendable {
 
     deinit { Glibc.close(fd) }
 
+    /// Puts `signals` back to their default action (see man 2 sigaction, man 2 signalfd): a
+    /// signal the parent left ignored (nohup, some launchers) is discarded when sent, blocked or
+    /// not, so it would never reach the descriptor.
+    public static func restoreDefaultActions(_ signals: [Int32]) {
+        for s in signals { _ = Glibc.signal(s, SIG_DFL) }
+    }
+
     /// Reads the pending signals (empty when none).
     public func read() -> [Int32] {
         var out: [Int32] = []

@@ -4,8 +4,15 @@ import Glibc
 /// A terminal in raw mode for key-at-a-time input (see man 3 termios). Restores the previous
 /// mode on `restore()` and when released.
 public final class Terminal: @unchecked Sendable {
-    /// A key the review deck understands.
-    public enum Key: Equatable, Sendable { case left, right, up, down, character(Character), escape, end }
+    /// A key the review deck understands; `unknown` is an escape sequence it does not (Home,
+    /// F1, a modified arrow...).
+    public enum Key: Equatable, Sendable { case left, right, up, down, character(Character), escape, end, unknown }
+
+    /// What ended a wait for input: a key, a new window size, or a signal asking to stop.
+    public enum Event: Equatable, Sendable { case key(Key), resized, signal(Int32) }
+
+    /// Ctrl+Z (SUB, 0x1A): raw mode turns ISIG off, so it arrives as a key instead of SIGTSTP.
+    public static let ctrlZ: Character = "\u{1A}"
 
     public let input: Int32
     public let output: Int32
@@ -50,6 +57,20 @@ public final class Terminal: @unchecked Sendable {
         return (Int(c), Int(r), Int(x), Int(y))
     }
 
+    /// Whether the locale in `environment` encodes text as UTF-8: the first non-empty of
+    /// LC_ALL, LC_CTYPE and LANG (POSIX order; none is the "C" locale), asked for its
+    /// nl_langinfo(CODESET) or, when that locale is not installed, judged by its name.
+    public static func usesUTF8(environment: [String: String]) -> Bool {
+        let name = ["LC_ALL", "LC_CTYPE", "LANG"].lazy.compactMap { environment[$0] }.first { !$0.isEmpty } ?? "C"
+        switch ss_locale_is_utf8(name) {
+        case 1: return true
+        case 0: return false
+        default:
+            let codeset = name.split(separator: ".").dropFirst().first?.split(separator: "@").first ?? ""
+            return ["utf8", "utf-8"].contains(codeset.lowercased())
+        }
+    }
+
     /// Writes text to the terminal.
     public func write(_ s: String) {
         var bytes = Array(s.utf8)
@@ -61,24 +82,46 @@ public final class Terminal: @unchecked Sendable {
         }
     }
 
+    /// Waits for a key or one of `signals` (see man 2 signalfd): SIGWINCH is `.resized`, any
+    /// other signal is `.signal`. A failed poll reads as the end of input.
+    public func readEvent(signals: SignalFD) -> Event {
+        while true {
+            guard let ready = try? Poll.readable([signals.fd, input], timeoutMs: -1) else { return .key(.end) }
+            if ready.contains(signals.fd) {
+                let got = signals.read()
+                if let stop = got.first(where: { $0 != SIGWINCH }) { return .signal(stop) }
+                if !got.isEmpty { return .resized }
+            }
+            if ready.contains(input) { return .key(readKey()) }
+        }
+    }
+
     /// Reads one key (blocking). Arrow keys arrive as `ESC [ A`…`ESC [ D` (or `ESC O A` in
-    /// application mode); end of input is `.end`.
+    /// application mode); other sequences are read to their final byte (0x40–0x7E, ECMA-48
+    /// 5.4) and are `.unknown`, so Home or F1 is not taken for Esc; end of input is `.end`.
     public func readKey() -> Key {
         guard let b = readByte() else { return .end }
         if b == 0x1B {
-            var fds = pollfd(fd: input, events: Int16(POLLIN), revents: 0)
-            guard poll(&fds, 1, 50) > 0, let b2 = readByte() else { return .escape }
-            guard b2 == UInt8(ascii: "[") || b2 == UInt8(ascii: "O"), let b3 = readByte() else { return .escape }
-            switch b3 {
+            guard let b2 = readByteSoon() else { return .escape }
+            guard b2 == UInt8(ascii: "[") || b2 == UInt8(ascii: "O") else { return .unknown }
+            var final = readByteSoon()
+            while let f = final, !(0x40...0x7E).contains(f) { final = readByteSoon() }
+            switch final {
             case UInt8(ascii: "A"): return .up
             case UInt8(ascii: "B"): return .down
             case UInt8(ascii: "C"): return .right
             case UInt8(ascii: "D"): return .left
-            default: return .escape
+            default: return .unknown
             }
         }
-        if b == 3 || b == 4 { return .character("q") }  // ^C, ^D in raw mode
+        if b == 3 || b == 4 || b == 0x1C { return .character("q") }  // ^C, ^D, ^\ in raw mode
         return .character(Character(Unicode.Scalar(b)))
+    }
+
+    /// The next byte of an escape sequence: it follows within 50 ms, else the sequence ended.
+    private func readByteSoon() -> UInt8? {
+        guard let ready = try? Poll.readable([input], timeoutMs: 50), !ready.isEmpty else { return nil }
+        return readByte()
     }
 
     private func readByte() -> UInt8? {

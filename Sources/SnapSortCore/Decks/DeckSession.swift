@@ -86,7 +86,22 @@ extension DeckSession {
             """, deckID).map(DeckSession.init)
     }
 
-    /// Ends a session early (the user quit): it stays resumable; nothing else changes.
+    /// Moves the session past `fileID` when it is the current item, without a decision (the
+    /// file left the library or the disk): no stats event, no undo step. Returns the session
+    /// as stored.
+    public static func passOver(_ fileID: Int64, session id: Int64, library: Library, clock: Clock) throws -> DeckSession? {
+        try library.db.transaction {
+            guard var s = try load(id: id, library: library) else { return nil }
+            if s.current == fileID {
+                s.position += 1
+                s.updatedAt = clock.now().timeIntervalSince1970
+                try s.write(library.db)
+            }
+            return s
+        }
+    }
+
+    /// The newest sessions, newest first.
     public static func recent(library: Library, limit: Int = 20) throws -> [DeckSession] {
         try library.db.rows("SELECT \(columns) FROM deck_sessions ORDER BY id DESC LIMIT ?", limit).map(DeckSession.init)
     }

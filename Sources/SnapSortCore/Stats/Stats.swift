@@ -222,6 +222,19 @@ public enum Stats {
             goalTarget: goal, doneToday: reviewedPerDay[today] ?? 0, chapters: chapters, chapterCovers: covers, timeZone: timeZone)
     }
 
+    /// Decisions made today (the local day of `clock`), undone ones left out: `report`'s
+    /// `doneToday` (what `snapsort stats` shows as "Today: N of GOAL"), without reading the
+    /// whole history. Two days back covers every UTC offset; the day test is `report`'s.
+    public static func doneToday(library: Library, clock: Clock, timeZone: TimeZone = .current) throws -> Int {
+        let now = clock.now()
+        let today = LocalDay(now, in: timeZone)
+        return try library.db.rows("""
+            SELECT ts FROM review_events WHERE kind='decision' AND undone=0 AND ts >= ?
+            """, now.timeIntervalSince1970 - 2 * 86_400).reduce(0) { n, r in
+            LocalDay(Date(timeIntervalSince1970: r.double(0) ?? 0), in: timeZone) == today ? n + 1 : n
+        }
+    }
+
     /// The numbers for the agent's status file (`trash {count, bytes}`, `cleared {today, week,
     /// total}`, `streak {current, longest}`, `goal {target, done_today}`, `awaiting_review`).
     public static func statusSnapshot(library: Library, clock: Clock, goal: Int = Review.defaultGoal,

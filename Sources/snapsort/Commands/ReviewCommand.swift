@@ -6,13 +6,18 @@ import SnapSortSystem
 /// `snapsort review`: a terminal deck.
 enum ReviewCommand: Command {
     static let name = "review"
-    static let summary = "review a deck in the terminal (← trash, → keep, ↓ skip, ↑ later, u undo, q quit)"
+    static let summary = "review a deck in the terminal (← trash, → keep, ↓ skip, ↑ later, Ctrl+Z or u undo, q quit)"
     static let usage = """
         Usage: snapsort review [--deck DECK] [--new]
 
         Shows one photo at a time in the terminal's best graphics mode (kitty, iTerm2, sixels,
         or Unicode blocks — over ssh too) and records a decision per key:
-          ←  trash (staged)   →  keep   ↓  skip   ↑  later   u  undo   q  quit
+          ←  trash (staged)   →  keep   ↓  skip   ↑  later   Ctrl+Z or u  undo   q  quit
+          ?  the keys
+        The header counts today's decisions toward the session goal, as 'snapsort stats' does.
+        A file deleted since the scan is skipped; one changed since is marked on its card.
+        A resize redraws at once; SIGTERM, SIGHUP or SIGQUIT end the review like q (exit 0).
+        Outside a UTF-8 locale (LC_ALL, LC_CTYPE, LANG) the screen is plain ASCII.
         DECK is an id from 'snapsort decks' (e.g. month:2024-05, filter:screenshots@2023,
         on-this-day, later, rediscover). Without --deck the last unfinished session resumes,
         else the later stack, else a rediscovery deck. --new starts the deck afresh.
@@ -28,6 +33,12 @@ enum ReviewCommand: Command {
         let clock = Clock.live
         try Trash.noticeRestores(library: library, clock: clock)
         var session = try pickSession(deckText, fresh: fresh, library: library, clock: clock, goal: ctx.sessionGoal)
+        // Signals arrive through the key loop (man 2 signalfd): a resize redraws at once, a
+        // request to stop leaves through the same door as q, so the terminal is restored.
+        // Made before chafa starts its worker threads, which inherit the blocked mask.
+        let stopSignals = [SIGTERM, SIGQUIT, SIGHUP, SIGINT]
+        let signals = try SignalFD([SIGWINCH] + stopSignals)
+        SignalFD.restoreDefaultActions([SIGWINCH] + stopSignals)
         let term = Terminal()
         try term.enterRawMode()
         defer {
@@ -35,52 +46,87 @@ enum ReviewCommand: Command {
             term.restore()
         }
         term.write("\u{1B}[?25l")
-        let mode = Chafa.detectMode(environment: ctx.env.variables)
-        var message = ""
+        let screen = ReviewScreen(
+            term: term, library: library, clock: clock, goal: ctx.sessionGoal, env: ctx.env,
+            mode: Chafa.detectMode(environment: ctx.env.variables),
+            glyphs: Terminal.usesUTF8(environment: ctx.env.variables) ? .unicode : .ascii)
+        var note = ReviewNote()
         while true {
-            guard let current = session.current, let item = try library.item(id: current) else {
-                if session.current != nil {
-                    session.position += 1  // the item left the library meanwhile
-                    continue
+            guard let current = session.current else {
+                screen.drawDone(session: session, note: note)
+                switch term.readEvent(signals: signals) {
+                case .resized: continue
+                case .key(.character("u")), .key(.character("U")), .key(.character(Terminal.ctrlZ)):
+                    if let o = try Review.undo(library: library, clock: clock), let s = o.session {
+                        session = s
+                        note = ReviewNote()
+                        continue
+                    }
+                    return ExitCode.ok
+                case .key, .signal: return ExitCode.ok
                 }
-                term.write("\u{1B}[2J\u{1B}[H\(session.title): deck done — \(session.decisions) decisions. Press any key (u undo).\r\n")
-                if case .character("u") = term.readKey(), let o = try Review.undo(library: library, clock: clock), let s = o.session {
-                    session = s
-                    continue
-                }
-                return ExitCode.ok
             }
-            draw(term, session: session, item: item, library: library, mode: mode, env: ctx.env, message: message)
-            message = ""
-            let key = term.readKey()
-            let decision: Decision?
+            guard let item = try library.item(id: current), item.status != .gone else {
+                // The item left the library meanwhile.
+                session = try passOver(current, session, library: library, clock: clock)
+                continue
+            }
+            let disk = item.diskState()
+            if disk == .gone {
+                // Deleted behind the review's back: nothing to look at or to decide.
+                note = ReviewNote(name: item.name, " is gone from disk: skipped")
+                session = try passOver(current, session, library: library, clock: clock)
+                continue
+            }
+            screen.draw(session: session, item: item, disk: disk, note: note)
+            let key: Terminal.Key
+            switch term.readEvent(signals: signals) {
+            case .resized: continue
+            case .signal: return ExitCode.ok
+            case .key(let k): key = k
+            }
+            note = ReviewNote()
+            let decision: Decision
             switch key {
             case .left: decision = .trash
             case .right: decision = .keep
             case .down: decision = .skip
             case .up: decision = .later
-            case .character("u"), .character("U"):
+            case .character("u"), .character("U"), .character(Terminal.ctrlZ):
                 if let o = try Review.undo(library: library, clock: clock) {
                     if let s = o.session, s.id == session.id { session = s }
-                    message = "undid \(o.undone?.rawValue ?? "decision") on \(o.path.map { String($0.split(separator: "/").last ?? "") } ?? "")"
+                    note = ReviewNote("undid \(o.undone?.rawValue ?? "decision") on ", name: o.path.map { String($0.split(separator: "/").last ?? "") } ?? "")
                 } else {
-                    message = "nothing to undo"
+                    note = ReviewNote("nothing to undo")
                 }
                 continue
             case .character("q"), .character("Q"), .end, .escape:
                 return ExitCode.ok
             default:
+                // ? and h ask for the keys; any other key gets them too rather than nothing.
+                note = ReviewNote(screen.glyphs.help)
                 continue
             }
-            guard let decision else { continue }
             let o = try Review.decide(decision, fileID: item.id, library: library, clock: clock, session: session.id)
             if let s = o.session { session = s }
-            message = "\(decision.rawValue): \(item.name)"
+            var after = ""
             if o.chapter != nil {
-                message += " — goal met, chapter saved (\(session.decisions) decisions)"
+                after += "\(screen.glyphs.dash)goal met, chapter saved (\(counted(session.decisions, "decision")))"
             }
-            for m in o.milestones { message += " — milestone: \(Context.milestoneTitle(m))" }
+            for m in o.milestones { after += "\(screen.glyphs.dash)milestone: \(Context.milestoneTitle(m))" }
+            note = ReviewNote("\(decision.rawValue): ", name: item.name, after)
         }
+    }
+
+    /// Moves the session past an item that cannot be reviewed (stored, so a resume does not
+    /// stop on it again).
+    static func passOver(_ fileID: Int64, _ session: DeckSession, library: Library, clock: Clock) throws -> DeckSession {
+        if let s = try DeckSession.passOver(fileID, session: session.id, library: library, clock: clock), s.position > session.position {
+            return s
+        }
+        var s = session
+        s.position += 1
+        return s
     }
 
     static func pickSession(_ deckText: String?, fresh: Bool, library: Library, clock: Clock, goal: Int) throws -> DeckSession {
@@ -97,29 +143,6 @@ enum ReviewCommand: Command {
         let deck = later.items.isEmpty ? try Decks.build(.rediscovery(seed: 0), library: library, clock: clock) : later
         guard !deck.items.isEmpty else { throw CommandFailure(ExitCode.ok, "nothing waiting for review") }
         return try DeckSession.start(deck, library: library, clock: clock, goal: goal)
-    }
-
-    static func draw(_ term: Terminal, session: DeckSession, item: Item, library: Library, mode: Chafa.Mode, env: Environment, message: String) {
-        let size = term.size()
-        var out = "\u{1B}[2J\u{1B}[H"
-        out += "\u{1B}[1m\(session.title)\u{1B}[0m  \(session.decisions)/\(session.goal) toward today's goal · \(session.remaining) left\r\n"
-        let imageRows = max(4, size.rows - 5)
-        if let bitmap = loadPreview(item) {
-            let cell = size.pixelWidth > 0 ? (width: size.pixelWidth / size.columns, height: size.pixelHeight / size.rows) : nil
-            let art = Chafa.render(bitmap, columns: size.columns, rows: imageRows, environment: env.variables, cellPixels: cell, mode: mode)
-            out += art.replacingOccurrences(of: "\n", with: "\r\n") + "\r\n"
-        } else {
-            out += "\r\n   (\(item.kind), no preview)\r\n"
-        }
-        var info = "\(item.name) · \(item.takenAt?.prefix(10) ?? "undated") · \(humanBytes(item.bytes))"
-        if let d = try? Review.decision(for: item.id, library: library), d.laterCount > 0 {
-            info += " · seen before (deferred \(d.laterCount)×)"
-            if d.suggestsKeep { info += " — keep it?" }
-        }
-        out += info + "\r\n"
-        out += "\u{1B}[2m← trash  → keep  ↓ skip  ↑ later  u undo  q quit\u{1B}[0m"
-        if !message.isEmpty { out += "   \(message)" }
-        term.write(out)
     }
 
     /// A decoded preview no larger than needed (JPEG DCT scaling), or nil.
