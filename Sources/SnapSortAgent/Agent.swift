@@ -36,8 +36,11 @@ public struct AgentOptions: Sendable {
     public var handleSignals = true
     /// Adds format handlers and settings to the agent's scanner (the CLI's `Extensions.configure`).
     public var configureScanner: @Sendable (LibraryScanner) -> Void = { _ in }
-    /// Runs after each reconcile with the paths it covered (the CLI's `Extensions.afterScan`).
-    public var afterReconcile: @Sendable (Library, [String]) throws -> Void = { _, _ in }
+    /// Runs after each reconcile with the paths it covered (the CLI's `Extensions.afterScan`:
+    /// the regroup). It calls the checkpoint it is given between its steps: the agent serves its
+    /// loop there, and the checkpoint throws `Grouper.Cancelled` on SIGTERM, a pause or a hold;
+    /// the agent then runs it again (with no paths) when analysis may run.
+    public var afterReconcile: @Sendable (Library, [String], _ checkpoint: @escaping () throws -> Void) throws -> Void = { _, _, _ in }
     /// Makes the services that run in the agent's loop (the review page, the reminders); called
     /// once at the start of `run()`, after the signals are blocked.
     public var services: @Sendable (AgentServiceContext) -> [AgentService] = { _ in [] }
@@ -116,6 +119,9 @@ public final class Agent: @unchecked Sendable {
     private var stopping = false
     private var reloadRequested = false
     private var cancelScan = CancelFlag()
+    /// A regroup (`afterReconcile`) was stopped before it finished: it runs again when nothing
+    /// else is queued and analysis may run.
+    private var groupingPending = false
     private var statusDirty = true
     private var lastStatusContent = ""
     private var lastStatusLine = ""
@@ -295,13 +301,15 @@ public final class Agent: @unchecked Sendable {
         }
         if hasWork && pausedUntil == nil && holdReason == nil && (scanLockRetryAt ?? .distantPast) <= t {
             reconcile()
+        } else if groupingPending && !hasWork && pausedUntil == nil && holdReason == nil && (scanLockRetryAt ?? .distantPast) <= t {
+            groupAgain()
         }
         if !hasWork && pausedUntil == nil && holdReason == nil && now >= nextBackupCheck {
             backupIfDue()
         }
         refreshStatus()
         // Idle (for tests and benches) means: the status file says so and nothing is queued.
-        let idle = lastWrittenState == "watching" && !hasWork && tracker.isEmpty
+        let idle = lastWrittenState == "watching" && !hasWork && !groupingPending && tracker.isEmpty
         let shown = idle ? "watching" : lastWrittenState == "watching" ? "busy" : lastWrittenState
         stateBox.withLock { $0 = shown }
     }
@@ -329,7 +337,7 @@ public final class Agent: @unchecked Sendable {
         if let p = pausedUntil, p != .distantFuture { deadlines.append(p) }
         let held = holdReason != nil
         if pausedUntil == nil && !hasWork && !held { deadlines.append(nextBackupCheck) }
-        if hasWork && pausedUntil == nil && !held { deadlines.append(max(t, scanLockRetryAt ?? t)) }
+        if (hasWork || groupingPending) && pausedUntil == nil && !held { deadlines.append(max(t, scanLockRetryAt ?? t)) }
         for (i, s) in services.enumerated() {
             if s.isAnalysis && !analysisMayRun { continue }
             guard var d = s.nextDeadline(now: t) else { continue }
@@ -636,14 +644,7 @@ public final class Agent: @unchecked Sendable {
                     self.progress = (p.done, p.total)
                     self.publish(state: "analyzing")
                 }
-                // Keep serving the loop: signals, events (so the queue does not overflow), the
-                // watchdog, a pause written by the CLI.
-                self.service(timeoutMs: 0)
-                if let at = self.databaseCheckAt, at <= self.now {
-                    self.databaseCheckAt = nil
-                    self.checkDatabase()
-                }
-                self.refreshStatus()
+                self.serveFromInsideWork()
             }
             countersBox.withLock {
                 $0.reconciles += 1
@@ -675,7 +676,7 @@ public final class Agent: @unchecked Sendable {
                     statusDirty = true
                     refreshStatus()
                 }
-                try options.afterReconcile(library, paths)
+                group(paths)
                 if summary.analyzed + summary.moved + summary.gone > 0 { for s in services { s.reconciled(now: now) } }
             }
         } catch {
@@ -687,6 +688,70 @@ public final class Agent: @unchecked Sendable {
         // once trimmed.
         Memory.releaseFreeMemory()
         progress = nil
+        publish(state: pausedUntil != nil || holdReason != nil ? "paused" : "watching")
+        statusDirty = true
+    }
+
+    /// Regroups after a reconcile (`afterReconcile`), serving the loop a few times a second
+    /// from the regroup's checkpoints: a SIGTERM is honoured within a fraction of a second (a
+    /// full regroup of 100 000 photos takes ~30 s), events are queued, the watchdog is pinged and
+    /// the status says "grouping". Stopped by a stop, a pause or a hold, it runs again later.
+    private func group(_ paths: [String]) {
+        groupingPending = false
+        let cancel = cancelScan
+        let before = state
+        publish(state: "grouping")
+        refreshStatus()
+        var served = ContinuousClock.now
+        do {
+            try options.afterReconcile(library, paths) { [self] in
+                if ContinuousClock.now - served >= .milliseconds(200) {
+                    served = ContinuousClock.now
+                    serveFromInsideWork()
+                }
+                if cancel.isSet { throw Grouper.Cancelled() }
+            }
+        } catch is Grouper.Cancelled {
+            groupingPending = true
+            logger.info("grouping stopped before the end; it runs again when the agent may work")
+        } catch {
+            noteError("grouping failed", error)
+        }
+        publish(state: before)
+    }
+
+    /// Keeps serving the loop from inside a reconcile or a regroup: signals, events (so the
+    /// queue does not overflow), the watchdog, a pause written by the CLI, the status.
+    private func serveFromInsideWork() {
+        service(timeoutMs: 0)
+        if let at = databaseCheckAt, at <= now {
+            databaseCheckAt = nil
+            checkDatabase()
+        }
+        refreshStatus()
+    }
+
+    /// A regroup stopped earlier (`groupingPending`), run on its own under the scan lock.
+    private func groupAgain() {
+        let scanLock: FileLock
+        do {
+            guard let held = try FileLock.tryLock(library.scanLockPath) else {
+                scanLockRetryAt = now.addingTimeInterval(1)
+                return
+            }
+            scanLock = held
+        } catch {
+            noteError("cannot take the scan lock", error)
+            scanLockRetryAt = now.addingTimeInterval(60)
+            return
+        }
+        defer { scanLock.unlock() }
+        scanLockRetryAt = nil
+        cancelScan = CancelFlag()
+        reconciling = true
+        defer { reconciling = false }
+        group([])
+        Memory.releaseFreeMemory()
         publish(state: pausedUntil != nil || holdReason != nil ? "paused" : "watching")
         statusDirty = true
     }
@@ -813,6 +878,7 @@ public final class Agent: @unchecked Sendable {
         switch a.state {
         case "analyzing": s = "Analyzing \(n(a.done)) of \(n(a.total)) …"
         case "scanning": s = "Checking folders …"
+        case "grouping": s = "Grouping \(n(a.total)) photos …"
         case "starting": s = "Starting …"
         case "paused": s = (holdReason.map { "Paused \($0)" } ?? "Paused") + "; watching \(n(a.total)) photos in \(roots.count) folder\(roots.count == 1 ? "" : "s")"
         default: s = "Watching \(n(a.total)) photos in \(roots.count) folder\(roots.count == 1 ? "" : "s")"

@@ -311,6 +311,59 @@ import SnapSortTestSupport
         #expect(waitUntil { h.status()?["agent"]?["state"]?.stringValue == "watching" })
     }
 
+    /// A long regroup (a first scan of a big library: ~30 s at 100 000 photos) keeps the loop
+    /// served from its checkpoints: the status says "grouping", a pause stops it and it runs
+    /// again after the resume, and a stop request (SIGTERM's path) ends the agent at once. The
+    /// regroup here never ends by itself: without the checkpoints the agent would hang in it.
+    @Test func aLongRegroupIsStoppedByAPauseOrAStopAndRunsAgainLater() throws {
+        struct Runs { var started = 0, stopped = 0, finished = 0, endless = false }
+        let runs = Mutex(Runs())
+        let h = try AgentHarness(tweak: { o in
+            o.afterReconcile = { _, _, checkpoint in
+                let endless = runs.withLock { $0.started += 1; return $0.endless }
+                do {
+                    while endless { try checkpoint(); usleep(2000) }
+                    try checkpoint()
+                } catch {
+                    runs.withLock { $0.stopped += 1 }
+                    throw error
+                }
+                runs.withLock { $0.finished += 1 }
+            }
+        })
+        h.start()
+        var stopped = false
+        defer { if !stopped { h.stop() } }
+        #expect(h.waitIdle())
+        #expect(runs.withLock { $0.finished } == 1)
+        runs.withLock { $0.endless = true }
+        h.dir.write("Pictures/new.jpg", photo(21))
+        #expect(waitUntil { h.status()?["agent"]?["state"]?.stringValue == "grouping" })
+        // Events are still read while it groups.
+        let events = h.agent.counters.events
+        h.dir.write("Pictures/while-grouping.jpg", photo(22))
+        #expect(waitUntil { h.agent.counters.events > events })
+        // A pause from the CLI stops it; after the resume it runs again, to its end.
+        let cli = try h.reader()
+        try cli.pause(until: nil, now: Date())
+        #expect(waitUntil { runs.withLock { $0.stopped } == 1 })
+        #expect(waitUntil { h.status()?["agent"]?["state"]?.stringValue == "paused" })
+        runs.withLock { $0.endless = false }
+        let started = runs.withLock { $0.started }
+        try cli.resume(now: Date())
+        #expect(h.waitIdle())
+        #expect(runs.withLock { $0.started } > started)
+        #expect(try h.live(cli)[h.root + "/while-grouping.jpg"]?.status == "ok")
+        // A stop request while it groups ends the agent.
+        runs.withLock { $0.endless = true }
+        h.dir.write("Pictures/last.jpg", photo(23))
+        #expect(waitUntil { h.status()?["agent"]?["state"]?.stringValue == "grouping" })
+        stopped = true
+        #expect(h.stop())
+        #expect(runs.withLock { $0.stopped } == 2)
+        #expect(h.status()?["agent"]?["state"]?.stringValue == "stopped")
+    }
+
     @Test func aSecondAgentOnTheSameDatabaseIsRefused() throws {
         let h = try AgentHarness()
         let env = Environment(variables: ["HOME": h.dir.path], home: h.dir.path)

@@ -10,6 +10,7 @@ import SnapSortTestSupport
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
     static let documents: [StatusDocument] = [
         StatusDocument(updatedAt: now, agent: .init(state: "analyzing", pid: 42, done: 1204, total: 5310)),
+        StatusDocument(updatedAt: now, agent: .init(state: "grouping", pid: 42, done: 5556, total: 5556), awaitingReview: 12),
         StatusDocument(updatedAt: now, agent: .init(state: "watching", pid: 42, done: 12431, total: 12431),
                        groups: [.init(id: "similar", items: 40, bytes: 80_000_000), .init(id: "blurry", items: 2, bytes: 4_000_000)],
                        awaitingReview: 42, trash: .init(count: 3, bytes: 9_000_000), cleared: .init(today: 5, week: 20, total: 300),
@@ -96,6 +97,17 @@ import SnapSortTestSupport
     }
 
     /// Groups are listed in the product's order (Similar Shots first) whoever computed them.
+    /// While the groups are made after the analysis, the bar says so instead of a finished
+    /// count ("5 556/5 556" at 100 % read as done while the groups were minutes away).
+    @Test func groupingIsShownAsBusyNotAsAFinishedCount() throws {
+        let d = Self.documents[1]
+        let s = StatusSummary(d)
+        #expect(s.text == "SnapSort grouping…")
+        #expect(s.i3rsState == "Info" && s.cssClass == "grouping")
+        #expect(d.goal == nil || s.percentage == 100)
+        #expect(!StatusFormat.polybar.render(d).contains("5 556"))
+    }
+
     @Test func groupsAreInTheProductsOrder() throws {
         let d = StatusDocument(updatedAt: Self.now, agent: .init(state: "watching", pid: 42, done: 3, total: 3),
                                groups: [.init(id: "blurry", items: 1, bytes: 1), .init(id: "screenshot", items: 1, bytes: 1),

@@ -263,6 +263,42 @@ import SnapSortTestSupport
         #expect(!incremental.isEmpty)
     }
 
+    /// A regroup stopped at any of its checkpoints (the agent's SIGTERM or pause) stores
+    /// nothing: the groups stay those of the last finished regroup, what changed is still to
+    /// regroup, and the next regroup ends where an uninterrupted one would have.
+    @Test func aStoppedRegroupStoresNothingAndTheNextOneFinishesIt() throws {
+        let t = try TestLibrary()
+        Self.writeBurst(t, prefix: "A", second: 0)
+        try t.scan()
+        try Grouper(library: t.library).regroup()
+        let before = try Self.snapshot(t.library)
+        Self.writeBurst(t, prefix: "B", second: 30)
+        try t.scan()
+        // Count the checkpoints of a whole regroup on a copy of the library, then stop a regroup
+        // at each of them in turn.
+        let copy = t.dir.at("copy.sqlite3")
+        try t.library.db.execute("VACUUM INTO '\(copy)'")
+        var calls = 0
+        var counting = Grouper(library: try Library(path: copy))
+        counting.checkpoint = { calls += 1 }
+        try counting.regroup()
+        let finished = try Self.snapshot(try Library(path: copy))
+        #expect(calls >= 6, "\(calls)")
+        #expect(finished != before)
+        for stop in [0, calls / 2, calls - 1] {
+            var n = 0
+            var g = Grouper(library: t.library)
+            g.checkpoint = {
+                if n == stop { throw Grouper.Cancelled() }
+                n += 1
+            }
+            #expect(throws: Grouper.Cancelled.self) { try g.regroup() }
+            #expect(try Self.snapshot(t.library) == before, "stopped at checkpoint \(stop) of \(calls)")
+        }
+        try Grouper(library: t.library).regroup()
+        #expect(try Self.snapshot(t.library) == finished)
+    }
+
     /// A day shot every 100 s is one long run of photos within the window of each other: a
     /// photo added to it is aligned with its neighbours only (not the run's every pair again),
     /// re-clusters only what it is similar to, and the result is the full regroup's.

@@ -29,6 +29,18 @@ public struct Grouper {
     public var inspector: FileInspector = .live
     /// When set, receives one line per compared pair (tuning aid).
     public var trace: ((String) -> Void)?
+    /// Called between the steps of a regroup (each file judged, each batch of pairs, each
+    /// component clustered; a few times a second at most matters to the caller): the agent serves
+    /// its loop here (signals, events, the watchdog) and throws to stop — `Cancelled` on
+    /// SIGTERM or a pause. Nothing is stored before the regroup's last step, one transaction, so a
+    /// stopped regroup leaves the groups as they were and what changed still to regroup.
+    public var checkpoint: () throws -> Void = {}
+
+    /// Thrown by a `checkpoint` that stops a regroup.
+    public struct Cancelled: Error, CustomStringConvertible {
+        public init() {}
+        public var description: String { "grouping stopped before it stored anything" }
+    }
 
     /// What a `regroup` did: files changed, pairs aligned, files re-clustered, sets found.
     public struct Stats: Equatable, Sendable {
@@ -77,6 +89,7 @@ public struct Grouper {
         // decodes only those of the files it judges, compares or re-clusters (`needMetrics`).
         let rows = ItemRows(try GroupItem.loadAll(db, metrics: full), metricsLoaded: full)
         phase("load rows")
+        try checkpoint()
         let byID = ItemTable(rows)
         func needMetrics(_ ids: some Sequence<Int64>) throws { try rows.loadMetrics(ids, db: db) }
         // Compared row by row as the stored fingerprints stream by (a dictionary of 100 000 of
@@ -98,6 +111,7 @@ public struct Grouper {
             try db.forEach("SELECT file_id FROM grouped_files") { changed.insert($0.int(0)!) }
         }
         phase("changes")
+        try checkpoint()
 
         // 2. Per-file groups, judged 2 000 files at a time with their stored findings: a full
         // regroup of 100 000 files held every file's findings and groups twice (~50 MB).
@@ -114,6 +128,7 @@ public struct Grouper {
         let judged = try library.agentState(Self.fileRulesKey) == rules.fileKey ? changed : changed.union(rows.items.map(\.id))
         try needMetrics(judged)
         try Self.withStoredFindings(db, of: judged.sorted(), among: rows.items.count) { id, stored in
+            try checkpoint()
             guard let item = byID[id] else { return }
             var f = stored ?? Findings()
             if f.analyzedAt != item.analyzedAt { f = Findings(analyzedAt: item.analyzedAt) }
@@ -175,7 +190,11 @@ public struct Grouper {
             keepBlurOrOops(id, rules.categories(of: item, findings: stored ?? Findings()))
         }
         var sets: [ComputedSet] = []
-        for component in components where component.count >= 2 { sets += try clustering.cluster(component) }
+        for component in components where component.count >= 2 {
+            try checkpoint()
+            sets += try clustering.cluster(component)
+        }
+        try checkpoint()
         let stats = Stats(changed: changed.count, aligned: windowPairs.count, region: region.count, sets: sets.count)
         phase("clustered")
 

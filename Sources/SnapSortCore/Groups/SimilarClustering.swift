@@ -43,6 +43,9 @@ struct SimilarClustering {
     var samePixels: (GroupItem, GroupItem) -> Bool = SamePixels.files
     /// Threads for the pairwise alignments.
     var workers = ProcessInfo.processInfo.activeProcessorCount
+    /// Called on the calling thread between batches of pairs and every few thousand steps of a
+    /// clustering (`Grouper.checkpoint`); throws to stop.
+    var checkpoint: () throws -> Void = {}
     /// Pairs within the window scoring at least `rules.similarThreshold`, with their score.
     var edges: [FilePair: Double] = [:]
     /// Confirmed copy links (`copyScore`): 2 for the same bytes, else the unaligned correlation.
@@ -218,6 +221,7 @@ struct SimilarClustering {
     private func inBatches(_ pairs: [FilePair], _ body: ([FilePair], [Int64: Thumbnail]) throws -> Void) throws {
         let batch = 256
         for start in stride(from: 0, to: pairs.count, by: batch) {
+            try checkpoint()
             let part = Array(pairs[start..<min(pairs.count, start + batch)])
             try body(part, try loadThumbnails(Array(Set(part.flatMap { [$0.a, $0.b] })).sorted()))
         }
@@ -319,7 +323,8 @@ struct SimilarClustering {
         // file without a capture time of its own cannot bridge two captures either.
         // The same bytes are one file whatever their names say.
         var copyMembers = Dictionary(uniqueKeysWithValues: ids.map { ($0, [$0]) })
-        for link in links {
+        for (n, link) in links.enumerated() {
+            if n % 1024 == 1023 { try checkpoint() }
             let (ra, rb) = (find(link.a), find(link.b))
             guard ra != rb else { continue }
             if link.r < 2 {
@@ -363,6 +368,7 @@ struct SimilarClustering {
         }
         var candidates: [(Double, Int64, Int64)] = []
         for (i, a) in reps.enumerated() {
+            if i % 256 == 255 { try checkpoint() }
             var j = i + 1
             while j < reps.count && time(reps[j]) - time(a) <= rules.window {
                 let b = reps[j]
@@ -376,7 +382,8 @@ struct SimilarClustering {
         var clusterOf = Dictionary(uniqueKeysWithValues: reps.map { ($0, $0) })
         var members = Dictionary(uniqueKeysWithValues: reps.map { ($0, [$0]) })
         func files(_ rep: Int64) -> [Int64] { copies[pictureOf[rep]!]! }
-        for (_, a, b) in candidates {
+        for (n, (_, a, b)) in candidates.enumerated() {
+            if n % 1024 == 1023 { try checkpoint() }
             let ca = clusterOf[a]!, cb = clusterOf[b]!
             guard ca != cb else { continue }
             var ok = true

@@ -11,7 +11,7 @@ public struct StatusDocument: Sendable, Equatable {
 
     /// What the agent is doing.
     public struct Agent: Sendable, Equatable {
-        /// `starting` | `scanning` | `analyzing` | `watching` | `paused` | `stopping` | `stopped`.
+        /// `starting` | `scanning` | `analyzing` | `grouping` | `watching` | `paused` | `stopping` | `stopped`.
         public var state: String
         public var pid: Int?
         public var done: Int

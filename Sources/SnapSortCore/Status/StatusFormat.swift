@@ -49,6 +49,12 @@ public struct StatusSummary: Sendable {
         state = a.state
         let review = d.awaitingReview ?? d.groups.reduce(0) { $0 + $1.items }
         switch a.state {
+        case "grouping":
+            // Every photo is analyzed; Similar Shots and the other groups are being made.
+            text = "SnapSort grouping…"
+            shortText = "…"
+            color = "#8fbcbb"
+            i3rsState = "Info"
         case "scanning", "analyzing", "starting":
             text = a.total > 0 ? "SnapSort \(StatusSummary.number(a.done))/\(StatusSummary.number(a.total))" : "SnapSort…"
             shortText = a.total > 0 ? "\(a.total > 0 ? a.done * 100 / a.total : 0)%" : "…"
@@ -85,7 +91,7 @@ public struct StatusSummary: Sendable {
         } else {
             percentage = 100
         }
-        if let g = d.goal, g.target > 0, !["scanning", "analyzing", "starting"].contains(a.state) {
+        if let g = d.goal, g.target > 0, !["scanning", "analyzing", "grouping", "starting"].contains(a.state) {
             percentage = min(100, g.doneToday * 100 / g.target)
         }
         var lines = ["Agent: \(a.state)" + (a.pid.map { " (pid \($0))" } ?? "")]

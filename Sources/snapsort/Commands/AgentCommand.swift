@@ -47,8 +47,8 @@ enum AgentCommand: Command {
         options.logger = logger
         options.notifier = .live
         options.configureScanner = { Extensions.configure($0) }
-        options.afterReconcile = { library, paths in
-            if try Extensions.afterScanPending(library) { try Extensions.afterScan(library, paths) }
+        options.afterReconcile = { library, paths, checkpoint in
+            if try Extensions.afterScanPending(library) { try Extensions.afterScan(library, paths, checkpoint: checkpoint) }
         }
         options.services = { c in
             var list: [AgentService] = [PowerAgentService(enabled: c.configuration.pauseOnBattery, logger: c.logger)]

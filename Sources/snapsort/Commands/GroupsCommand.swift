@@ -73,8 +73,9 @@ enum GroupsCommand: Command {
 
     /// Regroups after a scan (what changed only). `SNAPSORT_GROUPS_TRACE=1` prints each compared
     /// pair on stderr (a tuning aid).
-    static func regroup(_ library: Library) throws {
+    static func regroup(_ library: Library, checkpoint: @escaping () throws -> Void = {}) throws {
         var grouper = Grouper(library: library)
+        grouper.checkpoint = checkpoint
         if ProcessInfo.processInfo.environment["SNAPSORT_GROUPS_TRACE"] == "1" {
             grouper.trace = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
         }
