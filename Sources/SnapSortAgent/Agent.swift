@@ -577,7 +577,8 @@ public final class Agent: @unchecked Sendable {
     private func removed(_ path: String) throws {
         // Under a root that is not there (moved away, unmounted), a missing file is offline
         // like its root, not deleted: an event queued before the root went is no removal.
-        if let root = roots.first(where: { path.hasPrefix($0 + "/") }), !Agent.isFolder(root) { return }
+        // With nested roots, any of them missing keeps it.
+        if roots.contains(where: { path.hasPrefix($0 + "/") && !Agent.isFolder($0) }) { return }
         let n = try library.markMissingGone(at: path, now: now)
         if n > 0 {
             countersBox.withLock { $0.removals += n }

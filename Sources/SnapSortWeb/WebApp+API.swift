@@ -141,10 +141,25 @@ extension WebApp {
             let apply = r.method == "POST"
             return Self.json(try withLibrary { try oldScreenshots(days: days, apply: apply, $0) })
         default:
-            if route.hasPrefix("GET ") || route.hasPrefix("POST ") { throw WebError.notFound("no such API: \(r.method) \(r.path)") }
-            throw WebError(405, "method not allowed")
+            // A path the API has, asked with another method, is a 405 that says which ones.
+            let path = Array(parts)
+            if let known = Self.apiMethods.first(where: { p in
+                p.path.count == path.count && zip(p.path, path).allSatisfy { $0 == "*" || $0 == $1 }
+            }) {
+                throw WebError.methodNotAllowed(r, allow: known.methods.contains("GET") ? known.methods + ", HEAD" : known.methods)
+            }
+            throw WebError.notFound("no such API: \(r.method) \(r.path)")
         }
     }
+
+    /// The API's paths (`*`: one segment) and the methods each answers: the switch above,
+    /// listed for the `Allow` header of a 405.
+    static let apiMethods: [(path: [String], methods: String)] = [
+        ("summary", "GET"), ("decks", "GET"), ("sessions", "POST"), ("sessions/*", "GET"), ("decide", "POST"),
+        ("undo", "POST"), ("items/*", "GET"), ("groups", "GET"), ("similar", "GET"), ("similar/keeper", "POST"),
+        ("similar/trash-rest", "POST"), ("similar/not-similar", "POST"), ("trash", "GET"), ("trash/restore", "POST"),
+        ("trash/commit", "POST"), ("stats", "GET"), ("settings", "GET, POST"), ("bulk/old-screenshots", "GET, POST"),
+    ].map { (path: $0.0.split(separator: "/").map(String.init), methods: $0.1) }
 
     static func body(_ r: HTTPRequest) throws -> JSON {
         guard !r.body.isEmpty else { return .object([]) }

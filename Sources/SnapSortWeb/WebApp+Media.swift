@@ -6,7 +6,7 @@ import SnapSortSystem
 /// a file never comes from the request, so nothing outside the library can be named.
 extension WebApp {
     func media(_ r: HTTPRequest) throws -> HTTPResponse {
-        guard r.method == "GET" || r.method == "HEAD" else { throw WebError(405, "method not allowed") }
+        guard r.method == "GET" || r.method == "HEAD" else { throw WebError.methodNotAllowed(r, allow: "GET, HEAD") }
         let parts = r.path.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 4, parts[0].isEmpty, parts[1] == "media",
               !parts[2].isEmpty, parts[2].count <= 18, parts[2].allSatisfy({ $0.isASCII && $0.isNumber }),

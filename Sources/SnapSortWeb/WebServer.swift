@@ -7,11 +7,18 @@ import Synchronization
 struct WebError: Error {
     var status: Int
     var message: String
-    init(_ status: Int, _ message: String) {
+    /// The methods the path answers, for a 405's `Allow` header (RFC 9110 §15.5.6).
+    var allow: String?
+    init(_ status: Int, _ message: String, allow: String? = nil) {
         self.status = status
         self.message = message
+        self.allow = allow
     }
     static func notFound(_ what: String = "not found") -> WebError { WebError(404, what) }
+    /// A path that exists asked with another method: 405 saying which ones it answers.
+    static func methodNotAllowed(_ r: HTTPRequest, allow: String) -> WebError {
+        WebError(405, "\(r.path) answers \(allow), not \(r.method)", allow: allow)
+    }
     static func bad(_ what: String) -> WebError { WebError(400, what) }
 }
 
@@ -179,12 +186,14 @@ final class WebApp: Sendable {
         do {
             if r.path.hasPrefix("/api/") { return try api(r) }
             if r.path.hasPrefix("/media/") { return try media(r) }
-            guard r.method == "GET" || r.method == "HEAD" else { throw WebError(405, "method not allowed") }
+            guard r.method == "GET" || r.method == "HEAD" else { throw WebError.methodNotAllowed(r, allow: "GET, HEAD") }
             var res = try staticFile(r.path)
             if proof == .query { res.headers.append(sec.cookieHeader) }
             return res
         } catch let e as WebError {
-            return Self.error(e.status, e.message)
+            var res = Self.error(e.status, e.message)
+            if let allow = e.allow { res.headers.append(("Allow", allow)) }
+            return res
         } catch let e as ReviewError {
             let status = e.code == .notInLibrary || e.code == .noSuchDeck || e.code == .noSuchSession ? 404 : 400
             return Self.error(status, e.message)

@@ -28,6 +28,22 @@ import SnapSortTestSupport
         #expect(env.stdout == report.stdout)
     }
 
+    /// `remind --now` with no notification server to reach (the bus address names no socket)
+    /// fails once, with the reason and exit 3; a one-shot does not promise a retry.
+    @Test func remindNowWithoutANotificationServerSaysSoOnce() throws {
+        let dir = TempDir()
+        let db = dir.at("lib.sqlite3")
+        dir.folder("Pictures")
+        #expect(try SnapsortBinary.run(["--db", db, "scan", "--quiet", "--no-models", dir.at("Pictures")]).status == 0)
+        let r = try SnapsortBinary.run(["--db", db, "remind", "--now"], env: [
+            "HOME": dir.path, "XDG_CONFIG_HOME": dir.at("config"), "XDG_RUNTIME_DIR": dir.at("run"),
+            "DBUS_SESSION_BUS_ADDRESS": "unix:path=\(dir.at("no-bus"))",
+        ])
+        #expect(r.status == 3, "\(r.status) \(r.stderr)")
+        #expect(r.stderr.components(separatedBy: "cannot show").count == 2, "\(r.stderr)")
+        #expect(!r.stderr.contains("retry"), "\(r.stderr)")
+    }
+
     /// A photo the scan may not read (its permissions) is tried again by every scan: nothing is
     /// written while it still fails, and once its permissions allow, it is analyzed and leaves
     /// Unreadable (it had been offered there for the Trash).

@@ -63,6 +63,22 @@ import SnapSortTestSupport
         #expect(try LoopbackHTTP.request("OPTIONS", "/api/decide", port: h.port, headers: h.auth + [h.origin]).status == 405)
     }
 
+    /// A path that exists asked with the wrong method is a 405 naming the methods it answers;
+    /// a path that does not exist stays a 404.
+    @Test func aWrongMethodIsA405WithAllow() throws {
+        let h = try WebHarness()
+        let decide = try h.get("/api/decide")
+        #expect(decide.status == 405 && decide.headers["allow"] == "POST", "\(decide.status) \(decide.headers)")
+        let summary = try h.post("/api/summary", "{}")
+        #expect(summary.status == 405 && summary.headers["allow"] == "GET, HEAD", "\(summary.status) \(summary.headers)")
+        let item = try h.post("/api/items/\(h.id("beach.jpg"))", "{}")
+        #expect(item.status == 405 && item.headers["allow"] == "GET, HEAD")
+        let media = try h.post("/media/\(h.id("beach.jpg"))/thumb", "{}")
+        #expect(media.status == 405 && media.headers["allow"] == "GET, HEAD")
+        #expect(try h.get("/api/nothing-here").status == 404)
+        #expect(try h.get("/api/items/1/2").status == 404)
+    }
+
     @Test(arguments: [
         "/media/../../../../etc/passwd", "/media/1/../../../etc/passwd", "/media/%2e%2e/%2e%2e/etc/passwd",
         "/../../../etc/passwd", "/%2e%2e/%2e%2e/etc/passwd", "/etc/passwd", "/media/999999/original",

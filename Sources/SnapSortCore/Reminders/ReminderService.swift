@@ -29,6 +29,9 @@ public final class ReminderService: @unchecked Sendable {
     public private(set) var activeNotification: UInt32?
     /// Whether "Start a session" (or the notification itself) was clicked.
     public private(set) var sessionStarted = false
+    /// A one-shot reminder (`remind --now`): a failure is the caller's to report (it ends the
+    /// command), not logged as something the next reminder will retry.
+    public var isOneShot = false
 
     public let library: Library
     public let notifier: ReminderNotifier
@@ -237,7 +240,7 @@ public final class ReminderService: @unchecked Sendable {
             let message = "cannot show a notification: \(error)"
             problem = message
             // Logged once per distinct problem; the next reminder tries again.
-            if loggedProblem != message {
+            if !isOneShot && loggedProblem != message {
                 loggedProblem = message
                 logger.warning("cannot show a notification; will retry at the next reminder", ["error": "\(error)"])
             }

@@ -59,6 +59,7 @@ enum RemindCommand: Command {
         let deps = ReminderDependencies.standard(library: library, configuration: config, clock: .live, env: ctx.env, logger: ctx.logger)
         let notifier = DesktopNotifier()
         let service = ReminderService(library: library, configuration: config, notifier: notifier, dependencies: deps)
+        service.isOneShot = true
         do {
             let id = try service.sendNow(now: Date())
             if !ctx.quiet { ctx.err("reminder shown (notification \(id))") }
