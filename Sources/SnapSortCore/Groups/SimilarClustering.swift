@@ -188,8 +188,8 @@ struct SimilarClustering {
     /// cores. Thumbnails are loaded a batch of pairs at a time, so aligning the window pairs of a
     /// whole library holds a few thousand of them, not the library's.
     /// Two files of the same bytes align perfectly (1; the alignment gives them 1 up to its float
-    /// sums' rounding) without
-    /// their thumbnails: 2 000 copies of one file made 63 000 such pairs, 10 s of a regroup.
+    /// sums' rounding) without their thumbnails: 2 000 copies of one file made 63 000 such pairs,
+    /// 10 s of a regroup.
     func align(_ pairs: [FilePair]) throws -> [Double] {
         var out = [Double](repeating: 1, count: pairs.count)
         let slots = pairs.indices.filter { !sameContent(pairs[$0]) }
