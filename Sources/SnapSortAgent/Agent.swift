@@ -304,6 +304,8 @@ public final class Agent: @unchecked Sendable {
         } else if groupingPending && !hasWork && pausedUntil == nil && holdReason == nil && (scanLockRetryAt ?? .distantPast) <= t {
             groupAgain()
         }
+        // A SIGTERM served inside the reconcile: stop now, not after a backup.
+        if stopping { return }
         if !hasWork && pausedUntil == nil && holdReason == nil && now >= nextBackupCheck {
             backupIfDue()
         }
@@ -701,6 +703,9 @@ public final class Agent: @unchecked Sendable {
         groupingPending = false
         let cancel = cancelScan
         let before = state
+        // Done and total from the library again (a reconcile that analyzed nothing left its
+        // progress at 0 of 0).
+        progress = nil
         publish(state: "grouping")
         refreshStatus()
         var served = ContinuousClock.now

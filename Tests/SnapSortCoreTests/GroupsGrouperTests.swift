@@ -307,11 +307,18 @@ import SnapSortTestSupport
         let copy = t.dir.at("copy.sqlite3")
         try t.library.db.execute("VACUUM INTO '\(copy)'")
         var calls = 0
+        var phase = "", phases: [String] = []
         var counting = Grouper(library: try Library(path: copy))
-        counting.checkpoint = { calls += 1 }
+        counting.trace = { line in if line.hasPrefix("phase\t") { phase = String(line.split(separator: "\t")[1]) } }
+        counting.checkpoint = {
+            calls += 1
+            phases.append(phase)
+        }
         try counting.regroup()
         let finished = try Self.snapshot(try Library(path: copy))
         #expect(calls >= 6, "\(calls)")
+        // Pair scoring (most of a big regroup) and clustering have checkpoints of their own.
+        #expect(phases.contains("stored pairs") && phases.contains("pairs scored"), "\(phases)")
         #expect(finished != before)
         for stop in [0, calls / 2, calls - 1] {
             var n = 0

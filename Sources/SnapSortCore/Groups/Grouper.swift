@@ -147,7 +147,9 @@ public struct Grouper {
                                            keeperChoices: try library.keeperChoices(), trace: trace) { ids in
             try GroupItem.thumbnails(db, ids: ids)
         }
+        clustering.checkpoint = checkpoint
         phase("clustering index")
+        try checkpoint()
         // Pair scores and copy links: kept from earlier regroups unless the rules that made them
         // changed; the pairs of changed files are scored again.
         let storedKey = try library.agentState(Self.pairRulesKey)
