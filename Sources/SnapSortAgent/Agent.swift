@@ -160,7 +160,7 @@ public final class Agent: @unchecked Sendable {
         }
         self.lock = lock
         if options.handleSignals { signals = try SignalFD([SIGTERM, SIGINT, SIGHUP]) }
-        library = try Library(path: options.dbPath)
+        library = try Library(path: options.dbPath, checkIntegrity: true)
         let (config, problems) = Configuration.load(options.env)
         configuration = config
         for p in problems { options.logger.warning(p.description) }

@@ -19,8 +19,19 @@ public enum Backup {
         let target = library.path + ".backup-" + f.string(from: now)
         let tmp = target + ".partial"
         unlink(tmp)  // a partial copy from an interrupted run (our own temporary name)
-        try library.db.run("VACUUM INTO ?", tmp)
-        try FileSystem.setMode(tmp, 0o600)  // as private as the database
+        // A copy of a damaged library must not push the good backups out: SQLite stops the copy
+        // at a bad page it reads, and the finished copy is checked.
+        do {
+            try library.db.run("VACUUM INTO ?", tmp)
+            try FileSystem.setMode(tmp, 0o600)  // as private as the database
+            if let problem = try Database(path: tmp, readOnly: true).quickCheck() { throw Library.damaged(library.path, problem) }
+        } catch let e as SystemError where Library.isDamage(e) {
+            unlink(tmp)
+            throw Library.damaged(library.path, e.message)
+        } catch {
+            unlink(tmp)
+            throw error
+        }
         let fd = try FileDescriptor.open(tmp, O_RDONLY | O_CLOEXEC)
         _ = try valueOrErrno("fsync") { fsync(fd.raw) }
         fd.close()

@@ -253,3 +253,24 @@ public enum SnapsortBinary {
         return Result(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: r, as: UTF8.self))
     }
 }
+
+/// Damages a real SQLite file the way a bad sector or a half-written copy would: the b-tree
+/// page of `table` gets an invalid page type, so reading it is SQLITE_CORRUPT and
+/// `PRAGMA quick_check` names it. No connection may be open on the file.
+public enum DatabaseDamage {
+    public static func breakTable(_ dbPath: String, _ table: String) throws {
+        let (root, pageSize): (Int64, Int64)
+        do {
+            let db = try Database(path: dbPath)
+            try db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            root = try db.scalar("SELECT rootpage FROM sqlite_master WHERE name = ?", table) ?? 0
+            pageSize = try db.scalar("PRAGMA page_size") ?? 4096
+        }
+        precondition(root > 1, "no table \(table)")
+        let fd = open(dbPath, O_WRONLY)
+        precondition(fd >= 0)
+        defer { close(fd) }
+        var junk = [UInt8](repeating: 0xEE, count: 16)
+        precondition(pwrite(fd, &junk, junk.count, off_t((root - 1) * pageSize)) == junk.count)
+    }
+}

@@ -197,6 +197,9 @@ final class WebApp: Sendable {
         } catch let e as ReviewError {
             let status = e.code == .notInLibrary || e.code == .noSuchDeck || e.code == .noSuchSession ? 404 : 400
             return Self.error(status, e.message)
+        } catch let e as SystemError where Library.isDamage(e) {
+            options.logger.error("the library is damaged", ["web.path": r.path, "error": "\(e)"])
+            return Self.error(500, Library.damaged(options.dbPath, e.message).message)
         } catch {
             options.logger.warning("web request failed", ["web.path": r.path, "error": "\(error)"])
             return Self.error(500, "\(error)")

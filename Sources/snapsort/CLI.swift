@@ -115,11 +115,12 @@ struct Context {
     /// Opens the library. The default one is created on first use; a named one (`--db`,
     /// `SNAPSORT_DB`) only by a command that fills it (`create`: scan), so a mistyped path is an
     /// error rather than an empty library that looks like one's own.
-    func openLibrary(readOnly: Bool = false, create: Bool = false) throws -> Library {
+    /// `checkIntegrity`: read every page first (`Library.init`), for the long commands.
+    func openLibrary(readOnly: Bool = false, create: Bool = false, checkIntegrity: Bool = false) throws -> Library {
         if databaseNamed && !create && !FileSystem.exists(dbPath) {
             throw CommandFailure(ExitCode.error, "no library at \(dbPath) (is --db or SNAPSORT_DB mistyped? 'snapsort scan' creates one)")
         }
-        return try Library(path: dbPath, readOnly: readOnly)
+        return try Library(path: dbPath, readOnly: readOnly, checkIntegrity: checkIntegrity)
     }
 
     /// Makes a path absolute against the working directory, without resolving symlinks.

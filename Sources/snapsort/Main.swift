@@ -50,7 +50,12 @@ enum Main {
                 databaseNamed: db != nil || env["SNAPSORT_DB"] != nil,
                 quiet: quiet, stdoutIsTTY: isatty(1) == 1, stderrIsTTY: isatty(2) == 1,
                 logger: .stderr(label: "snapsort", level: verbose ? .debug : (quiet ? .warning : .notice), systemdPrefixes: underSystemd))
-            let code = try command.run(&args, ctx)
+            let code: Int32
+            do {
+                code = try command.run(&args, ctx)
+            } catch let e as SystemError where Library.isDamage(e) {
+                throw Library.damaged(ctx.dbPath, e.message)
+            }
             Context.stdout.flush()
             return code
         } catch let e as UsageError {

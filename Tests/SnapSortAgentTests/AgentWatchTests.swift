@@ -414,4 +414,31 @@ import SnapSortTestSupport
         #expect(waitUntil { h.agent.counters.backups == 1 })
         #expect(Backup.list(h.dbPath).count == 3)
     }
+
+    /// A damaged library is never copied over the good backups: the copy is checked before it
+    /// takes a backup's name, and the agent refuses to start on it.
+    @Test func aDamagedLibraryKeepsItsBackupsAndStopsTheAgent() throws {
+        let dir = TempDir("snapsort-damage")
+        let path = dir.at("lib.sqlite3")
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        do {
+            let lib = try Library(path: path)
+            try lib.setAgentState("something", "kept")
+            for day in 0..<3 { try Backup.run(lib, keep: 3, now: start.addingTimeInterval(Double(day) * 86_400)) }
+        }
+        let good = Backup.list(path)
+        #expect(good.count == 3)
+        try DatabaseDamage.breakTable(path, "agent_state")
+        let lib = try Library(path: path)
+        #expect(throws: LibraryError.self) { try Backup.run(lib, keep: 3, now: start.addingTimeInterval(5 * 86_400)) }
+        #expect(Backup.list(path) == good)
+        #expect(try FileSystem.listDirectory(dir.path).allSatisfy { !$0.name.hasSuffix(".partial") })
+        let env = Environment(variables: ["HOME": dir.path, "XDG_RUNTIME_DIR": dir.at("run")], home: dir.path)
+        do {
+            _ = try Agent(AgentOptions(dbPath: path, env: env))
+            Issue.record("the agent started on a damaged library")
+        } catch {
+            #expect("\(error)".contains("is damaged"), "\(error)")
+        }
+    }
 }

@@ -28,6 +28,24 @@ import SnapSortTestSupport
         #expect(env.stdout == report.stdout)
     }
 
+    /// A damaged library (a bad page) is named as such with where its backups are, by the
+    /// quick commands when they read the page and by `scan`'s integrity check at its start;
+    /// nothing crashes and nothing is written.
+    @Test func aDamagedLibraryIsNamedWithItsBackups() throws {
+        let dir = TempDir()
+        dir.write("Pictures/a.jpg", Fixtures.jpeg(seed: 91, width: 96, height: 72))
+        let db = dir.at("lib.sqlite3")
+        #expect(try SnapsortBinary.run(["--db", db, "scan", "--quiet", "--no-models", dir.at("Pictures")]).status == 0)
+        try DatabaseDamage.breakTable(db, "files")
+        let before = try FileSystem.readFile(db, limit: 1 << 26)
+        for args in [["report", "--jsonl"], ["decide", "keep", dir.at("Pictures/a.jpg")], ["scan", "--quiet", "--no-models", dir.at("Pictures")]] {
+            let r = try SnapsortBinary.run(["--db", db] + args)
+            #expect(r.status == 1, "\(args): \(r.status) \(r.stderr)")
+            #expect(r.stderr.contains("is damaged") && r.stderr.contains(".backup-"), "\(args): \(r.stderr)")
+        }
+        #expect(try FileSystem.readFile(db, limit: 1 << 26) == before)
+    }
+
     /// `remind --now` with no notification server to reach (the bus address names no socket)
     /// fails once, with the reason and exit 3; a one-shot does not promise a retry.
     @Test func remindNowWithoutANotificationServerSaysSoOnce() throws {

@@ -37,7 +37,7 @@ enum ScanCommand: Command {
         // The folders are walked while the library opens (its integrity check reads every page)
         // and its rows are read: a rescan of 100 000 unchanged files is both, on two cores.
         let prewalked = PrewalkedRoots(roots, rules: rules, logger: ctx.logger)
-        let library = try ctx.openLibrary(create: true)
+        let library = try ctx.openLibrary(create: true, checkIntegrity: true)
         // A folder named on the command line that is not there and never was in the library is
         // a typo, not an offline disk (whose rows would be kept).
         for d in dirs where try FileSystem.lstatusIfExists(d) == nil && !library.knows(d) {
