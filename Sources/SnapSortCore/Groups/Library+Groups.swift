@@ -191,7 +191,7 @@ extension Library {
         var out: [GroupSummary] = []
         for g in GroupID.allCases {
             let r = try db.row("""
-                SELECT count(*), COALESCE(sum(f.size), 0) FROM group_members m JOIN files f ON f.id = m.file_id
+                SELECT count(*), COALESCE(sum(f.size), 0) FROM group_members m JOIN files f INDEXED BY files_group_sizes ON f.id = m.file_id
                 WHERE m.group_id = ? AND f.status != 'gone'
                 """, g.rawValue)
             let items = Int(r?.int(0) ?? 0), bytes = r?.int(1) ?? 0
@@ -199,7 +199,8 @@ extension Library {
             if g == .similar || g == .duplicate {
                 let s = try db.row("""
                     SELECT count(DISTINCT s.set_key), COALESCE(sum(CASE WHEN s.keeper = 0 THEN f.size ELSE 0 END), 0)
-                    FROM group_members m JOIN similar_sets s ON s.file_id = m.file_id JOIN files f ON f.id = m.file_id
+                    FROM group_members m JOIN similar_sets s ON s.file_id = m.file_id
+                    JOIN files f INDEXED BY files_group_sizes ON f.id = m.file_id
                     WHERE m.group_id = ? AND f.status != 'gone'
                     """, g.rawValue)
                 sets = Int(s?.int(0) ?? 0)
