@@ -31,7 +31,12 @@ extension Library {
             if !stale.isEmpty { try markGone(ids: stale, at: now) }
             try db.run("UPDATE files SET path = ? || substr(path, ?) WHERE status != 'gone' AND path >= ? AND path < ?",
                        to, from.utf8.count + 1, lo, hi)
-            return db.changes
+            let moved = db.changes
+            // The stamps under either name no longer describe the rows there: a folder that came
+            // back later under the old name matched its stale stamp and was never listed.
+            try forgetFolderStamps(under: from)
+            try forgetFolderStamps(under: to)
+            return moved
         }
     }
 
@@ -43,7 +48,13 @@ extension Library {
         // A file that is still there but changed is not gone: the reconcile re-analyzes it.
         let gone = rows.filter { FileSystem.lstatusIfExists($0.path)?.isRegular != true }.map(\.id)
         guard !gone.isEmpty else { return 0 }
-        try db.transaction { try markGone(ids: gone, at: now) }
+        try db.transaction {
+            try markGone(ids: gone, at: now)
+            // A folder that went: its stamps described files that are tombstones now. Kept, a
+            // folder moved out and back under its name (same inode, same mtime) was taken for
+            // unchanged and its files were never found again.
+            try forgetFolderStamps(under: path)
+        }
         return gone.count
     }
 

@@ -125,6 +125,39 @@ import SnapSortTestSupport
         #expect(try lib.db.scalar("SELECT count(*) FROM files WHERE status = 'gone'") == 3)
     }
 
+    /// A folder moved out of the library and back under its own name is the same folder
+    /// (inode, mtime): its files come back with their rows and decisions at once, not at the
+    /// next hourly reconcile (its listing stamp used to say "unchanged").
+    @Test func aFolderMovedOutAndBackUnderItsNameComesBackAtOnce() throws {
+        let h = try AgentHarness(setup: { d in
+            d.write("Pictures/DCIM/trip/x.jpg", photo(31))
+            d.write("Pictures/DCIM/trip/deeper/y.jpg", photo(32))
+            d.write("Pictures/other.jpg", photo(33))
+        })
+        h.start()
+        defer { h.stop() }
+        #expect(h.waitIdle())
+        let lib = try h.reader()
+        let before = try h.live(lib)
+        #expect(before.count == 3)
+        let x = try #require(before[h.root + "/DCIM/trip/x.jpg"])
+        try Review.decide(.keep, fileID: x.id, library: lib, clock: .live)
+        // Renamed in the library (the rows follow), then out, then back under its first name.
+        try FileSystem.rename(h.root + "/DCIM/trip", h.root + "/DCIM/trip-renamed")
+        #expect(try waitUntil { try h.live(lib)[h.root + "/DCIM/trip-renamed/x.jpg"] != nil })
+        #expect(h.waitIdle())
+        try FileSystem.rename(h.root + "/DCIM/trip-renamed", h.dir.at("away"))
+        #expect(try waitUntil { try h.live(lib).count == 1 })
+        #expect(h.waitIdle())
+        // No listing stamp is left under either name: whichever comes back is listed.
+        let stamps = try lib.folderStamps(under: h.root).keys.filter { $0.hasPrefix(h.root + "/DCIM/trip") }
+        #expect(stamps.isEmpty, "\(stamps)")
+        try FileSystem.rename(h.dir.at("away"), h.root + "/DCIM/trip")
+        #expect(try waitUntil { try h.live(lib).count == 3 })
+        #expect(try h.live(lib)[h.root + "/DCIM/trip/x.jpg"]?.id == x.id)
+        #expect(try Review.decision(for: x.id, library: lib)?.decision == .keep)
+    }
+
     /// A root moved away is offline: its rows are kept and the status file names it. Moved
     /// back, or made again, it is watched again without a restart or a SIGHUP.
     @Test func aRootThatComesBackIsWatchedAgain() throws {

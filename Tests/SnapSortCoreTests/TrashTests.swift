@@ -142,6 +142,67 @@ struct TrashTests {
         #expect(after.cleared.total == 0 && after.inTrashBytes == 0)
     }
 
+    /// Copies with the same bytes and time as `path` (`cp -p`, a restore from a backup).
+    static func copyKeepingTime(_ from: String, _ to: String) throws {
+        let bytes = try FileSystem.readFile(from, limit: 1 << 26)
+        let st = try FileSystem.lstatus(from)
+        try FileSystem.makeDirectories(String(to[..<to.lastIndex(of: "/")!]), mode: 0o755)
+        try FileSystem.writeAtomically(to, bytes)
+        var times = [timespec(tv_sec: 0, tv_nsec: (1 << 30) - 2),  // UTIME_OMIT: the access time stays
+                     timespec(tv_sec: Int(st.mtimeNanoseconds / 1_000_000_000), tv_nsec: Int(st.mtimeNanoseconds % 1_000_000_000))]
+        #expect(utimensat(AT_FDCWD, to, &times, 0) == 0)
+    }
+
+    @Test("a copy of a trashed photo is a new photo: after the Trash is emptied (cp -p from a backup) and while it is in the Trash; a rename back from the Trash is the photo")
+    func copiesOfTrashedPhotosAreNewPhotos() throws {
+        let s = try TrashSetup(["a.jpg", "b.jpg"])
+        let a = try s.stage("a.jpg"), b = try s.stage("b.jpg")
+        _ = try s.commit()
+        let trashedA = s.homeTrash + "/files/a.jpg", trashedB = s.homeTrash + "/files/b.jpg"
+        // a.jpg: the user empties it from the Trash, then puts it back from a backup (same bytes, same time).
+        try TrashTests.copyKeepingTime(trashedA, s.lib.dir.at("backup/a.jpg"))
+        try FileSystem.remove(trashedA)
+        try FileSystem.remove(s.homeTrash + "/info/a.jpg.trashinfo")
+        #expect(try Trash.noticeRestores(library: s.lib.library, clock: s.clock) == 0)
+        try TrashTests.copyKeepingTime(s.lib.dir.at("backup/a.jpg"), s.lib.root + "/FromBackup/a.jpg")
+        // b.jpg is still in the Trash: a copy of it with its time elsewhere in the library.
+        try TrashTests.copyKeepingTime(trashedB, s.lib.root + "/Copies/b.jpg")
+        let scan = try s.lib.scan()
+        #expect(scan.moved == 0 && scan.added == 2, "\(scan)")
+        for path in [s.lib.root + "/FromBackup/a.jpg", s.lib.root + "/Copies/b.jpg"] {
+            let item = try #require(try s.lib.library.item(path: path))
+            #expect(item.id != a && item.id != b && item.status == .ok)
+            #expect(try Review.decision(for: item.id, library: s.lib.library) == nil)
+        }
+        #expect(try Trash.staged(library: s.lib.library).isEmpty)
+        #expect(try s.commit().outcomes.isEmpty)
+        // The file manager puts b.jpg back (a rename): that is the photo, noticed as restored.
+        try FileSystem.rename(trashedB, s.lib.root + "/b.jpg")
+        #expect(try s.lib.scan().moved == 1)
+        #expect(try Trash.noticeRestores(library: s.lib.library, clock: s.clock) == 1)
+        #expect(try s.lib.library.item(path: s.lib.root + "/b.jpg")?.id == b)
+    }
+
+    @Test("a gone photo's row goes to the same file back (a rename) or a move that keeps its time, never to a plain copy")
+    func aPlainCopyDoesNotTakeAGonePhotosDecision() throws {
+        let s = try TrashSetup(["keep/k.jpg", "other.jpg"])
+        let item = try #require(try s.lib.library.item(path: s.lib.root + "/keep/k.jpg"))
+        try Review.decide(.keep, fileID: item.id, library: s.lib.library, clock: s.clock)
+        // The folder leaves the library; a plain copy of the photo (new time) comes in meanwhile.
+        try FileSystem.rename(s.lib.root + "/keep", s.lib.dir.at("away"))
+        s.lib.dir.write("Pictures/copy/k.jpg", try FileSystem.readFile(s.lib.dir.at("away/k.jpg"), limit: 1 << 26))
+        let first = try s.lib.scan()
+        #expect(first.gone == 1 && first.moved == 0 && first.added == 1, "\(first)")
+        let copy = try #require(try s.lib.library.item(path: s.lib.root + "/copy/k.jpg"))
+        #expect(copy.id != item.id)
+        #expect(try Review.decision(for: copy.id, library: s.lib.library) == nil)
+        // The folder comes back: the photo (same inode) finds its row and its decision.
+        try FileSystem.rename(s.lib.dir.at("away"), s.lib.root + "/keep")
+        #expect(try s.lib.scan().moved == 1)
+        #expect(try s.lib.library.item(path: s.lib.root + "/keep/k.jpg")?.id == item.id)
+        #expect(try Review.decision(for: item.id, library: s.lib.library)?.decision == .keep)
+    }
+
     @Test("a file changed after review is not trashed")
     func changedAfterReview() throws {
         let s = try TrashSetup(["a.jpg", "b.jpg"])

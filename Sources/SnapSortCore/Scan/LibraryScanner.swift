@@ -268,12 +268,25 @@ public final class LibraryScanner: @unchecked Sendable {
     }
 
     /// Finds the row a new file was moved from, and moves it. Returns the row id.
+    ///
+    /// The same bytes are not enough: a copy of a photo must not take over the row (and the
+    /// decision) of a photo that is gone — a photo put back from a backup after the Trash was
+    /// emptied came back staged for the Trash again. A move keeps the file's inode (a rename,
+    /// also out of the library and back, or from the Trash back to its place) or at least its
+    /// modification time (`mv` across file systems, `rsync -t`); a plain `cp` keeps neither. A
+    /// file that SnapSort moved to the Trash comes back only by a rename (the Trash is on its
+    /// file system), and never once the Trash was emptied of it.
     private func matchMove(path: String, status st: FileStatus, vanished: inout [Int64: StoredIdentity]) throws -> Int64? {
         let candidates = try library.moveCandidates(size: st.size)
         guard !candidates.isEmpty else { return nil }
         var quick: [UInt8]?
         var content: [UInt8]?
         for (row, rowQuick, rowContent) in candidates {
+            let sameFile = row.device == st.device && row.inode == st.inode
+            guard sameFile || row.mtimeNanoseconds == st.mtimeNanoseconds else { continue }
+            if row.status == .gone, let trash = try library.trashState(of: row.id) {
+                if trash == "purged" || (trash == "trashed" && !sameFile) { continue }
+            }
             // The source must be gone: a tombstone, vanished in this scan, or a live row whose
             // file no longer exists with its identity (a move from outside the scanned folder).
             let isSource: Bool

@@ -155,6 +155,19 @@ extension Library {
         try db.scalar("SELECT device FROM roots WHERE path=?", path).map { UInt64(bitPattern: $0) }
     }
 
+    /// The state of the newest Trash ledger entry of a file SnapSort moved to the Trash
+    /// (`trashed`, `restored`, `purged`, …), nil when it never did.
+    public func trashState(of id: Int64) throws -> String? {
+        try db.row("SELECT state FROM trash_ledger WHERE file_id = ? AND state IN ('trashed','purged','restored') ORDER BY id DESC LIMIT 1", id)?.string(0)
+    }
+
+    /// Forgets the listing stamps of `dir` and the folders under it: their rows changed
+    /// without a scan (the agent saw the folder go), so the next scan must list them.
+    public func forgetFolderStamps(under dir: String) throws {
+        let (lo, hi) = Library.prefixBounds(dir)
+        try db.run("DELETE FROM folders WHERE path = ? OR (path >= ? AND path < ?)", dir, lo, hi)
+    }
+
     /// Drops every row at or under `dir` (files on disk are untouched).
     public func forget(under dir: String) throws -> Int {
         let (lo, hi) = Library.prefixBounds(dir)
