@@ -165,6 +165,9 @@ public final class Agent: @unchecked Sendable {
         configuration = config
         for p in problems { options.logger.warning(p.description) }
         statusPath = options.statusPath ?? config.statusFilePath(options.env)
+        // Where this agent writes its status, for `snapsort status` (an agent started with
+        // --status-file elsewhere was reported as stopped).
+        try? lock.setContents("pid=\(getpid())\nstatus_file=\(statusPath)\n")
         tracker = ChangeTracker(debounce: options.debounce, moveTimeout: options.moveTimeout)
         watcher = try Watcher(rules: ExcludeRules(excludedPaths: config.excludes), budget: options.watchBudget, logger: options.logger)
         meta = try Inotify()
@@ -214,6 +217,13 @@ public final class Agent: @unchecked Sendable {
 
     /// Whether an agent is running on this database.
     public static func isRunning(dbPath: String) -> Bool { FileLock.isHeld(lockPath(dbPath)) }
+
+    /// The status file of the agent running for `dbPath`, nil when none runs (or it did not say).
+    public static func runningStatusPath(dbPath: String) -> String? {
+        guard isRunning(dbPath: dbPath), let text = FileLock.contents(lockPath(dbPath)) else { return nil }
+        let line = text.split(separator: "\n").first { $0.hasPrefix("status_file=") }
+        return line.map { String($0.dropFirst("status_file=".count)) }.flatMap { $0.hasPrefix("/") ? $0 : nil }
+    }
 
     static func folder(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }

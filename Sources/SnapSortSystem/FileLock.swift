@@ -44,6 +44,20 @@ public final class FileLock: @unchecked Sendable {
         return errno == EWOULDBLOCK
     }
 
+    /// Replaces the lock file's content (what the holder wants others to know: the agent's
+    /// status file). Readers use `contents`; the lock is on the descriptor, not the bytes.
+    public func setContents(_ text: String) throws {
+        _ = ftruncate(fd.raw, 0)
+        let bytes = Array(text.utf8)
+        let n = bytes.withUnsafeBytes { pwrite(fd.raw, $0.baseAddress, $0.count, 0) }
+        if n != bytes.count { throw SystemError.fromErrno("write \(path)") }
+    }
+
+    /// The content a holder wrote (`setContents`), nil when unreadable.
+    public static func contents(_ path: String, limit: Int = 64 * 1024) -> String? {
+        (try? FileSystem.readFile(path, limit: limit)).map { String(decoding: $0, as: UTF8.self) }
+    }
+
     /// Releases the lock.
     public func unlock() {
         _ = flock(fd.raw, LOCK_UN)

@@ -143,6 +143,28 @@ import SnapSortTestSupport
         #expect(JSON.parse(stopped.stdout)?["agent"]?["total"]?.intValue == 1)
     }
 
+    /// An agent writing its status elsewhere (--status-file) is found by `snapsort status`
+    /// (it was reported as stopped); `status --status-file` reads a named one.
+    @Test func statusFindsAnAgentsOwnStatusFile() throws {
+        let (dir, env, root, _) = Self.setup(1)
+        defer { withExtendedLifetime(dir) {} }
+        let custom = dir.at("elsewhere/status.json")
+        let agent = try Child(["agent", "--no-web", "--no-reminders", "--no-models", "--status-file", custom, root], env: env)
+        #expect(waitUntil(timeout: 20) { FileManager.default.fileExists(atPath: custom) })
+        let found = try SnapsortBinary.run(["status", "--json"], env: env)
+        let doc = JSON.parse(found.stdout)?["agent"]
+        #expect(doc?["pid"]?.intValue == Int(agent.process.processIdentifier), "\(found.stdout)")
+        #expect(doc?["state"]?.stringValue != "stopped")
+        let human = try SnapsortBinary.run(["status"], env: env)
+        #expect(human.stdout.contains("Status file: \(custom)"), "\(human.stdout)")
+        let named = try SnapsortBinary.run(["status", "--format", "waybar", "--status-file", custom], env: env)
+        #expect(JSON.parse(named.stdout)?["alt"]?.stringValue != "stopped", "\(named.stdout)")
+        agent.signal(SIGTERM)
+        #expect(agent.wait(timeout: 10) == 0)
+        let stopped = try SnapsortBinary.run(["status", "--json"], env: env)
+        #expect(JSON.parse(stopped.stdout)?["agent"]?["state"]?.stringValue == "stopped")
+    }
+
     @Test func theUserUnitPassesSystemdAnalyzeVerify() throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze") else {
             Issue.record("systemd-analyze is missing: install the 'systemd' package (scripts/packages.txt)")

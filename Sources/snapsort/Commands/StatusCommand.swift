@@ -10,9 +10,12 @@ enum StatusCommand: Command {
     static let summary = "show what the agent is doing, for people or status bars"
     static let usage = """
         Usage: snapsort status [--json | --format waybar|polybar|i3blocks|i3status-rust] [--follow]
+                               [--status-file PATH]
 
         Prints the agent's status file for people. Without a running agent the same document is
-        computed from the library with state "stopped" (exit 0).
+        computed from the library with state "stopped" (exit 0). The running agent's status file
+        is found wherever it writes it (its --status-file, status_file in snapsort.conf).
+          --status-file PATH  read this status file instead
           --json          the status document as JSON (the status file's format)
           --format BAR    one line in a status bar's format:
                             waybar         {"text","alt","tooltip","class","percentage"} (return-type: json)
@@ -32,9 +35,10 @@ enum StatusCommand: Command {
             }
             return v
         }
+        let named = try args.option("--status-file").map(ctx.absolute)
         guard try args.positionals().isEmpty else { throw UsageError("status takes no arguments") }
         let (config, _) = Configuration.load(ctx.env)
-        let path = config.statusFilePath(ctx.env)
+        let path = named ?? Agent.runningStatusPath(dbPath: ctx.dbPath) ?? config.statusFilePath(ctx.env)
         let render: (StatusDocument) -> String = { doc in
             if let format { return format.render(doc) }
             if json { return doc.json.serialized(pretty: !follow) }
