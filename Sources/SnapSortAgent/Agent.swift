@@ -119,6 +119,8 @@ public final class Agent: @unchecked Sendable {
     private var stopping = false
     private var reloadRequested = false
     private var cancelScan = CancelFlag()
+    /// Files analyzed by the reconciles since the agent was last idle (`progress` adds to it).
+    private var burst: (done: Int, total: Int)?
     /// A regroup (`afterReconcile`) was stopped before it finished: it runs again when nothing
     /// else is queued and analysis may run.
     private var groupingPending = false
@@ -322,6 +324,7 @@ public final class Agent: @unchecked Sendable {
         refreshStatus()
         // Idle (for tests and benches) means: the status file says so and nothing is queued.
         let idle = lastWrittenState == "watching" && !hasWork && !groupingPending && tracker.isEmpty
+        if idle { burst = nil }
         let shown = idle ? "watching" : lastWrittenState == "watching" ? "busy" : lastWrittenState
         stateBox.withLock { $0 = shown }
     }
@@ -646,15 +649,24 @@ public final class Agent: @unchecked Sendable {
         scanner.roots = Set(roots)
         scanner.skipUnchangedFolders = !fullListing
         options.configureScanner(scanner)
-        progress = (0, 0)
+        // Files arriving in batches (a copy of 500 files) are analyzed by several reconciles: the
+        // count goes on from the earlier ones until the agent is idle, so a bar never goes back
+        // (it went 173 of 214, then 9 of 265).
+        let base = burst ?? (0, 0)
+        var analyzedHere = 0
+        progress = base
         reconciling = true
-        defer { reconciling = false }
+        defer {
+            reconciling = false
+            burst = (base.done + analyzedHere, base.total + analyzedHere)
+        }
         publish(state: "scanning")
         refreshStatus()
         do {
             let summary = try scanner.scan(paths) { p in
                 if p.phase == .analyzing {
-                    self.progress = (p.done, p.total)
+                    analyzedHere = p.done
+                    self.progress = (base.done + p.done, base.total + p.total)
                     self.publish(state: "analyzing")
                 }
                 self.serveFromInsideWork()

@@ -397,6 +397,40 @@ import SnapSortTestSupport
         #expect(h.status()?["agent"]?["state"]?.stringValue == "stopped")
     }
 
+    /// Files that arrive while a batch is analyzed are counted on from it ("6 of 6", then
+    /// "9 of 9"), never from zero again ("3 of 3"): a bar's count does not go back.
+    @Test func progressCountsOnAcrossBatchesUntilIdle() throws {
+        let lines = Mutex<[String]>([])
+        let hold = Mutex<String?>(nil)  // the root, while the next reconcile should bring a second batch
+        let h = try AgentHarness(setup: { d in
+            for i in 0..<6 { d.write("Pictures/batch1-\(i).jpg", photo(UInt64(50 + i))) }
+        }, tweak: { o in
+            o.notifier = Notifier(send: { m in
+                for l in m.split(separator: "\n") where l.hasPrefix("STATUS=") { lines.withLock { $0.append(String(l.dropFirst(7))) } }
+            }, watchdogInterval: nil)
+            o.afterReconcile = { _, _, checkpoint in
+                guard let root = hold.withLock({ r in defer { r = nil }; return r }) else { return }
+                // A second batch arrives before the first one's reconcile is over.
+                for i in 0..<3 { try FileSystem.writeAtomically(root + "/batch2-\(i).jpg", photo(UInt64(60 + i))) }
+                let until = Date().addingTimeInterval(1.5)
+                while Date() < until { try checkpoint(); usleep(20_000) }
+            }
+        })
+        hold.withLock { $0 = h.root }
+        h.start()
+        defer { h.stop() }
+        #expect(try waitUntil { try h.live(try h.reader()).count == 9 })
+        #expect(h.waitIdle())
+        let counts = lines.withLock { $0 }.compactMap { line -> (Int, Int)? in
+            let w = line.split(separator: " ")
+            guard w.first == "Analyzing", w.count >= 4, let d = Int(w[1]), let t = Int(w[3]) else { return nil }
+            return (d, t)
+        }
+        #expect(!counts.isEmpty)
+        #expect(zip(counts, counts.dropFirst()).allSatisfy { $0.0 <= $1.0 && $0.1 <= $1.1 }, "\(counts)")
+        #expect(counts.last.map { $0 == (9, 9) } == true, "\(counts)")
+    }
+
     @Test func aSecondAgentOnTheSameDatabaseIsRefused() throws {
         let h = try AgentHarness()
         let env = Environment(variables: ["HOME": h.dir.path], home: h.dir.path)
