@@ -249,6 +249,7 @@ extension WebApp {
                 let d = try Review.decision(for: m.fileID, library: lib)
                 members.append(.object([
                     ("id", .int(m.fileID)), ("name", .string((m.path as NSString).lastPathComponent)), ("bytes", .int(m.bytes)),
+                    ("folder", .string(Self.folder(of: m.path, home: options.env.home))),
                     ("keeper", .bool(m.isKeeper)), ("chosen_by_user", .bool(m.chosenByUser)), ("duplicate_of", .opt(m.duplicateOf)),
                     ("decision", .opt(d?.decision.rawValue)), ("thumb", .string("/media/\(m.fileID)/thumb")),
                 ]))
@@ -265,6 +266,7 @@ extension WebApp {
             let item = try lib.item(id: s.fileID)
             items.append(.object([
                 ("id", .int(s.fileID)), ("name", .string((s.path as NSString).lastPathComponent)), ("bytes", .int(s.bytes)),
+                ("folder", .string(Self.folder(of: s.path, home: options.env.home))),
                 ("kind", .string(item?.kind ?? "photo")), ("decided_at", .double(s.decidedAt)),
                 ("changed_since_review", .bool(s.changedSinceReview)), ("missing", .bool(s.missing)),
                 ("thumb", .string("/media/\(s.fileID)/thumb")),
@@ -276,6 +278,7 @@ extension WebApp {
             ("count", .int(staged.count)), ("bytes", .int(staged.reduce(0) { $0 + $1.bytes })), ("items", .array(items)),
             ("in_system_trash", .array(inTrash.map { t in
                 .object([("ledger", .int(t.ledgerID)), ("id", .opt(t.fileID)), ("name", .string((t.originalPath as NSString).lastPathComponent)),
+                         ("folder", .string(Self.folder(of: t.originalPath, home: options.env.home))),
                          ("bytes", .int(t.bytes)), ("trashed_at", .double(t.trashedAt))])
             })),
             ("in_trash_bytes", .int(try Trash.inTrashBytes(library: lib))),
@@ -291,7 +294,8 @@ extension WebApp {
             case .unstaged: ("unstaged", nil)
             case .skipped(let why): ("skipped", why)
             }
-            return .object([("name", .string((x.path as NSString).lastPathComponent)), ("bytes", .int(x.bytes)),
+            return .object([("name", .string((x.path as NSString).lastPathComponent)), ("folder", .string(Self.folder(of: x.path, home: options.env.home))),
+                            ("bytes", .int(x.bytes)),
                             ("result", .string(result)), ("reason", .opt(reason)), ("sidecar", .bool(x.isSidecar))])
         })))
         return .object(o)

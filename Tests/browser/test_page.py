@@ -105,6 +105,10 @@ def main():
         row = page.locator(".simrow").filter(has=page.locator(f'.shot[data-id="{new_keeper}"]'))
         check(row.locator(".shot").first.get_attribute("data-id") == new_keeper, "the chosen keeper is first")
         check(row.locator(f'.shot[data-id="{new_keeper}"]').get_attribute("aria-pressed") == "true", "the chosen keeper is marked")
+        check(page.locator(".simrow").first.locator(f'.shot[data-id="{new_keeper}"]').count() == 1, "the set stays where it was")
+        check(page.evaluate("() => document.activeElement && document.activeElement.dataset.id") == new_keeper, "the focus stays on the new keeper")
+        folder = row.locator(".shot .cap.dir").first.inner_text()
+        check(folder.endswith("/Pictures"), f"each shot says its folder ({folder!r})")
         shot(page, "similar-light")
         a11y(page, "similar")
 
@@ -211,6 +215,34 @@ def main():
         check(urllib.parse.unquote(path) == os.path.join(ROOT, staged), f".trashinfo Path= is the original path ({path})")
         check(any(re.fullmatch(r"DeletionDate=\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d", l) for l in lines), ".trashinfo DeletionDate= is YYYY-MM-DDThh:mm:ss")
         shot(page, "trash-after-commit-light")
+
+        # Putting it back where a file now stands is refused, and the page says so.
+        occupant = os.path.join(ROOT, staged)
+        with open(occupant, "wb") as f:
+            f.write(b"occupant")
+        goto_view(page, "#trash")
+        put_back = page.get_by_role("button", name=f"Put back {staged}")
+        expect(put_back).to_be_visible()
+        with page.expect_response("**/api/trash/restore"):
+            put_back.click()
+        page.wait_for_timeout(200)
+        said = page.locator("#status").inner_text()
+        check(said.startswith("Not put back"), f"a refused restore is not reported as done ({said!r})")
+        check(open(occupant, "rb").read() == b"occupant", "the file in the way is untouched")
+        check(os.path.isfile(trashed), f"{staged} stays in the Trash")
+        os.remove(occupant)
+        with page.expect_response("**/api/trash/restore"):
+            put_back.click()
+        page.wait_for_timeout(200)
+        said = page.locator("#status").inner_text()
+        check(said.startswith(f"{staged} is back"), f"a restore says so ({said!r})")
+        check(os.path.isfile(occupant), f"{staged} is back in its folder")
+
+        # A video's card says how long it is.
+        goto_view(page, "#deck=filter:videos")
+        duration = top_card(page).locator(".meta .duration")
+        expect(duration).to_be_visible()
+        check(re.fullmatch(r"\d+:\d\d", duration.inner_text()) is not None, f"a video card shows its length ({duration.inner_text()!r})")
 
         # What the scan read shows on the card: a ticket's code, a letter's words (as text).
         goto_view(page, "#deck=group:qr")

@@ -161,7 +161,7 @@ const marks = {
   trash: () => { const s = svg("svg", { viewBox: "0 0 100 100", class: "mark-trash" }); s.append(svg("path", { d: "M20 20 80 80" }), svg("path", { d: "M80 20 20 80" })); return s; },
   keep: () => { const s = svg("svg", { viewBox: "0 0 100 100", class: "mark-keep" }); s.append(svg("circle", { cx: "50", cy: "50", r: "36" })); return s; },
   later: () => { const s = svg("svg", { viewBox: "0 0 100 100", class: "mark-later" }); s.append(svg("circle", { cx: "50", cy: "50", r: "36" }), svg("path", { d: "M50 28v24l16 10" })); return s; },
-  skip: () => { const s = svg("svg", { viewBox: "0 0 100 100", class: "mark-skip" }); s.append(svg("path", { d: "M18 50h58M58 30l20 20-20 20" })); return s; },
+  skip: () => { const s = svg("svg", { viewBox: "0 0 100 100", class: "mark-skip" }); s.append(svg("path", { d: "M50 18v58M30 58l20 20 20-20" })); return s; },
 };
 
 async function openDeck(id) {
@@ -172,12 +172,24 @@ async function openDeck(id) {
   await refreshSummary();
 }
 
+/** A folder's last two names ("…/DCIM/Camera"): what tells copies apart; the tooltip has it all. */
+function shortFolder(f) {
+  const parts = (f || "").split("/").filter((x) => x);
+  return parts.length > 2 ? "…/" + parts.slice(-2).join("/") : f;
+}
+
+/** A video's length for people: "0:42", "3:00", "1:02:05". */
+function clock(seconds) {
+  const s = Math.round(seconds), h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), r = String(s % 60).padStart(2, "0");
+  return h ? `${h}:${String(m).padStart(2, "0")}:${r}` : `${m}:${r}`;
+}
+
 function cardElement(c) {
   const media = c.kind === "video"
     ? el("video", { src: c.original, muted: true, loop: true, autoplay: true, playsinline: true, preload: "metadata", "aria-hidden": "true" })
     : el("img", { src: c.display, alt: "", decoding: "async", draggable: "false" });
   if (c.kind === "video") media.muted = true;
-  const label = `${c.kind === "video" ? "Video" : "Photo"} ${c.name}${niceDate(c) ? ", " + niceDate(c) : ""}, ${humanBytes(c.bytes)}` +
+  const label = `${c.kind === "video" ? "Video" : "Photo"} ${c.name}${niceDate(c) ? ", " + niceDate(c) : ""}${c.kind === "video" && c.duration ? ", " + clock(c.duration) + " long" : ""}, ${humanBytes(c.bytes)}` +
     (c.folder ? `, in ${c.folder}` : "") + (c.reason ? `, cannot be read: ${c.reason}` : "");
   const card = el("div", { class: c.qr || c.text ? "card has-found" : "card", role: "group", "aria-roledescription": "card", "aria-label": label, "data-id": String(c.id) },
     el("div", { class: "photo" }, media,
@@ -188,7 +200,9 @@ function cardElement(c) {
         el("b", { text: c.name }), c.folder ? " · " + c.folder : "")),
     c.seen_before ? el("span", { class: "seen", text: c.suggest_keep ? "Seen before · keep it?" : "Seen before" }) : null,
     el("div", { class: "mark", "aria-hidden": "true" }),
-    el("div", { class: "meta" }, el("span", { class: "date", text: niceDate(c) || c.name }), el("span", { class: "size", text: humanBytes(c.bytes) })),
+    el("div", { class: "meta" }, el("span", { class: "date", text: niceDate(c) || c.name }),
+      c.kind === "video" && c.duration ? el("span", { class: "duration", text: clock(c.duration) }) : null,
+      el("span", { class: "size", text: humanBytes(c.bytes) })),
     // What the scan read: a ticket's code, a receipt's words (text only, never a link).
     c.qr || c.text ? el("div", { class: "found" },
       c.qr ? el("span", { class: "qr", text: "QR: " + c.qr }) : null,
@@ -454,8 +468,14 @@ function initViewer() {
 }
 
 // ---------- Similar Shots ----------
-async function loadSimilar() { renderSimilar(await api("similar")); await refreshSummary(); }
-function renderSimilar(data) {
+// The sets' order on screen: an action on a set (a new keeper) keeps every set where it was and
+// the focus on what was clicked; a fresh visit takes the server's order (most to gain first).
+let similarOrder = [];
+async function loadSimilar() { similarOrder = []; renderSimilar(await api("similar")); await refreshSummary(); }
+function renderSimilar(data, focusID) {
+  const at = new Map(similarOrder.map((id, i) => [id, i]));
+  data.sets = data.sets.map((s, i) => [s, at.has(s.id) ? at.get(s.id) : similarOrder.length + i]).sort((a, b) => a[1] - b[1]).map((p) => p[0]);
+  similarOrder = data.sets.map((s) => s.id);
   const list = $("#similar-list"); list.replaceChildren();
   $("#similar-all").disabled = !data.sets.length;
   if (!data.sets.length) { list.append(el("p", { class: "muted", text: "No similar shots right now." })); return; }
@@ -464,13 +484,15 @@ function renderSimilar(data) {
     for (const m of set.members) {
       const staged = m.decision === "trash";
       const b = el("button", { type: "button", class: "shot" + (staged ? " staged" : ""), role: "listitem", "aria-pressed": m.keeper ? "true" : "false",
-        "aria-label": `${m.name}, ${humanBytes(m.bytes)}${m.keeper ? ", keeper" : ", make this the keeper"}${staged ? ", staged for the Trash" : ""}`, "data-id": String(m.id) },
+        "aria-label": `${m.name} in ${m.folder}, ${humanBytes(m.bytes)}${m.keeper ? ", keeper" : ", make this the keeper"}${staged ? ", staged for the Trash" : ""}`,
+        "data-id": String(m.id), title: `${m.folder}/${m.name}` },
         el("img", { src: m.thumb, alt: "", loading: "lazy" }),
         el("span", { class: "cap", text: `${m.name} · ${humanBytes(m.bytes)}` }),
+        el("span", { class: "cap dir", text: shortFolder(m.folder) }),
         m.keeper ? el("span", { class: "tag", text: m.chosen_by_user ? "Your keeper" : "Keeper" }) : (staged ? el("span", { class: "tag", text: "Trash" }) : null));
       b.addEventListener("click", async () => {
         if (m.keeper) return;
-        try { renderSimilar(await api("similar/keeper", { id: m.id })); say(`${m.name} is the keeper now`); } catch (e) { say(e.message); }
+        try { renderSimilar(await api("similar/keeper", { id: m.id }), m.id); say(`${m.name} is the keeper now`); } catch (e) { say(e.message); }
       });
       shots.append(b);
     }
@@ -484,6 +506,7 @@ function renderSimilar(data) {
       shots);
     list.append(row);
   });
+  if (focusID != null) list.querySelector(`.shot[data-id="${focusID}"]`)?.focus();
 }
 
 // ---------- Trash ----------
@@ -502,8 +525,12 @@ function renderTrash() {
   for (const it of d.items) {
     const input = el("input", { type: "checkbox", value: String(it.id), "aria-label": `Select ${it.name}` });
     input.addEventListener("change", updateTrashButtons);
-    grid.append(el("li", {}, el("label", {}, input, el("img", { src: it.thumb, alt: "", loading: "lazy" }),
-      el("span", { class: "cap" }, el("span", { text: it.name }), el("span", { class: "muted", text: humanBytes(it.bytes) })))));
+    // A file changed since it was reviewed, or not there, stays where it is at the commit.
+    const flag = it.missing ? "Missing: not there now" : it.changed_since_review ? "Changed since review: will stay" : null;
+    grid.append(el("li", { class: flag ? "held" : "" }, el("label", { title: `${it.folder}/${it.name}` }, input, el("img", { src: it.thumb, alt: "", loading: "lazy" }),
+      el("span", { class: "cap" }, el("span", { text: it.name }), el("span", { class: "muted", text: humanBytes(it.bytes) })),
+      el("span", { class: "cap dir muted", text: shortFolder(it.folder) }),
+      flag ? el("span", { class: "cap flag", text: flag }) : null)));
   }
   if (!d.items.length) grid.append(el("li", { class: "muted", text: "Nothing staged. Swipe left on a card to stage it here." }));
   $("#trash-commit").disabled = d.count === 0;
@@ -514,8 +541,15 @@ function renderTrash() {
       el("p", { class: "muted", text: `${humanBytes(d.in_trash_bytes)} still use the disk until the Trash is emptied.` }));
     const ul = el("ul", { class: "plain" });
     for (const t of d.in_system_trash.slice(0, 50)) {
-      ul.append(el("li", {}, `${t.name} · ${humanBytes(t.bytes)} `,
-        el("button", { type: "button", class: "btn", "aria-label": `Put back ${t.name}`, onclick: async () => { try { trashData = await api("trash/restore", { ledger: [t.ledger] }); renderTrash(); await refreshSummary(); say(`${t.name} is back`); } catch (e) { say(e.message); } } }, "Put back")));
+      ul.append(el("li", { title: `${t.folder}/${t.name}` }, `${t.name} · ${shortFolder(t.folder)} · ${humanBytes(t.bytes)} `,
+        el("button", { type: "button", class: "btn", "aria-label": `Put back ${t.name}`, onclick: async () => {
+          try {
+            const r = await api("trash/restore", { ledger: [t.ledger] });
+            trashData = r; renderTrash(); await refreshSummary();
+            const o = (r.restored || []).find((x) => !x.sidecar);
+            say(o && o.result === "skipped" ? `Not put back: ${o.reason} (${o.folder}/${o.name})` : `${t.name} is back in ${t.folder}`);
+          } catch (e) { say(e.message); }
+        } }, "Put back")));
     }
     sys.append(ul);
   }
@@ -526,13 +560,21 @@ async function restoreSelected() {
   if (!ids.length) return;
   trashData = await api("trash/restore", { ids });
   renderTrash(); await refreshSummary();
-  say(`${ids.length} item${ids.length === 1 ? "" : "s"} restored`);
+  const outs = (trashData.restored || []).filter((o) => !o.sidecar);
+  const skipped = outs.filter((o) => o.result === "skipped");
+  const done = outs.length - skipped.length;
+  say(`${done} item${done === 1 ? "" : "s"} taken off the Trash list` + (skipped.length ? `; not restored: ${skipped.map((s) => `${s.name} (${s.reason})`).join(", ")}` : ""));
 }
 function commitTrash() {
   const d = trashData;
   const dlg = $("#confirm");
-  $("#confirm-title").textContent = `Move ${d.count} item${d.count === 1 ? "" : "s"} (${humanBytes(d.bytes)}) to the Trash`;
-  $("#confirm-ok").textContent = `Move ${d.count} item${d.count === 1 ? "" : "s"}`;
+  // What the commit will move: files changed since their review or missing stay in place.
+  const movable = d.items.filter((it) => !it.changed_since_review && !it.missing);
+  const held = d.items.length - movable.length;
+  const bytes = movable.reduce((a, it) => a + it.bytes, 0);
+  $("#confirm-title").textContent = `Move ${movable.length} item${movable.length === 1 ? "" : "s"} (${humanBytes(bytes)}) to the Trash` +
+    (held ? ` — ${held} changed or missing will stay` : "");
+  $("#confirm-ok").textContent = `Move ${movable.length} item${movable.length === 1 ? "" : "s"}`;
   dlg.showModal();
 }
 async function confirmCommit() {
@@ -617,7 +659,17 @@ function init() {
   for (const b of $$(".decide [data-decide]")) b.addEventListener("click", () => decide(b.dataset.decide));
   $("#fullscreen-btn").addEventListener("click", () => openViewer());
   $("#old-screenshots-btn").addEventListener("click", () => stageOldScreenshots().catch((e) => say(e.message)));
-  $("#similar-all").addEventListener("click", async () => { try { const r = await api("similar/trash-rest", { all: true }); renderSimilar(r); await refreshSummary(); say(`${r.staged} staged for the Trash`); } catch (e) { say(e.message); } });
+  $("#similar-all").addEventListener("click", async () => {
+    // Many files in one click: say how many first.
+    try {
+      const now = await api("similar");
+      const rest = now.sets.flatMap((s) => s.members.filter((m) => !m.keeper && m.decision !== "trash"));
+      if (!rest.length) { say("Nothing to stage: every set has only its keeper left"); return; }
+      const bytes = rest.reduce((a, m) => a + m.bytes, 0);
+      if (!window.confirm(`Stage ${rest.length} photos (${humanBytes(bytes)}) for the Trash, keeping the keeper of each set? Nothing leaves the library until you commit on the Trash page.`)) return;
+      const r = await api("similar/trash-rest", { all: true }); renderSimilar(r); await refreshSummary(); say(`${r.staged} staged for the Trash`);
+    } catch (e) { say(e.message); }
+  });
   $("#trash-select-all").addEventListener("click", () => { const boxes = $$("#trash-grid input"); const all = boxes.every((b) => b.checked); boxes.forEach((b) => { b.checked = !all; }); updateTrashButtons(); });
   $("#trash-restore").addEventListener("click", () => restoreSelected().catch((e) => say(e.message)));
   $("#trash-commit").addEventListener("click", commitTrash);
