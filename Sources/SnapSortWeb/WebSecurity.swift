@@ -10,6 +10,19 @@ struct WebSecurity: Sendable {
     static let cookieName = "snapsort_token"
 
     /// 32 bytes from /dev/urandom, hex.
+    /// The token kept in `path` (0600, next to the library in its 0700 folder), made on first use:
+    /// the page's bookmark and its cookie stay good when the agent restarts (at every login it
+    /// made a new one, and open tabs and bookmarks answered 401).
+    static func keptToken(at path: String) throws -> String {
+        if let bytes = try? FileSystem.readFile(path, limit: 256) {
+            let t = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            if t.count == 64, t.allSatisfy(\.isHexDigit) { return t }
+        }
+        let t = try makeToken()
+        try FileSystem.writeAtomically(path, Array((t + "\n").utf8), mode: 0o600)
+        return t
+    }
+
     static func makeToken() throws -> String {
         let fd = try FileDescriptor.open("/dev/urandom", O_RDONLY | O_CLOEXEC)
         let bytes = try fd.readAll(expected: 32, limit: 32)
@@ -47,7 +60,7 @@ struct WebSecurity: Sendable {
     }
 
     var cookieHeader: (String, String) {
-        ("Set-Cookie", "\(Self.cookieName)=\(token); Path=/; HttpOnly; SameSite=Strict")
+        ("Set-Cookie", "\(Self.cookieName)=\(token); Path=/; Max-Age=2592000; HttpOnly; SameSite=Strict")
     }
 
     /// Constant-time comparison.

@@ -79,7 +79,8 @@ public final class WebServer: Sendable {
 
     init(_ options: Options) throws {
         self.options = options
-        let token = try WebSecurity.makeToken()
+        // The user's server keeps its token across restarts; a test's server makes its own.
+        let token = options.writeInfo ? try WebSecurity.keptToken(at: options.dbPath + ".web-token") : try WebSecurity.makeToken()
         let library = try Library(path: options.dbPath)
         let webRoot = options.webRoot ?? DataDirectory.find(options.env).map { $0 + "/web" }
         let app = WebApp(library: library, options: options, webRoot: webRoot)
@@ -172,6 +173,11 @@ final class WebApp: Sendable {
         guard sec.hostAllowed(r) else { return Self.error(403, "this page is only served to this machine (Host refused)") }
         if r.method == "OPTIONS" { return Self.error(405, "method not allowed") }
         guard let proof = sec.authenticate(r) else {
+            // A browser asking for the page gets a page that says what to do, not JSON.
+            if !r.path.hasPrefix("/api/") && !r.path.hasPrefix("/media/") && (r.header("accept") ?? "").contains("text/html") {
+                let html = "<!doctype html><html lang=\"en\"><meta charset=\"utf-8\"><title>SnapSort</title><body><h1>SnapSort</h1><p>This page opens with its key. Run <code>snapsort open</code> (or click a SnapSort reminder): it opens the page with the key, and this browser remembers it for 30 days.</p></body></html>"
+                return HTTPResponse(status: 401, contentType: "text/html; charset=utf-8", Array(html.utf8), headers: [("Cache-Control", "no-store")])
+            }
             return Self.error(401, "a token is needed: open the page with 'snapsort open'")
         }
         if WebSecurity.isStateChanging(r.method) && !sec.originAllowed(r) {

@@ -207,6 +207,24 @@ import SnapSortTestSupport
         h.server.stop()
         #expect(!FileSystem.exists(path))
         #expect(!WebClient.answers(info))
+        // The next server of this library (the agent after a restart) keeps the token: a
+        // bookmark and the browser's cookie (30 days) still open the page.
+        var again2 = WebServer.Options(dbPath: h.lib.dbPath, config: Configuration(), env: h.env)
+        again2.port = 0
+        again2.webRoot = WebHarness.webRoot
+        again2.addresses = ["127.0.0.1"]
+        let restarted = try WebServer.start(again2)
+        defer { restarted.stop() }
+        #expect(restarted.token == info.token)
+        #expect(try FileSystem.lstatus(h.lib.dbPath + ".web-token").mode & 0o777 == 0o600)
+        let first = try LoopbackHTTP.request("GET", "/?token=\(info.token)", port: restarted.port)
+        #expect(first.status == 303 && first.headers["set-cookie"]?.contains("Max-Age=2592000") == true, "\(first.headers)")
+        // Without the key, a browser gets a page that says what to do; a script gets JSON.
+        let browser = try LoopbackHTTP.request("GET", "/", port: restarted.port, headers: [("Accept", "text/html,application/xhtml+xml")])
+        #expect(browser.status == 401 && browser.headers["content-type"]?.hasPrefix("text/html") == true)
+        #expect(browser.text.contains("snapsort open"))
+        let script = try LoopbackHTTP.request("GET", "/api/summary", port: restarted.port, headers: [("Accept", "text/html")])
+        #expect(script.status == 401 && script.headers["content-type"]?.hasPrefix("application/json") == true)
     }
 
     @Test func takenPortMovesToTheNextFreeOne() throws {
