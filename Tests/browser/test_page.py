@@ -259,6 +259,17 @@ def main():
         check(box["y"] >= photo["y"] + photo["height"] - 1, "the words sit under the photo, not over it")
         shot(page, "deck-document-light")
 
+        # A card decided elsewhere (the terminal) since the deck was dealt says so.
+        goto_view(page, "#deck=month:2023-08")
+        top = top_card(page).get_attribute("data-id")
+        page.evaluate('''async (id) => { await fetch("/api/decide", { method: "POST", headers: { "Content-Type": "application/json" },
+            body: JSON.stringify({ id: Number(id), decision: "keep" }) }); }''', top)
+        page.reload()
+        page.wait_for_selector("#stack .card")
+        badge = top_card(page).locator(".decided")
+        check(top_card(page).get_attribute("data-id") == top and badge.count() == 1 and "Already kept" in badge.inner_text(),
+              "a card decided elsewhere says so")
+
         # Stats and settings.
         goto_view(page, "#stats")
         expect(page.locator("#stats-chart svg rect")).to_have_count(7)

@@ -189,7 +189,8 @@ function cardElement(c) {
     ? el("video", { src: c.original, muted: true, loop: true, autoplay: true, playsinline: true, preload: "metadata", "aria-hidden": "true" })
     : el("img", { src: c.display, alt: "", decoding: "async", draggable: "false" });
   if (c.kind === "video") media.muted = true;
-  const label = `${c.kind === "video" ? "Video" : "Photo"} ${c.name}${niceDate(c) ? ", " + niceDate(c) : ""}${c.kind === "video" && c.duration ? ", " + clock(c.duration) + " long" : ""}, ${humanBytes(c.bytes)}` +
+  const label = (c.decision === "trash" ? "Already staged for the Trash: " : c.decision === "keep" ? "Already kept: " : "") +
+    `${c.kind === "video" ? "Video" : "Photo"} ${c.name}${niceDate(c) ? ", " + niceDate(c) : ""}${c.kind === "video" && c.duration ? ", " + clock(c.duration) + " long" : ""}, ${humanBytes(c.bytes)}` +
     (c.folder ? `, in ${c.folder}` : "") + (c.reason ? `, cannot be read: ${c.reason}` : "");
   const card = el("div", { class: c.qr || c.text ? "card has-found" : "card", role: "group", "aria-roledescription": "card", "aria-label": label, "data-id": String(c.id) },
     el("div", { class: "photo" }, media,
@@ -198,7 +199,11 @@ function cardElement(c) {
       // Which file it is: copies of one picture differ only in their folder.
       el("span", { class: "where", title: (c.folder ? c.folder + "/" : "") + c.name, "aria-hidden": "true" },
         el("b", { text: c.name }), c.folder ? " · " + c.folder : "")),
-    c.seen_before ? el("span", { class: "seen", text: c.suggest_keep ? "Seen before · keep it?" : "Seen before" }) : null,
+    // Decided elsewhere since the deck was dealt (the terminal, `snapsort decide`): said on the
+    // card; a key decides it again.
+    c.decision === "trash" || c.decision === "keep"
+      ? el("span", { class: "seen decided", text: c.decision === "trash" ? "Already staged for the Trash" : "Already kept" })
+      : c.seen_before ? el("span", { class: "seen", text: c.suggest_keep ? "Seen before · keep it?" : "Seen before" }) : null,
     el("div", { class: "mark", "aria-hidden": "true" }),
     el("div", { class: "meta" }, el("span", { class: "date", text: niceDate(c) || c.name }),
       c.kind === "video" && c.duration ? el("span", { class: "duration", text: clock(c.duration) }) : null,
