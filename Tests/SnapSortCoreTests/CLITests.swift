@@ -46,6 +46,27 @@ import SnapSortTestSupport
         #expect(try FileSystem.readFile(db, limit: 1 << 26) == before)
     }
 
+    /// `trash list` keeps one line per file whatever its name; a restore that is refused (a
+    /// file in the way) exits 4 as the usage says, and says why; `resume` says when nothing
+    /// was paused.
+    @Test func trashListAndRestoreAndResumeSayWhatHappened() throws {
+        let dir = TempDir()
+        dir.write("Pictures/new\nline.jpg", Fixtures.jpeg(seed: 95, width: 96, height: 72))
+        let db = dir.at("lib.sqlite3")
+        let env = ["HOME": dir.path, "XDG_DATA_HOME": dir.at("share"), "XDG_RUNTIME_DIR": dir.at("run")]
+        let photo = dir.at("Pictures/new\nline.jpg")
+        #expect(try SnapsortBinary.run(["--db", db, "scan", "--quiet", "--no-models", dir.at("Pictures")], env: env).status == 0)
+        #expect(try SnapsortBinary.run(["--db", db, "decide", "trash", photo], env: env).status == 0)
+        let list = try SnapsortBinary.run(["--db", db, "trash", "list"], env: env)
+        #expect(list.stdout.split(separator: "\n").contains { $0.hasSuffix("Pictures/new\\nline.jpg") }, "\(list.stdout)")
+        #expect(try SnapsortBinary.run(["--db", db, "trash", "commit", "--yes"], env: env).status == 0)
+        dir.write("Pictures/new\nline.jpg", [1, 2, 3])
+        let refused = try SnapsortBinary.run(["--db", db, "trash", "restore", photo], env: env)
+        #expect(refused.status == 4 && refused.stdout.contains("not overwritten"), "\(refused.status) \(refused.stdout)")
+        let resume = try SnapsortBinary.run(["--db", db, "resume"], env: env)
+        #expect(resume.status == 0 && resume.stderr.contains("was not paused"), "\(resume.stderr)")
+    }
+
     /// `remind --now` with no notification server to reach (the bus address names no socket)
     /// fails once, with the reason and exit 3; a one-shot does not promise a retry.
     @Test func remindNowWithoutANotificationServerSaysSoOnce() throws {

@@ -465,7 +465,10 @@ public enum Trash {
             let ids = try library.db.rows("SELECT id FROM trash_ledger WHERE original_path=? AND state='trashed' ORDER BY id DESC LIMIT 1", p)
                 .compactMap { $0.int(0) }
             if ids.isEmpty {
-                out.append(TrashOutcome(path: p, bytes: 0, result: .skipped("neither staged nor in the Trash by SnapSort"), isSidecar: false))
+                let purged = try library.db.scalar("SELECT count(*) FROM trash_ledger WHERE original_path=? AND state='purged'", p) ?? 0 > 0
+                let why = purged ? "it was removed from the Trash (emptied): it cannot be restored"
+                                 : "neither staged nor in the Trash by SnapSort"
+                out.append(TrashOutcome(path: p, bytes: 0, result: .skipped(why), isSidecar: false))
             } else {
                 out += try restore(ledgerIDs: ids, library: library, clock: clock)
             }

@@ -70,8 +70,9 @@ enum ResumeCommand: Command {
     static func run(_ args: inout Arguments, _ ctx: Context) throws -> Int32 {
         guard try args.positionals().isEmpty else { throw UsageError("resume takes no arguments") }
         let library = try ctx.openLibrary()
+        let was = try library.pausedUntil(now: Date())
         try library.resume(now: Date())
-        if !ctx.quiet { ctx.err("analysis resumed") }
+        if !ctx.quiet { ctx.err(was == nil ? "analysis was not paused" : "analysis resumed") }
         return ExitCode.ok
     }
 }

@@ -9,7 +9,8 @@ enum ReportCommand: Command {
 
         One JSON object per file (only files under DIR when given): path, kind, format, bytes,
         taken_at, width, height, status (ok | damaged | unreadable | unsupported), reason
-        {code, text}, metrics, groups, similar_group, keeper, duplicate_of.
+        {code, text}, metrics, groups, similar_group, keeper, duplicate_of. Videos add duration_s.
+        Exit: 0 ok, 1 error (no library, a damaged one), 2 usage.
         """
 
     static func run(_ args: inout Arguments, _ ctx: Context) throws -> Int32 {

@@ -56,7 +56,7 @@ enum TrashCommand: Command {
             }
             if staged.isEmpty { ctx.out("Nothing staged for the Trash.") }
             for s in staged {
-                ctx.out("\(humanBytes(s.bytes).padding(toLength: 9, withPad: " ", startingAt: 0)) \(s.path)"
+                ctx.out("\(humanBytes(s.bytes).padding(toLength: 9, withPad: " ", startingAt: 0)) \(field(s.path))"
                         + (s.missing ? "  [missing: not there now (moved away, or its drive is not mounted)]"
                            : s.changedSinceReview ? "  [changed since it was reviewed: decide again]" : ""))
             }
@@ -103,7 +103,8 @@ enum TrashCommand: Command {
             for o in outcomes { ctx.out(line(o)) }
             let failed = outcomes.filter { !$0.succeeded }
             if outcomes.isEmpty { ctx.out("Nothing to restore.") }
-            return failed.isEmpty ? ExitCode.ok : (failed.count == outcomes.count && !all ? ExitCode.error : ExitCode.partial)
+            // Skipped (a file in the way, not in the Trash any more): 4, as the usage says.
+            return failed.isEmpty ? ExitCode.ok : ExitCode.partial
         default:
             throw UsageError("unknown trash action '\(sub)'; use list, commit or restore")
         }
