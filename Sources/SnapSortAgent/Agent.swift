@@ -683,10 +683,10 @@ public final class Agent: @unchecked Sendable {
                 dirtyFolders.formUnion(paths.filter { FileSystem.lstatusIfExists($0)?.isDirectory == true })
                 dirtyFiles.formUnion(paths.filter { FileSystem.lstatusIfExists($0)?.isRegular == true })
             }
-            if summary.added + summary.changed + summary.moved + summary.gone + summary.reanalyzed > 0 {
+            if summary.added + summary.changed + summary.moved + summary.gone + summary.reanalyzed + summary.touched > 0 {
                 logger.info("reconciled", [
                     "scan.added": "\(summary.added)", "scan.changed": "\(summary.changed)", "scan.moved": "\(summary.moved)",
-                    "scan.gone": "\(summary.gone)", "scan.analyzed": "\(summary.analyzed)",
+                    "scan.gone": "\(summary.gone)", "scan.analyzed": "\(summary.analyzed)", "scan.touched": "\(summary.touched)",
                 ])
             }
             if !summary.cancelled {

@@ -82,6 +82,32 @@ import SnapSortTestSupport
         #expect(full.foldersSkipped == 0)
     }
 
+    /// `touch` (or a copy tool without -t) changes a file's times, not its bytes: the row takes
+    /// the new identity without a decode; the same size with other bytes is analyzed again.
+    @Test func aTouchedFileIsNotDecodedAgain() throws {
+        let t = try TestLibrary()
+        let path = t.dir.write("Pictures/a.jpg", Fixtures.jpeg(seed: 71, width: 96, height: 72))
+        t.dir.write("Pictures/b.jpg", Fixtures.jpeg(seed: 72, width: 96, height: 72))
+        try t.scan()
+        let before = try #require(try t.library.item(path: path))
+        var times = [timespec(tv_sec: 1_700_000_000, tv_nsec: 0), timespec(tv_sec: 1_700_000_000, tv_nsec: 0)]
+        #expect(utimensat(AT_FDCWD, path, &times, 0) == 0)
+        let touched = try t.scan()
+        #expect(touched.touched == 1 && touched.changed == 0 && touched.analyzed == 0 && touched.decodes == 0, "\(touched)")
+        let after = try #require(try t.library.item(path: path))
+        let analyzedAt = { try t.library.db.row("SELECT analyzed_at FROM files WHERE id=?", before.id)?.string(0) }
+        let stamp = try analyzedAt()
+        #expect(after.id == before.id)
+        #expect(try t.scan().unchanged == 2)
+        #expect(try analyzedAt() == stamp)
+        // Same size, other bytes: a change.
+        var bytes = try FileSystem.readFile(path, limit: 1 << 20)
+        bytes[bytes.count / 2] ^= 0xFF
+        try FileSystem.writeAtomically(path, bytes)
+        let changed = try t.scan()
+        #expect(changed.changed == 1 && changed.touched == 0 && changed.analyzed == 1, "\(changed)")
+    }
+
     @Test func renameAndMoveKeepTheRowWithoutReanalysis() throws {
         let t = try TestLibrary()
         let a = t.dir.write("Pictures/a/IMG_1.jpg", Fixtures.jpeg(seed: 1))

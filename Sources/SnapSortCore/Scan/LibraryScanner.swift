@@ -20,6 +20,9 @@ public struct ScanSummary: Sendable, Equatable {
     public var changed = 0
     public var reanalyzed = 0
     public var moved = 0
+    /// Changed only in their times (`touch`, a copy tool without `-t`): the same bytes, so the
+    /// row takes the new identity without a decode.
+    public var touched = 0
     public var gone = 0
     public var analyzed = 0
     public var decodes = 0
@@ -84,6 +87,9 @@ public final class LibraryScanner: @unchecked Sendable {
         var kind: Kind
         /// For `retry`: the reason the last read failed.
         var failedWith: String? = nil
+        /// For `changed` at its recorded size: the recorded content hash (the same bytes are a
+        /// touch, not a change).
+        var storedContent: [UInt8]? = nil
         /// `retry`: a file whose last read failed for a reason that passes (permissions fixed,
         /// a disk that answered again) is read again by every scan, though it did not change;
         /// its row is written only when the outcome differs.
@@ -257,7 +263,11 @@ public final class LibraryScanner: @unchecked Sendable {
             return
         }
         if !row.matches(st) {
-            jobs.append(Job(id: row.id, path: path, status: st, kind: .changed))
+            var job = Job(id: row.id, path: path, status: st, kind: .changed)
+            if row.size == st.size, row.status != .pending, row.analyzerVersion >= Analyzer.version {
+                job.storedContent = (try? library.db.row("SELECT content_hash FROM files WHERE id=?", row.id))??.blob(0)
+            }
+            jobs.append(job)
         } else if row.analyzerVersion < Analyzer.version || row.status == .pending {
             jobs.append(Job(id: row.id, path: path, status: st, kind: .reanalyze))
         } else if row.status == .unreadable, let code = try? library.reasonCode(id: row.id), LibraryScanner.passingReasons.contains(code) {
@@ -317,6 +327,7 @@ public final class LibraryScanner: @unchecked Sendable {
         let total = jobs.count
         let next = Atomic<Int>(0)
         let results = Mutex<[(Job, AnalysisResult)]>([])
+        let touched = Mutex<[Job]>([])
         let signal = DispatchSemaphore(value: 0)
         let analyzer = self.analyzer
         let inspector = self.inspector, groupRules = self.groupRules
@@ -331,6 +342,12 @@ public final class LibraryScanner: @unchecked Sendable {
                     let i = next.add(1, ordering: .relaxed).oldValue
                     if i >= total { break }
                     let job = jobs[i]
+                    // Only its times changed: reading it whole costs a fraction of a decode.
+                    if let stored = job.storedContent, let now = try? Analyzer.contentHash(path: job.path), now == stored {
+                        touched.withLock { $0.append(job) }
+                        signal.signal()
+                        continue
+                    }
                     var r = analyzer.analyze(path: job.path, status: job.status)
                     r.inspection = inspector?.inspection(path: job.path, of: r, rules: groupRules)
                     r.preview = nil
@@ -346,14 +363,21 @@ public final class LibraryScanner: @unchecked Sendable {
         let start = Date()
         var done = 0
         var pending: [(Job, AnalysisResult)] = []
+        var pendingTouched: [Job] = []
         var lastCommit = Date()
         var lastProgress = Date.distantPast
         func commit() throws {
-            guard !pending.isEmpty else { return }
+            guard !pending.isEmpty || !pendingTouched.isEmpty else { return }
             let batch = pending
             pending.removeAll(keepingCapacity: true)
+            let touchedBatch = pendingTouched
+            pendingTouched.removeAll()
             let now = clock.now()
             try library.db.transaction {
+                for job in touchedBatch {
+                    guard let id = job.id else { continue }
+                    try library.recordMove(id: id, to: job.path, status: job.status, restoreStatus: nil)
+                }
                 for (job, r) in batch {
                     if r.reason?.code == "io_error", FileSystem.lstatusIfExists(job.path) == nil {
                         continue  // deleted between the walk and the analysis: the next scan sees it gone
@@ -382,6 +406,11 @@ public final class LibraryScanner: @unchecked Sendable {
         while !finished {
             _ = signal.wait(timeout: .now() + .milliseconds(250))
             let got = results.withLock { r -> [(Job, AnalysisResult)] in let x = r; r.removeAll(); return x }
+            let gotTouched = touched.withLock { t -> [Job] in let x = t; t.removeAll(); return x }
+            summary.touched += gotTouched.count
+            summary.changed -= gotTouched.count
+            done += gotTouched.count
+            pendingTouched += gotTouched
             for (_, r) in got {
                 summary.analyzed += 1
                 summary.decodes += r.decodes
@@ -389,7 +418,7 @@ public final class LibraryScanner: @unchecked Sendable {
             }
             done += got.count
             pending += got
-            finished = group.wait(timeout: .now()) == .success && results.withLock { $0.isEmpty }
+            finished = group.wait(timeout: .now()) == .success && results.withLock { $0.isEmpty } && touched.withLock { $0.isEmpty }
             if pending.count >= batchSize || Date().timeIntervalSince(lastCommit) > 1 || finished { try commit() }
             if Date().timeIntervalSince(lastProgress) > 0.2 || finished {
                 lastProgress = Date()

@@ -75,12 +75,13 @@ enum ScanCommand: Command {
             ctx.out(JSON.object([
                 ("event", .string("done")), ("seen", .int(summary.seen)), ("unchanged", .int(summary.unchanged)),
                 ("added", .int(summary.added)), ("changed", .int(summary.changed)), ("reanalyzed", .int(summary.reanalyzed)),
-                ("moved", .int(summary.moved)), ("gone", .int(summary.gone)), ("analyzed", .int(summary.analyzed)),
+                ("moved", .int(summary.moved)), ("touched", .int(summary.touched)), ("gone", .int(summary.gone)), ("analyzed", .int(summary.analyzed)),
                 ("problems", .int(summary.problems)), ("offline_roots", .array(summary.offlineRoots.map { .string($0) })),
                 ("unreadable_folders", .int(summary.unreadableFolders.count)),
             ]).serialized())
         } else if !ctx.quiet {
             var line = "\(counted(summary.seen, "file")): \(summary.added) new, \(summary.changed) changed, \(summary.moved) moved, \(summary.gone) gone, \(summary.unchanged) unchanged"
+            if summary.touched > 0 { line += ", \(summary.touched) touched (same bytes, not decoded again)" }
             if summary.reanalyzed > 0 { line += ", \(summary.reanalyzed) re-analyzed" }
             if summary.problems > 0 { line += "; \(summary.problems) unreadable or damaged (see 'snapsort report')" }
             ctx.err(line)
