@@ -99,6 +99,14 @@ import SnapSortTestSupport
     /// Groups are listed in the product's order (Similar Shots first) whoever computed them.
     /// While the groups are made after the analysis, the bar says so instead of a finished
     /// count ("5 556/5 556" at 100 % read as done while the groups were minutes away).
+    /// People read times in their own zone: the tooltip's next reminder is local, not UTC.
+    @Test func theNextReminderIsShownInLocalTime() {
+        let d = Date(timeIntervalSince1970: 1_796_497_200)  // 2026-12-05 19:00 UTC
+        #expect(StatusSummary.localTime(d, timeZone: TimeZone(identifier: "Europe/Berlin")!) == "Sat 5 Dec 20:00")
+        #expect(StatusSummary.localTime(d, timeZone: TimeZone(identifier: "America/New_York")!) == "Sat 5 Dec 14:00")
+        #expect(StatusSummary(Self.documents[2]).tooltip.contains("Next reminder: \(StatusSummary.localTime(Self.now))"))
+    }
+
     @Test func groupingIsShownAsBusyNotAsAFinishedCount() throws {
         let d = Self.documents[1]
         let s = StatusSummary(d)

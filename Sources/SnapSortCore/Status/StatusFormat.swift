@@ -104,7 +104,7 @@ public struct StatusSummary: Sendable {
         }
         if let s = d.streak { lines.append("Streak: \(s.current) day\(s.current == 1 ? "" : "s") (longest \(s.longest))") }
         if let g = d.goal { lines.append("Goal: \(g.doneToday)/\(g.target) today") }
-        if let r = d.nextReminder { lines.append("Next reminder: \(StatusTimestamp.string(r))") }
+        if let r = d.nextReminder { lines.append("Next reminder: \(StatusSummary.localTime(r))") }
         if a.degraded { lines.append("Degraded: some folders are checked periodically, not watched") }
         for r in a.offlineRoots { lines.append("Offline: \(r) (moved away or not mounted; its photos are kept, and it is watched again when it is back)") }
         if let e = a.lastError { lines.append((a.isWarningOnly ? "Warning: " : "Last error: ") + e) }
@@ -123,6 +123,16 @@ public struct StatusSummary: Sendable {
             out.append(c)
         }
         return (n < 0 ? "-" : "") + out
+    }
+
+    /// A moment for people, in the local time zone: "Sun 6 Dec 19:00" (the status file keeps
+    /// RFC 3339 UTC for programs).
+    public static func localTime(_ d: Date, timeZone: TimeZone = .current) -> String {
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_GB")
+        f.timeZone = timeZone
+        f.dateFormat = "EEE d MMM HH:mm"
+        return f.string(from: d)
     }
 
     /// Bytes for people (SI units).
