@@ -175,6 +175,12 @@ def main():
         check("scale(1)" not in tf and "scale(" in tf, f"wheel zooms ({tf})")
         shot(page, "fullscreen-light")
         a11y(page, "full screen")
+        # Tab stays in the viewer (a modal dialog): the page behind is out of reach.
+        inside = []
+        for _ in range(6):
+            page.keyboard.press("Tab")
+            inside.append(page.evaluate("() => !!document.activeElement.closest('#viewer')"))
+        check(all(inside), f"Tab stays in the full-screen viewer ({inside})")
         page.keyboard.press("Escape")
         expect(page.locator("#viewer")).to_be_hidden()
 
@@ -298,6 +304,9 @@ def main():
                 goto_view(pg, view)
                 pg.wait_for_timeout(400)
                 shot(pg, f"{name}-{suffix}")
+                if suffix == "phone":
+                    wide = pg.evaluate("() => document.documentElement.scrollWidth")
+                    check(wide <= size["width"], f"{name} fits a phone's width ({wide} px)")
             goto_view(pg, "#deck=month:2023-08")
             if pg.locator("#stack .card").count():
                 pg.keyboard.press("Enter")

@@ -412,10 +412,23 @@ function openViewer(card) {
   $("#viewer-caption").textContent = `${c.name} · ${niceDate(c)} · ${humanBytes(c.bytes)}`;
   viewer.scale = 1; viewer.x = 0; viewer.y = 0; applyZoom();
   $("#viewer").hidden = false;
+  // A modal dialog: everything behind it is out of reach (Tab stays in the viewer).
+  for (const e of document.body.children) if (e.id !== "viewer") e.inert = true;
   $("#viewer-close").focus();
+}
+// Tab and Shift+Tab go round the viewer's controls (the page behind is inert).
+function trapViewerTab(e) {
+  if (e.key !== "Tab" || $("#viewer").hidden) return;
+  const items = $$("#viewer button, #viewer video[controls]").filter((x) => !x.disabled);
+  if (!items.length) return;
+  const i = items.indexOf(document.activeElement);
+  const next = e.shiftKey ? (i <= 0 ? items.length - 1 : i - 1) : (i < 0 || i === items.length - 1 ? 0 : i + 1);
+  e.preventDefault();
+  items[next].focus();
 }
 function closeViewer() {
   const v = $("#viewer-stage video"); if (v) v.pause();
+  for (const e of document.body.children) e.inert = false;
   $("#viewer").hidden = true;
   $("#viewer-stage").replaceChildren();
   if (viewer.opener && viewer.opener.focus) viewer.opener.focus();
@@ -683,6 +696,7 @@ function init() {
   $("#celebrate-more").addEventListener("click", closeCelebration);
   $("#celebrate-home").addEventListener("click", closeCelebration);
   $("#settings-form").addEventListener("submit", saveSettings);
+  document.addEventListener("keydown", trapViewerTab);
   document.addEventListener("keydown", onKey);
   window.addEventListener("hashchange", route);
   route();
