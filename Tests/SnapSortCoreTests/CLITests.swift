@@ -384,6 +384,11 @@ import SnapSortTestSupport
         // sideways) is in Docs & Receipts.
         let receipt = try #require(lines.first { $0.contains("receipt.jpg") }.flatMap { JSON.parse(String($0)) })
         #expect(receipt["groups"]?.arrayValue?.contains(.string("document")) == true, "\(receipt.serialized())")
+        // Not quiet: it says what to do next, on stderr (stdout stays the folder).
+        let again = try SnapsortBinary.run(["--db", dir.at("lib.sqlite3"), "demo", "--scan", "--no-models"],
+                                           env: ["XDG_DATA_HOME": dir.at("data"), "HOME": dir.path])
+        #expect(again.status == 0 && again.stderr.contains("next: 'snapsort groups'"), "\(again.stderr)")
+        #expect(again.stdout.split(separator: "\n").first.map(String.init) == dir.at("data/snapsort/demo-library"))
     }
 }
 

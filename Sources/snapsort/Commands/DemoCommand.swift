@@ -29,8 +29,14 @@ enum DemoCommand: Command {
         ctx.out(folder)
         if scan {
             var a = Arguments((noModels ? ["--no-models"] : []) + [folder])
-            return try ScanCommand.run(&a, ctx)
+            let code = try ScanCommand.run(&a, ctx)
+            // What to do next, on stderr (stdout stays the folder, for scripts).
+            if code == ExitCode.ok && !ctx.quiet {
+                ctx.err("next: 'snapsort groups' lists what was found; 'snapsort review' sorts it in this terminal; 'snapsort serve' then 'snapsort open' shows the review page")
+            }
+            return code
         }
+        if !ctx.quiet { ctx.err("next: 'snapsort scan \(folder)', or 'snapsort demo --scan'") }
         return ExitCode.ok
     }
 }
