@@ -51,7 +51,7 @@ extension WebApp {
             return Self.json(try withLibrary { lib in
                 guard let o = try Review.undo(library: lib, clock: clock) else { throw WebError(409, "nothing to undo") }
                 return .object([
-                    ("id", .int(o.fileID)), ("undone", .opt(o.undone?.rawValue)), ("restored", .opt(o.restored?.rawValue)),
+                    ("id", .int(o.fileID)), ("undone", .opt(o.undone?.rawValue)), ("restored", .opt(o.restored?.rawValue)), ("count", .int(o.count)),
                     ("session", try o.session.map { try sessionJSON($0, lib) } ?? .null), ("summary", try summary(lib)),
                 ])
             })
@@ -332,7 +332,9 @@ extension WebApp {
             return t < cutoff && c.decision == nil
         }
         if apply {
-            for c in old { try Review.decide(.trash, fileID: c.item.id, library: lib, clock: options.clock, timeZone: options.timeZone) }
+            try Review.asOneUndoStep(library: lib) {
+                for c in old { try Review.decide(.trash, fileID: c.item.id, library: lib, clock: options.clock, timeZone: options.timeZone) }
+            }
         }
         return .object([("days", .int(days)), ("count", .int(old.count)), ("bytes", .int(old.reduce(0) { $0 + $1.item.bytes })),
                         ("staged", .bool(apply)), ("summary", try summary(lib))])

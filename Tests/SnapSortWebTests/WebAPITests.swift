@@ -80,6 +80,15 @@ import SnapSortTestSupport
         let sid = try #require(first?["id"]?.stringValue)
         let r = h.json(try h.post("/api/similar/trash-rest", #"{"set":"\#(sid)"}"#))
         #expect(r["staged"]?.intValue == members.count - 1)
+        #expect(members.count - 1 >= 2, "a set whose rest is more than one file")
+        // One action, one undo: every file it staged is undecided again.
+        let before = h.json(try h.post("/api/decide", #"{"id":\#(other),"decision":"keep"}"#))
+        #expect(before["decision"]?.stringValue == "keep")
+        _ = h.json(try h.post("/api/undo", "{}"))  // the keep
+        let undone = h.json(try h.post("/api/undo", "{}"))
+        #expect(undone["count"]?.intValue == members.count - 1, "\(undone.serialized())")
+        #expect(h.json(try h.get("/api/summary"))["trash"]?["count"]?.intValue == 0)
+        #expect(h.json(try h.get("/api/summary"))["undo_depth"]?.intValue == 0)
     }
 
     @Test func statsGroupsSettingsAndOldScreenshots() throws {

@@ -365,7 +365,8 @@ async function undo() {
   try {
     const r = await api("undo", {});
     applySummary(r.summary);
-    say(`Undone: ${r.undone || "decision"}`);
+    say(r.count > 1 ? `Undone: ${r.count} decisions of one action` : `Undone: ${r.undone || "decision"}`);
+    if (state.view === "similar") await loadSimilar();
     if (state.view === "deck" && r.session && state.session && r.session.id === state.session.id) {
       state.session = r.session;
       $("#stack").replaceChildren();

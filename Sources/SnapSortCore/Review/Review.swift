@@ -25,6 +25,8 @@ public struct UndoOutcome: Sendable, Equatable {
     public var restored: Decision?
     /// The session as it was before the decision (its position included), when there was one.
     public var session: DeckSession?
+    /// How many decisions the step took back (more than one for a bulk action).
+    public var count = 1
 }
 
 /// Decisions and the shared undo history. Every front end (CLI, terminal deck, web page) goes
@@ -121,6 +123,29 @@ public enum Review {
     public static func undo(library: Library, clock: Clock) throws -> UndoOutcome? {
         let db = library.db
         return try db.transaction {
+            guard let last = try db.row("SELECT id, batch FROM undo_steps ORDER BY id DESC LIMIT 1") else { return nil }
+            // A bulk action's steps go back together, newest first.
+            guard let batch = last.int(1) else { return try undoStep(library: library, clock: clock) }
+            let n = Int(try db.scalar("SELECT count(*) FROM undo_steps WHERE batch=?", batch) ?? 1)
+            var outcome: UndoOutcome?
+            for _ in 0..<n { outcome = try undoStep(library: library, clock: clock) ?? outcome }
+            outcome?.count = n
+            return outcome
+        }
+    }
+
+    /// Runs `body` (decisions on many files) so that one undo takes all its decisions back.
+    public static func asOneUndoStep<T>(library: Library, _ body: () throws -> T) throws -> T {
+        let before = try library.db.scalar("SELECT COALESCE(max(id), 0) FROM undo_steps") ?? 0
+        let result = try body()
+        try library.db.run("UPDATE undo_steps SET batch = (SELECT min(id) FROM undo_steps WHERE id > ?) WHERE id > ?", before, before)
+        return result
+    }
+
+    /// Takes back the newest undo step (inside the caller's transaction).
+    private static func undoStep(library: Library, clock: Clock) throws -> UndoOutcome? {
+        let db = library.db
+        do {
             guard let step = try db.row("""
                 SELECT id, file_id, before, session_id, session_before, event_id, chapter_id FROM undo_steps ORDER BY id DESC LIMIT 1
                 """) else { return nil }

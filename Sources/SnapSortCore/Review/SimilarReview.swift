@@ -26,12 +26,14 @@ public enum SimilarReview {
     /// user already decided (kept, deferred) are left alone.
     public static func trashRest(setID: String, library: Library, clock: Clock, timeZone: TimeZone = .current) throws -> [DecisionOutcome] {
         guard let set = try similarSet(setID, library: library) else { throw ReviewError(.noSuchDeck, "no Similar Shots group '\(setID)'") }
-        return try trashRest(set, library: library, clock: clock, timeZone: timeZone)
+        return try Review.asOneUndoStep(library: library) { try trashRest(set, library: library, clock: clock, timeZone: timeZone) }
     }
 
     /// `trash-rest --all`: every set, best-first.
     public static func trashRestOfAll(library: Library, clock: Clock, timeZone: TimeZone = .current) throws -> [DecisionOutcome] {
-        try library.similarGroups().flatMap { try trashRest($0, library: library, clock: clock, timeZone: timeZone) }
+        try Review.asOneUndoStep(library: library) {
+            try library.similarGroups().flatMap { try trashRest($0, library: library, clock: clock, timeZone: timeZone) }
+        }
     }
 
     static func trashRest(_ set: SimilarSet, library: Library, clock: Clock, timeZone: TimeZone) throws -> [DecisionOutcome] {

@@ -98,6 +98,11 @@ extension Schema {
             );
             CREATE INDEX trash_ledger_state ON trash_ledger(state);
             CREATE INDEX trash_ledger_file ON trash_ledger(file_id);
-            """)
+            """),
+        // One action on many files (every set's rest, old screenshots) is one undo step: the
+        // steps it made share a batch (its first step's id).
+        Migration(version: 21, sql: """
+            ALTER TABLE undo_steps ADD COLUMN batch INTEGER;
+            """),
     ]
 }

@@ -28,7 +28,8 @@ enum UndoCommand: Command {
                 if !ctx.quiet { ctx.err("undid \(i) of \(steps) steps: nothing more to undo") }
                 break
             }
-            ctx.out("undid \(o.undone?.rawValue ?? "decision") on \(o.path ?? "item \(o.fileID)") (now \(o.restored?.rawValue ?? "undecided"))")
+            ctx.out("undid \(o.undone?.rawValue ?? "decision") on \(o.path ?? "item \(o.fileID)") (now \(o.restored?.rawValue ?? "undecided"))"
+                    + (o.count > 1 ? " and \(o.count - 1) more decisions of the same action" : ""))
         }
         return ExitCode.ok
     }
