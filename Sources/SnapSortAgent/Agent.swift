@@ -624,22 +624,11 @@ public final class Agent: @unchecked Sendable {
         }
         // One scan of a library at a time: a `snapsort scan` running now is waited for (what is
         // dirty stays dirty), checked again each second.
-        let scanLock: FileLock
-        do {
-            guard let held = try FileLock.tryLock(library.scanLockPath) else {
-                if scanLockRetryAt == nil { logger.info("another process is scanning the library; waiting for it") }
-                scanLockRetryAt = now.addingTimeInterval(1)
-                countersBox.withLock { $0.deferredReconciles += 1 }
-                return
-            }
-            scanLock = held
-        } catch {
-            noteError("cannot take the scan lock", error)
-            scanLockRetryAt = now.addingTimeInterval(60)
+        guard let scanLock = takeScanLock() else {
+            countersBox.withLock { $0.deferredReconciles += 1 }
             return
         }
         defer { scanLock.unlock() }
-        scanLockRetryAt = nil
         dirtyFiles.removeAll()
         dirtyFolders.removeAll()
         cancelScan = CancelFlag()
@@ -725,14 +714,21 @@ public final class Agent: @unchecked Sendable {
         groupingPending = false
         let cancel = cancelScan
         let before = state
-        // Done and total from the library again (a reconcile that analyzed nothing left its
-        // progress at 0 of 0).
-        progress = nil
-        publish(state: "grouping")
-        refreshStatus()
         var served = ContinuousClock.now
+        // Said once the regroup has work (its first checkpoint): a reconcile that changed
+        // nothing does not flash "grouping" in the bars.
+        var announced = false
+        defer { if announced { publish(state: before) } }
         do {
             try options.afterReconcile(library, paths) { [self] in
+                if !announced {
+                    announced = true
+                    // Done and total from the library (a reconcile that analyzed nothing left
+                    // its progress at 0 of 0).
+                    progress = nil
+                    publish(state: "grouping")
+                    refreshStatus()
+                }
                 if ContinuousClock.now - served >= .milliseconds(200) {
                     served = ContinuousClock.now
                     serveFromInsideWork()
@@ -745,7 +741,6 @@ public final class Agent: @unchecked Sendable {
         } catch {
             noteError("grouping failed", error)
         }
-        publish(state: before)
     }
 
     /// Keeps serving the loop from inside a reconcile or a regroup: signals, events (so the
@@ -759,22 +754,28 @@ public final class Agent: @unchecked Sendable {
         refreshStatus()
     }
 
-    /// A regroup stopped earlier (`groupingPending`), run on its own under the scan lock.
-    private func groupAgain() {
-        let scanLock: FileLock
+    /// The lock of one scan of the library at a time, or nil while another process holds it
+    /// (tried again in a second) or it cannot be taken (in a minute).
+    private func takeScanLock() -> FileLock? {
         do {
             guard let held = try FileLock.tryLock(library.scanLockPath) else {
+                if scanLockRetryAt == nil { logger.info("another process is scanning the library; waiting for it") }
                 scanLockRetryAt = now.addingTimeInterval(1)
-                return
+                return nil
             }
-            scanLock = held
+            scanLockRetryAt = nil
+            return held
         } catch {
             noteError("cannot take the scan lock", error)
             scanLockRetryAt = now.addingTimeInterval(60)
-            return
+            return nil
         }
+    }
+
+    /// A regroup stopped earlier (`groupingPending`), run on its own under the scan lock.
+    private func groupAgain() {
+        guard let scanLock = takeScanLock() else { return }
         defer { scanLock.unlock() }
-        scanLockRetryAt = nil
         cancelScan = CancelFlag()
         reconciling = true
         defer { reconciling = false }
