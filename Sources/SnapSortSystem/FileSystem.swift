@@ -109,6 +109,13 @@ public enum FileSystem {
         _ = try valueOrErrno("chmod") { Glibc.chmod(path, mode) }
     }
 
+    /// Sets a file's access and modification times (without following a final symlink).
+    public static func setTimes(_ path: String, secondsSince1970 s: Double) throws {
+        let t = timespec(tv_sec: Int(s.rounded(.down)), tv_nsec: Int((s - s.rounded(.down)) * 1e9))
+        var times = [t, t]
+        _ = try valueOrErrno("utimensat") { utimensat(AT_FDCWD, path, &times, AT_SYMLINK_NOFOLLOW) }
+    }
+
     /// Whether a path exists (without following a final symlink).
     public static func exists(_ path: String) -> Bool { lstatusIfExists(path) != nil }
 

@@ -384,6 +384,12 @@ import SnapSortTestSupport
         // sideways) is in Docs & Receipts.
         let receipt = try #require(lines.first { $0.contains("receipt.jpg") }.flatMap { JSON.parse(String($0)) })
         #expect(receipt["groups"]?.arrayValue?.contains(.string("document")) == true, "\(receipt.serialized())")
+        // One day's story: no demo file lands in this month's deck for lack of a capture time.
+        let decks = try SnapsortBinary.run(["--db", dir.at("lib.sqlite3"), "decks"])
+        let f = DateFormatter()
+        f.dateFormat = "yyyy-MM"
+        #expect(!decks.stdout.contains("month:" + f.string(from: Date())), "\(decks.stdout)")
+        #expect(decks.stdout.contains("month:2024-06"), "\(decks.stdout)")
         // Not quiet: it says what to do next, on stderr (stdout stays the folder).
         let again = try SnapsortBinary.run(["--db", dir.at("lib.sqlite3"), "demo", "--scan", "--no-models"],
                                            env: ["XDG_DATA_HOME": dir.at("data"), "HOME": dir.path])

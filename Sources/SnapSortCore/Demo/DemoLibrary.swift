@@ -75,6 +75,9 @@ public enum DemoLibrary {
         try put("Documents/receipt.jpg", try FileSystem.readFile(sources + "/receipt.jpg", limit: limit))
         try put("Screenshots/Screenshot From 2024-06-15 09-41-07.png", try PNG.encode(Filters.screenshot(width: 1280, height: 800)))
         try put("Camera/PXL_20240615_190000000.mp4", try FileSystem.readFile(sources + "/clip.mp4", limit: limit))
+        // The demo tells one day: the files without a capture time of their own (the copies,
+        // the receipt, the screenshot) carry its evening as their file time, not today's.
+        for path in written { try FileSystem.setTimes(path, secondsSince1970: 1_718_474_400) }  // 2024-06-15 20:00 +02:00
         return Written(folder: folder, files: written)
     }
 }
