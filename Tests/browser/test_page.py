@@ -307,6 +307,8 @@ def main():
                 if suffix == "phone":
                     wide = pg.evaluate("() => document.documentElement.scrollWidth")
                     check(wide <= size["width"], f"{name} fits a phone's width ({wide} px)")
+                    right = pg.evaluate("() => Math.max(...[...document.querySelectorAll('nav a')].map((a) => a.getBoundingClientRect().right))")
+                    check(right <= size["width"], f"every tab is on screen at a phone's width ({right:.0f} px)")
             goto_view(pg, "#deck=month:2023-08")
             if pg.locator("#stack .card").count():
                 pg.keyboard.press("Enter")
