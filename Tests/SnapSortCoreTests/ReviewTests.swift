@@ -112,6 +112,46 @@ struct ReviewTests {
         #expect(try reopened.db.scalar("SELECT count(*) FROM decisions") == 0)
     }
 
+    @Test("a bulk action of more decisions than the undo limit goes back whole, and counts as one step")
+    func bulkLargerThanUndoLimit() throws {
+        let lib = try TestLibrary()
+        let (clock, _) = Clock.manual(ReviewFixture.date("2026-03-01 12:00:00"))
+        let first = try ReviewFixture.insert(lib.library, path: lib.root + "/first.jpg", taken: nil)
+        try Review.decide(.keep, fileID: first, library: lib.library, clock: clock)
+        let n = Review.undoLimit + 50
+        var ids: [Int64] = []
+        for i in 0..<n { ids.append(try ReviewFixture.insert(lib.library, path: lib.root + "/b\(i).jpg", taken: nil)) }
+        try Review.asOneUndoStep(library: lib.library) {
+            for id in ids { try Review.decide(.trash, fileID: id, library: lib.library, clock: clock) }
+        }
+        // The step before the bulk action is still there: the bulk action is one step, not n.
+        #expect(try Review.undoDepth(library: lib.library) == 2)
+        let o = try #require(try Review.undo(library: lib.library, clock: clock))
+        #expect(o.count == n)
+        #expect(try lib.library.db.scalar("SELECT count(*) FROM decisions WHERE decision='trash'") == 0)
+        #expect(try Review.undo(library: lib.library, clock: clock)?.fileID == first)
+    }
+
+    @Test("the undo limit counts a bulk action as one step")
+    func undoLimitCountsBatches() throws {
+        let lib = try TestLibrary()
+        let (clock, _) = Clock.manual(ReviewFixture.date("2026-03-01 12:00:00"))
+        var ids: [Int64] = []
+        for i in 0..<(Review.undoLimit + 3) { ids.append(try ReviewFixture.insert(lib.library, path: lib.root + "/p\(i).jpg", taken: nil)) }
+        try Review.asOneUndoStep(library: lib.library) {
+            for id in ids.prefix(3) { try Review.decide(.trash, fileID: id, library: lib.library, clock: clock) }
+        }
+        for id in ids.dropFirst(3).prefix(Review.undoLimit - 1) { try Review.decide(.keep, fileID: id, library: lib.library, clock: clock) }
+        // undoLimit steps: the batch (3 rows) and undoLimit - 1 singles.
+        #expect(try Review.undoDepth(library: lib.library) == Review.undoLimit)
+        #expect(try lib.library.db.scalar("SELECT count(*) FROM undo_steps") == Int64(Review.undoLimit + 2))
+        try Review.decide(.keep, fileID: ids.last!, library: lib.library, clock: clock)
+        // One step more: the oldest step, the whole batch, goes.
+        #expect(try Review.undoDepth(library: lib.library) == Review.undoLimit)
+        #expect(try lib.library.db.scalar("SELECT count(*) FROM undo_steps") == Int64(Review.undoLimit))
+        #expect(try lib.library.db.scalar("SELECT count(*) FROM undo_steps WHERE batch IS NOT NULL") == 0)
+    }
+
     @Test("a later item returns after the 7-day cool-down, seen before; three deferrals suggest keeping it")
     func laterCooldown() throws {
         let lib = try TestLibrary()

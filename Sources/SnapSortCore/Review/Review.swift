@@ -109,7 +109,7 @@ public enum Review {
                 INSERT INTO undo_steps(created_ts, file_id, before, session_id, session_before, event_id, chapter_id)
                 VALUES(?,?,?,?,?,?,?)
                 """, ts, fileID, before.map(encode), sessionID, sessionBefore?.snapshot, eventID, chapterID)
-            try db.run("DELETE FROM undo_steps WHERE id <= (SELECT max(id) FROM undo_steps) - ?", undoLimit)
+            if !library.undoBatchOpen { try trimUndoHistory(db) }
             let reached = try Stats.recordMilestones(library: library, clock: clock, timeZone: timeZone)
             return DecisionOutcome(fileID: fileID, decision: decision, previous: before?.decision, session: session,
                                    chapter: chapterID, milestones: reached)
@@ -135,11 +135,29 @@ public enum Review {
     }
 
     /// Runs `body` (decisions on many files) so that one undo takes all its decisions back.
+    /// One transaction: no other process's decision lands among them, and a crash leaves none.
     public static func asOneUndoStep<T>(library: Library, _ body: () throws -> T) throws -> T {
-        let before = try library.db.scalar("SELECT COALESCE(max(id), 0) FROM undo_steps") ?? 0
-        let result = try body()
-        try library.db.run("UPDATE undo_steps SET batch = (SELECT min(id) FROM undo_steps WHERE id > ?) WHERE id > ?", before, before)
-        return result
+        let db = library.db
+        return try db.transaction {
+            let before = try db.scalar("SELECT COALESCE(max(id), 0) FROM undo_steps") ?? 0
+            let wasOpen = library.undoBatchOpen
+            library.undoBatchOpen = true
+            defer { library.undoBatchOpen = wasOpen }
+            let result = try body()
+            try db.run("UPDATE undo_steps SET batch = (SELECT min(id) FROM undo_steps WHERE id > ?) WHERE id > ?", before, before)
+            if !wasOpen { try trimUndoHistory(db) }
+            return result
+        }
+    }
+
+    /// Keeps the newest `undoLimit` undo steps, a bulk action's decisions counting as one (a
+    /// count of rows cut a bulk action of more than `undoLimit` files in two, and its undo then
+    /// took back only the newest part).
+    static func trimUndoHistory(_ db: Database) throws {
+        try db.run("""
+            DELETE FROM undo_steps WHERE COALESCE(batch, id) < (
+                SELECT min(k) FROM (SELECT DISTINCT COALESCE(batch, id) AS k FROM undo_steps ORDER BY k DESC LIMIT ?))
+            """, undoLimit)
     }
 
     /// Takes back the newest undo step (inside the caller's transaction).
@@ -171,9 +189,9 @@ public enum Review {
         }
     }
 
-    /// How many steps can be undone.
+    /// How many steps can be undone (a bulk action's decisions are one).
     public static func undoDepth(library: Library) throws -> Int {
-        Int(try library.db.scalar("SELECT count(*) FROM undo_steps") ?? 0)
+        Int(try library.db.scalar("SELECT count(DISTINCT COALESCE(batch, id)) FROM undo_steps") ?? 0)
     }
 
     /// Clears an item's decision outside the undo history (a restore from the trash) and drops

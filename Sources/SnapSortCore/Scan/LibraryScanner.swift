@@ -90,6 +90,9 @@ public final class LibraryScanner: @unchecked Sendable {
         /// For `changed` at its recorded size: the recorded content hash (the same bytes are a
         /// touch, not a change).
         var storedContent: [UInt8]? = nil
+        /// For `changed`: still at its recorded size, analyzed by this version (a `touch` may
+        /// have changed nothing but its times).
+        var mayBeTouched = false
         /// `retry`: a file whose last read failed for a reason that passes (permissions fixed,
         /// a disk that answered again) is read again by every scan, though it did not change;
         /// its row is written only when the outcome differs.
@@ -138,6 +141,7 @@ public final class LibraryScanner: @unchecked Sendable {
         // In path order: folder by folder, and camera names (which carry the time) in the order
         // they were taken — the same order every run, whatever order the directories list in.
         jobs.sort { $0.path < $1.path }
+        try readStoredContent(&jobs)
         summary.added = jobs.filter { $0.kind == .new }.count
         summary.changed = jobs.filter { $0.kind == .changed }.count
         summary.reanalyzed = jobs.filter { $0.kind == .reanalyze }.count
@@ -264,9 +268,8 @@ public final class LibraryScanner: @unchecked Sendable {
         }
         if !row.matches(st) {
             var job = Job(id: row.id, path: path, status: st, kind: .changed)
-            if row.size == st.size, row.status != .pending, row.analyzerVersion >= Analyzer.version {
-                job.storedContent = (try? library.db.row("SELECT content_hash FROM files WHERE id=?", row.id))??.blob(0)
-            }
+            // Its recorded content hash is read after the walk (`readStoredContent`).
+            job.mayBeTouched = row.size == st.size && row.status != .pending && row.analyzerVersion >= Analyzer.version
             jobs.append(job)
         } else if row.analyzerVersion < Analyzer.version || row.status == .pending {
             jobs.append(Job(id: row.id, path: path, status: st, kind: .reanalyze))
@@ -274,6 +277,17 @@ public final class LibraryScanner: @unchecked Sendable {
             jobs.append(Job(id: row.id, path: path, status: st, kind: .retry, failedWith: code))
         } else {
             summary.unchanged += 1
+        }
+    }
+
+    /// Fills in the recorded content hash of the changed files that may only have been touched,
+    /// 500 rows a query (a `touch` of a whole library would otherwise be a query per file).
+    private func readStoredContent(_ jobs: inout [Job]) throws {
+        var index: [Int64: Int] = [:]
+        for (i, job) in jobs.enumerated() where job.mayBeTouched { if let id = job.id { index[id] = i } }
+        guard !index.isEmpty else { return }
+        try Grouper.forEach(library.db, "SELECT id, content_hash FROM files WHERE id", in: Array(index.keys)) { r in
+            if let id = r.int(0), let i = index[id] { jobs[i].storedContent = r.blob(1) }
         }
     }
 

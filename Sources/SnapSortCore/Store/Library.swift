@@ -17,6 +17,9 @@ public struct LibraryError: Error, CustomStringConvertible, Sendable {
 public final class Library: @unchecked Sendable {
     public let db: Database
     public let path: String
+    /// Set while a bulk action's decisions are made as one undo step (`Review.asOneUndoStep`):
+    /// the undo history is trimmed once they are one step, not under them.
+    var undoBatchOpen = false
 
     /// Opens (creating folders and the file as needed) and migrates the library.
     ///
@@ -39,13 +42,14 @@ public final class Library: @unchecked Sendable {
         } catch let e as SystemError {
             throw LibraryError(.io, "cannot open the library at \(path): \(e.message)")
         }
+        // Reading the version is the first read of the file: a damaged one says so here.
+        let version: Int
         do {
             if checkIntegrity, let problem = try db.quickCheck() { throw Library.damaged(path, problem) }
-            _ = try db.userVersion
+            version = try db.userVersion
         } catch let e as SystemError where Library.isDamage(e) {
             throw Library.damaged(path, e.message)
         }
-        let version = try db.userVersion
         if version > Schema.currentVersion {
             throw LibraryError(.newerSchema,
                 "the library at \(path) was written by a newer SnapSort (schema \(version), this build knows \(Schema.currentVersion)); upgrade SnapSort — the database is left untouched")
