@@ -558,14 +558,15 @@ public final class Agent: @unchecked Sendable {
                 switch c {
                 case .file(let p):
                     if let st = FileSystem.lstatusIfExists(p), st.isRegular {
-                        dirtyFiles.insert(p)
+                        // While paused the status counts what waits (`pending`).
+                        if dirtyFiles.insert(p).inserted && !analysisMayRun { statusDirty = true }
                     } else {
                         try removed(p)
                     }
                 case .folder(let p):
                     guard FileSystem.lstatusIfExists(p)?.isDirectory == true else { continue }
                     watcher.watchTree(p)
-                    dirtyFolders.insert(p)
+                    if dirtyFolders.insert(p).inserted && !analysisMayRun { statusDirty = true }
                 case .moved(let from, let to, let isDir):
                     countersBox.withLock { $0.moves += 1 }
                     if isDir {
@@ -857,7 +858,7 @@ public final class Agent: @unchecked Sendable {
         let servicesProblem = services.lazy.compactMap { s in s.problem.map { "\(s.name): \($0)" } }.first
         return StatusDocument.Agent(state: shown, pid: Int(getpid()), done: done, total: total, degraded: watcher.isDegraded,
                                     lastError: lastError ?? servicesProblem, lastErrorSeverity: lastError != nil ? "error" : "warning",
-                                    offlineRoots: offlineRoots.sorted())
+                                    offlineRoots: offlineRoots.sorted(), pending: dirtyFiles.count + dirtyFolders.count)
     }
 
     private func stoppedDocument() -> StatusDocument {
@@ -909,7 +910,9 @@ public final class Agent: @unchecked Sendable {
         case "scanning": s = "Checking folders …"
         case "grouping": s = "Grouping \(n(a.total)) photos …"
         case "starting": s = "Starting …"
-        case "paused": s = (holdReason.map { "Paused \($0)" } ?? "Paused") + "; watching \(n(a.total)) photos in \(roots.count) folder\(roots.count == 1 ? "" : "s")"
+        case "paused":
+            s = (holdReason.map { "Paused \($0)" } ?? "Paused") + "; watching \(n(a.total)) photos in \(roots.count) folder\(roots.count == 1 ? "" : "s")"
+            if a.pending > 0 { s += "; \(n(a.pending)) change\(a.pending == 1 ? "" : "s") waiting" }
         default: s = "Watching \(n(a.total)) photos in \(roots.count) folder\(roots.count == 1 ? "" : "s")"
         }
         if a.degraded { s += " (watch limit reached: some folders checked periodically)" }

@@ -336,12 +336,18 @@ import SnapSortTestSupport
         let cli = try h.reader()
         try cli.pause(until: nil, now: Date())
         #expect(waitUntil { h.status()?["agent"]?["state"]?.stringValue == "paused" })
+        #expect(h.status()?["agent"]?["pending"]?.intValue == 0)
         let p = h.dir.write("Pictures/while-paused.jpg", photo(13))
+        h.dir.write("Pictures/while-paused-2.jpg", photo(14))
         #expect(waitUntil { h.agent.counters.events > 0 })
+        // The status counts what waits for the resume.
+        #expect(waitUntil { h.status()?["agent"]?["pending"]?.intValue == 2 }, "\(String(describing: h.status()?["agent"]))")
+        #expect(StatusDocument(json: try #require(h.status())).map { StatusSummary($0).text } == "SnapSort paused (2 waiting)")
         #expect(try h.live(cli)[p] == nil)
         try cli.resume(now: Date())
         #expect(try waitUntil { try h.live(cli)[p]?.status == "ok" })
         #expect(waitUntil { h.status()?["agent"]?["state"]?.stringValue == "watching" })
+        #expect(h.status()?["agent"]?["pending"]?.intValue == 0)
     }
 
     /// A long regroup (a first scan of a big library: ~30 s at 100 000 photos) keeps the loop

@@ -15,7 +15,7 @@ import SnapSortTestSupport
                        groups: [.init(id: "similar", items: 40, bytes: 80_000_000), .init(id: "blurry", items: 2, bytes: 4_000_000)],
                        awaitingReview: 42, trash: .init(count: 3, bytes: 9_000_000), cleared: .init(today: 5, week: 20, total: 300),
                        streak: .init(current: 3, longest: 9), goal: .init(target: 25, doneToday: 5), nextReminder: now),
-        StatusDocument(updatedAt: now, agent: .init(state: "paused", pid: 42, done: 10, total: 20)),
+        StatusDocument(updatedAt: now, agent: .init(state: "paused", pid: 42, done: 10, total: 20, pending: 3)),
         StatusDocument(updatedAt: now, agent: .init(state: "stopped", done: 3, total: 3)),
         StatusDocument(updatedAt: now, agent: .init(state: "watching", pid: 42, done: 3, total: 3, degraded: true, lastError: "watch limit")),
         StatusDocument(updatedAt: now, agent: .init(state: "watching", pid: 42, done: 3, total: 3,
@@ -92,7 +92,7 @@ import SnapSortTestSupport
         let keys = ["schema_version", "updated_at", "agent", "groups", "awaiting_review", "trash", "cleared", "streak", "goal", "next_reminder"]
         if case .object(let o) = d.json { #expect(o.map(\.0) == keys) }
         if case .object(let a)? = d.json["agent"] {
-            #expect(a.map(\.0) == ["state", "pid", "done", "total", "degraded", "last_error", "last_error_severity", "offline_roots"])
+            #expect(a.map(\.0) == ["state", "pid", "done", "total", "degraded", "last_error", "last_error_severity", "offline_roots", "pending"])
         }
     }
 

@@ -2,7 +2,7 @@ import Foundation
 
 /// The status file's document (a contract: status bars and scripts read these keys).
 ///
-/// `schema_version`, `updated_at`, `agent{state,pid,done,total,degraded,last_error,last_error_severity,offline_roots}`,
+/// `schema_version`, `updated_at`, `agent{state,pid,done,total,degraded,last_error,last_error_severity,offline_roots,pending}`,
 /// `groups{ID:{items,bytes}}`, `awaiting_review`, `trash{count,bytes}`,
 /// `cleared{today,week,total}`, `streak{current,longest}`, `goal{target,done_today}`,
 /// `next_reminder`. A field whose feature is absent is `null` (`groups` is `{}`).
@@ -26,10 +26,14 @@ public struct StatusDocument: Sendable, Equatable {
         /// Roots that are not there (moved away, deleted, a drive not mounted): their files are
         /// kept, and the agent watches them again when they come back.
         public var offlineRoots: [String]
+        /// Files and folders the agent saw change and has not reconciled yet: while paused, what
+        /// waits for the resume (a moment's worth otherwise).
+        public var pending: Int
 
         public init(state: String, pid: Int? = nil, done: Int = 0, total: Int = 0, degraded: Bool = false, lastError: String? = nil,
-                    lastErrorSeverity: String? = nil, offlineRoots: [String] = []) {
+                    lastErrorSeverity: String? = nil, offlineRoots: [String] = [], pending: Int = 0) {
             self.offlineRoots = offlineRoots
+            self.pending = pending
             self.state = state
             self.pid = pid
             self.done = done
@@ -132,6 +136,7 @@ public struct StatusDocument: Sendable, Equatable {
                 ("degraded", .bool(agent.degraded)), ("last_error", .opt(agent.lastError)),
                 ("last_error_severity", .opt(agent.lastErrorSeverity)),
                 ("offline_roots", .array(agent.offlineRoots.map { .string($0) })),
+                ("pending", .int(agent.pending)),
             ])),
             ("groups", .object(groups.map { ($0.id, .object([("items", .int($0.items)), ("bytes", .int($0.bytes))])) })),
             ("awaiting_review", .opt(awaitingReview)),
@@ -157,7 +162,8 @@ public struct StatusDocument: Sendable, Equatable {
         agent = Agent(state: state, pid: a["pid"]?.intValue, done: a["done"]?.intValue ?? 0, total: a["total"]?.intValue ?? 0,
                       degraded: a["degraded"]?.boolValue ?? false, lastError: a["last_error"]?.stringValue,
                       lastErrorSeverity: a["last_error_severity"]?.stringValue,
-                      offlineRoots: a["offline_roots"]?.arrayValue?.compactMap(\.stringValue) ?? [])
+                      offlineRoots: a["offline_roots"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+                      pending: a["pending"]?.intValue ?? 0)
         if case .object(let gs)? = j["groups"] {
             groups = StatusDocument.inGroupOrder(gs.map { Group(id: $0.0, items: $0.1["items"]?.intValue ?? 0, bytes: Int64($0.1["bytes"]?.intValue ?? 0)) })
         } else {

@@ -61,7 +61,7 @@ public struct StatusSummary: Sendable {
             color = "#8fbcbb"
             i3rsState = "Info"
         case "paused":
-            text = "SnapSort paused"
+            text = a.pending > 0 ? "SnapSort paused (\(StatusSummary.number(a.pending)) waiting)" : "SnapSort paused"
             shortText = "paused"
             color = "#888888"
             i3rsState = "Idle"
@@ -105,6 +105,9 @@ public struct StatusSummary: Sendable {
         if let s = d.streak { lines.append("Streak: \(s.current) day\(s.current == 1 ? "" : "s") (longest \(s.longest))") }
         if let g = d.goal { lines.append("Goal: \(g.doneToday)/\(g.target) today") }
         if let r = d.nextReminder { lines.append("Next reminder: \(StatusSummary.localTime(r))") }
+        if a.state == "paused" && a.pending > 0 {
+            lines.append("Waiting: \(StatusSummary.number(a.pending)) changed file\(a.pending == 1 ? "" : "s") or folder\(a.pending == 1 ? "" : "s"), analyzed after 'snapsort resume'")
+        }
         if a.degraded { lines.append("Degraded: some folders are checked periodically, not watched") }
         for r in a.offlineRoots { lines.append("Offline: \(r) (moved away or not mounted; its photos are kept, and it is watched again when it is back)") }
         if let e = a.lastError { lines.append((a.isWarningOnly ? "Warning: " : "Last error: ") + e) }
