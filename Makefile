@@ -33,7 +33,7 @@ INSTALLED_BIN ?= $(RELEASE_SCRATCH)/release/snapsort
 INSTALLED_VISION ?= $(RELEASE_SCRATCH)/release/snapsort-vision
 LIBEXECDIR ?= $(PREFIX)/libexec
 
-.PHONY: all deps build release release-static run test clean install install-files uninstall deb package-check
+.PHONY: all deps build release release-static run test format clean install install-files uninstall deb package-check
 
 all: build
 
@@ -60,8 +60,14 @@ SKIP_TESTS ?=
 # PACKAGE_CHECK=0 skips it.
 PACKAGE_CHECK ?= 1
 
-# Every test: unit and integration tests against real components, then the package check.
+# Formats every Swift file (.swift-format); `make test` fails on a file that differs.
+format:
+	SWIFT=$(SWIFT) scripts/format.sh
+
+# Every test: the format check, unit and integration tests against real components, then the
+# package check.
 test: deps
+	SWIFT=$(SWIFT) scripts/format.sh --lint
 	SWIFT=$(SWIFT) scripts/build-checked.sh --build-tests $(BUILD_FLAGS)
 	$(SWIFT) test --skip-build $(if $(SKIP_TESTS),--skip "$(SKIP_TESTS)") $(TEST_FLAGS)
 	@if [ "$(PACKAGE_CHECK)" = 1 ]; then scripts/check-package.sh $(VERSION); else echo "package check skipped (PACKAGE_CHECK=$(PACKAGE_CHECK))"; fi

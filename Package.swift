@@ -1,6 +1,6 @@
+import Foundation
 // swift-tools-version:6.0
 import PackageDescription
-import Foundation
 
 // One settings loop applies the same strict flags to every Swift target.
 // SNAPSORT_WERROR=1 turns warnings into errors; `make test` fails on any warning without it
@@ -63,7 +63,10 @@ let package = Package(
         // The one Swift layer that imports C.
         .target(
             name: "SnapSortSystem",
-            dependencies: ["CSQLite", "CSystemd", "CJPEG", "CPNG", "CExif", "CSysShim", "CHeif", "CWebP", "CLinux", "CReviewShim", "CChafa", "CBus", "CMicroHTTPD", "COCR", "CQR"]),
+            dependencies: [
+                "CSQLite", "CSystemd", "CJPEG", "CPNG", "CExif", "CSysShim", "CHeif", "CWebP", "CLinux", "CReviewShim", "CChafa", "CBus",
+                "CMicroHTTPD", "COCR", "CQR",
+            ]),
         // The domain.
         .target(name: "SnapSortCore", dependencies: ["SnapSortSystem"]),
         // The review page: the web API, media and static assets over SnapSortSystem's HTTPServer.

@@ -1,8 +1,8 @@
 import Foundation
 import Glibc
-import Synchronization
 import SnapSortCore
 import SnapSortSystem
+import Synchronization
 
 /// How an agent runs; every side effect is injectable for tests.
 public struct AgentOptions: Sendable {
@@ -413,8 +413,9 @@ public final class Agent: @unchecked Sendable {
     // MARK: Services
 
     private func startServices() {
-        let context = AgentServiceContext(library: library, configuration: configuration, dbPath: options.dbPath,
-                                          env: options.env, clock: options.clock, logger: logger)
+        let context = AgentServiceContext(
+            library: library, configuration: configuration, dbPath: options.dbPath,
+            env: options.env, clock: options.clock, logger: logger)
         services = options.services(context)
         servicesFiredAt = Array(repeating: nil, count: services.count)
         let t = now
@@ -674,10 +675,12 @@ public final class Agent: @unchecked Sendable {
                 dirtyFiles.formUnion(paths.filter { FileSystem.lstatusIfExists($0)?.isRegular == true })
             }
             if summary.added + summary.changed + summary.moved + summary.gone + summary.reanalyzed + summary.touched > 0 {
-                logger.info("reconciled", [
-                    "scan.added": "\(summary.added)", "scan.changed": "\(summary.changed)", "scan.moved": "\(summary.moved)",
-                    "scan.gone": "\(summary.gone)", "scan.analyzed": "\(summary.analyzed)", "scan.touched": "\(summary.touched)",
-                ])
+                logger.info(
+                    "reconciled",
+                    [
+                        "scan.added": "\(summary.added)", "scan.changed": "\(summary.changed)", "scan.moved": "\(summary.moved)",
+                        "scan.gone": "\(summary.gone)", "scan.analyzed": "\(summary.analyzed)", "scan.touched": "\(summary.touched)",
+                    ])
             }
             if !summary.cancelled {
                 // A photo put back from the Trash by the file manager came back as a move of its
@@ -845,7 +848,8 @@ public final class Agent: @unchecked Sendable {
     }
 
     private func noteDegraded() {
-        let msg = "inotify watch limit reached: \(watcher.unwatched.count) folder(s) are checked every \(Int(options.degradedInterval / 60)) min instead of watched; raise the limit with 'sudo sysctl fs.inotify.max_user_watches=524288'"
+        let msg =
+            "inotify watch limit reached: \(watcher.unwatched.count) folder(s) are checked every \(Int(options.degradedInterval / 60)) min instead of watched; raise the limit with 'sudo sysctl fs.inotify.max_user_watches=524288'"
         logger.warning(msg)
         if lastError == nil { lastError = msg }
         statusDirty = true
@@ -856,9 +860,10 @@ public final class Agent: @unchecked Sendable {
         let shown = (state == "watching" || state == "starting") && (pausedUntil != nil || holdReason != nil) ? "paused" : state
         let (done, total) = progress.map { ($0.done, $0.total) } ?? (counts.analyzed, counts.total)
         let servicesProblem = services.lazy.compactMap { s in s.problem.map { "\(s.name): \($0)" } }.first
-        return StatusDocument.Agent(state: shown, pid: Int(getpid()), done: done, total: total, degraded: watcher.isDegraded,
-                                    lastError: lastError ?? servicesProblem, lastErrorSeverity: lastError != nil ? "error" : "warning",
-                                    offlineRoots: offlineRoots.sorted(), pending: dirtyFiles.count + dirtyFolders.count)
+        return StatusDocument.Agent(
+            state: shown, pid: Int(getpid()), done: done, total: total, degraded: watcher.isDegraded,
+            lastError: lastError ?? servicesProblem, lastErrorSeverity: lastError != nil ? "error" : "warning",
+            offlineRoots: offlineRoots.sorted(), pending: dirtyFiles.count + dirtyFolders.count)
     }
 
     private func stoppedDocument() -> StatusDocument {
@@ -911,7 +916,9 @@ public final class Agent: @unchecked Sendable {
         case "grouping": s = "Grouping \(n(a.total)) photos …"
         case "starting": s = "Starting …"
         case "paused":
-            s = (holdReason.map { "Paused \($0)" } ?? "Paused") + "; watching \(n(a.total)) photos in \(roots.count) folder\(roots.count == 1 ? "" : "s")"
+            s =
+                (holdReason.map { "Paused \($0)" } ?? "Paused")
+                + "; watching \(n(a.total)) photos in \(roots.count) folder\(roots.count == 1 ? "" : "s")"
             if a.pending > 0 { s += "; \(n(a.pending)) change\(a.pending == 1 ? "" : "s") waiting" }
         default: s = "Watching \(n(a.total)) photos in \(roots.count) folder\(roots.count == 1 ? "" : "s")"
         }

@@ -206,7 +206,9 @@ public final class PowerAgentService: AgentService {
     public func configurationChanged(_ configuration: Configuration, now: Date) {
         guard configuration.pauseOnBattery != enabled else { return }
         enabled = configuration.pauseOnBattery
-        if enabled { connect() } else {
+        if enabled {
+            connect()
+        } else {
             connection = nil
             onBattery = false
             problem = nil

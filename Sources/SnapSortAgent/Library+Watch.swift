@@ -29,8 +29,9 @@ extension Library {
             // Stale live rows under the destination (it did not exist a moment ago).
             let stale = try db.rows("SELECT id FROM files WHERE status != 'gone' AND path >= ? AND path < ?", tlo, thi).compactMap { $0.int(0) }
             if !stale.isEmpty { try markGone(ids: stale, at: now) }
-            try db.run("UPDATE files SET path = ? || substr(path, ?) WHERE status != 'gone' AND path >= ? AND path < ?",
-                       to, from.utf8.count + 1, lo, hi)
+            try db.run(
+                "UPDATE files SET path = ? || substr(path, ?) WHERE status != 'gone' AND path >= ? AND path < ?",
+                to, from.utf8.count + 1, lo, hi)
             let moved = db.changes
             // The stamps under either name no longer describe the rows there: a folder that came
             // back later under the old name matched its stale stamp and was never listed.

@@ -86,8 +86,9 @@ public final class Watcher {
     private func markUnwatched(_ d: String) {
         if unwatched.contains(where: { d == $0 || d.hasPrefix($0 + "/") }) { return }
         if unwatched.isEmpty {
-            logger.warning("inotify watch limit reached; unwatched folders are checked periodically. Raise the limit with: sudo sysctl fs.inotify.max_user_watches=524288",
-                           ["watch.count": "\(watchByPath.count)", "watch.budget": "\(budget)"])
+            logger.warning(
+                "inotify watch limit reached; unwatched folders are checked periodically. Raise the limit with: sudo sysctl fs.inotify.max_user_watches=524288",
+                ["watch.count": "\(watchByPath.count)", "watch.budget": "\(budget)"])
         }
         unwatched.insert(d)
     }

@@ -33,9 +33,11 @@ public enum Chafa {
     /// Renders an RGB or RGBA bitmap into at most `columns`×`rows` terminal cells, keeping its
     /// aspect ratio. Returns the text to write to the terminal. `asciiOnly` draws symbols with
     /// ASCII characters only, for a terminal whose locale is not UTF-8.
-    public static func render(_ bitmap: Bitmap, columns: Int, rows: Int, environment: [String: String],
-                              cellPixels: (width: Int, height: Int)? = nil, mode forced: Mode? = nil,
-                              asciiOnly: Bool = false) -> String {
+    public static func render(
+        _ bitmap: Bitmap, columns: Int, rows: Int, environment: [String: String],
+        cellPixels: (width: Int, height: Int)? = nil, mode forced: Mode? = nil,
+        asciiOnly: Bool = false
+    ) -> String {
         guard bitmap.width > 0, bitmap.height > 0, bitmap.channels == 3 || bitmap.channels == 4 else { return "" }
         return withTermInfo(environment) { info in
             let mode = forced ?? self.mode(info)
@@ -75,8 +77,9 @@ public enum Chafa {
             defer { chafa_canvas_unref(canvas) }
             let type = bitmap.channels == 4 ? CHAFA_PIXEL_RGBA8_UNASSOCIATED : CHAFA_PIXEL_RGB8
             bitmap.pixels.withUnsafeBufferPointer {
-                chafa_canvas_draw_all_pixels(canvas, type, $0.baseAddress, gint(bitmap.width), gint(bitmap.height),
-                                             gint(bitmap.width * bitmap.channels))
+                chafa_canvas_draw_all_pixels(
+                    canvas, type, $0.baseAddress, gint(bitmap.width), gint(bitmap.height),
+                    gint(bitmap.width * bitmap.channels))
             }
             guard let gs = chafa_canvas_print(canvas, info) else { return "" }
             let text = String(cString: gs.pointee.str)

@@ -47,7 +47,11 @@ public struct DBusError: Error, CustomStringConvertible, Sendable, Equatable {
 /// (`susssasa{sv}i`; see the Desktop Notifications Specification).
 public struct DesktopNotification: Sendable, Equatable {
     /// `urgency` hint values.
-    public enum Urgency: UInt8, Sendable { case low = 0, normal = 1, critical = 2 }
+    public enum Urgency: UInt8, Sendable {
+        case low = 0
+        case normal = 1
+        case critical = 2
+    }
 
     public var appName: String
     /// The id of a notification to replace (0: a new one).
@@ -63,9 +67,11 @@ public struct DesktopNotification: Sendable, Equatable {
     /// Milliseconds; -1: the server decides, 0: never expires.
     public var expireTimeout: Int32
 
-    public init(appName: String, replacesID: UInt32 = 0, icon: String = "", summary: String, body: String = "",
-                actions: [(key: String, label: String)] = [], urgency: Urgency? = nil, category: String? = nil,
-                desktopEntry: String? = nil, expireTimeout: Int32 = -1) {
+    public init(
+        appName: String, replacesID: UInt32 = 0, icon: String = "", summary: String, body: String = "",
+        actions: [(key: String, label: String)] = [], urgency: Urgency? = nil, category: String? = nil,
+        desktopEntry: String? = nil, expireTimeout: Int32 = -1
+    ) {
         self.appName = appName
         self.replacesID = replacesID
         self.icon = icon

@@ -56,8 +56,9 @@ public enum HEIF {
         var msg = [CChar](repeating: 0, count: Int(SS_HEIF_MSG))
         let rc = bitmap.pixels.withUnsafeBufferPointer { px in
             (exif ?? []).withUnsafeBufferPointer { ex in
-                ss_heif_encode(px.baseAddress, Int32(bitmap.width), Int32(bitmap.height), Int32(quality), Int32(thumbnailLongSide),
-                               ex.baseAddress, ex.count, &out, &len, &msg)
+                ss_heif_encode(
+                    px.baseAddress, Int32(bitmap.width), Int32(bitmap.height), Int32(quality), Int32(thumbnailLongSide),
+                    ex.baseAddress, ex.count, &out, &len, &msg)
             }
         }
         defer { ss_heif_free(out) }

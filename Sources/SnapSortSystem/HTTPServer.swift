@@ -15,8 +15,10 @@ public struct HTTPRequest: Sendable {
     /// The body went over the server's limit and was dropped.
     public var bodyTooLarge: Bool
 
-    public init(method: String, path: String, headers: [String: String] = [:], query: [String: String] = [:],
-                body: [UInt8] = [], bodyTooLarge: Bool = false) {
+    public init(
+        method: String, path: String, headers: [String: String] = [:], query: [String: String] = [:],
+        body: [UInt8] = [], bodyTooLarge: Bool = false
+    ) {
         self.method = method
         self.path = path
         self.headers = headers
@@ -85,8 +87,10 @@ public final class HTTPServer: @unchecked Sendable {
     /// Binds the first address on `port` (0: any free port; taken: the next free one up to
     /// `port + portAttempts - 1`), then the other addresses on the same port (an address that
     /// cannot be bound, e.g. `::1` without IPv6, is left out). Throws when the first fails.
-    public init(addresses: [String] = ["127.0.0.1", "::1"], port: Int, portAttempts: Int = 20,
-                maxBodyBytes: Int = 1 << 20, handler: @escaping Handler) throws {
+    public init(
+        addresses: [String] = ["127.0.0.1", "::1"], port: Int, portAttempts: Int = 20,
+        maxBodyBytes: Int = 1 << 20, handler: @escaping Handler
+    ) throws {
         precondition(!addresses.isEmpty, "HTTPServer needs an address")
         let box = Unmanaged.passRetained(HandlerBox(handler))
         let context = box.toOpaque()
@@ -157,8 +161,9 @@ public final class HTTPServer: @unchecked Sendable {
             query[String(kv[0])] = kv.count > 1 ? String(kv[1]) : ""
         }
         let body = r.body.map { Array(UnsafeBufferPointer(start: $0, count: r.body_len)) } ?? []
-        let request = HTTPRequest(method: String(cString: r.method), path: String(cString: r.url), headers: headers,
-                                  query: query, body: body, bodyTooLarge: r.body_too_large != 0)
+        let request = HTTPRequest(
+            method: String(cString: r.method), path: String(cString: r.url), headers: headers,
+            query: query, body: body, bodyTooLarge: r.body_too_large != 0)
         var response = handler(request)
         respond(raw, &response)
     }
@@ -171,8 +176,9 @@ public final class HTTPServer: @unchecked Sendable {
                 _ = ss_http_respond_fd(raw, Int32(response.status), text, fd, UInt64(offset), UInt64(length))
                 return
             }
-            response = HTTPResponse(status: 404, contentType: "application/json; charset=utf-8",
-                                    Array(#"{"error":{"message":"not found"}}"#.utf8))
+            response = HTTPResponse(
+                status: 404, contentType: "application/json; charset=utf-8",
+                Array(#"{"error":{"message":"not found"}}"#.utf8))
         }
         guard case .bytes(let bytes) = response.body else { return }
         let text = headerText(response.headers)
@@ -228,13 +234,17 @@ public enum LoopbackHTTP {
             a.sin6_family = sa_family_t(AF_INET6)
             a.sin6_port = in_port_t(UInt16(port).bigEndian)
             inet_pton(AF_INET6, address, &a.sin6_addr)
-            rc = withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) } }
+            rc = withUnsafePointer(to: &a) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+            }
         } else {
             var a = sockaddr_in()
             a.sin_family = sa_family_t(AF_INET)
             a.sin_port = in_port_t(UInt16(port).bigEndian)
             inet_pton(AF_INET, address, &a.sin_addr)
-            rc = withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+            rc = withUnsafePointer(to: &a) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
         }
         guard rc == 0 else { throw SystemError.fromErrno("connect") }
         var sent = 0
@@ -257,8 +267,10 @@ public enum LoopbackHTTP {
     }
 
     /// A GET (or any method) with the usual headers; `Host` defaults to 127.0.0.1:PORT.
-    public static func request(_ method: String, _ target: String, port: Int, headers: [(String, String)] = [],
-                               body: [UInt8] = [], address: String = "127.0.0.1") throws -> Response {
+    public static func request(
+        _ method: String, _ target: String, port: Int, headers: [(String, String)] = [],
+        body: [UInt8] = [], address: String = "127.0.0.1"
+    ) throws -> Response {
         var lines = ["\(method) \(target) HTTP/1.1"]
         if !headers.contains(where: { $0.0.lowercased() == "host" }) { lines.append("Host: 127.0.0.1:\(port)") }
         for (k, v) in headers { lines.append("\(k): \(v)") }

@@ -45,7 +45,8 @@ public enum JPEG {
                 var rc: Int32 = 0
                 let pixels = [UInt8](unsafeUninitializedCapacity: w * ht * channels) { buf, initialized in
                     rc = data.withUnsafeBufferPointer {
-                        ss_jpeg_decode_into($0.baseAddress, $0.count, Int32(n), Int32(mode), maxHeaderPixels, maxOutputPixels, buf.baseAddress, buf.count, &info)
+                        ss_jpeg_decode_into(
+                            $0.baseAddress, $0.count, Int32(n), Int32(mode), maxHeaderPixels, maxOutputPixels, buf.baseAddress, buf.count, &info)
                     }
                     initialized = rc == 0 ? buf.count : 0
                 }
@@ -83,8 +84,9 @@ public enum JPEG {
         var msg = [CChar](repeating: 0, count: Int(SS_JPEG_MSG))
         let rc = bitmap.pixels.withUnsafeBufferPointer { px in
             (exif ?? []).withUnsafeBufferPointer { ex in
-                ss_jpeg_encode(px.baseAddress, Int32(bitmap.width), Int32(bitmap.height), Int32(bitmap.channels), Int32(quality),
-                               progressive ? 1 : 0, ex.baseAddress, ex.count, &out, &len, &msg)
+                ss_jpeg_encode(
+                    px.baseAddress, Int32(bitmap.width), Int32(bitmap.height), Int32(bitmap.channels), Int32(quality),
+                    progressive ? 1 : 0, ex.baseAddress, ex.count, &out, &len, &msg)
             }
         }
         defer { ss_jpeg_free(out) }

@@ -24,14 +24,16 @@ public enum Mounts {
         for line in text.split(separator: "\n") {
             let f = line.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
             guard f.count >= 10, let sep = f.firstIndex(of: "-"), sep + 2 < f.count,
-                  let id = Int(f[0]), let parent = Int(f[1]) else { continue }
+                let id = Int(f[0]), let parent = Int(f[1])
+            else { continue }
             let mm = f[2].split(separator: ":")
             guard mm.count == 2, let major = UInt32(mm[0]), let minor = UInt32(mm[1]) else { continue }
             let options = f[5].split(separator: ",")
-            out.append(MountInfo(
-                id: id, parentID: parent, device: Mounts.makeDevice(major: major, minor: minor),
-                root: unescape(f[3]), mountPoint: unescape(f[4]), fileSystemType: f[sep + 1],
-                source: unescape(f[sep + 2]), readOnly: options.contains("ro")))
+            out.append(
+                MountInfo(
+                    id: id, parentID: parent, device: Mounts.makeDevice(major: major, minor: minor),
+                    root: unescape(f[3]), mountPoint: unescape(f[4]), fileSystemType: f[sep + 1],
+                    source: unescape(f[sep + 2]), readOnly: options.contains("ro")))
         }
         return out
     }

@@ -51,4 +51,3 @@ public enum OCR {
         Int(ss_ocr_max_active_levels())
     }
 }
-

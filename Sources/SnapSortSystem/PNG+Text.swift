@@ -21,8 +21,9 @@ extension PNG {
         let rc = bitmap.pixels.withUnsafeBufferPointer { px in
             keys.map { UnsafePointer($0) }.withUnsafeBufferPointer { k in
                 values.map { UnsafePointer($0) }.withUnsafeBufferPointer { v in
-                    ss_png_encode_text(px.baseAddress, Int32(bitmap.width), Int32(bitmap.height), Int32(bitmap.channels),
-                                       k.baseAddress, v.baseAddress, Int32(text.count), &out, &len, &msg)
+                    ss_png_encode_text(
+                        px.baseAddress, Int32(bitmap.width), Int32(bitmap.height), Int32(bitmap.channels),
+                        k.baseAddress, v.baseAddress, Int32(text.count), &out, &len, &msg)
                 }
             }
         }

@@ -45,7 +45,8 @@ public enum Memory {
     /// This process's resident set in bytes (`/proc/self/statm`), nil when unreadable.
     public static func residentBytes() -> Int? {
         guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8),
-              let pages = text.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) else { return nil }
+            let pages = text.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
+        else { return nil }
         return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
     }
 }

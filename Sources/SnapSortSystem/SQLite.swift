@@ -27,9 +27,15 @@ extension Optional: SQLBindable where Wrapped: SQLBindable {
 public struct Row: Sendable {
     public let values: [SQLValue]
     public subscript(_ i: Int) -> SQLValue { values[i] }
-    public func int(_ i: Int) -> Int64? { if case .integer(let v) = values[i] { return v }; if case .real(let d) = values[i] { return Int64(d) }; return nil }
+    public func int(_ i: Int) -> Int64? {
+        if case .integer(let v) = values[i] { return v }; if case .real(let d) = values[i] { return Int64(d) }; return nil
+    }
     public func double(_ i: Int) -> Double? {
-        switch values[i] { case .real(let v): return v; case .integer(let v): return Double(v); default: return nil }
+        switch values[i] {
+        case .real(let v): return v;
+        case .integer(let v): return Double(v);
+        default: return nil
+        }
     }
     public func string(_ i: Int) -> String? { if case .text(let v) = values[i] { return v }; return nil }
     public func blob(_ i: Int) -> [UInt8]? { if case .blob(let v) = values[i] { return v }; return nil }

@@ -6,7 +6,9 @@ public struct SystemError: Error, CustomStringConvertible, Sendable, Equatable {
     /// A stable, extensible error code.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Value: Hashable, Sendable {
-            case errno(Int32), sqlite(Int32), decode, limit, unsupported
+            case errno(Int32)
+            case sqlite(Int32)
+            case decode, limit, unsupported
         }
         private let value: Value
         /// An `errno` value.

@@ -6,10 +6,18 @@ import Glibc
 public final class Terminal: @unchecked Sendable {
     /// A key the review deck understands; `unknown` is an escape sequence it does not (Home,
     /// F1, a modified arrow...).
-    public enum Key: Equatable, Sendable { case left, right, up, down, character(Character), escape, end, unknown }
+    public enum Key: Equatable, Sendable {
+        case left, right, up, down
+        case character(Character)
+        case escape, end, unknown
+    }
 
     /// What ended a wait for input: a key, a new window size, or a signal asking to stop.
-    public enum Event: Equatable, Sendable { case key(Key), resized, signal(Int32) }
+    public enum Event: Equatable, Sendable {
+        case key(Key)
+        case resized
+        case signal(Int32)
+    }
 
     /// Ctrl+Z (SUB, 0x1A): raw mode turns ISIG off, so it arrives as a key instead of SIGTSTP.
     public static let ctrlZ: Character = "\u{1A}"

@@ -16,8 +16,9 @@ public enum WebP {
         var msg = [CChar](repeating: 0, count: Int(SS_WEBP_MSG))
         let rc = data.withUnsafeBufferPointer { ss_webp_info_read($0.baseAddress, $0.count, &info, &msg) }
         guard rc == 0 else { throw SystemError(.decode, String(cBuffer: msg), operation: "webp header") }
-        return Header(width: Int(info.width), height: Int(info.height), hasAlpha: info.has_alpha != 0,
-                      isAnimated: info.has_animation != 0, isLossless: info.format == 2)
+        return Header(
+            width: Int(info.width), height: Int(info.height), hasAlpha: info.has_alpha != 0,
+            isAnimated: info.has_animation != 0, isLossless: info.format == 2)
     }
 
     /// The data ends before the image does (libwebp decodes nothing then).

@@ -85,10 +85,13 @@ public enum Fixtures {
     }
 
     /// A JPEG of a scene with optional EXIF.
-    public static func jpeg(seed: UInt64 = 1, width: Int = 640, height: Int = 480, quality: Int = 90,
-                            dateTimeOriginal: String? = nil, offset: String? = nil, orientation: Int = 0,
-                            make: String? = nil, model: String? = nil, progressive: Bool = false) -> [UInt8] {
-        let exif: [UInt8]? = (dateTimeOriginal != nil || make != nil || orientation != 0)
+    public static func jpeg(
+        seed: UInt64 = 1, width: Int = 640, height: Int = 480, quality: Int = 90,
+        dateTimeOriginal: String? = nil, offset: String? = nil, orientation: Int = 0,
+        make: String? = nil, model: String? = nil, progressive: Bool = false
+    ) -> [UInt8] {
+        let exif: [UInt8]? =
+            (dateTimeOriginal != nil || make != nil || orientation != 0)
             ? Exif.build(dateTimeOriginal: dateTimeOriginal, offsetTimeOriginal: offset, make: make, model: model, orientation: orientation) : nil
         return try! JPEG.encode(scene(width: width, height: height, seed: seed), quality: quality, progressive: progressive, exif: exif)
     }
@@ -135,7 +138,10 @@ public enum Fixtures {
         var p = png(seed: 2, width: 8, height: 8)
         func be(_ v: Int) -> [UInt8] {
             let u = UInt32(truncatingIfNeeded: v)
-            return [UInt8(truncatingIfNeeded: u >> 24), UInt8(truncatingIfNeeded: u >> 16), UInt8(truncatingIfNeeded: u >> 8), UInt8(truncatingIfNeeded: u)]
+            return [
+                UInt8(truncatingIfNeeded: u >> 24), UInt8(truncatingIfNeeded: u >> 16), UInt8(truncatingIfNeeded: u >> 8),
+                UInt8(truncatingIfNeeded: u),
+            ]
         }
         p.replaceSubrange(16..<20, with: be(width))
         p.replaceSubrange(20..<24, with: be(height))

@@ -1,3 +1,5 @@
+import Foundation
+
 /// MD5 (RFC 1321), only for the freedesktop thumbnail cache's file names, which the spec
 /// defines as the MD5 of the file's URI. Not for anything secret.
 enum MD5 {
@@ -50,5 +52,3 @@ enum MD5 {
         return out
     }
 }
-
-import Foundation

@@ -28,8 +28,9 @@ enum Renderer {
         case "webp":
             bitmap = try WebP.decode(data, maxLongSide: longSide, maxHeaderPixels: maxPixels, maxDecodePixels: maxPixels)
         case "heic", "avif":
-            let a = try HEIF.analyze(data, decode: true, minThumbnailLongSide: longSide, maxHeaderPixels: maxPixels,
-                                     maxDecodePixels: maxPixels)
+            let a = try HEIF.analyze(
+                data, decode: true, minThumbnailLongSide: longSide, maxHeaderPixels: maxPixels,
+                maxDecodePixels: maxPixels)
             guard let b = a.bitmap else { throw Unsupported() }
             bitmap = b
             orient = 1

@@ -13,7 +13,9 @@ struct ThumbnailCache: Sendable {
 
     /// The spec's sizes (the long side in pixels).
     enum Size: String, CaseIterable, Sendable {
-        case normal, large, xLarge = "x-large", xxLarge = "xx-large"
+        case normal, large
+        case xLarge = "x-large"
+        case xxLarge = "xx-large"
         var pixels: Int {
             switch self {
             case .normal: 128

@@ -14,117 +14,140 @@ extension WebApp {
         case ("GET summary", _):
             return Self.json(try withLibrary { try summary($0) })
         case ("GET decks", _):
-            return Self.json(try withLibrary { lib in
-                .object([("decks", .array(try Decks.overview(library: lib, clock: clock, timeZone: tz).map(Self.deckJSON)))])
-            })
+            return Self.json(
+                try withLibrary { lib in
+                    .object([("decks", .array(try Decks.overview(library: lib, clock: clock, timeZone: tz).map(Self.deckJSON)))])
+                })
         case ("POST sessions", _):
             guard let deck = body["deck"]?.stringValue, let id = DeckID(deck) else { throw WebError.bad("'deck' must be a deck id") }
             let goal = config.withLock { $0.sessionGoal }
-            return Self.json(try withLibrary { lib in
-                if case .rediscovery = id {} else if let s = try DeckSession.open(deckID: id.description, library: lib), s.remaining > 0 {
+            return Self.json(
+                try withLibrary { lib in
+                    if case .rediscovery = id {
+                    } else if let s = try DeckSession.open(deckID: id.description, library: lib), s.remaining > 0 {
+                        return try sessionJSON(s, lib)
+                    }
+                    let built = try Decks.build(id, library: lib, clock: clock, timeZone: tz)
+                    let s = try DeckSession.start(built, library: lib, clock: clock, goal: goal)
                     return try sessionJSON(s, lib)
-                }
-                let built = try Decks.build(id, library: lib, clock: clock, timeZone: tz)
-                let s = try DeckSession.start(built, library: lib, clock: clock, goal: goal)
-                return try sessionJSON(s, lib)
-            })
+                })
         case ("GET sessions/\(parts.last ?? "")", let p) where p.count == 2:
             guard let sid = Int64(p[1]) else { throw WebError.notFound() }
-            return Self.json(try withLibrary { lib in
-                guard let s = try DeckSession.load(id: sid, library: lib) else { throw WebError.notFound("no such session") }
-                return try sessionJSON(s, lib)
-            })
+            return Self.json(
+                try withLibrary { lib in
+                    guard let s = try DeckSession.load(id: sid, library: lib) else { throw WebError.notFound("no such session") }
+                    return try sessionJSON(s, lib)
+                })
         case ("POST decide", _):
             guard let fid = try Self.integer(body, "id"), let d = body["decision"]?.stringValue.flatMap(Decision.init(rawValue:)) else {
                 throw WebError.bad("'id' and 'decision' (trash, keep, skip, later) are needed")
             }
             let sid = try Self.integer(body, "session").map(Int64.init)
-            return Self.json(try withLibrary { lib in
-                let o = try Review.decide(d, fileID: Int64(fid), library: lib, clock: clock, session: sid, timeZone: tz)
-                return .object([
-                    ("id", .int(o.fileID)), ("decision", .string(o.decision.rawValue)), ("previous", .opt(o.previous?.rawValue)),
-                    ("session", try o.session.map { try sessionJSON($0, lib) } ?? .null), ("chapter", .opt(o.chapter)),
-                    ("milestones", .array(o.milestones.map { .string($0) })), ("summary", try summary(lib)),
-                ])
-            })
+            return Self.json(
+                try withLibrary { lib in
+                    let o = try Review.decide(d, fileID: Int64(fid), library: lib, clock: clock, session: sid, timeZone: tz)
+                    return .object([
+                        ("id", .int(o.fileID)), ("decision", .string(o.decision.rawValue)), ("previous", .opt(o.previous?.rawValue)),
+                        ("session", try o.session.map { try sessionJSON($0, lib) } ?? .null), ("chapter", .opt(o.chapter)),
+                        ("milestones", .array(o.milestones.map { .string($0) })), ("summary", try summary(lib)),
+                    ])
+                })
         case ("POST undo", _):
-            return Self.json(try withLibrary { lib in
-                guard let o = try Review.undo(library: lib, clock: clock) else { throw WebError(409, "nothing to undo") }
-                return .object([
-                    ("id", .int(o.fileID)), ("undone", .opt(o.undone?.rawValue)), ("restored", .opt(o.restored?.rawValue)), ("count", .int(o.count)),
-                    ("session", try o.session.map { try sessionJSON($0, lib) } ?? .null), ("summary", try summary(lib)),
-                ])
-            })
+            return Self.json(
+                try withLibrary { lib in
+                    guard let o = try Review.undo(library: lib, clock: clock) else { throw WebError(409, "nothing to undo") }
+                    return .object([
+                        ("id", .int(o.fileID)), ("undone", .opt(o.undone?.rawValue)), ("restored", .opt(o.restored?.rawValue)),
+                        ("count", .int(o.count)),
+                        ("session", try o.session.map { try sessionJSON($0, lib) } ?? .null), ("summary", try summary(lib)),
+                    ])
+                })
         case ("GET items/\(parts.last ?? "")", let p) where p.count == 2:
             guard let fid = Int64(p[1]) else { throw WebError.notFound() }
-            return Self.json(try withLibrary { lib in
-                guard let item = try lib.item(id: fid), item.status != .gone else { throw WebError.notFound("no such item") }
-                return Self.card(item, decision: try Review.decision(for: fid, library: lib), findings: try lib.findings(of: fid), home: options.env.home)
-            })
+            return Self.json(
+                try withLibrary { lib in
+                    guard let item = try lib.item(id: fid), item.status != .gone else { throw WebError.notFound("no such item") }
+                    return Self.card(
+                        item, decision: try Review.decision(for: fid, library: lib), findings: try lib.findings(of: fid), home: options.env.home)
+                })
         case ("GET groups", _):
-            return Self.json(try withLibrary { lib in
-                .object([("groups", .array(try lib.groupSummaries().map { g in
-                    .object([("id", .string(g.id.rawValue)), ("title", .string(g.id.title)), ("items", .int(g.items)),
-                             ("sets", .int(g.sets)), ("bytes", .int(g.bytes)), ("reclaimable_bytes", .int(g.reclaimableBytes))])
-                }))])
-            })
+            return Self.json(
+                try withLibrary { lib in
+                    .object([
+                        (
+                            "groups",
+                            .array(
+                                try lib.groupSummaries().map { g in
+                                    .object([
+                                        ("id", .string(g.id.rawValue)), ("title", .string(g.id.title)), ("items", .int(g.items)),
+                                        ("sets", .int(g.sets)), ("bytes", .int(g.bytes)), ("reclaimable_bytes", .int(g.reclaimableBytes)),
+                                    ])
+                                })
+                        )
+                    ])
+                })
         case ("GET similar", _):
             return Self.json(try withLibrary { try similarJSON($0) })
         case ("POST similar/keeper", _):
             guard let fid = try Self.integer(body, "id") else { throw WebError.bad("'id' is needed") }
-            return Self.json(try withLibrary { lib in
-                _ = try SimilarReview.chooseKeeper(fileID: Int64(fid), library: lib, clock: clock)
-                return try similarJSON(lib)
-            })
+            return Self.json(
+                try withLibrary { lib in
+                    _ = try SimilarReview.chooseKeeper(fileID: Int64(fid), library: lib, clock: clock)
+                    return try similarJSON(lib)
+                })
         case ("POST similar/trash-rest", _):
-            return Self.json(try withLibrary { lib in
-                let outcomes: [DecisionOutcome]
-                if body["all"]?.boolValue == true {
-                    outcomes = try SimilarReview.trashRestOfAll(library: lib, clock: clock, timeZone: tz)
-                } else if let set = body["set"]?.stringValue {
-                    outcomes = try SimilarReview.trashRest(setID: set, library: lib, clock: clock, timeZone: tz)
-                } else {
-                    throw WebError.bad("'set' or 'all' is needed")
-                }
-                var j = try similarJSON(lib)
-                if case .object(var o) = j { o.append(("staged", .int(outcomes.count))); j = .object(o) }
-                return j
-            })
+            return Self.json(
+                try withLibrary { lib in
+                    let outcomes: [DecisionOutcome]
+                    if body["all"]?.boolValue == true {
+                        outcomes = try SimilarReview.trashRestOfAll(library: lib, clock: clock, timeZone: tz)
+                    } else if let set = body["set"]?.stringValue {
+                        outcomes = try SimilarReview.trashRest(setID: set, library: lib, clock: clock, timeZone: tz)
+                    } else {
+                        throw WebError.bad("'set' or 'all' is needed")
+                    }
+                    var j = try similarJSON(lib)
+                    if case .object(var o) = j { o.append(("staged", .int(outcomes.count))); j = .object(o) }
+                    return j
+                })
         case ("POST similar/not-similar", _):
             guard let set = body["set"]?.stringValue else { throw WebError.bad("'set' is needed") }
-            return Self.json(try withLibrary { lib in
-                _ = try SimilarReview.markNotSimilar(setID: set, library: lib, clock: clock)
-                return try similarJSON(lib)
-            })
+            return Self.json(
+                try withLibrary { lib in
+                    _ = try SimilarReview.markNotSimilar(setID: set, library: lib, clock: clock)
+                    return try similarJSON(lib)
+                })
         case ("GET trash", _):
             return Self.json(try withLibrary { try trashJSON($0) })
         case ("POST trash/restore", _):
             let ids = try Self.integers(body, "ids"), ledger = try Self.integers(body, "ledger")
             guard !ids.isEmpty || !ledger.isEmpty || body["all"]?.boolValue == true else { throw WebError.bad("'ids', 'ledger' or 'all' is needed") }
-            return Self.json(try withLibrary { lib in
-                var outcomes: [TrashOutcome] = []
-                if body["all"]?.boolValue == true {
-                    outcomes = try Trash.restoreAll(library: lib, clock: clock)
-                } else {
-                    outcomes += try Trash.unstage(fileIDs: ids, library: lib)
-                    outcomes += try Trash.restore(ledgerIDs: ledger, library: lib, clock: clock)
-                }
-                return try withOutcomes(trashJSON(lib), outcomes, key: "restored")
-            })
+            return Self.json(
+                try withLibrary { lib in
+                    var outcomes: [TrashOutcome] = []
+                    if body["all"]?.boolValue == true {
+                        outcomes = try Trash.restoreAll(library: lib, clock: clock)
+                    } else {
+                        outcomes += try Trash.unstage(fileIDs: ids, library: lib)
+                        outcomes += try Trash.restore(ledgerIDs: ledger, library: lib, clock: clock)
+                    }
+                    return try withOutcomes(trashJSON(lib), outcomes, key: "restored")
+                })
         case ("POST trash/commit", _):
             guard body["confirm"]?.boolValue == true else { throw WebError.bad("a commit needs {\"confirm\": true}") }
             let tenv = options.trashEnvironment ?? TrashEnvironment(environment: options.env)
-            return Self.json(try withLibrary { lib in
-                let report = try Trash.commit(library: lib, clock: clock, env: tenv, logger: options.logger)
-                var j = try withOutcomes(trashJSON(lib), report.outcomes, key: "outcomes")
-                if case .object(var o) = j {
-                    o.append(("committed", .int(report.succeeded.filter { !$0.isSidecar }.count)))
-                    o.append(("committed_bytes", .int(report.bytes)))
-                    o.append(("milestones", .array(report.milestones.map { .string($0) })))
-                    j = .object(o)
-                }
-                return j
-            })
+            return Self.json(
+                try withLibrary { lib in
+                    let report = try Trash.commit(library: lib, clock: clock, env: tenv, logger: options.logger)
+                    var j = try withOutcomes(trashJSON(lib), report.outcomes, key: "outcomes")
+                    if case .object(var o) = j {
+                        o.append(("committed", .int(report.succeeded.filter { !$0.isSidecar }.count)))
+                        o.append(("committed_bytes", .int(report.bytes)))
+                        o.append(("milestones", .array(report.milestones.map { .string($0) })))
+                        j = .object(o)
+                    }
+                    return j
+                })
         case ("GET stats", _):
             let goal = config.withLock { $0.sessionGoal }
             return Self.json(try withLibrary { try Stats.report(library: $0, clock: clock, timeZone: tz, goal: goal).json })
@@ -133,10 +156,11 @@ extension WebApp {
         case ("POST settings", _):
             return Self.json(try saveSettings(body))
         case ("GET bulk/old-screenshots", _), ("POST bulk/old-screenshots", _):
-            let days = try Self.integer(body, "days") ?? r.query["days"].map { q in
-                guard let d = Int(q) else { throw WebError.bad("'days' must be a whole number") }
-                return d
-            } ?? 30
+            let days =
+                try Self.integer(body, "days") ?? r.query["days"].map { q in
+                    guard let d = Int(q) else { throw WebError.bad("'days' must be a whole number") }
+                    return d
+                } ?? 30
             guard (0...36_500).contains(days) else { throw WebError.bad("'days' must be from 0 to 36500") }
             let apply = r.method == "POST"
             return Self.json(try withLibrary { try oldScreenshots(days: days, apply: apply, $0) })
@@ -220,7 +244,8 @@ extension WebApp {
         var cards: [JSON] = []
         for id in s.itemIDs.dropFirst(s.position) {
             guard let item = try lib.item(id: id), item.status != .gone else { continue }
-            cards.append(Self.card(item, decision: try Review.decision(for: id, library: lib), findings: try lib.findings(of: id), home: options.env.home))
+            cards.append(
+                Self.card(item, decision: try Review.decision(for: id, library: lib), findings: try lib.findings(of: id), home: options.env.home))
         }
         return .object([
             ("id", .int(s.id)), ("deck", .string(s.deckID)), ("title", .string(s.title)), ("position", .int(s.position)),
@@ -247,12 +272,13 @@ extension WebApp {
             var members: [JSON] = []
             for m in set.members {
                 let d = try Review.decision(for: m.fileID, library: lib)
-                members.append(.object([
-                    ("id", .int(m.fileID)), ("name", .string((m.path as NSString).lastPathComponent)), ("bytes", .int(m.bytes)),
-                    ("folder", .string(Self.folder(of: m.path, home: options.env.home))),
-                    ("keeper", .bool(m.isKeeper)), ("chosen_by_user", .bool(m.chosenByUser)), ("duplicate_of", .opt(m.duplicateOf)),
-                    ("decision", .opt(d?.decision.rawValue)), ("thumb", .string("/media/\(m.fileID)/thumb")),
-                ]))
+                members.append(
+                    .object([
+                        ("id", .int(m.fileID)), ("name", .string((m.path as NSString).lastPathComponent)), ("bytes", .int(m.bytes)),
+                        ("folder", .string(Self.folder(of: m.path, home: options.env.home))),
+                        ("keeper", .bool(m.isKeeper)), ("chosen_by_user", .bool(m.chosenByUser)), ("duplicate_of", .opt(m.duplicateOf)),
+                        ("decision", .opt(d?.decision.rawValue)), ("thumb", .string("/media/\(m.fileID)/thumb")),
+                    ]))
             }
             sets.append(.object([("id", .string(set.id)), ("reclaimable_bytes", .int(set.reclaimableBytes)), ("members", .array(members))]))
         }
@@ -264,40 +290,56 @@ extension WebApp {
         var items: [JSON] = []
         for s in staged {
             let item = try lib.item(id: s.fileID)
-            items.append(.object([
-                ("id", .int(s.fileID)), ("name", .string((s.path as NSString).lastPathComponent)), ("bytes", .int(s.bytes)),
-                ("folder", .string(Self.folder(of: s.path, home: options.env.home))),
-                ("kind", .string(item?.kind ?? "photo")), ("decided_at", .double(s.decidedAt)),
-                ("changed_since_review", .bool(s.changedSinceReview)), ("missing", .bool(s.missing)),
-                ("thumb", .string("/media/\(s.fileID)/thumb")),
-            ]))
+            items.append(
+                .object([
+                    ("id", .int(s.fileID)), ("name", .string((s.path as NSString).lastPathComponent)), ("bytes", .int(s.bytes)),
+                    ("folder", .string(Self.folder(of: s.path, home: options.env.home))),
+                    ("kind", .string(item?.kind ?? "photo")), ("decided_at", .double(s.decidedAt)),
+                    ("changed_since_review", .bool(s.changedSinceReview)), ("missing", .bool(s.missing)),
+                    ("thumb", .string("/media/\(s.fileID)/thumb")),
+                ]))
         }
         _ = try? Trash.noticeRestores(library: lib, clock: options.clock)
         let inTrash = try Trash.inSystemTrash(library: lib).filter { !$0.isSidecar }
         return .object([
             ("count", .int(staged.count)), ("bytes", .int(staged.reduce(0) { $0 + $1.bytes })), ("items", .array(items)),
-            ("in_system_trash", .array(inTrash.map { t in
-                .object([("ledger", .int(t.ledgerID)), ("id", .opt(t.fileID)), ("name", .string((t.originalPath as NSString).lastPathComponent)),
-                         ("folder", .string(Self.folder(of: t.originalPath, home: options.env.home))),
-                         ("bytes", .int(t.bytes)), ("trashed_at", .double(t.trashedAt))])
-            })),
+            (
+                "in_system_trash",
+                .array(
+                    inTrash.map { t in
+                        .object([
+                            ("ledger", .int(t.ledgerID)), ("id", .opt(t.fileID)), ("name", .string((t.originalPath as NSString).lastPathComponent)),
+                            ("folder", .string(Self.folder(of: t.originalPath, home: options.env.home))),
+                            ("bytes", .int(t.bytes)), ("trashed_at", .double(t.trashedAt)),
+                        ])
+                    })
+            ),
             ("in_trash_bytes", .int(try Trash.inTrashBytes(library: lib))),
         ])
     }
 
     func withOutcomes(_ j: JSON, _ outcomes: [TrashOutcome], key: String) -> JSON {
         guard case .object(var o) = j else { return j }
-        o.append((key, .array(outcomes.map { x in
-            let (result, reason): (String, String?) = switch x.result {
-            case .trashed: ("trashed", nil)
-            case .restored: ("restored", nil)
-            case .unstaged: ("unstaged", nil)
-            case .skipped(let why): ("skipped", why)
-            }
-            return .object([("name", .string((x.path as NSString).lastPathComponent)), ("folder", .string(Self.folder(of: x.path, home: options.env.home))),
+        o.append(
+            (
+                key,
+                .array(
+                    outcomes.map { x in
+                        let (result, reason): (String, String?) =
+                            switch x.result {
+                            case .trashed: ("trashed", nil)
+                            case .restored: ("restored", nil)
+                            case .unstaged: ("unstaged", nil)
+                            case .skipped(let why): ("skipped", why)
+                            }
+                        return .object([
+                            ("name", .string((x.path as NSString).lastPathComponent)),
+                            ("folder", .string(Self.folder(of: x.path, home: options.env.home))),
                             ("bytes", .int(x.bytes)),
-                            ("result", .string(result)), ("reason", .opt(reason)), ("sidecar", .bool(x.isSidecar))])
-        })))
+                            ("result", .string(result)), ("reason", .opt(reason)), ("sidecar", .bool(x.isSidecar)),
+                        ])
+                    })
+            ))
         return .object(o)
     }
 
@@ -336,7 +378,9 @@ extension WebApp {
                 for c in old { try Review.decide(.trash, fileID: c.item.id, library: lib, clock: options.clock, timeZone: options.timeZone) }
             }
         }
-        return .object([("days", .int(days)), ("count", .int(old.count)), ("bytes", .int(old.reduce(0) { $0 + $1.item.bytes })),
-                        ("staged", .bool(apply)), ("summary", try summary(lib))])
+        return .object([
+            ("days", .int(days)), ("count", .int(old.count)), ("bytes", .int(old.reduce(0) { $0 + $1.item.bytes })),
+            ("staged", .bool(apply)), ("summary", try summary(lib)),
+        ])
     }
 }

@@ -9,10 +9,12 @@ extension WebApp {
         guard r.method == "GET" || r.method == "HEAD" else { throw WebError.methodNotAllowed(r, allow: "GET, HEAD") }
         let parts = r.path.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 4, parts[0].isEmpty, parts[1] == "media",
-              !parts[2].isEmpty, parts[2].count <= 18, parts[2].allSatisfy({ $0.isASCII && $0.isNumber }),
-              let id = Int64(parts[2]) else { throw WebError.notFound() }
+            !parts[2].isEmpty, parts[2].count <= 18, parts[2].allSatisfy({ $0.isASCII && $0.isNumber }),
+            let id = Int64(parts[2])
+        else { throw WebError.notFound() }
         guard let item = try withLibrary({ try $0.item(id: id) }), item.status != .gone,
-              item.kind == "photo" || item.kind == "video" else { throw WebError.notFound("no such item") }
+            item.kind == "photo" || item.kind == "video"
+        else { throw WebError.notFound("no such item") }
         // A file the scan could not read is drawn as what it is, not decoded again (a 500).
         if item.kind == "photo" && item.status != .ok && parts[3] != "original" { return placeholder(item) }
         switch parts[3] {

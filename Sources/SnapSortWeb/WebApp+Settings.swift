@@ -81,7 +81,8 @@ extension WebApp {
         for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
             let line = raw.trimmingCharacters(in: .whitespaces)
             if !line.hasPrefix("#"), let eq = line.firstIndex(of: "="),
-               line[..<eq].trimmingCharacters(in: .whitespaces).lowercased() == key {
+                line[..<eq].trimmingCharacters(in: .whitespaces).lowercased() == key
+            {
                 if !done { out.append("\(key) = \(clean)") }
                 done = true
                 continue

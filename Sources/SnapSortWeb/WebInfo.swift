@@ -44,8 +44,9 @@ public struct WebInfo: Sendable, Equatable {
     /// Reads the file; nil when missing or malformed.
     public static func read(_ env: Environment) -> WebInfo? {
         guard let bytes = try? FileSystem.readFile(path(env), limit: 64 * 1024),
-              let j = JSON.parse(String(decoding: bytes, as: UTF8.self)),
-              let url = j["url"]?.stringValue, let port = j["port"]?.intValue, let token = j["token"]?.stringValue else { return nil }
+            let j = JSON.parse(String(decoding: bytes, as: UTF8.self)),
+            let url = j["url"]?.stringValue, let port = j["port"]?.intValue, let token = j["token"]?.stringValue
+        else { return nil }
         return WebInfo(url: url, port: port, token: token, pid: j["pid"]?.intValue ?? 0, database: j["database"]?.stringValue)
     }
 

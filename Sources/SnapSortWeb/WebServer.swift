@@ -175,7 +175,8 @@ final class WebApp: Sendable {
         guard let proof = sec.authenticate(r) else {
             // A browser asking for the page gets a page that says what to do, not JSON.
             if !r.path.hasPrefix("/api/") && !r.path.hasPrefix("/media/") && (r.header("accept") ?? "").contains("text/html") {
-                let html = "<!doctype html><html lang=\"en\"><meta charset=\"utf-8\"><title>SnapSort</title><body><h1>SnapSort</h1><p>This page opens with its key. Run <code>snapsort open</code> (or click a SnapSort reminder): it opens the page with the key, and this browser remembers it for 30 days.</p></body></html>"
+                let html =
+                    "<!doctype html><html lang=\"en\"><meta charset=\"utf-8\"><title>SnapSort</title><body><h1>SnapSort</h1><p>This page opens with its key. Run <code>snapsort open</code> (or click a SnapSort reminder): it opens the page with the key, and this browser remembers it for 30 days.</p></body></html>"
                 return HTTPResponse(status: 401, contentType: "text/html; charset=utf-8", Array(html.utf8), headers: [("Cache-Control", "no-store")])
             }
             return Self.error(401, "a token is needed: open the page with 'snapsort open'")
@@ -217,8 +218,9 @@ final class WebApp: Sendable {
     }
 
     static func json(_ j: JSON, status: Int = 200) -> HTTPResponse {
-        HTTPResponse(status: status, contentType: "application/json; charset=utf-8", Array(j.serialized().utf8),
-                     headers: [("Cache-Control", "no-store")])
+        HTTPResponse(
+            status: status, contentType: "application/json; charset=utf-8", Array(j.serialized().utf8),
+            headers: [("Cache-Control", "no-store")])
     }
 
     // MARK: - Static files
@@ -235,8 +237,9 @@ final class WebApp: Sendable {
         let name = path == "/" ? "index.html" : String(path.dropFirst())
         let parts = name.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty,
-              parts[0].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }),
-              let type = Self.types[String(parts[1])] else { throw WebError.notFound() }
+            parts[0].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }),
+            let type = Self.types[String(parts[1])]
+        else { throw WebError.notFound() }
         guard let data = try? FileSystem.readFile(webRoot + "/" + name, limit: 8 * 1024 * 1024) else { throw WebError.notFound() }
         return HTTPResponse(status: 200, contentType: type, data, headers: [("Cache-Control", "no-cache")])
     }

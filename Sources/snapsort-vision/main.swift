@@ -132,7 +132,8 @@ func hello() -> String {
         classes = "\"classes\":null,\"classes_problem\":\(quoted("the classifier model is missing (\(path))"))"
     }
     if access(landmarksPath, R_OK) != 0 {
-        return "{\"helper\":1,\"faces\":null,\"problem\":\(quoted("the face landmark model is missing (\(landmarksPath)); install libdlib-data")),\(classes)}"
+        return
+            "{\"helper\":1,\"faces\":null,\"problem\":\(quoted("the face landmark model is missing (\(landmarksPath)); install libdlib-data")),\(classes)}"
     }
     return "{\"helper\":1,\"faces\":\"dlib-hog+sp68\",\"problem\":null,\(classes)}"
 }

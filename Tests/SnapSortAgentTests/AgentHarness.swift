@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import SnapSortCore
 import SnapSortTestSupport
+
 @testable import SnapSortAgent
 
 /// An agent running in-process on a temp library, on its own thread.

@@ -1,9 +1,9 @@
 import Foundation
 import Glibc
-import Testing
 import SnapSortCore
 import SnapSortSystem
 import SnapSortTestSupport
+import Testing
 
 /// The built `snapsort agent` as a child process: sd_notify, signals, kill -9, the lock.
 @Suite(.serialized) struct AgentProcessTests {
@@ -84,7 +84,7 @@ import SnapSortTestSupport
         #expect(got.contains { $0.hasPrefix("STATUS=Watching 3 photos in 1 folder") })
         child.signal(SIGTERM)
         #expect(child.wait(timeout: 10) == 0)
-        while let _ = Optional(0), !got.contains("STOPPING=1"), Date() < deadline { receive() }
+        while Optional(0) != nil, !got.contains("STOPPING=1"), Date() < deadline { receive() }
         #expect(got.contains("STOPPING=1"))
         let log = String(decoding: child.stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         // Under a service manager each line carries its sd-daemon(3) priority prefix.

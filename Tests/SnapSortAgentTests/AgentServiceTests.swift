@@ -1,11 +1,12 @@
 import Foundation
 import Glibc
-import Synchronization
-import Testing
 import SnapSortCore
 import SnapSortSystem
 import SnapSortTestSupport
 import SnapSortWeb
+import Synchronization
+import Testing
+
 @testable import SnapSortAgent
 
 /// A service that records what the agent asks of it; its descriptor is a pipe the test writes.
@@ -81,18 +82,29 @@ struct AgentServiceTests {
         let other = try h.reader()
         try other.setAgentState("probe", "1")
         // The agent looks 0.1 s (on its clock) after the write was noticed.
-        let tick = { time.advance(0.2); h.agent.wake() }
-        #expect(waitUntil { tick(); return probe.count("database") >= 1 })
+        let tick = {
+            time.advance(0.2); h.agent.wake()
+        }
+        #expect(
+            waitUntil {
+                tick(); return probe.count("database") >= 1
+            })
 
         // A configuration change (the agent reloads on a changed snapsort.conf).
         try FileSystem.makeDirectories(h.dir.at("config/snapsort"))
         try "session_goal = 40\n".write(toFile: h.dir.at("config/snapsort/snapsort.conf"), atomically: true, encoding: .utf8)
-        #expect(waitUntil { tick(); return probe.log.contains("config:40") })
+        #expect(
+            waitUntil {
+                tick(); return probe.log.contains("config:40")
+            })
 
         // A problem shows in the status file's last_error.
         probe.problemText = "no session bus"
         try other.setAgentState("probe", "2")
-        #expect(waitUntil { tick(); return h.status()?["agent"]?["last_error"]?.stringValue == "probe: no session bus" })
+        #expect(
+            waitUntil {
+                tick(); return h.status()?["agent"]?["last_error"]?.stringValue == "probe: no session bus"
+            })
 
         #expect(h.stop())
         #expect(probe.log.last == "stop")
@@ -177,17 +189,23 @@ struct AgentServiceTests {
         let start = cal.date(from: DateComponents(year: 2026, month: 3, day: 2, hour: 18, minute: 59, second: 0))!
         let (clock, time) = Clock.manual(start)
         let logs = LogCapture()
-        let h = try AgentHarness(setup: { dir in
-            dir.write("config/snapsort/snapsort.conf", Array("reminder = daily\nreminder_time = 19:00\n".utf8))
-        }, tweak: { o in
-            o.clock = clock
-            o.services = { c in
-                let deps = ReminderDependencies(timeZone: { utc }, logger: logs.logger(label: "reminders"))
-                let notifier = DesktopNotifier(address: "unix:path=/nonexistent/snapsort-test-bus", callTimeout: .seconds(1))
-                return [ReminderAgentService(ReminderService(library: c.library, configuration: c.configuration, notifier: notifier,
-                                                             dependencies: deps))]
-            }
-        })
+        let h = try AgentHarness(
+            setup: { dir in
+                dir.write("config/snapsort/snapsort.conf", Array("reminder = daily\nreminder_time = 19:00\n".utf8))
+            },
+            tweak: { o in
+                o.clock = clock
+                o.services = { c in
+                    let deps = ReminderDependencies(timeZone: { utc }, logger: logs.logger(label: "reminders"))
+                    let notifier = DesktopNotifier(address: "unix:path=/nonexistent/snapsort-test-bus", callTimeout: .seconds(1))
+                    return [
+                        ReminderAgentService(
+                            ReminderService(
+                                library: c.library, configuration: c.configuration, notifier: notifier,
+                                dependencies: deps))
+                    ]
+                }
+            })
         h.start()
         #expect(h.waitIdle())
         #expect(h.status()?["agent"]?["last_error"]?.stringValue == nil)
@@ -229,8 +247,12 @@ struct AgentServiceTests {
         let notifier = AgentRecordingNotifier()
         let h = try AgentHarness(tweak: { o in
             o.services = { c in
-                [ReminderAgentService(ReminderService(library: c.library, configuration: c.configuration, notifier: notifier,
-                                                      dependencies: ReminderDependencies(logger: c.logger)))]
+                [
+                    ReminderAgentService(
+                        ReminderService(
+                            library: c.library, configuration: c.configuration, notifier: notifier,
+                            dependencies: ReminderDependencies(logger: c.logger)))
+                ]
             }
         })
         h.start()

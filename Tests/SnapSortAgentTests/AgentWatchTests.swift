@@ -1,10 +1,11 @@
 import Foundation
 import Glibc
-import Synchronization
-import Testing
 import SnapSortCore
 import SnapSortSystem
 import SnapSortTestSupport
+import Synchronization
+import Testing
+
 @testable import SnapSortAgent
 
 /// The agent on real inotify events in temp folders. Waits are on conditions with deadlines.
@@ -208,7 +209,7 @@ import SnapSortTestSupport
         let lib = try again.reader()
         #expect(try again.live(lib).count == 3)
         #expect(again.agent.counters.foldersSkipped == 2)  // Pictures and 2023
-        #expect(again.agent.counters.foldersListed == 1)   // 2024
+        #expect(again.agent.counters.foldersListed == 1)  // 2024
     }
 
     @Test func aPhotoRestoredFromTheTrashByTheFileManagerIsNoticed() throws {
@@ -219,7 +220,8 @@ import SnapSortTestSupport
         let lib = try h.reader()
         let id = try #require(try h.live(lib)[h.root + "/keepme.jpg"]?.id)
         try Review.decide(.trash, fileID: id, library: lib, clock: .live)
-        let trashEnv = TrashEnvironment(environment: Environment(variables: ["HOME": h.dir.path, "XDG_DATA_HOME": h.dir.at("share")], home: h.dir.path))
+        let trashEnv = TrashEnvironment(
+            environment: Environment(variables: ["HOME": h.dir.path, "XDG_DATA_HOME": h.dir.at("share")], home: h.dir.path))
         let report = try Trash.commit(library: lib, clock: .live, env: trashEnv)
         #expect(report.succeeded.count == 1)
         let inTrash = h.dir.at("share/Trash/files/keepme.jpg")
@@ -276,8 +278,10 @@ import SnapSortTestSupport
         let h = try AgentHarness(setup: { d in for i in 0..<8 { d.folder("Pictures/flood/\(i)") } })
         h.dir.write("Pictures/keep.jpg", photo(12))
         // Flood the queue before the loop reads it: each empty file is IN_CREATE + IN_CLOSE_WRITE.
-        let limit = Int(String(decoding: try FileSystem.readFile("/proc/sys/fs/inotify/max_queued_events", limit: 64), as: UTF8.self)
-            .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 16384
+        let limit =
+            Int(
+                String(decoding: try FileSystem.readFile("/proc/sys/fs/inotify/max_queued_events", limit: 64), as: UTF8.self)
+                    .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 16384
         let count = limit / 2 + 500
         for i in 0..<count { h.dir.write("Pictures/flood/\(i % 8)/e\(i).jpg", []) }
         h.start()
@@ -359,7 +363,9 @@ import SnapSortTestSupport
         let runs = Mutex(Runs())
         let h = try AgentHarness(tweak: { o in
             o.afterReconcile = { _, _, checkpoint in
-                let endless = runs.withLock { $0.started += 1; return $0.endless }
+                let endless = runs.withLock {
+                    $0.started += 1; return $0.endless
+                }
                 do {
                     while endless { try checkpoint(); usleep(2000) }
                     try checkpoint()
@@ -408,20 +414,27 @@ import SnapSortTestSupport
     @Test func progressCountsOnAcrossBatchesUntilIdle() throws {
         let lines = Mutex<[String]>([])
         let hold = Mutex<String?>(nil)  // the root, while the next reconcile should bring a second batch
-        let h = try AgentHarness(setup: { d in
-            for i in 0..<6 { d.write("Pictures/batch1-\(i).jpg", photo(UInt64(50 + i))) }
-        }, tweak: { o in
-            o.notifier = Notifier(send: { m in
-                for l in m.split(separator: "\n") where l.hasPrefix("STATUS=") { lines.withLock { $0.append(String(l.dropFirst(7))) } }
-            }, watchdogInterval: nil)
-            o.afterReconcile = { _, _, checkpoint in
-                guard let root = hold.withLock({ r in defer { r = nil }; return r }) else { return }
-                // A second batch arrives before the first one's reconcile is over.
-                for i in 0..<3 { try FileSystem.writeAtomically(root + "/batch2-\(i).jpg", photo(UInt64(60 + i))) }
-                let until = Date().addingTimeInterval(1.5)
-                while Date() < until { try checkpoint(); usleep(20_000) }
-            }
-        })
+        let h = try AgentHarness(
+            setup: { d in
+                for i in 0..<6 { d.write("Pictures/batch1-\(i).jpg", photo(UInt64(50 + i))) }
+            },
+            tweak: { o in
+                o.notifier = Notifier(
+                    send: { m in
+                        for l in m.split(separator: "\n") where l.hasPrefix("STATUS=") { lines.withLock { $0.append(String(l.dropFirst(7))) } }
+                    }, watchdogInterval: nil)
+                o.afterReconcile = { _, _, checkpoint in
+                    guard
+                        let root = hold.withLock({ r in
+                            defer { r = nil }; return r
+                        })
+                    else { return }
+                    // A second batch arrives before the first one's reconcile is over.
+                    for i in 0..<3 { try FileSystem.writeAtomically(root + "/batch2-\(i).jpg", photo(UInt64(60 + i))) }
+                    let until = Date().addingTimeInterval(1.5)
+                    while Date() < until { try checkpoint(); usleep(20_000) }
+                }
+            })
         hold.withLock { $0 = h.root }
         h.start()
         defer { h.stop() }
@@ -446,15 +459,17 @@ import SnapSortTestSupport
 
     @Test func theWatchLimitDegradesToPeriodicReconcileOnTheInjectedClock() throws {
         let (clock, time) = Clock.manual(Date(timeIntervalSince1970: 1_800_000_000))
-        let h = try AgentHarness(setup: { d in
-            for f in ["a", "b", "c", "d"] { d.folder("Pictures/\(f)") }
-        }, tweak: { o in
-            o.clock = clock
-            o.debounce = 0
-            o.moveTimeout = 0
-            o.watchBudget = 2
-            o.degradedInterval = 600
-        })
+        let h = try AgentHarness(
+            setup: { d in
+                for f in ["a", "b", "c", "d"] { d.folder("Pictures/\(f)") }
+            },
+            tweak: { o in
+                o.clock = clock
+                o.debounce = 0
+                o.moveTimeout = 0
+                o.watchBudget = 2
+                o.degradedInterval = 600
+            })
         h.start()
         defer { h.stop() }
         #expect(h.waitIdle())

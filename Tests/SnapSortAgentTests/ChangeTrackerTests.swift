@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import SnapSortCore
+import Testing
+
 @testable import SnapSortAgent
 
 /// The debounce and move pairing, on a manual clock (no sleeps).

@@ -1,10 +1,11 @@
 import Foundation
 import Glibc
-import Synchronization
-import Testing
 import SnapSortCore
 import SnapSortSystem
 import SnapSortTestSupport
+import Synchronization
+import Testing
+
 @testable import SnapSortAgent
 
 /// A private bus (a real `dbus-daemon`) with the fake UPower of Tests/Fixtures/dbus on it.
@@ -85,12 +86,14 @@ struct PowerTests {
     @Test("on battery analysis waits (watching goes on); on power it catches up")
     func pausesOnBattery() throws {
         let upower = try FakeUPower(onBattery: true)
-        let h = try AgentHarness(setup: { dir in
-            dir.write("Pictures/a.jpg", photo(31))
-        }, tweak: { o in
-            let address = upower.address
-            o.services = { c in [PowerAgentService(enabled: true, address: address, logger: c.logger)] }
-        })
+        let h = try AgentHarness(
+            setup: { dir in
+                dir.write("Pictures/a.jpg", photo(31))
+            },
+            tweak: { o in
+                let address = upower.address
+                o.services = { c in [PowerAgentService(enabled: true, address: address, logger: c.logger)] }
+            })
         h.start()
         defer { h.stop() }
         #expect(waitUntil { h.status()?["agent"]?["state"]?.stringValue == "paused" })
@@ -108,9 +111,11 @@ struct PowerTests {
 
     @Test("without UPower the agent analyzes as usual and says why")
     func withoutUPower() throws {
-        let h = try AgentHarness(setup: { dir in dir.write("Pictures/a.jpg", photo(33)) }, tweak: { o in
-            o.services = { c in [PowerAgentService(enabled: true, address: "unix:path=/nonexistent/snapsort-system-bus", logger: c.logger)] }
-        })
+        let h = try AgentHarness(
+            setup: { dir in dir.write("Pictures/a.jpg", photo(33)) },
+            tweak: { o in
+                o.services = { c in [PowerAgentService(enabled: true, address: "unix:path=/nonexistent/snapsort-system-bus", logger: c.logger)] }
+            })
         h.start()
         defer { h.stop() }
         #expect(h.waitIdle())

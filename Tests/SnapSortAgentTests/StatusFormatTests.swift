@@ -1,9 +1,9 @@
 import Foundation
 import Glibc
-import Testing
 import SnapSortCore
 import SnapSortSystem
 import SnapSortTestSupport
+import Testing
 
 /// Each bar's output, key by key against the bar's documented keys and value types.
 @Suite struct StatusFormatTests {
@@ -11,15 +11,19 @@ import SnapSortTestSupport
     static let documents: [StatusDocument] = [
         StatusDocument(updatedAt: now, agent: .init(state: "analyzing", pid: 42, done: 1204, total: 5310)),
         StatusDocument(updatedAt: now, agent: .init(state: "grouping", pid: 42, done: 5556, total: 5556), awaitingReview: 12),
-        StatusDocument(updatedAt: now, agent: .init(state: "watching", pid: 42, done: 12431, total: 12431),
-                       groups: [.init(id: "similar", items: 40, bytes: 80_000_000), .init(id: "blurry", items: 2, bytes: 4_000_000)],
-                       awaitingReview: 42, trash: .init(count: 3, bytes: 9_000_000), cleared: .init(today: 5, week: 20, total: 300),
-                       streak: .init(current: 3, longest: 9), goal: .init(target: 25, doneToday: 5), nextReminder: now),
+        StatusDocument(
+            updatedAt: now, agent: .init(state: "watching", pid: 42, done: 12431, total: 12431),
+            groups: [.init(id: "similar", items: 40, bytes: 80_000_000), .init(id: "blurry", items: 2, bytes: 4_000_000)],
+            awaitingReview: 42, trash: .init(count: 3, bytes: 9_000_000), cleared: .init(today: 5, week: 20, total: 300),
+            streak: .init(current: 3, longest: 9), goal: .init(target: 25, doneToday: 5), nextReminder: now),
         StatusDocument(updatedAt: now, agent: .init(state: "paused", pid: 42, done: 10, total: 20, pending: 3)),
         StatusDocument(updatedAt: now, agent: .init(state: "stopped", done: 3, total: 3)),
         StatusDocument(updatedAt: now, agent: .init(state: "watching", pid: 42, done: 3, total: 3, degraded: true, lastError: "watch limit")),
-        StatusDocument(updatedAt: now, agent: .init(state: "watching", pid: 42, done: 3, total: 3,
-                                                    lastError: "reminders: cannot show a notification", lastErrorSeverity: "warning")),
+        StatusDocument(
+            updatedAt: now,
+            agent: .init(
+                state: "watching", pid: 42, done: 3, total: 3,
+                lastError: "reminders: cannot show a notification", lastErrorSeverity: "warning")),
     ]
 
     /// The keys and JSON types of one bar's object.
@@ -117,11 +121,16 @@ import SnapSortTestSupport
     }
 
     @Test func groupsAreInTheProductsOrder() throws {
-        let d = StatusDocument(updatedAt: Self.now, agent: .init(state: "watching", pid: 42, done: 3, total: 3),
-                               groups: [.init(id: "blurry", items: 1, bytes: 1), .init(id: "screenshot", items: 1, bytes: 1),
-                                        .init(id: "similar", items: 2, bytes: 2)])
+        let d = StatusDocument(
+            updatedAt: Self.now, agent: .init(state: "watching", pid: 42, done: 3, total: 3),
+            groups: [
+                .init(id: "blurry", items: 1, bytes: 1), .init(id: "screenshot", items: 1, bytes: 1),
+                .init(id: "similar", items: 2, bytes: 2),
+            ])
         #expect(d.groups.map(\.id) == ["similar", "blurry", "screenshot"])
-        let json = try #require(JSON.parse(#"{"schema_version":1,"agent":{"state":"watching"},"groups":{"blurry":{"items":1,"bytes":1},"similar":{"items":2,"bytes":2}}}"#))
+        let json = try #require(
+            JSON.parse(
+                #"{"schema_version":1,"agent":{"state":"watching"},"groups":{"blurry":{"items":1,"bytes":1},"similar":{"items":2,"bytes":2}}}"#))
         let back = try #require(StatusDocument(json: json))
         #expect(back.groups.map(\.id) == ["similar", "blurry"])
     }
@@ -131,9 +140,12 @@ import SnapSortTestSupport
     /// never a permanent red bar.
     @Test func anErrorIsAnAlarmAndAServiceWarningIsNot() throws {
         func agent(_ severity: String?) -> StatusDocument {
-            StatusDocument(updatedAt: Self.now, agent: .init(state: "watching", pid: 42, done: 3, total: 3,
-                                                             lastError: "reminders: cannot show a notification", lastErrorSeverity: severity),
-                           cleared: .init(today: 1_657_225, week: 1_657_225, total: 30_000_000))
+            StatusDocument(
+                updatedAt: Self.now,
+                agent: .init(
+                    state: "watching", pid: 42, done: 3, total: 3,
+                    lastError: "reminders: cannot show a notification", lastErrorSeverity: severity),
+                cleared: .init(today: 1_657_225, week: 1_657_225, total: 30_000_000))
         }
         let warning = agent("warning"), error = agent("error"), old = agent(nil)
         for d in [error, old] {

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import SnapSortCore
 import SnapSortSystem
+import Testing
+
+@testable import SnapSortCore
 
 /// The separable SIMD alignment (`Thumbnail.aligned`) against its per-pixel definition
 /// (`AlignmentReference`): the same score and overlap on real photographs — crops of one photo
@@ -25,8 +26,10 @@ import SnapSortSystem
     static func windows(_ name: String) throws -> [Thumbnail] {
         let photo = try GroupsRulesTests.realPhoto(name)
         let (w, h) = (photo.width * 3 / 4, photo.height * 3 / 4)
-        let boxes = [(0, 0, w, h), (photo.width / 40, photo.height / 50, w, h), (photo.width / 10, photo.height / 12, w * 9 / 10, h * 9 / 10),
-                     (photo.width - w, photo.height - h, w, h), (photo.width / 8, 0, w * 8 / 10, h * 8 / 10)]
+        let boxes = [
+            (0, 0, w, h), (photo.width / 40, photo.height / 50, w, h), (photo.width / 10, photo.height / 12, w * 9 / 10, h * 9 / 10),
+            (photo.width - w, photo.height - h, w, h), (photo.width / 8, 0, w * 8 / 10, h * 8 / 10),
+        ]
         return boxes.map { thumbnail(crop(photo, x: $0.0, y: $0.1, w: $0.2, h: $0.3)) }
     }
 
@@ -59,7 +62,9 @@ import SnapSortSystem
         for name in ["astronaut.jpg", "coffee.jpg", "chelsea.jpg", "building.jpg", "kite.jpg"] {
             let photo = try GroupsRulesTests.realPhoto(name)
             let w = photo.width * 11 / 20, h = photo.height * 11 / 20
-            func window(_ shift: Int) -> Thumbnail { Self.thumbnail(Self.crop(photo, x: photo.width * shift / 100 * 9 / 20, y: photo.height / 10, w: w, h: h)) }
+            func window(_ shift: Int) -> Thumbnail {
+                Self.thumbnail(Self.crop(photo, x: photo.width * shift / 100 * 9 / 20, y: photo.height / 10, w: w, h: h))
+            }
             let first = window(0)
             for (shift, expected) in [(4, true), (8, true), (48, false), (56, false), (64, false)] {
                 let other = window(shift)
@@ -91,8 +96,10 @@ import SnapSortSystem
     /// A frame of `photo` as another shot of the moment would see it: 3/4 of the photo around its
     /// centre moved by (`dx`, `dy`) (shares of the frame), zoomed in `zoom` times, turned by
     /// `degrees`, and exposed `gain` times brighter with a `gamma` curve (clipped at white).
-    static func shot(_ photo: Bitmap, dx: Double = 0, dy: Double = 0, zoom: Double = 1, degrees: Double = 0,
-                     gain: Double = 1, gamma: Double = 1) -> Bitmap {
+    static func shot(
+        _ photo: Bitmap, dx: Double = 0, dy: Double = 0, zoom: Double = 1, degrees: Double = 0,
+        gain: Double = 1, gamma: Double = 1
+    ) -> Bitmap {
         let w = photo.width * 3 / 4, h = photo.height * 3 / 4, c = photo.channels
         var out = Bitmap(width: w, height: h, channels: c)
         let angle = degrees * Double.pi / 180, (cosA, sinA) = (cos(angle), sin(angle))
@@ -122,7 +129,9 @@ import SnapSortSystem
     @Test func aCrookedRetakeIsFoundByTheTurns() throws {
         let threshold = GroupRules().similarThreshold
         var gains: [Double] = [], below: [String] = []
-        for name in ["astronaut.jpg", "coffee.jpg", "chelsea.jpg", "building.jpg", "kite.jpg", "dune.jpg", "forest-path.jpg", "storm.jpg", "sudoku.jpg"] {
+        for name in [
+            "astronaut.jpg", "coffee.jpg", "chelsea.jpg", "building.jpg", "kite.jpg", "dune.jpg", "forest-path.jpg", "storm.jpg", "sudoku.jpg",
+        ] {
             let photo = try GroupsRulesTests.realPhoto(name)
             let straight = Self.thumbnail(Self.shot(photo)), crooked = Self.thumbnail(Self.shot(photo, dx: 0.03, zoom: 1.05, degrees: 5))
             let turned = straight.aligned(with: crooked)
@@ -144,14 +153,17 @@ import SnapSortSystem
         let threshold = rules.similarThreshold
         let variants: [(String, (Bitmap) -> Bitmap)] = [
             ("base", { Self.shot($0) }),
-            ("shift 3 %", { Self.shot($0, dx: 0.03) }), ("shift 6/4 %", { Self.shot($0, dx: 0.06, dy: -0.04) }), ("shift 9 %", { Self.shot($0, dx: -0.09, dy: 0.02) }),
+            ("shift 3 %", { Self.shot($0, dx: 0.03) }), ("shift 6/4 %", { Self.shot($0, dx: 0.06, dy: -0.04) }),
+            ("shift 9 %", { Self.shot($0, dx: -0.09, dy: 0.02) }),
             ("zoom 1.08", { Self.shot($0, zoom: 1.08) }), ("zoom 1.16", { Self.shot($0, zoom: 1.16) }), ("zoom 0.9", { Self.shot($0, zoom: 0.9) }),
             ("turn 2°", { Self.shot($0, degrees: 2) }), ("turn 4°", { Self.shot($0, degrees: 4) }), ("turn -3°", { Self.shot($0, degrees: -3) }),
             ("gain 0.6", { Self.shot($0, gain: 0.6) }), ("gain 1.5", { Self.shot($0, gain: 1.5) }), ("gamma 0.7", { Self.shot($0, gamma: 0.7) }),
             ("all at once", { Self.shot($0, dx: 0.04, zoom: 1.1, degrees: 2, gain: 0.8) }),
             ("all at once 2", { Self.shot($0, dy: -0.05, zoom: 0.92, degrees: -2, gamma: 1.3) }),
         ]
-        let names = ["astronaut.jpg", "coffee.jpg", "chelsea.jpg", "building.jpg", "kite.jpg", "dune.jpg", "forest-path.jpg", "storm.jpg", "sudoku.jpg"]
+        let names = [
+            "astronaut.jpg", "coffee.jpg", "chelsea.jpg", "building.jpg", "kite.jpg", "dune.jpg", "forest-path.jpg", "storm.jpg", "sudoku.jpg",
+        ]
         var frames: [[Thumbnail]] = []
         for name in names {
             let photo = try GroupsRulesTests.realPhoto(name)

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import SnapSortCore
 
 /// `Thumbnail.aligned` per pixel: a bilinear sample of `other` for every pixel of `self` at
@@ -31,9 +32,12 @@ enum AlignmentReference {
             for s in [start.scale * 0.97, start.scale, start.scale * 1.03] {
                 for ddy in -1...1 {
                     for ddx in -1...1 {
-                        let (r, o) = correlate(this.full, other.full, side: Thumbnail.side, scale: s,
-                                                         dx: 2 * start.dx + Float(ddx), dy: 2 * start.dy + Float(ddy))
-                        if o >= Thumbnail.minimumSearchOverlap && r > fine.0 { fine = (r, o, s); shift = (2 * start.dx + Float(ddx), 2 * start.dy + Float(ddy)) }
+                        let (r, o) = correlate(
+                            this.full, other.full, side: Thumbnail.side, scale: s,
+                            dx: 2 * start.dx + Float(ddx), dy: 2 * start.dy + Float(ddy))
+                        if o >= Thumbnail.minimumSearchOverlap && r > fine.0 {
+                            fine = (r, o, s); shift = (2 * start.dx + Float(ddx), 2 * start.dy + Float(ddy))
+                        }
                     }
                 }
             }
@@ -44,8 +48,9 @@ enum AlignmentReference {
             for degrees in Thumbnail.turns {
                 for ddy in -1...1 {
                     for ddx in -1...1 {
-                        let (r, o) = correlate(this.full, other.full, side: Thumbnail.side, scale: s,
-                                               dx: around.0 + Float(ddx), dy: around.1 + Float(ddy), turn: degrees * .pi / 180)
+                        let (r, o) = correlate(
+                            this.full, other.full, side: Thumbnail.side, scale: s,
+                            dx: around.0 + Float(ddx), dy: around.1 + Float(ddy), turn: degrees * .pi / 180)
                         if o >= Thumbnail.minimumSearchOverlap && r > fine.0 { fine = (r, o, s) }
                     }
                 }

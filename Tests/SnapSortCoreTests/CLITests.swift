@@ -1,8 +1,8 @@
 import Foundation
-import Testing
 import SnapSortCore
 import SnapSortSystem
 import SnapSortTestSupport
+import Testing
 
 /// The CLI contract: names, flags, exit codes and the report format.
 @Suite struct CLITests {
@@ -19,7 +19,10 @@ import SnapSortTestSupport
         #expect(lines.count == 2)
         for line in lines {
             let o = try #require(JSON.parse(String(line)))
-            for key in ["path", "kind", "format", "bytes", "taken_at", "width", "height", "status", "reason", "metrics", "groups", "similar_group", "keeper", "duplicate_of"] {
+            for key in [
+                "path", "kind", "format", "bytes", "taken_at", "width", "height", "status", "reason", "metrics", "groups", "similar_group", "keeper",
+                "duplicate_of",
+            ] {
                 #expect(o[key] != nil, "missing \(key)")
             }
             #expect(o["path"]?.stringValue?.hasPrefix("/") == true)
@@ -74,10 +77,12 @@ import SnapSortTestSupport
         let db = dir.at("lib.sqlite3")
         dir.folder("Pictures")
         #expect(try SnapsortBinary.run(["--db", db, "scan", "--quiet", "--no-models", dir.at("Pictures")]).status == 0)
-        let r = try SnapsortBinary.run(["--db", db, "remind", "--now"], env: [
-            "HOME": dir.path, "XDG_CONFIG_HOME": dir.at("config"), "XDG_RUNTIME_DIR": dir.at("run"),
-            "DBUS_SESSION_BUS_ADDRESS": "unix:path=\(dir.at("no-bus"))",
-        ])
+        let r = try SnapsortBinary.run(
+            ["--db", db, "remind", "--now"],
+            env: [
+                "HOME": dir.path, "XDG_CONFIG_HOME": dir.at("config"), "XDG_RUNTIME_DIR": dir.at("run"),
+                "DBUS_SESSION_BUS_ADDRESS": "unix:path=\(dir.at("no-bus"))",
+            ])
         #expect(r.status == 3, "\(r.status) \(r.stderr)")
         #expect(r.stderr.components(separatedBy: "cannot show").count == 2, "\(r.stderr)")
         #expect(!r.stderr.contains("retry"), "\(r.stderr)")
@@ -372,8 +377,9 @@ import SnapSortTestSupport
 
     @Test func demoWritesALibraryOutsideThePhotoFoldersAndScansIt() throws {
         let dir = TempDir()
-        let r = try SnapsortBinary.run(["--db", dir.at("lib.sqlite3"), "demo", "--scan", "--no-models", "--quiet"],
-                                       env: ["XDG_DATA_HOME": dir.at("data"), "HOME": dir.path])
+        let r = try SnapsortBinary.run(
+            ["--db", dir.at("lib.sqlite3"), "demo", "--scan", "--no-models", "--quiet"],
+            env: ["XDG_DATA_HOME": dir.at("data"), "HOME": dir.path])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.hasPrefix(dir.at("data/snapsort/demo-library")))
         let report = try SnapsortBinary.run(["--db", dir.at("lib.sqlite3"), "report", "--jsonl"])
@@ -393,8 +399,9 @@ import SnapSortTestSupport
         // Its video too: the container's date is the day in its name.
         #expect(!decks.stdout.contains("month:2024-10"), "\(decks.stdout)")
         // Not quiet: it says what to do next, on stderr (stdout stays the folder).
-        let again = try SnapsortBinary.run(["--db", dir.at("lib.sqlite3"), "demo", "--scan", "--no-models"],
-                                           env: ["XDG_DATA_HOME": dir.at("data"), "HOME": dir.path])
+        let again = try SnapsortBinary.run(
+            ["--db", dir.at("lib.sqlite3"), "demo", "--scan", "--no-models"],
+            env: ["XDG_DATA_HOME": dir.at("data"), "HOME": dir.path])
         #expect(again.status == 0 && again.stderr.contains("next: 'snapsort groups'"), "\(again.stderr)")
         #expect(again.stdout.split(separator: "\n").first.map(String.init) == dir.at("data/snapsort/demo-library"))
     }
@@ -418,14 +425,17 @@ import SnapSortTestSupport
         let dir = TempDir()
         dir.write("Pictures/IMG_20240501_101010.jpg", Fixtures.jpeg(seed: 1))
         let db = dir.at("lib.sqlite3")
-        for args in [["--db", db, "scan", "--quiet", "--no-models", dir.at("Pictures")], ["--db", db, "report", "--jsonl"],
-                     ["--db", db, "groups", "--json"], ["--db", db, "status", "--json"]] {
+        for args in [
+            ["--db", db, "scan", "--quiet", "--no-models", dir.at("Pictures")], ["--db", db, "report", "--jsonl"],
+            ["--db", db, "groups", "--json"], ["--db", db, "status", "--json"],
+        ] {
             let run = try Self.loaded(args)
             #expect(run.status == 0, "\(args)")
             #expect(run.libraries.isEmpty, "\(args): \(run.libraries)")
         }
         dir.write("Pictures/IMG_20240501_101500.jpg", Fixtures.jpeg(try OCRTests.page(), quality: 92))
-        let code = try MetricsFinderPatternTests.withCode(try MetricsFinderPatternTests.photo("astronaut.jpg"), side: 150, degrees: 0, cx: 300, cy: 330)
+        let code = try MetricsFinderPatternTests.withCode(
+            try MetricsFinderPatternTests.photo("astronaut.jpg"), side: 150, degrees: 0, cx: 300, cy: 330)
         dir.write("Pictures/IMG_20240501_102000.jpg", Fixtures.jpeg(code, quality: 92))
         var expected: Set<String> = ["libtesseract.so.5", "libzbar.so.0"]
         if HEIF.canEncode {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SnapSortCore
 
 @Suite struct CaptureTimeTests {

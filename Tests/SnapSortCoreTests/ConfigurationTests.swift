@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SnapSortCore
 
 @Suite struct ConfigurationTests {
@@ -35,7 +36,8 @@ import Testing
         let (c, problems) = Configuration.parse(text, home: "/home/u")
         #expect(c.webPort == 8765 && c.sessionGoal == 40 && c.roots.isEmpty)
         #expect(problems.map(\.line) == [1, 3])
-        #expect(problems[0].message == "web_port = '8765 # the page': expected a port from 1024 to 65535 (a # comment goes on its own line); using 8765")
+        #expect(
+            problems[0].message == "web_port = '8765 # the page': expected a port from 1024 to 65535 (a # comment goes on its own line); using 8765")
         #expect(problems[1].message == "root: no value, ignored")
     }
 

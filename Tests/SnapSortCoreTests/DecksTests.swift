@@ -1,15 +1,17 @@
 import Foundation
-import Testing
 import SnapSortCore
 import SnapSortSystem
 import SnapSortTestSupport
+import Testing
 
 @Suite("Decks")
 struct DecksTests {
-    @Test("deck ids round-trip through text", arguments: [
-        "month:2024-05", "group:blurry", "filter:screenshots", "filter:selfies@2023", "filter:camera=Pixel 7@2022",
-        "on-this-day", "rediscover:42", "later",
-    ])
+    @Test(
+        "deck ids round-trip through text",
+        arguments: [
+            "month:2024-05", "group:blurry", "filter:screenshots", "filter:selfies@2023", "filter:camera=Pixel 7@2022",
+            "on-this-day", "rediscover:42", "later",
+        ])
     func deckIDs(_ text: String) {
         #expect(DeckID(text)?.description == text)
     }
@@ -82,7 +84,8 @@ struct DecksTests {
         _ = try ReviewFixture.insert(l, path: r + "/export.png", taken: ReviewFixture.date("2020-11-03 10:00:00"), format: "png")
         let shot = try ReviewFixture.insert(l, path: r + "/IMG_0001.PNG", taken: ReviewFixture.date("2020-11-04 10:00:00"), format: "png")
         try l.db.run("INSERT INTO group_members(group_id, file_id, score) VALUES('screenshot', ?, 1)", shot)
-        _ = try ReviewFixture.insert(l, path: r + "/selfie.jpg", taken: ReviewFixture.date("2021-11-29 10:00:00"), lens: "iPhone 12 front camera 2.71mm f/2.2")
+        _ = try ReviewFixture.insert(
+            l, path: r + "/selfie.jpg", taken: ReviewFixture.date("2021-11-29 10:00:00"), lens: "iPhone 12 front camera 2.71mm f/2.2")
         _ = try ReviewFixture.insert(l, path: r + "/today.jpg", taken: ReviewFixture.date("2026-11-29 08:00:00"))
         _ = try ReviewFixture.insert(l, path: r + "/IMG_1.jpg", taken: ReviewFixture.date("2021-11-28 10:00:00"), make: "Google", model: "Pixel 7")
         _ = try ReviewFixture.insert(l, path: r + "/IMG_1.mov", taken: ReviewFixture.date("2021-11-28 10:00:00"), kind: "video", format: "mov")
@@ -91,7 +94,8 @@ struct DecksTests {
         let nov2020 = try Decks.build(.month(year: 2020, month: 11), library: l, clock: clock)
         #expect(nov2020.progress == DeckProgress(reviewed: 1, total: 4, bytesToGain: 500))
         #expect(nov2020.items.map(\.item.name).sorted() == ["IMG_0001.PNG", "Screenshot 2020.png", "export.png"])
-        #expect(try Decks.build(.filter(.screenshots, year: 2020), library: l, clock: clock).items.map(\.item.name).sorted()
+        #expect(
+            try Decks.build(.filter(.screenshots, year: 2020), library: l, clock: clock).items.map(\.item.name).sorted()
                 == ["IMG_0001.PNG", "Screenshot 2020.png"])
         #expect(try Decks.build(.filter(.screenshots, year: 2021), library: l, clock: clock).items.isEmpty)
         #expect(try Decks.build(.filter(.selfies, year: nil), library: l, clock: clock).items.map(\.item.name) == ["selfie.jpg"])

@@ -1,6 +1,7 @@
-import Testing
-@testable import SnapSortCore
 import SnapSortTestSupport
+import Testing
+
+@testable import SnapSortCore
 
 @Suite struct EnvironmentTests {
     @Test func relativeXDGValuesAreIgnored() {
@@ -12,14 +13,15 @@ import SnapSortTestSupport
         #expect(db.defaultDatabasePath == "/tmp/x.db")
     }
 
-    @Test(arguments: [
-        ("XDG_PICTURES_DIR=\"$HOME/Bilder\"", "/home/u/Bilder"),
-        ("XDG_PICTURES_DIR=\"/data/photos/\"", "/data/photos"),
-        ("# comment\nXDG_DESKTOP_DIR=\"$HOME/Desktop\"\nXDG_PICTURES_DIR=\"$HOME/\"", nil),
-        ("XDG_PICTURES_DIR=\"$HOME\"", nil),
-        ("XDG_PICTURES_DIR=\"relative\"", nil),
-        ("", nil),
-    ] as [(String, String?)])
+    @Test(
+        arguments: [
+            ("XDG_PICTURES_DIR=\"$HOME/Bilder\"", "/home/u/Bilder"),
+            ("XDG_PICTURES_DIR=\"/data/photos/\"", "/data/photos"),
+            ("# comment\nXDG_DESKTOP_DIR=\"$HOME/Desktop\"\nXDG_PICTURES_DIR=\"$HOME/\"", nil),
+            ("XDG_PICTURES_DIR=\"$HOME\"", nil),
+            ("XDG_PICTURES_DIR=\"relative\"", nil),
+            ("", nil),
+        ] as [(String, String?)])
     func userDirs(text: String, expected: String?) {
         #expect(Environment.parseUserDirs(text, key: "XDG_PICTURES_DIR", home: "/home/u") == expected)
     }

@@ -1,16 +1,18 @@
 import Foundation
-import Testing
 import SnapSortSystem
-@testable import SnapSortCore
 import SnapSortTestSupport
+import Testing
+
+@testable import SnapSortCore
 
 @Suite struct FormatsTests {
-    @Test(arguments: [
-        ("anim.gif", Array("GIF89a".utf8) + [UInt8](repeating: 0, count: 40), "gif"),
-        ("scan.tif", [0x49, 0x49, 42, 0, 8, 0, 0, 0] + [UInt8](repeating: 0, count: 40), "tiff"),
-        ("photo.avif", [0, 0, 0, 0x1C] + Array("ftypavif".utf8) + [UInt8](repeating: 0, count: 40), "avif"),
-        ("old.bmp", Array("BM".utf8) + [UInt8](repeating: 0, count: 60), "bmp"),
-    ] as [(String, [UInt8], String)])
+    @Test(
+        arguments: [
+            ("anim.gif", Array("GIF89a".utf8) + [UInt8](repeating: 0, count: 40), "gif"),
+            ("scan.tif", [0x49, 0x49, 42, 0, 8, 0, 0, 0] + [UInt8](repeating: 0, count: 40), "tiff"),
+            ("photo.avif", [0, 0, 0, 0x1C] + Array("ftypavif".utf8) + [UInt8](repeating: 0, count: 40), "avif"),
+            ("old.bmp", Array("BM".utf8) + [UInt8](repeating: 0, count: 60), "bmp"),
+        ] as [(String, [UInt8], String)])
     func otherFormatsAreUnsupportedWithAClearReason(_ name: String, _ bytes: [UInt8], _ format: String) throws {
         let t = try TestLibrary()
         t.dir.write("Pictures/" + name, bytes)
@@ -56,8 +58,10 @@ import SnapSortTestSupport
 enum ExifWithThumbnail {
     static func block(thumbnail: [UInt8]) -> [UInt8] {
         TIFFBuilder.build(ifds: [[], []], blobs: [thumbnail], chain: true) { _, blob in
-            [[(0x10F, .ascii("TestCam")), (0x110, .ascii("T1"))],
-             [(0x103, .short(6)), (0x201, .long(blob[0])), (0x202, .long(UInt32(thumbnail.count)))]]
+            [
+                [(0x10F, .ascii("TestCam")), (0x110, .ascii("T1"))],
+                [(0x103, .short(6)), (0x201, .long(blob[0])), (0x202, .long(UInt32(thumbnail.count)))],
+            ]
         }
     }
 }

@@ -1,8 +1,9 @@
 import Foundation
-import Testing
-@testable import SnapSortCore
 import SnapSortSystem
 import SnapSortTestSupport
+import Testing
+
+@testable import SnapSortCore
 
 /// The grouper on a real library: bursts, copies, no chaining, verdicts, incremental = full.
 @Suite struct GroupsGrouperTests {
@@ -19,10 +20,12 @@ import SnapSortTestSupport
     static func writeBurst(_ t: TestLibrary, prefix: String = "DCIM/Camera", second: Int = 0) {
         let scene = Fixtures.scene(width: 720, height: 480, seed: 5)
         for (i, x) in [0, 14, 28].enumerated() {
-            t.dir.write("Pictures/\(prefix)/IMG_\(second + i).jpg", Fixtures.jpeg(frame(scene, x: x), quality: 90, dateTimeOriginal: exif(second + i)))
+            t.dir.write(
+                "Pictures/\(prefix)/IMG_\(second + i).jpg", Fixtures.jpeg(frame(scene, x: x), quality: 90, dateTimeOriginal: exif(second + i)))
         }
-        t.dir.write("Pictures/\(prefix)/IMG_\(second + 9).jpg",
-                    Fixtures.jpeg(Fixtures.scene(width: 640, height: 480, seed: 77), dateTimeOriginal: exif(second + 4)))
+        t.dir.write(
+            "Pictures/\(prefix)/IMG_\(second + 9).jpg",
+            Fixtures.jpeg(Fixtures.scene(width: 640, height: 480, seed: 77), dateTimeOriginal: exif(second + 4)))
     }
 
     static func sets(_ lib: Library) throws -> [[String]] {
@@ -164,7 +167,8 @@ import SnapSortTestSupport
         for (i, x) in [0, 14, 28].enumerated() {
             t.dir.write("Pictures/DCIM/Camera/IMG_\(i).jpg", Fixtures.jpeg(Self.frame(scene, x: x), quality: 90, dateTimeOriginal: Self.exif(i)))
         }
-        t.dir.write("Pictures/DCIM/Camera/IMG_later.jpg", Fixtures.jpeg(Self.frame(scene, x: 7), quality: 90, dateTimeOriginal: "2024:10:19 11:00:00"))
+        t.dir.write(
+            "Pictures/DCIM/Camera/IMG_later.jpg", Fixtures.jpeg(Self.frame(scene, x: 7), quality: 90, dateTimeOriginal: "2024:10:19 11:00:00"))
         try t.scan()
         try Grouper(library: t.library).regroupAll()
         func oops() throws -> [String] {
@@ -342,7 +346,9 @@ import SnapSortTestSupport
         func stamp(_ s: Int) -> String { String(format: "2024:10:19 %02d:%02d:%02d", 10 + s / 3600, s / 60 % 60, s % 60) }
         // 16 different scenes, one every 100 s, and a burst of 3 frames in the middle of the run.
         for i in 0..<16 {
-            t.dir.write("Pictures/Day/IMG_\(100 + i).jpg", Fixtures.jpeg(Fixtures.scene(width: 640, height: 480, seed: UInt64(200 + i)), dateTimeOriginal: stamp(i * 100)))
+            t.dir.write(
+                "Pictures/Day/IMG_\(100 + i).jpg",
+                Fixtures.jpeg(Fixtures.scene(width: 640, height: 480, seed: UInt64(200 + i)), dateTimeOriginal: stamp(i * 100)))
         }
         let scene = Fixtures.scene(width: 720, height: 480, seed: 5)
         for (i, x) in [0, 14, 28].enumerated() {
@@ -398,8 +404,10 @@ import SnapSortTestSupport
         t.dir.write(page, Fixtures.jpeg(GroupsRulesTests.softPage(), quality: 92, dateTimeOriginal: "2024:10:19 11:00:00"))
         try t.scan()
         func groups(_ suffix: String) throws -> [String] {
-            try t.library.db.rows("SELECT m.group_id FROM group_members m JOIN files f ON f.id = m.file_id WHERE f.path LIKE ? ORDER BY 1",
-                                  "%" + suffix).map { $0.string(0)! }
+            try t.library.db.rows(
+                "SELECT m.group_id FROM group_members m JOIN files f ON f.id = m.file_id WHERE f.path LIKE ? ORDER BY 1",
+                "%" + suffix
+            ).map { $0.string(0)! }
         }
         var old = Grouper(library: t.library)
         old.rules.softPageInkRatio = .infinity  // the rules before soft pages were documents
@@ -432,10 +440,13 @@ import SnapSortTestSupport
             }
             _ = try t.scanner(workers: 1).scan([t.root])  // one worker: ids in path order
             try Grouper(library: t.library).regroupAll()
-            scores.append(try t.library.db.rows("""
-                SELECT fa.taken_at, fb.taken_at, p.similar FROM similar_pairs p
-                JOIN files fa ON fa.id = p.a JOIN files fb ON fb.id = p.b WHERE p.similar IS NOT NULL
-                """).map { r in
+            scores.append(
+                try t.library.db.rows(
+                    """
+                    SELECT fa.taken_at, fb.taken_at, p.similar FROM similar_pairs p
+                    JOIN files fa ON fa.id = p.a JOIN files fb ON fb.id = p.b WHERE p.similar IS NOT NULL
+                    """
+                ).map { r in
                     let (x, y) = (r.string(0)!, r.string(1)!)
                     return "\(min(x, y)) \(max(x, y)) \(String(format: "%.5f", r.double(2)!))"
                 }.sorted())
@@ -445,11 +456,15 @@ import SnapSortTestSupport
     }
 
     static func snapshot(_ lib: Library) throws -> [String] {
-        let sets = try lib.db.rows("""
+        let sets = try lib.db.rows(
+            """
             SELECT f.path, s.set_key, s.keeper, s.duplicate_of FROM similar_sets s JOIN files f ON f.id = s.file_id ORDER BY f.path
-            """).map { r in "\(r.string(0)!) set=\(r.int(1)!) keeper=\(r.int(2)!) dup=\(r.int(3).map { "\($0)" } ?? "-")" }
-        let groups = try lib.db.rows("SELECT f.path, m.group_id, m.score FROM group_members m JOIN files f ON f.id = m.file_id ORDER BY f.path, m.group_id")
-            .map { "\($0.string(0)!) \($0.string(1)!) \($0.double(2).map { String(format: "%.4f", $0) } ?? "-")" }
+            """
+        ).map { r in "\(r.string(0)!) set=\(r.int(1)!) keeper=\(r.int(2)!) dup=\(r.int(3).map { "\($0)" } ?? "-")" }
+        let groups = try lib.db.rows(
+            "SELECT f.path, m.group_id, m.score FROM group_members m JOIN files f ON f.id = m.file_id ORDER BY f.path, m.group_id"
+        )
+        .map { "\($0.string(0)!) \($0.string(1)!) \($0.double(2).map { String(format: "%.4f", $0) } ?? "-")" }
         return sets + groups
     }
 }

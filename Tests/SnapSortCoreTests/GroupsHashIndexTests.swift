@@ -1,6 +1,7 @@
-import Testing
-@testable import SnapSortCore
 import SnapSortTestSupport
+import Testing
+
+@testable import SnapSortCore
 
 /// Multi-index hashing finds exactly what a linear scan finds, up to distance 7.
 @Suite struct GroupsHashIndexTests {

@@ -1,16 +1,20 @@
 import Foundation
-import Testing
-@testable import SnapSortCore
 import SnapSortSystem
 import SnapSortTestSupport
+import Testing
+
+@testable import SnapSortCore
 
 /// The per-file rules of `GroupRules`, one table per rule.
 @Suite struct GroupsRulesTests {
-    static func item(_ path: String, kind: String = "photo", format: String? = "jpeg", width: Int = 4000, height: Int = 3000,
-                     make: String? = "Google", duration: Double? = nil, status: ItemStatus = .ok) -> GroupItem {
-        GroupItem(id: 1, path: path, kind: kind, format: format, status: status, bytes: 1000, width: width, height: height,
-                  taken: 0, takenSource: "exif", make: make, model: nil, software: nil, rating: nil, orientation: 1,
-                  duration: duration, metrics: nil, phash: nil, dhash: nil, contentHash: nil, analyzedAt: nil, mtime: 0)
+    static func item(
+        _ path: String, kind: String = "photo", format: String? = "jpeg", width: Int = 4000, height: Int = 3000,
+        make: String? = "Google", duration: Double? = nil, status: ItemStatus = .ok
+    ) -> GroupItem {
+        GroupItem(
+            id: 1, path: path, kind: kind, format: format, status: status, bytes: 1000, width: width, height: height,
+            taken: 0, takenSource: "exif", make: make, model: nil, software: nil, rating: nil, orientation: 1,
+            duration: duration, metrics: nil, phash: nil, dhash: nil, contentHash: nil, analyzedAt: nil, mtime: 0)
     }
 
     /// Metrics of a real scene after `transform`, measured by the analyzer's own code.
@@ -59,7 +63,9 @@ import SnapSortTestSupport
         let it = Self.item(path, format: format, width: w, height: h, make: nil)
         // A rendered page is flat almost everywhere; a real photo has texture and noise
         // everywhere (the synthetic scene's flat ramps are as flat as a page).
-        let m = rendered ? Self.metrics { b in for i in 0..<b.pixels.count { b.pixels[i] = i % 3000 < 2990 ? 240 : 20 } } : try Self.realMetrics("coffee.jpg")
+        let m =
+            rendered
+            ? Self.metrics { b in for i in 0..<b.pixels.count { b.pixels[i] = i % 3000 < 2990 ? 240 : 20 } } : try Self.realMetrics("coffee.jpg")
         #expect(GroupRules().isScreenshot(it, m) == expected)
     }
 
@@ -71,13 +77,16 @@ import SnapSortTestSupport
 
     static func realPhoto(_ name: String) throws -> Bitmap {
         let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../Fixtures/vision/\(name)").standardized.path
-        return try JPEG.decode(FileSystem.readFile(path, limit: 1 << 24), scaleNumerator: 8, maxHeaderPixels: 1 << 24, maxOutputPixels: 1 << 24).bitmap
+        return try JPEG.decode(FileSystem.readFile(path, limit: 1 << 24), scaleNumerator: 8, maxHeaderPixels: 1 << 24, maxOutputPixels: 1 << 24)
+            .bitmap
     }
 
     /// `ownCaptureTime` reads the scanner's "YYYY-MM-DDTHH:MM:SS" without splitting it: the
     /// fields are the split's, and any other text is left to the split.
-    @Test(arguments: ["2024-10-19T12:32:31", "2024-10-19T12:32:31+02:00", "2024-10-19T12:32:31.120", "2024-10-19 12:32:31",
-                      "2024-10-19T12:32:3", "2024-10-19T12:32:31\u{301}", "2024-1-19T12:32:31", "+024-10-19T12:32:31", ""])
+    @Test(arguments: [
+        "2024-10-19T12:32:31", "2024-10-19T12:32:31+02:00", "2024-10-19T12:32:31.120", "2024-10-19 12:32:31",
+        "2024-10-19T12:32:3", "2024-10-19T12:32:31\u{301}", "2024-1-19T12:32:31", "+024-10-19T12:32:31", "",
+    ])
     func captureTimesAreReadWithoutSplitting(_ text: String) {
         let split = text.prefix(19).split(whereSeparator: { "-T:".contains($0) }).compactMap { Int($0) }
         let fast = ["2024-10-19T12:32:31", "2024-10-19T12:32:31+02:00", "2024-10-19T12:32:31.120"].contains(text)
@@ -104,7 +113,9 @@ import SnapSortTestSupport
             let sharp = b
             b = Self.boxBlur(b, radius: 8)
             for y in (b.height / 3)..<(2 * b.height / 3) {
-                for x in (b.width / 3)..<(2 * b.width / 3) { for k in 0..<3 { b.pixels[(y * b.width + x) * 3 + k] = sharp.pixels[(y * b.width + x) * 3 + k] } }
+                for x in (b.width / 3)..<(2 * b.width / 3) {
+                    for k in 0..<3 { b.pixels[(y * b.width + x) * 3 + k] = sharp.pixels[(y * b.width + x) * 3 + k] }
+                }
             }
         }
         #expect(GroupRules().blurScore(m) == nil, "reblur tile \(m.reblurTile), frame \(m.reblur)")
@@ -185,25 +196,30 @@ import SnapSortTestSupport
     /// sees as a page is a document, not an oops; the classifier alone is not enough (a colourful
     /// scene it takes for a book jacket, a gray scene whose median is no paper), nor is the look
     /// alone (no classes: models off).
-    @Test(arguments: [("defocused page", 0.42 as Double?, [GroupID.document]), ("page, models off", nil, [.oops]),
-                      ("page, weak classes", 0.2, [.oops]), ("colourful scene", 0.9, []), ("gray scene", 0.5, [])])
+    @Test(arguments: [
+        ("defocused page", 0.42 as Double?, [GroupID.document]), ("page, models off", nil, [.oops]),
+        ("page, weak classes", 0.2, [.oops]), ("colourful scene", 0.9, []), ("gray scene", 0.5, []),
+    ])
     func aPageTheClassifierSeesIsADocumentEvenUnread(_ variant: String, _ pageScore: Double?, _ expected: [GroupID]) {
-        let m = variant == "colourful scene" ? Self.metrics()
-            : variant == "gray scene" ? Self.metrics { b in
-                // Black and white: the scene's own tones, from shadows to clipped highlights.
-                for i in stride(from: 0, to: b.pixels.count, by: 3) {
-                    let v = UInt8(min(255, Double(b.pixels[i + 1]) * 1.3))
-                    b.pixels[i] = v; b.pixels[i + 1] = v; b.pixels[i + 2] = v
+        let m =
+            variant == "colourful scene"
+            ? Self.metrics()
+            : variant == "gray scene"
+                ? Self.metrics { b in
+                    // Black and white: the scene's own tones, from shadows to clipped highlights.
+                    for i in stride(from: 0, to: b.pixels.count, by: 3) {
+                        let v = UInt8(min(255, Double(b.pixels[i + 1]) * 1.3))
+                        b.pixels[i] = v; b.pixels[i + 1] = v; b.pixels[i + 2] = v
+                    }
                 }
-            }
-            : Self.metrics { b in
-                b = Self.boxBlur(b, radius: 6)
-                // Gray paper under a veil: no colour, squeezed into the bright band.
-                for i in stride(from: 0, to: b.pixels.count, by: 3) {
-                    let v = UInt8(170 + Double(b.pixels[i + 1]) * 0.2)
-                    b.pixels[i] = v; b.pixels[i + 1] = v; b.pixels[i + 2] = v
+                : Self.metrics { b in
+                    b = Self.boxBlur(b, radius: 6)
+                    // Gray paper under a veil: no colour, squeezed into the bright band.
+                    for i in stride(from: 0, to: b.pixels.count, by: 3) {
+                        let v = UInt8(170 + Double(b.pixels[i + 1]) * 0.2)
+                        b.pixels[i] = v; b.pixels[i + 1] = v; b.pixels[i + 2] = v
+                    }
                 }
-            }
         var item = Self.item("/p/DCIM/Camera/IMG_20241019_123231.jpg")
         item.metrics = m
         item.pageScore = pageScore
@@ -235,8 +251,10 @@ import SnapSortTestSupport
     /// is a document and blurry, not an oops, even when OCR reads nothing and the models are
     /// off; fog over a scene keeps the scene's spread and stays an oops; a sharp page with black
     /// ink is no soft page (OCR decides).
-    @Test(arguments: [("soft page", [GroupID.document, .blurry]), ("fog over a scene", [.oops]), ("sharp page", []),
-                      ("soft page, ink rule off", [.oops]), ("fog over a bright sky and a dark street", [.oops])])
+    @Test(arguments: [
+        ("soft page", [GroupID.document, .blurry]), ("fog over a scene", [.oops]), ("sharp page", []),
+        ("soft page, ink rule off", [.oops]), ("fog over a bright sky and a dark street", [.oops]),
+    ])
     func aSoftPageIsADocumentNotFog(_ variant: String, _ expected: [GroupID]) {
         var b: Bitmap
         switch variant {
@@ -309,30 +327,45 @@ import SnapSortTestSupport
     /// A copy never gains a capture record or pixels (`GroupRules.mayBeCopy`): the table gives
     /// the copy, the original, whether their pixels are the same, and whether the copy may be
     /// one — and whether the pixels were asked for at all.
-    @Test(arguments: [
-        // A messenger copy (no record) of a camera photo, smaller.
-        ("/p/WhatsApp/IMG-20241019-WA0001.jpg", "filename", nil, "jpeg", 1600, "/p/DCIM/IMG_1.jpg", "exif", "Google", "jpeg", 4000, false, true, false),
-        // …and not the other way round: the camera photo has a record its "original" lacks.
-        ("/p/DCIM/IMG_1.jpg", "exif", "Google", "jpeg", 4000, "/p/WhatsApp/IMG-20241019-WA0001.jpg", "filename", nil, "jpeg", 1600, false, false, false),
-        // A camera-style name is a capture record too.
-        ("/p/DCIM/IMG_20241019_100000.jpg", "filename", nil, "jpeg", 800, "/p/Downloads/x.png", "mtime", nil, "png", 800, false, false, false),
-        // A PNG export of a camera JPEG: same size, same pixels.
-        ("/p/Export/IMG_20241019_100000.png", "filename", nil, "png", 4000, "/p/DCIM/IMG_1.jpg", "exif", "Google", "jpeg", 4000, true, true, true),
-        // The same with other pixels: the PNG is the JPEG's source, not its copy.
-        ("/p/Export/IMG_20241019_100000.png", "filename", nil, "png", 4000, "/p/DCIM/IMG_1.jpg", "exif", "Google", "jpeg", 4000, false, false, true),
-        // A PNG smaller than the JPEG it looks like was resized on purpose: no pixels to compare.
-        ("/p/Downloads/x.png", "mtime", nil, "png", 800, "/p/DCIM/IMG_1.jpg", "exif", "Google", "jpeg", 4000, true, false, false),
-        // A smaller PNG of a PNG: made on purpose as well.
-        ("/p/Downloads/x.png", "mtime", nil, "png", 800, "/p/Pictures/y.png", "mtime", nil, "png", 1600, true, false, false),
-        // An optimized PNG (recompressed, same pixels) and one of other pixels.
-        ("/p/Downloads/x.png", "mtime", nil, "png", 800, "/p/Pictures/y.png", "mtime", nil, "png", 800, true, true, true),
-        ("/p/Downloads/x.png", "mtime", nil, "png", 800, "/p/Pictures/y.png", "mtime", nil, "png", 800, false, false, true),
-        // A JPEG saved from a PNG: a lossy copy of a lossless original needs no pixel check.
-        ("/p/Downloads/x.jpg", "mtime", nil, "jpeg", 800, "/p/Pictures/x.png", "mtime", nil, "png", 800, false, true, false),
-    ] as [(String, String, String?, String, Int, String, String, String?, String, Int, Bool, Bool, Bool)])
-    func aCopyNeverGainsARecordOrPixels(_ copyPath: String, _ copySource: String, _ copyMake: String?, _ copyFormat: String, _ copyWidth: Int,
-                                        _ origPath: String, _ origSource: String, _ origMake: String?, _ origFormat: String, _ origWidth: Int,
-                                        _ samePixels: Bool, _ mayBe: Bool, _ asked: Bool) {
+    @Test(
+        arguments: [
+            // A messenger copy (no record) of a camera photo, smaller.
+            (
+                "/p/WhatsApp/IMG-20241019-WA0001.jpg", "filename", nil, "jpeg", 1600, "/p/DCIM/IMG_1.jpg", "exif", "Google", "jpeg", 4000, false,
+                true, false
+            ),
+            // …and not the other way round: the camera photo has a record its "original" lacks.
+            (
+                "/p/DCIM/IMG_1.jpg", "exif", "Google", "jpeg", 4000, "/p/WhatsApp/IMG-20241019-WA0001.jpg", "filename", nil, "jpeg", 1600, false,
+                false, false
+            ),
+            // A camera-style name is a capture record too.
+            ("/p/DCIM/IMG_20241019_100000.jpg", "filename", nil, "jpeg", 800, "/p/Downloads/x.png", "mtime", nil, "png", 800, false, false, false),
+            // A PNG export of a camera JPEG: same size, same pixels.
+            (
+                "/p/Export/IMG_20241019_100000.png", "filename", nil, "png", 4000, "/p/DCIM/IMG_1.jpg", "exif", "Google", "jpeg", 4000, true, true,
+                true
+            ),
+            // The same with other pixels: the PNG is the JPEG's source, not its copy.
+            (
+                "/p/Export/IMG_20241019_100000.png", "filename", nil, "png", 4000, "/p/DCIM/IMG_1.jpg", "exif", "Google", "jpeg", 4000, false, false,
+                true
+            ),
+            // A PNG smaller than the JPEG it looks like was resized on purpose: no pixels to compare.
+            ("/p/Downloads/x.png", "mtime", nil, "png", 800, "/p/DCIM/IMG_1.jpg", "exif", "Google", "jpeg", 4000, true, false, false),
+            // A smaller PNG of a PNG: made on purpose as well.
+            ("/p/Downloads/x.png", "mtime", nil, "png", 800, "/p/Pictures/y.png", "mtime", nil, "png", 1600, true, false, false),
+            // An optimized PNG (recompressed, same pixels) and one of other pixels.
+            ("/p/Downloads/x.png", "mtime", nil, "png", 800, "/p/Pictures/y.png", "mtime", nil, "png", 800, true, true, true),
+            ("/p/Downloads/x.png", "mtime", nil, "png", 800, "/p/Pictures/y.png", "mtime", nil, "png", 800, false, false, true),
+            // A JPEG saved from a PNG: a lossy copy of a lossless original needs no pixel check.
+            ("/p/Downloads/x.jpg", "mtime", nil, "jpeg", 800, "/p/Pictures/x.png", "mtime", nil, "png", 800, false, true, false),
+        ] as [(String, String, String?, String, Int, String, String, String?, String, Int, Bool, Bool, Bool)])
+    func aCopyNeverGainsARecordOrPixels(
+        _ copyPath: String, _ copySource: String, _ copyMake: String?, _ copyFormat: String, _ copyWidth: Int,
+        _ origPath: String, _ origSource: String, _ origMake: String?, _ origFormat: String, _ origWidth: Int,
+        _ samePixels: Bool, _ mayBe: Bool, _ asked: Bool
+    ) {
         func item(_ path: String, _ source: String, _ make: String?, _ format: String, _ width: Int) -> GroupItem {
             var it = Self.item(path, format: format, width: width, height: width * 3 / 4)
             it.setTaken("2024-10-19T10:00:00", source: source)
@@ -340,8 +373,10 @@ import SnapSortTestSupport
             return it
         }
         var wasAsked = false
-        let result = GroupRules().mayBeCopy(item(copyPath, copySource, copyMake, copyFormat, copyWidth),
-                                            of: item(origPath, origSource, origMake, origFormat, origWidth)) {
+        let result = GroupRules().mayBeCopy(
+            item(copyPath, copySource, copyMake, copyFormat, copyWidth),
+            of: item(origPath, origSource, origMake, origFormat, origWidth)
+        ) {
             wasAsked = true
             return samePixels
         }

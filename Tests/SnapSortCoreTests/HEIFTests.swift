@@ -1,8 +1,9 @@
 import Foundation
-import Testing
 import SnapSortSystem
-@testable import SnapSortCore
 import SnapSortTestSupport
+import Testing
+
+@testable import SnapSortCore
 
 @Suite(.enabled(if: HEIF.canEncode, "libheif has no HEVC encoder here"))
 struct HEIFTests {

@@ -1,7 +1,8 @@
-import Testing
-@testable import SnapSortCore
 import SnapSortSystem
 import SnapSortTestSupport
+import Testing
+
+@testable import SnapSortCore
 
 /// The scanner's worker hands the decode the metrics measured to the inspections
 /// (`InspectedFile`), so a QR or OCR candidate is not decoded again where that decode serves.

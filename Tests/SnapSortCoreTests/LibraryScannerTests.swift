@@ -1,14 +1,16 @@
 import Foundation
 import Glibc
-import Testing
 import SnapSortSystem
-@testable import SnapSortCore
 import SnapSortTestSupport
+import Testing
+
+@testable import SnapSortCore
 
 @Suite struct LibraryScannerTests {
     @Test func scansJPEGAndPNGAndASecondScanOnlyStats() throws {
         let t = try TestLibrary()
-        t.dir.write("Pictures/2024/IMG_1.jpg", Fixtures.jpeg(seed: 1, dateTimeOriginal: "2024:05:01 10:00:00", offset: "+02:00", make: "Canon", model: "EOS"))
+        t.dir.write(
+            "Pictures/2024/IMG_1.jpg", Fixtures.jpeg(seed: 1, dateTimeOriginal: "2024:05:01 10:00:00", offset: "+02:00", make: "Canon", model: "EOS"))
         t.dir.write("Pictures/2024/shot.png", Fixtures.png(seed: 2))
         t.dir.write("Pictures/notes.txt", Array("hello".utf8))
         let first = try t.scan()
@@ -33,7 +35,9 @@ import SnapSortTestSupport
     @Test func filesAreAnalyzedInPathOrder() throws {
         let t = try TestLibrary()
         let names = (0..<24).map { String(format: "IMG_%04d.png", ($0 * 7) % 24) }  // created out of order
-        for (i, n) in names.enumerated() { t.dir.write("Pictures/\(i % 2 == 0 ? "a" : "b")/\(n)", Fixtures.png(seed: UInt64(i), width: 32, height: 24)) }
+        for (i, n) in names.enumerated() {
+            t.dir.write("Pictures/\(i % 2 == 0 ? "a" : "b")/\(n)", Fixtures.png(seed: UInt64(i), width: 32, height: 24))
+        }
         _ = try t.scanner(workers: 1).scan([t.root])
         let paths = try t.library.db.rows("SELECT path FROM files ORDER BY id").map { $0.string(0)! }
         #expect(paths.count == 24)

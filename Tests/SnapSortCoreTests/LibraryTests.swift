@@ -1,8 +1,9 @@
 import Foundation
-import Testing
 import SnapSortSystem
-@testable import SnapSortCore
 import SnapSortTestSupport
+import Testing
+
+@testable import SnapSortCore
 
 @Suite struct LibraryTests {
     @Test func migratesAFileDatabaseAndReopens() throws {

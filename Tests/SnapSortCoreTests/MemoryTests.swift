@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import SnapSortSystem
+import Testing
 
 /// `Memory.releaseFreeMemory` (after a regroup) gives freed heap memory back to the kernel:
 /// ~200 MB of small blocks freed around a few survivors stay resident without it.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SnapSortCore
 
 /// The stored metrics are read by a small parser of their flat object (every regroup reads the
@@ -26,8 +27,11 @@ import Testing
         #expect(Metrics.decodeFlat(spaced) == nil || Metrics.decodeFlat(spaced) == Self.viaJSONDecoder(text))
         #expect(Metrics.decode(spaced) == Self.viaJSONDecoder(text))
         // A missing key, a string value, truncation: not metrics at all.
-        for bad in [text.replacingOccurrences(of: "\"p50\":", with: "\"q50\":"), text.replacingOccurrences(of: "\"decode_scale\":8", with: "\"decode_scale\":\"8\""),
-                    String(text.dropLast(5)), "", "null", "{}"] {
+        for bad in [
+            text.replacingOccurrences(of: "\"p50\":", with: "\"q50\":"),
+            text.replacingOccurrences(of: "\"decode_scale\":8", with: "\"decode_scale\":\"8\""),
+            String(text.dropLast(5)), "", "null", "{}",
+        ] {
             #expect(Metrics.decodeFlat(bad) == nil, "\(bad)")
             #expect(Metrics.decode(bad) == nil, "\(bad)")
         }

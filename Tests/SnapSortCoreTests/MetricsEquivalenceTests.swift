@@ -1,8 +1,9 @@
 import Foundation
-import Testing
-@testable import SnapSortCore
 import SnapSortSystem
 import SnapSortTestSupport
+import Testing
+
+@testable import SnapSortCore
 
 /// The optimized `MetricsComputer.measure` against the plain definition (`MetricsReference`):
 /// same metrics (to rounding), same hashes, thumbnails within one level, for every EXIF
@@ -31,7 +32,9 @@ import SnapSortTestSupport
         #expect(fs.dhash == ss.dhash && fs.phash == ss.phash, "\(label) o\(orientation) hashes")
         #expect(fs.thumbnail.count == ss.thumbnail.count)
         let off = zip(fs.thumbnail, ss.thumbnail).map { abs(Int($0) - Int($1)) }
-        #expect((off.max() ?? 0) <= 1 && off.filter { $0 > 0 }.count <= 4, "\(label) o\(orientation) thumbnail: \(off.filter { $0 > 0 }.count) bytes differ")
+        #expect(
+            (off.max() ?? 0) <= 1 && off.filter { $0 > 0 }.count <= 4,
+            "\(label) o\(orientation) thumbnail: \(off.filter { $0 > 0 }.count) bytes differ")
     }
 
     @Test(arguments: 1...8)

@@ -1,9 +1,10 @@
 import Foundation
-import Testing
-@testable import SnapSortCore
 import SnapSortSystem
 import SnapSortTestSupport
 import Synchronization
+import Testing
+
+@testable import SnapSortCore
 
 /// The QR gate (`Metrics.finderPatterns`) and the zbar inspection behind it, on a real photo with
 /// a real QR code pasted in (Tests/Fixtures/qr, Tests/Fixtures/vision).
@@ -12,8 +13,10 @@ import Synchronization
         .appendingPathComponent("../Fixtures").standardized.path
 
     static func photo(_ name: String) throws -> Bitmap {
-        try JPEG.decode(try FileSystem.readFile("\(fixtures)/vision/\(name)", limit: 1 << 24), scaleNumerator: 8,
-                        maxHeaderPixels: 1 << 24, maxOutputPixels: 1 << 24).bitmap
+        try JPEG.decode(
+            try FileSystem.readFile("\(fixtures)/vision/\(name)", limit: 1 << 24), scaleNumerator: 8,
+            maxHeaderPixels: 1 << 24, maxOutputPixels: 1 << 24
+        ).bitmap
     }
 
     /// `photo` with the fixture QR code pasted at (cx, cy), `side` px wide, turned by `degrees`
@@ -103,12 +106,17 @@ import Synchronization
         let workerCalls = Mutex(0), grouperCalls = Mutex(0)
         let scanner = t.scanner()
         scanner.inspector = FileInspector(
-            decodeQR: { file in workerCalls.withLock { $0 += 1 }; return FileInspector.live.decodeQR(file) },
+            decodeQR: { file in
+                workerCalls.withLock { $0 += 1 }; return FileInspector.live.decodeQR(file)
+            },
             recognizeText: { _ in (0, "") })
         _ = try scanner.scan([t.root])
         #expect(workerCalls.withLock { $0 } == 1)  // the code, not the cat
         var grouper = Grouper(library: t.library)
-        grouper.inspector = FileInspector(decodeQR: { _ in grouperCalls.withLock { $0 += 1 }; return nil }, recognizeText: { _ in (0, "") })
+        grouper.inspector = FileInspector(
+            decodeQR: { _ in
+                grouperCalls.withLock { $0 += 1 }; return nil
+            }, recognizeText: { _ in (0, "") })
         try grouper.regroupAll()
         #expect(grouperCalls.withLock { $0 } == 0)
         let qr = try t.library.groupMembers(.qr)
@@ -117,4 +125,3 @@ import Synchronization
         #expect(try t.library.db.scalar("SELECT count(*) FROM file_findings WHERE qr_payload = ?", "https://example.com/t/SNAPSORT-42") == 1)
     }
 }
-

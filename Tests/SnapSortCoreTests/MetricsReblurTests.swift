@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import SnapSortCore
 import SnapSortTestSupport
+import Testing
+
+@testable import SnapSortCore
 
 /// The running-sum re-blur against the plain definition (9 taps summed per pixel).
 @Suite struct MetricsReblurTests {

@@ -1,6 +1,7 @@
 import Foundation
-@testable import SnapSortCore
 import SnapSortSystem
+
+@testable import SnapSortCore
 
 /// The metrics as first written (analyzer version 5): three full-size Float planes, per-pixel
 /// Double arithmetic. The optimized `MetricsComputer.measure` must give the same values
@@ -48,7 +49,8 @@ enum MetricsReference {
         var m = Metrics(
             lapVar: 0, lapTileMax: 0, lapTileMedian: 0, reblur: 0, reblurTile: 0, edgeDensity: 0, meanLuma: 0, stdLuma: 0,
             p01: 0, p05: 0, p50: 0, p95: 0, p99: 0, darkFraction: 0, blackFraction: 0, brightFraction: 0, clippedFraction: 0,
-            entropy: 0, colorfulness: 0, saturation: 0, finderPatterns: 0, flatFraction: 0, workingWidth: luma.width, workingHeight: luma.height, decodeScale: decodeScale)
+            entropy: 0, colorfulness: 0, saturation: 0, finderPatterns: 0, flatFraction: 0, workingWidth: luma.width, workingHeight: luma.height,
+            decodeScale: decodeScale)
         sharpness(luma, into: &m)
         histogram(luma, into: &m)
         if planes.count == 3 { color(planes, into: &m) }

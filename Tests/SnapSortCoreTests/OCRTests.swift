@@ -1,9 +1,10 @@
 import Foundation
-import Testing
-@testable import SnapSortCore
 import SnapSortSystem
 import SnapSortTestSupport
 import Synchronization
+import Testing
+
+@testable import SnapSortCore
 
 /// Tesseract through the live inspector, on a real printed page (Tests/Fixtures/ocr).
 @Suite struct OCRTests {
@@ -79,8 +80,10 @@ import Synchronization
     }
 
     @Test func aPhotoWithoutTextHasNoWords() throws {
-        let coffee = try JPEG.decode(try FileSystem.readFile("\(Self.fixtures)/vision/coffee.jpg", limit: 1 << 24), scaleNumerator: 8,
-                                     maxHeaderPixels: 1 << 24, maxOutputPixels: 1 << 24).bitmap
+        let coffee = try JPEG.decode(
+            try FileSystem.readFile("\(Self.fixtures)/vision/coffee.jpg", limit: 1 << 24), scaleNumerator: 8,
+            maxHeaderPixels: 1 << 24, maxOutputPixels: 1 << 24
+        ).bitmap
         #expect(try OCR.recognize(coffee).words < 3)
     }
 
@@ -108,7 +111,9 @@ import Synchronization
         let page = try Self.page()
         var large = Bitmap(width: page.width * 2, height: page.height * 2, channels: 3)
         for y in 0..<large.height {
-            for x in 0..<large.width { for k in 0..<3 { large.pixels[(y * large.width + x) * 3 + k] = page.pixels[((y / 2) * page.width + x / 2) * 3 + k] } }
+            for x in 0..<large.width {
+                for k in 0..<3 { large.pixels[(y * large.width + x) * 3 + k] = page.pixels[((y / 2) * page.width + x / 2) * 3 + k] }
+            }
         }
         var small = Bitmap(width: page.width * 2, height: page.height * 3, channels: 3, fill: 250)
         for y in 0..<page.height {
@@ -130,7 +135,8 @@ import Synchronization
     /// A receipt photographed sideways in a file that does not say so (no EXIF orientation; the
     /// demo library's receipt) reads as a few garbled words; a quarter turn reads it.
     @Test func aSidewaysReceiptWithoutOrientationReads() throws {
-        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../share/demo/receipt.jpg").standardized.path
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../share/demo/receipt.jpg").standardized
+            .path
         let header = try JPEG.readHeader(try FileSystem.readFile(path, limit: 1 << 24))
         #expect(header.width > header.height)  // the receipt's lines run up the picture
         let file = InspectedFile(GroupsRulesTests.item(path, width: header.width, height: header.height), enoughWords: 12)
@@ -166,10 +172,12 @@ import Synchronization
         t.dir.write("Pictures/Screenshots/Screenshot_20241019-101010.png", Fixtures.png(page))
         t.dir.write("Pictures/IMG_20241019_101500.jpg", Fixtures.jpeg(page, quality: 92))
         let read = Mutex<[String]>([])
-        let counting = FileInspector(decodeQR: { _ in nil }, recognizeText: { file in
-            read.withLock { $0.append(String(file.item.path.split(separator: "/").last!)) }
-            return FileInspector.live.recognizeText(file)
-        })
+        let counting = FileInspector(
+            decodeQR: { _ in nil },
+            recognizeText: { file in
+                read.withLock { $0.append(String(file.item.path.split(separator: "/").last!)) }
+                return FileInspector.live.recognizeText(file)
+            })
         let scanner = t.scanner()
         scanner.inspector = counting
         _ = try scanner.scan([t.root])
@@ -181,4 +189,3 @@ import Synchronization
         #expect(try t.library.db.scalar("SELECT count(*) FROM file_findings WHERE ocr_words IS NOT NULL") == 1)
     }
 }
-

@@ -1,9 +1,10 @@
 import Foundation
 import Glibc
-import Testing
-@testable import SnapSortCore
 import SnapSortSystem
 import Synchronization
+import Testing
+
+@testable import SnapSortCore
 
 /// `Parallel.map`: results in order, work spread over the threads asked for, at low priority.
 @Suite struct ParallelTests {
@@ -26,7 +27,9 @@ import Synchronization
     @Test func smallInputsRunOnTheCallingThread() {
         let caller = Priority.currentThreadID
         let seen = Mutex(Set<Int32>())
-        let out = Parallel.map([1, 2, 3], threads: 4) { i -> Int in seen.withLock { _ = $0.insert(Priority.currentThreadID) }; return i + 1 }
+        let out = Parallel.map([1, 2, 3], threads: 4) { i -> Int in
+            seen.withLock { _ = $0.insert(Priority.currentThreadID) }; return i + 1
+        }
         #expect(out == [2, 3, 4])
         #expect(seen.withLock { $0 } == [caller])
         #expect(Parallel.map([Int](), threads: 4) { $0 }.isEmpty)

@@ -1,13 +1,20 @@
 import Foundation
-import Testing
 import SnapSortSystem
-@testable import SnapSortCore
 import SnapSortTestSupport
+import Testing
+
+@testable import SnapSortCore
 
 /// A tiny little-endian TIFF writer for RAW-like test files: IFDs of (tag, type, values or bytes),
 /// out-of-line values placed after each IFD, blobs (previews) appended at the end.
 struct TIFFBuilder {
-    enum Value { case short(UInt16), long(UInt32), longs([UInt32]), ascii(String), undefined([UInt8]) }
+    enum Value {
+        case short(UInt16)
+        case long(UInt32)
+        case longs([UInt32])
+        case ascii(String)
+        case undefined([UInt8])
+    }
     var magic: UInt16 = 42
     var bytes: [UInt8] = []
 
@@ -16,8 +23,10 @@ struct TIFFBuilder {
 
     /// Lays out IFDs in order (each IFD's next pointer is the following one when `chain`).
     /// Values refer to other IFDs or blobs through `Ref`s resolved by the closure.
-    static func build(magic: UInt16 = 42, ifds: [[(UInt16, Value)]], blobs: [[UInt8]], chain: Bool = false,
-                      link: (_ ifdOffsets: [UInt32], _ blobOffsets: [UInt32]) -> [[(UInt16, Value)]]) -> [UInt8] {
+    static func build(
+        magic: UInt16 = 42, ifds: [[(UInt16, Value)]], blobs: [[UInt8]], chain: Bool = false,
+        link: (_ ifdOffsets: [UInt32], _ blobOffsets: [UInt32]) -> [[(UInt16, Value)]]
+    ) -> [UInt8] {
         // First pass with placeholder values to learn sizes, second with the real offsets.
         func layout(_ ifds: [[(UInt16, Value)]]) -> ([UInt8], [UInt32], [UInt32]) {
             var out: [UInt8] = [0x49, 0x49] + le16(magic) + le32(8)
@@ -78,17 +87,23 @@ enum RawFixtures {
 
     /// A CR2/DNG-like file: IFD0 with camera tags and a small JPEG strip, a SubIFD with a larger
     /// JPEG preview (0x201/0x202), an EXIF IFD with DateTimeOriginal, and fake raw data.
-    static func raw(small: [UInt8] = Fixtures.jpeg(seed: 5, width: 160, height: 120),
-                    large: [UInt8] = Fixtures.jpeg(seed: 5, width: 1200, height: 800),
-                    date: String = exifDate, magic: UInt16 = 42) -> [UInt8] {
+    static func raw(
+        small: [UInt8] = Fixtures.jpeg(seed: 5, width: 160, height: 120),
+        large: [UInt8] = Fixtures.jpeg(seed: 5, width: 1200, height: 800),
+        date: String = exifDate, magic: UInt16 = 42
+    ) -> [UInt8] {
         let rawData = [UInt8](repeating: 0x55, count: 4096)
         return TIFFBuilder.build(magic: magic, ifds: [[], [], []], blobs: [small, large, rawData]) { ifd, blob in
             [
-                [(0x100, .long(160)), (0x101, .long(120)), (0x103, .short(6)), (0x10F, .ascii("Canon")),
-                 (0x110, .ascii("Canon EOS R6")), (0x112, .short(1)), (0x111, .long(blob[0])),
-                 (0x117, .long(UInt32(small.count))), (0x14A, .long(ifd[1])), (0x8769, .long(ifd[2]))],
-                [(0xFE, .long(1)), (0x100, .long(1200)), (0x101, .long(800)), (0x103, .short(7)), (0x106, .short(6)),
-                 (0x201, .long(blob[1])), (0x202, .long(UInt32(large.count)))],
+                [
+                    (0x100, .long(160)), (0x101, .long(120)), (0x103, .short(6)), (0x10F, .ascii("Canon")),
+                    (0x110, .ascii("Canon EOS R6")), (0x112, .short(1)), (0x111, .long(blob[0])),
+                    (0x117, .long(UInt32(small.count))), (0x14A, .long(ifd[1])), (0x8769, .long(ifd[2])),
+                ],
+                [
+                    (0xFE, .long(1)), (0x100, .long(1200)), (0x101, .long(800)), (0x103, .short(7)), (0x106, .short(6)),
+                    (0x201, .long(blob[1])), (0x202, .long(UInt32(large.count))),
+                ],
                 [(0x9003, .ascii(date))],
             ]
         }
@@ -140,8 +155,10 @@ enum RawFixtures {
 
     /// An Olympus maker note: header, an IFD with CameraSettings (0x2020) pointing at a sub-IFD
     /// with PreviewImageStart/Length, then the preview; every offset from the note's first byte.
-    static func olympusMakerNote(_ preview: [UInt8], header: [UInt8] = Array("OLYMPUS\0II".utf8) + [3, 0],
-                                 settingsAt: UInt32? = nil, previewAt: UInt32? = nil) -> [UInt8] {
+    static func olympusMakerNote(
+        _ preview: [UInt8], header: [UInt8] = Array("OLYMPUS\0II".utf8) + [3, 0],
+        settingsAt: UInt32? = nil, previewAt: UInt32? = nil
+    ) -> [UInt8] {
         let le16 = TIFFBuilder.le16, le32 = TIFFBuilder.le32
         let top = UInt32(header.count), sub = top + 2 + 12 + 4, data = sub + 2 + 24 + 4
         var note = header
@@ -156,8 +173,10 @@ enum RawFixtures {
         let small = Fixtures.jpeg(seed: 6, width: 160, height: 120)
         return TIFFBuilder.build(magic: 0x4F52, ifds: [[], []], blobs: [small]) { ifd, blob in
             [
-                [(0x100, .long(5184)), (0x101, .long(3888)), (0x10F, .ascii("OLYMPUS CORPORATION")), (0x110, .ascii("E-M10MarkIII")),
-                 (0x201, .long(blob[0])), (0x202, .long(UInt32(small.count))), (0x8769, .long(ifd[1]))],
+                [
+                    (0x100, .long(5184)), (0x101, .long(3888)), (0x10F, .ascii("OLYMPUS CORPORATION")), (0x110, .ascii("E-M10MarkIII")),
+                    (0x201, .long(blob[0])), (0x202, .long(UInt32(small.count))), (0x8769, .long(ifd[1])),
+                ],
                 [(0x9003, .ascii(RawFixtures.exifDate)), (0x927C, .undefined(makerNote))],
             ]
         }
@@ -179,8 +198,10 @@ enum RawFixtures {
     @Test func hostileMakerNotesEndQuietly() throws {
         let preview = Fixtures.jpeg(seed: 12, width: 640, height: 480)
         // Sub-IFD and preview offsets outside the note and the file, a foreign maker's note.
-        for note in [Self.olympusMakerNote(preview, settingsAt: 0xFFFF_FF00), Self.olympusMakerNote(preview, previewAt: 0x7FFF_FFF0),
-                     Self.olympusMakerNote(preview, header: Array("Nikon\0\u{2}\u{10}\0\0II".utf8) + [42, 0])] {
+        for note in [
+            Self.olympusMakerNote(preview, settingsAt: 0xFFFF_FF00), Self.olympusMakerNote(preview, previewAt: 0x7FFF_FFF0),
+            Self.olympusMakerNote(preview, header: Array("Nikon\0\u{2}\u{10}\0\0II".utf8) + [42, 0]),
+        ] {
             let walk = try #require(TIFFWalker.walk(MemorySource(Self.orf(makerNote: note))))
             #expect(walk.previews.map(\.tag) == ["JPEGInterchangeFormat"])
         }

@@ -58,7 +58,9 @@ final class NotificationBus: @unchecked Sendable {
             guard let obj = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { return }
             lines.withLock { $0.append(obj) }
         }
-        guard waitUntil(timeout: 15, { self.events("ready").count > before }) else { throw FixtureError("the fake notification server did not start") }
+        guard waitUntil(timeout: 15, { self.events("ready").count > before }) else {
+            throw FixtureError("the fake notification server did not start")
+        }
     }
 
     func stopServer() {

@@ -1,8 +1,8 @@
 import Foundation
-import Testing
 import SnapSortCore
 import SnapSortSystem
 import SnapSortTestSupport
+import Testing
 
 /// Against a real `dbus-daemon` with the fake notification server on it.
 @Suite("Reminder D-Bus", .serialized)
@@ -56,8 +56,10 @@ struct ReminderBusTests {
     }
 
     /// A service on the real bus, with an opener that records.
-    static func service(_ bus: NotificationBus, lib: TestLibrary, inputs: ReminderInputs, logs: LogCapture,
-                        timeout: Duration = .seconds(3)) -> ReminderService {
+    static func service(
+        _ bus: NotificationBus, lib: TestLibrary, inputs: ReminderInputs, logs: LogCapture,
+        timeout: Duration = .seconds(3)
+    ) -> ReminderService {
         var config = Configuration()
         config.reminder = "daily"
         config.quietHours = nil
@@ -66,8 +68,9 @@ struct ReminderBusTests {
             deck: { "group:similar" },
             page: ReviewPage(url: { "http://127.0.0.1:9/?token=x#deck=" + $0 }, open: { inputs.opened.append($0) }),
             logger: logs.logger(label: "reminders"))
-        return ReminderService(library: lib.library, configuration: config,
-                               notifier: DesktopNotifier(address: bus.address, callTimeout: timeout), dependencies: deps)
+        return ReminderService(
+            library: lib.library, configuration: config,
+            notifier: DesktopNotifier(address: bus.address, callTimeout: timeout), dependencies: deps)
     }
 
     /// Runs the service's loop turn until `condition` holds (polling its descriptors, like the agent).
@@ -129,8 +132,9 @@ struct ReminderBusTests {
         var config = Configuration()
         config.reminder = "daily"
         config.quietHours = nil
-        let s = ReminderService(library: lib.library, configuration: config,
-                                notifier: DesktopNotifier(address: "unix:path=" + lib.dir.at("no-such-bus")), dependencies: deps)
+        let s = ReminderService(
+            library: lib.library, configuration: config,
+            notifier: DesktopNotifier(address: "unix:path=" + lib.dir.at("no-such-bus")), dependencies: deps)
         s.start(now: Wall.date("2026-06-10 10:00", ReminderBusTests.tz))
         s.fire(now: Wall.date("2026-06-10 19:00", ReminderBusTests.tz))
         s.fire(now: Wall.date("2026-06-11 19:00", ReminderBusTests.tz))

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import SnapSortCore
+import Testing
 
 /// Local wall time helpers checked against Foundation's calendar (an independent implementation).
 enum Wall {
@@ -48,8 +48,9 @@ struct ReminderScheduleTests {
         return out
     }
 
-    @Test("daily: every day of a year at 19:00 local, across both DST changes",
-          arguments: [ReminderScheduleTests.stockholm, ReminderScheduleTests.newYork, ReminderScheduleTests.lordHowe])
+    @Test(
+        "daily: every day of a year at 19:00 local, across both DST changes",
+        arguments: [ReminderScheduleTests.stockholm, ReminderScheduleTests.newYork, ReminderScheduleTests.lordHowe])
     func daily(tz: TimeZone) {
         let s = ReminderSchedule(cadence: .daily, minuteOfDay: 19 * 60)
         let all = ReminderScheduleTests.year(s, tz)

@@ -1,9 +1,9 @@
 import Foundation
-import Synchronization
-import Testing
 import SnapSortCore
 import SnapSortSystem
 import SnapSortTestSupport
+import Synchronization
+import Testing
 
 /// A notifier that records what it shows; can fail, and can deliver signals.
 final class RecordingNotifier: ReminderNotifier, @unchecked Sendable {
@@ -74,7 +74,9 @@ struct ReminderServiceTests {
     func reviewPageURL() throws {
         let dir = TempDir("snapsort-web")
         let env = Environment(variables: ["HOME": dir.path, "XDG_RUNTIME_DIR": dir.path], home: dir.path)
-        func info(pid: Int32) { dir.write("snapsort/web.json", Array(#"{"url": "http://127.0.0.1:5555/", "port": 5555, "token": "t0k", "pid": \#(pid)}"#.utf8)) }
+        func info(pid: Int32) {
+            dir.write("snapsort/web.json", Array(#"{"url": "http://127.0.0.1:5555/", "port": 5555, "token": "t0k", "pid": \#(pid)}"#.utf8))
+        }
         info(pid: getpid())
         #expect(ReviewPage.webURL(env, deck: "group:blurry") == "http://127.0.0.1:5555/?token=t0k#deck=group:blurry")
         let gone = Process()
@@ -125,7 +127,9 @@ struct ReminderServiceTests {
 
     @Test("a reminder missed while the agent was stopped comes once at the next start, never twice")
     func missedWhileOff() throws {
-        let h = try Harness { $0.reminder = "weekly"; $0.reminderWeekday = "mon" }
+        let h = try Harness {
+            $0.reminder = "weekly"; $0.reminderWeekday = "mon"
+        }
         var s = h.service()
         s.start(now: Self.at("2026-06-05 12:00"))  // a Friday
         // Stopped over the weekend and Monday; started again on Wednesday.
@@ -191,7 +195,9 @@ struct ReminderServiceTests {
 
     @Test("weekly: reviewing a little today does not skip; reaching the goal does")
     func noNagWeekly() throws {
-        let h = try Harness { $0.reminder = "weekly"; $0.reminderWeekday = "wed" }
+        let h = try Harness {
+            $0.reminder = "weekly"; $0.reminderWeekday = "wed"
+        }
         let s = h.service()
         s.start(now: Self.at("2026-06-09 10:00"))
         h.inputs.progress = ReminderProgress(reviewedToday: 3, sessionGoal: 25)
@@ -326,8 +332,9 @@ struct ReminderServiceTests {
     @Test("next reminder without a running service (status file, remind --next)")
     func staticNext() throws {
         let h = try Harness()
-        let next = ReminderService.nextReminder(library: h.lib.library, configuration: h.config,
-                                                now: Self.at("2026-06-10 10:00"), timeZone: Self.tz)
+        let next = ReminderService.nextReminder(
+            library: h.lib.library, configuration: h.config,
+            now: Self.at("2026-06-10 10:00"), timeZone: Self.tz)
         #expect(next == Self.at("2026-06-10 19:00"))
     }
 }

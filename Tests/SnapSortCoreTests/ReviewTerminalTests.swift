@@ -1,8 +1,8 @@
 import Foundation
-import Testing
 import SnapSortCore
 import SnapSortSystem
 import SnapSortTestSupport
+import Testing
 
 /// `snapsort review` on a real pseudo-terminal (Tests/Fixtures/pty/drive.py types the keys,
 /// resizes the window, sends signals and emulates the screen).
@@ -36,14 +36,19 @@ import SnapSortTestSupport
         var db: String { dir.at("lib.sqlite3") }
         /// HOME, config and runtime dirs inside the temp dir; a UTF-8 locale unless overridden.
         var env: [String: String] {
-            ["HOME": dir.path, "XDG_CONFIG_HOME": dir.at("config"), "XDG_RUNTIME_DIR": dir.folder("run"),
-             "LC_ALL": "C.UTF-8", "LC_CTYPE": "", "LANG": "C.UTF-8"]
+            [
+                "HOME": dir.path, "XDG_CONFIG_HOME": dir.at("config"), "XDG_RUNTIME_DIR": dir.folder("run"),
+                "LC_ALL": "C.UTF-8", "LC_CTYPE": "", "LANG": "C.UTF-8",
+            ]
         }
 
         init(_ names: [String] = ["a.jpg", "b.jpg", "c.jpg"], config: String? = nil) throws {
             for (i, name) in names.enumerated() {
-                dir.write("Pictures/\(name)", Fixtures.jpeg(seed: UInt64(40 + i), width: 160, height: 120,
-                                                            dateTimeOriginal: "2024:05:0\(i + 1) 10:00:00"))
+                dir.write(
+                    "Pictures/\(name)",
+                    Fixtures.jpeg(
+                        seed: UInt64(40 + i), width: 160, height: 120,
+                        dateTimeOriginal: "2024:05:0\(i + 1) 10:00:00"))
             }
             if let config { dir.write("config/snapsort/snapsort.conf", Array(config.utf8)) }
             try scan()
@@ -236,11 +241,13 @@ extension ReviewTerminalTests {
 // MARK: - Locale
 
 extension ReviewTerminalTests {
-    @Test("a non-UTF-8 locale gets plain ASCII", arguments: [
-        ["LC_ALL": "C"],
-        ["LC_ALL": "", "LC_CTYPE": "POSIX"],
-        ["LC_ALL": "", "LC_CTYPE": "", "LANG": "en_US.ISO-8859-1"],
-    ])
+    @Test(
+        "a non-UTF-8 locale gets plain ASCII",
+        arguments: [
+            ["LC_ALL": "C"],
+            ["LC_ALL": "", "LC_CTYPE": "POSIX"],
+            ["LC_ALL": "", "LC_CTYPE": "", "LANG": "en_US.ISO-8859-1"],
+        ])
     func asciiUnderNonUTF8Locale(locale: [String: String]) throws {
         let s = try Setup()
         let d = try s.drive("dump,right,wait=keep: a.jpg,q", ["review", "--deck", "month:2024-05"], env: locale)

@@ -1,8 +1,8 @@
 import Foundation
-import Testing
 import SnapSortCore
 import SnapSortSystem
 import SnapSortTestSupport
+import Testing
 
 /// Helpers shared by the review, decks, trash and stats tests.
 enum ReviewFixture {
@@ -10,15 +10,18 @@ enum ReviewFixture {
 
     /// Inserts a library row directly (decks and stats tests need many items, not decoding).
     @discardableResult
-    static func insert(_ library: Library, path: String, taken: Date?, kind: String = "photo", format: String = "jpeg",
-                       bytes: Int64 = 1000, make: String? = nil, model: String? = nil, lens: String? = nil,
-                       software: String? = nil, rating: Int? = nil, tz: TimeZone = utc) throws -> Int64 {
+    static func insert(
+        _ library: Library, path: String, taken: Date?, kind: String = "photo", format: String = "jpeg",
+        bytes: Int64 = 1000, make: String? = nil, model: String? = nil, lens: String? = nil,
+        software: String? = nil, rating: Int? = nil, tz: TimeZone = utc
+    ) throws -> Int64 {
         let takenText = taken.map { d -> String in
             let f = ISO8601DateFormatter()
             f.timeZone = tz
             return f.string(from: d)
         }
-        try library.db.run("""
+        try library.db.run(
+            """
             INSERT INTO files(path, device, inode, size, mtime_ns, kind, format, status, taken_at, taken_ts, taken_source,
                               make, model, lens, software, rating, first_seen_at)
             VALUES(?, 1, abs(random()) % 100000000, ?, 0, ?, ?, 'ok', ?, ?, 'exif', ?, ?, ?, ?, ?, '2026-01-01T00:00:00Z')
@@ -39,7 +42,8 @@ enum ReviewFixture {
     static func scanned(_ names: [String]) throws -> TestLibrary {
         let lib = try TestLibrary()
         for (i, n) in names.enumerated() {
-            lib.dir.write("Pictures/" + n, Fixtures.jpeg(seed: UInt64(i + 1), width: 48, height: 32, dateTimeOriginal: "2021:05:0\(i % 9 + 1) 10:00:00"))
+            lib.dir.write(
+                "Pictures/" + n, Fixtures.jpeg(seed: UInt64(i + 1), width: 48, height: 32, dateTimeOriginal: "2021:05:0\(i % 9 + 1) 10:00:00"))
         }
         try lib.scan()
         return lib

@@ -1,8 +1,8 @@
 import Foundation
-import Testing
 import SnapSortCore
 import SnapSortSystem
 import SnapSortTestSupport
+import Testing
 
 @Suite("Stats")
 struct StatsTests {
@@ -34,12 +34,14 @@ struct StatsTests {
         #expect(r.streak == Streak(current: 0, longest: 2))
     }
 
-    @Test("streaks are DST-safe (23- and 25-hour days)", arguments: [
-        ("Europe/Berlin", ["2026-03-28 23:30:00", "2026-03-29 00:30:00", "2026-03-30 23:50:00", "2026-03-31 00:10:00"]),
-        ("Europe/Berlin", ["2026-10-24 23:30:00", "2026-10-25 23:30:00", "2026-10-26 00:30:00"]),
-        ("America/New_York", ["2026-03-07 22:00:00", "2026-03-08 03:30:00", "2026-03-09 00:00:00"]),
-        ("America/New_York", ["2026-10-31 23:59:00", "2026-11-01 01:30:00", "2026-11-02 23:59:00"]),
-    ])
+    @Test(
+        "streaks are DST-safe (23- and 25-hour days)",
+        arguments: [
+            ("Europe/Berlin", ["2026-03-28 23:30:00", "2026-03-29 00:30:00", "2026-03-30 23:50:00", "2026-03-31 00:10:00"]),
+            ("Europe/Berlin", ["2026-10-24 23:30:00", "2026-10-25 23:30:00", "2026-10-26 00:30:00"]),
+            ("America/New_York", ["2026-03-07 22:00:00", "2026-03-08 03:30:00", "2026-03-09 00:00:00"]),
+            ("America/New_York", ["2026-10-31 23:59:00", "2026-11-01 01:30:00", "2026-11-02 23:59:00"]),
+        ])
     func dst(_ zone: String, _ times: [String]) throws {
         let tz = TimeZone(identifier: zone)!
         let lib = try TestLibrary()

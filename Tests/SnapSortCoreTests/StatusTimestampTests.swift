@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import SnapSortCore
+import Testing
 
 /// `StatusTimestamp.string` writes what `ISO8601DateFormatter` writes by default, without making
 /// one per call.
@@ -18,6 +18,7 @@ import SnapSortCore
             #expect(StatusTimestamp.string(d) == f.string(from: d), "\(d.timeIntervalSince1970)")
         }
         #expect(StatusTimestamp.string(Date(timeIntervalSince1970: 1_796_034_050.75)) == "2026-11-30T10:20:50Z")
-        #expect(StatusTimestamp.date(StatusTimestamp.string(Date(timeIntervalSince1970: 1_796_034_050))) == Date(timeIntervalSince1970: 1_796_034_050))
+        #expect(
+            StatusTimestamp.date(StatusTimestamp.string(Date(timeIntervalSince1970: 1_796_034_050))) == Date(timeIntervalSince1970: 1_796_034_050))
     }
 }

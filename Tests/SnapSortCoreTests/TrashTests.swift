@@ -1,9 +1,10 @@
 import Foundation
 import Glibc
-import Testing
-@testable import SnapSortCore
 import SnapSortSystem
 import SnapSortTestSupport
+import Testing
+
+@testable import SnapSortCore
 
 /// A trash test setup: a scanned library and a home trash in a temp XDG_DATA_HOME.
 struct TrashSetup {
@@ -32,7 +33,8 @@ struct TrashSetup {
 
     /// Runs a program; returns status and output.
     static func run(_ exe: String, _ args: [String], env: [String: String] = [:], cwd: String? = nil, stdin: String? = nil) throws
-        -> (Int32, String) {
+        -> (Int32, String)
+    {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: exe)
         p.arguments = args
@@ -98,8 +100,9 @@ struct TrashTests {
 
     @Test("Path= is percent-encoded; DeletionDate is local time")
     func trashInfoFormat() {
-        let text = TrashInfo.render(pathKey: "/home/u/Pictures/Été 2020/a#1.jpg", deletedAt: ReviewFixture.date("2026-03-29 01:30:05"),
-                                    timeZone: TimeZone(identifier: "Europe/Berlin")!)
+        let text = TrashInfo.render(
+            pathKey: "/home/u/Pictures/Été 2020/a#1.jpg", deletedAt: ReviewFixture.date("2026-03-29 01:30:05"),
+            timeZone: TimeZone(identifier: "Europe/Berlin")!)
         #expect(text == "[Trash Info]\nPath=/home/u/Pictures/%C3%89t%C3%A9%202020/a%231.jpg\nDeletionDate=2026-03-29T03:30:05\n")
         #expect(TrashInfo.path(in: text) == "/home/u/Pictures/Été 2020/a#1.jpg")
     }
@@ -110,8 +113,12 @@ struct TrashTests {
         let id = try s.stage("a b.jpg")
         let original = s.lib.root + "/a b.jpg"
         let report = try s.commit()
-        #expect(report.outcomes == [TrashOutcome(path: original, bytes: report.outcomes[0].bytes,
-                                                 result: .trashed(s.homeTrash + "/files/a b.jpg"), isSidecar: false)])
+        #expect(
+            report.outcomes == [
+                TrashOutcome(
+                    path: original, bytes: report.outcomes[0].bytes,
+                    result: .trashed(s.homeTrash + "/files/a b.jpg"), isSidecar: false)
+            ])
         #expect(!FileSystem.exists(original) && FileSystem.exists(s.homeTrash + "/files/a b.jpg"))
         let info = String(decoding: try FileSystem.readFile(s.homeTrash + "/info/a b.jpg.trashinfo", limit: 4096), as: UTF8.self)
         #expect(info == "[Trash Info]\nPath=\(TrashInfo.encode(original))\nDeletionDate=2026-11-29T13:45:07\n")
@@ -148,12 +155,16 @@ struct TrashTests {
         let st = try FileSystem.lstatus(from)
         try FileSystem.makeDirectories(String(to[..<to.lastIndex(of: "/")!]), mode: 0o755)
         try FileSystem.writeAtomically(to, bytes)
-        var times = [timespec(tv_sec: 0, tv_nsec: (1 << 30) - 2),  // UTIME_OMIT: the access time stays
-                     timespec(tv_sec: Int(st.mtimeNanoseconds / 1_000_000_000), tv_nsec: Int(st.mtimeNanoseconds % 1_000_000_000))]
+        var times = [
+            timespec(tv_sec: 0, tv_nsec: (1 << 30) - 2),  // UTIME_OMIT: the access time stays
+            timespec(tv_sec: Int(st.mtimeNanoseconds / 1_000_000_000), tv_nsec: Int(st.mtimeNanoseconds % 1_000_000_000)),
+        ]
         #expect(utimensat(AT_FDCWD, to, &times, 0) == 0)
     }
 
-    @Test("a copy of a trashed photo is a new photo: after the Trash is emptied (cp -p from a backup) and while it is in the Trash; a rename back from the Trash is the photo")
+    @Test(
+        "a copy of a trashed photo is a new photo: after the Trash is emptied (cp -p from a backup) and while it is in the Trash; a rename back from the Trash is the photo"
+    )
     func copiesOfTrashedPhotosAreNewPhotos() throws {
         let s = try TrashSetup(["a.jpg", "b.jpg"])
         let a = try s.stage("a.jpg"), b = try s.stage("b.jpg")
@@ -246,8 +257,11 @@ struct TrashTests {
         s.lib.dir.write("share/Trash/info/IMG_1.jpg.trashinfo", Array("[Trash Info]\nPath=/x/IMG_1.jpg\nDeletionDate=2020-01-01T00:00:00\n".utf8))
         _ = try s.stage("IMG_1.jpg")
         let report = try s.commit()
-        #expect(report.outcomes.map(\.result) == [.trashed(s.homeTrash + "/files/IMG_1.2.jpg"), .trashed(s.homeTrash + "/files/IMG_1.AAE"),
-                                                  .trashed(s.homeTrash + "/files/IMG_1.xmp")])
+        #expect(
+            report.outcomes.map(\.result) == [
+                .trashed(s.homeTrash + "/files/IMG_1.2.jpg"), .trashed(s.homeTrash + "/files/IMG_1.AAE"),
+                .trashed(s.homeTrash + "/files/IMG_1.xmp"),
+            ])
         #expect(report.outcomes.map(\.isSidecar) == [false, true, true])
         #expect(try FileSystem.readFile(s.homeTrash + "/files/IMG_1.jpg", limit: 10) == [9])
         let back = try Trash.restoreAll(library: s.lib.library, clock: s.clock)
@@ -431,7 +445,9 @@ struct TrashTests {
         for (i, n) in names.enumerated() { lib.dir.write("Pictures/" + n, bytes + [UInt8(i & 0xFF), UInt8(i >> 8)]) }
         try lib.scan()
         let (clock, _) = Clock.manual(Date())
-        for n in names { try Review.decide(.trash, fileID: try #require(try lib.library.item(path: lib.root + "/" + n)).id, library: lib.library, clock: clock) }
+        for n in names {
+            try Review.decide(.trash, fileID: try #require(try lib.library.item(path: lib.root + "/" + n)).id, library: lib.library, clock: clock)
+        }
         let env = ["SNAPSORT_DB": lib.dbPath, "XDG_DATA_HOME": lib.dir.at("share"), "HOME": lib.dir.path]
         let p = Process()
         p.executableURL = URL(fileURLWithPath: SnapsortBinary.path)

@@ -1,8 +1,9 @@
 import Foundation
-import Testing
 import SnapSortSystem
-@testable import SnapSortCore
 import SnapSortTestSupport
+import Testing
+
+@testable import SnapSortCore
 
 /// The checked-in fixtures (see Tests/Fixtures/video/README.md).
 enum VideoFixtures {

@@ -1,8 +1,9 @@
 import Foundation
-import Testing
-@testable import SnapSortCore
 import SnapSortSystem
 import SnapSortTestSupport
+import Testing
+
+@testable import SnapSortCore
 
 /// The second analysis tier against the real `snapsort-vision` helper (dlib's HOG detector and
 /// Debian's 68-point landmark model) on real photos (Tests/Fixtures/vision, with licences).
@@ -73,8 +74,10 @@ import SnapSortTestSupport
             zip(a, b).reduce(0) { $0 + $1.0 * $1.1 } / (sqrt(a.reduce(0) { $0 + $1 * $1 }) * sqrt(b.reduce(0) { $0 + $1 * $1 }))
         }
         let astronaut = try VisionImage.load(path: Self.fixtures + "/astronaut.jpg", format: "jpeg", orientation: 1)
-        let again = try JPEG.decode(try JPEG.encode(astronaut, quality: 40), scaleNumerator: 8, maxHeaderPixels: 1 << 24,
-                                    maxOutputPixels: 1 << 24).bitmap
+        let again = try JPEG.decode(
+            try JPEG.encode(astronaut, quality: 40), scaleNumerator: 8, maxHeaderPixels: 1 << 24,
+            maxOutputPixels: 1 << 24
+        ).bitmap
         let coffee = try VisionImage.load(path: Self.fixtures + "/coffee.jpg", format: "jpeg", orientation: 1)
         let (a, b, c) = (try embed(astronaut), try embed(again), try embed(coffee))
         #expect(a.count == 1280 && b.count == 1280 && c.count == 1280)
@@ -82,8 +85,10 @@ import SnapSortTestSupport
     }
 
     @Test func missingHelperOrModelTurnsTheFeatureOffWithOneLine() throws {
-        for helper in [VisionHelper(executable: nil), VisionHelper(executable: "/nonexistent/snapsort-vision"),
-                       VisionHelper(executable: Self.helperPath, arguments: ["--landmarks", "/nonexistent/sp68.dat"])] {
+        for helper in [
+            VisionHelper(executable: nil), VisionHelper(executable: "/nonexistent/snapsort-vision"),
+            VisionHelper(executable: Self.helperPath, arguments: ["--landmarks", "/nonexistent/sp68.dat"]),
+        ] {
             let lib = try TestLibrary()
             lib.dir.write("Pictures/astronaut.jpg", try Self.photo("astronaut.jpg"))
             try lib.scan()
@@ -109,7 +114,9 @@ import SnapSortTestSupport
         analyzer.batchSize = 1
         // Interrupted after the first photo: that one is stored, the rest is picked up next time.
         var asked = 0
-        let first = try analyzer.run(shouldStop: { asked += 1; return asked > 1 })
+        let first = try analyzer.run(shouldStop: {
+            asked += 1; return asked > 1
+        })
         #expect(first.analyzed == 1)
         let second = try analyzer.run()
         #expect(second.analyzed == 2)
@@ -117,7 +124,8 @@ import SnapSortTestSupport
         let people = try lib.library.groupMembers(.people).map { ($0.item.path as NSString).lastPathComponent }
         #expect(people == ["astronaut.jpg"])
         #expect(try lib.library.groupSummaries().first { $0.id == .people }?.items == 1)
-        let eyes = try #require(try lib.library.db.row("SELECT worst_eyes FROM vision v JOIN files f ON f.id = v.file_id WHERE f.path LIKE '%astronaut.jpg'")?.double(0))
+        let eyes = try #require(
+            try lib.library.db.row("SELECT worst_eyes FROM vision v JOIN files f ON f.id = v.file_id WHERE f.path LIKE '%astronaut.jpg'")?.double(0))
         #expect(eyes > 0.25)
         // A model change (another version string) re-runs tier 2 only.
         try lib.library.db.run("UPDATE vision SET version = '0/old'")
@@ -130,16 +138,19 @@ import SnapSortTestSupport
         // A wrapper that dies (SIGSEGV) on its first photo, then is the real helper.
         let dir = TempDir()
         let marker = dir.at("crashed")
-        let script = dir.write("crashy.sh", Array("""
-            #!/bin/sh
-            if [ ! -e '\(marker)' ]; then
-                touch '\(marker)'
-                read -r line; echo '{"helper":1,"faces":"dlib-hog+sp68","problem":null}'
-                read -r line; kill -SEGV $$
-            fi
-            exec '\(Self.helperPath)' "$@"
+        let script = dir.write(
+            "crashy.sh",
+            Array(
+                """
+                #!/bin/sh
+                if [ ! -e '\(marker)' ]; then
+                    touch '\(marker)'
+                    read -r line; echo '{"helper":1,"faces":"dlib-hog+sp68","problem":null}'
+                    read -r line; kill -SEGV $$
+                fi
+                exec '\(Self.helperPath)' "$@"
 
-            """.utf8))
+                """.utf8))
         chmod(script, 0o755)
         let lib = try TestLibrary()
         lib.dir.write("Pictures/a.jpg", try Self.photo("astronaut.jpg"))
@@ -163,9 +174,10 @@ import SnapSortTestSupport
 
     @Test func amongEquallySharpFramesOpenEyesWinAndFacelessIsNeutral() {
         func item(_ id: Int64, eyes: Double?) -> GroupItem {
-            GroupItem(id: id, path: "/p/IMG_\(id).jpg", kind: "photo", format: "jpeg", status: .ok, bytes: 1000, width: 4000, height: 3000,
-                      taken: 100, takenSource: "exif", make: "Cam", model: "X", software: nil, rating: nil, orientation: 1, duration: nil,
-                      metrics: nil, phash: nil, dhash: nil, contentHash: nil, analyzedAt: "t", mtime: 0, worstEyes: eyes)
+            GroupItem(
+                id: id, path: "/p/IMG_\(id).jpg", kind: "photo", format: "jpeg", status: .ok, bytes: 1000, width: 4000, height: 3000,
+                taken: 100, takenSource: "exif", make: "Cam", model: "X", software: nil, rating: nil, orientation: 1, duration: nil,
+                metrics: nil, phash: nil, dhash: nil, contentHash: nil, analyzedAt: "t", mtime: 0, worstEyes: eyes)
         }
         let scores = KeeperScore.scores([item(1, eyes: 0.12), item(2, eyes: 0.31), item(3, eyes: 0.22)], rules: GroupRules())
         #expect(scores[2]! > scores[3]! && scores[3]! > scores[1]!)
@@ -190,15 +202,17 @@ import SnapSortTestSupport
         let members = try #require(JSON.parse(groups.stdout)?["members"]?.arrayValue)
         #expect(members.compactMap { $0["path"]?.stringValue }.map { ($0 as NSString).lastPathComponent } == ["astronaut.jpg"])
         let report = try SnapsortBinary.run(["--db", db, "report", "--jsonl"])
-        let astronaut = try #require(report.stdout.split(separator: "\n").compactMap { JSON.parse(String($0)) }
-            .first { $0["path"]?.stringValue?.hasSuffix("astronaut.jpg") == true })
+        let astronaut = try #require(
+            report.stdout.split(separator: "\n").compactMap { JSON.parse(String($0)) }
+                .first { $0["path"]?.stringValue?.hasSuffix("astronaut.jpg") == true })
         #expect(astronaut["groups"]?.arrayValue?.contains(.string("people")) == true)
         // Without the helper: tier 1 works, one notice, People stays as it was.
         let off = try SnapsortBinary.run(["--db", db, "scan", dir.at("Pictures")], env: ["SNAPSORT_VISION": ""])
         #expect(off.status == 0)
         #expect(off.stderr.components(separatedBy: "local models are off").count == 2, "\(off.stderr)")
         let offGroups = try SnapsortBinary.run(["--db", db, "groups"])
-        #expect(offGroups.stdout.contains("people            unavailable: the vision helper (snapsort-vision) is not installed"), "\(offGroups.stdout)")
+        #expect(
+            offGroups.stdout.contains("people            unavailable: the vision helper (snapsort-vision) is not installed"), "\(offGroups.stdout)")
     }
 
     /// The real photo `name` decoded upright at its own size (512 px for the scikit-image ones).
@@ -231,8 +245,10 @@ import SnapSortTestSupport
         let preview = try JPEG.encode(sideways, quality: 90, exif: nil)
         let cr2 = TIFFBuilder.build(ifds: [[], []], blobs: [preview, [UInt8](repeating: 0x55, count: 4096)]) { ifd, blob in
             [
-                [(0x100, .long(512)), (0x101, .long(512)), (0x10F, .ascii("Canon")), (0x110, .ascii("Canon EOS R6")),
-                 (0x112, .short(6)), (0x14A, .long(ifd[1]))],
+                [
+                    (0x100, .long(512)), (0x101, .long(512)), (0x10F, .ascii("Canon")), (0x110, .ascii("Canon EOS R6")),
+                    (0x112, .short(6)), (0x14A, .long(ifd[1])),
+                ],
                 [(0xFE, .long(1)), (0x103, .short(6)), (0x201, .long(blob[0])), (0x202, .long(UInt32(preview.count)))],
             ]
         }
@@ -309,7 +325,8 @@ import SnapSortTestSupport
         defer { helper.stop() }
         let summary = try VisionAnalyzer(library: lib.library, helper: helper, logger: .silent).run()
         let score = { (name: String) in
-            try lib.library.db.row("SELECT v.document FROM vision v JOIN files f ON f.id = v.file_id WHERE f.path LIKE ?", "%" + name)?.double(0) ?? -1
+            try lib.library.db.row("SELECT v.document FROM vision v JOIN files f ON f.id = v.file_id WHERE f.path LIKE ?", "%" + name)?.double(0)
+                ?? -1
         }
         #expect(try score("sudoku.jpg") >= GroupRules().minPageScore)
         #expect(try score("coffee.jpg") < 0.05)
@@ -333,23 +350,27 @@ import SnapSortTestSupport
         #expect(try lib.library.modelsAvailability()?.classesProblem?.contains("/nonexistent/model.onnx") == true)
     }
 
-    @Test(arguments: [
-        (0.9, 0.0, 0.0, true, false, false), (0.0, 0.96, 0.0, false, true, false), (0.27, 0.01, 0.37, false, false, true),
-        (0.06, 0.01, 0.01, false, false, false), (0.49, 0.49, 0.29, false, false, false), (0.5, 0.5, 0.3, true, true, true),
-    ] as [(Double, Double, Double, Bool, Bool, Bool)])
+    @Test(
+        arguments: [
+            (0.9, 0.0, 0.0, true, false, false), (0.0, 0.96, 0.0, false, true, false), (0.27, 0.01, 0.37, false, false, true),
+            (0.06, 0.01, 0.01, false, false, false), (0.49, 0.49, 0.29, false, false, false), (0.5, 0.5, 0.3, true, true, true),
+        ] as [(Double, Double, Double, Bool, Bool, Bool)])
     func categoryRules(_ pets: Double, _ food: Double, _ scenery: Double, _ p: Bool, _ f: Bool, _ s: Bool) {
         let m = VisionCategories.members(pets: pets, food: food, scenery: scenery)
         #expect(m.pets == p && m.food == f && m.scenery == s)
     }
 
     /// A horizon makes Scenery only when nothing else is clearly the subject.
-    @Test(arguments: [
-        // (horizon, pets, food, top class probability, people faces) → scenery
-        (0.86, 0.24, 0.0, 0.42, 0, true), (0.6, 0.0, 0.0, 0.2, 0, true), (0.59, 0.0, 0.0, 0.2, 0, false),
-        (1.0, 0.6, 0.0, 0.55, 0, false), (1.0, 0.0, 0.7, 0.6, 0, false), (1.0, 0.1, 0.1, 0.5, 0, false), (1.0, 0.0, 0.0, 0.2, 1, false),
-    ] as [(Double, Double, Double, Double, Int, Bool)])
-    func aHorizonIsSceneryUnlessSomethingElseIsTheSubject(_ horizon: Double, _ pets: Double, _ food: Double, _ top: Double, _ faces: Int,
-                                                          _ expected: Bool) {
+    @Test(
+        arguments: [
+            // (horizon, pets, food, top class probability, people faces) → scenery
+            (0.86, 0.24, 0.0, 0.42, 0, true), (0.6, 0.0, 0.0, 0.2, 0, true), (0.59, 0.0, 0.0, 0.2, 0, false),
+            (1.0, 0.6, 0.0, 0.55, 0, false), (1.0, 0.0, 0.7, 0.6, 0, false), (1.0, 0.1, 0.1, 0.5, 0, false), (1.0, 0.0, 0.0, 0.2, 1, false),
+        ] as [(Double, Double, Double, Double, Int, Bool)])
+    func aHorizonIsSceneryUnlessSomethingElseIsTheSubject(
+        _ horizon: Double, _ pets: Double, _ food: Double, _ top: Double, _ faces: Int,
+        _ expected: Bool
+    ) {
         let m = VisionCategories.members(pets: pets, food: food, scenery: 0.1, horizon: horizon, topScore: top, peopleFaces: faces)
         #expect(m.scenery == expected)
     }
@@ -406,12 +427,14 @@ import SnapSortTestSupport
         #expect(VisionSky.measure(tiles).share == 0)
     }
 
-    @Test(arguments: [
-        // (photo, horizon at least, horizon at most, sky share at least, at most)
-        ("dune.jpg", 0.6, 1.0, 0.0, 1.0), ("storm.jpg", 0.6, 1.0, 0.5, 1.0), ("kite.jpg", 0.0, 0.0, 0.5, 1.0), ("flow-render.jpg", 0.0, 0.0, 0.0, 1.0),
-        ("building.jpg", 0.0, 0.1, 0.0, 0.1), ("coffee.jpg", 0.0, 0.0, 0.0, 0.0), ("chelsea.jpg", 0.0, 0.0, 0.0, 0.0),
-        ("astronaut.jpg", 0.0, 0.0, 0.0, 0.05), ("forest-path.jpg", 0.0, 0.0, 0.0, 0.0),
-    ] as [(String, Double, Double, Double, Double)])
+    @Test(
+        arguments: [
+            // (photo, horizon at least, horizon at most, sky share at least, at most)
+            ("dune.jpg", 0.6, 1.0, 0.0, 1.0), ("storm.jpg", 0.6, 1.0, 0.5, 1.0), ("kite.jpg", 0.0, 0.0, 0.5, 1.0),
+            ("flow-render.jpg", 0.0, 0.0, 0.0, 1.0),
+            ("building.jpg", 0.0, 0.1, 0.0, 0.1), ("coffee.jpg", 0.0, 0.0, 0.0, 0.0), ("chelsea.jpg", 0.0, 0.0, 0.0, 0.0),
+            ("astronaut.jpg", 0.0, 0.0, 0.0, 0.05), ("forest-path.jpg", 0.0, 0.0, 0.0, 0.0),
+        ] as [(String, Double, Double, Double, Double)])
     func theSkyCueOnRealPhotos(_ name: String, _ minHorizon: Double, _ maxHorizon: Double, _ minShare: Double, _ maxShare: Double) throws {
         let cue = VisionSky.measure(try VisionImage.load(path: Self.fixtures + "/" + name, format: "jpeg", orientation: 1))
         #expect(cue.horizon >= minHorizon && cue.horizon <= maxHorizon && cue.share >= minShare && cue.share <= maxShare, "\(cue)")

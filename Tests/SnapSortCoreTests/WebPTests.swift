@@ -1,8 +1,9 @@
 import Foundation
-import Testing
 import SnapSortSystem
-@testable import SnapSortCore
 import SnapSortTestSupport
+import Testing
+
+@testable import SnapSortCore
 
 @Suite struct WebPTests {
     @Test(arguments: [Float(80), nil])

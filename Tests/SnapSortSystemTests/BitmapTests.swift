@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SnapSortSystem
 
 @Suite struct BitmapTests {

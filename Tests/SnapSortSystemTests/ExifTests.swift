@@ -1,11 +1,12 @@
-import Testing
 import SnapSortSystem
 import SnapSortTestSupport
+import Testing
 
 @Suite struct ExifTests {
     @Test func builtBlocksParseBareAndWithThePrefix() throws {
-        let tiff = Exif.build(dateTimeOriginal: "2024:05:01 10:00:00", offsetTimeOriginal: "+02:00", make: "Canon",
-                              model: "EOS R6", software: "1.0", orientation: 8)
+        let tiff = Exif.build(
+            dateTimeOriginal: "2024:05:01 10:00:00", offsetTimeOriginal: "+02:00", make: "Canon",
+            model: "EOS R6", software: "1.0", orientation: 8)
         for block in [tiff, Array("Exif\0\0".utf8) + tiff] {
             let f = try #require(Exif.parse(block[...]))
             #expect(f.make == "Canon" && f.model == "EOS R6" && f.software == "1.0")

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+
 @testable import SnapSortSystem
 
 /// Reading whole files: what `fstat` said, a file that grew or shrank since, the limit.
@@ -22,8 +23,10 @@ import Testing
 
     /// The size `fstat` gave can be wrong by the time of the read: a file that grew is read to
     /// its end (up to the limit), one that shrank to its end.
-    @Test(arguments: [(100_000, 0, 1 << 20), (100_000, 40_000, 1 << 20), (100_000, 99_999, 1 << 20), (100_000, 150_000, 1 << 20),
-                      (100_000, 0, 30_000), (100_000, 20_000, 30_000)])
+    @Test(arguments: [
+        (100_000, 0, 1 << 20), (100_000, 40_000, 1 << 20), (100_000, 99_999, 1 << 20), (100_000, 150_000, 1 << 20),
+        (100_000, 0, 30_000), (100_000, 20_000, 30_000),
+    ])
     func aFileThatChangedSinceItsSizeIsReadToItsEndOrTheLimit(_ n: Int, _ expected: Int, _ limit: Int) throws {
         let content = Self.bytes(n), path = try Self.tempFile(content)
         defer { unlink(path) }

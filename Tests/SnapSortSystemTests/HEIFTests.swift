@@ -1,6 +1,6 @@
-import Testing
 import SnapSortSystem
 import SnapSortTestSupport
+import Testing
 
 @Suite(.enabled(if: HEIF.canEncode, "libheif has no HEVC encoder here"))
 struct HEIFSystemTests {

@@ -1,6 +1,6 @@
-import Testing
 import SnapSortSystem
 import SnapSortTestSupport
+import Testing
 
 @Suite struct JPEGTests {
     @Test(arguments: [false, true])
@@ -50,7 +50,8 @@ import SnapSortTestSupport
         }
         // Under the header limit but the scaled output too large: also refused, as a limit.
         do {
-            _ = try JPEG.decode(Fixtures.jpegBombHeader(width: 20000, height: 20000), scaleNumerator: 8, maxHeaderPixels: 500_000_000, maxOutputPixels: 40_000_000)
+            _ = try JPEG.decode(
+                Fixtures.jpegBombHeader(width: 20000, height: 20000), scaleNumerator: 8, maxHeaderPixels: 500_000_000, maxOutputPixels: 40_000_000)
             Issue.record("a 400 MP output was allocated")
         } catch let e as SystemError {
             #expect(e.code == .limit)

@@ -1,6 +1,6 @@
-import Testing
 import SnapSortSystem
 import SnapSortTestSupport
+import Testing
 
 @Suite struct PNGTests {
     @Test func encodeDecodeRoundTripsExactly() throws {

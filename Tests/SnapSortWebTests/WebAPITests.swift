@@ -1,8 +1,9 @@
 import Foundation
-import Testing
 import SnapSortCore
 import SnapSortSystem
 import SnapSortTestSupport
+import Testing
+
 @testable import SnapSortWeb
 
 /// The JSON API over decks, decisions, undo, groups, trash and stats.
@@ -151,8 +152,10 @@ import SnapSortTestSupport
     /// server goes on serving (`1e19` as an id trapped the conversion and took the agent down).
     @Test func hugeAndFractionalNumbersAreRefusedNotFatal() throws {
         let h = try WebHarness()
-        for body in [#"{"id":1e19,"decision":"skip"}"#, #"{"id":99999999999999999999,"decision":"skip"}"#,
-                     #"{"id":1.5,"decision":"skip"}"#, #"{"id":1,"decision":"keep","session":1e300}"#] {
+        for body in [
+            #"{"id":1e19,"decision":"skip"}"#, #"{"id":99999999999999999999,"decision":"skip"}"#,
+            #"{"id":1.5,"decision":"skip"}"#, #"{"id":1,"decision":"keep","session":1e300}"#,
+        ] {
             #expect(try h.post("/api/decide", body).status == 400, "\(body)")
         }
         #expect(try h.post("/api/similar/keeper", #"{"id":-1e300}"#).status == 400)

@@ -1,8 +1,9 @@
 import Foundation
-import Testing
 import SnapSortCore
 import SnapSortSystem
 import SnapSortTestSupport
+import Testing
+
 @testable import SnapSortWeb
 
 /// The page in a real browser: Tests/browser/run.sh drives headless Chromium (Debian's
@@ -15,8 +16,10 @@ import SnapSortTestSupport
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized.path
     }
 
-    @Test(.enabled(if: ProcessInfo.processInfo.environment["SNAPSORT_SKIP_BROWSER"] != "1"
-                   && FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium")))
+    @Test(
+        .enabled(
+            if: ProcessInfo.processInfo.environment["SNAPSORT_SKIP_BROWSER"] != "1"
+                && FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium")))
     func pageInHeadlessChromium() throws {
         let h = try WebHarness(pages: true)
         let artifacts = Self.repo + "/.build/artifacts/web"

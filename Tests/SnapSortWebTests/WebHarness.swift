@@ -2,6 +2,7 @@ import Foundation
 import SnapSortCore
 import SnapSortSystem
 import SnapSortTestSupport
+
 @testable import SnapSortWeb
 
 /// A library with a few photos (a burst that groups, a rotated one, a screenshot, a video,
@@ -24,11 +25,12 @@ final class WebHarness: @unchecked Sendable {
     init(writeInfo: Bool = false, heic: Bool = true, pages: Bool = false) throws {
         lib = try TestLibrary()
         let home = lib.dir.folder("home")
-        env = Environment(variables: [
-            "HOME": home, "XDG_CACHE_HOME": home + "/.cache", "XDG_DATA_HOME": home + "/.local/share",
-            "XDG_CONFIG_HOME": home + "/.config", "XDG_STATE_HOME": home + "/.local/state",
-            "XDG_RUNTIME_DIR": lib.dir.folder("run"),
-        ], home: home)
+        env = Environment(
+            variables: [
+                "HOME": home, "XDG_CACHE_HOME": home + "/.cache", "XDG_DATA_HOME": home + "/.local/share",
+                "XDG_CONFIG_HOME": home + "/.config", "XDG_STATE_HOME": home + "/.local/state",
+                "XDG_RUNTIME_DIR": lib.dir.folder("run"),
+            ], home: home)
         let root = lib.root
         let dir = lib.dir
         for (name, bytes) in Self.files where heic || !name.hasSuffix(".heic") { _ = dir.write("Pictures/" + name, bytes) }
@@ -56,7 +58,11 @@ final class WebHarness: @unchecked Sendable {
         out.append(("IMG_0001.jpg", Fixtures.jpeg(seed: 7, quality: 92, dateTimeOriginal: "2024:05:04 10:00:00", make: "Cam", model: "One")))
         out.append(("IMG_0002.jpg", Fixtures.jpeg(seed: 7, quality: 80, dateTimeOriginal: "2024:05:04 10:00:01", make: "Cam", model: "One")))
         out.append(("IMG_0003.jpg", Fixtures.jpeg(seed: 7, quality: 70, dateTimeOriginal: "2024:05:04 10:00:02", make: "Cam", model: "One")))
-        out.append(("rotated.jpg", Fixtures.jpeg(seed: 3, width: 640, height: 480, dateTimeOriginal: "2023:08:01 12:00:00", orientation: 6, make: "Cam", model: "One")))
+        out.append(
+            (
+                "rotated.jpg",
+                Fixtures.jpeg(seed: 3, width: 640, height: 480, dateTimeOriginal: "2023:08:01 12:00:00", orientation: 6, make: "Cam", model: "One")
+            ))
         out.append(("beach.jpg", Fixtures.jpeg(seed: 11, dateTimeOriginal: "2022:07:14 16:30:00", make: "Cam", model: "One")))
         out.append(("Screenshot_20230101_101010.png", Fixtures.png(seed: 5, width: 360, height: 640)))
         if let clip = try? FileSystem.readFile(fixture("video/tiny.mp4"), limit: 1 << 24) { out.append(("clip.mp4", clip)) }
@@ -81,8 +87,9 @@ final class WebHarness: @unchecked Sendable {
     }
 
     func post(_ target: String, _ json: String, _ headers: [(String, String)]? = nil) throws -> LoopbackHTTP.Response {
-        try LoopbackHTTP.request("POST", target, port: port, headers: headers ?? (auth + [origin, ("Content-Type", "application/json")]),
-                                 body: Array(json.utf8))
+        try LoopbackHTTP.request(
+            "POST", target, port: port, headers: headers ?? (auth + [origin, ("Content-Type", "application/json")]),
+            body: Array(json.utf8))
     }
 
     func json(_ r: LoopbackHTTP.Response) -> JSON { JSON.parse(r.text) ?? .null }

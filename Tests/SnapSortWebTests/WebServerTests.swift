@@ -1,8 +1,9 @@
 import Foundation
-import Testing
 import SnapSortCore
 import SnapSortSystem
 import SnapSortTestSupport
+import Testing
+
 @testable import SnapSortWeb
 
 /// The server's guards, against a live server on loopback.
@@ -46,8 +47,11 @@ import SnapSortTestSupport
             #expect(try h.get("/api/summary", h.auth + [("Host", host)]).status == 200, "\(host)")
         }
         // And over IPv6 when the machine has it.
-        if h.server.info.port > 0, let r = try? LoopbackHTTP.request("GET", "/api/summary", port: h.port,
-                                                                         headers: h.auth + [("Host", "[::1]:\(h.port)")], address: "::1") {
+        if h.server.info.port > 0,
+            let r = try? LoopbackHTTP.request(
+                "GET", "/api/summary", port: h.port,
+                headers: h.auth + [("Host", "[::1]:\(h.port)")], address: "::1")
+        {
             #expect(r.status == 200)
         }
     }
@@ -58,7 +62,9 @@ import SnapSortTestSupport
         let json = ("Content-Type", "application/json")
         #expect(try h.post("/api/decide", body, h.auth + [json]).status == 403)
         #expect(try h.post("/api/decide", body, h.auth + [json, ("Origin", "http://evil.example")]).status == 403)
-        #expect(try h.post("/api/decide", body, h.auth + [json, ("Origin", "http://127.0.0.1:\(h.port)"), ("Sec-Fetch-Site", "cross-site")]).status == 403)
+        #expect(
+            try h.post("/api/decide", body, h.auth + [json, ("Origin", "http://127.0.0.1:\(h.port)"), ("Sec-Fetch-Site", "cross-site")]).status == 403
+        )
         #expect(try h.post("/api/decide", body).status == 200)
         #expect(try LoopbackHTTP.request("OPTIONS", "/api/decide", port: h.port, headers: h.auth + [h.origin]).status == 405)
     }
@@ -144,7 +150,8 @@ import SnapSortTestSupport
         var tv = [timeval(tv_sec: 1_000_000_000, tv_usec: 0), timeval(tv_sec: 1_000_000_000, tv_usec: 0)]
         utimes(path, &tv)
         _ = try h.get("/media/\(h.id("beach.jpg"))/thumb?size=normal")
-        let text = Dictionary(PNG.textChunks(try FileSystem.readFile(cachedPath, limit: 1 << 24)).map { ($0.key, $0.value) }, uniquingKeysWith: { a, _ in a })
+        let text = Dictionary(
+            PNG.textChunks(try FileSystem.readFile(cachedPath, limit: 1 << 24)).map { ($0.key, $0.value) }, uniquingKeysWith: { a, _ in a })
         #expect(text["Thumb::MTime"] == "1000000000")
     }
 
@@ -192,7 +199,8 @@ import SnapSortTestSupport
         #expect(other.stderr.contains("for another library"), "\(other.stderr)")
         // A second server of this library is refused (it only took web.json from the first);
         // `timeout` ends it should it serve.
-        let again = try SnapsortBinary.run(["20", SnapsortBinary.path, "--db", h.lib.dbPath, "serve", "--port", "0"], env: env, launcher: "/usr/bin/timeout")
+        let again = try SnapsortBinary.run(
+            ["20", SnapsortBinary.path, "--db", h.lib.dbPath, "serve", "--port", "0"], env: env, launcher: "/usr/bin/timeout")
         #expect(again.status == 1 && again.stderr.contains("already served at \(info.url)"), "\(again.status) \(again.stderr)")
         #expect(WebInfo.read(h.env)?.token == info.token)
         // Another library's server takes web.json while it serves, and hands it back.

@@ -107,7 +107,8 @@ public struct Analyzer: Sendable {
             }
         } catch let e as SystemError {
             r.status = .unreadable
-            r.reason = e.code == .errno(EACCES) || e.code == .errno(EPERM)
+            r.reason =
+                e.code == .errno(EACCES) || e.code == .errno(EPERM)
                 ? Reason("permission", "permission denied") : Reason("io_error", e.message)
             return r
         } catch {
@@ -145,7 +146,8 @@ public struct Analyzer: Sendable {
                 handler(&ctx)
             } else {
                 ctx.result.status = .unsupported
-                ctx.result.reason = Reason("unsupported_format", Analyzer.unsupportedReasons[format] ?? "\(format.rawValue.uppercased()) files are not analyzed")
+                ctx.result.reason = Reason(
+                    "unsupported_format", Analyzer.unsupportedReasons[format] ?? "\(format.rawValue.uppercased()) files are not analyzed")
             }
         case .empty:
             ctx.result.status = .unreadable
@@ -153,7 +155,8 @@ public struct Analyzer: Sendable {
         case .html:
             ctx.result.kind = hint?.kind ?? .other
             ctx.result.status = .unreadable
-            ctx.result.reason = Reason("not_media", "the file is an HTML page, not \(hint.map { "a \($0.rawValue) image" } ?? "media") (a failed download?)")
+            ctx.result.reason = Reason(
+                "not_media", "the file is an HTML page, not \(hint.map { "a \($0.rawValue) image" } ?? "media") (a failed download?)")
         case .unknown:
             ctx.result.kind = hint?.kind ?? .other
             ctx.result.status = .unreadable

@@ -245,7 +245,8 @@ public enum BoxParser {
         let matrix = afterTimes + 8 + 8
         let dims = matrix + 36
         guard dims + 8 <= end, let a = b.u32(matrix), let bb = b.u32(matrix + 4),
-              let w = b.u32(dims), let h = b.u32(dims + 4) else { return }
+            let w = b.u32(dims), let h = b.u32(dims + 4)
+        else { return }
         t.width = Double(w) / 65536
         t.height = Double(h) / 65536
         // The matrix's a and b (16.16 fixed): (0,1) 90°, (-1,0) 180°, (0,-1) 270°.
@@ -295,7 +296,8 @@ public enum BoxParser {
             guard let size = b.u32(i), size >= 8, Int(size) <= end - i, let type = b.fourCC(i + 4), let rawType = b.u32(i + 4) else { return }
             // The item holds a `data` box: size, "data", type indicator (4), locale (4), value.
             if let dsize = b.u32(i + 8), dsize >= 16, Int(dsize) <= Int(size) - 8, b.fourCC(i + 12) == "data",
-               let value = b.slice(i + 24, Int(dsize) - 16) {
+                let value = b.slice(i + 24, Int(dsize) - 16)
+            {
                 let text = cleanText(value)
                 if rawType >= 1, Int(rawType) <= state.keys.count {
                     let key = state.keys[Int(rawType) - 1]

@@ -44,8 +44,9 @@ public struct CaptureTime: Sendable, Equatable {
         var tm = tm()
         localtime_r(&t, &tm)
         let off = Int(tm.tm_gmtoff)
-        let c = Components(year: Int(tm.tm_year) + 1900, month: Int(tm.tm_mon) + 1, day: Int(tm.tm_mday),
-                           hour: Int(tm.tm_hour), minute: Int(tm.tm_min), second: Int(tm.tm_sec))
+        let c = Components(
+            year: Int(tm.tm_year) + 1900, month: Int(tm.tm_mon) + 1, day: Int(tm.tm_mday),
+            hour: Int(tm.tm_hour), minute: Int(tm.tm_min), second: Int(tm.tm_sec))
         return CaptureTime(text: c.rfc3339 + formatOffset(off), timestamp: seconds, source: source, offset: formatOffset(off))
     }
 
@@ -55,7 +56,7 @@ public struct CaptureTime: Sendable, Equatable {
         var i = 0
         while i + 8 <= s.count {
             // A year 1990...2099 starting at a non-digit boundary.
-            if (i == 0 || !isDigit(s[i - 1])), let c = parseAt(s, i) { return make(c, offset: nil, fraction: 0, source: .filename) }
+            if i == 0 || !isDigit(s[i - 1]), let c = parseAt(s, i) { return make(c, offset: nil, fraction: 0, source: .filename) }
             i += 1
         }
         return nil

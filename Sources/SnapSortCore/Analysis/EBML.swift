@@ -45,9 +45,11 @@ public enum EBML {
 
     static func element(_ b: [UInt8], _ at: Int) -> Element? {
         guard let id = vint(b, at, keepMarker: true, maxLength: 4),
-              let size = vint(b, at + id.length, keepMarker: false, maxLength: 8) else { return nil }
-        return Element(id: id.value, headerSize: id.length + size.length,
-                       size: size.allOnes ? nil : (size.value <= UInt64(Int64.max) ? Int64(size.value) : nil))
+            let size = vint(b, at + id.length, keepMarker: false, maxLength: 8)
+        else { return nil }
+        return Element(
+            id: id.value, headerSize: id.length + size.length,
+            size: size.allOnes ? nil : (size.value <= UInt64(Int64.max) ? Int64(size.value) : nil))
     }
 
     /// Parses a Matroska or WebM file.
@@ -69,8 +71,11 @@ public enum EBML {
         }
         var segEnd = src.size
         if let s = seg.size {
-            if s > src.size - offset - Int64(seg.headerSize) { info.warnings.append("the Segment runs past the end of the file (truncated)") }
-            else { segEnd = offset + Int64(seg.headerSize) + s }
+            if s > src.size - offset - Int64(seg.headerSize) {
+                info.warnings.append("the Segment runs past the end of the file (truncated)")
+            } else {
+                segEnd = offset + Int64(seg.headerSize) + s
+            }
         }
         offset += Int64(seg.headerSize)
         var scale: UInt64 = 1_000_000

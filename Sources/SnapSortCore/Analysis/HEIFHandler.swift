@@ -13,8 +13,9 @@ enum HEIFHandler {
     static func analyze(_ ctx: inout AnalysisContext) {
         let a: HEIF.Analysis
         do {
-            a = try HEIF.analyze(ctx.bytes, minThumbnailLongSide: JPEGHandler.targetLongSide,
-                                 maxHeaderPixels: ctx.limits.maxHeaderPixels, maxDecodePixels: ctx.limits.maxDecodePixels)
+            a = try HEIF.analyze(
+                ctx.bytes, minThumbnailLongSide: JPEGHandler.targetLongSide,
+                maxHeaderPixels: ctx.limits.maxHeaderPixels, maxDecodePixels: ctx.limits.maxDecodePixels)
         } catch let e as SystemError {
             ctx.fail(.unreadable, Reason(e.code == .limit ? "too_large" : "decode_error", e.message))
             return
@@ -23,7 +24,9 @@ enum HEIFHandler {
             return
         }
         if let block = a.exif {
-            if let exif = Exif.parse(block[...]) { ctx.apply(exif: exif) } else {
+            if let exif = Exif.parse(block[...]) {
+                ctx.apply(exif: exif)
+            } else {
                 ctx.warn(Reason("bad_exif", "the EXIF block could not be read; the photo itself is fine"))
             }
         }

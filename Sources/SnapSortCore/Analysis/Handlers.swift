@@ -43,7 +43,11 @@ enum JPEGHandler {
             return
         }
         if Int64(header.width) * Int64(header.height) > ctx.limits.maxHeaderPixels {
-            ctx.fail(.unreadable, Reason("too_large", "the header claims \(header.width)×\(header.height) pixels, over the \(ctx.limits.maxHeaderPixels / 1_000_000) megapixel limit"))
+            ctx.fail(
+                .unreadable,
+                Reason(
+                    "too_large",
+                    "the header claims \(header.width)×\(header.height) pixels, over the \(ctx.limits.maxHeaderPixels / 1_000_000) megapixel limit"))
             return
         }
         let long = max(header.width, header.height)
@@ -52,7 +56,8 @@ enum JPEGHandler {
         if long < targetLongSide { scale = 8 }
         do {
             // RGBX: the metrics read a pixel as one 32-bit word, four pixels at a time.
-            let d = try JPEG.decode(bytes, scaleNumerator: scale, padded: true, maxHeaderPixels: ctx.limits.maxHeaderPixels, maxOutputPixels: ctx.limits.maxDecodePixels)
+            let d = try JPEG.decode(
+                bytes, scaleNumerator: scale, padded: true, maxHeaderPixels: ctx.limits.maxHeaderPixels, maxOutputPixels: ctx.limits.maxDecodePixels)
             ctx.measure(d.bitmap, fullWidth: header.width, fullHeight: header.height, decodeScale: scale)
             if d.warnings > 0 {
                 ctx.result.status = .damaged
@@ -69,9 +74,10 @@ enum JPEGHandler {
     /// Replaces the visual signature with the EXIF thumbnail's, when there is a usable one.
     static func signatureFromThumbnail(_ ctx: inout AnalysisContext) {
         guard let thumb = ctx.result.exif?.thumbnail, let h = try? JPEG.readHeader(thumb),
-              max(h.width, h.height) >= minThumbnailLongSide, Int64(h.width) * Int64(h.height) <= 1_000_000,
-              let d = try? JPEG.decode(thumb, scaleNumerator: 8, maxHeaderPixels: 1_000_000, maxOutputPixels: 1_000_000),
-              d.warnings == 0 else { return }
+            max(h.width, h.height) >= minThumbnailLongSide, Int64(h.width) * Int64(h.height) <= 1_000_000,
+            let d = try? JPEG.decode(thumb, scaleNumerator: 8, maxHeaderPixels: 1_000_000, maxOutputPixels: 1_000_000),
+            d.warnings == 0
+        else { return }
         let (_, sig) = MetricsComputer.measure(d.bitmap, orientation: ctx.result.exif?.orientation ?? 1, decodeScale: 8)
         ctx.result.signature = sig
         ctx.result.decodes += 1
@@ -109,7 +115,12 @@ enum PNGHandler {
             return
         }
         if Int64(header.width) * Int64(header.height) > ctx.limits.maxDecodePixels {
-            ctx.fail(.unreadable, Reason("too_large", "the header claims \(header.width)×\(header.height) pixels, over the \(ctx.limits.maxDecodePixels / 1_000_000) megapixel decode limit"))
+            ctx.fail(
+                .unreadable,
+                Reason(
+                    "too_large",
+                    "the header claims \(header.width)×\(header.height) pixels, over the \(ctx.limits.maxDecodePixels / 1_000_000) megapixel decode limit"
+                ))
             return
         }
         do {

@@ -1,7 +1,9 @@
 /// What a file is, told by its first bytes (the name only breaks ties and flags a mismatch).
 public enum MediaFormat: String, Sendable, CaseIterable {
     case jpeg, png, gif, webp, heic, avif, tiff, bmp, dng, cr2, nef, arw, orf, rw2
-    case mp4, mov, m4v, threegp = "3gp", mkv, webm, avi
+    case mp4, mov, m4v
+    case threegp = "3gp"
+    case mkv, webm, avi
     case html, empty, unknown
 
     public enum Kind: String, Sendable { case photo, video, other }
@@ -63,7 +65,9 @@ public enum MediaFormat: String, Sendable, CaseIterable {
         }
         let text = String(decoding: b.prefix(64), as: UTF8.self).lowercased()
         let trimmed = text.drop { $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "\t" || $0 == "\u{FEFF}" }
-        if trimmed.hasPrefix("<!doctype html") || trimmed.hasPrefix("<html") || trimmed.hasPrefix("<head") || trimmed.hasPrefix("<?xml") && text.contains("html") {
+        if trimmed.hasPrefix("<!doctype html") || trimmed.hasPrefix("<html") || trimmed.hasPrefix("<head")
+            || trimmed.hasPrefix("<?xml") && text.contains("html")
+        {
             return .html
         }
         return .unknown

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 extension Metrics {
@@ -51,10 +52,11 @@ extension Metrics {
         guard ok else { return nil }
         func int(_ d: Double) -> Int? { d == d.rounded() && abs(d) < 1e15 ? Int(d) : nil }
         guard let finder = int(v[20]), let width = int(v[22]), let height = int(v[23]), let scale = int(v[24]) else { return nil }
-        return Metrics(lapVar: v[0], lapTileMax: v[1], lapTileMedian: v[2], reblur: v[3], reblurTile: v[4], edgeDensity: v[5],
-                       meanLuma: v[6], stdLuma: v[7], p01: v[8], p05: v[9], p50: v[10], p95: v[11], p99: v[12],
-                       darkFraction: v[13], blackFraction: v[14], brightFraction: v[15], clippedFraction: v[16],
-                       entropy: v[17], colorfulness: v[18], saturation: v[19], finderPatterns: finder, flatFraction: v[21],
-                       workingWidth: width, workingHeight: height, decodeScale: scale)
+        return Metrics(
+            lapVar: v[0], lapTileMax: v[1], lapTileMedian: v[2], reblur: v[3], reblurTile: v[4], edgeDensity: v[5],
+            meanLuma: v[6], stdLuma: v[7], p01: v[8], p05: v[9], p50: v[10], p95: v[11], p99: v[12],
+            darkFraction: v[13], blackFraction: v[14], brightFraction: v[15], clippedFraction: v[16],
+            entropy: v[17], colorfulness: v[18], saturation: v[19], finderPatterns: finder, flatFraction: v[21],
+            workingWidth: width, workingHeight: height, decodeScale: scale)
     }
 }

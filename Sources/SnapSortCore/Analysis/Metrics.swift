@@ -191,14 +191,16 @@ public enum MetricsComputer {
             tw = max(1, Int((Double(bitmap.width) * s).rounded()))
             th = max(1, Int((Double(bitmap.height) * s).rounded()))
         }
-        let work = tw == bitmap.width && th == bitmap.height && min(tw, th) >= 32
+        let work =
+            tw == bitmap.width && th == bitmap.height && min(tw, th) >= 32
             ? Working.direct(bitmap, orientation: orientation)
             : Working.resampled(bitmap, width: tw, height: th, orientation: orientation)
         let luma = work.luma
         var m = Metrics(
             lapVar: 0, lapTileMax: 0, lapTileMedian: 0, reblur: 0, reblurTile: 0, edgeDensity: 0, meanLuma: 0, stdLuma: 0,
             p01: 0, p05: 0, p50: 0, p95: 0, p99: 0, darkFraction: 0, blackFraction: 0, brightFraction: 0, clippedFraction: 0,
-            entropy: 0, colorfulness: 0, saturation: 0, finderPatterns: 0, flatFraction: 0, workingWidth: luma.width, workingHeight: luma.height, decodeScale: decodeScale)
+            entropy: 0, colorfulness: 0, saturation: 0, finderPatterns: 0, flatFraction: 0, workingWidth: luma.width, workingHeight: luma.height,
+            decodeScale: decodeScale)
         sharpness(luma, into: &m)
         histogram(luma, into: &m)
         if let c = work.color {
@@ -274,111 +276,114 @@ public enum MetricsComputer {
             defer { row.deallocate() }
             // Every upright pixel is written once below, so the plane is not zeroed first.
             let luma = [Float](unsafeUninitializedCapacity: w * h) { outBuf, initialized in
-            b.pixels.withUnsafeBufferPointer { pxBuf in
-            cellSum.withUnsafeMutableBufferPointer { cs in
-            reciprocal.withUnsafeBufferPointer { reciprocal in
-                let px = pxBuf.baseAddress!, out = outBuf.baseAddress!
-                for sy in 0..<h {
-                    let rowBase = a0 + ay * sy, rp = rowPart[sy]
-                    let src = sy * w * ch
-                    if ch == 4 {
-                        // libjpeg's RGBX: a pixel is one UInt32, so four pixels go at a time.
-                        // Each lane computes the one-pixel luma exactly; the saturation is a
-                        // Float quotient (within 2⁻²⁴ of the Double one) summed in Double.
-                        var rowSat = SIMD4<Double>()
-                        var vrg = SIMD4<Int32>(), vrg2 = SIMD4<Int32>(), vyb = SIMD4<Int32>(), vyb2 = SIMD4<Int32>()
-                        let pixels = UnsafeRawPointer(px + src)
-                        for k in 0..<(runStart.count - 1) {
-                            let end = runStart[k + 1]
-                            var vr = SIMD4<Int32>(), vg = SIMD4<Int32>(), vb = SIMD4<Int32>()
-                            var sx = runStart[k]
-                            while sx + 4 <= end {
-                                let v = unsafeBitCast(pixels.loadUnaligned(fromByteOffset: sx &* 4, as: SIMD4<UInt32>.self), to: SIMD4<Int32>.self)
-                                let r = v & 0xff, g = (v &>> 8) & 0xff, bl = (v &>> 16) & 0xff
-                                let fr = SIMD4<Float>(r), fg = SIMD4<Float>(g), fb = SIMD4<Float>(bl)
-                                let luma = 0.299 * fr + 0.587 * fg + 0.114 * fb
-                                store4(row, sx, luma)
-                                vr &+= r; vg &+= g; vb &+= bl
-                                let rg = r &- g, yb2 = r &+ g &- 2 &* bl
-                                vrg &+= rg; vrg2 &+= rg &* rg; vyb &+= yb2; vyb2 &+= yb2 &* yb2
-                                // Max and min of the channels as Floats (exact for bytes), which
-                                // SSE2 has instructions for; Int32 lanes have none.
-                                let mx = larger(larger(fr, fg), fb), mn = smaller(smaller(fr, fg), fb)
-                                let sat = (mx - mn) / larger(mx, SIMD4<Float>(repeating: 1))
-                                rowSat += SIMD4<Double>(sat)
-                                sx += 4
-                            }
-                            var sr = Int(vr.wrappedSum()), sg = Int(vg.wrappedSum()), sb = Int(vb.wrappedSum())
-                            while sx < end {
-                                let i = src + sx * 4
-                                let r = Int(px[i]), g = Int(px[i + 1]), bl = Int(px[i + 2])
-                                row[sx] = 0.299 * Float(r) + 0.587 * Float(g) + 0.114 * Float(bl)
-                                sr &+= r; sg &+= g; sb &+= bl
-                                let rg = r &- g, yb2 = r &+ g &- 2 &* bl
-                                srg &+= rg; srg2 &+= rg &* rg; syb2x &+= yb2; syb2x2 &+= yb2 &* yb2
-                                let mx = max(r, g, bl), mn = min(r, g, bl)
-                                rowSat[0] += Double(Float(mx - mn) / Float(max(mx, 1)))
-                                sx += 1
-                            }
-                            let cell = (colPart[runStart[k]] + rp) * 3
-                            cs[cell] &+= sr; cs[cell + 1] &+= sg; cs[cell + 2] &+= sb
-                        }
-                        srg &+= Int(vrg.wrappedSum()); srg2 &+= Int(vrg2.wrappedSum())
-                        syb2x &+= Int(vyb.wrappedSum()); syb2x2 &+= Int(vyb2.wrappedSum())
-                        ssat += rowSat.sum()
-                        // The row upright: as is, reversed, or down a column.
-                        if ax == 1 {
-                            (out + rowBase).update(from: row, count: w)
-                        } else {
-                            for sx in 0..<w { out[rowBase + ax * sx] = row[sx] }
-                        }
-                    } else if ch >= 3 {
-                        // One pixel: its luma stored upright, its channels and HSV saturation.
-                        @inline(__always) func pixel(_ sx: Int) -> (r: Int, g: Int, b: Int, sat: Double) {
-                            let i = src + sx * ch
-                            let r = Int(px[i]), g = Int(px[i + 1]), bl = Int(px[i + 2])
-                            out[rowBase + ax * sx] = 0.299 * Float(r) + 0.587 * Float(g) + 0.114 * Float(bl)
-                            let mx = max(r, g, bl), mn = min(r, g, bl)
-                            return (r, g, bl, Double(mx - mn) * reciprocal[mx])
-                        }
-                        var rowSat = 0.0
-                        for k in 0..<(runStart.count - 1) {
-                            let end = runStart[k + 1]
-                            var sr = 0, sg = 0, sb = 0
-                            // Two saturation sums, so one pixel's add need not wait for the other's.
-                            var sat0 = 0.0, sat1 = 0.0
-                            var sx = runStart[k]
-                            while sx < end {
-                                let p = pixel(sx)
-                                sr &+= p.r; sg &+= p.g; sb &+= p.b; sat0 += p.sat
-                                let rg = p.r &- p.g, yb2 = p.r &+ p.g &- 2 &* p.b
-                                srg &+= rg; srg2 &+= rg &* rg; syb2x &+= yb2; syb2x2 &+= yb2 &* yb2
-                                if sx + 1 < end {
-                                    let q = pixel(sx + 1)
-                                    sr &+= q.r; sg &+= q.g; sb &+= q.b; sat1 += q.sat
-                                    let rg = q.r &- q.g, yb2 = q.r &+ q.g &- 2 &* q.b
-                                    srg &+= rg; srg2 &+= rg &* rg; syb2x &+= yb2; syb2x2 &+= yb2 &* yb2
+                b.pixels.withUnsafeBufferPointer { pxBuf in
+                    cellSum.withUnsafeMutableBufferPointer { cs in
+                        reciprocal.withUnsafeBufferPointer { reciprocal in
+                            let px = pxBuf.baseAddress!, out = outBuf.baseAddress!
+                            for sy in 0..<h {
+                                let rowBase = a0 + ay * sy, rp = rowPart[sy]
+                                let src = sy * w * ch
+                                if ch == 4 {
+                                    // libjpeg's RGBX: a pixel is one UInt32, so four pixels go at a time.
+                                    // Each lane computes the one-pixel luma exactly; the saturation is a
+                                    // Float quotient (within 2⁻²⁴ of the Double one) summed in Double.
+                                    var rowSat = SIMD4<Double>()
+                                    var vrg = SIMD4<Int32>(), vrg2 = SIMD4<Int32>(), vyb = SIMD4<Int32>(), vyb2 = SIMD4<Int32>()
+                                    let pixels = UnsafeRawPointer(px + src)
+                                    for k in 0..<(runStart.count - 1) {
+                                        let end = runStart[k + 1]
+                                        var vr = SIMD4<Int32>(), vg = SIMD4<Int32>(), vb = SIMD4<Int32>()
+                                        var sx = runStart[k]
+                                        while sx + 4 <= end {
+                                            let v = unsafeBitCast(
+                                                pixels.loadUnaligned(fromByteOffset: sx &* 4, as: SIMD4<UInt32>.self), to: SIMD4<Int32>.self)
+                                            let r = v & 0xff, g = (v &>> 8) & 0xff, bl = (v &>> 16) & 0xff
+                                            let fr = SIMD4<Float>(r), fg = SIMD4<Float>(g), fb = SIMD4<Float>(bl)
+                                            let luma = 0.299 * fr + 0.587 * fg + 0.114 * fb
+                                            store4(row, sx, luma)
+                                            vr &+= r; vg &+= g; vb &+= bl
+                                            let rg = r &- g, yb2 = r &+ g &- 2 &* bl
+                                            vrg &+= rg; vrg2 &+= rg &* rg; vyb &+= yb2; vyb2 &+= yb2 &* yb2
+                                            // Max and min of the channels as Floats (exact for bytes), which
+                                            // SSE2 has instructions for; Int32 lanes have none.
+                                            let mx = larger(larger(fr, fg), fb), mn = smaller(smaller(fr, fg), fb)
+                                            let sat = (mx - mn) / larger(mx, SIMD4<Float>(repeating: 1))
+                                            rowSat += SIMD4<Double>(sat)
+                                            sx += 4
+                                        }
+                                        var sr = Int(vr.wrappedSum()), sg = Int(vg.wrappedSum()), sb = Int(vb.wrappedSum())
+                                        while sx < end {
+                                            let i = src + sx * 4
+                                            let r = Int(px[i]), g = Int(px[i + 1]), bl = Int(px[i + 2])
+                                            row[sx] = 0.299 * Float(r) + 0.587 * Float(g) + 0.114 * Float(bl)
+                                            sr &+= r; sg &+= g; sb &+= bl
+                                            let rg = r &- g, yb2 = r &+ g &- 2 &* bl
+                                            srg &+= rg; srg2 &+= rg &* rg; syb2x &+= yb2; syb2x2 &+= yb2 &* yb2
+                                            let mx = max(r, g, bl), mn = min(r, g, bl)
+                                            rowSat[0] += Double(Float(mx - mn) / Float(max(mx, 1)))
+                                            sx += 1
+                                        }
+                                        let cell = (colPart[runStart[k]] + rp) * 3
+                                        cs[cell] &+= sr; cs[cell + 1] &+= sg; cs[cell + 2] &+= sb
+                                    }
+                                    srg &+= Int(vrg.wrappedSum()); srg2 &+= Int(vrg2.wrappedSum())
+                                    syb2x &+= Int(vyb.wrappedSum()); syb2x2 &+= Int(vyb2.wrappedSum())
+                                    ssat += rowSat.sum()
+                                    // The row upright: as is, reversed, or down a column.
+                                    if ax == 1 {
+                                        (out + rowBase).update(from: row, count: w)
+                                    } else {
+                                        for sx in 0..<w { out[rowBase + ax * sx] = row[sx] }
+                                    }
+                                } else if ch >= 3 {
+                                    // One pixel: its luma stored upright, its channels and HSV saturation.
+                                    @inline(__always) func pixel(_ sx: Int) -> (r: Int, g: Int, b: Int, sat: Double) {
+                                        let i = src + sx * ch
+                                        let r = Int(px[i]), g = Int(px[i + 1]), bl = Int(px[i + 2])
+                                        out[rowBase + ax * sx] = 0.299 * Float(r) + 0.587 * Float(g) + 0.114 * Float(bl)
+                                        let mx = max(r, g, bl), mn = min(r, g, bl)
+                                        return (r, g, bl, Double(mx - mn) * reciprocal[mx])
+                                    }
+                                    var rowSat = 0.0
+                                    for k in 0..<(runStart.count - 1) {
+                                        let end = runStart[k + 1]
+                                        var sr = 0, sg = 0, sb = 0
+                                        // Two saturation sums, so one pixel's add need not wait for the other's.
+                                        var sat0 = 0.0, sat1 = 0.0
+                                        var sx = runStart[k]
+                                        while sx < end {
+                                            let p = pixel(sx)
+                                            sr &+= p.r; sg &+= p.g; sb &+= p.b; sat0 += p.sat
+                                            let rg = p.r &- p.g, yb2 = p.r &+ p.g &- 2 &* p.b
+                                            srg &+= rg; srg2 &+= rg &* rg; syb2x &+= yb2; syb2x2 &+= yb2 &* yb2
+                                            if sx + 1 < end {
+                                                let q = pixel(sx + 1)
+                                                sr &+= q.r; sg &+= q.g; sb &+= q.b; sat1 += q.sat
+                                                let rg = q.r &- q.g, yb2 = q.r &+ q.g &- 2 &* q.b
+                                                srg &+= rg; srg2 &+= rg &* rg; syb2x &+= yb2; syb2x2 &+= yb2 &* yb2
+                                            }
+                                            sx += 2
+                                        }
+                                        let cell = (colPart[runStart[k]] + rp) * 3
+                                        cs[cell] &+= sr; cs[cell + 1] &+= sg; cs[cell + 2] &+= sb
+                                        rowSat += sat0 + sat1
+                                    }
+                                    ssat += rowSat
+                                } else {
+                                    for k in 0..<(runStart.count - 1) {
+                                        var sum = 0
+                                        for sx in runStart[k]..<runStart[k + 1] {
+                                            let v = px[src + sx * ch]
+                                            out[rowBase + ax * sx] = Float(v)
+                                            sum &+= Int(v)
+                                        }
+                                        cs[(colPart[runStart[k]] + rp) * 3] &+= sum
+                                    }
                                 }
-                                sx += 2
                             }
-                            let cell = (colPart[runStart[k]] + rp) * 3
-                            cs[cell] &+= sr; cs[cell + 1] &+= sg; cs[cell + 2] &+= sb
-                            rowSat += sat0 + sat1
-                        }
-                        ssat += rowSat
-                    } else {
-                        for k in 0..<(runStart.count - 1) {
-                            var sum = 0
-                            for sx in runStart[k]..<runStart[k + 1] {
-                                let v = px[src + sx * ch]
-                                out[rowBase + ax * sx] = Float(v)
-                                sum &+= Int(v)
-                            }
-                            cs[(colPart[runStart[k]] + rp) * 3] &+= sum
                         }
                     }
                 }
-            }}}
                 initialized = w * h
             }
             // Cell sizes: the product of the spans.
@@ -955,9 +960,12 @@ struct FinderPatternFinder {
                 guard 5 * abs(hTotal - total) < 2 * total else { continue }
                 let fx = Double(cx) + hc.centre, fy = Double(y) + v.centre
                 let module = Double(hTotal + vTotal) / 14
-                if let k = centres.firstIndex(where: { abs($0.x - fx) <= $0.module * 1.5 && abs($0.y - fy) <= $0.module * 1.5 && abs($0.module - module) <= max(1, 0.5 * $0.module) }) {
+                if let k = centres.firstIndex(where: {
+                    abs($0.x - fx) <= $0.module * 1.5 && abs($0.y - fy) <= $0.module * 1.5 && abs($0.module - module) <= max(1, 0.5 * $0.module)
+                }) {
                     let c = centres[k], n = Double(c.hits)
-                    centres[k] = Centre(x: (c.x * n + fx) / (n + 1), y: (c.y * n + fy) / (n + 1), module: (c.module * n + module) / (n + 1), hits: c.hits + 1)
+                    centres[k] = Centre(
+                        x: (c.x * n + fx) / (n + 1), y: (c.y * n + fy) / (n + 1), module: (c.module * n + module) / (n + 1), hits: c.hits + 1)
                 } else if centres.count < 4096 {  // a bound on pathological textures
                     centres.append(Centre(x: fx, y: fy, module: module, hits: 1))
                 }

@@ -36,7 +36,12 @@ enum RawHandler {
             return
         }
         let why = walk.warnings.first.map { " (\($0))" } ?? ""
-        ctx.fail(.unsupported, Reason("no_preview", "the \(ctx.result.format.rawValue.uppercased()) file has no embedded JPEG preview SnapSort can read\(why); RAW data itself is not decoded"))
+        ctx.fail(
+            .unsupported,
+            Reason(
+                "no_preview",
+                "the \(ctx.result.format.rawValue.uppercased()) file has no embedded JPEG preview SnapSort can read\(why); RAW data itself is not decoded"
+            ))
     }
 
     /// The largest embedded JPEG preview that libjpeg can read (at least 64 px a side, gray or
@@ -47,7 +52,8 @@ enum RawHandler {
             guard magic == [0xFF, 0xD8, 0xFF] else { continue }
             let jpeg = src.read(at: p.offset, count: Int(p.length))
             guard jpeg.count == Int(p.length), let header = try? JPEG.readHeader(jpeg), header.width >= 64, header.height >= 64,
-                  header.components == 3 || header.components == 1 else { continue }
+                header.components == 3 || header.components == 1
+            else { continue }
             return jpeg
         }
         return nil

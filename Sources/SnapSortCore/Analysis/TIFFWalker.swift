@@ -80,8 +80,10 @@ public enum TIFFWalker {
     }
 
     /// Reads one IFD; returns the next IFD's offset (0 = none), or nil when unreadable.
-    static func readIFD(_ src: ByteSource, at offset: Int64, little: Bool, depth: Int,
-                        queue: inout [(Int64, Int)], result r: inout Result) -> UInt32? {
+    static func readIFD(
+        _ src: ByteSource, at offset: Int64, little: Bool, depth: Int,
+        queue: inout [(Int64, Int)], result r: inout Result
+    ) -> UInt32? {
         let countBytes = Bytes(src.read(at: offset, count: 2), bigEndian: !little)
         guard let n = countBytes.u16(0), n > 0 else { return nil }
         guard Int(n) <= maxEntries else { r.warnings.append("an IFD claims \(n) entries"); return nil }
@@ -147,8 +149,9 @@ public enum TIFFWalker {
         }
         // A one-strip JPEG-compressed image (CR2's IFD0, DNG previews) — unless it is the raw
         // data itself: CFA (32803) or LinearRaw (34892) photometric is lossless JPEG of the sensor.
-        if (compression == 6 || compression == 7), strips.count == 1, stripCounts.count == 1,
-           photometric != 32803, photometric != 34892 {
+        if compression == 6 || compression == 7, strips.count == 1, stripCounts.count == 1,
+            photometric != 32803, photometric != 34892
+        {
             add(Preview(offset: Int64(strips[0]), length: Int64(stripCounts[0]), width: width, height: height, tag: "StripOffsets"), src, &r)
         }
         return body.u32(Int(n) * 12)
@@ -182,7 +185,8 @@ public enum TIFFWalker {
         func entries(at rel: Int64) -> [(tag: UInt16, type: UInt16, value: UInt32)]? {
             guard rel >= 0, rel + 2 <= length else { return nil }
             guard let n = Bytes(src.read(at: base + rel, count: 2), bigEndian: !little).u16(0), n > 0, Int(n) <= maxEntries,
-                  rel + 2 + Int64(n) * 12 <= length else { return nil }
+                rel + 2 + Int64(n) * 12 <= length
+            else { return nil }
             let body = Bytes(src.read(at: base + rel + 2, count: Int(n) * 12), bigEndian: !little)
             return (0..<Int(n)).compactMap { i in
                 guard let tag = body.u16(i * 12), let type = body.u16(i * 12 + 2) else { return nil }
@@ -191,10 +195,11 @@ public enum TIFFWalker {
             }
         }
         guard let top = entries(at: ifdStart),
-              let settings = top.first(where: { $0.tag == 0x2020 && ($0.type == 13 || $0.type == 4) }),
-              let sub = entries(at: Int64(settings.value)),
-              let start = sub.first(where: { $0.tag == 0x101 })?.value,
-              let count = sub.first(where: { $0.tag == 0x102 })?.value, count > 0 else { return }
+            let settings = top.first(where: { $0.tag == 0x2020 && ($0.type == 13 || $0.type == 4) }),
+            let sub = entries(at: Int64(settings.value)),
+            let start = sub.first(where: { $0.tag == 0x101 })?.value,
+            let count = sub.first(where: { $0.tag == 0x102 })?.value, count > 0
+        else { return }
         add(Preview(offset: base + Int64(start), length: Int64(count), width: 0, height: 0, tag: "OlympusPreview"), src, &r)
     }
 

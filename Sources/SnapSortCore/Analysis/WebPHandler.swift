@@ -6,7 +6,9 @@ import SnapSortSystem
 enum WebPHandler {
     static func analyze(_ ctx: inout AnalysisContext) {
         if let exif = exifChunk(ctx.bytes) {
-            if let fields = Exif.parse(exif) { ctx.apply(exif: fields) } else {
+            if let fields = Exif.parse(exif) {
+                ctx.apply(exif: fields)
+            } else {
                 ctx.warn(Reason("bad_exif", "the EXIF block could not be read; the photo itself is fine"))
             }
         }
@@ -24,8 +26,9 @@ enum WebPHandler {
             return
         }
         do {
-            let bmp = try WebP.decode(ctx.bytes, maxLongSide: MetricsComputer.workingLongSide,
-                                      maxHeaderPixels: ctx.limits.maxHeaderPixels, maxDecodePixels: ctx.limits.maxDecodePixels)
+            let bmp = try WebP.decode(
+                ctx.bytes, maxLongSide: MetricsComputer.workingLongSide,
+                maxHeaderPixels: ctx.limits.maxHeaderPixels, maxDecodePixels: ctx.limits.maxDecodePixels)
             ctx.measure(bmp, fullWidth: header.width, fullHeight: header.height, decodeScale: 8)
         } catch let e as SystemError {
             ctx.fail(.unreadable, Reason(e.code == .limit ? "too_large" : "decode_error", e.message))

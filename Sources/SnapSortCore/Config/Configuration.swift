@@ -84,17 +84,29 @@ public struct Configuration: Sendable, Equatable {
                 return p
             }
             func yesNo(_ v: String) -> Bool? {
-                switch v.lowercased() { case "yes", "true", "on", "1": true; case "no", "false", "off", "0": false; default: nil }
+                switch v.lowercased() {
+                case "yes", "true", "on", "1": true;
+                case "no", "false", "off", "0": false;
+                default: nil
+                }
             }
             switch key {
             case "root", "roots":
                 for part in value.split(separator: ":").map(String.init) where !part.isEmpty {
-                    if let p = path(part) { if !c.roots.contains(p) { c.roots.append(p) } } else { bad("'\(part)' is not an absolute path", "nothing") }
+                    if let p = path(part) {
+                        if !c.roots.contains(p) { c.roots.append(p) }
+                    } else {
+                        bad("'\(part)' is not an absolute path", "nothing")
+                    }
                 }
             case "exclude":
                 if let p = path(value) { c.excludes.append(p) } else { bad("'\(value)' is not an absolute path", "nothing") }
             case "reminder":
-                if ["off", "daily", "weekly", "monthly"].contains(value.lowercased()) { c.reminder = value.lowercased() } else { bad("expected off, daily, weekly or monthly", c.reminder) }
+                if ["off", "daily", "weekly", "monthly"].contains(value.lowercased()) {
+                    c.reminder = value.lowercased()
+                } else {
+                    bad("expected off, daily, weekly or monthly", c.reminder)
+                }
             case "reminder_time":
                 if Configuration.parseTime(value) != nil { c.reminderTime = value } else { bad("expected HH:MM", c.reminderTime) }
             case "reminder_weekday":
@@ -106,15 +118,27 @@ public struct Configuration: Sendable, Equatable {
             case "quiet_hours":
                 if value.lowercased() == "off" || value.isEmpty { c.quietHours = nil; break }
                 let parts = value.split(separator: "-").map(String.init)
-                if parts.count == 2, parseTime(parts[0]) != nil, parseTime(parts[1]) != nil { c.quietHours = value } else { bad("expected HH:MM-HH:MM or off", c.quietHours ?? "off") }
+                if parts.count == 2, parseTime(parts[0]) != nil, parseTime(parts[1]) != nil {
+                    c.quietHours = value
+                } else {
+                    bad("expected HH:MM-HH:MM or off", c.quietHours ?? "off")
+                }
             case "session_goal":
-                if let g = Int(value), (1...1000).contains(g) { c.sessionGoal = g } else { bad("expected a number from 1 to 1000", "\(c.sessionGoal)") }
+                if let g = Int(value), (1...1000).contains(g) {
+                    c.sessionGoal = g
+                } else {
+                    bad("expected a number from 1 to 1000", "\(c.sessionGoal)")
+                }
             case "status_file":
                 if let p = path(value) { c.statusFile = p } else { bad("'\(value)' is not an absolute path", "the default") }
             case "web_port":
                 if let p = Int(value), (1024...65535).contains(p) { c.webPort = p } else { bad("expected a port from 1024 to 65535", "\(c.webPort)") }
             case "reconcile_interval":
-                if let m = Int(value), (1...10080).contains(m) { c.reconcileIntervalMinutes = m } else { bad("expected minutes from 1 to 10080", "\(c.reconcileIntervalMinutes)") }
+                if let m = Int(value), (1...10080).contains(m) {
+                    c.reconcileIntervalMinutes = m
+                } else {
+                    bad("expected minutes from 1 to 10080", "\(c.reconcileIntervalMinutes)")
+                }
             case "pause_on_battery":
                 if let b = yesNo(value) { c.pauseOnBattery = b } else { bad("expected yes or no", c.pauseOnBattery ? "yes" : "no") }
             case "milestone_notifications":

@@ -49,7 +49,8 @@ public struct DeckSession: Sendable, Equatable, Codable {
     var itemsJSON: String { "[" + itemIDs.map(String.init).joined(separator: ",") + "]" }
 
     func write(_ db: Database) throws {
-        try db.run("""
+        try db.run(
+            """
             UPDATE deck_sessions SET items=?, position=?, goal=?, decisions=?, bytes=?, updated_ts=?, finished_ts=? WHERE id=?
             """, itemsJSON, position, goal, decisions, bytes, updatedAt, finishedAt, id)
     }
@@ -65,7 +66,8 @@ extension DeckSession {
         let now = clock.now().timeIntervalSince1970
         let ids = "[" + deck.items.map { String($0.item.id) }.joined(separator: ",") + "]"
         return try library.db.transaction {
-            try library.db.run("""
+            try library.db.run(
+                """
                 INSERT INTO deck_sessions(deck_id, title, items, position, goal, decisions, bytes, started_ts, updated_ts)
                 VALUES(?,?,?,0,?,0,0,?,?)
                 """, deck.id.description, deck.title, ids, max(1, goal), now, now)
@@ -81,9 +83,11 @@ extension DeckSession {
 
     /// The newest unfinished session of a deck, to resume.
     public static func open(deckID: String, library: Library) throws -> DeckSession? {
-        try library.db.row("""
+        try library.db.row(
+            """
             SELECT \(columns) FROM deck_sessions WHERE deck_id=? AND finished_ts IS NULL ORDER BY id DESC LIMIT 1
-            """, deckID).map(DeckSession.init)
+            """, deckID
+        ).map(DeckSession.init)
     }
 
     /// Moves the session past `fileID` when it is the current item, without a decision (the

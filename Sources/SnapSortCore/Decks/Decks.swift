@@ -23,8 +23,10 @@ public enum Decks {
 
     /// Builds one deck. `rediscovery(seed: 0)` draws with a fresh seed (the returned deck's id
     /// carries it).
-    public static func build(_ id: DeckID, library: Library, clock: Clock, timeZone: TimeZone = .current,
-                             groups: GroupSource? = smartGroups, size: Int = rediscoverySize) throws -> Deck {
+    public static func build(
+        _ id: DeckID, library: Library, clock: Clock, timeZone: TimeZone = .current,
+        groups: GroupSource? = smartGroups, size: Int = rediscoverySize
+    ) throws -> Deck {
         let now = clock.now()
         let all = try candidates(library)
         switch id {
@@ -35,8 +37,9 @@ public enum Decks {
         case .filter(let f, let year):
             let ctx = try FilterContext(all, library: library)
             let scope = all.filter { ctx.matches(f, $0) && (year == nil || $0.year(timeZone) == year) }
-            return deck(id, title: f.title + (year.map { " \($0)" } ?? ""), scope: scope, now: now,
-                        includeKept: f == .favourites)
+            return deck(
+                id, title: f.title + (year.map { " \($0)" } ?? ""), scope: scope, now: now,
+                includeKept: f == .favourites)
         case .onThisDay:
             var cal = Calendar(identifier: .gregorian)
             cal.timeZone = timeZone
@@ -75,8 +78,10 @@ public enum Decks {
     /// How many camera decks the overview lists (the cameras with the most photos).
     public static let cameraDecks = 6
 
-    public static func overview(library: Library, clock: Clock, timeZone: TimeZone = .current,
-                                groups: GroupSource? = smartGroups) throws -> [DeckSummary] {
+    public static func overview(
+        library: Library, clock: Clock, timeZone: TimeZone = .current,
+        groups: GroupSource? = smartGroups
+    ) throws -> [DeckSummary] {
         let now = clock.now()
         let all = try candidates(library)
         var out: [DeckSummary] = []
@@ -92,8 +97,10 @@ public enum Decks {
         if !later.isEmpty { summary(.later, "Later", later) }
         let undecided = all.filter { $0.waiting(now) && $0.decision?.decision != .later }.count
         if undecided > 0 {
-            out.append(DeckSummary(id: .rediscovery(seed: 0), title: "Rediscover", waiting: min(rediscoverySize, undecided),
-                                   progress: DeckProgress(reviewed: 0, total: min(rediscoverySize, undecided))))
+            out.append(
+                DeckSummary(
+                    id: .rediscovery(seed: 0), title: "Rediscover", waiting: min(rediscoverySize, undecided),
+                    progress: DeckProgress(reviewed: 0, total: min(rediscoverySize, undecided))))
         }
         if let groups {
             let byID = Dictionary(all.map { ($0.item.id, $0) }, uniquingKeysWith: { a, _ in a })
@@ -126,11 +133,13 @@ public enum Decks {
     /// Items waiting for a verdict across the library (the status file's `awaiting_review`).
     public static func awaitingReview(library: Library, clock: Clock) throws -> Int {
         let now = clock.now().timeIntervalSince1970
-        return Int(try library.db.scalar("""
-            SELECT count(*) FROM files f LEFT JOIN decisions d ON d.file_id=f.id
-            WHERE f.status != 'gone' AND f.kind IN ('photo','video')
-              AND (d.decision IS NULL OR d.decision='skip' OR (d.decision='later' AND d.later_until <= ?))
-            """, now) ?? 0)
+        return Int(
+            try library.db.scalar(
+                """
+                SELECT count(*) FROM files f LEFT JOIN decisions d ON d.file_id=f.id
+                WHERE f.status != 'gone' AND f.kind IN ('photo','video')
+                  AND (d.decision IS NULL OR d.decision='skip' OR (d.decision='later' AND d.later_until <= ?))
+                """, now) ?? 0)
     }
 
     // MARK: - Building
@@ -167,9 +176,11 @@ public enum Decks {
         try library.db.forEach("SELECT \(DecisionRecord.columns) FROM decisions") { r in
             if let d = DecisionRecord(r) { decisions[d.fileID] = d }
         }
-        return try library.db.rows("""
+        return try library.db.rows(
+            """
             SELECT \(Item.columns) FROM files WHERE status != 'gone' AND kind IN ('photo','video') ORDER BY taken_ts, path
-            """).map { r in
+            """
+        ).map { r in
             let item = Item(r)
             return Candidate(item: item, decision: decisions[item.id])
         }
@@ -177,12 +188,15 @@ public enum Decks {
 
     static func card(_ c: Candidate, now: Date) -> DeckItem {
         let d = c.decision
-        return DeckItem(item: c.item, decision: d?.decision, seenBefore: d?.decision == .later || (d?.laterCount ?? 0) > 0,
-                        deferrals: d?.laterCount ?? 0, suggestKeep: d?.suggestsKeep ?? false)
+        return DeckItem(
+            item: c.item, decision: d?.decision, seenBefore: d?.decision == .later || (d?.laterCount ?? 0) > 0,
+            deferrals: d?.laterCount ?? 0, suggestKeep: d?.suggestsKeep ?? false)
     }
 
-    static func deck(_ id: DeckID, title: String, scope: [Candidate], now: Date, includeKept: Bool = false,
-                     keepOrder: Bool = false) -> Deck {
+    static func deck(
+        _ id: DeckID, title: String, scope: [Candidate], now: Date, includeKept: Bool = false,
+        keepOrder: Bool = false
+    ) -> Deck {
         var progress = DeckProgress(total: scope.count)
         var fresh: [DeckItem] = []
         var skipped: [DeckItem] = []
@@ -213,13 +227,16 @@ public enum Decks {
         let indexInAll = Dictionary(all.enumerated().map { ($0.element.item.id, $0.offset) }, uniquingKeysWith: { a, _ in a })
         let ordered = Rediscovery.separate(picks) { moments[indexInAll[pool[$0].item.id]!] }
         let cards = ordered.prefix(size).map { card(pool[$0], now: now) }
-        return Deck(id: .rediscovery(seed: seed), title: "Rediscover", items: Array(cards),
-                    progress: DeckProgress(reviewed: 0, total: cards.count))
+        return Deck(
+            id: .rediscovery(seed: seed), title: "Rediscover", items: Array(cards),
+            progress: DeckProgress(reviewed: 0, total: cards.count))
     }
 
     static func monthTitle(_ y: Int, _ m: Int) -> String {
-        let names = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-                     "November", "December"]
+        let names = [
+            "January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+            "November", "December",
+        ]
         return "\(names[m - 1]) \(y)"
     }
 
@@ -245,9 +262,11 @@ public enum Decks {
             return (String(path.dropLast(name.count)) + name[..<dot]).lowercased()
         }
 
-        static let editors = ["photoshop", "lightroom", "gimp", "snapseed", "darktable", "rawtherapee", "affinity",
-                              "pixelmator", "vsco", "picasa", "digikam", "shotwell", "luminar", "capture one", "photos 1",
-                              "instagram", "edited"]
+        static let editors = [
+            "photoshop", "lightroom", "gimp", "snapseed", "darktable", "rawtherapee", "affinity",
+            "pixelmator", "vsco", "picasa", "digikam", "shotwell", "luminar", "capture one", "photos 1",
+            "instagram", "edited",
+        ]
 
         func matches(_ f: LibraryFilter, _ c: Candidate) -> Bool {
             let item = c.item

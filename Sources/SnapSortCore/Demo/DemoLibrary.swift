@@ -53,8 +53,10 @@ public enum DemoLibrary {
             Exif.build(dateTimeOriginal: "\(day) \(time)", offsetTimeOriginal: "+02:00", make: "Google", model: model)
         }
         // Camera photos with EXIF.
-        let photos = [("fruits.jpg", "PXL_20240615_101500123.jpg", "10:15:00"), ("building.jpg", "PXL_20240615_113000456.jpg", "11:30:00"),
-                      ("messi5.jpg", "PXL_20240615_140000789.jpg", "14:00:00"), ("leuvenA.jpg", "PXL_20240615_160000111.jpg", "16:00:00")]
+        let photos = [
+            ("fruits.jpg", "PXL_20240615_101500123.jpg", "10:15:00"), ("building.jpg", "PXL_20240615_113000456.jpg", "11:30:00"),
+            ("messi5.jpg", "PXL_20240615_140000789.jpg", "14:00:00"), ("leuvenA.jpg", "PXL_20240615_160000111.jpg", "16:00:00"),
+        ]
         for (src, dst, t) in photos {
             try put("Camera/" + dst, try JPEG.encode(try load(src), quality: 92, exif: exif(t)))
         }

@@ -194,4 +194,3 @@ extension FileInspector {
         return f == Findings() ? nil : f
     }
 }
-

@@ -50,7 +50,8 @@ public struct GroupRules: Sendable {
     /// Whether the sharpness of two candidate copies allows them to be one picture.
     func sameSharpness(_ a: GroupItem, _ b: GroupItem) -> Bool {
         guard let ma = a.metrics, let mb = b.metrics,
-              ma.workingWidth == mb.workingWidth && ma.workingHeight == mb.workingHeight else { return true }
+            ma.workingWidth == mb.workingWidth && ma.workingHeight == mb.workingHeight
+        else { return true }
         return abs(log2(max(ma.lapTileMax, 1e-3) / max(mb.lapTileMax, 1e-3))) < nearCopySharpnessStops
     }
     /// Two files whose own capture times (see `ownCaptureTime`) differ by more than this many
@@ -87,8 +88,11 @@ public struct GroupRules: Sendable {
         case "exif":
             break
         case "filename":
-            guard name.range(of: #"(19|20)\d\d[-_.]?\d\d[-_.]?\d\d[ _T-]?(at )?\d\d[-_.:h]?\d\d[-_.:m]?\d\d"#,
-                                  options: .regularExpression) != nil else { return nil }
+            guard
+                name.range(
+                    of: #"(19|20)\d\d[-_.]?\d\d[-_.]?\d\d[ _T-]?(at )?\d\d[-_.:h]?\d\d[-_.:m]?\d\d"#,
+                    options: .regularExpression) != nil
+            else { return nil }
         default:
             return nil
         }
@@ -218,14 +222,15 @@ public struct GroupRules: Sendable {
     }
 
     /// Common phone, tablet and desktop screen sizes in pixels (short × long side).
-    static let screenSizes: Set<ScreenSize> = Set([
-        (640, 1136), (750, 1334), (828, 1792), (1080, 1920), (1125, 2436), (1170, 2532), (1179, 2556), (1242, 2208),
-        (1242, 2688), (1284, 2778), (1290, 2796), (720, 1280), (720, 1600), (1080, 2340), (1080, 2400), (1080, 2160),
-        (1440, 2560), (1440, 3040), (1440, 3200), (1080, 2280), (1082, 2402), (1536, 2048), (1620, 2160), (1668, 2388),
-        (2048, 2732), (768, 1024), (768, 1366), (800, 1280), (900, 1440), (900, 1600), (1050, 1680), (1200, 1920),
-        (1080, 1920), (1440, 2560), (1600, 2560), (2160, 3840), (1800, 2880), (1964, 3024), (2234, 3456), (864, 1536),
-        (1600, 2560), (1080, 1080),
-    ].map { ScreenSize($0.0, $0.1) })
+    static let screenSizes: Set<ScreenSize> = Set(
+        [
+            (640, 1136), (750, 1334), (828, 1792), (1080, 1920), (1125, 2436), (1170, 2532), (1179, 2556), (1242, 2208),
+            (1242, 2688), (1284, 2778), (1290, 2796), (720, 1280), (720, 1600), (1080, 2340), (1080, 2400), (1080, 2160),
+            (1440, 2560), (1440, 3040), (1440, 3200), (1080, 2280), (1082, 2402), (1536, 2048), (1620, 2160), (1668, 2388),
+            (2048, 2732), (768, 1024), (768, 1366), (800, 1280), (900, 1440), (900, 1600), (1050, 1680), (1200, 1920),
+            (1080, 1920), (1440, 2560), (1600, 2560), (2160, 3840), (1800, 2880), (1964, 3024), (2234, 3456), (864, 1536),
+            (1600, 2560), (1080, 1080),
+        ].map { ScreenSize($0.0, $0.1) })
 
     /// Rendered content (UI, pages): a large share of exactly flat pixels, which photographs,
     /// with their noise and texture, do not have.
@@ -402,7 +407,8 @@ public struct GroupRules: Sendable {
         let name = item.name.lowercased()
         if name.range(of: #"^vid-\d{8}-wa\d+"#, options: .regularExpression) != nil || name.hasPrefix("video_20") { return true }
         if let s = item.software?.lowercased(), s.contains("yt-dlp") || s.contains("youtube-dl") { return true }
-        let cameraName = name.range(of: #"^(vid|pxl|img|mvimg|mov)[_-]?\d"#, options: .regularExpression) != nil
+        let cameraName =
+            name.range(of: #"^(vid|pxl|img|mvimg|mov)[_-]?\d"#, options: .regularExpression) != nil
             || name.range(of: #"^\d{8}_\d{6}"#, options: .regularExpression) != nil
         return !item.hasCamera && !cameraName
     }
@@ -452,7 +458,9 @@ public struct GroupRules: Sendable {
     /// How many signs of a copy a path has.
     static func copyHints(_ path: String) -> Int {
         let p = path.lowercased()
-        let hints = ["backup", "download", "whatsapp", "telegram", "messenger", "signal", "export", "google photos", " copy", "(1)", "(2)", "copy of", "-wa0"]
+        let hints = [
+            "backup", "download", "whatsapp", "telegram", "messenger", "signal", "export", "google photos", " copy", "(1)", "(2)", "copy of", "-wa0",
+        ]
         return hints.filter { p.contains($0) }.count
     }
 

@@ -80,7 +80,9 @@ public struct Grouper {
             guard let trace else { return }
             let now = ContinuousClock.now
             let mb = (Memory.residentBytes() ?? 0) >> 20
-            trace("phase\t\(name)\t\(String(format: "%.3f", Double((now - lap).components.attoseconds) / 1e18 + Double((now - lap).components.seconds)))\trss=\(mb)MB\theap=\(Memory.heapInUseBytes() >> 20)MB")
+            trace(
+                "phase\t\(name)\t\(String(format: "%.3f", Double((now - lap).components.attoseconds) / 1e18 + Double((now - lap).components.seconds)))\trss=\(mb)MB\theap=\(Memory.heapInUseBytes() >> 20)MB"
+            )
             lap = now
         }
         phase("start")
@@ -143,8 +145,10 @@ public struct Grouper {
 
         // 3. Similar Shots and duplicates over the components of the change.
         let photos = ItemTable(rows) { rules.isSimilarCandidate($0) }
-        var clustering = SimilarClustering(photos: photos, rules: rules, verdicts: try library.notSimilarPairs(),
-                                           keeperChoices: try library.keeperChoices(), trace: trace) { ids in
+        var clustering = SimilarClustering(
+            photos: photos, rules: rules, verdicts: try library.notSimilarPairs(),
+            keeperChoices: try library.keeperChoices(), trace: trace
+        ) { ids in
             try GroupItem.thumbnails(db, ids: ids)
         }
         clustering.checkpoint = checkpoint
@@ -211,10 +215,13 @@ public struct Grouper {
             }
             try library.setAgentState(Self.pairRulesKey, rules.pairKey)
             for (id, f) in newFindings.sorted(by: { $0.key < $1.key }) {
-                try db.run("INSERT OR REPLACE INTO file_findings(file_id, analyzed_at, ocr_words, ocr_text, qr_payload) VALUES(?,?,?,?,?)",
-                           id, f.analyzedAt, f.ocrWords, f.ocrText, f.qrPayload)
+                try db.run(
+                    "INSERT OR REPLACE INTO file_findings(file_id, analyzed_at, ocr_words, ocr_text, qr_payload) VALUES(?,?,?,?,?)",
+                    id, f.analyzedAt, f.ocrWords, f.ocrText, f.qrPayload)
             }
-            let perFileGroups = GroupID.allCases.filter { ![.similar, .duplicate, .heavy, .people, .pets, .food, .scenery].contains($0) }.map { "'\($0.rawValue)'" }.joined(separator: ",")
+            let perFileGroups = GroupID.allCases.filter { ![.similar, .duplicate, .heavy, .people, .pets, .food, .scenery].contains($0) }.map {
+                "'\($0.rawValue)'"
+            }.joined(separator: ",")
             try Self.fillIDs(db, judged)
             try db.run("DELETE FROM group_members WHERE file_id IN \(Self.ids) AND group_id IN (\(perFileGroups))")
             phase("stored: pairs, findings, old per-file groups")
@@ -254,13 +261,15 @@ public struct Grouper {
                 }
                 for item in items {
                     guard let oops = groupsOf(item).first(where: { $0.0 == .oops }),
-                          let score = rules.oopsInSet(item, score: oops.1, mates: items.filter { $0.id != item.id }) else { continue }
+                        let score = rules.oopsInSet(item, score: oops.1, mates: items.filter { $0.id != item.id })
+                    else { continue }
                     try db.run("INSERT OR REPLACE INTO group_members(group_id, file_id, score) VALUES('oops',?,?)", item.id, score)
                 }
                 let hasCopies = set.members.contains { $0.duplicateOf != nil }
                 for m in set.members {
-                    try db.run("INSERT INTO similar_sets(file_id, set_key, keeper, duplicate_of, score) VALUES(?,?,?,?,?)",
-                               m.id, key, m.isKeeper ? 1 : 0, m.duplicateOf, m.score)
+                    try db.run(
+                        "INSERT INTO similar_sets(file_id, set_key, keeper, duplicate_of, score) VALUES(?,?,?,?,?)",
+                        m.id, key, m.isKeeper ? 1 : 0, m.duplicateOf, m.score)
                     try db.run("INSERT OR REPLACE INTO group_members(group_id, file_id, score) VALUES('similar',?,?)", m.id, m.score)
                     // A duplicate set is one picture to the user: its members carry both groups.
                     if hasCopies && (m.duplicateOf != nil || set.members.contains { $0.duplicateOf == m.id }) {
@@ -357,11 +366,14 @@ public struct Grouper {
         try db.run("DELETE FROM group_members WHERE group_id='heavy'")
         let n = try db.scalar("SELECT count(*) FROM files WHERE status = 'ok' AND kind = 'photo'") ?? 0
         let top = Int64((Double(n) * rules.heavyShare).rounded(.up))
-        let cutoff = top > 0
+        let cutoff =
+            top > 0
             ? try db.scalar("SELECT size FROM files WHERE status = 'ok' AND kind = 'photo' ORDER BY size DESC LIMIT 1 OFFSET ?", top - 1) ?? Int64.max
             : Int64.max
         let threshold = min(rules.heavyBytes, max(cutoff, rules.heavyMinimumBytes))
-        try db.run("INSERT INTO group_members(group_id, file_id, score) SELECT 'heavy', id, size FROM files WHERE status = 'ok' AND kind = 'photo' AND size >= ?", threshold)
+        try db.run(
+            "INSERT INTO group_members(group_id, file_id, score) SELECT 'heavy', id, size FROM files WHERE status = 'ok' AND kind = 'photo' AND size >= ?",
+            threshold)
     }
 }
 
@@ -513,10 +525,12 @@ struct GroupItem: Sendable {
     /// the clustering and the copy rules parsed it again for every pair.
     private(set) var ownCaptureTime: Double?
 
-    init(id: Int64, path: String, kind: String, format: String?, status: ItemStatus, bytes: Int64, width: Int?, height: Int?,
-         taken: Double?, takenSource: String?, make: String?, model: String?, software: String?, rating: Int?,
-         orientation: Int?, duration: Double?, metrics: Metrics?, phash: UInt64?, dhash: UInt64?, contentHash: [UInt8]?,
-         analyzedAt: String?, mtime: Int64, worstEyes: Double? = nil, pageScore: Double? = nil, takenAt: String? = nil) {
+    init(
+        id: Int64, path: String, kind: String, format: String?, status: ItemStatus, bytes: Int64, width: Int?, height: Int?,
+        taken: Double?, takenSource: String?, make: String?, model: String?, software: String?, rating: Int?,
+        orientation: Int?, duration: Double?, metrics: Metrics?, phash: UInt64?, dhash: UInt64?, contentHash: [UInt8]?,
+        analyzedAt: String?, mtime: Int64, worstEyes: Double? = nil, pageScore: Double? = nil, takenAt: String? = nil
+    ) {
         self.id = id
         self.path = path
         self.kind = kind
@@ -573,19 +587,23 @@ struct GroupItem: Sendable {
         // The exact size: grown by doubling, 100 000 rows held room for 131 072, and the copy at
         // each step held both buffers.
         out.reserveCapacity(Int(try db.scalar("SELECT count(*) FROM files WHERE status != 'gone'") ?? 0))
-        try db.forEach("""
+        try db.forEach(
+            """
             SELECT id, path, kind, format, status, size, width, height, taken_ts, taken_source, make, model, software, rating,
                    duration_s, \(metrics ? "metrics" : "NULL"), phash, dhash, content_hash, analyzed_at, mtime_ns, orientation, taken_at
             FROM files WHERE status != 'gone' ORDER BY id
-            """) { r in
-            out.append(GroupItem(
-                id: r.int(0)!, path: r.string(1) ?? "", kind: r.string(2) ?? "other", format: r.string(3),
-                status: ItemStatus(rawValue: r.string(4) ?? "") ?? .pending, bytes: r.int(5) ?? 0,
-                width: r.int(6).map(Int.init), height: r.int(7).map(Int.init), taken: r.double(8), takenSource: r.string(9),
-                make: r.string(10), model: r.string(11), software: r.string(12), rating: r.int(13).map(Int.init), orientation: r.int(21).map(Int.init),
-                duration: r.double(14), metrics: r.string(15).flatMap(Metrics.decode),
-                phash: r.int(16).map { UInt64(bitPattern: $0) }, dhash: r.int(17).map { UInt64(bitPattern: $0) },
-                contentHash: r.blob(18), analyzedAt: r.string(19), mtime: r.int(20) ?? 0, takenAt: r.string(22)))
+            """
+        ) { r in
+            out.append(
+                GroupItem(
+                    id: r.int(0)!, path: r.string(1) ?? "", kind: r.string(2) ?? "other", format: r.string(3),
+                    status: ItemStatus(rawValue: r.string(4) ?? "") ?? .pending, bytes: r.int(5) ?? 0,
+                    width: r.int(6).map(Int.init), height: r.int(7).map(Int.init), taken: r.double(8), takenSource: r.string(9),
+                    make: r.string(10), model: r.string(11), software: r.string(12), rating: r.int(13).map(Int.init),
+                    orientation: r.int(21).map(Int.init),
+                    duration: r.double(14), metrics: r.string(15).flatMap(Metrics.decode),
+                    phash: r.int(16).map { UInt64(bitPattern: $0) }, dhash: r.int(17).map { UInt64(bitPattern: $0) },
+                    contentHash: r.blob(18), analyzedAt: r.string(19), mtime: r.int(20) ?? 0, takenAt: r.string(22)))
         }
         let eyes = try VisionScore.worstEyes(db)
         let pages = try VisionDocuments.pageScores(db)

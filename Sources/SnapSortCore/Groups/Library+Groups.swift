@@ -162,7 +162,8 @@ extension Library {
     }
 
     private func similarSets(where clause: String, arguments: [SQLBindable]) throws -> [SimilarSet] {
-        let rows = try db.rows("""
+        let rows = try db.rows(
+            """
             SELECT s.set_key, s.file_id, f.path, f.size, s.keeper, s.duplicate_of, s.score,
                    (SELECT count(*) FROM keeper_choices k WHERE k.file_id = s.file_id)
             FROM similar_sets s JOIN files f ON f.id = s.file_id
@@ -170,8 +171,9 @@ extension Library {
             """, arguments: arguments)
         var byKey: [Int64: [SimilarMember]] = [:]
         for r in rows {
-            let m = SimilarMember(fileID: r.int(1)!, path: r.string(2) ?? "", bytes: r.int(3) ?? 0, isKeeper: r.int(4) == 1,
-                                  chosenByUser: (r.int(7) ?? 0) > 0 && r.int(4) == 1, duplicateOf: r.int(5), score: r.double(6) ?? 0)
+            let m = SimilarMember(
+                fileID: r.int(1)!, path: r.string(2) ?? "", bytes: r.int(3) ?? 0, isKeeper: r.int(4) == 1,
+                chosenByUser: (r.int(7) ?? 0) > 0 && r.int(4) == 1, duplicateOf: r.int(5), score: r.double(6) ?? 0)
             byKey[r.int(0)!, default: []].append(m)
         }
         var out: [SimilarSet] = []
@@ -190,14 +192,16 @@ extension Library {
     public func groupSummaries() throws -> [GroupSummary] {
         var out: [GroupSummary] = []
         for g in GroupID.allCases {
-            let r = try db.row("""
+            let r = try db.row(
+                """
                 SELECT count(*), COALESCE(sum(f.size), 0) FROM group_members m JOIN files f INDEXED BY files_group_sizes ON f.id = m.file_id
                 WHERE m.group_id = ? AND f.status != 'gone'
                 """, g.rawValue)
             let items = Int(r?.int(0) ?? 0), bytes = r?.int(1) ?? 0
             var sets = items, reclaim = bytes
             if g == .similar || g == .duplicate {
-                let s = try db.row("""
+                let s = try db.row(
+                    """
                     SELECT count(DISTINCT s.set_key), COALESCE(sum(CASE WHEN s.keeper = 0 THEN f.size ELSE 0 END), 0)
                     FROM group_members m JOIN similar_sets s ON s.file_id = m.file_id
                     JOIN files f INDEXED BY files_group_sizes ON f.id = m.file_id
@@ -214,15 +218,18 @@ extension Library {
     /// What OCR and QR decoding found in a file's current analysis: nil when neither ran on it
     /// (only candidates of the cheap gates are read, `GroupRules`).
     public func findings(of id: Int64) throws -> FileFindings? {
-        try db.row("""
+        try db.row(
+            """
             SELECT ff.ocr_words, ff.ocr_text, ff.qr_payload FROM file_findings ff JOIN files f ON f.id = ff.file_id
             WHERE ff.file_id = ? AND ff.analyzed_at IS f.analyzed_at
-            """, id).map { FileFindings(words: $0.int(0).map(Int.init), text: $0.string(1), qrPayload: $0.string(2)) }
+            """, id
+        ).map { FileFindings(words: $0.int(0).map(Int.init), text: $0.string(1), qrPayload: $0.string(2)) }
     }
 
     /// The members of one group, best (similar, duplicate, blurry…) or largest (heavy, videos) first.
     public func groupMembers(_ group: GroupID) throws -> [GroupMember] {
-        let rows = try db.rows("""
+        let rows = try db.rows(
+            """
             SELECT \(Item.columns.split(separator: ",").map { "f." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }.joined(separator: ", ")),
                    m.score, s.set_key, s.keeper, s.duplicate_of, ff.qr_payload
             FROM group_members m JOIN files f ON f.id = m.file_id
@@ -233,22 +240,26 @@ extension Library {
             """, group.rawValue)
         let n = Item.columnCount
         return rows.map { r in
-            GroupMember(item: Item(r), score: r.double(n) ?? 0,
-                        setID: r.int(n + 1).map { "s\($0)" }, isKeeper: r.int(n + 2) == 1, duplicateOf: r.int(n + 3),
-                        qrPayload: r.string(n + 4))
+            GroupMember(
+                item: Item(r), score: r.double(n) ?? 0,
+                setID: r.int(n + 1).map { "s\($0)" }, isKeeper: r.int(n + 2) == 1, duplicateOf: r.int(n + 3),
+                qrPayload: r.string(n + 4))
         }
     }
 
     /// What the report shows for every live item: its groups, set, keeper flag and original.
     public func reportGroups() throws -> [Int64: ReportGroups] {
         var out: [Int64: ReportGroups] = [:]
-        try db.forEach("SELECT m.file_id, m.group_id FROM group_members m JOIN files f ON f.id = m.file_id WHERE f.status != 'gone' ORDER BY m.file_id, m.group_id") { r in
+        try db.forEach(
+            "SELECT m.file_id, m.group_id FROM group_members m JOIN files f ON f.id = m.file_id WHERE f.status != 'gone' ORDER BY m.file_id, m.group_id"
+        ) { r in
             let g = r.string(1) ?? ""
             // `unreadable` lives in the UI and CLI, not in the report's categories.
             guard g != GroupID.unreadable.rawValue else { return }
             out[r.int(0)!, default: ReportGroups()].groups.append(g)
         }
-        let sets = try db.rows("""
+        let sets = try db.rows(
+            """
             SELECT s.file_id, s.set_key, s.keeper, s.duplicate_of, o.path FROM similar_sets s JOIN files f ON f.id = s.file_id
             LEFT JOIN files o ON o.id = s.duplicate_of WHERE f.status != 'gone'
             """)

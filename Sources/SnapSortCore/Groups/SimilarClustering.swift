@@ -78,8 +78,10 @@ struct SimilarClustering {
     /// `GroupRules.ownCaptureTime` of the photo `id`.
     private func ownTime(_ id: Int64) -> Double? { position[id].flatMap { ownTimes[$0] } }
 
-    init(photos: ItemTable, rules: GroupRules, verdicts: Set<FilePair>, keeperChoices: Set<Int64>,
-         trace: ((String) -> Void)?, loadThumbnails: @escaping ([Int64]) throws -> [Int64: Thumbnail]) {
+    init(
+        photos: ItemTable, rules: GroupRules, verdicts: Set<FilePair>, keeperChoices: Set<Int64>,
+        trace: ((String) -> Void)?, loadThumbnails: @escaping ([Int64]) throws -> [Int64: Thumbnail]
+    ) {
         self.rules = rules
         self.verdicts = verdicts
         self.keeperChoices = keeperChoices
@@ -259,8 +261,9 @@ struct SimilarClustering {
         guard let x = byID[a], let y = byID[b] else { return false }
         if let ca = x.contentHash, ca == y.contentHash { return true }
         guard !rules.separateCaptures(ownTime(a), ownTime(b)),
-              let pa = x.phash, let pb = y.phash, (pa ^ pb).nonzeroBitCount <= rules.nearCopyRadius,
-              let wa = x.width, let ha = x.height, let wb = y.width, let hb = y.height, ha > 0, hb > 0 else { return false }
+            let pa = x.phash, let pb = y.phash, (pa ^ pb).nonzeroBitCount <= rules.nearCopyRadius,
+            let wa = x.width, let ha = x.height, let wb = y.width, let hb = y.height, ha > 0, hb > 0
+        else { return false }
         return abs(Double(wa) / Double(ha) - Double(wb) / Double(hb)) <= 0.02 * Double(wa) / Double(ha)
     }
 
@@ -282,7 +285,9 @@ struct SimilarClustering {
     private func tracePair(_ key: FilePair, _ r: (score: Double, overlap: Double), refined: Bool = true) {
         guard let trace, let x = byID[key.a], let y = byID[key.b] else { return }
         let ph = (x.phash.map { p in y.phash.map { (p ^ $0).nonzeroBitCount } ?? -1 }) ?? -1
-        trace("pair\t\(x.path)\t\(y.path)\tdt=\(Int(abs(time(key.a) - time(key.b))))\tscore=\(String(format: "%.3f", r.score))\toverlap=\(String(format: "%.2f", r.overlap))\tphash=\(ph)\(refined ? "" : "\tcoarse only")")
+        trace(
+            "pair\t\(x.path)\t\(y.path)\tdt=\(Int(abs(time(key.a) - time(key.b))))\tscore=\(String(format: "%.3f", r.score))\toverlap=\(String(format: "%.2f", r.overlap))\tphash=\(ph)\(refined ? "" : "\tcoarse only")"
+        )
     }
 
     /// The connected components, under edges and copy links, that hold any of `seeds`
@@ -374,7 +379,7 @@ struct SimilarClustering {
             var s = 0.0
             if abs(time(a) - time(b)) <= rules.window {
                 s = edges[key] ?? 0
-            } else if case let (x, y) = alignmentOrder(key), let ta = thumbs[x], let tb = thumbs[y] {
+            } else if case (let x, let y) = alignmentOrder(key), let ta = thumbs[x], let tb = thumbs[y] {
                 let r = ta.aligned(with: tb)
                 s = r.overlap >= rules.minimumOverlap ? r.score : 0
                 tracePair(key, r)
@@ -450,7 +455,12 @@ struct SimilarClustering {
         guard r >= rules.nearCopyCorrelation && c <= rules.nearCopyColorDistance && rules.sameSharpness(x, y) else { return nil }
         // The pictures look the same; one must be able to be the other's copy.
         var same: Bool?
-        let samePixels = { same ?? { same = self.samePixels(x, y); return same! }() }
+        let samePixels = {
+            same
+                ?? {
+                    same = self.samePixels(x, y); return same!
+                }()
+        }
         guard rules.mayBeCopy(x, of: y, samePixels: samePixels) || rules.mayBeCopy(y, of: x, samePixels: samePixels) else {
             trace?("copy?\t\(x.path)\t\(y.path)\tno direction\tsame pixels=\(same.map(String.init) ?? "-")")
             return nil

@@ -32,7 +32,8 @@ public struct Thumbnail: Sendable {
         let s = Thumbnail.side
         for y in 0..<(s / 2) {
             for x in 0..<(s / 2) {
-                h[y * s / 2 + x] = (luma[2 * y * s + 2 * x] + luma[2 * y * s + 2 * x + 1] + luma[(2 * y + 1) * s + 2 * x] + luma[(2 * y + 1) * s + 2 * x + 1]) / 4
+                h[y * s / 2 + x] =
+                    (luma[2 * y * s + 2 * x] + luma[2 * y * s + 2 * x + 1] + luma[(2 * y + 1) * s + 2 * x] + luma[(2 * y + 1) * s + 2 * x + 1]) / 4
             }
         }
         half = Thumbnail.standardized(h)
@@ -152,7 +153,8 @@ public struct Thumbnail: Sendable {
         best.reserveCapacity(Thumbnail.refinedCandidates + 1)
         let zooms = zooms ?? CoarseZooms(other)
         for (s, zoomed) in zip(Thumbnail.scales, zooms.zooms) {
-            zoomed.correlations(with: halfPlane, above: { best.count == Thumbnail.refinedCandidates ? best[best.count - 1].r : -.infinity }) { dx, dy, r, o in
+            zoomed.correlations(with: halfPlane, above: { best.count == Thumbnail.refinedCandidates ? best[best.count - 1].r : -.infinity }) {
+                dx, dy, r, o in
                 let c: Candidate = (r, s, dx, dy, o)
                 if best.count == Thumbnail.refinedCandidates {
                     guard better(c, best[best.count - 1]) else { return }
@@ -176,8 +178,9 @@ public struct Thumbnail: Sendable {
         var shift = (dx: 0, dy: 0)
         for start in starts {
             for s in [start.scale * 0.97, start.scale, start.scale * 1.03] {
-                let zoomed = Zoomed(other.fullPlane, scale: s, dx: (2 * start.dx - 1)...(2 * start.dx + 1),
-                                    dy: (2 * start.dy - 1)...(2 * start.dy + 1), tables: false)
+                let zoomed = Zoomed(
+                    other.fullPlane, scale: s, dx: (2 * start.dx - 1)...(2 * start.dx + 1),
+                    dy: (2 * start.dy - 1)...(2 * start.dy + 1), tables: false)
                 zoomed.correlations(with: fullPlane, above: { fine.r }) { dx, dy, r, o in
                     if r > fine.r { fine = (r, o, s); shift = (dx, dy) }
                 }
@@ -187,8 +190,9 @@ public struct Thumbnail: Sendable {
         if fine.r >= Thumbnail.turnFloor && Thumbnail.turnedZooms.contains(fine.scale) {
             let s = fine.scale, around = shift
             for degrees in Thumbnail.turns {
-                let zoomed = Zoomed(other.fullPlane, scale: s, dx: (around.dx - 1)...(around.dx + 1), dy: (around.dy - 1)...(around.dy + 1),
-                                    tables: false, turn: degrees * .pi / 180)
+                let zoomed = Zoomed(
+                    other.fullPlane, scale: s, dx: (around.dx - 1)...(around.dx + 1), dy: (around.dy - 1)...(around.dy + 1),
+                    tables: false, turn: degrees * .pi / 180)
                 zoomed.correlations(with: fullPlane, above: { fine.r }) { _, _, r, o in
                     if r > fine.r { fine = (r, o, s) }
                 }
@@ -416,9 +420,15 @@ public struct Thumbnail: Sendable {
                         var q = 0
                         while q < n &* 4 {
                             s0 += ra.loadUnaligned(fromByteOffset: pa &+ q, as: V.self) * rg.loadUnaligned(fromByteOffset: pg &+ q, as: V.self)
-                            s1 += ra.loadUnaligned(fromByteOffset: pa &+ q &+ 16, as: V.self) * rg.loadUnaligned(fromByteOffset: pg &+ q &+ 16, as: V.self)
-                            s2 += ra.loadUnaligned(fromByteOffset: pa &+ q &+ 32, as: V.self) * rg.loadUnaligned(fromByteOffset: pg &+ q &+ 32, as: V.self)
-                            s3 += ra.loadUnaligned(fromByteOffset: pa &+ q &+ 48, as: V.self) * rg.loadUnaligned(fromByteOffset: pg &+ q &+ 48, as: V.self)
+                            s1 +=
+                                ra.loadUnaligned(fromByteOffset: pa &+ q &+ 16, as: V.self)
+                                * rg.loadUnaligned(fromByteOffset: pg &+ q &+ 16, as: V.self)
+                            s2 +=
+                                ra.loadUnaligned(fromByteOffset: pa &+ q &+ 32, as: V.self)
+                                * rg.loadUnaligned(fromByteOffset: pg &+ q &+ 32, as: V.self)
+                            s3 +=
+                                ra.loadUnaligned(fromByteOffset: pa &+ q &+ 48, as: V.self)
+                                * rg.loadUnaligned(fromByteOffset: pg &+ q &+ 48, as: V.self)
                             q &+= 64
                         }
                     }
@@ -455,8 +465,10 @@ public struct Thumbnail: Sendable {
                             q &+= 64
                         }
                     }
-                    return (Double(((ab0 + ab1) + (ab2 + ab3)).sum()), Double(((b0 + b1) + (b2 + b3)).sum()),
-                            Double(((bb0 + bb1) + (bb2 + bb3)).sum()))
+                    return (
+                        Double(((ab0 + ab1) + (ab2 + ab3)).sum()), Double(((b0 + b1) + (b2 + b3)).sum()),
+                        Double(((bb0 + bb1) + (bb2 + bb3)).sum())
+                    )
                 }
             }
         }

@@ -16,12 +16,14 @@ public struct ReminderDependencies: Sendable {
     public var page: ReviewPage
     public var logger: Logger
 
-    public init(timeZone: @escaping @Sendable () -> TimeZone = { TimeZone.current },
-                progress: @escaping @Sendable () throws -> ReminderProgress? = { nil },
-                facts: @escaping @Sendable () throws -> ReminderFacts = { ReminderFacts() },
-                milestones: @escaping @Sendable () throws -> [String] = { [] },
-                deck: @escaping @Sendable () -> String = { "rediscover" },
-                page: ReviewPage = .none, logger: Logger = .silent) {
+    public init(
+        timeZone: @escaping @Sendable () -> TimeZone = { TimeZone.current },
+        progress: @escaping @Sendable () throws -> ReminderProgress? = { nil },
+        facts: @escaping @Sendable () throws -> ReminderFacts = { ReminderFacts() },
+        milestones: @escaping @Sendable () throws -> [String] = { [] },
+        deck: @escaping @Sendable () -> String = { "rediscover" },
+        page: ReviewPage = .none, logger: Logger = .silent
+    ) {
         self.timeZone = timeZone
         self.progress = progress
         self.facts = facts
@@ -37,8 +39,10 @@ extension ReminderDependencies {
     /// (issue 6), the group numbers from the status providers' `groups` (the groups feature
     /// plugs in there), the review page from `web.json`, `xdg-open`, and the system time zone
     /// re-read each time.
-    public static func standard(library: Library, configuration: Configuration, clock: Clock, env: Environment,
-                                providers: StatusProviders = .standard, logger: Logger) -> ReminderDependencies {
+    public static func standard(
+        library: Library, configuration: Configuration, clock: Clock, env: Environment,
+        providers: StatusProviders = .standard, logger: Logger
+    ) -> ReminderDependencies {
         let zone: @Sendable () -> TimeZone = {
             // TimeZone.current is cached; a changed /etc/localtime or TZ must be seen.
             NSTimeZone.resetSystemTimeZone()

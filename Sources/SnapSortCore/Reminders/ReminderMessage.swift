@@ -13,8 +13,10 @@ public struct ReminderFacts: Sendable, Equatable {
     public var streakDays: Int
     public var sessionGoal: Int
 
-    public init(similarShots: Int = 0, screenshots: Int = 0, bytesToFree: Int64 = 0, awaitingReview: Int = 0,
-                streakDays: Int = 0, sessionGoal: Int = 25) {
+    public init(
+        similarShots: Int = 0, screenshots: Int = 0, bytesToFree: Int64 = 0, awaitingReview: Int = 0,
+        streakDays: Int = 0, sessionGoal: Int = 25
+    ) {
         self.similarShots = similarShots
         self.screenshots = screenshots
         self.bytesToFree = bytesToFree
@@ -62,7 +64,11 @@ public enum ReminderMessage {
         let p = id.split(separator: "_").map(String.init)
         guard p.count == 2 else { return ("Milestone reached", id) }
         switch p[0] {
-        case "cleared": return ("Milestone: \(p[1].uppercased().replacingOccurrences(of: "MB", with: " MB").replacingOccurrences(of: "GB", with: " GB")) cleared", "Nice work — that space is yours again.")
+        case "cleared":
+            return (
+                "Milestone: \(p[1].uppercased().replacingOccurrences(of: "MB", with: " MB").replacingOccurrences(of: "GB", with: " GB")) cleared",
+                "Nice work — that space is yours again."
+            )
         case "reviewed": return ("Milestone: \(p[1]) photos reviewed", "Every decision makes the library lighter.")
         case "streak": return ("Milestone: a \(p[1])-day streak", "A short session a day adds up.")
         default: return ("Milestone reached", id)

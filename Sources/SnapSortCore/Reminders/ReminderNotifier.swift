@@ -94,8 +94,8 @@ public struct ReviewPage: Sendable {
     /// removing it): nothing would answer.
     public static func webURL(_ env: Environment, deck: String) -> String? {
         guard let dir = env.runtimeDir,
-              let data = FileManager.default.contents(atPath: dir + "/snapsort/web.json"),
-              let obj = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+            let data = FileManager.default.contents(atPath: dir + "/snapsort/web.json"),
+            let obj = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
         else { return nil }
         if let pid = (obj["pid"] as? NSNumber)?.int32Value, pid > 0, kill(pid, 0) != 0, errno == ESRCH { return nil }
         let fragment = "#deck=" + (deck.addingPercentEncoding(withAllowedCharacters: .urlFragmentAllowed) ?? deck)

@@ -73,8 +73,9 @@ public struct ReminderSchedule: Sendable, Equatable {
         case "monthly": cadence = .monthly(day: min(31, max(1, c.reminderDay)))
         default: cadence = .off
         }
-        self.init(cadence: cadence, minuteOfDay: Configuration.parseTime(c.reminderTime) ?? 19 * 60,
-                  quietHours: c.quietHours.flatMap(QuietHours.init))
+        self.init(
+            cadence: cadence, minuteOfDay: Configuration.parseTime(c.reminderTime) ?? 19 * 60,
+            quietHours: c.quietHours.flatMap(QuietHours.init))
     }
 
     /// Whether the cadence falls on a local day.

@@ -48,8 +48,10 @@ public final class ReminderService: @unchecked Sendable {
 
     /// `realtimeTimer`: arm a `timerfd` on the wall clock so suspends and clock changes wake the
     /// loop (production); off for tests on a manual clock.
-    public init(library: Library, configuration: Configuration, notifier: ReminderNotifier,
-                dependencies: ReminderDependencies, realtimeTimer: Bool = false) {
+    public init(
+        library: Library, configuration: Configuration, notifier: ReminderNotifier,
+        dependencies: ReminderDependencies, realtimeTimer: Bool = false
+    ) {
         self.library = library
         self.configuration = configuration
         self.schedule = ReminderSchedule(configuration)
@@ -75,8 +77,12 @@ public final class ReminderService: @unchecked Sendable {
             logger.warning("cannot read the reminder state", ["error": "\(error)"])
         }
         rearm(now: now)
-        logger.info("reminders scheduled", ["reminder.cadence": schedule.cadence.description,
-                                            "reminder.next": nextReminder(now: now).map(StatusTimestamp.string) ?? "none"])
+        logger.info(
+            "reminders scheduled",
+            [
+                "reminder.cadence": schedule.cadence.description,
+                "reminder.next": nextReminder(now: now).map(StatusTimestamp.string) ?? "none",
+            ])
     }
 
     /// Descriptors to add to the loop's `poll` set: the wall-clock timer and the bus.
@@ -158,10 +164,13 @@ public final class ReminderService: @unchecked Sendable {
     }
 
     /// The next reminder for a library without a running service (status, `remind --next`).
-    public static func nextReminder(library: Library, configuration: Configuration, now: Date,
-                                    timeZone: TimeZone = .current) -> Date? {
-        let service = ReminderService(library: library, configuration: configuration, notifier: NullNotifier(),
-                                      dependencies: ReminderDependencies(timeZone: { timeZone }))
+    public static func nextReminder(
+        library: Library, configuration: Configuration, now: Date,
+        timeZone: TimeZone = .current
+    ) -> Date? {
+        let service = ReminderService(
+            library: library, configuration: configuration, notifier: NullNotifier(),
+            dependencies: ReminderDependencies(timeZone: { timeZone }))
         service.state = (try? library.reminderState()) ?? ReminderState(lastSlot: now)
         return service.nextDeadline(now: now)
     }

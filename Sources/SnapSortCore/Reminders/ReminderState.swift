@@ -15,8 +15,10 @@ public struct ReminderState: Sendable, Equatable {
     /// The local day number whose session goal was announced.
     public var goalNotifiedDay: Int?
 
-    public init(lastSlot: Date? = nil, lastDeliveredAt: Date? = nil, lastOutcome: String? = nil,
-                snoozedUntil: Date? = nil, goalNotifiedDay: Int? = nil) {
+    public init(
+        lastSlot: Date? = nil, lastDeliveredAt: Date? = nil, lastOutcome: String? = nil,
+        snoozedUntil: Date? = nil, goalNotifiedDay: Int? = nil
+    ) {
         self.lastSlot = lastSlot
         self.lastDeliveredAt = lastDeliveredAt
         self.lastOutcome = lastOutcome
@@ -31,13 +33,15 @@ extension Library {
         guard let r = try db.row("SELECT last_slot, last_delivered_at, last_outcome, snoozed_until, goal_notified_day FROM reminders WHERE id=1")
         else { return nil }
         func date(_ i: Int) -> Date? { r.double(i).map { Date(timeIntervalSince1970: $0) } }
-        return ReminderState(lastSlot: date(0), lastDeliveredAt: date(1), lastOutcome: r.string(2), snoozedUntil: date(3),
-                             goalNotifiedDay: r.int(4).map(Int.init))
+        return ReminderState(
+            lastSlot: date(0), lastDeliveredAt: date(1), lastOutcome: r.string(2), snoozedUntil: date(3),
+            goalNotifiedDay: r.int(4).map(Int.init))
     }
 
     /// Stores the reminder state.
     public func saveReminderState(_ s: ReminderState, now: Date) throws {
-        try db.run("""
+        try db.run(
+            """
             INSERT INTO reminders(id, last_slot, last_delivered_at, last_outcome, snoozed_until, goal_notified_day, updated_at)
             VALUES(1,?,?,?,?,?,?)
             ON CONFLICT(id) DO UPDATE SET last_slot=excluded.last_slot, last_delivered_at=excluded.last_delivered_at,

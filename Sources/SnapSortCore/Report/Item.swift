@@ -79,7 +79,9 @@ extension Library {
         var seen = Set<Int64>()
         for p in paths {
             let (lo, hi) = Library.prefixBounds(p)
-            for r in try db.rows("SELECT \(Item.columns) FROM files WHERE status != 'gone' AND (path = ? OR (path >= ? AND path < ?)) ORDER BY path", p, lo, hi) {
+            for r in try db.rows(
+                "SELECT \(Item.columns) FROM files WHERE status != 'gone' AND (path = ? OR (path >= ? AND path < ?)) ORDER BY path", p, lo, hi)
+            {
                 let item = Item(r)
                 if seen.insert(item.id).inserted { out.append(item) }
             }

@@ -29,8 +29,12 @@ public enum Report {
             ("reason", item.reason.map { JSON.object([("code", .string($0.code)), ("text", .string($0.text))]) } ?? .null),
         ]
         if item.kind == "video" { o.append(("duration_s", .opt(item.durationSeconds))) }
-        o.append(("camera", (item.make != nil || item.model != nil)
-            ? .object([("make", .opt(item.make)), ("model", .opt(item.model)), ("lens", .opt(item.lens))]) : .null))
+        o.append(
+            (
+                "camera",
+                (item.make != nil || item.model != nil)
+                    ? .object([("make", .opt(item.make)), ("model", .opt(item.model)), ("lens", .opt(item.lens))]) : .null
+            ))
         o.append(("metrics", item.metrics?.json ?? .null))
         let damaged = item.status != .ok
         o.append(("groups", .array(damaged ? [] : groups.groups.map { .string($0) })))

@@ -47,8 +47,10 @@ public struct DecisionRecord: Sendable, Equatable, Codable {
         reviewedHash = r.blob(8)
     }
 
-    init(fileID: Int64, decision: Decision, decidedAt: Double, sessionID: Int64?, laterCount: Int, laterUntil: Double?,
-         reviewedSize: Int64?, reviewedMtimeNanoseconds: Int64?, reviewedHash: [UInt8]?) {
+    init(
+        fileID: Int64, decision: Decision, decidedAt: Double, sessionID: Int64?, laterCount: Int, laterUntil: Double?,
+        reviewedSize: Int64?, reviewedMtimeNanoseconds: Int64?, reviewedHash: [UInt8]?
+    ) {
         self.fileID = fileID
         self.decision = decision
         self.decidedAt = decidedAt
@@ -69,7 +71,8 @@ public struct DecisionRecord: Sendable, Equatable, Codable {
     public var suggestsKeep: Bool { laterCount >= Review.suggestKeepAfter }
 
     func write(_ db: Database) throws {
-        try db.run("""
+        try db.run(
+            """
             INSERT OR REPLACE INTO decisions(\(DecisionRecord.columns)) VALUES(?,?,?,?,?,?,?,?,?)
             """, fileID, decision.rawValue, decidedAt, sessionID, laterCount, laterUntil, reviewedSize,
             reviewedMtimeNanoseconds, reviewedHash.map { SQLValue.blob($0) } ?? .null)

@@ -49,8 +49,10 @@ public enum Review {
     /// Records `decision` on an item (one undo step). In a session, deciding the current item
     /// moves to the next; `skip` also puts the item again at the end of the session's deck.
     @discardableResult
-    public static func decide(_ decision: Decision, fileID: Int64, library: Library, clock: Clock,
-                              session sessionID: Int64? = nil, timeZone: TimeZone = .current) throws -> DecisionOutcome {
+    public static func decide(
+        _ decision: Decision, fileID: Int64, library: Library, clock: Clock,
+        session sessionID: Int64? = nil, timeZone: TimeZone = .current
+    ) throws -> DecisionOutcome {
         let db = library.db
         let now = clock.now()
         let ts = now.timeIntervalSince1970
@@ -75,10 +77,13 @@ public enum Review {
 
             var eventID: Int64?
             if decision.isVerdict {
-                let reviewedBefore = try db.scalar("""
-                    SELECT count(*) FROM review_events WHERE file_id=? AND kind='decision' AND first_review=1 AND undone=0
-                    """, fileID) ?? 0
-                try db.run("""
+                let reviewedBefore =
+                    try db.scalar(
+                        """
+                        SELECT count(*) FROM review_events WHERE file_id=? AND kind='decision' AND first_review=1 AND undone=0
+                        """, fileID) ?? 0
+                try db.run(
+                    """
                     INSERT INTO review_events(ts, kind, file_id, decision, first_review, bytes, session_id)
                     VALUES(?, 'decision', ?, ?, ?, ?, ?)
                     """, ts, fileID, decision.rawValue, reviewedBefore == 0, decision == .trash ? item.bytes : 0, sessionID)
@@ -105,14 +110,16 @@ public enum Review {
                 session = s
             }
 
-            try db.run("""
+            try db.run(
+                """
                 INSERT INTO undo_steps(created_ts, file_id, before, session_id, session_before, event_id, chapter_id)
                 VALUES(?,?,?,?,?,?,?)
                 """, ts, fileID, before.map(encode), sessionID, sessionBefore?.snapshot, eventID, chapterID)
             if !library.undoBatchOpen { try trimUndoHistory(db) }
             let reached = try Stats.recordMilestones(library: library, clock: clock, timeZone: timeZone)
-            return DecisionOutcome(fileID: fileID, decision: decision, previous: before?.decision, session: session,
-                                   chapter: chapterID, milestones: reached)
+            return DecisionOutcome(
+                fileID: fileID, decision: decision, previous: before?.decision, session: session,
+                chapter: chapterID, milestones: reached)
         }
     }
 
@@ -154,7 +161,8 @@ public enum Review {
     /// count of rows cut a bulk action of more than `undoLimit` files in two, and its undo then
     /// took back only the newest part).
     static func trimUndoHistory(_ db: Database) throws {
-        try db.run("""
+        try db.run(
+            """
             DELETE FROM undo_steps WHERE COALESCE(batch, id) < (
                 SELECT min(k) FROM (SELECT DISTINCT COALESCE(batch, id) AS k FROM undo_steps ORDER BY k DESC LIMIT ?))
             """, undoLimit)
@@ -164,9 +172,12 @@ public enum Review {
     private static func undoStep(library: Library, clock: Clock) throws -> UndoOutcome? {
         let db = library.db
         do {
-            guard let step = try db.row("""
-                SELECT id, file_id, before, session_id, session_before, event_id, chapter_id FROM undo_steps ORDER BY id DESC LIMIT 1
-                """) else { return nil }
+            guard
+                let step = try db.row(
+                    """
+                    SELECT id, file_id, before, session_id, session_before, event_id, chapter_id FROM undo_steps ORDER BY id DESC LIMIT 1
+                    """)
+            else { return nil }
             let stepID = step.int(0)!, fileID = step.int(1)!
             let current = try decision(for: fileID, library: library)
             if let before = step.string(2).flatMap(decode) {
@@ -184,8 +195,9 @@ public enum Review {
             }
             try db.run("DELETE FROM undo_steps WHERE id=?", stepID)
             let restored = try decision(for: fileID, library: library)
-            return UndoOutcome(fileID: fileID, path: try library.item(id: fileID)?.path, undone: current?.decision,
-                               restored: restored?.decision, session: session)
+            return UndoOutcome(
+                fileID: fileID, path: try library.item(id: fileID)?.path, undone: current?.decision,
+                restored: restored?.decision, session: session)
         }
     }
 
@@ -208,13 +220,18 @@ public enum Review {
 
     private static func makeChapter(_ s: DeckSession, library: Library) throws -> Int64 {
         let db = library.db
-        let cover = try db.scalar("""
-            SELECT file_id FROM decisions d JOIN files f ON f.id=d.file_id
-            WHERE d.session_id=? AND d.decision='keep' AND f.status != 'gone' AND f.kind='photo' ORDER BY d.decided_ts LIMIT 1
-            """, s.id) ?? db.scalar("""
-            SELECT file_id FROM review_events WHERE session_id=? AND undone=0 AND file_id IS NOT NULL ORDER BY id LIMIT 1
-            """, s.id)
-        try db.run("""
+        let cover =
+            try db.scalar(
+                """
+                SELECT file_id FROM decisions d JOIN files f ON f.id=d.file_id
+                WHERE d.session_id=? AND d.decision='keep' AND f.status != 'gone' AND f.kind='photo' ORDER BY d.decided_ts LIMIT 1
+                """, s.id)
+            ?? db.scalar(
+                """
+                SELECT file_id FROM review_events WHERE session_id=? AND undone=0 AND file_id IS NOT NULL ORDER BY id LIMIT 1
+                """, s.id)
+        try db.run(
+            """
             INSERT OR REPLACE INTO chapters(session_id, deck_id, title, finished_ts, decisions, bytes, cover_file_id)
             VALUES(?,?,?,?,?,?,?)
             """, s.id, s.deckID, s.title, s.finishedAt ?? s.updatedAt, s.decisions, s.bytes, cover)

@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
-import Synchronization
 import SnapSortSystem
+import Synchronization
 
 /// What a walk of one root found on disk: its candidate files with their status, in walk
 /// order, and the folders' stamps. The walk reads the file system only; `LibraryScanner`

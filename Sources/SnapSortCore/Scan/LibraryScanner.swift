@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import SnapSortSystem
+import Synchronization
 
 /// Progress of a scan, for the progress bar, `--jsonl` and the agent's `STATUS=`.
 public struct ScanProgress: Sendable {
@@ -70,8 +70,10 @@ public final class LibraryScanner: @unchecked Sendable {
     public private(set) var foldersListed = 0
     public private(set) var foldersSkipped = 0
 
-    public init(library: Library, analyzer: Analyzer = Analyzer(), rules: ExcludeRules = ExcludeRules(), clock: Clock = .live,
-                logger: Logger = .silent, workers: Int = ProcessInfo.processInfo.activeProcessorCount) {
+    public init(
+        library: Library, analyzer: Analyzer = Analyzer(), rules: ExcludeRules = ExcludeRules(), clock: Clock = .live,
+        logger: Logger = .silent, workers: Int = ProcessInfo.processInfo.activeProcessorCount
+    ) {
         self.library = library
         self.analyzer = analyzer
         self.rules = rules
@@ -180,9 +182,11 @@ public final class LibraryScanner: @unchecked Sendable {
         return s
     }
 
-    private func reconcileWalk(_ root: String, prewalked: PrewalkedRoots?, jobs: inout [Job], newFiles: inout [(String, FileStatus)],
-                               vanished: inout [Int64: StoredIdentity], summary: inout ScanSummary,
-                               stamps walked: inout [String: [String: Library.FolderStamp]]) throws {
+    private func reconcileWalk(
+        _ root: String, prewalked: PrewalkedRoots?, jobs: inout [Job], newFiles: inout [(String, FileStatus)],
+        vanished: inout [Int64: StoredIdentity], summary: inout ScanSummary,
+        stamps walked: inout [String: [String: Library.FolderStamp]]
+    ) throws {
         // A single file.
         if let st = FileSystem.lstatusIfExists(root), st.isRegular {
             let row = try library.liveRow(path: root)
@@ -259,8 +263,10 @@ public final class LibraryScanner: @unchecked Sendable {
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
-    private func classify(path: String, st: FileStatus, row: StoredIdentity?, jobs: inout [Job],
-                          newFiles: inout [(String, FileStatus)], summary: inout ScanSummary) {
+    private func classify(
+        path: String, st: FileStatus, row: StoredIdentity?, jobs: inout [Job],
+        newFiles: inout [(String, FileStatus)], summary: inout ScanSummary
+    ) {
         summary.seen += 1
         guard let row else {
             newFiles.append((path, st))
@@ -407,7 +413,8 @@ public final class LibraryScanner: @unchecked Sendable {
                     let id = try library.store(r, id: job.id, path: job.path, status: job.status, at: now)
                     if let f = r.inspection {
                         // Keyed by the analysis they belong to, as the grouper writes them.
-                        try library.db.run("""
+                        try library.db.run(
+                            """
                             INSERT OR REPLACE INTO file_findings(file_id, analyzed_at, ocr_words, ocr_text, qr_payload)
                             SELECT id, analyzed_at, ?, ?, ? FROM files WHERE id = ?
                             """, f.ocrWords, f.ocrText, f.qrPayload, id)
@@ -419,8 +426,12 @@ public final class LibraryScanner: @unchecked Sendable {
         var finished = false
         while !finished {
             _ = signal.wait(timeout: .now() + .milliseconds(250))
-            let got = results.withLock { r -> [(Job, AnalysisResult)] in let x = r; r.removeAll(); return x }
-            let gotTouched = touched.withLock { t -> [Job] in let x = t; t.removeAll(); return x }
+            let got = results.withLock { r -> [(Job, AnalysisResult)] in
+                let x = r; r.removeAll(); return x
+            }
+            let gotTouched = touched.withLock { t -> [Job] in
+                let x = t; t.removeAll(); return x
+            }
             summary.touched += gotTouched.count
             summary.changed -= gotTouched.count
             done += gotTouched.count
@@ -438,8 +449,10 @@ public final class LibraryScanner: @unchecked Sendable {
                 lastProgress = Date()
                 let elapsed = max(0.001, Date().timeIntervalSince(start))
                 let rate = Double(done) / elapsed
-                progress(ScanProgress(phase: .analyzing, done: done, total: total, filesPerSecond: rate,
-                                      etaSeconds: rate > 0 ? Double(total - done) / rate : nil))
+                progress(
+                    ScanProgress(
+                        phase: .analyzing, done: done, total: total, filesPerSecond: rate,
+                        etaSeconds: rate > 0 ? Double(total - done) / rate : nil))
             }
         }
         if done < total { summary.cancelled = true }

@@ -110,22 +110,34 @@ public struct StatsReport: Sendable {
             ("bytes_cleared", .object([("today", .int(cleared.today)), ("week", .int(cleared.week)), ("total", .int(cleared.total))])),
             ("in_trash_bytes", .int(inTrashBytes)),
             ("streak", .object([("current", .int(streak.current)), ("longest", .int(streak.longest))])),
-            ("last_7_days", .array(lastSevenDays.map {
-                .object([("date", .string($0.date)), ("reviewed", .int($0.reviewed)), ("bytes_cleared", .int($0.bytesCleared))])
-            })),
-            ("milestones", .array(milestones.map {
-                .object([("id", .string($0.id)), ("reached_at", .string(Stats.localTimestamp($0.reachedAt, timeZone)))])
-            })),
+            (
+                "last_7_days",
+                .array(
+                    lastSevenDays.map {
+                        .object([("date", .string($0.date)), ("reviewed", .int($0.reviewed)), ("bytes_cleared", .int($0.bytesCleared))])
+                    })
+            ),
+            (
+                "milestones",
+                .array(
+                    milestones.map {
+                        .object([("id", .string($0.id)), ("reached_at", .string(Stats.localTimestamp($0.reachedAt, timeZone)))])
+                    })
+            ),
             ("goal", .object([("target", .int(goalTarget)), ("done_today", .int(doneToday))])),
-            ("chapters", .array(chapters.map { c in
-                .object([
-                    ("id", .int(c.id)), ("deck", .string(c.deckID)), ("title", .string(c.title)),
-                    ("date", .string(LocalDay(Date(timeIntervalSince1970: c.finishedAt), in: timeZone).description)),
-                    ("finished_at", .string(Stats.localTimestamp(Date(timeIntervalSince1970: c.finishedAt), timeZone))),
-                    ("decisions", .int(c.decisions)), ("bytes", .int(c.bytes)),
-                    ("cover", .opt(chapterCovers[c.id])),
-                ])
-            })),
+            (
+                "chapters",
+                .array(
+                    chapters.map { c in
+                        .object([
+                            ("id", .int(c.id)), ("deck", .string(c.deckID)), ("title", .string(c.title)),
+                            ("date", .string(LocalDay(Date(timeIntervalSince1970: c.finishedAt), in: timeZone).description)),
+                            ("finished_at", .string(Stats.localTimestamp(Date(timeIntervalSince1970: c.finishedAt), timeZone))),
+                            ("decisions", .int(c.decisions)), ("bytes", .int(c.bytes)),
+                            ("cover", .opt(chapterCovers[c.id])),
+                        ])
+                    })
+            ),
         ])
     }
 }
@@ -177,9 +189,11 @@ public enum Stats {
     }
 
     static func events(_ library: Library) throws -> [Event] {
-        try library.db.rows("""
+        try library.db.rows(
+            """
             SELECT ts, kind, bytes, first_review FROM review_events WHERE undone=0 ORDER BY ts
-            """).map { Event(ts: $0.double(0) ?? 0, kind: $0.string(1) ?? "", bytes: $0.int(2) ?? 0, firstReview: ($0.int(3) ?? 0) != 0) }
+            """
+        ).map { Event(ts: $0.double(0) ?? 0, kind: $0.string(1) ?? "", bytes: $0.int(2) ?? 0, firstReview: ($0.int(3) ?? 0) != 0) }
     }
 
     /// The full stats.
@@ -228,17 +242,21 @@ public enum Stats {
     public static func doneToday(library: Library, clock: Clock, timeZone: TimeZone = .current) throws -> Int {
         let now = clock.now()
         let today = LocalDay(now, in: timeZone)
-        return try library.db.rows("""
+        return try library.db.rows(
+            """
             SELECT ts FROM review_events WHERE kind='decision' AND undone=0 AND ts >= ?
-            """, now.timeIntervalSince1970 - 2 * 86_400).reduce(0) { n, r in
+            """, now.timeIntervalSince1970 - 2 * 86_400
+        ).reduce(0) { n, r in
             LocalDay(Date(timeIntervalSince1970: r.double(0) ?? 0), in: timeZone) == today ? n + 1 : n
         }
     }
 
     /// The numbers for the agent's status file (`trash {count, bytes}`, `cleared {today, week,
     /// total}`, `streak {current, longest}`, `goal {target, done_today}`, `awaiting_review`).
-    public static func statusSnapshot(library: Library, clock: Clock, goal: Int = Review.defaultGoal,
-                                      timeZone: TimeZone = .current) throws -> StatusSnapshot {
+    public static func statusSnapshot(
+        library: Library, clock: Clock, goal: Int = Review.defaultGoal,
+        timeZone: TimeZone = .current
+    ) throws -> StatusSnapshot {
         let r = try report(library: library, clock: clock, timeZone: timeZone, goal: goal)
         let staged = try Trash.stagedTotals(library: library)
         return StatusSnapshot(

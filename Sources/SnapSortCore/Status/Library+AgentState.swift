@@ -11,7 +11,8 @@ extension Library {
     /// Stores (or, with nil, removes) an agent setting.
     public func setAgentState(_ key: String, _ value: String?, at now: Date = Date()) throws {
         if let value {
-            try db.run("""
+            try db.run(
+                """
                 INSERT INTO agent_state(key, value, updated_at) VALUES(?,?,?)
                 ON CONFLICT(key) DO UPDATE SET value=excluded.value, updated_at=excluded.updated_at
                 """, key, value, StatusTimestamp.string(now))

@@ -30,8 +30,10 @@ public struct StatusDocument: Sendable, Equatable {
         /// waits for the resume (a moment's worth otherwise).
         public var pending: Int
 
-        public init(state: String, pid: Int? = nil, done: Int = 0, total: Int = 0, degraded: Bool = false, lastError: String? = nil,
-                    lastErrorSeverity: String? = nil, offlineRoots: [String] = [], pending: Int = 0) {
+        public init(
+            state: String, pid: Int? = nil, done: Int = 0, total: Int = 0, degraded: Bool = false, lastError: String? = nil,
+            lastErrorSeverity: String? = nil, offlineRoots: [String] = [], pending: Int = 0
+        ) {
             self.offlineRoots = offlineRoots
             self.pending = pending
             self.state = state
@@ -106,8 +108,10 @@ public struct StatusDocument: Sendable, Equatable {
     public var goal: Goal?
     public var nextReminder: Date?
 
-    public init(updatedAt: Date, agent: Agent, groups: [Group] = [], awaitingReview: Int? = nil, trash: Trash? = nil,
-                cleared: Cleared? = nil, streak: Streak? = nil, goal: Goal? = nil, nextReminder: Date? = nil) {
+    public init(
+        updatedAt: Date, agent: Agent, groups: [Group] = [], awaitingReview: Int? = nil, trash: Trash? = nil,
+        cleared: Cleared? = nil, streak: Streak? = nil, goal: Goal? = nil, nextReminder: Date? = nil
+    ) {
         self.updatedAt = updatedAt
         self.agent = agent
         self.groups = StatusDocument.inGroupOrder(groups)
@@ -131,13 +135,16 @@ public struct StatusDocument: Sendable, Equatable {
         .object([
             ("schema_version", .int(StatusDocument.schemaVersion)),
             ("updated_at", .string(StatusTimestamp.string(updatedAt))),
-            ("agent", .object([
-                ("state", .string(agent.state)), ("pid", .opt(agent.pid)), ("done", .int(agent.done)), ("total", .int(agent.total)),
-                ("degraded", .bool(agent.degraded)), ("last_error", .opt(agent.lastError)),
-                ("last_error_severity", .opt(agent.lastErrorSeverity)),
-                ("offline_roots", .array(agent.offlineRoots.map { .string($0) })),
-                ("pending", .int(agent.pending)),
-            ])),
+            (
+                "agent",
+                .object([
+                    ("state", .string(agent.state)), ("pid", .opt(agent.pid)), ("done", .int(agent.done)), ("total", .int(agent.total)),
+                    ("degraded", .bool(agent.degraded)), ("last_error", .opt(agent.lastError)),
+                    ("last_error_severity", .opt(agent.lastErrorSeverity)),
+                    ("offline_roots", .array(agent.offlineRoots.map { .string($0) })),
+                    ("pending", .int(agent.pending)),
+                ])
+            ),
             ("groups", .object(groups.map { ($0.id, .object([("items", .int($0.items)), ("bytes", .int($0.bytes))])) })),
             ("awaiting_review", .opt(awaitingReview)),
             ("trash", trash.map { .object([("count", .int($0.count)), ("bytes", .int($0.bytes))]) } ?? .null),
@@ -159,13 +166,15 @@ public struct StatusDocument: Sendable, Equatable {
     public init?(json j: JSON) {
         guard j["schema_version"]?.intValue != nil, let a = j["agent"], let state = a["state"]?.stringValue else { return nil }
         updatedAt = j["updated_at"]?.stringValue.flatMap(StatusTimestamp.date) ?? Date(timeIntervalSince1970: 0)
-        agent = Agent(state: state, pid: a["pid"]?.intValue, done: a["done"]?.intValue ?? 0, total: a["total"]?.intValue ?? 0,
-                      degraded: a["degraded"]?.boolValue ?? false, lastError: a["last_error"]?.stringValue,
-                      lastErrorSeverity: a["last_error_severity"]?.stringValue,
-                      offlineRoots: a["offline_roots"]?.arrayValue?.compactMap(\.stringValue) ?? [],
-                      pending: a["pending"]?.intValue ?? 0)
+        agent = Agent(
+            state: state, pid: a["pid"]?.intValue, done: a["done"]?.intValue ?? 0, total: a["total"]?.intValue ?? 0,
+            degraded: a["degraded"]?.boolValue ?? false, lastError: a["last_error"]?.stringValue,
+            lastErrorSeverity: a["last_error_severity"]?.stringValue,
+            offlineRoots: a["offline_roots"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+            pending: a["pending"]?.intValue ?? 0)
         if case .object(let gs)? = j["groups"] {
-            groups = StatusDocument.inGroupOrder(gs.map { Group(id: $0.0, items: $0.1["items"]?.intValue ?? 0, bytes: Int64($0.1["bytes"]?.intValue ?? 0)) })
+            groups = StatusDocument.inGroupOrder(
+                gs.map { Group(id: $0.0, items: $0.1["items"]?.intValue ?? 0, bytes: Int64($0.1["bytes"]?.intValue ?? 0)) })
         } else {
             groups = []
         }

@@ -100,16 +100,22 @@ public struct StatusSummary: Sendable {
         if let r = d.awaitingReview { lines.append("Awaiting review: \(StatusSummary.number(r))") }
         if let t = d.trash { lines.append("Trash: \(StatusSummary.number(t.count)) (\(StatusSummary.bytes(t.bytes)))") }
         if let c = d.cleared {
-            lines.append("Cleared: \(StatusSummary.bytes(Int64(c.today))) today, \(StatusSummary.bytes(Int64(c.week))) this week, \(StatusSummary.bytes(Int64(c.total))) in all")
+            lines.append(
+                "Cleared: \(StatusSummary.bytes(Int64(c.today))) today, \(StatusSummary.bytes(Int64(c.week))) this week, \(StatusSummary.bytes(Int64(c.total))) in all"
+            )
         }
         if let s = d.streak { lines.append("Streak: \(s.current) day\(s.current == 1 ? "" : "s") (longest \(s.longest))") }
         if let g = d.goal { lines.append("Goal: \(g.doneToday)/\(g.target) today") }
         if let r = d.nextReminder { lines.append("Next reminder: \(StatusSummary.localTime(r))") }
         if a.state == "paused" && a.pending > 0 {
-            lines.append("Waiting: \(StatusSummary.number(a.pending)) changed file\(a.pending == 1 ? "" : "s") or folder\(a.pending == 1 ? "" : "s"), analyzed after 'snapsort resume'")
+            lines.append(
+                "Waiting: \(StatusSummary.number(a.pending)) changed file\(a.pending == 1 ? "" : "s") or folder\(a.pending == 1 ? "" : "s"), analyzed after 'snapsort resume'"
+            )
         }
         if a.degraded { lines.append("Degraded: some folders are checked periodically, not watched") }
-        for r in a.offlineRoots { lines.append("Offline: \(r) (moved away or not mounted; its photos are kept, and it is watched again when it is back)") }
+        for r in a.offlineRoots {
+            lines.append("Offline: \(r) (moved away or not mounted; its photos are kept, and it is watched again when it is back)")
+        }
         if let e = a.lastError { lines.append((a.isWarningOnly ? "Warning: " : "Last error: ") + e) }
         tooltip = lines.joined(separator: "\n")
     }

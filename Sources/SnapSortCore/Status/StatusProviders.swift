@@ -46,13 +46,15 @@ public struct StatusProviders: Sendable {
     public var goal: @Sendable (StatusInputs) throws -> StatusDocument.Goal?
     public var nextReminder: @Sendable (StatusInputs) throws -> Date?
 
-    public init(groups: @escaping @Sendable (StatusInputs) throws -> [StatusDocument.Group]? = { _ in nil },
-                awaitingReview: @escaping @Sendable (StatusInputs) throws -> Int? = { _ in nil },
-                trash: @escaping @Sendable (StatusInputs) throws -> StatusDocument.Trash? = { _ in nil },
-                cleared: @escaping @Sendable (StatusInputs) throws -> StatusDocument.Cleared? = { _ in nil },
-                streak: @escaping @Sendable (StatusInputs) throws -> StatusDocument.Streak? = { _ in nil },
-                goal: @escaping @Sendable (StatusInputs) throws -> StatusDocument.Goal? = { _ in nil },
-                nextReminder: @escaping @Sendable (StatusInputs) throws -> Date? = { _ in nil }) {
+    public init(
+        groups: @escaping @Sendable (StatusInputs) throws -> [StatusDocument.Group]? = { _ in nil },
+        awaitingReview: @escaping @Sendable (StatusInputs) throws -> Int? = { _ in nil },
+        trash: @escaping @Sendable (StatusInputs) throws -> StatusDocument.Trash? = { _ in nil },
+        cleared: @escaping @Sendable (StatusInputs) throws -> StatusDocument.Cleared? = { _ in nil },
+        streak: @escaping @Sendable (StatusInputs) throws -> StatusDocument.Streak? = { _ in nil },
+        goal: @escaping @Sendable (StatusInputs) throws -> StatusDocument.Goal? = { _ in nil },
+        nextReminder: @escaping @Sendable (StatusInputs) throws -> Date? = { _ in nil }
+    ) {
         self.groups = groups
         self.awaitingReview = awaitingReview
         self.trash = trash
@@ -74,7 +76,9 @@ public struct StatusProviders: Sendable {
         let snapshot = ReviewSnapshotCache()
         p.awaitingReview = { i in try snapshot.get(i)?.awaitingReview }
         p.trash = { i in try snapshot.get(i).map { StatusDocument.Trash(count: $0.trashCount, bytes: $0.trashBytes) } }
-        p.cleared = { i in try snapshot.get(i).map { StatusDocument.Cleared(today: Int($0.cleared.today), week: Int($0.cleared.week), total: Int($0.cleared.total)) } }
+        p.cleared = { i in
+            try snapshot.get(i).map { StatusDocument.Cleared(today: Int($0.cleared.today), week: Int($0.cleared.week), total: Int($0.cleared.total)) }
+        }
         p.streak = { i in try snapshot.get(i).map { StatusDocument.Streak(current: $0.streak.current, longest: $0.streak.longest) } }
         p.goal = { i in try snapshot.get(i).map { StatusDocument.Goal(target: $0.goalTarget, doneToday: $0.doneToday) } }
         // Reminders: the next reminder.s time.

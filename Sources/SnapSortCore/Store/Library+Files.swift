@@ -72,11 +72,13 @@ extension Library {
     /// Moves a row to a new path and identity: its analysis and decisions follow.
     public func recordMove(id: Int64, to path: String, status st: FileStatus, restoreStatus: ItemStatus?) throws {
         if let restoreStatus {
-            try db.run("UPDATE files SET path=?, device=?, inode=?, mtime_ns=?, status=?, gone_at=NULL WHERE id=?",
-                       path, UInt64(st.device), UInt64(st.inode), st.mtimeNanoseconds, restoreStatus.rawValue, id)
+            try db.run(
+                "UPDATE files SET path=?, device=?, inode=?, mtime_ns=?, status=?, gone_at=NULL WHERE id=?",
+                path, UInt64(st.device), UInt64(st.inode), st.mtimeNanoseconds, restoreStatus.rawValue, id)
         } else {
-            try db.run("UPDATE files SET path=?, device=?, inode=?, mtime_ns=?, gone_at=NULL WHERE id=?",
-                       path, UInt64(st.device), UInt64(st.inode), st.mtimeNanoseconds, id)
+            try db.run(
+                "UPDATE files SET path=?, device=?, inode=?, mtime_ns=?, gone_at=NULL WHERE id=?",
+                path, UInt64(st.device), UInt64(st.inode), st.mtimeNanoseconds, id)
         }
     }
 
@@ -136,7 +138,8 @@ extension Library {
     /// Records a root's state after a scan.
     public func recordRoot(_ path: String, device: UInt64?, online: Bool, at now: Date) throws {
         let ts = StatusTimestamp.string(now)
-        try db.run("""
+        try db.run(
+            """
             INSERT INTO roots(path, device, state, last_scan_at) VALUES(?,?,?,?)
             ON CONFLICT(path) DO UPDATE SET device=COALESCE(excluded.device, roots.device), state=excluded.state,
               last_scan_at=CASE WHEN excluded.state='online' THEN excluded.last_scan_at ELSE roots.last_scan_at END
@@ -158,7 +161,8 @@ extension Library {
     /// The state of the newest Trash ledger entry of a file SnapSort moved to the Trash
     /// (`trashed`, `restored`, `purged`, …), nil when it never did.
     public func trashState(of id: Int64) throws -> String? {
-        try db.row("SELECT state FROM trash_ledger WHERE file_id = ? AND state IN ('trashed','purged','restored') ORDER BY id DESC LIMIT 1", id)?.string(0)
+        try db.row("SELECT state FROM trash_ledger WHERE file_id = ? AND state IN ('trashed','purged','restored') ORDER BY id DESC LIMIT 1", id)?
+            .string(0)
     }
 
     /// Forgets the listing stamps of `dir` and the folders under it: their rows changed
@@ -212,8 +216,9 @@ extension Library {
                 try db.run("DELETE FROM folders WHERE path = ?", path)
             }
             for (path, s) in stamps where old[path] != s {
-                try db.run("INSERT OR REPLACE INTO folders(path, mtime_ns, device, inode) VALUES(?,?,?,?)",
-                           path, s.mtimeNanoseconds, Int64(bitPattern: s.device), Int64(bitPattern: s.inode))
+                try db.run(
+                    "INSERT OR REPLACE INTO folders(path, mtime_ns, device, inode) VALUES(?,?,?,?)",
+                    path, s.mtimeNanoseconds, Int64(bitPattern: s.device), Int64(bitPattern: s.inode))
             }
         }
     }

@@ -16,10 +16,12 @@ extension Library {
 
     /// The sidecars of item `id` (live ones only): review and trash move them with the item.
     public func sidecars(of id: Int64) throws -> [Sidecar] {
-        try db.rows("""
+        try db.rows(
+            """
             SELECT f.id, f.path, f.format, s.kind FROM sidecars s JOIN files f ON f.id = s.sidecar_id
             WHERE s.file_id = ? AND f.status != 'gone' ORDER BY f.path
-            """, id).map { Sidecar(id: $0.int(0)!, path: $0.string(1) ?? "", format: $0.string(2), kind: $0.string(3) ?? "raw") }
+            """, id
+        ).map { Sidecar(id: $0.int(0)!, path: $0.string(1) ?? "", format: $0.string(2), kind: $0.string(3) ?? "raw") }
     }
 
     /// The item a sidecar belongs to, if `id` is one.
@@ -36,7 +38,8 @@ extension Library {
     public func pairSidecars(under dir: String) throws -> Int {
         let (lo, hi) = Library.prefixBounds(dir)
         let formats = (Library.rawFormats + Library.pairedFormats).map { "'\($0)'" }.joined(separator: ",")
-        let rows = try db.rows("""
+        let rows = try db.rows(
+            """
             SELECT id, path, format, taken_ts FROM files
             WHERE status != 'gone' AND format IN (\(formats)) AND (path = ? OR (path >= ? AND path < ?))
             """, dir, lo, hi)
@@ -55,12 +58,14 @@ extension Library {
             let raws = entries.filter(\.isRaw), items = entries.filter { !$0.isRaw }
             for raw in raws {
                 guard let t = raw.taken,
-                      let item = items.first(where: { $0.taken.map { abs($0 - t) < 1 } ?? false }) else { continue }
+                    let item = items.first(where: { $0.taken.map { abs($0 - t) < 1 } ?? false })
+                else { continue }
                 pairs.append((item.id, raw.id))
             }
         }
         try db.transaction {
-            try db.run("""
+            try db.run(
+                """
                 DELETE FROM sidecars WHERE sidecar_id IN (SELECT id FROM files WHERE path = ? OR (path >= ? AND path < ?))
                    OR file_id IN (SELECT id FROM files WHERE path = ? OR (path >= ? AND path < ?))
                 """, dir, lo, hi, dir, lo, hi)

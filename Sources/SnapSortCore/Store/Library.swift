@@ -51,8 +51,10 @@ public final class Library: @unchecked Sendable {
             throw Library.damaged(path, e.message)
         }
         if version > Schema.currentVersion {
-            throw LibraryError(.newerSchema,
-                "the library at \(path) was written by a newer SnapSort (schema \(version), this build knows \(Schema.currentVersion)); upgrade SnapSort — the database is left untouched")
+            throw LibraryError(
+                .newerSchema,
+                "the library at \(path) was written by a newer SnapSort (schema \(version), this build knows \(Schema.currentVersion)); upgrade SnapSort — the database is left untouched"
+            )
         }
         if !readOnly { try migrate(from: version) }
     }
@@ -94,7 +96,10 @@ public final class Library: @unchecked Sendable {
 
     /// The error for a damaged library: what SQLite said and where the backups are.
     public static func damaged(_ path: String, _ detail: String) -> LibraryError {
-        LibraryError(.corrupt, "the library at \(path) is damaged (\(detail)); nothing was changed. The agent keeps daily backups next to it (\(path).backup-YYYYMMDD-HHMMSS): stop the agent and copy the newest over it")
+        LibraryError(
+            .corrupt,
+            "the library at \(path) is damaged (\(detail)); nothing was changed. The agent keeps daily backups next to it (\(path).backup-YYYYMMDD-HHMMSS): stop the agent and copy the newest over it"
+        )
     }
 
     /// The schema version on disk.

@@ -11,43 +11,51 @@ extension Schema {
     /// - `vision_state`: whether the models ran at the last pass, and why not (groups say
     ///   "unavailable").
     static let models: [Migration] = [
-        Migration(version: 50, sql: """
-            CREATE TABLE vision(
-                file_id INTEGER PRIMARY KEY REFERENCES files(id) ON DELETE CASCADE,
-                version TEXT NOT NULL,
-                analyzed_at TEXT,
-                status TEXT NOT NULL,
-                faces INTEGER,
-                people_faces INTEGER,
-                worst_eyes REAL,
-                detail TEXT,
-                ms REAL
-            );
-            CREATE TABLE vision_state(
-                id INTEGER PRIMARY KEY CHECK (id = 1),
-                available INTEGER NOT NULL,
-                problem TEXT
-            );
-            """),
+        Migration(
+            version: 50,
+            sql: """
+                CREATE TABLE vision(
+                    file_id INTEGER PRIMARY KEY REFERENCES files(id) ON DELETE CASCADE,
+                    version TEXT NOT NULL,
+                    analyzed_at TEXT,
+                    status TEXT NOT NULL,
+                    faces INTEGER,
+                    people_faces INTEGER,
+                    worst_eyes REAL,
+                    detail TEXT,
+                    ms REAL
+                );
+                CREATE TABLE vision_state(
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    available INTEGER NOT NULL,
+                    problem TEXT
+                );
+                """),
         // v51: the classifier (OpenCV DNN, EfficientNet-Lite0): summed probabilities of the Pets,
         // Food and Scenery class ranges (`VisionCategories`) and the top ImageNet class.
-        Migration(version: 51, sql: """
-            ALTER TABLE vision ADD COLUMN pets REAL;
-            ALTER TABLE vision ADD COLUMN food REAL;
-            ALTER TABLE vision ADD COLUMN scenery REAL;
-            ALTER TABLE vision ADD COLUMN top_class INTEGER;
-            ALTER TABLE vision ADD COLUMN top_score REAL;
-            ALTER TABLE vision_state ADD COLUMN classes_problem TEXT;
-            """),
+        Migration(
+            version: 51,
+            sql: """
+                ALTER TABLE vision ADD COLUMN pets REAL;
+                ALTER TABLE vision ADD COLUMN food REAL;
+                ALTER TABLE vision ADD COLUMN scenery REAL;
+                ALTER TABLE vision ADD COLUMN top_class INTEGER;
+                ALTER TABLE vision ADD COLUMN top_score REAL;
+                ALTER TABLE vision_state ADD COLUMN classes_problem TEXT;
+                """),
         // v52: the sky cue of the Scenery rule (`VisionSky`): `horizon`, the share of smooth sky
         // in the top third of the frame over textured ground (0 without ground; NULL when the
         // classifier did not run). `scenery` is now the Scenery score (`VisionCategories.sceneryScore`).
-        Migration(version: 52, sql: """
-            ALTER TABLE vision ADD COLUMN horizon REAL;
-            """),
+        Migration(
+            version: 52,
+            sql: """
+                ALTER TABLE vision ADD COLUMN horizon REAL;
+                """),
         // v53: the summed probability of the page-like classes (`VisionDocuments`).
-        Migration(version: 53, sql: """
-            ALTER TABLE vision ADD COLUMN document REAL;
-            """),
+        Migration(
+            version: 53,
+            sql: """
+                ALTER TABLE vision ADD COLUMN document REAL;
+                """),
     ]
 }

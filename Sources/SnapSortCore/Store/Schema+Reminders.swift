@@ -7,20 +7,22 @@ extension Schema {
         // failed — a failure is retried at the next slot); `snoozed_until`: "Later";
         // `goal_notified_day`: the local day number whose goal was announced.
         // `reminder_milestones`: milestones already announced, so each is announced once.
-        Migration(version: 40, sql: """
-            CREATE TABLE reminders(
-                id INTEGER PRIMARY KEY CHECK (id = 1),
-                last_slot REAL,
-                last_delivered_at REAL,
-                last_outcome TEXT,                         -- shown | skipped-goal | skipped-reviewed | failed
-                snoozed_until REAL,
-                goal_notified_day INTEGER,
-                updated_at REAL NOT NULL
-            );
-            CREATE TABLE reminder_milestones(
-                id TEXT PRIMARY KEY,
-                notified_at REAL NOT NULL
-            );
-            """)
+        Migration(
+            version: 40,
+            sql: """
+                CREATE TABLE reminders(
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    last_slot REAL,
+                    last_delivered_at REAL,
+                    last_outcome TEXT,                         -- shown | skipped-goal | skipped-reviewed | failed
+                    snoozed_until REAL,
+                    goal_notified_day INTEGER,
+                    updated_at REAL NOT NULL
+                );
+                CREATE TABLE reminder_milestones(
+                    id TEXT PRIMARY KEY,
+                    notified_at REAL NOT NULL
+                );
+                """)
     ]
 }

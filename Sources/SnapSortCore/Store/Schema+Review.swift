@@ -6,103 +6,107 @@ extension Schema {
     /// stats events, the trash ledger, chapters — keeps its numbers and loses only the link
     /// (`ON DELETE SET NULL`), so a committed file is never lost track of.
     static let review: [Migration] = [
-        Migration(version: 20, sql: """
-            CREATE TABLE decisions(
-                file_id INTEGER PRIMARY KEY REFERENCES files(id) ON DELETE CASCADE,
-                decision TEXT NOT NULL,                    -- trash | keep | skip | later
-                decided_ts REAL NOT NULL,                  -- seconds since 1970 (UTC)
-                session_id INTEGER,
-                later_count INTEGER NOT NULL DEFAULT 0,    -- deferrals so far (kept across decisions)
-                later_until REAL,                          -- a 'later' item returns after this time
-                reviewed_size INTEGER, reviewed_mtime_ns INTEGER, reviewed_hash BLOB  -- what the user saw
-            );
-            CREATE INDEX decisions_kind ON decisions(decision);
+        Migration(
+            version: 20,
+            sql: """
+                CREATE TABLE decisions(
+                    file_id INTEGER PRIMARY KEY REFERENCES files(id) ON DELETE CASCADE,
+                    decision TEXT NOT NULL,                    -- trash | keep | skip | later
+                    decided_ts REAL NOT NULL,                  -- seconds since 1970 (UTC)
+                    session_id INTEGER,
+                    later_count INTEGER NOT NULL DEFAULT 0,    -- deferrals so far (kept across decisions)
+                    later_until REAL,                          -- a 'later' item returns after this time
+                    reviewed_size INTEGER, reviewed_mtime_ns INTEGER, reviewed_hash BLOB  -- what the user saw
+                );
+                CREATE INDEX decisions_kind ON decisions(decision);
 
-            -- One undo history shared by every front end. `before` is the decisions row as it was
-            -- (JSON, null when undecided); `session_before` the deck session as it was.
-            CREATE TABLE undo_steps(
-                id INTEGER PRIMARY KEY,
-                created_ts REAL NOT NULL,
-                file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
-                before TEXT,
-                session_id INTEGER,
-                session_before TEXT,
-                event_id INTEGER,
-                chapter_id INTEGER
-            );
+                -- One undo history shared by every front end. `before` is the decisions row as it was
+                -- (JSON, null when undecided); `session_before` the deck session as it was.
+                CREATE TABLE undo_steps(
+                    id INTEGER PRIMARY KEY,
+                    created_ts REAL NOT NULL,
+                    file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+                    before TEXT,
+                    session_id INTEGER,
+                    session_before TEXT,
+                    event_id INTEGER,
+                    chapter_id INTEGER
+                );
 
-            -- Stats are computed from these events. `undone` marks a decision taken back.
-            CREATE TABLE review_events(
-                id INTEGER PRIMARY KEY,
-                ts REAL NOT NULL,                          -- seconds since 1970 (UTC)
-                kind TEXT NOT NULL,                        -- decision | cleared | restored
-                file_id INTEGER REFERENCES files(id) ON DELETE SET NULL,
-                decision TEXT,
-                first_review INTEGER NOT NULL DEFAULT 0,   -- the item's first verdict
-                bytes INTEGER NOT NULL DEFAULT 0,
-                session_id INTEGER,
-                undone INTEGER NOT NULL DEFAULT 0
-            );
-            CREATE INDEX review_events_ts ON review_events(ts);
+                -- Stats are computed from these events. `undone` marks a decision taken back.
+                CREATE TABLE review_events(
+                    id INTEGER PRIMARY KEY,
+                    ts REAL NOT NULL,                          -- seconds since 1970 (UTC)
+                    kind TEXT NOT NULL,                        -- decision | cleared | restored
+                    file_id INTEGER REFERENCES files(id) ON DELETE SET NULL,
+                    decision TEXT,
+                    first_review INTEGER NOT NULL DEFAULT 0,   -- the item's first verdict
+                    bytes INTEGER NOT NULL DEFAULT 0,
+                    session_id INTEGER,
+                    undone INTEGER NOT NULL DEFAULT 0
+                );
+                CREATE INDEX review_events_ts ON review_events(ts);
 
-            CREATE TABLE milestones(
-                id TEXT PRIMARY KEY,
-                reached_ts REAL NOT NULL
-            );
+                CREATE TABLE milestones(
+                    id TEXT PRIMARY KEY,
+                    reached_ts REAL NOT NULL
+                );
 
-            -- A deck being reviewed: its items are fixed when it starts so the position means
-            -- the same thing across restarts and front ends.
-            CREATE TABLE deck_sessions(
-                id INTEGER PRIMARY KEY,
-                deck_id TEXT NOT NULL,
-                title TEXT NOT NULL,
-                items TEXT NOT NULL,                       -- JSON array of files.id
-                position INTEGER NOT NULL DEFAULT 0,
-                goal INTEGER NOT NULL,
-                decisions INTEGER NOT NULL DEFAULT 0,
-                bytes INTEGER NOT NULL DEFAULT 0,          -- bytes staged for trash in this session
-                started_ts REAL NOT NULL,
-                updated_ts REAL NOT NULL,
-                finished_ts REAL
-            );
+                -- A deck being reviewed: its items are fixed when it starts so the position means
+                -- the same thing across restarts and front ends.
+                CREATE TABLE deck_sessions(
+                    id INTEGER PRIMARY KEY,
+                    deck_id TEXT NOT NULL,
+                    title TEXT NOT NULL,
+                    items TEXT NOT NULL,                       -- JSON array of files.id
+                    position INTEGER NOT NULL DEFAULT 0,
+                    goal INTEGER NOT NULL,
+                    decisions INTEGER NOT NULL DEFAULT 0,
+                    bytes INTEGER NOT NULL DEFAULT 0,          -- bytes staged for trash in this session
+                    started_ts REAL NOT NULL,
+                    updated_ts REAL NOT NULL,
+                    finished_ts REAL
+                );
 
-            CREATE TABLE chapters(
-                id INTEGER PRIMARY KEY,
-                session_id INTEGER NOT NULL UNIQUE,
-                deck_id TEXT NOT NULL,
-                title TEXT NOT NULL,
-                finished_ts REAL NOT NULL,
-                decisions INTEGER NOT NULL,
-                bytes INTEGER NOT NULL,
-                cover_file_id INTEGER REFERENCES files(id) ON DELETE SET NULL
-            );
+                CREATE TABLE chapters(
+                    id INTEGER PRIMARY KEY,
+                    session_id INTEGER NOT NULL UNIQUE,
+                    deck_id TEXT NOT NULL,
+                    title TEXT NOT NULL,
+                    finished_ts REAL NOT NULL,
+                    decisions INTEGER NOT NULL,
+                    bytes INTEGER NOT NULL,
+                    cover_file_id INTEGER REFERENCES files(id) ON DELETE SET NULL
+                );
 
-            -- The commit ledger: one row per file moved (or to be moved) to a system Trash.
-            -- Written before each step so a killed commit can be finished without trashing
-            -- anything twice.
-            CREATE TABLE trash_ledger(
-                id INTEGER PRIMARY KEY,
-                file_id INTEGER REFERENCES files(id) ON DELETE SET NULL,
-                parent_id INTEGER REFERENCES trash_ledger(id),  -- set for a sidecar
-                original_path TEXT NOT NULL,
-                trash_dir TEXT,                            -- the Trash folder (holding files/ and info/)
-                trash_name TEXT,                           -- NAME in files/NAME and info/NAME.trashinfo
-                info TEXT,                                 -- the exact .trashinfo text we write (to know it is ours)
-                state TEXT NOT NULL,                       -- planned | trashed | skipped | abandoned | restored | purged
-                reason TEXT,
-                bytes INTEGER NOT NULL,
-                device INTEGER, inode INTEGER, mtime_ns INTEGER,
-                planned_ts REAL NOT NULL,
-                trashed_ts REAL,
-                restored_ts REAL
-            );
-            CREATE INDEX trash_ledger_state ON trash_ledger(state);
-            CREATE INDEX trash_ledger_file ON trash_ledger(file_id);
-            """),
+                -- The commit ledger: one row per file moved (or to be moved) to a system Trash.
+                -- Written before each step so a killed commit can be finished without trashing
+                -- anything twice.
+                CREATE TABLE trash_ledger(
+                    id INTEGER PRIMARY KEY,
+                    file_id INTEGER REFERENCES files(id) ON DELETE SET NULL,
+                    parent_id INTEGER REFERENCES trash_ledger(id),  -- set for a sidecar
+                    original_path TEXT NOT NULL,
+                    trash_dir TEXT,                            -- the Trash folder (holding files/ and info/)
+                    trash_name TEXT,                           -- NAME in files/NAME and info/NAME.trashinfo
+                    info TEXT,                                 -- the exact .trashinfo text we write (to know it is ours)
+                    state TEXT NOT NULL,                       -- planned | trashed | skipped | abandoned | restored | purged
+                    reason TEXT,
+                    bytes INTEGER NOT NULL,
+                    device INTEGER, inode INTEGER, mtime_ns INTEGER,
+                    planned_ts REAL NOT NULL,
+                    trashed_ts REAL,
+                    restored_ts REAL
+                );
+                CREATE INDEX trash_ledger_state ON trash_ledger(state);
+                CREATE INDEX trash_ledger_file ON trash_ledger(file_id);
+                """),
         // One action on many files (every set's rest, old screenshots) is one undo step: the
         // steps it made share a batch (its first step's id).
-        Migration(version: 21, sql: """
-            ALTER TABLE undo_steps ADD COLUMN batch INTEGER;
-            """),
+        Migration(
+            version: 21,
+            sql: """
+                ALTER TABLE undo_steps ADD COLUMN batch INTEGER;
+                """),
     ]
 }

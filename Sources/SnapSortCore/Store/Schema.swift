@@ -20,75 +20,85 @@ public enum Schema {
 
     /// The engine's tables: roots and files (one row per file identity).
     static let engine: [Migration] = [
-        Migration(version: 1, sql: """
-            CREATE TABLE roots(
-                id INTEGER PRIMARY KEY,
-                path TEXT NOT NULL UNIQUE,
-                device INTEGER,
-                state TEXT NOT NULL DEFAULT 'online',      -- online | offline
-                last_scan_at TEXT
-            );
-            CREATE TABLE files(
-                id INTEGER PRIMARY KEY,                    -- the file's identity: decisions refer to it
-                path TEXT NOT NULL,                        -- absolute, as reached from its root
-                device INTEGER NOT NULL,
-                inode INTEGER NOT NULL,
-                size INTEGER NOT NULL,
-                mtime_ns INTEGER NOT NULL,
-                quick_hash BLOB,                           -- size + first and last 64 KiB
-                content_hash BLOB,                         -- the whole file
-                kind TEXT NOT NULL,                        -- photo | video | other
-                format TEXT,
-                width INTEGER, height INTEGER,             -- after EXIF rotation
-                status TEXT NOT NULL,                      -- pending | ok | damaged | unreadable | unsupported | gone
-                reason_code TEXT, reason TEXT,
-                taken_at TEXT,                             -- RFC 3339 (with offset when known)
-                taken_ts REAL,                             -- seconds since 1970 for ordering and windows
-                taken_source TEXT,                         -- exif | container | filename | mtime
-                make TEXT, model TEXT, lens TEXT, software TEXT,
-                orientation INTEGER, has_gps INTEGER, rating INTEGER,
-                exif_offset TEXT,
-                duration_s REAL,
-                metrics TEXT,                              -- JSON, documented in Metrics.swift
-                dhash INTEGER, phash INTEGER, signature BLOB,
-                analyzer_version INTEGER NOT NULL DEFAULT 0,
-                first_seen_at TEXT NOT NULL,
-                analyzed_at TEXT,
-                gone_at TEXT
-            );
-            CREATE UNIQUE INDEX files_live_path ON files(path) WHERE status != 'gone';
-            CREATE INDEX files_path ON files(path);
-            CREATE INDEX files_quick ON files(size, quick_hash);
-            CREATE INDEX files_content ON files(content_hash);
-            CREATE INDEX files_taken ON files(taken_ts);
-            """),
+        Migration(
+            version: 1,
+            sql: """
+                CREATE TABLE roots(
+                    id INTEGER PRIMARY KEY,
+                    path TEXT NOT NULL UNIQUE,
+                    device INTEGER,
+                    state TEXT NOT NULL DEFAULT 'online',      -- online | offline
+                    last_scan_at TEXT
+                );
+                CREATE TABLE files(
+                    id INTEGER PRIMARY KEY,                    -- the file's identity: decisions refer to it
+                    path TEXT NOT NULL,                        -- absolute, as reached from its root
+                    device INTEGER NOT NULL,
+                    inode INTEGER NOT NULL,
+                    size INTEGER NOT NULL,
+                    mtime_ns INTEGER NOT NULL,
+                    quick_hash BLOB,                           -- size + first and last 64 KiB
+                    content_hash BLOB,                         -- the whole file
+                    kind TEXT NOT NULL,                        -- photo | video | other
+                    format TEXT,
+                    width INTEGER, height INTEGER,             -- after EXIF rotation
+                    status TEXT NOT NULL,                      -- pending | ok | damaged | unreadable | unsupported | gone
+                    reason_code TEXT, reason TEXT,
+                    taken_at TEXT,                             -- RFC 3339 (with offset when known)
+                    taken_ts REAL,                             -- seconds since 1970 for ordering and windows
+                    taken_source TEXT,                         -- exif | container | filename | mtime
+                    make TEXT, model TEXT, lens TEXT, software TEXT,
+                    orientation INTEGER, has_gps INTEGER, rating INTEGER,
+                    exif_offset TEXT,
+                    duration_s REAL,
+                    metrics TEXT,                              -- JSON, documented in Metrics.swift
+                    dhash INTEGER, phash INTEGER, signature BLOB,
+                    analyzer_version INTEGER NOT NULL DEFAULT 0,
+                    first_seen_at TEXT NOT NULL,
+                    analyzed_at TEXT,
+                    gone_at TEXT
+                );
+                CREATE UNIQUE INDEX files_live_path ON files(path) WHERE status != 'gone';
+                CREATE INDEX files_path ON files(path);
+                CREATE INDEX files_quick ON files(size, quick_hash);
+                CREATE INDEX files_content ON files(content_hash);
+                CREATE INDEX files_taken ON files(taken_ts);
+                """),
         // A RAW and a JPEG of the same shot (same folder and stem, same capture time) are one
         // item: the JPEG is the item, the RAW its sidecar, so review and trash move them together.
-        Migration(version: 2, sql: """
-            CREATE TABLE sidecars(
-                file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,           -- the item
-                sidecar_id INTEGER NOT NULL UNIQUE REFERENCES files(id) ON DELETE CASCADE, -- goes with it
-                kind TEXT NOT NULL,                        -- raw
-                PRIMARY KEY(file_id, sidecar_id)
-            );
-            """),
+        Migration(
+            version: 2,
+            sql: """
+                CREATE TABLE sidecars(
+                    file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,           -- the item
+                    sidecar_id INTEGER NOT NULL UNIQUE REFERENCES files(id) ON DELETE CASCADE, -- goes with it
+                    kind TEXT NOT NULL,                        -- raw
+                    PRIMARY KEY(file_id, sidecar_id)
+                );
+                """),
         // What a container says beyond the columns (videos: brand, encoder, handler names, codec).
-        Migration(version: 3, sql: """
-            ALTER TABLE files ADD COLUMN details TEXT;     -- JSON, see VideoInfo.json
-            """),
+        Migration(
+            version: 3,
+            sql: """
+                ALTER TABLE files ADD COLUMN details TEXT;     -- JSON, see VideoInfo.json
+                """),
         // The path index carries what a rescan compares (`Library.identityColumns`), so listing
         // a root's 100 000 rows reads the index alone instead of one table page per row (the
         // rows hold metrics and signatures, ~2 KB each): 0.25 → 0.08 s on a warm cache.
-        Migration(version: 4, sql: """
-            DROP INDEX files_path;
-            CREATE INDEX files_path_identity ON files(path, status, id, device, inode, size, mtime_ns, analyzer_version);
-            """),
+        Migration(
+            version: 4,
+            sql: """
+                DROP INDEX files_path;
+                CREATE INDEX files_path_identity ON files(path, status, id, device, inode, size, mtime_ns, analyzer_version);
+                """),
         // What the status file counts (recomputed by the agent after every decision): the files
         // awaiting review by kind, and each group's files by size. Both read index pages instead
         // of a table row per file: `snapsort status` at 100 000 photos 0.35 → 0.2 s, warm cache.
-        Migration(version: 5, sql: """
-            CREATE INDEX files_kind_live ON files(kind, id) WHERE status != 'gone';
-            CREATE INDEX files_group_sizes ON files(id, status, size);
-            """),
+        Migration(
+            version: 5,
+            sql: """
+                CREATE INDEX files_kind_live ON files(kind, id) WHERE status != 'gone';
+                CREATE INDEX files_group_sizes ON files(id, status, size);
+                """),
     ]
 }

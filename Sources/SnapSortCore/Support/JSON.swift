@@ -31,9 +31,14 @@ public indirect enum JSON: Sendable, Equatable {
         case .bool(let b): out += b ? "true" : "false"
         case .int(let i): out += String(i)
         case .double(let d):
-            if d.isNaN || d.isInfinite { out += "null" }
-            else if d == d.rounded(), abs(d) < 1e15 { out += String(Int64(d)) }
-            else { out += "\(d)" }  // shortest exact form (durations must not be rounded)
+            // The shortest exact form (durations must not be rounded).
+            if d.isNaN || d.isInfinite {
+                out += "null"
+            } else if d == d.rounded(), abs(d) < 1e15 {
+                out += String(Int64(d))
+            } else {
+                out += "\(d)"
+            }
         case .string(let s): JSON.escape(s, into: &out)
         case .array(let a):
             if a.isEmpty { out += "[]"; return }
@@ -80,7 +85,8 @@ public indirect enum JSON: Sendable, Equatable {
     /// not preserved by Foundation, so objects come back sorted by key.
     public static func parse(_ text: String) -> JSON? {
         guard let data = text.data(using: .utf8),
-              let any = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else { return nil }
+            let any = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+        else { return nil }
         return from(any)
     }
 
@@ -108,12 +114,20 @@ public indirect enum JSON: Sendable, Equatable {
 
     public var stringValue: String? { if case .string(let s) = self { return s }; return nil }
     public var doubleValue: Double? {
-        switch self { case .double(let d): return d; case .int(let i): return Double(i); default: return nil }
+        switch self {
+        case .double(let d): return d;
+        case .int(let i): return Double(i);
+        default: return nil
+        }
     }
     /// The value as a whole number: nil for a fraction or a number no `Int` holds (`1e300` in a
     /// request or a hand-edited status file must be refused, not trap).
     public var intValue: Int? {
-        switch self { case .int(let i): return Int(exactly: i); case .double(let d): return Int(exactly: d); default: return nil }
+        switch self {
+        case .int(let i): return Int(exactly: i);
+        case .double(let d): return Int(exactly: d);
+        default: return nil
+        }
     }
     public var boolValue: Bool? { if case .bool(let b) = self { return b }; return nil }
     public var arrayValue: [JSON]? { if case .array(let a) = self { return a }; return nil }

@@ -5,10 +5,20 @@ import Synchronization
 /// Under systemd, lines carry the sd-daemon(3) `<N>` priority prefixes so journald keeps levels.
 public struct Logger: Sendable {
     public enum Level: Int, Sendable, Comparable, CustomStringConvertible {
-        case debug = 7, info = 6, notice = 5, warning = 4, error = 3
+        case debug = 7
+        case info = 6
+        case notice = 5
+        case warning = 4
+        case error = 3
         public static func < (a: Level, b: Level) -> Bool { a.rawValue > b.rawValue }
         public var description: String {
-            switch self { case .debug: "debug"; case .info: "info"; case .notice: "notice"; case .warning: "warning"; case .error: "error" }
+            switch self {
+            case .debug: "debug";
+            case .info: "info";
+            case .notice: "notice";
+            case .warning: "warning";
+            case .error: "error"
+            }
         }
     }
 

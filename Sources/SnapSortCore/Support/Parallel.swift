@@ -7,8 +7,10 @@ enum Parallel {
     /// `transform` of every element, in order, computed on up to `threads` threads. Elements are
     /// handed out one at a time, so uneven costs balance. Below `minimum` elements (or with one
     /// thread) it runs on the calling thread.
-    static func map<T: Sendable, R: Sendable>(_ items: [T], threads: Int, minimum: Int = 16,
-                                              _ transform: @escaping @Sendable (T) -> R) -> [R] {
+    static func map<T: Sendable, R: Sendable>(
+        _ items: [T], threads: Int, minimum: Int = 16,
+        _ transform: @escaping @Sendable (T) -> R
+    ) -> [R] {
         let n = items.count
         let lanes = min(max(1, threads), n)
         if lanes <= 1 || n < minimum { return items.map(transform) }

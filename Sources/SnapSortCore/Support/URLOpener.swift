@@ -15,7 +15,8 @@ public enum URLOpener {
         }
         guard let xdg = which("xdg-open") else { return nil }
         if let run = which("systemd-run"), let rt = env.runtimeDir,
-           FileManager.default.fileExists(atPath: rt + "/systemd/private") || FileManager.default.fileExists(atPath: rt + "/bus") {
+            FileManager.default.fileExists(atPath: rt + "/systemd/private") || FileManager.default.fileExists(atPath: rt + "/bus")
+        {
             return [run, "--user", "--scope", "--quiet", "--collect", xdg, url]
         }
         return [xdg, url]

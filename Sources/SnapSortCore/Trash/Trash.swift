@@ -95,7 +95,8 @@ public enum Trash {
 
         /// Identity: the row is what the user reviewed, and the file on disk (`st`) is the row.
         func isAsReviewed(_ st: FileStatus) -> Bool {
-            let reviewedSame = (reviewedSize == nil || reviewedSize == row.size) && (reviewedMtime == nil || reviewedMtime == row.mtimeNanoseconds)
+            let reviewedSame =
+                (reviewedSize == nil || reviewedSize == row.size) && (reviewedMtime == nil || reviewedMtime == row.mtimeNanoseconds)
                 && (reviewedHash == nil || contentHash == nil || reviewedHash == contentHash)
             return st.isRegular && reviewedSame && st.device == row.device && st.inode == row.inode && st.size == row.size
                 && st.mtimeNanoseconds == row.mtimeNanoseconds
@@ -104,25 +105,30 @@ public enum Trash {
 
     /// What is staged, oldest decision first (not what a planned commit step holds).
     static func stagedRows(_ library: Library) throws -> [StagedRow] {
-        try library.db.rows("""
+        try library.db.rows(
+            """
             SELECT f.id, f.path, f.device, f.inode, f.size, f.mtime_ns, f.content_hash,
                    d.reviewed_size, d.reviewed_mtime_ns, d.reviewed_hash, d.decided_ts
             FROM decisions d JOIN files f ON f.id=d.file_id
             WHERE d.decision='trash' AND f.status != 'gone'
               AND NOT EXISTS(SELECT 1 FROM trash_ledger l WHERE l.file_id=f.id AND l.state='planned')
             ORDER BY d.decided_ts, f.id
-            """).map { r in
-            StagedRow(id: r.int(0)!, path: r.string(1) ?? "",
-                      row: FileStatus(device: UInt64(bitPattern: r.int(2) ?? 0), inode: UInt64(bitPattern: r.int(3) ?? 0),
-                                      size: r.int(4) ?? 0, mtimeNanoseconds: r.int(5) ?? 0, mode: 0),
-                      contentHash: r.blob(6), reviewedSize: r.int(7), reviewedMtime: r.int(8), reviewedHash: r.blob(9),
-                      decidedAt: r.double(10) ?? 0)
+            """
+        ).map { r in
+            StagedRow(
+                id: r.int(0)!, path: r.string(1) ?? "",
+                row: FileStatus(
+                    device: UInt64(bitPattern: r.int(2) ?? 0), inode: UInt64(bitPattern: r.int(3) ?? 0),
+                    size: r.int(4) ?? 0, mtimeNanoseconds: r.int(5) ?? 0, mode: 0),
+                contentHash: r.blob(6), reviewedSize: r.int(7), reviewedMtime: r.int(8), reviewedHash: r.blob(9),
+                decidedAt: r.double(10) ?? 0)
         }
     }
 
     /// Count and bytes of what is staged.
     public static func stagedTotals(library: Library) throws -> (count: Int, bytes: Int64) {
-        let r = try library.db.row("""
+        let r = try library.db.row(
+            """
             SELECT count(*), COALESCE(sum(f.size),0) FROM decisions d JOIN files f ON f.id=d.file_id
             WHERE d.decision='trash' AND f.status != 'gone'
             """)
@@ -132,10 +138,12 @@ public enum Trash {
     /// Files SnapSort moved to a Trash that are still there (as far as the ledger knows; call
     /// `noticeRestores` first to catch restores and emptied Trashes).
     public static func inSystemTrash(library: Library) throws -> [TrashedFile] {
-        try library.db.rows("""
+        try library.db.rows(
+            """
             SELECT id, file_id, original_path, trash_dir, trash_name, bytes, trashed_ts, parent_id FROM trash_ledger
             WHERE state='trashed' ORDER BY trashed_ts, id
-            """).map(trashedFile)
+            """
+        ).map(trashedFile)
     }
 
     /// Bytes of trashed files still sitting in a Trash: emptying the Trash frees them.
@@ -144,9 +152,10 @@ public enum Trash {
     }
 
     static func trashedFile(_ r: Row) -> TrashedFile {
-        TrashedFile(ledgerID: r.int(0)!, fileID: r.int(1), originalPath: r.string(2) ?? "",
-                    trashPath: (r.string(3) ?? "") + "/files/" + (r.string(4) ?? ""), bytes: r.int(5) ?? 0,
-                    trashedAt: r.double(6) ?? 0, isSidecar: r.int(7) != nil)
+        TrashedFile(
+            ledgerID: r.int(0)!, fileID: r.int(1), originalPath: r.string(2) ?? "",
+            trashPath: (r.string(3) ?? "") + "/files/" + (r.string(4) ?? ""), bytes: r.int(5) ?? 0,
+            trashedAt: r.double(6) ?? 0, isSidecar: r.int(7) != nil)
     }
 
     // MARK: - Commit
@@ -173,13 +182,16 @@ public enum Trash {
     }
 
     static func loadPlanned(_ library: Library) throws -> [Ledger] {
-        try library.db.rows("""
+        try library.db.rows(
+            """
             SELECT id, file_id, parent_id, original_path, trash_dir, trash_name, info, bytes, device, inode, mtime_ns
             FROM trash_ledger WHERE state='planned' ORDER BY id
-            """).map {
-            Ledger(id: $0.int(0)!, fileID: $0.int(1), parentID: $0.int(2), originalPath: $0.string(3) ?? "",
-                   directory: $0.string(4) ?? "", name: $0.string(5) ?? "", info: $0.string(6) ?? "", bytes: $0.int(7) ?? 0,
-                   device: UInt64(bitPattern: $0.int(8) ?? 0), inode: UInt64(bitPattern: $0.int(9) ?? 0), mtime: $0.int(10) ?? 0)
+            """
+        ).map {
+            Ledger(
+                id: $0.int(0)!, fileID: $0.int(1), parentID: $0.int(2), originalPath: $0.string(3) ?? "",
+                directory: $0.string(4) ?? "", name: $0.string(5) ?? "", info: $0.string(6) ?? "", bytes: $0.int(7) ?? 0,
+                device: UInt64(bitPattern: $0.int(8) ?? 0), inode: UInt64(bitPattern: $0.int(9) ?? 0), mtime: $0.int(10) ?? 0)
         }
     }
 
@@ -192,12 +204,15 @@ public enum Trash {
         for s in try stagedRows(library) {
             let id = s.id, path = s.path
             guard let st = FileSystem.lstatusIfExists(path) else {
-                report.outcomes.append(try skip(library, fileID: id, path: path, bytes: s.row.size, reason: "missing: the file is no longer there", clock: clock))
+                report.outcomes.append(
+                    try skip(library, fileID: id, path: path, bytes: s.row.size, reason: "missing: the file is no longer there", clock: clock))
                 continue
             }
             guard s.isAsReviewed(st) else {
-                report.outcomes.append(try skip(library, fileID: id, path: path, bytes: st.size,
-                                                reason: "changed since it was reviewed: review it again", clock: clock))
+                report.outcomes.append(
+                    try skip(
+                        library, fileID: id, path: path, bytes: st.size,
+                        reason: "changed since it was reviewed: review it again", clock: clock))
                 continue
             }
             let outcome = try trashOne(library: library, clock: clock, env: env, fileID: id, parentID: nil, path: path, status: st)
@@ -225,7 +240,8 @@ public enum Trash {
     }
 
     static func skip(_ library: Library, fileID: Int64?, path: String, bytes: Int64, reason: String, clock: Clock) throws -> TrashOutcome {
-        try library.db.run("""
+        try library.db.run(
+            """
             INSERT INTO trash_ledger(file_id, original_path, state, reason, bytes, planned_ts) VALUES(?,?,'skipped',?,?,?)
             """, fileID, path, reason, bytes, clock.now().timeIntervalSince1970)
         return TrashOutcome(path: path, bytes: bytes, result: .skipped(reason), isSidecar: false)
@@ -233,8 +249,10 @@ public enum Trash {
 
     /// Trashes one file: plan in the ledger, `info/NAME.trashinfo` with `O_EXCL`, re-check the
     /// identity, `rename` into `files/NAME`, record.
-    static func trashOne(library: Library, clock: Clock, env: TrashEnvironment, fileID: Int64?, parentID: Int64?,
-                         path: String, status st: FileStatus) throws -> TrashOutcome {
+    static func trashOne(
+        library: Library, clock: Clock, env: TrashEnvironment, fileID: Int64?, parentID: Int64?,
+        path: String, status st: FileStatus
+    ) throws -> TrashOutcome {
         let now = clock.now()
         let real: String
         do { real = try TrashLocator.realPath(ofFile: path) } catch {
@@ -246,15 +264,18 @@ public enum Trash {
             do {
                 loc = try TrashLocator.locate(realPath: real, env: env, preferHome: preferHome)
             } catch {
-                return try skip(library, fileID: fileID, path: path, bytes: st.size,
-                                reason: "no Trash on its file system (\(error)); left in place", clock: clock)
+                return try skip(
+                    library, fileID: fileID, path: path, bytes: st.size,
+                    reason: "no Trash on its file system (\(error)); left in place", clock: clock)
             }
             let info = TrashInfo.render(pathKey: loc.pathKey(for: path, realPath: real), deletedAt: now, timeZone: env.timeZone)
             let base = fitted(String(path.split(separator: "/").last ?? "file"))
             // Plan first: a crash after this point is finished or rolled back by `resume`.
-            var ledger = Ledger(id: 0, fileID: fileID, parentID: parentID, originalPath: path, directory: loc.directory,
-                                name: base, info: info, bytes: st.size, device: st.device, inode: st.inode, mtime: st.mtimeNanoseconds)
-            try library.db.run("""
+            var ledger = Ledger(
+                id: 0, fileID: fileID, parentID: parentID, originalPath: path, directory: loc.directory,
+                name: base, info: info, bytes: st.size, device: st.device, inode: st.inode, mtime: st.mtimeNanoseconds)
+            try library.db.run(
+                """
                 INSERT INTO trash_ledger(file_id, parent_id, original_path, trash_dir, trash_name, info, state, bytes, device, inode, mtime_ns, planned_ts)
                 VALUES(?,?,?,?,?,?,'planned',?,?,?,?,?)
                 """, fileID, parentID, path, loc.directory, base, info, st.size, st.device, st.inode, st.mtimeNanoseconds, now.timeIntervalSince1970)
@@ -275,7 +296,8 @@ public enum Trash {
                     n += 1
                 } catch {
                     try finish(library, ledger, state: "skipped", reason: "cannot write its .trashinfo: \(error)", clock: clock)
-                    return TrashOutcome(path: path, bytes: st.size, result: .skipped("cannot write its .trashinfo: \(error)"), isSidecar: parentID != nil)
+                    return TrashOutcome(
+                        path: path, bytes: st.size, result: .skipped("cannot write its .trashinfo: \(error)"), isSidecar: parentID != nil)
                 }
             }
             try env.afterInfoWritten(path)
@@ -296,7 +318,9 @@ public enum Trash {
                     preferHome = false
                     continue
                 }
-                let why = e.code == .errno(EXDEV) ? "its Trash is on another file system; SnapSort never copies, left in place"
+                let why =
+                    e.code == .errno(EXDEV)
+                    ? "its Trash is on another file system; SnapSort never copies, left in place"
                     : "cannot move it into the Trash: \(e.message)"
                 try finish(library, ledger, state: "skipped", reason: why, clock: clock)
                 return TrashOutcome(path: path, bytes: st.size, result: .skipped(why), isSidecar: parentID != nil)
@@ -347,8 +371,9 @@ public enum Trash {
                 try library.markGone(ids: [f], at: now)
                 try Review.sealHistory(fileID: f, library: library)
             }
-            try library.db.run("INSERT INTO review_events(ts, kind, file_id, bytes) VALUES(?, 'cleared', ?, ?)",
-                               now.timeIntervalSince1970, l.fileID, l.bytes)
+            try library.db.run(
+                "INSERT INTO review_events(ts, kind, file_id, bytes) VALUES(?, 'cleared', ?, ?)",
+                now.timeIntervalSince1970, l.fileID, l.bytes)
         }
     }
 
@@ -370,25 +395,30 @@ public enum Trash {
             if let t = inTrash, l.matches(t) {
                 if !FileSystem.exists(l.infoPath) { try? FileSystem.createExclusive(l.infoPath, Array(l.info.utf8)) }
                 try recordTrashed(library, l, clock: clock)
-                report.outcomes.append(TrashOutcome(path: l.originalPath, bytes: l.bytes, result: .trashed(l.trashPath), isSidecar: l.parentID != nil))
+                report.outcomes.append(
+                    TrashOutcome(path: l.originalPath, bytes: l.bytes, result: .trashed(l.trashPath), isSidecar: l.parentID != nil))
             } else {
                 removeOurInfo(l)
                 if let a = atHome, l.matches(a) {
                     try finish(library, l, state: "abandoned", reason: "interrupted before the move; still in place", clock: clock)
                     if let parent = l.parentID,
-                       try library.db.row("SELECT state FROM trash_ledger WHERE id=?", parent)?.string(0) == "trashed" {
+                        try library.db.row("SELECT state FROM trash_ledger WHERE id=?", parent)?.string(0) == "trashed"
+                    {
                         // A sidecar whose photo made it: send it after its photo now.
                         if let st = FileSystem.lstatusIfExists(l.originalPath), st.isRegular {
-                            var o = try trashOne(library: library, clock: clock, env: env, fileID: l.fileID, parentID: l.parentID,
-                                                 path: l.originalPath, status: st)
+                            var o = try trashOne(
+                                library: library, clock: clock, env: env, fileID: l.fileID, parentID: l.parentID,
+                                path: l.originalPath, status: st)
                             o.isSidecar = true
                             report.outcomes.append(o)
                         }
                     }
                 } else {
                     try finish(library, l, state: "skipped", reason: "missing: neither in place nor in the Trash", clock: clock)
-                    report.outcomes.append(TrashOutcome(path: l.originalPath, bytes: l.bytes,
-                                                        result: .skipped("missing: neither in place nor in the Trash"), isSidecar: l.parentID != nil))
+                    report.outcomes.append(
+                        TrashOutcome(
+                            path: l.originalPath, bytes: l.bytes,
+                            result: .skipped("missing: neither in place nor in the Trash"), isSidecar: l.parentID != nil))
                 }
             }
         }
@@ -405,7 +435,8 @@ public enum Trash {
             try? FileSystem.remove(dir + "/" + e.name)
         }
         guard let bytes = try? FileSystem.readFile(l.infoPath, limit: 1 << 16), String(decoding: bytes, as: UTF8.self) == l.info,
-              !FileSystem.exists(l.trashPath) else { return }
+            !FileSystem.exists(l.trashPath)
+        else { return }
         try? FileSystem.remove(l.infoPath)
     }
 
@@ -417,7 +448,8 @@ public enum Trash {
             var out: [TrashOutcome] = []
             for id in fileIDs {
                 guard let d = try Review.decision(for: id, library: library), d.decision == .trash,
-                      let item = try library.item(id: id), item.status != .gone else { continue }
+                    let item = try library.item(id: id), item.status != .gone
+                else { continue }
                 try Review.clearDecision(fileID: id, library: library)
                 out.append(TrashOutcome(path: item.path, bytes: item.bytes, result: .unstaged, isSidecar: false))
             }
@@ -433,18 +465,23 @@ public enum Trash {
     public static func restore(ledgerIDs: [Int64], library: Library, clock: Clock) throws -> [TrashOutcome] {
         var out: [TrashOutcome] = []
         for id in ledgerIDs {
-            guard let r = try library.db.row("""
-                SELECT id, file_id, original_path, trash_dir, trash_name, bytes, trashed_ts, parent_id FROM trash_ledger
-                WHERE id=? AND state='trashed'
-                """, id) else { continue }
+            guard
+                let r = try library.db.row(
+                    """
+                    SELECT id, file_id, original_path, trash_dir, trash_name, bytes, trashed_ts, parent_id FROM trash_ledger
+                    WHERE id=? AND state='trashed'
+                    """, id)
+            else { continue }
             let t = trashedFile(r)
             let photo = try restoreOne(t, trashDir: r.string(3) ?? "", name: r.string(4) ?? "", library: library, clock: clock)
             out.append(photo)
             guard photo.succeeded else { continue }
-            for sr in try library.db.rows("""
+            for sr in try library.db.rows(
+                """
                 SELECT id, file_id, original_path, trash_dir, trash_name, bytes, trashed_ts, parent_id FROM trash_ledger
                 WHERE parent_id=? AND state='trashed'
-                """, id) {
+                """, id)
+            {
                 var o = try restoreOne(trashedFile(sr), trashDir: sr.string(3) ?? "", name: sr.string(4) ?? "", library: library, clock: clock)
                 o.isSidecar = true
                 out.append(o)
@@ -466,8 +503,10 @@ public enum Trash {
                 .compactMap { $0.int(0) }
             if ids.isEmpty {
                 let purged = try library.db.scalar("SELECT count(*) FROM trash_ledger WHERE original_path=? AND state='purged'", p) ?? 0 > 0
-                let why = purged ? "it was removed from the Trash (emptied): it cannot be restored"
-                                 : "neither staged nor in the Trash by SnapSort"
+                let why =
+                    purged
+                    ? "it was removed from the Trash (emptied): it cannot be restored"
+                    : "neither staged nor in the Trash by SnapSort"
                 out.append(TrashOutcome(path: p, bytes: 0, result: .skipped(why), isSidecar: false))
             } else {
                 out += try restore(ledgerIDs: ids, library: library, clock: clock)
@@ -484,14 +523,19 @@ public enum Trash {
         out += try restore(ledgerIDs: ids, library: library, clock: clock)
         // Sidecars whose photo is no longer in the Trash (restored or purged meanwhile); those of
         // a photo that stayed stay with it.
-        let orphans = try library.db.rows("""
+        let orphans = try library.db.rows(
+            """
             SELECT s.id FROM trash_ledger s LEFT JOIN trash_ledger p ON p.id = s.parent_id
             WHERE s.state='trashed' AND s.parent_id IS NOT NULL AND (p.id IS NULL OR p.state != 'trashed') ORDER BY s.id
-            """).compactMap { $0.int(0) }
+            """
+        ).compactMap { $0.int(0) }
         for id in orphans {
-            guard let r = try library.db.row("""
-                SELECT id, file_id, original_path, trash_dir, trash_name, bytes, trashed_ts, parent_id FROM trash_ledger WHERE id=?
-                """, id) else { continue }
+            guard
+                let r = try library.db.row(
+                    """
+                    SELECT id, file_id, original_path, trash_dir, trash_name, bytes, trashed_ts, parent_id FROM trash_ledger WHERE id=?
+                    """, id)
+            else { continue }
             var o = try restoreOne(trashedFile(r), trashDir: r.string(3) ?? "", name: r.string(4) ?? "", library: library, clock: clock)
             o.isSidecar = true
             out.append(o)
@@ -500,7 +544,9 @@ public enum Trash {
     }
 
     static func restoreOne(_ t: TrashedFile, trashDir: String, name: String, library: Library, clock: Clock) throws -> TrashOutcome {
-        func skipped(_ why: String) -> TrashOutcome { TrashOutcome(path: t.originalPath, bytes: t.bytes, result: .skipped(why), isSidecar: t.isSidecar) }
+        func skipped(_ why: String) -> TrashOutcome {
+            TrashOutcome(path: t.originalPath, bytes: t.bytes, result: .skipped(why), isSidecar: t.isSidecar)
+        }
         guard FileSystem.lstatusIfExists(t.trashPath) != nil else {
             try library.db.run("UPDATE trash_ledger SET state='purged', reason='no longer in the Trash' WHERE id=?", t.ledgerID)
             return skipped("no longer in the Trash (it was emptied or removed)")
@@ -531,14 +577,16 @@ public enum Trash {
                     if row.status == .gone || row.path != t.originalPath {
                         // A stale live row at this path (its file is not there) gives way.
                         if let other = try library.liveRow(path: t.originalPath), other.id != f { try library.markGone(ids: [other.id], at: now) }
-                        try library.recordMove(id: f, to: t.originalPath, status: st,
-                                               restoreStatus: row.status == .gone ? try library.revivedStatus(id: f) : nil)
+                        try library.recordMove(
+                            id: f, to: t.originalPath, status: st,
+                            restoreStatus: row.status == .gone ? try library.revivedStatus(id: f) : nil)
                     }
                 }
                 try Review.clearDecision(fileID: f, library: library)
             }
-            try library.db.run("INSERT INTO review_events(ts, kind, file_id, bytes) VALUES(?, 'restored', ?, ?)",
-                               now.timeIntervalSince1970, t.fileID, -t.bytes)
+            try library.db.run(
+                "INSERT INTO review_events(ts, kind, file_id, bytes) VALUES(?, 'restored', ?, ?)",
+                now.timeIntervalSince1970, t.fileID, -t.bytes)
         }
     }
 
@@ -550,16 +598,19 @@ public enum Trash {
     @discardableResult
     public static func noticeRestores(library: Library, clock: Clock) throws -> Int {
         var restored = 0
-        for r in try library.db.rows("""
+        for r in try library.db.rows(
+            """
             SELECT id, file_id, original_path, trash_dir, trash_name, bytes, trashed_ts, parent_id, device, inode, mtime_ns
             FROM trash_ledger WHERE state='trashed'
-            """) {
+            """)
+        {
             let t = trashedFile(r)
             if FileSystem.lstatusIfExists(t.trashPath) != nil { continue }
             let dev = UInt64(bitPattern: r.int(8) ?? 0), ino = UInt64(bitPattern: r.int(9) ?? 0), mtime = r.int(10) ?? 0
             var back = false
             if let st = FileSystem.lstatusIfExists(t.originalPath), st.isRegular, st.device == dev, st.inode == ino,
-               st.size == t.bytes, st.mtimeNanoseconds == mtime {
+                st.size == t.bytes, st.mtimeNanoseconds == mtime
+            {
                 back = true
             } else if let f = t.fileID, let item = try library.item(id: f), item.status != .gone {
                 back = true  // the scanner already saw it come back (same content, same row)

@@ -13,8 +13,10 @@ public struct TrashEnvironment: Sendable {
     public var afterInfoWritten: @Sendable (String) throws -> Void = { _ in }
     public var afterRename: @Sendable (String) throws -> Void = { _ in }
 
-    public init(environment: Environment, userID: UInt32 = FileSystem.effectiveUserID,
-                mounts: @escaping @Sendable () throws -> [MountInfo] = { try Mounts.current() }, timeZone: TimeZone = .current) {
+    public init(
+        environment: Environment, userID: UInt32 = FileSystem.effectiveUserID,
+        mounts: @escaping @Sendable () throws -> [MountInfo] = { try Mounts.current() }, timeZone: TimeZone = .current
+    ) {
         self.environment = environment
         self.userID = userID
         self.mounts = mounts
@@ -66,7 +68,8 @@ public enum TrashLocator {
             throw TrashUnavailable(description: "no mount found for the file")
         }
         if preferHome, let homeReal = existingRealPath(env.homeTrash),
-           let homeMount = Mounts.mount(containing: homeReal, in: table), homeMount.id == fileMount.id {
+            let homeMount = Mounts.mount(containing: homeReal, in: table), homeMount.id == fileMount.id
+        {
             let loc = TrashLocation(directory: env.homeTrash, topDirectory: nil)
             try prepare(loc, home: true, uid: env.userID)
             return loc
@@ -138,7 +141,7 @@ public enum TrashInfo {
         for b in path.utf8 {
             switch b {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"), UInt8(ascii: "/"):
+                UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"), UInt8(ascii: "/"):
                 out.unicodeScalars.append(Unicode.Scalar(b))
             default:
                 out += String(format: "%%%02X", b)

@@ -67,16 +67,19 @@ public final class VisionAnalyzer {
         guard let version = currentVersion() else {
             summary.available = false
             try recordAvailability(false, problem: helper.problem)
-            logger.notice("local models are off: People and the eyes-open keeper score are unavailable",
-                          ["vision.problem": helper.problem ?? "unknown"])
+            logger.notice(
+                "local models are off: People and the eyes-open keeper score are unavailable",
+                ["vision.problem": helper.problem ?? "unknown"])
             return summary
         }
         try recordAvailability(true, problem: nil)
         if helper.classModel == nil {
-            logger.notice("the image classifier is off: Pets, Food and Scenery are unavailable",
-                          ["vision.problem": helper.classProblem ?? "unknown"])
+            logger.notice(
+                "the image classifier is off: Pets, Food and Scenery are unavailable",
+                ["vision.problem": helper.classProblem ?? "unknown"])
         }
-        let pending = try db.rows("""
+        let pending = try db.rows(
+            """
             SELECT f.id, f.path, f.format, COALESCE(f.orientation, 1), f.analyzed_at FROM files f
             LEFT JOIN vision v ON v.file_id = f.id
             WHERE f.status = 'ok' AND f.kind = 'photo'
@@ -95,7 +98,8 @@ public final class VisionAnalyzer {
             guard !batch.isEmpty else { return }
             try db.transaction {
                 for r in batch {
-                    try db.run("""
+                    try db.run(
+                        """
                         INSERT OR REPLACE INTO vision(file_id, version, analyzed_at, status, faces, people_faces, worst_eyes, detail, ms,
                                                       pets, food, scenery, top_class, top_score, horizon, document)
                         VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
@@ -165,12 +169,14 @@ public final class VisionAnalyzer {
         r.worstEyes = people.compactMap(\.eyeOpenness).min().map { ($0 * 1000).rounded() / 1000 }
         let w = Double(picture.width), h = Double(picture.height)
         func n(_ v: Double) -> JSON { .double((v * 1000).rounded() / 1000) }
-        r.detail = JSON.array(faces.map { f in
-            JSON.object([
-                ("x", n(f.x / w)), ("y", n(f.y / h)), ("w", n(f.width / w)), ("h", n(f.height / h)), ("score", n(f.score)),
-                ("eyes", f.eyes.map { JSON.array([n($0.0), n($0.1)]) } ?? .null),
-            ])
-        }).serialized()
+        r.detail = JSON.array(
+            faces.map { f in
+                JSON.object([
+                    ("x", n(f.x / w)), ("y", n(f.y / h)), ("w", n(f.width / w)), ("h", n(f.height / h)), ("score", n(f.score)),
+                    ("eyes", f.eyes.map { JSON.array([n($0.0), n($0.1)]) } ?? .null),
+                ])
+            }
+        ).serialized()
     }
 
     /// Fills the category columns of `r` from the classifier's probabilities and the sky cue.
@@ -188,8 +194,9 @@ public final class VisionAnalyzer {
     }
 
     private func recordAvailability(_ available: Bool, problem: String?) throws {
-        try library.db.run("INSERT OR REPLACE INTO vision_state(id, available, problem, classes_problem) VALUES(1, ?, ?, ?)",
-                           available ? 1 : 0, problem, available ? (helper.classModel == nil ? helper.classProblem ?? "unavailable" : nil) : problem)
+        try library.db.run(
+            "INSERT OR REPLACE INTO vision_state(id, available, problem, classes_problem) VALUES(1, ?, ?, ?)",
+            available ? 1 : 0, problem, available ? (helper.classModel == nil ? helper.classProblem ?? "unavailable" : nil) : problem)
     }
 }
 

@@ -17,9 +17,12 @@ public enum VisionCategories {
     /// bench, 646 maze (hedges), 958 hay, 472 canoe, 693 paddle, 914 yawl, 780 schooner,
     /// 484 catamaran, 576 gondola. Plus `town`.
     public static let scenery: [ClosedRange<Int>] =
-        [970...970, 972...980] + ([425, 437, 449, 460, 483, 497, 500, 525, 536, 538, 562, 649, 663, 668, 682, 698, 718, 727,
-                                   821, 832, 839, 873, 888, 900, 825, 912, 716, 703, 646, 958, 472, 693, 914, 780, 484, 576]
-                                  + town).map { $0...$0 }
+        [970...970, 972...980]
+        + ([
+            425, 437, 449, 460, 483, 497, 500, 525, 536, 538, 562, 649, 663, 668, 682, 698, 718, 727,
+            821, 832, 839, 873, 888, 900, 825, 912, 716, 703, 646, 958, 472, 693, 914, 780, 484, 576,
+        ]
+        + town).map { $0...$0 }
     /// A street or a town has no ImageNet class either: it spreads over the buildings and street
     /// furniture ImageNet photographs from outside — 442 bell cote, 743 prison, 858 tile roof,
     /// 853 thatch, 498 cinema, 624 library, 580 greenhouse, 660 mobile home, 915 yurt, 706 patio,
@@ -55,8 +58,10 @@ public enum VisionCategories {
     /// `sceneryThreshold`, or a horizon (`VisionSky`) under a sky of at least `horizonThreshold`
     /// of the top third when nothing else is clearly the subject — no face in People, neither
     /// Pets nor Food, and no ImageNet class at `threshold` or more (`topScore`).
-    public static func members(pets: Double, food: Double, scenery: Double, horizon: Double = 0, topScore: Double = 1,
-                               peopleFaces: Int = 0) -> (pets: Bool, food: Bool, scenery: Bool) {
+    public static func members(
+        pets: Double, food: Double, scenery: Double, horizon: Double = 0, topScore: Double = 1,
+        peopleFaces: Int = 0
+    ) -> (pets: Bool, food: Bool, scenery: Bool) {
         let isPets = pets >= threshold, isFood = food >= threshold
         let subject = isPets || isFood || peopleFaces > 0 || topScore >= threshold
         return (isPets, isFood, scenery >= sceneryThreshold || (horizon >= horizonThreshold && !subject))

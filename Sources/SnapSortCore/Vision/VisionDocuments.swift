@@ -13,11 +13,13 @@ enum VisionDocuments {
     /// The summed page-class probability of each photo with current tier-2 classes and no face.
     static func pageScores(_ db: Database) throws -> [Int64: Double] {
         var out: [Int64: Double] = [:]
-        try db.forEach("""
+        try db.forEach(
+            """
             SELECT v.file_id, v.document FROM vision v JOIN files f ON f.id = v.file_id
             WHERE v.status = 'ok' AND v.document IS NOT NULL AND v.analyzed_at IS f.analyzed_at
               AND coalesce(v.people_faces, 0) = 0
-            """) { out[$0.int(0)!] = $0.double(1) }
+            """
+        ) { out[$0.int(0)!] = $0.double(1) }
         return out
     }
 }

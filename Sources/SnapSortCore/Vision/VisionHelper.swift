@@ -117,12 +117,14 @@ public final class VisionHelper: @unchecked Sendable {
             }
             if let e = reply["error"] as? String { return .failed(e) }
             let list = reply["faces"] as? [[String: Any]] ?? []
-            return .faces(list.map { f in
-                func d(_ k: String) -> Double { (f[k] as? NSNumber)?.doubleValue ?? 0 }
-                let eyes = (f["eyes"] as? [Any])?.compactMap { ($0 as? NSNumber)?.doubleValue } ?? []
-                return Face(x: d("x"), y: d("y"), width: d("w"), height: d("h"), score: d("score"),
-                            eyes: eyes.count == 2 && eyes[0] >= 0 && eyes[1] >= 0 ? (eyes[0], eyes[1]) : nil)
-            })
+            return .faces(
+                list.map { f in
+                    func d(_ k: String) -> Double { (f[k] as? NSNumber)?.doubleValue ?? 0 }
+                    let eyes = (f["eyes"] as? [Any])?.compactMap { ($0 as? NSNumber)?.doubleValue } ?? []
+                    return Face(
+                        x: d("x"), y: d("y"), width: d("w"), height: d("h"), score: d("score"),
+                        eyes: eyes.count == 2 && eyes[0] >= 0 && eyes[1] >= 0 ? (eyes[0], eyes[1]) : nil)
+                })
         } catch {
             lost(c)
             return .failed("the vision helper failed on this photo: \(error)")
@@ -165,8 +167,9 @@ public final class VisionHelper: @unchecked Sendable {
     private func restart() -> ChildProcess? {
         guard faceModel != nil, let executable else { return nil }
         guard let c = try? ChildProcess(path: executable, niceness: 10),
-              (try? c.send(Array("hello\n".utf8))) != nil,
-              let line = try? c.readLine(timeoutMs: 30_000), JSON.parseObject(line)?["faces"] is String else { return nil }
+            (try? c.send(Array("hello\n".utf8))) != nil,
+            let line = try? c.readLine(timeoutMs: 30_000), JSON.parseObject(line)?["faces"] is String
+        else { return nil }
         starts += 1
         child = c
         return c

@@ -31,11 +31,13 @@ enum VisionImage {
         case "png":
             bitmap = try PNG.decode(try FileSystem.readFile(path, limit: limits.maxPhotoBytes), channels: 3, maxPixels: limits.maxDecodePixels)
         case "webp":
-            bitmap = try WebP.decode(try FileSystem.readFile(path, limit: limits.maxPhotoBytes), maxLongSide: longSide,
-                                     maxHeaderPixels: limits.maxHeaderPixels, maxDecodePixels: limits.maxDecodePixels)
+            bitmap = try WebP.decode(
+                try FileSystem.readFile(path, limit: limits.maxPhotoBytes), maxLongSide: longSide,
+                maxHeaderPixels: limits.maxHeaderPixels, maxDecodePixels: limits.maxDecodePixels)
         case "heic":
-            let a = try HEIF.analyze(try FileSystem.readFile(path, limit: limits.maxPhotoBytes), minThumbnailLongSide: longSide,
-                                     maxHeaderPixels: limits.maxHeaderPixels, maxDecodePixels: limits.maxDecodePixels)
+            let a = try HEIF.analyze(
+                try FileSystem.readFile(path, limit: limits.maxPhotoBytes), minThumbnailLongSide: longSide,
+                maxHeaderPixels: limits.maxHeaderPixels, maxDecodePixels: limits.maxDecodePixels)
             guard let b = a.bitmap else { throw SystemError(.decode, "the HEIF image decoded to nothing", operation: "vision decode") }
             bitmap = b
             // See ISO/IEC 23008-12 §6.5: irot/imir, already applied by libheif, are the orientation.
@@ -56,8 +58,10 @@ enum VisionImage {
         let long = max(header.width, header.height)
         var scale = 8
         for s in 1...8 where long * s / 8 >= longSide { scale = s; break }
-        return try JPEG.decode(bytes, scaleNumerator: scale, maxHeaderPixels: limits.maxHeaderPixels,
-                               maxOutputPixels: limits.maxDecodePixels).bitmap
+        return try JPEG.decode(
+            bytes, scaleNumerator: scale, maxHeaderPixels: limits.maxHeaderPixels,
+            maxOutputPixels: limits.maxDecodePixels
+        ).bitmap
     }
 
     /// The largest readable JPEG preview of a RAW file (the file itself is never read whole).

@@ -17,10 +17,12 @@ enum VisionScore {
     /// The worst face's eye openness per photo with faces (current tier-2 results only).
     static func worstEyes(_ db: Database) throws -> [Int64: Double] {
         var out: [Int64: Double] = [:]
-        try db.forEach("""
+        try db.forEach(
+            """
             SELECT v.file_id, v.worst_eyes FROM vision v JOIN files f ON f.id = v.file_id
             WHERE v.status = 'ok' AND v.worst_eyes IS NOT NULL AND v.analyzed_at IS f.analyzed_at
-            """) { out[$0.int(0)!] = $0.double(1) }
+            """
+        ) { out[$0.int(0)!] = $0.double(1) }
         return out
     }
 }

@@ -54,16 +54,20 @@ enum AgentCommand: Command {
             var list: [AgentService] = [PowerAgentService(enabled: c.configuration.pauseOnBattery, logger: c.logger)]
             if web { list.append(WebAgentService(c)) }
             if reminders {
-                let deps = ReminderDependencies.standard(library: c.library, configuration: c.configuration, clock: c.clock,
-                                                         env: c.env, logger: c.logger)
-                let service = ReminderService(library: c.library, configuration: c.configuration,
-                                              notifier: DesktopNotifier(address: c.env["DBUS_SESSION_BUS_ADDRESS"]),
-                                              dependencies: deps, realtimeTimer: true)
+                let deps = ReminderDependencies.standard(
+                    library: c.library, configuration: c.configuration, clock: c.clock,
+                    env: c.env, logger: c.logger)
+                let service = ReminderService(
+                    library: c.library, configuration: c.configuration,
+                    notifier: DesktopNotifier(address: c.env["DBUS_SESSION_BUS_ADDRESS"]),
+                    dependencies: deps, realtimeTimer: true)
                 list.append(ReminderAgentService(service))
             }
             if models {
-                list.append(VisionAgentService(library: c.library, helper: VisionHelper(executable: VisionHelper.locate(environment: c.env.variables)),
-                                               logger: c.logger))
+                list.append(
+                    VisionAgentService(
+                        library: c.library, helper: VisionHelper(executable: VisionHelper.locate(environment: c.env.variables)),
+                        logger: c.logger))
             }
             return list
         }

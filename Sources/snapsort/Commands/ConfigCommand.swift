@@ -47,7 +47,9 @@ enum ConfigCommand: Command {
             return ExitCode.ok
         }
         for p in problems { ctx.err("snapsort: \(p.description)") }
-        ctx.out("# file: \(Configuration.path(ctx.env))\(FileManager.default.fileExists(atPath: Configuration.path(ctx.env)) ? "" : " (absent: defaults)")")
+        ctx.out(
+            "# file: \(Configuration.path(ctx.env))\(FileManager.default.fileExists(atPath: Configuration.path(ctx.env)) ? "" : " (absent: defaults)")"
+        )
         ctx.out("# database: \(ctx.dbPath)")
         ctx.out("# status file: \(config.statusFilePath(ctx.env))")
         if config.roots.isEmpty {

@@ -24,14 +24,21 @@ enum DecksCommand: Command {
             guard let id = DeckID(show) else { throw UsageError("unknown deck '\(show)'") }
             let deck = try Decks.build(id, library: library, clock: .live)
             if json {
-                ctx.out(JSON.object([
-                    ("id", .string(deck.id.description)), ("title", .string(deck.title)),
-                    ("items", .array(deck.items.map { c in
-                        .object([("id", .int(c.item.id)), ("path", .string(c.item.path)), ("bytes", .int(c.item.bytes)),
-                                 ("taken_at", .opt(c.item.takenAt)), ("seen_before", .bool(c.seenBefore)),
-                                 ("suggest_keep", .bool(c.suggestKeep))])
-                    })),
-                ]).serialized(pretty: true))
+                ctx.out(
+                    JSON.object([
+                        ("id", .string(deck.id.description)), ("title", .string(deck.title)),
+                        (
+                            "items",
+                            .array(
+                                deck.items.map { c in
+                                    .object([
+                                        ("id", .int(c.item.id)), ("path", .string(c.item.path)), ("bytes", .int(c.item.bytes)),
+                                        ("taken_at", .opt(c.item.takenAt)), ("seen_before", .bool(c.seenBefore)),
+                                        ("suggest_keep", .bool(c.suggestKeep)),
+                                    ])
+                                })
+                        ),
+                    ]).serialized(pretty: true))
             } else {
                 ctx.out("\(deck.title) (\(deck.id)): \(counted(deck.items.count, "card"))")
                 for c in deck.items {
@@ -42,18 +49,24 @@ enum DecksCommand: Command {
         }
         let decks = try Decks.overview(library: library, clock: .live)
         if json {
-            ctx.out(JSON.array(decks.map { d in
-                .object([("id", .string(d.id.description)), ("title", .string(d.title)), ("waiting", .int(d.waiting)),
-                         ("reviewed", .int(d.progress.reviewed)), ("total", .int(d.progress.total)),
-                         ("bytes_to_gain", .int(d.progress.bytesToGain))])
-            }).serialized(pretty: true))
+            ctx.out(
+                JSON.array(
+                    decks.map { d in
+                        .object([
+                            ("id", .string(d.id.description)), ("title", .string(d.title)), ("waiting", .int(d.waiting)),
+                            ("reviewed", .int(d.progress.reviewed)), ("total", .int(d.progress.total)),
+                            ("bytes_to_gain", .int(d.progress.bytesToGain)),
+                        ])
+                    }
+                ).serialized(pretty: true))
             return ExitCode.ok
         }
         if decks.isEmpty { ctx.out("No decks yet: run 'snapsort scan' first.") }
         for d in decks {
             let id = d.id.description.padding(toLength: 24, withPad: " ", startingAt: 0)
             let title = d.title.padding(toLength: 22, withPad: " ", startingAt: 0)
-            ctx.out("\(id)\(title)\(d.waiting) waiting, \(d.progress.reviewed)/\(d.progress.total) reviewed"
+            ctx.out(
+                "\(id)\(title)\(d.waiting) waiting, \(d.progress.reviewed)/\(d.progress.total) reviewed"
                     + (d.progress.bytesToGain > 0 ? ", \(humanBytes(d.progress.bytesToGain)) staged" : ""))
         }
         return ExitCode.ok

@@ -32,7 +32,9 @@ enum DemoCommand: Command {
             let code = try ScanCommand.run(&a, ctx)
             // What to do next, on stderr (stdout stays the folder, for scripts).
             if code == ExitCode.ok && !ctx.quiet {
-                ctx.err("next: 'snapsort groups' lists what was found; 'snapsort review' sorts it in this terminal; 'snapsort serve' then 'snapsort open' shows the review page")
+                ctx.err(
+                    "next: 'snapsort groups' lists what was found; 'snapsort review' sorts it in this terminal; 'snapsort serve' then 'snapsort open' shows the review page"
+                )
             }
             return code
         }

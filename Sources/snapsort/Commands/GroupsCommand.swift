@@ -27,16 +27,21 @@ enum GroupsCommand: Command {
             }
             let members = try library.groupMembers(id)
             if json {
-                ctx.out(JSON.object([
-                    ("id", .string(id.rawValue)), ("title", .string(id.title)),
-                    ("members", .array(members.map { m in
-                        .object([
-                            ("id", .int(m.item.id)), ("path", .string(m.item.path)), ("bytes", .int(m.item.bytes)),
-                            ("score", .double((m.score * 1000).rounded() / 1000)), ("set", .opt(m.setID)), ("keeper", .bool(m.isKeeper)),
-                            ("duplicate_of", .opt(m.duplicateOf)), ("qr", .opt(m.qrPayload)),
-                        ])
-                    })),
-                ]).serialized())
+                ctx.out(
+                    JSON.object([
+                        ("id", .string(id.rawValue)), ("title", .string(id.title)),
+                        (
+                            "members",
+                            .array(
+                                members.map { m in
+                                    .object([
+                                        ("id", .int(m.item.id)), ("path", .string(m.item.path)), ("bytes", .int(m.item.bytes)),
+                                        ("score", .double((m.score * 1000).rounded() / 1000)), ("set", .opt(m.setID)), ("keeper", .bool(m.isKeeper)),
+                                        ("duplicate_of", .opt(m.duplicateOf)), ("qr", .opt(m.qrPayload)),
+                                    ])
+                                })
+                        ),
+                    ]).serialized())
             } else {
                 ctx.out("\(id.title) (\(id.rawValue)): \(members.count) files")
                 var lastSet: String?
@@ -52,12 +57,21 @@ enum GroupsCommand: Command {
         let summaries = try library.groupSummaries()
         let unavailable = try VisionTier.unavailableGroups(library)
         if json {
-            ctx.out(JSON.object([("groups", .array(summaries.map { s in
-                var fields: [(String, JSON)] = [("id", .string(s.id.rawValue)), ("items", .int(s.items)), ("sets", .int(s.sets)),
-                                                ("bytes", .int(s.bytes)), ("reclaimable_bytes", .int(s.reclaimableBytes))]
-                if let why = unavailable[s.id] { fields.append(("unavailable", .string(why))) }
-                return .object(fields)
-            }))]).serialized())
+            ctx.out(
+                JSON.object([
+                    (
+                        "groups",
+                        .array(
+                            summaries.map { s in
+                                var fields: [(String, JSON)] = [
+                                    ("id", .string(s.id.rawValue)), ("items", .int(s.items)), ("sets", .int(s.sets)),
+                                    ("bytes", .int(s.bytes)), ("reclaimable_bytes", .int(s.reclaimableBytes)),
+                                ]
+                                if let why = unavailable[s.id] { fields.append(("unavailable", .string(why))) }
+                                return .object(fields)
+                            })
+                    )
+                ]).serialized())
         } else {
             for s in summaries {
                 if let why = unavailable[s.id] {
@@ -65,7 +79,9 @@ enum GroupsCommand: Command {
                     continue
                 }
                 let sets = (s.id == .similar || s.id == .duplicate) ? " in \(counted(s.sets, "set"))" : ""
-                ctx.out("\(s.id.rawValue.padding(toLength: 17, withPad: " ", startingAt: 0)) \(String(s.items).leftPad(6)) \(s.items == 1 ? "file" : "files")\(sets),\(s.items == 1 && sets.isEmpty ? "  " : " ")\(humanBytes(s.bytes)) (\(humanBytes(s.reclaimableBytes)) reclaimable)")
+                ctx.out(
+                    "\(s.id.rawValue.padding(toLength: 17, withPad: " ", startingAt: 0)) \(String(s.items).leftPad(6)) \(s.items == 1 ? "file" : "files")\(sets),\(s.items == 1 && sets.isEmpty ? "  " : " ")\(humanBytes(s.bytes)) (\(humanBytes(s.reclaimableBytes)) reclaimable)"
+                )
             }
         }
         return ExitCode.ok

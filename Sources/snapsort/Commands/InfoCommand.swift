@@ -20,7 +20,9 @@ enum InfoCommand: Command {
         guard files.count == 1 else { throw UsageError("info takes one FILE") }
         let path = ctx.absolute(files[0])
         guard let st = FileSystem.lstatusIfExists(path) else { throw CommandFailure(ExitCode.error, "\(files[0]): no such file") }
-        if st.isDirectory { throw CommandFailure(ExitCode.error, "\(files[0]) is a folder; info takes one file ('snapsort groups' and 'report' list a folder's)") }
+        if st.isDirectory {
+            throw CommandFailure(ExitCode.error, "\(files[0]) is a folder; info takes one file ('snapsort groups' and 'report' list a folder's)")
+        }
         // Without the named library the file is read on the spot, as one outside it is.
         let library = ctx.databaseNamed && !FileSystem.exists(ctx.dbPath) ? try Library(path: ":memory:") : try ctx.openLibrary()
         var json: JSON
@@ -38,15 +40,16 @@ enum InfoCommand: Command {
             let scanner = LibraryScanner(library: library)
             Extensions.configure(scanner)
             let r = scanner.analyzer.analyze(path: path, status: st)
-            json = .object([
-                ("path", .string(path)), ("in_library", .bool(false)), ("kind", .string(r.kind.rawValue)), ("format", .string(r.format.rawValue)),
-                ("bytes", .int(st.size)), ("taken_at", .opt(r.capture?.text)), ("taken_source", .opt(r.capture?.source.rawValue)),
-                ("width", .opt(r.width)), ("height", .opt(r.height)), ("status", .string(r.status.rawValue)),
-                ("reason", r.reason.map { JSON.object([("code", .string($0.code)), ("text", .string($0.text))]) } ?? .null),
-                ("duration_s", .opt(r.durationSeconds)),
-                ("camera", .object([("make", .opt(r.exif?.make)), ("model", .opt(r.exif?.model)), ("lens", .opt(r.exif?.lens))])),
-                ("metrics", r.metrics?.json ?? .null),
-            ] + fields(scanner.findings(path: path, of: r)))
+            json = .object(
+                [
+                    ("path", .string(path)), ("in_library", .bool(false)), ("kind", .string(r.kind.rawValue)), ("format", .string(r.format.rawValue)),
+                    ("bytes", .int(st.size)), ("taken_at", .opt(r.capture?.text)), ("taken_source", .opt(r.capture?.source.rawValue)),
+                    ("width", .opt(r.width)), ("height", .opt(r.height)), ("status", .string(r.status.rawValue)),
+                    ("reason", r.reason.map { JSON.object([("code", .string($0.code)), ("text", .string($0.text))]) } ?? .null),
+                    ("duration_s", .opt(r.durationSeconds)),
+                    ("camera", .object([("make", .opt(r.exif?.make)), ("model", .opt(r.exif?.model)), ("lens", .opt(r.exif?.lens))])),
+                    ("metrics", r.metrics?.json ?? .null),
+                ] + fields(scanner.findings(path: path, of: r)))
         }
         if asJSON {
             ctx.out(json.serialized(pretty: true))
@@ -79,8 +82,12 @@ enum InfoCommand: Command {
             ctx.out("  text:      \(json["text_words"]?.intValue ?? 0) words: \(shown)")
         }
         if let m = json["metrics"], m != .null {
-            ctx.out("  sharpness: \(m["lap_var"]?.serialized() ?? "?") (sharpest tile \(m["lap_tile_max"]?.serialized() ?? "?"), re-blur \(m["reblur"]?.serialized() ?? "?"))")
-            ctx.out("  exposure:  mean \(m["mean_luma"]?.serialized() ?? "?"), spread \(m["std_luma"]?.serialized() ?? "?"), dark \(m["dark_fraction"]?.serialized() ?? "?"), bright \(m["bright_fraction"]?.serialized() ?? "?")")
+            ctx.out(
+                "  sharpness: \(m["lap_var"]?.serialized() ?? "?") (sharpest tile \(m["lap_tile_max"]?.serialized() ?? "?"), re-blur \(m["reblur"]?.serialized() ?? "?"))"
+            )
+            ctx.out(
+                "  exposure:  mean \(m["mean_luma"]?.serialized() ?? "?"), spread \(m["std_luma"]?.serialized() ?? "?"), dark \(m["dark_fraction"]?.serialized() ?? "?"), bright \(m["bright_fraction"]?.serialized() ?? "?")"
+            )
         }
         return ExitCode.ok
     }

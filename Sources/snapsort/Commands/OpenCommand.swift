@@ -24,10 +24,14 @@ enum OpenCommand: Command {
         let deck = try args.option("--deck")
         guard try args.positionals().isEmpty else { throw UsageError("open takes no arguments") }
         guard let info = WebInfo.read(ctx.env), WebClient.answers(info) else {
-            throw CommandFailure(ExitCode.unavailable, "the review page is not being served: start the agent ('systemctl --user start snapsort' or 'snapsort agent'), or 'snapsort serve'")
+            throw CommandFailure(
+                ExitCode.unavailable,
+                "the review page is not being served: start the agent ('systemctl --user start snapsort' or 'snapsort agent'), or 'snapsort serve'")
         }
         if let served = info.database, served != ctx.dbPath {
-            throw CommandFailure(ExitCode.unavailable, "the review page being served is for another library (\(served)); 'snapsort --db \(ctx.dbPath) serve' serves this one")
+            throw CommandFailure(
+                ExitCode.unavailable,
+                "the review page being served is for another library (\(served)); 'snapsort --db \(ctx.dbPath) serve' serves this one")
         }
         var url = info.openURL
         if let deck { url += "#deck=" + (deck.addingPercentEncoding(withAllowedCharacters: .urlFragmentAllowed) ?? deck) }

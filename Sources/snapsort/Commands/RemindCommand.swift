@@ -76,7 +76,10 @@ enum RemindCommand: Command {
         return ExitCode.ok
     }
 
-    enum AgentAnswer { case success(String), failure(String) }
+    enum AgentAnswer {
+        case success(String)
+        case failure(String)
+    }
 
     /// Asks the running agent (through the database, which it watches) to show the reminder,
     /// and waits up to 10 s for its answer. Nil: no answer (an agent with reminders off).

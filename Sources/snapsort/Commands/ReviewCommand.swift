@@ -95,7 +95,8 @@ enum ReviewCommand: Command {
             case .character("u"), .character("U"), .character(Terminal.ctrlZ):
                 if let o = try Review.undo(library: library, clock: clock) {
                     if let s = o.session, s.id == session.id { session = s }
-                    note = ReviewNote("undid \(o.undone?.rawValue ?? "decision") on ", name: o.path.map { String($0.split(separator: "/").last ?? "") } ?? "")
+                    note = ReviewNote(
+                        "undid \(o.undone?.rawValue ?? "decision") on ", name: o.path.map { String($0.split(separator: "/").last ?? "") } ?? "")
                 } else {
                     note = ReviewNote("nothing to undo")
                 }

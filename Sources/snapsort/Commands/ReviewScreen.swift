@@ -70,7 +70,7 @@ struct ReviewGlyphs: Sendable {
             switch u.value {
             case 0x300...0x36F, 0x200B...0x200F, 0xFE00...0xFE0F: return n
             case 0x1100...0x115F, 0x2E80...0xA4CF, 0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F,
-                 0xFF00...0xFF60, 0xFFE0...0xFFE6, 0x1F300...0x1F64F, 0x1F900...0x1F9FF, 0x20000...0x3FFFD:
+                0xFF00...0xFF60, 0xFFE0...0xFFE6, 0x1F300...0x1F64F, 0x1F900...0x1F9FF, 0x20000...0x3FFFD:
                 return n + 2
             default: return n + (n == 0 ? 1 : 0)
             }
@@ -121,8 +121,10 @@ struct ReviewFrame {
 
     /// The full frame: `picture` is the preview (one string per row, already sized by chafa,
     /// or one block of pixel graphics) or nil for the placeholder text.
-    func card(header: (title: String, rest: String), picture: [String]?, placeholder: String,
-              info: String, place: String, note: ReviewNote, keys: String) -> String {
+    func card(
+        header: (title: String, rest: String), picture: [String]?, placeholder: String,
+        info: String, place: String, note: ReviewNote, keys: String
+    ) -> String {
         // Auto-wrap off while drawing (DECAWM, `CSI ? 7 l`): a cell-width guess that is off by
         // one must not push the frame down.
         var out = "\u{1B}[?7l\u{1B}[H\u{1B}[2J"
@@ -186,8 +188,9 @@ struct ReviewScreen {
             placeholder = "(changed since it was analyzed; 'snapsort scan' looks at it again)"
         } else if let bitmap = ReviewCommand.loadPreview(item) {
             let cell = size.pixelWidth > 0 ? (width: size.pixelWidth / size.columns, height: size.pixelHeight / size.rows) : nil
-            let art = Chafa.render(bitmap, columns: f.columns, rows: f.pictureRows, environment: env.variables,
-                                   cellPixels: cell, mode: mode, asciiOnly: glyphs.ascii)
+            let art = Chafa.render(
+                bitmap, columns: f.columns, rows: f.pictureRows, environment: env.variables,
+                cellPixels: cell, mode: mode, asciiOnly: glyphs.ascii)
             // Symbols come one line per row; pixel graphics are one block drawn from the top row.
             picture = mode == .symbols ? art.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) : [art]
         }
@@ -198,8 +201,10 @@ struct ReviewScreen {
             info += glyphs.dot + "seen before (deferred \(d.laterCount)\(glyphs.times))"
             if d.suggestsKeep { info += glyphs.dash + "keep it?" }
         }
-        term.write(f.card(header: (session.title, progress(session)), picture: picture, placeholder: placeholder,
-                          info: info, place: place(item, f), note: note, keys: glyphs.keys))
+        term.write(
+            f.card(
+                header: (session.title, progress(session)), picture: picture, placeholder: placeholder,
+                info: info, place: place(item, f), note: note, keys: glyphs.keys))
     }
 
     /// Where the file is and, in a Similar Shots or duplicate set, what it is to the others.

@@ -47,21 +47,25 @@ enum ScanCommand: Command {
         if let held = try FileLock.tryLock(library.scanLockPath) {
             scanLock = held
         } else {
-            if !ctx.quiet { ctx.err("snapsort: another scan of this library is running (the agent, or a second 'snapsort scan'); waiting for it to end…") }
+            if !ctx.quiet {
+                ctx.err("snapsort: another scan of this library is running (the agent, or a second 'snapsort scan'); waiting for it to end…")
+            }
             scanLock = try FileLock.lock(library.scanLockPath)
         }
         defer { scanLock.unlock() }
-        let scanner = LibraryScanner(library: library, rules: rules, logger: ctx.logger,
-                              workers: workers ?? ProcessInfo.processInfo.activeProcessorCount)
+        let scanner = LibraryScanner(
+            library: library, rules: rules, logger: ctx.logger,
+            workers: workers ?? ProcessInfo.processInfo.activeProcessorCount)
         Extensions.configure(scanner)
         if noGroups { scanner.inspector = nil }
         let bar = ProgressBar(enabled: !ctx.quiet && !jsonl && ctx.stderrIsTTY)
         let summary = try scanner.scan(roots, prewalked: prewalked) { p in
             if jsonl {
-                ctx.out(JSON.object([
-                    ("event", .string("progress")), ("phase", .string(p.phase.rawValue)), ("done", .int(p.done)), ("total", .int(p.total)),
-                    ("files_per_second", .double((p.filesPerSecond * 10).rounded() / 10)), ("eta_s", .opt(p.etaSeconds.map { $0.rounded() })),
-                ]).serialized())
+                ctx.out(
+                    JSON.object([
+                        ("event", .string("progress")), ("phase", .string(p.phase.rawValue)), ("done", .int(p.done)), ("total", .int(p.total)),
+                        ("files_per_second", .double((p.filesPerSecond * 10).rounded() / 10)), ("eta_s", .opt(p.etaSeconds.map { $0.rounded() })),
+                    ]).serialized())
             } else {
                 bar.update(p)
             }
@@ -72,15 +76,18 @@ enum ScanCommand: Command {
         if try !noGroups && Extensions.afterScanPending(library) { try Extensions.afterScan(library, roots) }
         if !noModels && !summary.cancelled { try VisionTier.run(library, ctx, jsonl: jsonl) }
         if jsonl {
-            ctx.out(JSON.object([
-                ("event", .string("done")), ("seen", .int(summary.seen)), ("unchanged", .int(summary.unchanged)),
-                ("added", .int(summary.added)), ("changed", .int(summary.changed)), ("reanalyzed", .int(summary.reanalyzed)),
-                ("moved", .int(summary.moved)), ("touched", .int(summary.touched)), ("gone", .int(summary.gone)), ("analyzed", .int(summary.analyzed)),
-                ("problems", .int(summary.problems)), ("offline_roots", .array(summary.offlineRoots.map { .string($0) })),
-                ("unreadable_folders", .int(summary.unreadableFolders.count)),
-            ]).serialized())
+            ctx.out(
+                JSON.object([
+                    ("event", .string("done")), ("seen", .int(summary.seen)), ("unchanged", .int(summary.unchanged)),
+                    ("added", .int(summary.added)), ("changed", .int(summary.changed)), ("reanalyzed", .int(summary.reanalyzed)),
+                    ("moved", .int(summary.moved)), ("touched", .int(summary.touched)), ("gone", .int(summary.gone)),
+                    ("analyzed", .int(summary.analyzed)),
+                    ("problems", .int(summary.problems)), ("offline_roots", .array(summary.offlineRoots.map { .string($0) })),
+                    ("unreadable_folders", .int(summary.unreadableFolders.count)),
+                ]).serialized())
         } else if !ctx.quiet {
-            var line = "\(counted(summary.seen, "file")): \(summary.added) new, \(summary.changed) changed, \(summary.moved) moved, \(summary.gone) gone, \(summary.unchanged) unchanged"
+            var line =
+                "\(counted(summary.seen, "file")): \(summary.added) new, \(summary.changed) changed, \(summary.moved) moved, \(summary.gone) gone, \(summary.unchanged) unchanged"
             if summary.touched > 0 { line += ", \(summary.touched) touched (same bytes, not decoded again)" }
             if summary.reanalyzed > 0 { line += ", \(summary.reanalyzed) re-analyzed" }
             if summary.problems > 0 { line += "; \(summary.problems) unreadable or damaged (see 'snapsort report')" }
@@ -109,7 +116,8 @@ final class ProgressBar {
         let width = 30
         let filled = Int(Double(width) * Double(p.done) / Double(p.total))
         let eta = p.etaSeconds.map { String(format: "%d:%02d", Int($0) / 60, Int($0) % 60) } ?? "--:--"
-        let line = "\r[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "] "
+        let line =
+            "\r[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "] "
             + "\(p.done)/\(p.total)  " + String(format: "%.1f files/s", p.filesPerSecond) + "  ETA \(eta) "
         FileHandle.standardError.write(Data(line.utf8))
         drawn = true

@@ -31,7 +31,8 @@ enum ServeCommand: Command {
         for p in problems { ctx.err("snapsort serve: \(p)") }
         // One page per library: a second server would only take web.json from the first.
         if let running = WebInfo.read(ctx.env), running.database == nil || running.database == ctx.dbPath, WebClient.answers(running) {
-            throw CommandFailure(ExitCode.error, "this library's review page is already served at \(running.url) (pid \(running.pid)); 'snapsort open' opens it")
+            throw CommandFailure(
+                ExitCode.error, "this library's review page is already served at \(running.url) (pid \(running.pid)); 'snapsort open' opens it")
         }
         // Signals first: threads started later (the server's) inherit the blocked mask.
         let signals = try SignalFD([SIGINT, SIGTERM])

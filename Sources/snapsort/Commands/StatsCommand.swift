@@ -44,7 +44,9 @@ enum StatsCommand: Command {
         if !r.chapters.isEmpty {
             ctx.out("Chapters:")
             for c in r.chapters.prefix(10) {
-                ctx.out("  \(LocalDay(Date(timeIntervalSince1970: c.finishedAt), in: r.timeZone))  \(c.title): \(c.decisions) decisions, \(humanBytes(c.bytes)) staged")
+                ctx.out(
+                    "  \(LocalDay(Date(timeIntervalSince1970: c.finishedAt), in: r.timeZone))  \(c.title): \(c.decisions) decisions, \(humanBytes(c.bytes)) staged"
+                )
             }
         }
         return ExitCode.ok

@@ -70,9 +70,10 @@ enum StatusCommand: Command {
     /// The running agent's status file, or the document computed from the library.
     static func resolve(_ ctx: Context, config: Configuration, path: String) throws -> StatusDocument {
         if Agent.isRunning(dbPath: ctx.dbPath),
-           let bytes = try? FileSystem.readFile(path, limit: 4 << 20),
-           let j = JSON.parse(String(decoding: bytes, as: UTF8.self)),
-           let doc = StatusDocument(json: j), doc.agent.pid.map({ kill(pid_t($0), 0) == 0 || errno == EPERM }) ?? false {
+            let bytes = try? FileSystem.readFile(path, limit: 4 << 20),
+            let j = JSON.parse(String(decoding: bytes, as: UTF8.self)),
+            let doc = StatusDocument(json: j), doc.agent.pid.map({ kill(pid_t($0), 0) == 0 || errno == EPERM }) ?? false
+        {
             return doc
         }
         let library = try ctx.openLibrary()

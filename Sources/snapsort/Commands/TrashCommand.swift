@@ -40,31 +40,50 @@ enum TrashCommand: Command {
             let total = staged.reduce(Int64(0)) { $0 + $1.bytes }
             let inTrashBytes = try Trash.inTrashBytes(library: library)
             if json {
-                ctx.out(JSON.object([
-                    ("staged", .array(staged.map {
-                        .object([("path", .string($0.path)), ("bytes", .int($0.bytes)), ("changed_since_review", .bool($0.changedSinceReview)),
-                                 ("missing", .bool($0.missing))])
-                    })),
-                    ("staged_count", .int(staged.count)), ("staged_bytes", .int(total)),
-                    ("in_trash", .array(inTrash.map {
-                        .object([("path", .string($0.originalPath)), ("trash_path", .string($0.trashPath)), ("bytes", .int($0.bytes)),
-                                 ("sidecar", .bool($0.isSidecar))])
-                    })),
-                    ("in_trash_bytes", .int(inTrashBytes)),
-                ]).serialized(pretty: true))
+                ctx.out(
+                    JSON.object([
+                        (
+                            "staged",
+                            .array(
+                                staged.map {
+                                    .object([
+                                        ("path", .string($0.path)), ("bytes", .int($0.bytes)), ("changed_since_review", .bool($0.changedSinceReview)),
+                                        ("missing", .bool($0.missing)),
+                                    ])
+                                })
+                        ),
+                        ("staged_count", .int(staged.count)), ("staged_bytes", .int(total)),
+                        (
+                            "in_trash",
+                            .array(
+                                inTrash.map {
+                                    .object([
+                                        ("path", .string($0.originalPath)), ("trash_path", .string($0.trashPath)), ("bytes", .int($0.bytes)),
+                                        ("sidecar", .bool($0.isSidecar)),
+                                    ])
+                                })
+                        ),
+                        ("in_trash_bytes", .int(inTrashBytes)),
+                    ]).serialized(pretty: true))
                 return ExitCode.ok
             }
             if staged.isEmpty { ctx.out("Nothing staged for the Trash.") }
             for s in staged {
-                ctx.out("\(humanBytes(s.bytes).padding(toLength: 9, withPad: " ", startingAt: 0)) \(field(s.path))"
-                        + (s.missing ? "  [missing: not there now (moved away, or its drive is not mounted)]"
-                           : s.changedSinceReview ? "  [changed since it was reviewed: decide again]" : ""))
+                ctx.out(
+                    "\(humanBytes(s.bytes).padding(toLength: 9, withPad: " ", startingAt: 0)) \(field(s.path))"
+                        + (s.missing
+                            ? "  [missing: not there now (moved away, or its drive is not mounted)]"
+                            : s.changedSinceReview ? "  [changed since it was reviewed: decide again]" : ""))
             }
             if !staged.isEmpty { ctx.out("\(staged.count) staged, \(humanBytes(total)) — 'snapsort trash commit' moves them to the Trash") }
             let changed = staged.filter { $0.changedSinceReview && !$0.missing }.count
-            if changed > 0 { ctx.out("\(changed) of them changed since they were reviewed: a commit leaves \(changed == 1 ? "it" : "them") in place") }
+            if changed > 0 {
+                ctx.out("\(changed) of them changed since they were reviewed: a commit leaves \(changed == 1 ? "it" : "them") in place")
+            }
             let missing = staged.filter(\.missing).count
-            if missing > 0 { ctx.out("\(missing) of them \(missing == 1 ? "is" : "are") not there now: a commit leaves \(missing == 1 ? "it" : "them") staged") }
+            if missing > 0 {
+                ctx.out("\(missing) of them \(missing == 1 ? "is" : "are") not there now: a commit leaves \(missing == 1 ? "it" : "them") staged")
+            }
             if inTrashBytes > 0 {
                 ctx.out("\(humanBytes(inTrashBytes)) cleared by SnapSort still sits in the Trash: emptying the Trash frees it.")
             }
@@ -77,7 +96,8 @@ enum TrashCommand: Command {
                 guard Terminal.isTerminal(0) else {
                     throw UsageError("trash commit needs a confirmation: run it in a terminal or pass --yes")
                 }
-                FileHandle.standardError.write(Data("Move \(staged.count) file\(staged.count == 1 ? "" : "s") (\(humanBytes(total))) to the Trash? [y/N] ".utf8))
+                FileHandle.standardError.write(
+                    Data("Move \(staged.count) file\(staged.count == 1 ? "" : "s") (\(humanBytes(total))) to the Trash? [y/N] ".utf8))
                 guard let answer = readLine(), ["y", "yes"].contains(answer.lowercased().trimmingCharacters(in: .whitespaces)) else {
                     ctx.err("Nothing moved.")
                     return ExitCode.ok
@@ -86,7 +106,8 @@ enum TrashCommand: Command {
             let report = try Trash.commit(library: library, clock: clock, env: ctx.trashEnvironment, logger: ctx.logger)
             for o in report.outcomes { ctx.out(line(o)) }
             let moved = report.succeeded
-            ctx.out("\(moved.count) moved to the Trash (\(humanBytes(report.bytes)))"
+            ctx.out(
+                "\(moved.count) moved to the Trash (\(humanBytes(report.bytes)))"
                     + (report.skipped.isEmpty ? "" : ", \(report.skipped.count) left in place")
                     + (moved.isEmpty ? "" : ". The space is freed when the Trash is emptied."))
             for m in report.milestones { ctx.out("milestone reached: \(Context.milestoneTitle(m))") }

@@ -16,10 +16,11 @@ enum UndoCommand: Command {
         """
 
     static func run(_ args: inout Arguments, _ ctx: Context) throws -> Int32 {
-        let steps = try args.option("--steps").map { v -> Int in
-            guard let n = Int(v), n >= 1 else { throw UsageError("--steps takes a positive number") }
-            return n
-        } ?? 1
+        let steps =
+            try args.option("--steps").map { v -> Int in
+                guard let n = Int(v), n >= 1 else { throw UsageError("--steps takes a positive number") }
+                return n
+            } ?? 1
         guard try args.positionals().isEmpty else { throw UsageError("undo takes no FILE") }
         let library = try ctx.openLibrary()
         for i in 0..<steps {
@@ -28,7 +29,8 @@ enum UndoCommand: Command {
                 if !ctx.quiet { ctx.err("undid \(i) of \(steps) steps: nothing more to undo") }
                 break
             }
-            ctx.out("undid \(o.undone?.rawValue ?? "decision") on \(o.path ?? "item \(o.fileID)") (now \(o.restored?.rawValue ?? "undecided"))"
+            ctx.out(
+                "undid \(o.undone?.rawValue ?? "decision") on \(o.path ?? "item \(o.fileID)") (now \(o.restored?.rawValue ?? "undecided"))"
                     + (o.count > 1 ? " and \(o.count - 1) more decisions of the same action" : ""))
         }
         return ExitCode.ok

@@ -16,11 +16,12 @@ enum VisionTier {
         }
         guard summary.available else { return }
         if jsonl {
-            ctx.out(JSON.object([
-                ("event", .string("models")), ("analyzed", .int(summary.analyzed)), ("failed", .int(summary.failed)),
-                ("skipped", .int(summary.skipped)), ("people", .int(summary.withPeople)),
-                ("seconds", .double((summary.seconds * 100).rounded() / 100)),
-            ]).serialized())
+            ctx.out(
+                JSON.object([
+                    ("event", .string("models")), ("analyzed", .int(summary.analyzed)), ("failed", .int(summary.failed)),
+                    ("skipped", .int(summary.skipped)), ("people", .int(summary.withPeople)),
+                    ("seconds", .double((summary.seconds * 100).rounded() / 100)),
+                ]).serialized())
         } else if !ctx.quiet && summary.analyzed + summary.failed > 0 {
             var line = "models: \(summary.analyzed) photos looked at, \(summary.withPeople) with people"
             if summary.failed > 0 { line += "; \(summary.failed) could not be analyzed" }
