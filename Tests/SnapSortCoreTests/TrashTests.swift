@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import SnapSortSystem
 import SnapSortTestSupport
+import Synchronization
 import Testing
 
 @testable import SnapSortCore
@@ -147,6 +148,74 @@ struct TrashTests {
         #expect(try Review.decision(for: id, library: s.lib.library) == nil)
         let after = try Stats.report(library: s.lib.library, clock: s.clock, timeZone: ReviewFixture.utc)
         #expect(after.cleared.total == 0 && after.inTrashBytes == 0)
+    }
+
+    @Test("after the Trash was emptied, another file trashed under the freed name is never taken for ours")
+    func anotherFileUnderAFreedName() throws {
+        let s = try TrashSetup(["IMG_0001.jpg", "c.jpg"])
+        _ = try s.stage("IMG_0001.jpg")
+        let original = s.lib.root + "/IMG_0001.jpg"
+        let photo = try FileSystem.readFile(original, limit: 1 << 20)
+        #expect(try s.commit().succeeded.count == 1)
+        // The user empties the Trash, then trashes another camera's IMG_0001.jpg (same size,
+        // as it happens) from the file manager: it gets the freed name.
+        try FileSystem.remove(s.homeTrash + "/files/IMG_0001.jpg")
+        try FileSystem.remove(s.homeTrash + "/info/IMG_0001.jpg.trashinfo")
+        var other = photo
+        other[other.count / 2] ^= 0x55
+        let otherInfo = "[Trash Info]\nPath=/home/someone/Other%20camera/IMG_0001.jpg\nDeletionDate=2026-11-30T10:00:00\n"
+        try FileSystem.writeAtomically(s.homeTrash + "/files/IMG_0001.jpg", other)
+        try FileSystem.writeAtomically(s.homeTrash + "/info/IMG_0001.jpg.trashinfo", Array(otherInfo.utf8))
+        #expect(try Trash.inTrashBytes(library: s.lib.library) == 0)
+        let r = try Trash.restore(paths: [original], library: s.lib.library, clock: s.clock)
+        #expect(r.count == 1 && !r[0].succeeded, "\(r)")
+        // The other file and its .trashinfo are where the file manager put them.
+        #expect(!FileSystem.exists(original))
+        #expect(try FileSystem.readFile(s.homeTrash + "/files/IMG_0001.jpg", limit: 1 << 20) == other)
+        #expect(try FileSystem.readFile(s.homeTrash + "/info/IMG_0001.jpg.trashinfo", limit: 4096) == Array(otherInfo.utf8))
+        #expect(try Trash.inSystemTrash(library: s.lib.library).isEmpty)
+    }
+
+    @Test("a Trash that is not there now (its drive not mounted) says nothing: the file is restored once it is back")
+    func unreachableTrash() throws {
+        let s = try TrashSetup(["a.jpg", "c.jpg"])
+        _ = try s.stage("a.jpg")
+        let original = s.lib.root + "/a.jpg"
+        #expect(try s.commit().succeeded.count == 1)
+        // The drive goes: its Trash folder with it.
+        try FileSystem.rename(s.homeTrash, s.dataHome + "/away")
+        #expect(try Trash.noticeRestores(library: s.lib.library, clock: s.clock) == 0)
+        let r = try Trash.restore(paths: [original], library: s.lib.library, clock: s.clock)
+        #expect(r.count == 1 && !r[0].succeeded)
+        #expect(try Trash.inSystemTrash(library: s.lib.library).count == 1)
+        // Back: it comes back.
+        try FileSystem.rename(s.dataHome + "/away", s.homeTrash)
+        let back = try Trash.restore(paths: [original], library: s.lib.library, clock: s.clock)
+        #expect(back.map(\.result) == [.restored], "\(back)")
+        #expect(FileSystem.exists(original))
+    }
+
+    @Test("a commit waits while another process commits or restores (the trash lock)")
+    func commitsTakeTurns() throws {
+        let s = try TrashSetup(["a.jpg", "c.jpg"])
+        _ = try s.stage("a.jpg")
+        let original = s.lib.root + "/a.jpg"
+        let held = try FileLock.lock(s.lib.dbPath + ".trash.lock")  // another process's commit
+        let dbPath = s.lib.dbPath, env = s.env, clock = s.clock
+        let done = Mutex<TrashReport?>(nil)
+        let t = Thread {
+            let other = try! Library(path: dbPath)
+            let r = try! Trash.commit(library: other, clock: clock, env: env)
+            done.withLock { $0 = r }
+        }
+        t.start()
+        // It waits (a negative: a fixed look, then the lock is let go).
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(FileSystem.exists(original) && done.withLock { $0 } == nil)
+        held.unlock()
+        #expect(waitUntil { done.withLock { $0 } != nil })
+        #expect(done.withLock { $0 }?.succeeded.map(\.path) == [original])
+        #expect(!FileSystem.exists(original))
     }
 
     /// Copies with the same bytes and time as `path` (`cp -p`, a restore from a backup).

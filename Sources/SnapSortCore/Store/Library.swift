@@ -20,6 +20,26 @@ public final class Library: @unchecked Sendable {
     /// Set while a bulk action's decisions are made as one undo step (`Review.asOneUndoStep`):
     /// the undo history is trimmed once they are one step, not under them.
     var undoBatchOpen = false
+    /// The trash lock while held by this process (`withTrashLock`), and how deep.
+    private var trashLock: FileLock?
+    private var trashLockDepth = 0
+
+    /// Runs `body` holding the library's trash lock (`<db>.trash.lock`): one commit or restore
+    /// at a time across processes (the page and a terminal), so neither reports the files the
+    /// other moved as changed, missing or emptied. Re-entrant within this object.
+    public func withTrashLock<T>(_ body: () throws -> T) throws -> T {
+        if path == ":memory:" { return try body() }
+        if trashLockDepth == 0 { trashLock = try FileLock.lock(path + ".trash.lock") }
+        trashLockDepth += 1
+        defer {
+            trashLockDepth -= 1
+            if trashLockDepth == 0 {
+                trashLock?.unlock()
+                trashLock = nil
+            }
+        }
+        return try body()
+    }
 
     /// Opens (creating folders and the file as needed) and migrates the library.
     ///

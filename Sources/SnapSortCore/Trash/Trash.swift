@@ -25,6 +25,13 @@ public struct TrashedFile: Sendable, Equatable {
     public var bytes: Int64
     public var trashedAt: Double
     public var isSidecar: Bool
+    /// The Trash folder (holding `files/` and `info/`), the name in it, and the `.trashinfo`
+    /// text SnapSort wrote (to tell its file from another trashed later under a freed name).
+    var trashDirectory: String
+    var name: String
+    var info: String?
+
+    var infoPath: String { trashDirectory + "/info/" + name + ".trashinfo" }
 }
 
 /// What happened to one file in a commit or restore.
@@ -140,7 +147,7 @@ public enum Trash {
     public static func inSystemTrash(library: Library) throws -> [TrashedFile] {
         try library.db.rows(
             """
-            SELECT id, file_id, original_path, trash_dir, trash_name, bytes, trashed_ts, parent_id FROM trash_ledger
+            SELECT id, file_id, original_path, trash_dir, trash_name, bytes, trashed_ts, parent_id, info FROM trash_ledger
             WHERE state='trashed' ORDER BY trashed_ts, id
             """
         ).map(trashedFile)
@@ -148,14 +155,42 @@ public enum Trash {
 
     /// Bytes of trashed files still sitting in a Trash: emptying the Trash frees them.
     public static func inTrashBytes(library: Library) throws -> Int64 {
-        try inSystemTrash(library: library).filter { FileSystem.exists($0.trashPath) }.reduce(0) { $0 + $1.bytes }
+        try inSystemTrash(library: library).filter { presence($0) == .ours }.reduce(0) { $0 + $1.bytes }
+    }
+
+    /// Where a trashed file stands in its Trash.
+    enum Presence: Equatable {
+        /// Its name in `files/` holds its bytes, under the `.trashinfo` SnapSort wrote.
+        case ours
+        /// Not there: the Trash was emptied or the file taken out. A name the emptying freed
+        /// may hold another file trashed since (another camera's `IMG_0001.JPG`), whose
+        /// `.trashinfo` names another path: that file is not ours to put back.
+        case gone
+        /// The Trash's `files/` folder is not there (a drive not mounted): nothing can be said.
+        case unreachable
+    }
+
+    static func presence(_ t: TrashedFile) -> Presence {
+        guard let st = FileSystem.lstatusIfExists(t.trashPath) else {
+            return FileSystem.lstatusIfExists(t.trashDirectory + "/files")?.isDirectory == true ? .gone : .unreachable
+        }
+        guard st.isRegular, st.size == t.bytes else { return .gone }
+        // A `.trashinfo` that is not there leaves the size to decide (nothing else names the file).
+        guard let ours = t.info, let bytes = try? FileSystem.readFile(t.infoPath, limit: 64 * 1024) else { return .ours }
+        return pathLine(String(decoding: bytes, as: UTF8.self)) == pathLine(ours) ? .ours : .gone
+    }
+
+    /// The `Path=` line of a `.trashinfo`.
+    static func pathLine(_ info: String) -> Substring? {
+        info.split(whereSeparator: \.isNewline).first { $0.hasPrefix("Path=") }
     }
 
     static func trashedFile(_ r: Row) -> TrashedFile {
         TrashedFile(
             ledgerID: r.int(0)!, fileID: r.int(1), originalPath: r.string(2) ?? "",
             trashPath: (r.string(3) ?? "") + "/files/" + (r.string(4) ?? ""), bytes: r.int(5) ?? 0,
-            trashedAt: r.double(6) ?? 0, isSidecar: r.int(7) != nil)
+            trashedAt: r.double(6) ?? 0, isSidecar: r.int(7) != nil, trashDirectory: r.string(3) ?? "", name: r.string(4) ?? "",
+            info: r.string(8))
     }
 
     // MARK: - Commit
@@ -199,37 +234,39 @@ public enum Trash {
     /// interrupted commit first. A file that changed since it was reviewed, or that has no
     /// usable Trash on its mount, is left in place and reported.
     public static func commit(library: Library, clock: Clock, env: TrashEnvironment, logger: Logger = .silent) throws -> TrashReport {
-        var report = TrashReport()
-        report.resumed = try resume(library: library, clock: clock, env: env, report: &report)
-        for s in try stagedRows(library) {
-            let id = s.id, path = s.path
-            guard let st = FileSystem.lstatusIfExists(path) else {
-                report.outcomes.append(
-                    try skip(library, fileID: id, path: path, bytes: s.row.size, reason: "missing: the file is no longer there", clock: clock))
-                continue
-            }
-            guard s.isAsReviewed(st) else {
-                report.outcomes.append(
-                    try skip(
-                        library, fileID: id, path: path, bytes: st.size,
-                        reason: "changed since it was reviewed: review it again", clock: clock))
-                continue
-            }
-            let outcome = try trashOne(library: library, clock: clock, env: env, fileID: id, parentID: nil, path: path, status: st)
-            report.outcomes.append(outcome)
-            if case .trashed = outcome.result, let parent = try library.db.scalar("SELECT max(id) FROM trash_ledger WHERE file_id=?", id) {
-                for side in Sidecars.find(for: path) where try sidecarMayTravel(library, side) {
-                    guard let sst = FileSystem.lstatusIfExists(side), sst.isRegular else { continue }
-                    let sideID = try library.liveRow(path: side)?.id
-                    var o = try trashOne(library: library, clock: clock, env: env, fileID: sideID, parentID: parent, path: side, status: sst)
-                    o.isSidecar = true
-                    report.outcomes.append(o)
+        try library.withTrashLock {
+            var report = TrashReport()
+            report.resumed = try resume(library: library, clock: clock, env: env, report: &report)
+            for s in try stagedRows(library) {
+                let id = s.id, path = s.path
+                guard let st = FileSystem.lstatusIfExists(path) else {
+                    report.outcomes.append(
+                        try skip(library, fileID: id, path: path, bytes: s.row.size, reason: "missing: the file is no longer there", clock: clock))
+                    continue
+                }
+                guard s.isAsReviewed(st) else {
+                    report.outcomes.append(
+                        try skip(
+                            library, fileID: id, path: path, bytes: st.size,
+                            reason: "changed since it was reviewed: review it again", clock: clock))
+                    continue
+                }
+                let outcome = try trashOne(library: library, clock: clock, env: env, fileID: id, parentID: nil, path: path, status: st)
+                report.outcomes.append(outcome)
+                if case .trashed = outcome.result, let parent = try library.db.scalar("SELECT max(id) FROM trash_ledger WHERE file_id=?", id) {
+                    for side in Sidecars.find(for: path) where try sidecarMayTravel(library, side) {
+                        guard let sst = FileSystem.lstatusIfExists(side), sst.isRegular else { continue }
+                        let sideID = try library.liveRow(path: side)?.id
+                        var o = try trashOne(library: library, clock: clock, env: env, fileID: sideID, parentID: parent, path: side, status: sst)
+                        o.isSidecar = true
+                        report.outcomes.append(o)
+                    }
                 }
             }
+            report.milestones = try library.db.transaction { try Stats.recordMilestones(library: library, clock: clock, timeZone: env.timeZone) }
+            logger.info("trash commit done", ["trash.trashed": "\(report.succeeded.count)", "trash.skipped": "\(report.skipped.count)"])
+            return report
         }
-        report.milestones = try library.db.transaction { try Stats.recordMilestones(library: library, clock: clock, timeZone: env.timeZone) }
-        logger.info("trash commit done", ["trash.trashed": "\(report.succeeded.count)", "trash.skipped": "\(report.skipped.count)"])
-        return report
     }
 
     /// A sidecar goes with its photo unless it is a library item the user decided otherwise
@@ -463,93 +500,105 @@ public enum Trash {
     /// The item's row comes back
     /// (same identity), its trash decision is cleared and the bytes are no longer cleared.
     public static func restore(ledgerIDs: [Int64], library: Library, clock: Clock) throws -> [TrashOutcome] {
-        var out: [TrashOutcome] = []
-        for id in ledgerIDs {
-            guard
-                let r = try library.db.row(
+        try library.withTrashLock {
+            var out: [TrashOutcome] = []
+            for id in ledgerIDs {
+                guard
+                    let r = try library.db.row(
+                        """
+                        SELECT id, file_id, original_path, trash_dir, trash_name, bytes, trashed_ts, parent_id, info FROM trash_ledger
+                        WHERE id=? AND state='trashed'
+                        """, id)
+                else { continue }
+                let t = trashedFile(r)
+                let photo = try restoreOne(t, trashDir: r.string(3) ?? "", name: r.string(4) ?? "", library: library, clock: clock)
+                out.append(photo)
+                guard photo.succeeded else { continue }
+                for sr in try library.db.rows(
                     """
-                    SELECT id, file_id, original_path, trash_dir, trash_name, bytes, trashed_ts, parent_id FROM trash_ledger
-                    WHERE id=? AND state='trashed'
+                    SELECT id, file_id, original_path, trash_dir, trash_name, bytes, trashed_ts, parent_id, info FROM trash_ledger
+                    WHERE parent_id=? AND state='trashed'
                     """, id)
-            else { continue }
-            let t = trashedFile(r)
-            let photo = try restoreOne(t, trashDir: r.string(3) ?? "", name: r.string(4) ?? "", library: library, clock: clock)
-            out.append(photo)
-            guard photo.succeeded else { continue }
-            for sr in try library.db.rows(
-                """
-                SELECT id, file_id, original_path, trash_dir, trash_name, bytes, trashed_ts, parent_id FROM trash_ledger
-                WHERE parent_id=? AND state='trashed'
-                """, id)
-            {
-                var o = try restoreOne(trashedFile(sr), trashDir: sr.string(3) ?? "", name: sr.string(4) ?? "", library: library, clock: clock)
-                o.isSidecar = true
-                out.append(o)
+                {
+                    var o = try restoreOne(trashedFile(sr), trashDir: sr.string(3) ?? "", name: sr.string(4) ?? "", library: library, clock: clock)
+                    o.isSidecar = true
+                    out.append(o)
+                }
             }
+            return out
         }
-        return out
     }
 
     /// Restores by original path: un-stages a staged item, or brings a trashed file back.
     public static func restore(paths: [String], library: Library, clock: Clock) throws -> [TrashOutcome] {
-        _ = try noticeRestores(library: library, clock: clock)
-        var out: [TrashOutcome] = []
-        for p in paths {
-            if let row = try library.liveRow(path: p), try Review.decision(for: row.id, library: library)?.decision == .trash {
-                out += try unstage(fileIDs: [row.id], library: library)
-                continue
+        try library.withTrashLock {
+            _ = try noticeRestores(library: library, clock: clock)
+            var out: [TrashOutcome] = []
+            for p in paths {
+                if let row = try library.liveRow(path: p), try Review.decision(for: row.id, library: library)?.decision == .trash {
+                    out += try unstage(fileIDs: [row.id], library: library)
+                    continue
+                }
+                let ids = try library.db.rows("SELECT id FROM trash_ledger WHERE original_path=? AND state='trashed' ORDER BY id DESC LIMIT 1", p)
+                    .compactMap { $0.int(0) }
+                if ids.isEmpty {
+                    let purged = try library.db.scalar("SELECT count(*) FROM trash_ledger WHERE original_path=? AND state='purged'", p) ?? 0 > 0
+                    let why =
+                        purged
+                        ? "it was removed from the Trash (emptied): it cannot be restored"
+                        : "neither staged nor in the Trash by SnapSort"
+                    out.append(TrashOutcome(path: p, bytes: 0, result: .skipped(why), isSidecar: false))
+                } else {
+                    out += try restore(ledgerIDs: ids, library: library, clock: clock)
+                }
             }
-            let ids = try library.db.rows("SELECT id FROM trash_ledger WHERE original_path=? AND state='trashed' ORDER BY id DESC LIMIT 1", p)
-                .compactMap { $0.int(0) }
-            if ids.isEmpty {
-                let purged = try library.db.scalar("SELECT count(*) FROM trash_ledger WHERE original_path=? AND state='purged'", p) ?? 0 > 0
-                let why =
-                    purged
-                    ? "it was removed from the Trash (emptied): it cannot be restored"
-                    : "neither staged nor in the Trash by SnapSort"
-                out.append(TrashOutcome(path: p, bytes: 0, result: .skipped(why), isSidecar: false))
-            } else {
-                out += try restore(ledgerIDs: ids, library: library, clock: clock)
-            }
+            return out
         }
-        return out
     }
 
     /// `restore --all`: un-stages everything staged and brings back everything committed.
     public static func restoreAll(library: Library, clock: Clock) throws -> [TrashOutcome] {
-        _ = try noticeRestores(library: library, clock: clock)
-        var out = try unstage(fileIDs: staged(library: library).map(\.fileID), library: library)
-        let ids = try library.db.rows("SELECT id FROM trash_ledger WHERE state='trashed' AND parent_id IS NULL ORDER BY id").compactMap { $0.int(0) }
-        out += try restore(ledgerIDs: ids, library: library, clock: clock)
-        // Sidecars whose photo is no longer in the Trash (restored or purged meanwhile); those of
-        // a photo that stayed stay with it.
-        let orphans = try library.db.rows(
-            """
-            SELECT s.id FROM trash_ledger s LEFT JOIN trash_ledger p ON p.id = s.parent_id
-            WHERE s.state='trashed' AND s.parent_id IS NOT NULL AND (p.id IS NULL OR p.state != 'trashed') ORDER BY s.id
-            """
-        ).compactMap { $0.int(0) }
-        for id in orphans {
-            guard
-                let r = try library.db.row(
-                    """
-                    SELECT id, file_id, original_path, trash_dir, trash_name, bytes, trashed_ts, parent_id FROM trash_ledger WHERE id=?
-                    """, id)
-            else { continue }
-            var o = try restoreOne(trashedFile(r), trashDir: r.string(3) ?? "", name: r.string(4) ?? "", library: library, clock: clock)
-            o.isSidecar = true
-            out.append(o)
+        try library.withTrashLock {
+            _ = try noticeRestores(library: library, clock: clock)
+            var out = try unstage(fileIDs: staged(library: library).map(\.fileID), library: library)
+            let ids = try library.db.rows("SELECT id FROM trash_ledger WHERE state='trashed' AND parent_id IS NULL ORDER BY id").compactMap {
+                $0.int(0)
+            }
+            out += try restore(ledgerIDs: ids, library: library, clock: clock)
+            // Sidecars whose photo is no longer in the Trash (restored or purged meanwhile); those of
+            // a photo that stayed stay with it.
+            let orphans = try library.db.rows(
+                """
+                SELECT s.id FROM trash_ledger s LEFT JOIN trash_ledger p ON p.id = s.parent_id
+                WHERE s.state='trashed' AND s.parent_id IS NOT NULL AND (p.id IS NULL OR p.state != 'trashed') ORDER BY s.id
+                """
+            ).compactMap { $0.int(0) }
+            for id in orphans {
+                guard
+                    let r = try library.db.row(
+                        """
+                        SELECT id, file_id, original_path, trash_dir, trash_name, bytes, trashed_ts, parent_id, info FROM trash_ledger WHERE id=?
+                        """, id)
+                else { continue }
+                var o = try restoreOne(trashedFile(r), trashDir: r.string(3) ?? "", name: r.string(4) ?? "", library: library, clock: clock)
+                o.isSidecar = true
+                out.append(o)
+            }
+            return out
         }
-        return out
     }
 
     static func restoreOne(_ t: TrashedFile, trashDir: String, name: String, library: Library, clock: Clock) throws -> TrashOutcome {
         func skipped(_ why: String) -> TrashOutcome {
             TrashOutcome(path: t.originalPath, bytes: t.bytes, result: .skipped(why), isSidecar: t.isSidecar)
         }
-        guard FileSystem.lstatusIfExists(t.trashPath) != nil else {
+        switch presence(t) {
+        case .ours: break
+        case .unreachable:
+            return skipped("its Trash (\(trashDir)) is not there now (a drive not mounted?); nothing was changed")
+        case .gone:
             try library.db.run("UPDATE trash_ledger SET state='purged', reason='no longer in the Trash' WHERE id=?", t.ledgerID)
-            return skipped("no longer in the Trash (it was emptied or removed)")
+            return skipped("no longer in the Trash (it was emptied or removed; a file there under its name now is another one)")
         }
         if FileSystem.exists(t.originalPath) { return skipped("a file exists at its original path; not overwritten") }
         if let slash = t.originalPath.lastIndex(of: "/"), slash != t.originalPath.startIndex {
@@ -597,34 +646,37 @@ public enum Trash {
     /// number of restores noticed.
     @discardableResult
     public static func noticeRestores(library: Library, clock: Clock) throws -> Int {
-        var restored = 0
-        for r in try library.db.rows(
-            """
-            SELECT id, file_id, original_path, trash_dir, trash_name, bytes, trashed_ts, parent_id, device, inode, mtime_ns
-            FROM trash_ledger WHERE state='trashed'
-            """)
-        {
-            let t = trashedFile(r)
-            if FileSystem.lstatusIfExists(t.trashPath) != nil { continue }
-            let dev = UInt64(bitPattern: r.int(8) ?? 0), ino = UInt64(bitPattern: r.int(9) ?? 0), mtime = r.int(10) ?? 0
-            var back = false
-            if let st = FileSystem.lstatusIfExists(t.originalPath), st.isRegular, st.device == dev, st.inode == ino,
-                st.size == t.bytes, st.mtimeNanoseconds == mtime
+        try library.withTrashLock {
+            var restored = 0
+            for r in try library.db.rows(
+                """
+                SELECT id, file_id, original_path, trash_dir, trash_name, bytes, trashed_ts, parent_id, info, device, inode, mtime_ns
+                FROM trash_ledger WHERE state='trashed'
+                """)
             {
-                back = true
-            } else if let f = t.fileID, let item = try library.item(id: f), item.status != .gone {
-                back = true  // the scanner already saw it come back (same content, same row)
+                let t = trashedFile(r)
+                // Still there, or its Trash not reachable now (a drive not mounted): nothing to notice.
+                if presence(t) != .gone { continue }
+                let dev = UInt64(bitPattern: r.int(9) ?? 0), ino = UInt64(bitPattern: r.int(10) ?? 0), mtime = r.int(11) ?? 0
+                var back = false
+                if let st = FileSystem.lstatusIfExists(t.originalPath), st.isRegular, st.device == dev, st.inode == ino,
+                    st.size == t.bytes, st.mtimeNanoseconds == mtime
+                {
+                    back = true
+                } else if let f = t.fileID, let item = try library.item(id: f), item.status != .gone {
+                    back = true  // the scanner already saw it come back (same content, same row)
+                }
+                if back {
+                    var moved = t
+                    if let f = t.fileID, let item = try library.item(id: f), item.status != .gone { moved.originalPath = item.path }
+                    try recordRestored(moved, library: library, clock: clock)
+                    restored += 1
+                } else {
+                    try library.db.run("UPDATE trash_ledger SET state='purged', reason='no longer in the Trash' WHERE id=?", t.ledgerID)
+                }
             }
-            if back {
-                var moved = t
-                if let f = t.fileID, let item = try library.item(id: f), item.status != .gone { moved.originalPath = item.path }
-                try recordRestored(moved, library: library, clock: clock)
-                restored += 1
-            } else {
-                try library.db.run("UPDATE trash_ledger SET state='purged', reason='no longer in the Trash' WHERE id=?", t.ledgerID)
-            }
+            return restored
         }
-        return restored
     }
 }
 
