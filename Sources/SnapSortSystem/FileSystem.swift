@@ -8,12 +8,15 @@ public struct FileStatus: Sendable, Equatable {
     public var mtimeNanoseconds: Int64
     public var mode: UInt32
     public var uid: UInt32
+    /// `st_nlink`: the names the file has (hard links).
+    public var linkCount: UInt64
 
     public var isDirectory: Bool { mode & S_IFMT == S_IFDIR }
     public var isRegular: Bool { mode & S_IFMT == S_IFREG }
     public var isSymlink: Bool { mode & S_IFMT == S_IFLNK }
 
-    public init(device: UInt64, inode: UInt64, size: Int64, mtimeNanoseconds: Int64, mode: UInt32, uid: UInt32 = 0) {
+    public init(device: UInt64, inode: UInt64, size: Int64, mtimeNanoseconds: Int64, mode: UInt32, uid: UInt32 = 0, linkCount: UInt64 = 1) {
+        self.linkCount = linkCount
         self.device = device
         self.inode = inode
         self.size = size
@@ -26,7 +29,7 @@ public struct FileStatus: Sendable, Equatable {
         self.init(
             device: UInt64(st.st_dev), inode: UInt64(st.st_ino), size: Int64(st.st_size),
             mtimeNanoseconds: Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec),
-            mode: st.st_mode, uid: st.st_uid)
+            mode: st.st_mode, uid: st.st_uid, linkCount: UInt64(st.st_nlink))
     }
 }
 

@@ -31,6 +31,36 @@ import Testing
         #expect(env.stdout == report.stdout)
     }
 
+    /// `roots add` never writes anew a configuration it could not read whole: a Latin-1 byte in
+    /// a comment cost every other line.
+    @Test func rootsAddLeavesAFileThatIsNotUTF8Alone() throws {
+        let dir = TempDir()
+        let photos = dir.folder("photos")
+        let conf = dir.at("config/snapsort/snapsort.conf")
+        let original = Array("# Photos de l'".utf8) + [0xE9] + Array("t\u{E9}\nroot = \(dir.at("lib"))\nsession_goal = 50\n".utf8)
+        dir.write("config/snapsort/snapsort.conf", original)
+        let env = ["XDG_CONFIG_HOME": dir.at("config"), "HOME": dir.path]
+        let add = try SnapsortBinary.run(["roots", "add", photos], env: env)
+        #expect(add.status == 1 && add.stderr.contains("line 1") && add.stderr.contains("nothing was changed"), "\(add.stderr)")
+        #expect(try FileSystem.readFile(conf, limit: 4096) == original)
+        // The other lines still count, and the byte is reported.
+        let config = try SnapsortBinary.run(["config"], env: env)
+        #expect(config.stdout.contains("session_goal = 50") && config.stderr.contains("not UTF-8"), "\(config.stdout)\n\(config.stderr)")
+    }
+
+    /// Roots inside one another, or one folder twice, are scanned once (each file one row).
+    @Test func nestedAndRepeatedRootsAreScannedOnce() throws {
+        let dir = TempDir()
+        dir.write("Pictures/a.jpg", Fixtures.jpeg(seed: 3, width: 64, height: 48))
+        dir.write("Pictures/sub/b.jpg", Fixtures.jpeg(seed: 4, width: 64, height: 48))
+        let db = dir.at("lib.sqlite3")
+        let scan = try SnapsortBinary.run(
+            ["--db", db, "scan", "--quiet", "--no-models", dir.at("Pictures/sub"), dir.at("Pictures"), dir.at("Pictures") + "/"])
+        #expect(scan.status == 0, "\(scan.stderr)")
+        let report = try SnapsortBinary.run(["--db", db, "report", "--jsonl"])
+        #expect(report.stdout.split(separator: "\n").count == 2, "\(report.stdout)")
+    }
+
     /// A damaged library (a bad page) is named as such with where its backups are, by the
     /// quick commands when they read the page and by `scan`'s integrity check at its start;
     /// nothing crashes and nothing is written.

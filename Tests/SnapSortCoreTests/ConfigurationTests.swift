@@ -1,3 +1,6 @@
+import Glibc
+import SnapSortSystem
+import SnapSortTestSupport
 import Testing
 
 @testable import SnapSortCore
@@ -48,6 +51,41 @@ import Testing
         c.roots = ["/data"]
         #expect(c.effectiveRoots(arguments: [], env: env) == ["/data"])
         #expect(c.effectiveRoots(arguments: ["/x"], env: env) == ["/x"])
+    }
+
+    /// Each folder once, by its resolved path: a folder and a root inside it, the same folder
+    /// twice, a symbolic link to a folder and the folder.
+    @Test func distinctRoots() throws {
+        let dir = TempDir()
+        let a = dir.folder("a"), b = dir.folder("b")
+        dir.folder("a/sub")
+        #expect(symlink(a, dir.at("link")) == 0)
+        let table: [([String], [String])] = [
+            ([a, b], [a, b]),
+            ([a, a + "/"], [a]),
+            ([a, a + "/sub"], [a]),
+            ([a + "/sub", b, a], [a, b]),
+            ([dir.at("link"), a], [dir.at("link")]),
+            ([a, dir.at("link") + "/sub"], [a]),
+            (["/nonexistent/x", "/nonexistent/x/y"], ["/nonexistent/x"]),
+            (["/", a], ["/"]),
+        ]
+        for (given, expected) in table {
+            #expect(Configuration.distinctRoots(given) == expected, "\(given)")
+        }
+    }
+
+    /// A byte that is not UTF-8 costs its line's text, never the file's other lines; Windows
+    /// line ends are read as line ends.
+    @Test func notUTF8AndCRLF() {
+        let bytes = Array("# Photos de l'".utf8) + [0xE9] + Array("t\u{E9}\nroot = /data\nsession_goal = 50\n".utf8)
+        let (text, problem) = Configuration.decode(bytes)
+        #expect(problem?.line == 1)
+        let (c, problems) = Configuration.parse(text, home: "/h")
+        #expect(c.roots == ["/data"] && c.sessionGoal == 50 && problems.isEmpty)
+        let (crlf, crlfProblems) = Configuration.parse("root = /data\r\nreminder = daily\r\nsession_goal = 40\r\n", home: "/h")
+        #expect(crlf.roots == ["/data"] && crlf.reminder == "daily" && crlf.sessionGoal == 40 && crlfProblems.isEmpty)
+        #expect(Configuration.removingRoot("/data", from: "root = /data\r\nsession_goal = 40\r\n", home: "/h") != nil)
     }
 
     @Test func renderedTextParsesBackToTheSameSettings() {

@@ -218,6 +218,26 @@ struct TrashTests {
         #expect(!FileSystem.exists(original))
     }
 
+    @Test("one file known by two paths (a symbolic link to its folder) is never trashed as its own copy; a hard link is")
+    func oneFileByTwoPaths() throws {
+        let s = try TrashSetup(["a.jpg", "c.jpg"])
+        let alias = s.lib.dir.at("link")
+        #expect(symlink(s.lib.root, alias) == 0)
+        // Scanned once through the link as well (an older configuration, a bind mount).
+        _ = try LibraryScanner(library: s.lib.library, workers: 1).scan([alias])
+        let id = try s.stage("a.jpg", root: alias)
+        let r = try s.commit()
+        #expect(r.succeeded.isEmpty && r.skipped.first?.path == alias + "/a.jpg", "\(r.outcomes)")
+        #expect(FileSystem.exists(s.lib.root + "/a.jpg"))
+        #expect(try Review.decision(for: id, library: s.lib.library)?.decision == .trash)
+        // A hard link is a second name: trashing one leaves the file under the other.
+        #expect(link(s.lib.root + "/c.jpg", s.lib.root + "/c-again.jpg") == 0)
+        _ = try LibraryScanner(library: s.lib.library, workers: 1).scan([s.lib.root])
+        _ = try s.stage("c-again.jpg")
+        #expect(try s.commit().succeeded.map(\.path) == [s.lib.root + "/c-again.jpg"])
+        #expect(FileSystem.exists(s.lib.root + "/c.jpg"))
+    }
+
     /// Copies with the same bytes and time as `path` (`cp -p`, a restore from a backup).
     static func copyKeepingTime(_ from: String, _ to: String) throws {
         let bytes = try FileSystem.readFile(from, limit: 1 << 26)

@@ -28,8 +28,8 @@ extension Configuration {
     public static func removingRoot(_ dir: String, from text: String, home: String) -> String? {
         var found = false
         var out: [String] = []
-        for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            let line = raw.trimmingCharacters(in: .whitespaces)
+        for raw in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
+            let line = raw.trimmingCharacters(in: .whitespacesAndNewlines)
             if !line.hasPrefix("#"), let eq = line.firstIndex(of: "=") {
                 let key = line[..<eq].trimmingCharacters(in: .whitespaces).lowercased()
                 if key == "root" || key == "roots" {

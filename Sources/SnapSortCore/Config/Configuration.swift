@@ -1,4 +1,5 @@
 import Foundation
+import SnapSortSystem
 
 /// `snapsort.conf`: a simple `key = value` file, one setting a line, `#` comments.
 ///
@@ -48,16 +49,31 @@ public struct Configuration: Sendable, Equatable {
 
     /// Loads the file (a missing file is the defaults, no problem).
     public static func load(_ env: Environment) -> (Configuration, [Problem]) {
-        guard let text = try? String(contentsOfFile: path(env), encoding: .utf8) else { return (Configuration(), []) }
-        return parse(text, home: env.home)
+        guard let bytes = try? FileSystem.readFile(path(env), limit: 1 << 20) else { return (Configuration(), []) }
+        let (text, problem) = decode(bytes)
+        var (c, problems) = parse(text, home: env.home)
+        if let problem { problems.insert(problem, at: 0) }
+        return (c, problems)
+    }
+
+    /// The file's text. A byte that is not UTF-8 (a comment saved in Latin-1) is replaced and
+    /// reported on its line, and every other line still counts: the whole file used to be
+    /// ignored without a word, and `roots add` then wrote it anew with only its own line.
+    public static func decode(_ bytes: [UInt8]) -> (String, Problem?) {
+        if let text = String(validating: bytes, as: UTF8.self) { return (text, nil) }
+        let text = String(decoding: bytes, as: UTF8.self)
+        let line =
+            text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).firstIndex { $0.contains("\u{FFFD}") }.map { $0 + 1 } ?? 1
+        return (text, Problem(line: line, message: "not UTF-8 text: the bytes that are not were read as \u{FFFD}; save the file as UTF-8"))
     }
 
     /// Parses configuration text.
     public static func parse(_ text: String, home: String) -> (Configuration, [Problem]) {
         var c = Configuration()
         var problems: [Problem] = []
-        for (n, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = raw.trimmingCharacters(in: .whitespaces)
+        for (n, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
+            // A file saved with Windows line ends: the "\r" is no part of a value.
+            let line = raw.trimmingCharacters(in: .whitespacesAndNewlines)
             if line.isEmpty || line.hasPrefix("#") { continue }
             guard let eq = line.firstIndex(of: "=") else {
                 problems.append(Problem(line: n + 1, message: "expected 'key = value', ignored"))
@@ -158,10 +174,35 @@ public struct Configuration: Sendable, Equatable {
     }
 
     /// The roots to scan: explicit arguments > configured roots > `XDG_PICTURES_DIR` > `~/Pictures`.
+    /// Each folder once: see `distinctRoots`.
     public func effectiveRoots(arguments: [String], env: Environment) -> [String] {
-        if !arguments.isEmpty { return arguments }
-        if !roots.isEmpty { return roots }
-        return env.defaultRoots
+        if !arguments.isEmpty { return Configuration.distinctRoots(arguments) }
+        if !roots.isEmpty { return Configuration.distinctRoots(roots) }
+        return Configuration.distinctRoots(env.defaultRoots)
+    }
+
+    /// `roots` without repeats and without roots inside another one, compared by their resolved
+    /// paths: a symlink to a folder and the folder are one root. Walked twice, a folder's files
+    /// would be two rows each (a scan failed on the second insert of a path), and a file reached
+    /// by two paths would be its own duplicate, whose "copy" the Trash would take with the only
+    /// file. The first spelling of each is kept, in order (an outer root takes the place of an
+    /// earlier inner one).
+    public static func distinctRoots(_ roots: [String]) -> [String] {
+        var kept: [(given: String, real: String)] = []
+        func inside(_ a: String, _ b: String) -> Bool { a == b || a.hasPrefix(b == "/" ? "/" : b + "/") }
+        for r in roots {
+            var given = r
+            while given.count > 1 && given.hasSuffix("/") { given.removeLast() }
+            let real = (try? FileSystem.realPath(given)) ?? given
+            if kept.contains(where: { inside(real, $0.real) || inside(given, $0.given) }) { continue }
+            if let i = kept.firstIndex(where: { inside($0.real, real) || inside($0.given, given) }) {
+                kept[i] = (given, real)
+                kept.removeAll { k in k.given != given && (inside(k.real, real) || inside(k.given, given)) }
+            } else {
+                kept.append((given, real))
+            }
+        }
+        return kept.map(\.given)
     }
 
     /// The configuration file text for these settings (for `snapsort config` and `roots add`).

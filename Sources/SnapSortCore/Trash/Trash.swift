@@ -251,6 +251,12 @@ public enum Trash {
                             reason: "changed since it was reviewed: review it again", clock: clock))
                     continue
                 }
+                if let other = try otherPath(ofSameFile: st, id: id, library: library) {
+                    let why =
+                        "it is the same file as \(other) (one file reached by two paths: a symbolic link or a bind mount); moving it would take both, so it stays"
+                    report.outcomes.append(try skip(library, fileID: id, path: path, bytes: st.size, reason: why, clock: clock))
+                    continue
+                }
                 let outcome = try trashOne(library: library, clock: clock, env: env, fileID: id, parentID: nil, path: path, status: st)
                 report.outcomes.append(outcome)
                 if case .trashed = outcome.result, let parent = try library.db.scalar("SELECT max(id) FROM trash_ledger WHERE file_id=?", id) {
@@ -271,6 +277,21 @@ public enum Trash {
 
     /// A sidecar goes with its photo unless it is a library item the user decided otherwise
     /// (kept, or staged itself — then it is committed on its own).
+    /// Another live row's path that is this very file now (the same device and inode, one
+    /// name: a folder reached through a symbolic link or a bind mount as well as directly). A
+    /// hard link is another name: the file stays under it, so it is no such path.
+    static func otherPath(ofSameFile st: FileStatus, id: Int64, library: Library) throws -> String? {
+        guard st.linkCount <= 1 else { return nil }
+        for r in try library.db.rows(
+            "SELECT path FROM files WHERE size=? AND status != 'gone' AND device=? AND inode=? AND id != ?",
+            st.size, st.device, st.inode, id)
+        {
+            guard let p = r.string(0), let now = FileSystem.lstatusIfExists(p) else { continue }
+            if now.isRegular && now.device == st.device && now.inode == st.inode { return p }
+        }
+        return nil
+    }
+
     static func sidecarMayTravel(_ library: Library, _ path: String) throws -> Bool {
         guard let row = try library.liveRow(path: path) else { return true }
         return try Review.decision(for: row.id, library: library) == nil

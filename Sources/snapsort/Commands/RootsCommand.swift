@@ -21,7 +21,20 @@ enum RootsCommand: Command {
         let rest = try args.positionals()
         guard let action = rest.first else { throw UsageError("roots needs list, add DIR or remove DIR") }
         let file = Configuration.path(ctx.env)
-        let text = (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""
+        // A file that cannot be read, or is not UTF-8, is never written anew: every other line
+        // would be lost.
+        var text = ""
+        if FileSystem.lstatusIfExists(file) != nil {
+            let bytes: [UInt8]
+            do { bytes = try FileSystem.readFile(file, limit: 1 << 20) } catch {
+                throw CommandFailure(ExitCode.error, "cannot read \(file): \(error)")
+            }
+            let (decoded, problem) = Configuration.decode(bytes)
+            if let problem, action != "list" {
+                throw CommandFailure(ExitCode.error, "\(problem.description); nothing was changed (roots \(action) would rewrite it)")
+            }
+            text = decoded
+        }
         switch action {
         case "list":
             guard rest.count == 1 else { throw UsageError("roots list takes no arguments") }
