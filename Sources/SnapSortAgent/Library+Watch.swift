@@ -24,11 +24,17 @@ extension Library {
     @discardableResult
     public func followFolderMove(from: String, to: String, now: Date) throws -> Int {
         let (lo, hi) = Library.folderBounds(from)
-        let (tlo, thi) = Library.folderBounds(to)
         return try db.transaction {
-            // Stale live rows under the destination (it did not exist a moment ago).
-            let stale = try db.rows("SELECT id FROM files WHERE status != 'gone' AND path >= ? AND path < ?", tlo, thi).compactMap { $0.int(0) }
+            // Live rows under the destination whose files are not there: stale. Rows whose
+            // files are there are current: a reconcile of a folder created a moment before
+            // (`mkdir new && mv old new/old`) may have found the moved files first, and their
+            // rows then live under the new name already.
+            let stale = try liveRows(under: to).filter { r in !(FileSystem.lstatusIfExists(r.path).map(r.matches) ?? false) }.map(\.id)
             if !stale.isEmpty { try markGone(ids: stale, at: now) }
+            // A row under `from` whose new path a current row holds already is that file's old row.
+            let taken = Set(try liveRows(under: to).map(\.path))
+            let old = try liveRows(under: from).filter { taken.contains(to + $0.path.dropFirst(from.count)) }.map(\.id)
+            if !old.isEmpty { try markGone(ids: old, at: now) }
             try db.run(
                 "UPDATE files SET path = ? || substr(path, ?) WHERE status != 'gone' AND path >= ? AND path < ?",
                 to, from.utf8.count + 1, lo, hi)

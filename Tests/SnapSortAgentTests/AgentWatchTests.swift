@@ -126,6 +126,39 @@ import Testing
         #expect(try lib.db.scalar("SELECT count(*) FROM files WHERE status = 'gone'") == 3)
     }
 
+    /// `mkdir -p filed/2024 && mv Camera filed/2024/Camera`: the new folder's reconcile may find
+    /// the moved files before the move's own event is applied (the agent watched the new folder
+    /// in time for the move's second half). The move then finds their rows under the new name
+    /// already: they are current, not stale rows in its way (every one was set gone, with its
+    /// decision out of sight).
+    @Test func aFolderMoveAppliedAfterAReconcileFoundItKeepsTheRows() throws {
+        let t = try TestLibrary()
+        for i in 0..<3 { t.dir.write("Pictures/Camera/p\(i).jpg", photo(UInt64(40 + i))) }
+        try t.scan()
+        let kept = try #require(try t.library.item(path: t.root + "/Camera/p0.jpg")).id
+        try Review.decide(.keep, fileID: kept, library: t.library, clock: .live)
+        try FileSystem.makeDirectories(t.root + "/filed")
+        try FileSystem.rename(t.root + "/Camera", t.root + "/filed/Camera")
+        // The reconcile of the new folder comes first: the rows follow their files.
+        let s = try LibraryScanner(library: t.library, workers: 1).scan([t.root + "/filed"])
+        #expect(s.moved == 3)
+        // Then the move's event.
+        try t.library.followFolderMove(from: t.root + "/Camera", to: t.root + "/filed/Camera", now: Date())
+        let live = try t.library.db.rows("SELECT path FROM files WHERE status != 'gone'").compactMap { $0.string(0) }
+        #expect(live.sorted() == (0..<3).map { t.root + "/filed/Camera/p\($0).jpg" }, "\(live)")
+        #expect(try Review.decision(for: kept, library: t.library)?.decision == .keep)
+        // A row under the old name whose new path a current row holds is that file's old row.
+        // (Here the file was edited on the way: the reconcile gave it a new row.)
+        t.dir.write("Pictures/Old/q.jpg", photo(50))
+        try t.scan()
+        try FileSystem.rename(t.root + "/Old", t.root + "/New")
+        t.dir.write("Pictures/New/q.jpg", photo(51))
+        #expect(try LibraryScanner(library: t.library, workers: 1).scan([t.root + "/New"]).added == 1)
+        try t.library.followFolderMove(from: t.root + "/Old", to: t.root + "/New", now: Date())
+        #expect(try t.library.liveRow(path: t.root + "/New/q.jpg") != nil)
+        #expect(try t.library.liveRows(under: t.root + "/Old").isEmpty)
+    }
+
     /// A folder moved out of the library and back under its own name is the same folder
     /// (inode, mtime): its files come back with their rows and decisions at once, not at the
     /// next hourly reconcile (its listing stamp used to say "unchanged").
