@@ -572,10 +572,12 @@ public final class Agent: @unchecked Sendable {
                     countersBox.withLock { $0.moves += 1 }
                     if isDir {
                         try library.followFolderMove(from: from, to: to, now: t)
-                        if !watcher.isWatched(to) {
-                            watcher.watchTree(to)
-                            dirtyFolders.insert(to)
-                        }
+                        if !watcher.isWatched(to) { watcher.watchTree(to) }
+                        // Listed again (a stat a file; nothing is decoded that moved along): a
+                        // file written just before the rename was reported under the old name,
+                        // which is not there any more (an importer filling a folder, then
+                        // renaming it), and the moved rows' folder stamps were forgotten.
+                        dirtyFolders.insert(to)
                     } else if try !library.followFileMove(from: from, to: to, now: t) {
                         dirtyFiles.insert(to)
                         try removed(from)

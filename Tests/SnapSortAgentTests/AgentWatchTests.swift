@@ -159,6 +159,20 @@ import Testing
         #expect(try t.library.liveRows(under: t.root + "/Old").isEmpty)
     }
 
+    /// An importer writes into a folder and renames it at once: the file, reported under the
+    /// folder's old name, is found under the new one.
+    @Test func aFileWrittenJustBeforeItsFolderIsRenamedIsFound() throws {
+        let h = try AgentHarness()
+        h.dir.folder("Pictures/RaceA")
+        h.start()
+        defer { h.stop() }
+        #expect(h.waitIdle())
+        let lib = try h.reader()
+        try FileSystem.writeAtomically(h.root + "/RaceA/r1.jpg", photo(60))
+        try FileSystem.rename(h.root + "/RaceA", h.root + "/RaceB")
+        #expect(try waitUntil { try h.live(lib)[h.root + "/RaceB/r1.jpg"]?.status == "ok" })
+    }
+
     /// A folder moved out of the library and back under its own name is the same folder
     /// (inode, mtime): its files come back with their rows and decisions at once, not at the
     /// next hourly reconcile (its listing stamp used to say "unchanged").
