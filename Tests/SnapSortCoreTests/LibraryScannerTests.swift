@@ -44,6 +44,36 @@ import Testing
         #expect(paths == paths.sorted())
     }
 
+    /// A folder changed while it was listed gets no stamp; its parent, stamped and skipped next
+    /// time, walked only its stamped subfolders: the folder was never walked again, its files
+    /// were taken for gone and what it gained was never found (the agent after an inotify
+    /// overflow during a copy).
+    @Test func aSubfolderWithoutAStampIsWalkedUnderASkippedParent() throws {
+        let t = try TestLibrary()
+        let small = { (seed: UInt64) in Fixtures.jpeg(seed: seed, width: 64, height: 48) }
+        t.dir.write("Pictures/old/x.jpg", small(11))
+        t.dir.write("Pictures/Import/a.jpg", small(12))
+        t.dir.write("Pictures/Import/b.jpg", small(13))
+        // The root and `old` untouched for an hour; `Import` is being filled now.
+        let past = Date().addingTimeInterval(-3600)
+        for f in ["Pictures", "Pictures/old"] {
+            try FileManager.default.setAttributes([.modificationDate: past], ofItemAtPath: t.dir.at(f))
+        }
+        let scanner = t.scanner()
+        scanner.skipUnchangedFolders = true
+        #expect(try scanner.scan([t.root]).added == 3)
+        t.dir.write("Pictures/Import/c.jpg", small(14))
+        let next = try scanner.scan([t.root])
+        #expect(next.gone == 0 && next.added == 1, "\(next)")
+        #expect(try t.library.db.scalar("SELECT count(*) FROM files WHERE status != 'gone'") == 4)
+        // Stamps written by a version without the rule (the root stamped, `Import` not) are
+        // walked through as well: a folder that holds known files is walked.
+        let stamp = { (dir: String) in Library.FolderStamp(try FileSystem.status(dir)) }
+        try t.library.replaceFolderStamps(under: t.root, with: [t.root: try stamp(t.root), t.root + "/old": try stamp(t.root + "/old")])
+        let again = try scanner.scan([t.root])
+        #expect(again.gone == 0, "\(again)")
+    }
+
     @Test func skippingUnchangedFoldersFindsWhatAFullListingFinds() throws {
         let t = try TestLibrary()
         let small = { (seed: UInt64) in Fixtures.jpeg(seed: seed, width: 64, height: 48) }

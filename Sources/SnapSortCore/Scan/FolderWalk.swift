@@ -29,8 +29,24 @@ struct KnownFolders: Sendable {
         self.recorded = recorded
         var files: [String: [String]] = [:]
         var folders: [String: [String]] = [:]
-        for path in knownFiles { files[LibraryScanner.parent(path), default: []].append(path) }
-        for path in recorded.keys where path != root { folders[LibraryScanner.parent(path), default: []].append(path) }
+        // Each folder is linked to its parent, up to the root: every stamped folder, and every
+        // folder that holds a known file, stamped or not (a stamp missing under a skipped
+        // folder, changed while it was listed, hid the folder: its files were taken for gone).
+        var linked: Set<String> = []
+        func link(_ folder: String) {
+            var dir = folder
+            while dir.count > root.count, dir.hasPrefix(root + "/") || root == "/", linked.insert(dir).inserted {
+                let up = LibraryScanner.parent(dir)
+                folders[up, default: []].append(dir)
+                dir = up
+            }
+        }
+        for path in recorded.keys { link(path) }
+        for path in knownFiles {
+            let dir = LibraryScanner.parent(path)
+            files[dir, default: []].append(path)
+            link(dir)
+        }
         filesIn = files
         foldersIn = folders
     }
@@ -48,6 +64,9 @@ enum FolderWalk {
         var out = FolderListing()
         let trustedBefore = Int64((Date().timeIntervalSince1970 - 2) * 1e9)
         var stack = [root]
+        // The subfolders walked from each folder, and those a marker file leaves out.
+        var children: [String: [String]] = [:]
+        var leftOut: Set<String> = []
         while let dir = stack.popLast() {
             let dirStatus = FileSystem.lstatusIfExists(dir)
             if let known, let st = dirStatus, st.isDirectory, let k = known.recorded[dir], k == Library.FolderStamp(st) {
@@ -61,6 +80,7 @@ enum FolderWalk {
                 }
                 for sub in known.foldersIn[dir] ?? [] where !rules.skipsFolder(name: LibraryScanner.name(sub), path: sub) {
                     stack.append(sub)
+                    children[dir, default: []].append(sub)
                 }
                 continue
             }
@@ -75,7 +95,10 @@ enum FolderWalk {
                 logger.warning("cannot list folder \(dir)", ["error": "\(error)"])
                 continue
             }
-            if rules.hasMarker(entries.lazy.map(\.name)) { continue }
+            if rules.hasMarker(entries.lazy.map(\.name)) {
+                leftOut.insert(dir)
+                continue
+            }
             if let st = dirStatus, st.isDirectory, st.mtimeNanoseconds < trustedBefore { out.stamps[dir] = Library.FolderStamp(st) }
             for e in entries {
                 let path = dir == "/" ? "/" + e.name : dir + "/" + e.name
@@ -87,7 +110,10 @@ enum FolderWalk {
                 }
                 switch kind {
                 case .directory:
-                    if !rules.skipsFolder(name: e.name, path: path) { stack.append(path) }
+                    if !rules.skipsFolder(name: e.name, path: path) {
+                        stack.append(path)
+                        children[dir, default: []].append(path)
+                    }
                 case .regular:
                     guard rules.isCandidateFile(name: e.name) else { continue }
                     guard let s = st ?? folder.lstatus(e.name), s.isRegular else { continue }
@@ -99,6 +125,20 @@ enum FolderWalk {
         }
         // Unreadable folders keep no stamp (they are listed again next time).
         for u in out.unreadable { out.stamps = out.stamps.filter { $0.key != u && !$0.key.hasPrefix(u + "/") } }
+        // A stamp vouches for the folder's whole tree: a folder skipped next time walks only
+        // its stamped subfolders, so one with a subfolder left unstamped (changed while it was
+        // listed, unreadable) keeps no stamp either, up to the root. Else that subfolder was
+        // never walked again: the files it gained were never found.
+        var changed = true
+        while changed {
+            changed = false
+            for (dir, subs) in children where out.stamps[dir] != nil {
+                if subs.contains(where: { out.stamps[$0] == nil && !leftOut.contains($0) }) {
+                    out.stamps[dir] = nil
+                    changed = true
+                }
+            }
+        }
         return out
     }
 }
