@@ -238,6 +238,30 @@ struct TrashTests {
         #expect(FileSystem.exists(s.lib.root + "/c.jpg"))
     }
 
+    @Test("a Live Photo's short clip taken with it travels with the photo; a video of its own under the same name stays")
+    func livePhotoClipOrAVideoOfItsOwn() throws {
+        let s = try TrashSetup(["x.jpg"])
+        let clip = try VideoFixtures.bytes("tiny.mov")  // 2 s, taken 2024-05-01T12:20:30+02:00
+        s.lib.dir.write(
+            "Pictures/IMG_1.JPG", Fixtures.jpeg(seed: 5, width: 64, height: 48, dateTimeOriginal: "2024:05:01 12:20:29", offset: "+02:00"))
+        s.lib.dir.write("Pictures/IMG_1.MOV", clip)
+        // The same clip said to last three minutes: a video of its own.
+        var long = clip
+        let mvhd = try #require(long.indices.dropLast(24).first { long[$0..<$0 + 4] == Array("mvhd".utf8)[...] })
+        let duration = UInt32(180_000).bigEndian
+        withUnsafeBytes(of: duration) { for (i, b) in $0.enumerated() { long[mvhd + 20 + i] = b } }
+        s.lib.dir.write(
+            "Pictures/IMG_2.JPG", Fixtures.jpeg(seed: 6, width: 64, height: 48, dateTimeOriginal: "2024:05:01 12:20:29", offset: "+02:00"))
+        s.lib.dir.write("Pictures/IMG_2.MOV", long)
+        try s.lib.scan()
+        #expect(try s.lib.library.item(path: s.lib.root + "/IMG_2.MOV")?.durationSeconds == 180)
+        _ = try s.stage("IMG_1.JPG")
+        _ = try s.stage("IMG_2.JPG")
+        let r = try s.commit()
+        #expect(Set(r.succeeded.map(\.path)) == [s.lib.root + "/IMG_1.JPG", s.lib.root + "/IMG_1.MOV", s.lib.root + "/IMG_2.JPG"], "\(r.outcomes)")
+        #expect(FileSystem.exists(s.lib.root + "/IMG_2.MOV"))
+    }
+
     /// Copies with the same bytes and time as `path` (`cp -p`, a restore from a backup).
     static func copyKeepingTime(_ from: String, _ to: String) throws {
         let bytes = try FileSystem.readFile(from, limit: 1 << 26)
@@ -327,7 +351,9 @@ struct TrashTests {
         _ = try s.stage("a.jpg")
         _ = try s.stage("b.jpg")
         try FileSystem.rename(s.lib.root + "/a.jpg", s.lib.dir.at("elsewhere.jpg"))
-        let staged = try Trash.staged(library: s.lib.library)
+        // (Decided in the same instant: ordered by path here, not by the rows' ids, which
+        // follow the order the scan's workers finished.)
+        let staged = try Trash.staged(library: s.lib.library).sorted { $0.path < $1.path }
         #expect(staged.map(\.missing) == [true, false] && staged.map(\.changedSinceReview) == [true, false])
         let report = try s.commit()
         #expect(report.skipped.count == 1 && report.outcomes.count == 2)
@@ -465,6 +491,11 @@ struct TrashTests {
         guard let bind = BindMount(s.lib.root) else { Issue.record("cannot bind-mount"); return }
         #expect(try FileSystem.status(bind.path).device == FileSystem.status(s.lib.root).device)
         try s.lib.scan([bind.path])
+        // Known by both paths, the file is not trashed through one of them: the other would go too.
+        _ = try s.stage("b.jpg", root: bind.path)
+        #expect(try s.commit().succeeded.isEmpty)
+        // Known only through the bind mount.
+        _ = try s.lib.library.forget(under: s.lib.root)
         _ = try s.stage("b.jpg", root: bind.path)
         let report = try s.commit()
         #expect(report.outcomes.map(\.result) == [.trashed(bind.path + "/.Trash-\(FileSystem.effectiveUserID)/files/b.jpg")])

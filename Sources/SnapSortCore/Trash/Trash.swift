@@ -260,7 +260,7 @@ public enum Trash {
                 let outcome = try trashOne(library: library, clock: clock, env: env, fileID: id, parentID: nil, path: path, status: st)
                 report.outcomes.append(outcome)
                 if case .trashed = outcome.result, let parent = try library.db.scalar("SELECT max(id) FROM trash_ledger WHERE file_id=?", id) {
-                    for side in Sidecars.find(for: path) where try sidecarMayTravel(library, side) {
+                    for side in Sidecars.find(for: path) where try sidecarMayTravel(library, side, photoID: id) {
                         guard let sst = FileSystem.lstatusIfExists(side), sst.isRegular else { continue }
                         let sideID = try library.liveRow(path: side)?.id
                         var o = try trashOne(library: library, clock: clock, env: env, fileID: sideID, parentID: parent, path: side, status: sst)
@@ -292,9 +292,20 @@ public enum Trash {
         return nil
     }
 
-    static func sidecarMayTravel(_ library: Library, _ path: String) throws -> Bool {
-        guard let row = try library.liveRow(path: path) else { return true }
-        return try Review.decision(for: row.id, library: library) == nil
+    /// Whether a sidecar goes with its photo: never one the user decided on, and a `.mov` only
+    /// when it is the photo's Live Photo motion (a few seconds, taken with it). A video of its
+    /// own that happens to share the photo's name (`IMG_0042.JPG` and a 3-minute
+    /// `IMG_0042.MOV` from another day) stays, undecided: it was taken along unseen.
+    static func sidecarMayTravel(_ library: Library, _ path: String, photoID: Int64) throws -> Bool {
+        let isVideo = path.lowercased().hasSuffix(".mov")
+        guard let row = try library.liveRow(path: path) else { return !isVideo }
+        guard try Review.decision(for: row.id, library: library) == nil else { return false }
+        guard isVideo else { return true }
+        guard let clip = try library.item(id: row.id), let d = clip.durationSeconds, d <= Sidecars.livePhotoSeconds else { return false }
+        if let a = clip.takenTimestamp, let b = try library.item(id: photoID)?.takenTimestamp {
+            return abs(a - b) <= Sidecars.livePhotoSeconds
+        }
+        return true
     }
 
     static func skip(_ library: Library, fileID: Int64?, path: String, bytes: Int64, reason: String, clock: Clock) throws -> TrashOutcome {
@@ -704,6 +715,8 @@ public enum Trash {
 /// Files that travel with a photo: `IMG_1234.xmp`, `IMG_1234.jpg.xmp`, `IMG_1234.aae`, and a
 /// Live Photo's `IMG_1234.mov` next to its `.heic`/`.jpg`.
 public enum Sidecars {
+    /// A Live Photo's motion clip is about 3 s long and starts with its still, give or take.
+    static let livePhotoSeconds: Double = 5
     public static func find(for path: String) -> [String] {
         guard let slash = path.lastIndex(of: "/") else { return [] }
         let dir = String(path[..<slash])
