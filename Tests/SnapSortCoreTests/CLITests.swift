@@ -93,11 +93,34 @@ import Testing
         let list = try SnapsortBinary.run(["--db", db, "trash", "list"], env: env)
         #expect(list.stdout.split(separator: "\n").contains { $0.hasSuffix("Pictures/new\\nline.jpg") }, "\(list.stdout)")
         #expect(try SnapsortBinary.run(["--db", db, "trash", "commit", "--yes"], env: env).status == 0)
+        // What is in the Trash is listed by name (escaped), so it can be put back by name.
+        let after = try SnapsortBinary.run(["--db", db, "trash", "list"], env: env).stdout.split(separator: "\n")
+        let heading = try #require(after.firstIndex { $0.hasPrefix("In the Trash") }, "\(after)")
+        #expect(after.dropFirst(heading + 1).first?.hasSuffix("Pictures/new\\nline.jpg") == true, "\(after)")
         dir.write("Pictures/new\nline.jpg", [1, 2, 3])
         let refused = try SnapsortBinary.run(["--db", db, "trash", "restore", photo], env: env)
         #expect(refused.status == 4 && refused.stdout.contains("not overwritten"), "\(refused.status) \(refused.stdout)")
         let resume = try SnapsortBinary.run(["--db", db, "resume"], env: env)
         #expect(resume.status == 0 && resume.stderr.contains("was not paused"), "\(resume.stderr)")
+    }
+
+    /// `forget DIR` drops the folder's rows and says which decisions went with them; its files
+    /// stay where they are.
+    @Test func forgetSaysWhichDecisionsGo() throws {
+        let dir = TempDir()
+        let a = dir.write("Pictures/Old/a.jpg", Fixtures.jpeg(seed: 97, width: 64, height: 48))
+        let b = dir.write("Pictures/Old/b.jpg", Fixtures.jpeg(seed: 98, width: 64, height: 48))
+        dir.write("Pictures/Keep/c.jpg", Fixtures.jpeg(seed: 99, width: 64, height: 48))
+        let db = dir.at("lib.sqlite3")
+        #expect(try SnapsortBinary.run(["--db", db, "scan", "--quiet", "--no-models", dir.at("Pictures")]).status == 0)
+        #expect(try SnapsortBinary.run(["--db", db, "decide", "trash", a]).status == 0)
+        #expect(try SnapsortBinary.run(["--db", db, "decide", "keep", b]).status == 0)
+        let r = try SnapsortBinary.run(["--db", db, "forget", dir.at("Pictures/Old")])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("forgot 2 items") && r.stderr.contains("1 kept") && r.stderr.contains("1 staged for the Trash"), "\(r.stderr)")
+        #expect(FileSystem.exists(a) && FileSystem.exists(b))
+        let report = try SnapsortBinary.run(["--db", db, "report", "--jsonl"])
+        #expect(report.stdout.split(separator: "\n").count == 1)
     }
 
     /// `remind --now` with no notification server to reach (the bus address names no socket)

@@ -558,8 +558,23 @@ function renderTrash() {
   if (d.in_system_trash.length) {
     sys.append(el("h2", { text: "In your desktop's Trash" }),
       el("p", { class: "muted", text: `${humanBytes(d.in_trash_bytes)} still use the disk until the Trash is emptied.` }));
+    // Newest first: right after a commit, the files just moved are the ones to reach.
+    const all = [...d.in_system_trash].sort((a, b) => b.trashed_at - a.trashed_at || b.ledger - a.ledger);
+    const shown = all.slice(0, 200);
+    if (all.length > 1) {
+      sys.append(el("p", {}, el("button", { type: "button", class: "btn", id: "trash-restore-all-system", onclick: async () => {
+        if (!confirm(`Put back all ${all.length} items from the Trash to their folders?`)) return;
+        try {
+          const r = await api("trash/restore", { ledger: all.map((t) => t.ledger) });
+          trashData = r; renderTrash(); await refreshSummary();
+          const outs = (r.restored || []).filter((o) => !o.sidecar);
+          const skipped = outs.filter((o) => o.result === "skipped");
+          say(`${outs.length - skipped.length} put back` + (skipped.length ? `; not put back: ${skipped.map((o) => `${o.name} (${o.reason})`).join(", ")}` : ""));
+        } catch (e) { say(e.message); }
+      } }, `Put back all ${all.length}`)));
+    }
     const ul = el("ul", { class: "plain" });
-    for (const t of d.in_system_trash.slice(0, 50)) {
+    for (const t of shown) {
       ul.append(el("li", { title: `${t.folder}/${t.name}` }, `${t.name} · ${shortFolder(t.folder)} · ${humanBytes(t.bytes)} `,
         el("button", { type: "button", class: "btn", "aria-label": `Put back ${t.name}`, onclick: async () => {
           try {
@@ -571,6 +586,9 @@ function renderTrash() {
         } }, "Put back")));
     }
     sys.append(ul);
+    if (all.length > shown.length) {
+      sys.append(el("p", { class: "muted", text: `And ${all.length - shown.length} older ones: 'snapsort trash list --json' lists them all; 'snapsort trash restore FILE' puts one back.` }));
+    }
   }
   updateTrashButtons();
 }

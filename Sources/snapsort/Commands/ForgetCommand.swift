@@ -20,12 +20,24 @@ enum ForgetCommand: Command {
         let dir = ctx.absolute(rest[0])
         guard dir != "/" else { throw UsageError("refusing to forget everything under /") }
         let library = try ctx.openLibrary()
+        // Their decisions go with the rows: say which (a staged file is no longer staged).
+        let decided = try library.db.rows(
+            """
+            SELECT d.decision, count(*) FROM decisions d JOIN files f ON f.id = d.file_id
+            WHERE f.status != 'gone' AND (f.path = ? OR (f.path >= ? AND f.path < ?)) GROUP BY d.decision ORDER BY d.decision
+            """, dir, dir + "/", dir + "0")  // "0" sorts right after "/"
         let n = try library.forget(under: dir)
         let (config, _) = Configuration.load(ctx.env)
         if config.roots.contains(dir) {
             ctx.err("snapsort: note: \(dir) is still a configured root; the agent will scan it again ('snapsort roots remove \(dir)')")
         }
-        if !ctx.quiet { ctx.err("forgot \(n) item\(n == 1 ? "" : "s") under \(dir); no file was touched") }
+        if !ctx.quiet {
+            let words = ["trash": "staged for the Trash (no longer)", "keep": "kept", "skip": "skipped", "later": "for later"]
+            let lost = decided.compactMap { r in r.string(0).map { "\(r.int(1) ?? 0) \(words[$0] ?? $0)" } }
+            ctx.err(
+                "forgot \(n) item\(n == 1 ? "" : "s") under \(dir)" + (lost.isEmpty ? "" : ", and their decisions: " + lost.joined(separator: ", "))
+                    + "; no file was touched")
+        }
         return ExitCode.ok
     }
 }

@@ -84,6 +84,16 @@ enum TrashCommand: Command {
             if missing > 0 {
                 ctx.out("\(missing) of them \(missing == 1 ? "is" : "are") not there now: a commit leaves \(missing == 1 ? "it" : "them") staged")
             }
+            if !inTrash.isEmpty {
+                // Newest first: the files of the last commit are the ones a user puts back.
+                let photos = inTrash.filter { !$0.isSidecar }.sorted { ($0.trashedAt, $0.ledgerID) > ($1.trashedAt, $1.ledgerID) }
+                let shown = photos.prefix(20)
+                ctx.out("In the Trash (newest first; 'snapsort trash restore FILE' puts one back):")
+                for t in shown {
+                    ctx.out("\(humanBytes(t.bytes).padding(toLength: 9, withPad: " ", startingAt: 0)) \(field(t.originalPath))")
+                }
+                if photos.count > shown.count { ctx.out("… and \(photos.count - shown.count) more ('snapsort trash list --json' lists them all)") }
+            }
             if inTrashBytes > 0 {
                 ctx.out("\(humanBytes(inTrashBytes)) cleared by SnapSort still sits in the Trash: emptying the Trash frees it.")
             }
