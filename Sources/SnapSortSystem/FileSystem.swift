@@ -146,9 +146,14 @@ public final class OpenDirectory {
 
     /// The status of `name` in this folder, not following a final symlink; nil when it is not
     /// there (or cannot be reached).
-    public func lstatus(_ name: String) -> FileStatus? {
+    public func lstatus(_ name: String) -> FileStatus? { lstatusOrDenied(name).status }
+
+    /// `lstatus`, and whether it failed for permission (`EACCES`: a folder that may be listed
+    /// but not entered, without its `x` bit) rather than because the entry went.
+    public func lstatusOrDenied(_ name: String) -> (status: FileStatus?, denied: Bool) {
         var st = stat()
-        return fstatat(dirfd(dir), name, &st, AT_SYMLINK_NOFOLLOW) == 0 ? FileStatus(st) : nil
+        if fstatat(dirfd(dir), name, &st, AT_SYMLINK_NOFOLLOW) == 0 { return (FileStatus(st), false) }
+        return (nil, errno == EACCES)
     }
 
     /// The entries (no `.`/`..`), with their `d_type`; read once.

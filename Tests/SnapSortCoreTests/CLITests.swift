@@ -93,6 +93,9 @@ import Testing
         let list = try SnapsortBinary.run(["--db", db, "trash", "list"], env: env)
         #expect(list.stdout.split(separator: "\n").contains { $0.hasSuffix("Pictures/new\\nline.jpg") }, "\(list.stdout)")
         #expect(try SnapsortBinary.run(["--db", db, "trash", "commit", "--yes"], env: env).status == 0)
+        // The commit is not undone by undo, which says so (here nothing else is left).
+        let undo = try SnapsortBinary.run(["--db", db, "undo"], env: env)
+        #expect(undo.status == 1 && undo.stderr.contains("the last commit moved 1 file to the Trash"), "\(undo.stderr)")
         // What is in the Trash is listed by name (escaped), so it can be put back by name.
         let after = try SnapsortBinary.run(["--db", db, "trash", "list"], env: env).stdout.split(separator: "\n")
         let heading = try #require(after.firstIndex { $0.hasPrefix("In the Trash") }, "\(after)")
@@ -230,6 +233,12 @@ import Testing
         let locked = try SnapsortBinary.runUnprivileged(["--db", db, "scan", dir.at("Pictures")])
         #expect(locked.status == 4)
         #expect(locked.stderr.contains("1 folder could not be read; its items were kept:\n  " + dir.at("Pictures/locked")), "\(locked.stderr)")
+        // Listed but not entered (r-- without x): its files cannot be read either, and it says so.
+        chmod(dir.at("Pictures/locked"), 0o644)
+        let listable = try SnapsortBinary.runUnprivileged(["--db", db, "scan", dir.at("Pictures")])
+        #expect(listable.status == 4)
+        #expect(listable.stderr.contains("1 folder could not be read; its items were kept:\n  " + dir.at("Pictures/locked")), "\(listable.stderr)")
+        #expect(try SnapsortBinary.run(["--db", db, "report", "--jsonl"]).stdout.split(separator: "\n").count == 2)
     }
 
     /// `pause DURATION`: a day or more says the date it ends; an absurd one is a usage error.

@@ -367,6 +367,26 @@ import Testing
         #expect(try t.library.item(path: t.dir.at("Pictures/IMG_good.jpg"))?.status == .ok)
     }
 
+    /// A JPEG that lost only its end marker holds the whole picture: it is not damaged (and not
+    /// offered for cleanup as such); one cut inside its image data is.
+    @Test func aJPEGWithoutItsEndMarkerIsWhole() throws {
+        let t = try TestLibrary()
+        let good = Fixtures.jpeg(seed: 21, width: 320, height: 240)
+        #expect(good.suffix(2) == [0xFF, 0xD9])
+        t.dir.write("Pictures/whole.jpg", good)
+        t.dir.write("Pictures/no-eoi.jpg", Array(good.dropLast(2)))
+        t.dir.write("Pictures/no-eoi-1.jpg", Array(good.dropLast(1)))
+        t.dir.write("Pictures/cut.jpg", Array(good.dropLast(400)))
+        try t.scan()
+        let whole = try #require(try t.library.item(path: t.root + "/whole.jpg"))
+        for name in ["no-eoi.jpg", "no-eoi-1.jpg"] {
+            let item = try #require(try t.library.item(path: t.root + "/" + name))
+            #expect(item.status == .ok && item.reason == nil, "\(name): \(String(describing: item.reason))")
+            #expect(item.phash == whole.phash)
+        }
+        #expect(try t.library.item(path: t.root + "/cut.jpg")?.status == .damaged)
+    }
+
     @Test func aBadExifOffsetKeepsThePhotoReadable() throws {
         let t = try TestLibrary()
         // An APP1 Exif segment whose IFD0 offset points far outside the block.

@@ -56,8 +56,19 @@ enum JPEGHandler {
         if long < targetLongSide { scale = 8 }
         do {
             // RGBX: the metrics read a pixel as one 32-bit word, four pixels at a time.
-            let d = try JPEG.decode(
+            var d = try JPEG.decode(
                 bytes, scaleNumerator: scale, padded: true, maxHeaderPixels: ctx.limits.maxHeaderPixels, maxOutputPixels: ctx.limits.maxDecodePixels)
+            // A file that lost only its last bytes, the end marker, holds the whole picture,
+            // but libjpeg warns as its reader runs out: read once more with the marker put
+            // back, and a clean reading is the picture (not "damaged", offered for cleanup).
+            if d.warnings > 0 && bytes.suffix(2) != [0xFF, 0xD9],
+                let again = try? JPEG.decode(
+                    bytes + [0xFF, 0xD9], scaleNumerator: scale, padded: true, maxHeaderPixels: ctx.limits.maxHeaderPixels,
+                    maxOutputPixels: ctx.limits.maxDecodePixels),
+                again.warnings == 0
+            {
+                d = again
+            }
             ctx.measure(d.bitmap, fullWidth: header.width, fullHeight: header.height, decodeScale: scale)
             if d.warnings > 0 {
                 ctx.result.status = .damaged

@@ -201,6 +201,15 @@ public enum Review {
         }
     }
 
+    /// Files moved to the Trash by commits since the newest undo step was made: an undo now
+    /// takes back an older decision, not the commit (which `trash restore` puts back). 0 when
+    /// the newest step is newer than every commit.
+    public static func committedSinceLastUndoStep(library: Library) throws -> Int {
+        let db = library.db
+        let newest = try db.row("SELECT max(created_ts) FROM undo_steps")?.double(0) ?? 0
+        return Int(try db.scalar("SELECT count(*) FROM trash_ledger WHERE state = 'trashed' AND parent_id IS NULL AND trashed_ts > ?", newest) ?? 0)
+    }
+
     /// How many steps can be undone (a bulk action's decisions are one).
     public static func undoDepth(library: Library) throws -> Int {
         Int(try library.db.scalar("SELECT count(DISTINCT COALESCE(batch, id)) FROM undo_steps") ?? 0)

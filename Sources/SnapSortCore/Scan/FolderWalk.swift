@@ -100,12 +100,15 @@ enum FolderWalk {
                 continue
             }
             if let st = dirStatus, st.isDirectory, st.mtimeNanoseconds < trustedBefore { out.stamps[dir] = Library.FolderStamp(st) }
+            var denied = false
             for e in entries {
                 let path = dir == "/" ? "/" + e.name : dir + "/" + e.name
                 var kind = e.kind
                 var st: FileStatus?
                 if kind == .unknown {
-                    st = folder.lstatus(e.name)
+                    let r = folder.lstatusOrDenied(e.name)
+                    st = r.status
+                    denied = denied || r.denied
                     kind = st.map { $0.isDirectory ? .directory : $0.isRegular ? .regular : $0.isSymlink ? .symlink : .other } ?? .other
                 }
                 switch kind {
@@ -116,11 +119,23 @@ enum FolderWalk {
                     }
                 case .regular:
                     guard rules.isCandidateFile(name: e.name) else { continue }
-                    guard let s = st ?? folder.lstatus(e.name), s.isRegular else { continue }
+                    if st == nil {
+                        let r = folder.lstatusOrDenied(e.name)
+                        st = r.status
+                        denied = denied || r.denied
+                    }
+                    guard let s = st, s.isRegular else { continue }
                     out.files.append((path, s))
                 default:
                     continue  // symlinks are never followed and never become items
                 }
+            }
+            if denied {
+                // Its names can be read, not its files: unreadable, like a folder that cannot be
+                // listed (its known files are kept, and it is listed again next time).
+                out.unreadable.append(dir)
+                logger.warning(
+                    "cannot read the files of folder \(dir)", ["error": "permission denied: it can be listed but not entered (no x permission)"])
             }
         }
         // Unreadable folders keep no stamp (they are listed again next time).

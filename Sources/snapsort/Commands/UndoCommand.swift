@@ -23,9 +23,13 @@ enum UndoCommand: Command {
             } ?? 1
         guard try args.positionals().isEmpty else { throw UsageError("undo takes no FILE") }
         let library = try ctx.openLibrary()
+        // The last action was a commit: undo does not take it back, and says so.
+        let committed = try Review.committedSinceLastUndoStep(library: library)
+        let commitNote =
+            "the last commit moved \(committed) file\(committed == 1 ? "" : "s") to the Trash: 'snapsort trash restore' puts \(committed == 1 ? "it" : "them") back"
         for i in 0..<steps {
             guard let o = try Review.undo(library: library, clock: .live) else {
-                if i == 0 { throw CommandFailure(ExitCode.error, "nothing to undo") }
+                if i == 0 { throw CommandFailure(ExitCode.error, "nothing to undo" + (committed > 0 ? " (\(commitNote))" : "")) }
                 if !ctx.quiet { ctx.err("undid \(i) of \(steps) steps: nothing more to undo") }
                 break
             }
@@ -33,6 +37,7 @@ enum UndoCommand: Command {
                 "undid \(o.undone?.rawValue ?? "decision") on \(o.path ?? "item \(o.fileID)") (now \(o.restored?.rawValue ?? "undecided"))"
                     + (o.count > 1 ? " and \(o.count - 1) more decisions of the same action" : ""))
         }
+        if committed > 0 && !ctx.quiet { ctx.err("note: \(commitNote); undo took back an earlier decision") }
         return ExitCode.ok
     }
 }
