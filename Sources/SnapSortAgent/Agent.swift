@@ -687,7 +687,9 @@ public final class Agent: @unchecked Sendable {
             if !summary.cancelled {
                 // A photo put back from the Trash by the file manager came back as a move of its
                 // tombstone: its trash decision is cleared and the restore counted.
-                let restored = try Trash.noticeRestores(library: library, clock: options.clock)
+                // Not while a commit or restore runs (the page's, a terminal's): the loop never
+                // waits on one; the next reconcile notices.
+                let restored = try Trash.noticeRestores(library: library, clock: options.clock, waitForLock: false)
                 if restored > 0 { logger.info("restores from the Trash noticed", ["trash.restored": "\(restored)"]) }
                 // The new photos are in the library: say so now (done/total from the library);
                 // grouping (OCR, QR codes) follows and the state turns "watching" after it.

@@ -208,6 +208,8 @@ struct TrashTests {
             let r = try! Trash.commit(library: other, clock: clock, env: env)
             done.withLock { $0 = r }
         }
+        // The agent's loop does not wait: it notices restores another time.
+        #expect(try Trash.noticeRestores(library: Library(path: dbPath), clock: clock, waitForLock: false) == 0)
         t.start()
         // It waits (a negative: a fixed look, then the lock is let go).
         Thread.sleep(forTimeInterval: 0.3)

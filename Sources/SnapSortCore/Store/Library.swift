@@ -41,6 +41,21 @@ public final class Library: @unchecked Sendable {
         return try body()
     }
 
+    /// `withTrashLock` when the lock is free now; nil (and `body` not run) while another
+    /// commit or restore holds it. For the agent's loop, which must not wait on one.
+    public func withTrashLockIfFree<T>(_ body: () throws -> T) throws -> T? {
+        if path == ":memory:" || trashLockDepth > 0 { return try withTrashLock(body) }
+        guard let lock = try FileLock.tryLock(path + ".trash.lock") else { return nil }
+        trashLock = lock
+        trashLockDepth = 1
+        defer {
+            trashLockDepth = 0
+            trashLock?.unlock()
+            trashLock = nil
+        }
+        return try body()
+    }
+
     /// Opens (creating folders and the file as needed) and migrates the library.
     ///
     /// `checkIntegrity`: run `PRAGMA quick_check` first, which reads every page (0.35 s for a

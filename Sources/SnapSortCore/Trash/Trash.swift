@@ -677,8 +677,10 @@ public enum Trash {
     /// from the Trash and not back is marked purged (the Trash was emptied). Returns the
     /// number of restores noticed.
     @discardableResult
-    public static func noticeRestores(library: Library, clock: Clock) throws -> Int {
-        try library.withTrashLock {
+    /// `waitForLock` false: 0 at once while a commit or restore runs (the agent's loop).
+    public static func noticeRestores(library: Library, clock: Clock, waitForLock: Bool = true) throws -> Int {
+        guard waitForLock else { return try library.withTrashLockIfFree { try noticeRestores(library: library, clock: clock) } ?? 0 }
+        return try library.withTrashLock {
             var restored = 0
             for r in try library.db.rows(
                 """
