@@ -827,11 +827,12 @@ public final class Agent: @unchecked Sendable {
             return
         }
         do {
-            try Backup.run(library, keep: options.backupsKept, now: t)
+            let copy = try Backup.run(library, keep: options.backupsKept, now: t)
             try library.setAgentState("last_backup_at", StatusTimestamp.string(t), at: t)
             dataVersion = (try? library.db.scalar("PRAGMA data_version")) ?? dataVersion
             countersBox.withLock { $0.backups += 1 }
-            logger.info("database backed up", ["backups.kept": "\(options.backupsKept)"])
+            // The copies there are now (at most `backupsKept`), not the most there may be.
+            logger.info("database backed up", ["backup.path": copy, "backups.kept": "\(Backup.list(options.dbPath).count)"])
         } catch {
             noteError("database backup failed", error)
         }

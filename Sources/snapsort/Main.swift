@@ -57,6 +57,8 @@ enum Main {
                 code = try command.run(&args, ctx)
             } catch let e as SystemError where Library.isDamage(e) {
                 throw Library.damaged(ctx.dbPath, e.message)
+            } catch let e as SystemError {
+                throw Library.explained(ctx.dbPath, e) ?? e
             }
             Context.stdout.flush()
             return code

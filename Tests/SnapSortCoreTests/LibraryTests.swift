@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import SnapSortSystem
 import SnapSortTestSupport
 import Testing
@@ -21,6 +22,28 @@ import Testing
         #expect(again.schemaVersion == Schema.currentVersion)
         let applied = try again.db.scalar("SELECT count(*) FROM schema_migrations")
         #expect(applied == Int64(Schema.all.count))
+    }
+
+    /// A library another program holds says so in words, naming the file (SQLite's "database
+    /// is locked" said neither); nothing is written.
+    @Test func aBusyLibraryIsSaidInWords() throws {
+        let dir = TempDir()
+        let path = dir.at("lib.sqlite3")
+        let holder = try Library(path: path)
+        let other = try Library(path: path)
+        try other.db.execute("PRAGMA busy_timeout = 50")
+        try holder.db.execute("BEGIN EXCLUSIVE")
+        defer { try? holder.db.execute("ROLLBACK") }
+        var said: LibraryError?
+        do {
+            try other.setAgentState("k", "v", at: Date())
+        } catch let e as SystemError {
+            said = Library.explained(path, e)
+        }
+        let message = try #require(said?.message)
+        #expect(message.contains(path) && message.contains("is busy") && message.contains("nothing was changed"), "\(message)")
+        // Other errors are not dressed up.
+        #expect(Library.explained(path, SystemError(.errno(ENOENT), "x", operation: "open")) == nil)
     }
 
     @Test func refusesANewerSchemaWithoutTouchingIt() throws {

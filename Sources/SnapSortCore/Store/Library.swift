@@ -129,6 +129,26 @@ public final class Library: @unchecked Sendable {
         return c & 0xff == 11 || c & 0xff == 26
     }
 
+    /// What a busy, read-only or full library means, in words, naming the file (SQLite says
+    /// "database is locked", "attempt to write a readonly database", "database or disk is
+    /// full"); nil for any other error. SQLite undoes the statement: nothing was half-written.
+    public static func explained(_ path: String, _ e: SystemError) -> LibraryError? {
+        guard let c = e.code.sqliteValue else { return nil }
+        switch c & 0xff {
+        case 5, 6:  // SQLITE_BUSY, SQLITE_LOCKED
+            return LibraryError(
+                .io,
+                "the library at \(path) is busy: another program holds it (a 'sqlite3' shell, a backup tool?); nothing was changed, try again")
+        case 8:  // SQLITE_READONLY
+            return LibraryError(
+                .io, "the library at \(path) cannot be written (the file or its folder is read-only, or on a read-only disk); nothing was changed")
+        case 13:  // SQLITE_FULL
+            return LibraryError(.io, "the disk holding the library at \(path) is full; nothing was changed: free some space and try again")
+        default:
+            return nil
+        }
+    }
+
     /// The error for a damaged library: what SQLite said and where the backups are.
     public static func damaged(_ path: String, _ detail: String) -> LibraryError {
         LibraryError(

@@ -66,6 +66,8 @@ enum ScanCommand: Command {
                         ("event", .string("progress")), ("phase", .string(p.phase.rawValue)), ("done", .int(p.done)), ("total", .int(p.total)),
                         ("files_per_second", .double((p.filesPerSecond * 10).rounded() / 10)), ("eta_s", .opt(p.etaSeconds.map { $0.rounded() })),
                     ]).serialized())
+                // Each event as it happens, also into a pipe (a bar, a front end reading it).
+                ctx.flush()
             } else {
                 bar.update(p)
             }
