@@ -55,10 +55,17 @@ extension WebApp {
         case ("POST undo", _):
             return Self.json(
                 try withLibrary { lib in
-                    guard let o = try Review.undo(library: lib, clock: clock) else { throw WebError(409, "nothing to undo") }
+                    // The last action was a commit: undo does not take it back; the page says so.
+                    let committed = try Review.committedSinceLastUndoStep(library: lib)
+                    guard let o = try Review.undo(library: lib, clock: clock) else {
+                        throw WebError(
+                            409,
+                            committed > 0 ? "nothing to undo: the last commit moved \(committed) to the Trash (Trash → Put back)" : "nothing to undo")
+                    }
                     return .object([
                         ("id", .int(o.fileID)), ("undone", .opt(o.undone?.rawValue)), ("restored", .opt(o.restored?.rawValue)),
-                        ("count", .int(o.count)),
+                        ("count", .int(o.count)), ("name", .opt(o.path.map { ($0 as NSString).lastPathComponent })),
+                        ("committed_since", .int(committed)),
                         ("session", try o.session.map { try sessionJSON($0, lib) } ?? .null), ("summary", try summary(lib)),
                     ])
                 })

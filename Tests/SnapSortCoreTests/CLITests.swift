@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import SnapSortCore
 import SnapSortSystem
 import SnapSortTestSupport
@@ -105,6 +106,23 @@ import Testing
         #expect(refused.status == 4 && refused.stdout.contains("not overwritten"), "\(refused.status) \(refused.stdout)")
         let resume = try SnapsortBinary.run(["--db", db, "resume"], env: env)
         #expect(resume.status == 0 && resume.stderr.contains("was not paused"), "\(resume.stderr)")
+    }
+
+    /// `info` on what is never an item says what it is (a link said "Too many levels of symbolic
+    /// links", a FIFO "empty (0 bytes)"); `roots add /` is refused.
+    @Test func infoOnALinkOrAFIFOAndRootsAddSlash() throws {
+        let dir = TempDir()
+        let photo = dir.write("Pictures/a.jpg", Fixtures.jpeg(seed: 77, width: 64, height: 48))
+        #expect(symlink(photo, dir.at("Pictures/link.jpg")) == 0)
+        #expect(mkfifo(dir.at("Pictures/pipe.jpg"), 0o600) == 0)
+        let db = dir.at("lib.sqlite3")
+        #expect(try SnapsortBinary.run(["--db", db, "scan", "--quiet", "--no-models", dir.at("Pictures")]).status == 0)
+        let link = try SnapsortBinary.run(["--db", db, "info", dir.at("Pictures/link.jpg")])
+        #expect(link.status == 1 && link.stderr.contains("is a symbolic link (to \(photo))"), "\(link.stderr)")
+        let fifo = try SnapsortBinary.run(["--db", db, "info", dir.at("Pictures/pipe.jpg")])
+        #expect(fifo.status == 1 && fifo.stderr.contains("is not a regular file"), "\(fifo.stderr)")
+        let slash = try SnapsortBinary.run(["roots", "add", "/"], env: ["XDG_CONFIG_HOME": dir.at("config"), "HOME": dir.path])
+        #expect(slash.status == 1 && !FileSystem.exists(dir.at("config/snapsort/snapsort.conf")), "\(slash.stderr)")
     }
 
     /// `forget DIR` drops the folder's rows and says which decisions went with them; its files

@@ -24,6 +24,8 @@ import Testing
         #expect(d["summary"]?["trash"]?["count"]?.intValue == 1)
         let u = h.json(try h.post("/api/undo", "{}"))
         #expect(u["id"]?.intValue == first && u["session"]?["position"]?.intValue == 0)
+        // It names the file, so a decision taken back from another window is recognizable.
+        #expect(u["name"]?.stringValue == cards.first?["name"]?.stringValue && u["committed_since"]?.intValue == 0)
         #expect(try h.post("/api/undo", "{}").status == 409)
         let bad = try h.post("/api/decide", #"{"id":999999,"decision":"trash"}"#)
         #expect(bad.status == 404 && h.json(bad)["error"]?["message"]?.stringValue != nil)

@@ -365,7 +365,8 @@ async function undo() {
   try {
     const r = await api("undo", {});
     applySummary(r.summary);
-    say(r.count > 1 ? `Undone: ${r.count} decisions of one action` : `Undone: ${r.undone || "decision"}`);
+    say((r.count > 1 ? `Undone: ${r.count} decisions of one action` : `Undone: ${r.undone || "decision"}` + (r.name ? ` on ${r.name}` : "")) +
+      (r.committed_since > 0 ? ` (the last commit is not undone here: Trash → Put back)` : ""));
     if (state.view === "similar") await loadSimilar();
     if (state.view === "deck" && r.session && state.session && r.session.id === state.session.id) {
       state.session = r.session;

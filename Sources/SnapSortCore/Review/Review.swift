@@ -58,7 +58,9 @@ public enum Review {
         let ts = now.timeIntervalSince1970
         return try db.transaction {
             guard let item = try library.item(id: fileID), item.status != .gone else {
-                throw ReviewError(.notInLibrary, "item \(fileID) is not in the library")
+                // Moved to the Trash (or gone) since the deck was dealt, from another window.
+                let name = try library.item(id: fileID).map { "\($0.name) is" } ?? "item \(fileID) is"
+                throw ReviewError(.notInLibrary, "\(name) no longer in the library (moved to the Trash or gone, from another window?)")
             }
             let before = try self.decision(for: fileID, library: library)
             var session = try sessionID.map { id -> DeckSession in

@@ -24,6 +24,15 @@ enum InfoCommand: Command {
             throw CommandFailure(ExitCode.error, "\(files[0]) is a folder; info takes one file ('snapsort groups' and 'report' list a folder's)")
         }
         // Without the named library the file is read on the spot, as one outside it is.
+        // Never items: say what it is rather than what reading it gave (ELOOP, 0 bytes).
+        if st.isSymlink {
+            let target = (try? FileSystem.realPath(path)) ?? "nothing"
+            throw CommandFailure(
+                ExitCode.error, "\(files[0]) is a symbolic link (to \(target)); SnapSort does not follow links: ask about the file itself")
+        }
+        if !st.isRegular {
+            throw CommandFailure(ExitCode.error, "\(files[0]) is not a regular file (a FIFO, a socket or a device); SnapSort reads only files")
+        }
         let library = ctx.databaseNamed && !FileSystem.exists(ctx.dbPath) ? try Library(path: ":memory:") : try ctx.openLibrary()
         var json: JSON
         if let item = try library.item(path: path) {

@@ -63,6 +63,9 @@ enum RootsCommand: Command {
                 if !ctx.quiet { ctx.err("\(dir) is already a root") }
                 return ExitCode.ok
             }
+            if action == "add" && dir == "/" {
+                throw CommandFailure(ExitCode.error, "refusing to watch / (the whole system, /proc and /sys included); name your photo folders")
+            }
             if action == "add", !ctx.quiet {
                 // Folders inside one another are one tree, watched once: say which holds which.
                 let (config, _) = Configuration.load(ctx.env)
