@@ -49,6 +49,22 @@ import Testing
         #expect(config.stdout.contains("session_goal = 50") && config.stderr.contains("not UTF-8"), "\(config.stdout)\n\(config.stderr)")
     }
 
+    /// A configured root that is not there and was never scanned is a typo to point out, not
+    /// only an offline disk; the other roots are scanned.
+    @Test func aConfiguredRootThatIsNotThereIsSaid() throws {
+        let dir = TempDir()
+        dir.write("Pictures/a.jpg", Fixtures.jpeg(seed: 5, width: 64, height: 48))
+        dir.write("config/snapsort/snapsort.conf", Array("root = \(dir.at("Pictures"))\nroot = \(dir.at("Pictrues"))\n".utf8))
+        let env = ["XDG_CONFIG_HOME": dir.at("config"), "HOME": dir.path]
+        let config = try SnapsortBinary.run(["config"], env: env)
+        #expect(config.stderr.contains("the root \(dir.at("Pictrues")) is not there"), "\(config.stderr)")
+        let db = dir.at("lib.sqlite3")
+        let scan = try SnapsortBinary.run(["--db", db, "scan", "--no-models"], env: env)
+        #expect(
+            scan.status == 0 && scan.stderr.contains("\(dir.at("Pictrues")) in snapsort.conf is not there and was never scanned"), "\(scan.stderr)")
+        #expect(try SnapsortBinary.run(["--db", db, "report", "--jsonl"]).stdout.split(separator: "\n").count == 1)
+    }
+
     /// Roots inside one another, or one folder twice, are scanned once (each file one row).
     @Test func nestedAndRepeatedRootsAreScannedOnce() throws {
         let dir = TempDir()

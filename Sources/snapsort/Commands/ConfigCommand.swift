@@ -1,5 +1,6 @@
 import Foundation
 import SnapSortCore
+import SnapSortSystem
 
 /// `snapsort config`
 enum ConfigCommand: Command {
@@ -47,6 +48,14 @@ enum ConfigCommand: Command {
             return ExitCode.ok
         }
         for p in problems { ctx.err("snapsort: \(p.description)") }
+        // A configured root that is not a folder here: said, not only taken for an offline disk.
+        for r in config.roots {
+            guard let st = try? FileSystem.status(r) else {
+                ctx.err("snapsort: note: the root \(r) is not there (a typo, or a drive not mounted: its photos are kept meanwhile)")
+                continue
+            }
+            if !st.isDirectory { ctx.err("snapsort: note: the root \(r) is a file, not a folder") }
+        }
         ctx.out(
             "# file: \(Configuration.path(ctx.env))\(FileManager.default.fileExists(atPath: Configuration.path(ctx.env)) ? "" : " (absent: defaults)")"
         )

@@ -43,6 +43,12 @@ enum ScanCommand: Command {
         for d in dirs where try FileSystem.lstatusIfExists(d) == nil && !library.knows(d) {
             throw CommandFailure(ExitCode.error, "\(d): no such file or folder (and never scanned, so not an offline disk)")
         }
+        // The same for a configured root, said and skipped (the other roots are scanned).
+        if dirs.isEmpty {
+            for r in roots where try FileSystem.lstatusIfExists(r) == nil && !library.knows(r) {
+                ctx.err("snapsort: note: the root \(r) in snapsort.conf is not there and was never scanned: a typo? ('snapsort roots remove \(r)')")
+            }
+        }
         let scanLock: FileLock
         if let held = try FileLock.tryLock(library.scanLockPath) {
             scanLock = held
