@@ -694,6 +694,7 @@ public final class Agent: @unchecked Sendable {
                 // The new photos are in the library: say so now (done/total from the library);
                 // grouping (OCR, QR codes) follows and the state turns "watching" after it.
                 if summary.analyzed > 0 {
+                    burst = (base.done + analyzedHere, base.total + analyzedHere)
                     progress = nil
                     statusDirty = true
                     refreshStatus()
@@ -863,7 +864,11 @@ public final class Agent: @unchecked Sendable {
     private func agentPart() -> StatusDocument.Agent {
         let counts = (try? library.itemCounts()) ?? (total: 0, analyzed: 0)
         let shown = (state == "watching" || state == "starting") && (pausedUntil != nil || holdReason != nil) ? "paused" : state
-        let (done, total) = progress.map { ($0.done, $0.total) } ?? (counts.analyzed, counts.total)
+        // While analyzing, the burst's count (see `reconcile`): between two of its batches the
+        // library's count showed ("Analyzing 19 of 19", "212 of 212", "20 of 425"), and a
+        // bar's count went back and forth.
+        let busy = shown == "analyzing" || shown == "scanning"
+        let (done, total) = progress.map { ($0.done, $0.total) } ?? (busy ? burst : nil) ?? (counts.analyzed, counts.total)
         let servicesProblem = services.lazy.compactMap { s in s.problem.map { "\(s.name): \($0)" } }.first
         return StatusDocument.Agent(
             state: shown, pid: Int(getpid()), done: done, total: total, degraded: watcher.isDegraded,

@@ -463,7 +463,8 @@ import Testing
         let hold = Mutex<String?>(nil)  // the root, while the next reconcile should bring a second batch
         let h = try AgentHarness(
             setup: { d in
-                for i in 0..<6 { d.write("Pictures/batch1-\(i).jpg", photo(UInt64(50 + i))) }
+                // Photos the library has already: its count is not the burst's.
+                for i in 0..<10 { d.write("Pictures/old-\(i).jpg", photo(UInt64(80 + i))) }
             },
             tweak: { o in
                 o.notifier = Notifier(
@@ -482,10 +483,13 @@ import Testing
                     while Date() < until { try checkpoint(); usleep(20_000) }
                 }
             })
-        hold.withLock { $0 = h.root }
         h.start()
         defer { h.stop() }
-        #expect(try waitUntil { try h.live(try h.reader()).count == 9 })
+        #expect(h.waitIdle())
+        lines.withLock { $0.removeAll() }
+        hold.withLock { $0 = h.root }
+        for i in 0..<6 { try FileSystem.writeAtomically(h.root + "/batch1-\(i).jpg", photo(UInt64(50 + i))) }
+        #expect(try waitUntil { try h.live(try h.reader()).count == 19 })
         #expect(h.waitIdle())
         let counts = lines.withLock { $0 }.compactMap { line -> (Int, Int)? in
             let w = line.split(separator: " ")
