@@ -285,6 +285,12 @@ public final class Agent: @unchecked Sendable {
     func step() {
         let t = now
         if reloadRequested || (configCheckAt.map { $0 <= t } ?? false) {
+            if reloadRequested && watcher.isDegraded {
+                // After 'sysctl fs.inotify.max_user_watches=…', as the message advises.
+                watcher.refreshBudget()
+                watcher.retryUnwatched()
+                noteDegraded()
+            }
             reloadRequested = false
             configCheckAt = nil
             reloadConfiguration()
@@ -307,9 +313,14 @@ public final class Agent: @unchecked Sendable {
             dirtyFolders.formUnion(roots)
             fullListing = true
         }
+        // Every folder watched again (the unwatched ones deleted, watches freed): the note goes.
+        if degradedNote != nil && !watcher.isDegraded { noteDegraded() }
         if watcher.isDegraded && t >= nextDegradedCheck {
             nextDegradedCheck = t.addingTimeInterval(options.degradedInterval)
             dirtyFolders.formUnion(watcher.unwatched)
+            watcher.refreshBudget()
+            watcher.retryUnwatched()
+            noteDegraded()
         }
         if hasWork && pausedUntil == nil && holdReason == nil && (scanLockRetryAt ?? .distantPast) <= t {
             reconcile()
@@ -853,13 +864,27 @@ public final class Agent: @unchecked Sendable {
         statusDirty = true
     }
 
+    /// The watch-limit note: its count kept current, and gone once every folder is watched
+    /// (after the limit was raised and a SIGHUP, or watches freed).
     private func noteDegraded() {
+        let wasNoted = lastError == degradedNote
+        guard watcher.isDegraded else {
+            if wasNoted {
+                lastError = nil
+                logger.notice("every folder is watched again")
+            }
+            degradedNote = nil
+            statusDirty = true
+            return
+        }
         let msg =
-            "inotify watch limit reached: \(watcher.unwatched.count) folder(s) are checked every \(Int(options.degradedInterval / 60)) min instead of watched; raise the limit with 'sudo sysctl fs.inotify.max_user_watches=524288'"
-        logger.warning(msg)
-        if lastError == nil { lastError = msg }
+            "inotify watch limit reached: \(watcher.unwatched.count) folder(s) are checked every \(Int(options.degradedInterval / 60)) min instead of watched; raise the limit with 'sudo sysctl fs.inotify.max_user_watches=524288' and send the agent SIGHUP (systemctl --user reload snapsort)"
+        if msg != degradedNote { logger.warning(msg) }
+        if lastError == nil || wasNoted { lastError = msg }
+        degradedNote = msg
         statusDirty = true
     }
+    private var degradedNote: String?
 
     private func agentPart() -> StatusDocument.Agent {
         let counts = (try? library.itemCounts()) ?? (total: 0, analyzed: 0)

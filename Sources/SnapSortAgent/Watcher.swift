@@ -12,7 +12,9 @@ public final class Watcher {
     public let inotify: Inotify
     public var rules: ExcludeRules
     /// The most watches this agent takes.
-    public let budget: Int
+    public private(set) var budget: Int
+    /// Whether the budget follows the system's limit (not one given by a test).
+    private let budgetFromSystem: Bool
     public private(set) var pathByWatch: [Int32: String] = [:]
     private var watchByPath: [String: Int32] = [:]
     /// Folders (with their subtrees) left unwatched because of the watch limit.
@@ -34,6 +36,13 @@ public final class Watcher {
         self.rules = rules
         self.logger = logger
         self.budget = budget ?? max(16, (Inotify.maxUserWatches() ?? 8192) - Watcher.headroom)
+        budgetFromSystem = budget == nil
+    }
+
+    /// Reads the system's limit again (raised with sysctl, as the agent's message advises).
+    public func refreshBudget() {
+        guard budgetFromSystem, let limit = Inotify.maxUserWatches() else { return }
+        budget = max(16, limit - Watcher.headroom)
     }
 
     public var count: Int { watchByPath.count }

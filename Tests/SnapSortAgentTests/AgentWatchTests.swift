@@ -535,6 +535,14 @@ import Testing
         time.advance(601)
         h.agent.wake()
         #expect(try waitUntil { try h.live(lib)[p]?.status == "ok" })
+        // Watches freed (folders deleted): at the next check every folder is watched, and the
+        // note goes (it stayed, with its first count, for good).
+        for f in ["b", "c", "d"] { try FileManager.default.removeItem(atPath: h.root + "/" + f) }
+        try FileManager.default.removeItem(atPath: unwatched)
+        time.advance(601)
+        h.agent.wake()
+        #expect(waitUntil { h.status()?["agent"]?["degraded"]?.boolValue == false }, "\(String(describing: h.status()?["agent"]))")
+        #expect(h.status()?["agent"]?["last_error"]?.stringValue == nil)
     }
 
     @Test func backupsAreTakenAndOnlyTheNewestKept() throws {
