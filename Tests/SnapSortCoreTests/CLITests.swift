@@ -141,6 +141,22 @@ import Testing
         #expect(slash.status == 1 && !FileSystem.exists(dir.at("config/snapsort/snapsort.conf")), "\(slash.stderr)")
     }
 
+    /// `info` on a staged file that changed since it was reviewed says what the commit will do
+    /// with it (leave it), as `trash list` does.
+    @Test func infoSaysAStagedFileChangedSinceReview() throws {
+        let dir = TempDir()
+        let a = dir.write("Pictures/a.jpg", Fixtures.jpeg(seed: 61, width: 64, height: 48))
+        let db = dir.at("lib.sqlite3")
+        #expect(try SnapsortBinary.run(["--db", db, "scan", "--quiet", "--no-models", dir.at("Pictures")]).status == 0)
+        #expect(try SnapsortBinary.run(["--db", db, "decide", "trash", a]).status == 0)
+        #expect(try SnapsortBinary.run(["--db", db, "info", a]).stdout.contains("decision:  trash (staged: 'snapsort trash commit'"))
+        dir.write("Pictures/a.jpg", Fixtures.jpeg(seed: 62, width: 64, height: 48))
+        let info = try SnapsortBinary.run(["--db", db, "info", a])
+        #expect(info.stdout.contains("changed since it was reviewed: a commit leaves it in place"), "\(info.stdout)")
+        let json = JSON.parse(try SnapsortBinary.run(["--db", db, "info", "--json", a]).stdout)
+        #expect(json?["changed_since_review"]?.boolValue == true, "\(String(describing: json))")
+    }
+
     /// `forget DIR` drops the folder's rows and says which decisions went with them; its files
     /// stay where they are.
     @Test func forgetSaysWhichDecisionsGo() throws {

@@ -42,7 +42,12 @@ enum InfoCommand: Command {
                 // What a page says and where a code points: read once by the scan, kept for this.
                 o += fields(try library.findings(of: item.id))
                 // What the user decided (trash: staged until a commit).
-                o.append(("decision", .opt(try Review.decision(for: item.id, library: library)?.decision.rawValue)))
+                let decision = try Review.decision(for: item.id, library: library)?.decision
+                o.append(("decision", .opt(decision?.rawValue)))
+                // Staged, but changed since: the commit leaves it (as 'trash list' says).
+                if decision == .trash, let staged = try Trash.staged(library: library).first(where: { $0.fileID == item.id }) {
+                    o.append(("changed_since_review", .bool(staged.changedSinceReview)))
+                }
                 json = .object(o)
             }
         } else {
@@ -83,7 +88,13 @@ enum InfoCommand: Command {
         }
         ctx.out("  status:    \(s("status") ?? "?")" + (json["reason"]?["text"]?.stringValue.map { " — \($0)" } ?? ""))
         if let g = json["groups"]?.arrayValue, !g.isEmpty { ctx.out("  groups:    " + g.compactMap(\.stringValue).joined(separator: ", ")) }
-        if let d = s("decision") { ctx.out("  decision:  \(d == "trash" ? "trash (staged: 'snapsort trash commit' moves it to the Trash)" : d)") }
+        if let d = s("decision") {
+            let staged =
+                json["changed_since_review"]?.boolValue == true
+                ? "trash (staged, but the file changed since it was reviewed: a commit leaves it in place; decide again)"
+                : "trash (staged: 'snapsort trash commit' moves it to the Trash)"
+            ctx.out("  decision:  \(d == "trash" ? staged : d)")
+        }
         if let q = s("qr") { ctx.out("  QR code:   \(q)") }
         if let text = s("text") {
             let flat = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
