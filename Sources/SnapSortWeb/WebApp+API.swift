@@ -304,6 +304,14 @@ extension WebApp {
                     ("kind", .string(item?.kind ?? "photo")), ("decided_at", .double(s.decidedAt)),
                     ("changed_since_review", .bool(s.changedSinceReview)), ("missing", .bool(s.missing)),
                     ("thumb", .string("/media/\(s.fileID)/thumb")),
+                    // What goes with it at the commit (an .xmp, a Live Photo's clip), named first.
+                    (
+                        "sidecars",
+                        .array(
+                            try Trash.travellingSidecars(of: s, library: lib).map {
+                                .object([("name", .string(($0.path as NSString).lastPathComponent)), ("bytes", .int($0.bytes))])
+                            })
+                    ),
                 ]))
         }
         _ = try? Trash.noticeRestores(library: lib, clock: options.clock)

@@ -259,6 +259,11 @@ struct TrashTests {
         #expect(try s.lib.library.item(path: s.lib.root + "/IMG_2.MOV")?.durationSeconds == 180)
         _ = try s.stage("IMG_1.JPG")
         _ = try s.stage("IMG_2.JPG")
+        // Named before the commit (trash list, the prompt, the page).
+        let going = try Trash.staged(library: s.lib.library).sorted { $0.path < $1.path }.map {
+            try Trash.travellingSidecars(of: $0, library: s.lib.library).map(\.path)
+        }
+        #expect(going == [[s.lib.root + "/IMG_1.MOV"], []])
         let r = try s.commit()
         #expect(Set(r.succeeded.map(\.path)) == [s.lib.root + "/IMG_1.JPG", s.lib.root + "/IMG_1.MOV", s.lib.root + "/IMG_2.JPG"], "\(r.outcomes)")
         #expect(FileSystem.exists(s.lib.root + "/IMG_2.MOV"))

@@ -55,8 +55,11 @@ import Testing
         let h = try WebHarness()
         let id = h.id("beach.jpg")
         _ = try h.post("/api/decide", #"{"id":\#(id),"decision":"trash"}"#)
+        // Its .xmp goes with it, and the page is told so before the commit.
+        try FileSystem.writeAtomically(h.lib.root + "/beach.xmp", Array("<x:xmpmeta/>".utf8))
         let t = h.json(try h.get("/api/trash"))
         #expect(t["count"]?.intValue == 1)
+        #expect(t["items"]?.arrayValue?.first?["sidecars"]?.arrayValue?.compactMap { $0["name"]?.stringValue } == ["beach.xmp"])
         #expect(try h.post("/api/trash/commit", "{}").status == 400)
         let c = h.json(try h.post("/api/trash/commit", #"{"confirm":true}"#))
         #expect(c["committed"]?.intValue == 1)

@@ -609,9 +609,12 @@ function commitTrash() {
   // What the commit will move: files changed since their review or missing stay in place.
   const movable = d.items.filter((it) => !it.changed_since_review && !it.missing);
   const held = d.items.length - movable.length;
-  const bytes = movable.reduce((a, it) => a + it.bytes, 0);
-  $("#confirm-title").textContent = `Move ${movable.length} item${movable.length === 1 ? "" : "s"} (${humanBytes(bytes)}) to the Trash` +
-    (held ? ` — ${held} changed or missing will stay` : "");
+  // Files that go with them (an .xmp, a Live Photo's clip) are named, never moved unseen.
+  const sides = movable.flatMap((it) => it.sidecars || []);
+  const bytes = movable.reduce((a, it) => a + it.bytes, 0) + sides.reduce((a, f) => a + f.bytes, 0);
+  $("#confirm-title").textContent = `Move ${movable.length} item${movable.length === 1 ? "" : "s"}` +
+    (sides.length ? ` and ${sides.length} file${sides.length === 1 ? "" : "s"} that go with them (${sides.slice(0, 3).map((f) => f.name).join(", ")}${sides.length > 3 ? ", …" : ""})` : "") +
+    ` (${humanBytes(bytes)}) to the Trash` + (held ? ` — ${held} changed or missing will stay` : "");
   $("#confirm-ok").textContent = `Move ${movable.length} item${movable.length === 1 ? "" : "s"}`;
   dlg.showModal();
 }

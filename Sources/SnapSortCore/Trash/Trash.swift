@@ -91,6 +91,17 @@ public enum Trash {
         }
     }
 
+    /// The sidecars that go with a staged photo at a commit (`sidecarMayTravel`): named before
+    /// the commit, so nothing goes to the Trash unseen.
+    public static func travellingSidecars(of item: StagedItem, library: Library) throws -> [(path: String, bytes: Int64)] {
+        try Sidecars.find(for: item.path).compactMap { side in
+            guard try sidecarMayTravel(library, side, photoID: item.fileID), let st = FileSystem.lstatusIfExists(side), st.isRegular else {
+                return nil
+            }
+            return (side, st.size)
+        }
+    }
+
     /// A staged file's row, and what the user saw when deciding.
     struct StagedRow {
         var id: Int64

@@ -36,6 +36,7 @@ enum TrashCommand: Command {
         case "list":
             guard words.isEmpty else { throw UsageError("trash list takes no FILE") }
             let staged = try Trash.staged(library: library)
+            let sidecars = try staged.map { try Trash.travellingSidecars(of: $0, library: library) }
             let inTrash = try Trash.inSystemTrash(library: library)
             let total = staged.reduce(Int64(0)) { $0 + $1.bytes }
             let inTrashBytes = try Trash.inTrashBytes(library: library)
@@ -45,10 +46,11 @@ enum TrashCommand: Command {
                         (
                             "staged",
                             .array(
-                                staged.map {
+                                zip(staged, sidecars).map { s, sides in
                                     .object([
-                                        ("path", .string($0.path)), ("bytes", .int($0.bytes)), ("changed_since_review", .bool($0.changedSinceReview)),
-                                        ("missing", .bool($0.missing)),
+                                        ("path", .string(s.path)), ("bytes", .int(s.bytes)), ("changed_since_review", .bool(s.changedSinceReview)),
+                                        ("missing", .bool(s.missing)),
+                                        ("sidecars", .array(sides.map { .object([("path", .string($0.path)), ("bytes", .int($0.bytes))]) })),
                                     ])
                                 })
                         ),
@@ -68,12 +70,16 @@ enum TrashCommand: Command {
                 return ExitCode.ok
             }
             if staged.isEmpty { ctx.out("Nothing staged for the Trash.") }
-            for s in staged {
+            for (s, sides) in zip(staged, sidecars) {
                 ctx.out(
                     "\(humanBytes(s.bytes).padding(toLength: 9, withPad: " ", startingAt: 0)) \(field(s.path))"
                         + (s.missing
                             ? "  [missing: not there now (moved away, or its drive is not mounted)]"
                             : s.changedSinceReview ? "  [changed since it was reviewed: decide again]" : ""))
+                // What goes with it (an .xmp, a Live Photo's clip).
+                for side in sides {
+                    ctx.out("\(humanBytes(side.bytes).padding(toLength: 9, withPad: " ", startingAt: 0))   + \(field(side.path)) (goes with it)")
+                }
             }
             if !staged.isEmpty { ctx.out("\(staged.count) staged, \(humanBytes(total)) — 'snapsort trash commit' moves them to the Trash") }
             let changed = staged.filter { $0.changedSinceReview && !$0.missing }.count
@@ -106,8 +112,16 @@ enum TrashCommand: Command {
                 guard Terminal.isTerminal(0) else {
                     throw UsageError("trash commit needs a confirmation: run it in a terminal or pass --yes")
                 }
+                let sides = try staged.flatMap { try Trash.travellingSidecars(of: $0, library: library) }
+                let withSides =
+                    sides.isEmpty
+                    ? ""
+                    : " and \(sides.count) file\(sides.count == 1 ? "" : "s") that go\(sides.count == 1 ? "es" : "") with them ("
+                        + sides.prefix(3).map { String($0.path.split(separator: "/").last ?? "") }.joined(separator: ", ")
+                        + (sides.count > 3 ? ", …" : "") + ")"
+                let bytes = total + sides.reduce(Int64(0)) { $0 + $1.bytes }
                 FileHandle.standardError.write(
-                    Data("Move \(staged.count) file\(staged.count == 1 ? "" : "s") (\(humanBytes(total))) to the Trash? [y/N] ".utf8))
+                    Data("Move \(staged.count) file\(staged.count == 1 ? "" : "s")\(withSides) (\(humanBytes(bytes))) to the Trash? [y/N] ".utf8))
                 guard let answer = readLine(), ["y", "yes"].contains(answer.lowercased().trimmingCharacters(in: .whitespaces)) else {
                     ctx.err("Nothing moved.")
                     return ExitCode.ok
