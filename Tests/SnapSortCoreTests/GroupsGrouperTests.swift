@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import SnapSortSystem
 import SnapSortTestSupport
 import Testing
@@ -104,6 +105,21 @@ import Testing
         let report = try t.library.reportGroups()
         #expect(report[backup.fileID]?.groups.contains("duplicate") == true)
         #expect(report[original.fileID]?.groups.contains("duplicate") == true)
+    }
+
+    /// A hard link is the same file under a second name: not its own duplicate (trashing one
+    /// name frees nothing), while a copy of the bytes is one.
+    @Test func aHardLinkIsNotItsOwnDuplicate() throws {
+        let t = try TestLibrary()
+        Self.writeBurst(t)
+        t.dir.folder("Pictures/Linked")
+        #expect(link(t.dir.at("Pictures/DCIM/Camera/IMG_0.jpg"), t.dir.at("Pictures/Linked/IMG_0.jpg")) == 0)
+        try t.scan()
+        try Grouper(library: t.library).regroupAll()
+        let linked = try #require(try t.library.item(path: t.dir.at("Pictures/Linked/IMG_0.jpg")))
+        let members = try t.library.similarGroups().flatMap(\.members)
+        #expect(!members.contains { $0.fileID == linked.id }, "\(members.map(\.path))")
+        #expect(try t.library.reportGroups()[linked.id]?.groups.contains("duplicate") != true)
     }
 
     /// A camera never takes one picture twice: a frame of a still scene taken 10 s later (here

@@ -183,6 +183,13 @@ public struct Grouper {
             newPairs[key, default: (nil, nil)].copy = score
         }
         phase("pairs scored")
+        // One file under two names (a hard link, a folder known by two paths) is not its own
+        // copy: trashing one name frees nothing, and through a second path it took the file.
+        let sameFile = try Self.sameFilePairs(db, among: Set(edges.keys).union(copyLinks.keys).filter(clustering.sameContent))
+        if !sameFile.isEmpty {
+            edges = edges.filter { !sameFile.contains($0.key) }
+            copyLinks = copyLinks.filter { !sameFile.contains($0.key) }
+        }
         clustering.copyLinks = copyLinks
         clustering.edges = edges
         // Every component when pairs were scored again or the per-file rules changed (an
@@ -329,6 +336,20 @@ public struct Grouper {
             let part = ids[start..<min(ids.count, start + 2000)]
             let stored = try storedFindings(db, of: Set(part), among: total)
             for id in part { try body(id, stored[id]) }
+        }
+    }
+
+    /// Those of `pairs` (of the same bytes: one file has one content) whose two rows are one
+    /// file now (the same device and inode).
+    static func sameFilePairs(_ db: Database, among pairs: Set<FilePair>) throws -> Set<FilePair> {
+        guard !pairs.isEmpty else { return [] }
+        var identity: [Int64: (Int64, Int64)] = [:]
+        try forEach(db, "SELECT id, device, inode FROM files WHERE id", in: Array(Set(pairs.flatMap { [$0.a, $0.b] })).sorted()) { r in
+            if let id = r.int(0), let d = r.int(1), let i = r.int(2) { identity[id] = (d, i) }
+        }
+        return pairs.filter { p in
+            guard let x = identity[p.a], let y = identity[p.b] else { return false }
+            return x == y
         }
     }
 

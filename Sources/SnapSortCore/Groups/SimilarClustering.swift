@@ -222,7 +222,7 @@ struct SimilarClustering {
     }
 
     /// Whether the pair's two files hold the same bytes (their content hashes).
-    private func sameContent(_ key: FilePair) -> Bool {
+    func sameContent(_ key: FilePair) -> Bool {
         guard let x = byID[key.a], let y = byID[key.b], let c = x.contentHash else { return false }
         return c == y.contentHash
     }
