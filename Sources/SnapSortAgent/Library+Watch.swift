@@ -29,10 +29,13 @@ extension Library {
             // files are there are current: a reconcile of a folder created a moment before
             // (`mkdir new && mv old new/old`) may have found the moved files first, and their
             // rows then live under the new name already.
-            let stale = try liveRows(under: to).filter { r in !(FileSystem.lstatusIfExists(r.path).map(r.matches) ?? false) }.map(\.id)
+            var stale: [Int64] = []
+            var taken: Set<String> = []
+            for r in try liveRows(under: to) {
+                if FileSystem.lstatusIfExists(r.path).map(r.matches) ?? false { taken.insert(r.path) } else { stale.append(r.id) }
+            }
             if !stale.isEmpty { try markGone(ids: stale, at: now) }
             // A row under `from` whose new path a current row holds already is that file's old row.
-            let taken = Set(try liveRows(under: to).map(\.path))
             let old = try liveRows(under: from).filter { taken.contains(to + $0.path.dropFirst(from.count)) }.map(\.id)
             if !old.isEmpty { try markGone(ids: old, at: now) }
             try db.run(

@@ -29,6 +29,17 @@ extension Library {
     }
 
     /// `[lower, upper)` bounds selecting every path strictly under `dir`.
+    /// How many live items at or under `dir` have each decision (what `forget` takes with them).
+    public func decisionCounts(under dir: String) throws -> [(decision: String, count: Int)] {
+        let (lo, hi) = Library.prefixBounds(dir)
+        return try db.rows(
+            """
+            SELECT d.decision, count(*) FROM decisions d JOIN files f ON f.id = d.file_id
+            WHERE f.status != 'gone' AND (f.path = ? OR (f.path >= ? AND f.path < ?)) GROUP BY d.decision ORDER BY d.decision
+            """, dir, lo, hi
+        ).compactMap { r in r.string(0).map { ($0, Int(r.int(1) ?? 0)) } }
+    }
+
     static func prefixBounds(_ dir: String) -> (String, String) {
         let p = dir.hasSuffix("/") ? dir : dir + "/"
         return (p, String(p.dropLast()) + "0")  // "0" sorts right after "/"

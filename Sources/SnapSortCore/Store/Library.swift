@@ -28,8 +28,22 @@ public final class Library: @unchecked Sendable {
     /// at a time across processes (the page and a terminal), so neither reports the files the
     /// other moved as changed, missing or emptied. Re-entrant within this object.
     public func withTrashLock<T>(_ body: () throws -> T) throws -> T {
+        try trashLocked(wait: true, body)!
+    }
+
+    /// `withTrashLock` when the lock is free now; nil (and `body` not run) while another
+    /// commit or restore holds it. For the agent's loop, which must not wait on one.
+    public func withTrashLockIfFree<T>(_ body: () throws -> T) throws -> T? {
+        try trashLocked(wait: false, body)
+    }
+
+    private func trashLocked<T>(wait: Bool, _ body: () throws -> T) throws -> T? {
         if path == ":memory:" { return try body() }
-        if trashLockDepth == 0 { trashLock = try FileLock.lock(path + ".trash.lock") }
+        if trashLockDepth == 0 {
+            let lockPath = path + ".trash.lock"
+            guard let lock = wait ? try FileLock.lock(lockPath) : try FileLock.tryLock(lockPath) else { return nil }
+            trashLock = lock
+        }
         trashLockDepth += 1
         defer {
             trashLockDepth -= 1
@@ -37,21 +51,6 @@ public final class Library: @unchecked Sendable {
                 trashLock?.unlock()
                 trashLock = nil
             }
-        }
-        return try body()
-    }
-
-    /// `withTrashLock` when the lock is free now; nil (and `body` not run) while another
-    /// commit or restore holds it. For the agent's loop, which must not wait on one.
-    public func withTrashLockIfFree<T>(_ body: () throws -> T) throws -> T? {
-        if path == ":memory:" || trashLockDepth > 0 { return try withTrashLock(body) }
-        guard let lock = try FileLock.tryLock(path + ".trash.lock") else { return nil }
-        trashLock = lock
-        trashLockDepth = 1
-        defer {
-            trashLockDepth = 0
-            trashLock?.unlock()
-            trashLock = nil
         }
         return try body()
     }

@@ -21,11 +21,7 @@ enum ForgetCommand: Command {
         guard dir != "/" else { throw UsageError("refusing to forget everything under /") }
         let library = try ctx.openLibrary()
         // Their decisions go with the rows: say which (a staged file is no longer staged).
-        let decided = try library.db.rows(
-            """
-            SELECT d.decision, count(*) FROM decisions d JOIN files f ON f.id = d.file_id
-            WHERE f.status != 'gone' AND (f.path = ? OR (f.path >= ? AND f.path < ?)) GROUP BY d.decision ORDER BY d.decision
-            """, dir, dir + "/", dir + "0")  // "0" sorts right after "/"
+        let decided = try library.decisionCounts(under: dir)
         let n = try library.forget(under: dir)
         let (config, _) = Configuration.load(ctx.env)
         if config.roots.contains(dir) {
@@ -33,7 +29,7 @@ enum ForgetCommand: Command {
         }
         if !ctx.quiet {
             let words = ["trash": "staged for the Trash (no longer)", "keep": "kept", "skip": "skipped", "later": "for later"]
-            let lost = decided.compactMap { r in r.string(0).map { "\(r.int(1) ?? 0) \(words[$0] ?? $0)" } }
+            let lost = decided.map { "\($0.count) \(words[$0.decision] ?? $0.decision)" }
             ctx.err(
                 "forgot \(n) item\(n == 1 ? "" : "s") under \(dir)" + (lost.isEmpty ? "" : ", and their decisions: " + lost.joined(separator: ", "))
                     + "; no file was touched")
