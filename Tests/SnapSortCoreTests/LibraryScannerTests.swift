@@ -200,12 +200,15 @@ import Testing
         let p = t.dir.write("Pictures/IMG_3.jpg", bytes)
         try t.scan()
         let id = try #require(try t.library.item(path: p)).id
-        unlink(p)
+        // Gone from the library (into a Trash outside it: a rename, the same inode).
+        try FileSystem.rename(p, t.dir.at("Trash-IMG_3.jpg"))
         let s = try t.scan()
         #expect(s.gone == 1)
         #expect(try t.library.items().isEmpty)
-        // Restored (e.g. from the Trash by a file manager): same content, same row.
-        t.dir.write("Pictures/IMG_3.jpg", bytes)
+        // Restored (e.g. from the Trash by a file manager): same content, same row. (It was
+        // written anew here, which is a copy, not the file: it passed only when the file
+        // system gave the new file the freed inode.)
+        try FileSystem.rename(t.dir.at("Trash-IMG_3.jpg"), p)
         let back = try t.scan()
         #expect(back.moved == 1 && back.decodes == 0)
         #expect(try t.library.item(path: p)?.id == id)
