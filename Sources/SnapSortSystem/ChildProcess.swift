@@ -30,7 +30,7 @@ public final class ChildProcess: @unchecked Sendable {
         sigaddset(&defaults, SIGPIPE)
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF))
-        let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
+        let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { PathName.withCString($0) { strdup($0) } } + [nil]
         defer { argv.forEach { free($0) } }
         var child: pid_t = 0
         let rc = posix_spawn(&child, path, &actions, &attributes, argv, environ)

@@ -34,7 +34,7 @@ public final class FileLock: @unchecked Sendable {
 
     /// Whether some process holds the lock at `path` (without creating the file).
     public static func isHeld(_ path: String) -> Bool {
-        let raw = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        let raw = PathName.withCString(path) { Glibc.open($0, O_RDONLY | O_CLOEXEC) }
         guard raw >= 0 else { return false }
         defer { Glibc.close(raw) }
         if flock(raw, LOCK_SH | LOCK_NB) == 0 {

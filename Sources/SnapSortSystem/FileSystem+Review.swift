@@ -7,12 +7,12 @@ extension FileSystem {
     /// across mounts — never copies. A file system without the flag (`EINVAL`) falls back to
     /// `link(2)` + `unlink(2)`, which also refuses an existing target.
     public static func renameNoReplace(_ from: String, _ to: String) throws {
-        if ss_rename_noreplace(from, to) == 0 { return }
+        if PathName.withCString(from, { f in PathName.withCString(to) { ss_rename_noreplace(f, $0) } }) == 0 { return }
         let e = errno
         if e == EINTR { return try renameNoReplace(from, to) }
         guard e == EINVAL || e == ENOSYS else { throw SystemError.fromErrno("rename", e) }
-        _ = try valueOrErrno("link") { link(from, to) }
-        _ = try valueOrErrno("unlink") { unlink(from) }
+        _ = try valueOrErrno("link") { PathName.withCString(from) { f in PathName.withCString(to) { link(f, $0) } } }
+        _ = try valueOrErrno("unlink") { PathName.withCString(from) { unlink($0) } }
     }
 
     /// Creates `path` with its whole content, failing with `EEXIST` if it exists: the bytes go
@@ -27,10 +27,10 @@ extension FileSystem {
         do {
             try renameNoReplace(temp, path)
         } catch let e as SystemError where e.code == .errno(EPERM) || e.code == .errno(EOPNOTSUPP) || e.code == .errno(ENOSYS) {
-            unlink(temp)
+            PathName.withCString(temp) { _ = unlink($0) }
             try writeNew(path, bytes, mode: mode)
         } catch {
-            unlink(temp)
+            PathName.withCString(temp) { _ = unlink($0) }
             throw error
         }
         syncDirectory(of: path)
@@ -51,7 +51,7 @@ extension FileSystem {
             fd.close()
         } catch {
             fd.close()
-            unlink(path)
+            PathName.withCString(path) { _ = unlink($0) }
             throw error
         }
     }
@@ -60,7 +60,7 @@ extension FileSystem {
     public static func syncDirectory(of path: String) {
         guard let slash = path.lastIndex(of: "/") else { return }
         let dir = slash == path.startIndex ? "/" : String(path[..<slash])
-        let fd = Glibc.open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let fd = PathName.withCString(dir) { Glibc.open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
         guard fd >= 0 else { return }
         _ = fsync(fd)
         _ = Glibc.close(fd)
@@ -68,22 +68,29 @@ extension FileSystem {
 
     /// `unlink(2)`.
     public static func remove(_ path: String) throws {
-        _ = try valueOrErrno("unlink") { unlink(path) }
+        _ = try valueOrErrno("unlink") { PathName.withCString(path) { unlink($0) } }
     }
 
     /// `mkdir(2)` of one folder; false when it already exists.
     @discardableResult
     public static func makeDirectory(_ path: String, mode: mode_t) throws -> Bool {
-        if mkdir(path, mode) == 0 { return true }
+        if PathName.withCString(path, { mkdir($0, mode) }) == 0 { return true }
         if errno == EEXIST { return false }
         throw SystemError.fromErrno("mkdir")
     }
 
     /// `realpath(3)`: the absolute path with every symlink resolved.
     public static func realPath(_ path: String) throws -> String {
-        guard let p = realpath(path, nil) else { throw SystemError.fromErrno("realpath") }
+        guard let p = PathName.withCString(path, { realpath($0, nil) }) else { throw SystemError.fromErrno("realpath") }
         defer { free(p) }
-        return String(cString: p)
+        return PathName.decode(UnsafeRawBufferPointer(start: p, count: strlen(p)))
+    }
+
+    /// The working directory (`getcwd(3)`), "." when it cannot be named (removed, too long).
+    public static var currentDirectory: String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buffer, buffer.count) != nil else { return "." }
+        return PathName.decode(buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) })
     }
 
     /// Reads a small file of unknown size (e.g. under /proc, where `st_size` is 0).

@@ -38,21 +38,21 @@ public enum FileSystem {
     /// `lstat(2)`: never follows a symlink.
     public static func lstatus(_ path: String) throws -> FileStatus {
         var st = stat()
-        _ = try valueOrErrno("lstat") { lstat(path, &st) }
+        _ = try valueOrErrno("lstat") { PathName.withCString(path) { lstat($0, &st) } }
         return FileStatus(st)
     }
 
     /// `stat(2)`: follows symlinks (for roots given by the user).
     public static func status(_ path: String) throws -> FileStatus {
         var st = stat()
-        _ = try valueOrErrno("stat") { stat(path, &st) }
+        _ = try valueOrErrno("stat") { PathName.withCString(path) { stat($0, &st) } }
         return FileStatus(st)
     }
 
     /// `lstat` that answers nil for a missing file.
     public static func lstatusIfExists(_ path: String) -> FileStatus? {
         var st = stat()
-        return lstat(path, &st) == 0 ? FileStatus(st) : nil
+        return PathName.withCString(path) { lstat($0, &st) } == 0 ? FileStatus(st) : nil
     }
 
     /// Reads a whole file, refusing one larger than `limit` bytes.
@@ -83,10 +83,10 @@ public enum FileSystem {
             try fd.writeAll(bytes)
             _ = try valueOrErrno("fsync") { fsync(fd.raw) }
             fd.close()
-            _ = try valueOrErrno("rename") { Glibc.rename(tmp, path) }
+            _ = try valueOrErrno("rename") { PathName.withCString(tmp) { t in PathName.withCString(path) { Glibc.rename(t, $0) } } }
         } catch {
             fd.close()
-            unlink(tmp)
+            PathName.withCString(tmp) { _ = unlink($0) }
             throw error
         }
     }
@@ -96,27 +96,27 @@ public enum FileSystem {
         var current = path.hasPrefix("/") ? "" : "."
         for part in path.split(separator: "/") {
             current += "/" + part
-            if mkdir(current, mode) != 0 && errno != EEXIST {
-                throw SystemError.fromErrno("mkdir \(current)")
+            if PathName.withCString(current, { mkdir($0, mode) }) != 0 && errno != EEXIST {
+                throw SystemError.fromErrno("mkdir \(PathName.display(current))")
             }
         }
     }
 
     /// `rename(2)`.
     public static func rename(_ from: String, _ to: String) throws {
-        _ = try valueOrErrno("rename") { Glibc.rename(from, to) }
+        _ = try valueOrErrno("rename") { PathName.withCString(from) { f in PathName.withCString(to) { Glibc.rename(f, $0) } } }
     }
 
     /// `chmod(2)`.
     public static func setMode(_ path: String, _ mode: mode_t) throws {
-        _ = try valueOrErrno("chmod") { Glibc.chmod(path, mode) }
+        _ = try valueOrErrno("chmod") { PathName.withCString(path) { Glibc.chmod($0, mode) } }
     }
 
     /// Sets a file's access and modification times (without following a final symlink).
     public static func setTimes(_ path: String, secondsSince1970 s: Double) throws {
         let t = timespec(tv_sec: Int(s.rounded(.down)), tv_nsec: Int((s - s.rounded(.down)) * 1e9))
         var times = [t, t]
-        _ = try valueOrErrno("utimensat") { utimensat(AT_FDCWD, path, &times, AT_SYMLINK_NOFOLLOW) }
+        _ = try valueOrErrno("utimensat") { PathName.withCString(path) { utimensat(AT_FDCWD, $0, &times, AT_SYMLINK_NOFOLLOW) } }
     }
 
     /// Whether a path exists (without following a final symlink).
@@ -138,7 +138,7 @@ public final class OpenDirectory {
     private let dir: OpaquePointer
 
     public init(_ path: String) throws {
-        guard let dir = opendir(path) else { throw SystemError.fromErrno("opendir") }
+        guard let dir = PathName.withCString(path, { opendir($0) }) else { throw SystemError.fromErrno("opendir") }
         self.dir = dir
     }
 
@@ -152,7 +152,7 @@ public final class OpenDirectory {
     /// but not entered, without its `x` bit) rather than because the entry went.
     public func lstatusOrDenied(_ name: String) -> (status: FileStatus?, denied: Bool) {
         var st = stat()
-        if fstatat(dirfd(dir), name, &st, AT_SYMLINK_NOFOLLOW) == 0 { return (FileStatus(st), false) }
+        if PathName.withCString(name, { fstatat(dirfd(dir), $0, &st, AT_SYMLINK_NOFOLLOW) }) == 0 { return (FileStatus(st), false) }
         return (nil, errno == EACCES)
     }
 
@@ -166,7 +166,7 @@ public final class OpenDirectory {
                 break
             }
             let name = withUnsafeBytes(of: ent.pointee.d_name) { raw in
-                String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
+                PathName.decode(raw.prefix(while: { $0 != 0 }))
             }
             if name == "." || name == ".." { continue }
             let type: DirectoryEntry.Kind
@@ -197,7 +197,7 @@ public final class FileDescriptor: @unchecked Sendable {
     public init(raw: Int32) { self.raw = raw }
 
     public static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o644) throws -> FileDescriptor {
-        let fd = try valueOrErrno("open") { Glibc.open(path, flags, mode) }
+        let fd = try valueOrErrno("open") { PathName.withCString(path) { Glibc.open($0, flags, mode) } }
         return FileDescriptor(raw: fd)
     }
 

@@ -170,7 +170,7 @@ public final class HTTPServer: @unchecked Sendable {
 
     private static func respond(_ raw: UnsafeMutablePointer<ss_http_request>, _ response: inout HTTPResponse) {
         if case .file(let path, let offset, let length) = response.body {
-            let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+            let fd = PathName.withCString(path) { Glibc.open($0, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }
             if fd >= 0 {
                 let text = headerText(response.headers)
                 _ = ss_http_respond_fd(raw, Int32(response.status), text, fd, UInt64(offset), UInt64(length))

@@ -52,7 +52,7 @@ public final class Inotify: @unchecked Sendable {
     /// Adds (or updates) a watch; returns the watch descriptor. `ENOSPC` means the per-user
     /// watch limit (`/proc/sys/fs/inotify/max_user_watches`) is reached.
     public func addWatch(_ path: String, mask: UInt32) throws -> Int32 {
-        try valueOrErrno("inotify_add_watch") { inotify_add_watch(fd, path, mask) }
+        try valueOrErrno("inotify_add_watch") { PathName.withCString(path) { inotify_add_watch(fd, $0, mask) } }
     }
 
     /// Removes a watch; a watch the kernel already dropped (`EINVAL`) is not an error.
@@ -88,7 +88,7 @@ public final class Inotify: @unchecked Sendable {
                 if len > 0 {
                     let bytes = UnsafeRawBufferPointer(start: p + header, count: len)
                     let end = bytes.firstIndex(of: 0) ?? len
-                    name = String(decoding: bytes[0..<end], as: UTF8.self)
+                    name = PathName.decode(bytes[0..<end])
                 }
                 out.append(Event(wd: wd, mask: mask, cookie: cookie, name: name))
                 offset += header + len

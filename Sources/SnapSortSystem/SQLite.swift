@@ -118,7 +118,7 @@ public final class Database: @unchecked Sendable {
     public init(path: String, readOnly: Bool = false, busyTimeoutMs: Int32 = 10_000) throws {
         var db: OpaquePointer?
         let flags = (readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)) | SQLITE_OPEN_NOMUTEX
-        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        let rc = PathName.withCString(path) { sqlite3_open_v2($0, &db, flags, nil) }
         guard rc == SQLITE_OK, let db else {
             let msg = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
             if let db { sqlite3_close_v2(db) }

@@ -29,14 +29,20 @@ public final class TempDir: @unchecked Sendable {
     public func write(_ rel: String, _ bytes: [UInt8]) -> String {
         let p = at(rel)
         if let slash = p.lastIndex(of: "/") { try? FileSystem.makeDirectories(String(p[..<slash])) }
-        _ = FileManager.default.createFile(atPath: p, contents: Data(bytes))
+        if PathName.hasEscapes(p) {
+            // A name that is not UTF-8 (`PathName`): Foundation would write U+FFFD's bytes.
+            try? FileSystem.writeAtomically(p, bytes)
+        } else {
+            _ = FileManager.default.createFile(atPath: p, contents: Data(bytes))
+        }
         return p
     }
 
     deinit {
         // Make everything removable first (tests chmod folders to 000).
         _ = try? Process.run(URL(fileURLWithPath: "/bin/chmod"), arguments: ["-R", "u+rwx", path]).waitUntilExit()
-        try? FileManager.default.removeItem(atPath: path)
+        // rm, not FileManager: names that are not UTF-8 go too.
+        _ = try? Process.run(URL(fileURLWithPath: "/bin/rm"), arguments: ["-rf", path]).waitUntilExit()
     }
 }
 

@@ -26,11 +26,12 @@ struct ThumbnailCache: Sendable {
         }
     }
 
-    /// `file://` + the absolute path, percent-encoded as GLib's `g_filename_to_uri` does.
+    /// `file://` + the absolute path's bytes, percent-encoded as GLib's `g_filename_to_uri` does
+    /// (a name that is not UTF-8 keeps its bytes, so the file manager's thumbnail is shared).
     static func uri(for path: String) -> String {
         let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/".utf8)
         var out = "file://"
-        for b in path.utf8 {
+        for b in PathName.encode(path) {
             if allowed.contains(b) { out.append(Character(UnicodeScalar(b))) } else { out += String(format: "%%%02X", b) }
         }
         return out

@@ -94,8 +94,9 @@ struct Context {
 
     /// Writes a line to stdout (buffered; `flush()` for streams). A closed pipe ends the
     /// program quietly, as `head` expects.
+    /// A name that is not UTF-8 shows its bytes as U+FFFD (`PathName.display`).
     func out(_ s: String) {
-        if !Context.stdout.line(s) { exit(ExitCode.ok) }
+        if !Context.stdout.line(PathName.display(s)) { exit(ExitCode.ok) }
     }
 
     /// Flushes stdout (for `--follow` streams).
@@ -106,7 +107,7 @@ struct Context {
     func err(_ s: String) {
         Context.stdout.flush()
         let e = OutputBuffer(fd: 2)
-        e.line(s)
+        e.line(PathName.display(s))
         e.flush()
     }
 
@@ -128,7 +129,7 @@ struct Context {
         if p.hasPrefix("/") { return Context.clean(p) }
         if p == "~" { return env.home }
         if p.hasPrefix("~/") { return Context.clean(env.home + "/" + p.dropFirst(2)) }
-        return Context.clean(FileManager.default.currentDirectoryPath + "/" + p)
+        return Context.clean(FileSystem.currentDirectory + "/" + p)
     }
 
     /// Removes `.`, `..` and doubled slashes lexically.

@@ -47,7 +47,7 @@ enum Main {
             let underSystemd = env["JOURNAL_STREAM"] != nil || env["INVOCATION_ID"] != nil
             let ctx = Context(
                 env: env,
-                dbPath: db.map { Context.clean($0.hasPrefix("/") ? $0 : FileManager.default.currentDirectoryPath + "/" + $0) }
+                dbPath: db.map { Context.clean($0.hasPrefix("/") ? $0 : FileSystem.currentDirectory + "/" + $0) }
                     ?? env.defaultDatabasePath,
                 databaseNamed: db != nil || env["SNAPSORT_DB"] != nil,
                 quiet: quiet, stdoutIsTTY: isatty(1) == 1, stderrIsTTY: isatty(2) == 1,

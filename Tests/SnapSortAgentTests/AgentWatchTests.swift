@@ -45,6 +45,25 @@ import Testing
         #expect(try h.live(lib)["\(h.root)/a.jpg"]?.id == id)
     }
 
+    /// A photo copied in under a name that is not UTF-8, then renamed, is analyzed under its
+    /// own bytes and keeps its row through the rename (inotify's names are decoded as the
+    /// listing's are).
+    @Test func aNameThatIsNotUTF8IsWatchedLikeAnyOther() throws {
+        let h = try AgentHarness()
+        h.start()
+        defer { h.stop() }
+        #expect(h.waitIdle())
+        let lib = try h.reader()
+        let name = PathName.decode(Array("No".utf8) + [0xEB] + Array("l.jpg".utf8))
+        h.dir.write("Pictures/\(name)", photo(11))
+        #expect(try waitUntil { try h.live(lib)["\(h.root)/\(name)"]?.status == "ok" })
+        let id = try h.live(lib)["\(h.root)/\(name)"]!.id
+        let renamed = PathName.decode([0xC9] + Array("t\u{E9}.jpg".utf8))
+        try FileSystem.rename("\(h.root)/\(name)", "\(h.root)/\(renamed)")
+        #expect(try waitUntil { try h.live(lib)["\(h.root)/\(renamed)"]?.id == id })
+        #expect(try h.live(lib)["\(h.root)/\(name)"] == nil)
+    }
+
     /// A file that could not be read (here: its row says so, as after a read denied by its
     /// permissions) is read again when its permissions change, though its content did not.
     @Test func aFileWhosePermissionsChangeIsReadAgainWhenItCouldNotBeRead() throws {

@@ -32,6 +32,24 @@ import Testing
         #expect(env.stdout == report.stdout)
     }
 
+    /// A file name that is not UTF-8, given on the command line as the shell passes it (its
+    /// bytes), names that file: `info` finds it, and what is printed shows the byte as U+FFFD.
+    @Test func aFileNamedInLatin1IsFoundFromTheCommandLine() throws {
+        let dir = TempDir()
+        let name = PathName.decode(Array("caf".utf8) + [0xE9] + Array(".jpg".utf8))
+        dir.write("Pictures/\(name)", Fixtures.jpeg(seed: 41, width: 64, height: 48))
+        let db = dir.at("lib.sqlite")
+        #expect(try SnapsortBinary.run(["--db", db, "scan", "--quiet", dir.at("Pictures")]).status == 0)
+        // Through sh and printf: Foundation's Process would pass the String's UTF-8.
+        let info = try SnapsortBinary.run(
+            ["-c", "exec \"$0\" --db \"$1\" info \"$2/$(printf 'caf\\351.jpg')\"", SnapsortBinary.path, db, dir.at("Pictures")], launcher: "/bin/sh")
+        #expect(
+            info.status == 0 && info.stdout.contains("Pictures/caf\u{FFFD}.jpg") && info.stdout.contains("status:    ok"),
+            "\(info.stdout)\(info.stderr)")
+        let report = try SnapsortBinary.run(["--db", db, "report", "--jsonl"])
+        #expect(report.stdout.contains("/caf\\udce9.jpg\""), "\(report.stdout)")
+    }
+
     /// `roots add` never writes anew a configuration it could not read whole: a Latin-1 byte in
     /// a comment cost every other line.
     @Test func rootsAddLeavesAFileThatIsNotUTF8Alone() throws {

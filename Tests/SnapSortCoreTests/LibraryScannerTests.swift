@@ -30,6 +30,27 @@ import Testing
         #expect(second.analyzed == 0 && second.decodes == 0)
     }
 
+    /// A name that is not UTF-8 (a Latin-1 name from an old camera or a zip made on Windows) is
+    /// found, analyzed and known under its own bytes: before, the listing's U+FFFD made the file
+    /// unreachable, so it was never seen (no row, no message) and its folder "could not be read".
+    @Test func namesThatAreNotUTF8AreAnalyzedUnderTheirOwnBytes() throws {
+        let t = try TestLibrary()
+        let folder = PathName.decode(Array("f".utf8) + [0xEA] + Array("te".utf8))
+        let name = PathName.decode(Array("caf".utf8) + [0xE9] + Array(".jpg".utf8))
+        t.dir.write("Pictures/\(name)", Fixtures.jpeg(seed: 31))
+        t.dir.write("Pictures/\(folder)/IMG_1.jpg", Fixtures.jpeg(seed: 32))
+        let first = try t.scan()
+        #expect(first.added == 2 && first.unreadableFolders.isEmpty, "\(first)")
+        for path in [t.root + "/" + name, t.root + "/" + folder + "/IMG_1.jpg"] {
+            let item = try #require(try t.library.item(path: path))
+            #expect(item.status == .ok && item.metrics != nil && FileSystem.exists(item.path))
+        }
+        // The report names them as Python's surrogateescape does: os.fsencode gives the bytes.
+        let line = JSON.string(t.root + "/" + name).serialized()
+        #expect(line.hasSuffix("/caf\\udce9.jpg\""), "\(line)")
+        #expect(try t.scan().unchanged == 2)
+    }
+
     /// Files are analyzed in path order, whatever order the directory lists them in: with one
     /// worker the rows (ids follow the commits) come in that order.
     @Test func filesAreAnalyzedInPathOrder() throws {

@@ -150,6 +150,25 @@ struct TrashTests {
         #expect(after.cleared.total == 0 && after.inTrashBytes == 0)
     }
 
+    @Test("a name that is not UTF-8 goes to the Trash under its bytes, Path= escapes them, and it comes back")
+    func aLatin1NameGoesAndComesBack() throws {
+        let latin1 = Array("caf".utf8) + [0xE9] + Array(".jpg".utf8)
+        let name = PathName.decode(latin1)
+        let s = try TrashSetup([name, "b.jpg"])
+        let id = try s.stage(name)
+        let original = s.lib.root + "/" + name
+        let report = try s.commit()
+        #expect(report.outcomes.map(\.result) == [.trashed(s.homeTrash + "/files/" + name)])
+        #expect(try FileSystem.listDirectory(s.homeTrash + "/files").map { PathName.encode($0.name) } == [latin1])
+        let info = String(decoding: try FileSystem.readFile(s.homeTrash + "/info/\(name).trashinfo", limit: 4096), as: UTF8.self)
+        #expect(info.contains("Path=\(s.lib.root)/caf%E9.jpg\n"), "\(info)")
+        #expect(TrashInfo.path(in: info) == original)
+        let restored = try Trash.restore(paths: [original], library: s.lib.library, clock: s.clock)
+        #expect(restored.map(\.result) == [.restored])
+        #expect(try FileSystem.readFile(original, limit: 1 << 20).count > 0)
+        #expect(try s.lib.library.item(path: original)?.id == id)
+    }
+
     @Test("after the Trash was emptied, another file trashed under the freed name is never taken for ours")
     func anotherFileUnderAFreedName() throws {
         let s = try TrashSetup(["IMG_0001.jpg", "c.jpg"])

@@ -158,6 +158,7 @@ import Testing
     @Test func uriEncodingMatchesGLib() {
         #expect(ThumbnailCache.uri(for: "/home/jens/photos/me.png") == "file:///home/jens/photos/me.png")
         #expect(ThumbnailCache.uri(for: "/a b/ü#.jpg") == "file:///a%20b/%C3%BC%23.jpg")
+        #expect(ThumbnailCache.uri(for: "/a/" + PathName.decode([0x66, 0xFC, 0x2E, 0x6A])) == "file:///a/f%FC.j")
         #expect(MD5.hex("") == "d41d8cd98f00b204e9800998ecf8427e")
         #expect(MD5.hex("The quick brown fox jumps over the lazy dog") == "9e107d9d372bb6826bd81d3542a419d6")
     }

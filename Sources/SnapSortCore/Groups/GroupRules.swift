@@ -1,4 +1,5 @@
 import Foundation
+import SnapSortSystem
 
 /// The documented rules and thresholds of every smart group. Thresholds are on normalized,
 /// resolution-independent measures (see `Metrics`), tuned on the DEV corpus and checked on a
@@ -469,6 +470,6 @@ public struct GroupRules: Sendable {
     static func looksEdited(_ path: String) -> Bool {
         let n = path.lowercased()
         if n.contains("-edited") || n.contains("_edit") || n.contains("-bearbeitet") { return true }
-        return FileManager.default.fileExists(atPath: path + ".pp3") || FileManager.default.fileExists(atPath: path + ".xmp")
+        return FileSystem.exists(path + ".pp3") || FileSystem.exists(path + ".xmp")
     }
 }

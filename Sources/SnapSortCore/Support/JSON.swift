@@ -1,4 +1,5 @@
 import Foundation
+import SnapSortSystem
 
 /// A JSON value with ordered object keys, so outputs are stable and diffable.
 public indirect enum JSON: Sendable, Equatable {
@@ -75,7 +76,15 @@ public indirect enum JSON: Sendable, Equatable {
             case "\r": out += "\\r"
             case "\t": out += "\\t"
             default:
-                if u.value < 0x20 { out += String(format: "\\u%04x", u.value) } else { out.unicodeScalars.append(u) }
+                if u.value < 0x20 {
+                    out += String(format: "\\u%04x", u.value)
+                } else if let byte = PathName.escapedByte(u) {
+                    // A byte of a name that is not UTF-8, as Python's surrogateescape writes it
+                    // (`os.fsencode` gives the name back); parsers show it as U+FFFD.
+                    out += String(format: "\\udc%02x", byte)
+                } else {
+                    out.unicodeScalars.append(u)
+                }
             }
         }
         out += "\""

@@ -1,4 +1,5 @@
 import Foundation
+import SnapSortSystem
 import Synchronization
 
 /// A small structured logger: constant messages, data in dotted metadata keys.
@@ -46,7 +47,7 @@ public struct Logger: Sendable {
     public func log(_ lvl: Level, _ message: String, _ metadata: [String: String] = [:]) {
         guard lvl.rawValue <= level.rawValue else { return }
         let meta = metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-        sink(lvl, meta.isEmpty ? "\(label): \(message)" : "\(label): \(message) \(meta)")
+        sink(lvl, PathName.display(meta.isEmpty ? "\(label): \(message)" : "\(label): \(message) \(meta)"))
     }
 
     public func debug(_ m: String, _ md: [String: String] = [:]) { log(.debug, m, md) }

@@ -135,10 +135,10 @@ public enum TrashLocator {
 
 /// The `.trashinfo` format.
 public enum TrashInfo {
-    /// Percent-encodes a path as the specification asks (RFC 2396 escaping; `/` kept).
+    /// Percent-encodes a path's bytes as the specification asks (RFC 2396 escaping; `/` kept).
     public static func encode(_ path: String) -> String {
         var out = ""
-        for b in path.utf8 {
+        for b in PathName.encode(path) {
             switch b {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
                 UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"), UInt8(ascii: "/"):
@@ -150,7 +150,7 @@ public enum TrashInfo {
         return out
     }
 
-    /// Decodes `%XX` escapes.
+    /// Decodes `%XX` escapes into the bytes of a path (a name that is not UTF-8 stays itself).
     public static func decode(_ s: String) -> String {
         var bytes: [UInt8] = []
         let u = Array(s.utf8)
@@ -164,7 +164,7 @@ public enum TrashInfo {
                 i += 1
             }
         }
-        return String(decoding: bytes, as: UTF8.self)
+        return PathName.decode(bytes)
     }
 
     /// The file's text: `Path=` (encoded) and `DeletionDate=YYYY-MM-DDThh:mm:ss` in local time.
