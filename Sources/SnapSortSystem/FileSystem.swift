@@ -96,8 +96,10 @@ public enum FileSystem {
         var current = path.hasPrefix("/") ? "" : "."
         for part in path.split(separator: "/") {
             current += "/" + part
-            if PathName.withCString(current, { mkdir($0, mode) }) != 0 && errno != EEXIST {
-                throw SystemError.fromErrno("mkdir \(PathName.display(current))")
+            if PathName.withCString(current, { mkdir($0, mode) }) != 0 {
+                guard errno == EEXIST else { throw SystemError.fromErrno("mkdir \(PathName.display(current))") }
+                // A file (or a link to one) where a folder should be.
+                if (try? status(current))?.isDirectory != true { throw SystemError.fromErrno("mkdir \(PathName.display(current))", ENOTDIR) }
             }
         }
     }

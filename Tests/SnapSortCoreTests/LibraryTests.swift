@@ -46,6 +46,20 @@ import Testing
         #expect(Library.explained(path, SystemError(.errno(ENOENT), "x", operation: "open")) == nil)
     }
 
+    /// `--db` naming a folder, or a place where no folder can be made, is said as such
+    /// (SQLite said "unable to open database file"; mkdir's errno came without what it was for).
+    @Test func aLibraryPathThatCannotBeAFileIsSaidAsSuch() throws {
+        let dir = TempDir()
+        let folder = dir.folder("photos-db")
+        #expect {
+            try Library(path: folder)
+        } throws: { ($0 as? LibraryError)?.message.contains("\(folder) is a folder; the library is one database file") == true }
+        dir.write("file", [1])
+        #expect {
+            try Library(path: dir.at("file/lib.sqlite3"))
+        } throws: { ($0 as? LibraryError)?.message.contains("cannot make the library's folder \(dir.at("file"))") == true }
+    }
+
     @Test func refusesANewerSchemaWithoutTouchingIt() throws {
         let dir = TempDir()
         let path = dir.at("library.sqlite3")

@@ -65,7 +65,16 @@ public final class Library: @unchecked Sendable {
         self.path = path
         if !readOnly, let slash = path.lastIndex(of: "/") {
             let dir = String(path[..<slash])
-            if !dir.isEmpty { try FileSystem.makeDirectories(dir, mode: 0o700) }
+            if !dir.isEmpty {
+                do {
+                    try FileSystem.makeDirectories(dir, mode: 0o700)
+                } catch let e as SystemError {
+                    throw LibraryError(.io, "cannot make the library's folder \(dir): \(e.message)")
+                }
+            }
+        }
+        if FileSystem.lstatusIfExists(path)?.isDirectory == true {
+            throw LibraryError(.io, "the library at \(path) is a folder; the library is one database file (e.g. \(path)/library.sqlite3)")
         }
         let isNew = !readOnly && path != ":memory:" && !FileSystem.exists(path)
         do {

@@ -17,7 +17,9 @@ enum InfoCommand: Command {
     static func run(_ args: inout Arguments, _ ctx: Context) throws -> Int32 {
         let asJSON = args.flag("--json")
         let files = try args.positionals()
-        guard files.count == 1 else { throw UsageError("info takes one FILE") }
+        guard files.count == 1, !files[0].isEmpty else {
+            throw UsageError(files.count == 1 ? "info takes one FILE, not an empty name" : "info takes one FILE")
+        }
         let path = ctx.absolute(files[0])
         guard let st = FileSystem.lstatusIfExists(path) else { throw CommandFailure(ExitCode.error, "\(files[0]): no such file") }
         if st.isDirectory {
