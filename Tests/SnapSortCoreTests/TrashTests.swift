@@ -371,6 +371,31 @@ struct TrashTests {
         #expect(try s.lib.library.db.scalar("SELECT count(*) FROM trash_ledger WHERE state='skipped'") == 2)
     }
 
+    /// A `touch` (or a viewer, a backup tool setting times), rescanned or not, leaves the bytes
+    /// the user decided on: the photo goes. Bytes of the same size that differ still stay.
+    @Test("a staged file whose times alone moved is trashed; one whose bytes changed at the same size is not")
+    func touchedAfterReview() throws {
+        let s = try TrashSetup(["a.jpg", "b.jpg", "c.jpg"])
+        for n in ["a.jpg", "b.jpg", "c.jpg"] { _ = try s.stage(n) }
+        try FileSystem.setTimes(s.lib.root + "/a.jpg", secondsSince1970: 1_700_000_000)
+        try FileSystem.setTimes(s.lib.root + "/b.jpg", secondsSince1970: 1_700_000_000)
+        try s.lib.scan([s.lib.root + "/b.jpg"])
+        // c: one byte flipped in place (same inode, same size), times set back as they were.
+        let c = s.lib.root + "/c.jpg"
+        let before = try FileSystem.lstatus(c)
+        var bytes = try FileSystem.readFile(c, limit: 1 << 20)
+        bytes[bytes.count / 2] ^= 0xFF
+        let fd = try FileDescriptor.open(c, O_WRONLY | O_CLOEXEC)
+        try fd.writeAll(bytes)
+        fd.close()
+        try FileSystem.setTimes(c, secondsSince1970: 1_700_000_000)
+        #expect(try FileSystem.lstatus(c).inode == before.inode)
+        #expect(try Trash.staged(library: s.lib.library).map(\.changedSinceReview) == [false, false, true])
+        let report = try s.commit()
+        #expect(report.succeeded.map(\.path) == [s.lib.root + "/a.jpg", s.lib.root + "/b.jpg"] && report.skipped.map(\.path) == [c])
+        #expect(!FileSystem.exists(s.lib.root + "/a.jpg") && FileSystem.exists(c))
+    }
+
     @Test("a staged file that is not there is listed as missing, not as changed, and stays staged")
     func missingStagedFile() throws {
         let s = try TrashSetup(["a.jpg", "b.jpg"])

@@ -86,7 +86,7 @@ public enum Trash {
     public static func staged(library: Library) throws -> [StagedItem] {
         try stagedRows(library).map { s in
             let st = FileSystem.lstatusIfExists(s.path)
-            let same = st.map(s.isAsReviewed) ?? false
+            let same = st.map(s.isAsReviewedOrSameBytes) ?? false
             return StagedItem(fileID: s.id, path: s.path, bytes: s.row.size, decidedAt: s.decidedAt, changedSinceReview: !same, missing: st == nil)
         }
     }
@@ -118,6 +118,17 @@ public enum Trash {
                 && (reviewedHash == nil || contentHash == nil || reviewedHash == contentHash)
             return st.isRegular && reviewedSame && st.device == row.device && st.inode == row.inode && st.size == row.size
                 && st.mtimeNanoseconds == row.mtimeNanoseconds
+        }
+
+        /// `isAsReviewed`, or the same file (inode) of the reviewed size whose times alone moved
+        /// (a `touch`, a viewer or backup tool that set them, a rescan that followed): its bytes
+        /// are read and compared with those the user reviewed (the 128-bit content hash), so a
+        /// photo whose bytes are the ones decided on is not sent back to review.
+        func isAsReviewedOrSameBytes(_ st: FileStatus) -> Bool {
+            if isAsReviewed(st) { return true }
+            guard st.isRegular, st.device == row.device, st.inode == row.inode, let reviewedHash, let reviewedSize, st.size == reviewedSize
+            else { return false }
+            return (try? Analyzer.contentHash(path: path)) == reviewedHash
         }
     }
 
@@ -255,7 +266,7 @@ public enum Trash {
                         try skip(library, fileID: id, path: path, bytes: s.row.size, reason: "missing: the file is no longer there", clock: clock))
                     continue
                 }
-                guard s.isAsReviewed(st) else {
+                guard s.isAsReviewedOrSameBytes(st) else {
                     report.outcomes.append(
                         try skip(
                             library, fileID: id, path: path, bytes: st.size,
