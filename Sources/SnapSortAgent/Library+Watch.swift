@@ -23,7 +23,7 @@ extension Library {
     /// `to` (the files are the same inodes; nothing is read or decoded). Returns the rows moved.
     @discardableResult
     public func followFolderMove(from: String, to: String, now: Date) throws -> Int {
-        let (lo, hi) = Library.folderBounds(from)
+        let (lo, hi) = Library.prefixBounds(from)
         return try db.transaction {
             // Live rows under the destination whose files are not there: stale. Rows whose
             // files are there are current: a reconcile of a folder created a moment before
@@ -66,10 +66,5 @@ extension Library {
             try forgetFolderStamps(under: path)
         }
         return gone.count
-    }
-
-    static func folderBounds(_ dir: String) -> (String, String) {
-        let p = dir.hasSuffix("/") ? dir : dir + "/"
-        return (p, String(p.dropLast()) + "0")  // "0" sorts right after "/"
     }
 }

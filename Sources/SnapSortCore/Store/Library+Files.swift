@@ -40,7 +40,9 @@ extension Library {
         ).compactMap { r in r.string(0).map { ($0, Int(r.int(1) ?? 0)) } }
     }
 
-    static func prefixBounds(_ dir: String) -> (String, String) {
+    /// The paths under folder `dir` sort in [lo, hi): its "/"-terminated prefix up to the same
+    /// text with "0", the character after "/".
+    package static func prefixBounds(_ dir: String) -> (String, String) {
         let p = dir.hasSuffix("/") ? dir : dir + "/"
         return (p, String(p.dropLast()) + "0")  // "0" sorts right after "/"
     }
