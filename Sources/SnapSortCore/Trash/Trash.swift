@@ -82,9 +82,9 @@ public struct TrashReport: Sendable, Equatable {
 public enum Trash {
     // MARK: - Staging
 
-    /// Items staged for the Trash, oldest decision first.
-    public static func staged(library: Library) throws -> [StagedItem] {
-        try stagedRows(library).map { s in
+    /// Items staged for the Trash, oldest decision first; only `fileID`'s when given.
+    public static func staged(library: Library, fileID: Int64? = nil) throws -> [StagedItem] {
+        try stagedRows(library, fileID: fileID).map { s in
             let st = FileSystem.lstatusIfExists(s.path)
             let same = st.map(s.isAsReviewedOrSameBytes) ?? false
             return StagedItem(fileID: s.id, path: s.path, bytes: s.row.size, decidedAt: s.decidedAt, changedSinceReview: !same, missing: st == nil)
@@ -133,16 +133,16 @@ public enum Trash {
     }
 
     /// What is staged, oldest decision first (not what a planned commit step holds).
-    static func stagedRows(_ library: Library) throws -> [StagedRow] {
+    static func stagedRows(_ library: Library, fileID: Int64? = nil) throws -> [StagedRow] {
         try library.db.rows(
             """
             SELECT f.id, f.path, f.device, f.inode, f.size, f.mtime_ns, f.content_hash,
                    d.reviewed_size, d.reviewed_mtime_ns, d.reviewed_hash, d.decided_ts
             FROM decisions d JOIN files f ON f.id=d.file_id
-            WHERE d.decision='trash' AND f.status != 'gone'
+            WHERE d.decision='trash' AND f.status != 'gone' AND (?1 IS NULL OR d.file_id = ?1)
               AND NOT EXISTS(SELECT 1 FROM trash_ledger l WHERE l.file_id=f.id AND l.state='planned')
             ORDER BY d.decided_ts, f.id
-            """
+            """, fileID
         ).map { r in
             StagedRow(
                 id: r.int(0)!, path: r.string(1) ?? "",

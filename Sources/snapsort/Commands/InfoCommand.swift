@@ -47,7 +47,7 @@ enum InfoCommand: Command {
                 let decision = try Review.decision(for: item.id, library: library)?.decision
                 o.append(("decision", .opt(decision?.rawValue)))
                 // Staged, but changed since: the commit leaves it (as 'trash list' says).
-                if decision == .trash, let staged = try Trash.staged(library: library).first(where: { $0.fileID == item.id }) {
+                if decision == .trash, let staged = try Trash.staged(library: library, fileID: item.id).first {
                     o.append(("changed_since_review", .bool(staged.changedSinceReview)))
                 }
                 json = .object(o)
