@@ -83,7 +83,7 @@ extension FileSystem {
     public static func realPath(_ path: String) throws -> String {
         guard let p = PathName.withCString(path, { realpath($0, nil) }) else { throw SystemError.fromErrno("realpath") }
         defer { free(p) }
-        return PathName.decode(UnsafeRawBufferPointer(start: p, count: strlen(p)))
+        return PathName.decode(cString: p)
     }
 
     /// The working directory (`getcwd(3)`), "." when it cannot be named (removed, too long).

@@ -168,7 +168,7 @@ public final class OpenDirectory {
                 break
             }
             let name = withUnsafeBytes(of: ent.pointee.d_name) { raw in
-                PathName.decode(raw.prefix(while: { $0 != 0 }))
+                PathName.decode(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
             }
             if name == "." || name == ".." { continue }
             let type: DirectoryEntry.Kind

@@ -1,3 +1,5 @@
+import Glibc
+
 /// File names on Linux are bytes, SnapSort's paths are Strings. A name that is not UTF-8 (a
 /// Latin-1 name from an old camera or a zip made on Windows: `caf\xE9.jpg`) is kept byte for
 /// byte: every byte that is not part of well-formed UTF-8 stands for itself as one scalar of
@@ -15,8 +17,30 @@ public enum PathName {
 
     /// The String of a name or path read from the system (no NUL inside).
     public static func decode<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
-        let a = Array(bytes)
-        if isPlain(a) { return String(decoding: a, as: UTF8.self) }
+        if let s = bytes.withContiguousStorageIfAvailable({ decode(buffer: $0) }) { return s }
+        return Array(bytes).withUnsafeBufferPointer { decode(buffer: $0) }
+    }
+
+    /// `decode` of the NUL-terminated name at `p` (a `d_name`, a `realpath` result).
+    public static func decode(cString p: UnsafePointer<CChar>) -> String {
+        let n = strlen(p)
+        return p.withMemoryRebound(to: UInt8.self, capacity: n + 1) { decode(buffer: UnsafeBufferPointer(start: $0, count: n)) }
+    }
+
+    private static func decode(buffer a: UnsafeBufferPointer<UInt8>) -> String {
+        // Most names: ASCII, or UTF-8 without escape-like sequences, taken as they are.
+        var ascii = true
+        var escapeLike = false
+        var previous: UInt8 = 0
+        for b in a {
+            if b >= 0x80 {
+                ascii = false
+                if previous == 0xEE && (b == 0xBE || b == 0xBF) { escapeLike = true }
+            }
+            previous = b
+        }
+        if ascii { return String(decoding: a, as: UTF8.self) }
+        if !escapeLike, let s = String(validating: a, as: UTF8.self) { return s }
         var out = String.UnicodeScalarView()
         var i = 0
         while i < a.count {
@@ -80,30 +104,9 @@ public enum PathName {
         (first...last).contains(u.value) ? UInt8(u.value - first + 0x80) : nil
     }
 
-    /// ASCII, or UTF-8 without any EE BE/BF sequence, that Swift accepts as it is.
-    private static func isPlain(_ a: [UInt8]) -> Bool {
-        var previous: UInt8 = 0
-        var ascii = true
-        for b in a {
-            if b >= 0x80 { ascii = false }
-            if previous == 0xEE && (b == 0xBE || b == 0xBF) { return false }
-            previous = b
-        }
-        if ascii { return true }
-        var it = a.makeIterator()
-        var utf8 = UTF8()
-        while true {
-            switch utf8.decode(&it) {
-            case .scalarValue: continue
-            case .emptyInput: return true
-            case .error: return false
-            }
-        }
-    }
-
     /// The scalar of the well-formed UTF-8 sequence at `i` and its length (Unicode Table 3-7:
     /// no overlong forms, no surrogates, nothing above U+10FFFF).
-    private static func wellFormed(_ a: [UInt8], at i: Int) -> (Unicode.Scalar, Int)? {
+    private static func wellFormed(_ a: UnsafeBufferPointer<UInt8>, at i: Int) -> (Unicode.Scalar, Int)? {
         let b0 = a[i]
         let n: Int
         var lo: UInt8 = 0x80

@@ -9,7 +9,5 @@ let commands: [any Command.Type] = allCommands
 Memory.keepLargeBlocksInTheHeap()
 // The arguments as the kernel passed them: a file name that is not UTF-8 stays the name of its
 // file (`PathName`); `CommandLine.arguments` would replace its bytes with U+FFFD.
-let arguments = (1..<Int(CommandLine.argc)).map { i in
-    PathName.decode(UnsafeRawBufferPointer(start: CommandLine.unsafeArgv[i]!, count: strlen(CommandLine.unsafeArgv[i]!)))
-}
+let arguments = (1..<Int(CommandLine.argc)).map { PathName.decode(cString: CommandLine.unsafeArgv[$0]!) }
 exit(Main.run(arguments, commands: commands))
