@@ -432,6 +432,75 @@ import Testing
         }
     }
 
+    /// Among copies of one picture at one size, what the user added and the detail a copy keeps
+    /// decide before the folder: an edit (or a darktable sidecar), the RAW it was shot with, then
+    /// the larger file of one format — a "storage saver" copy at a shallower path was kept and
+    /// the full-quality original offered for the Trash.
+    @Test func theOriginalKeepsTheEditTheRawAndTheDetail() throws {
+        let rules = GroupRules()
+        var original = Self.item("/p/Phone/DCIM/Camera/PXL_1.jpg")
+        original.bytes = 864_000
+        var saver = Self.item("/p/PXL_1.jpg")
+        saver.bytes = 132_000
+        #expect(rules.originalOrder(original, saver) && !rules.originalOrder(saver, original))
+        // Same bytes: the folder decides, as before.
+        saver.bytes = original.bytes
+        #expect(rules.originalOrder(saver, original))
+        // Size compares copies of one format: a PNG export (larger, written later beside it) is
+        // no original for being larger.
+        var png = Self.item("/p/Phone/DCIM/Camera/PXL_1.png", format: "png")
+        png.bytes = 9_000_000
+        png.mtime = 5
+        original.bytes = 864_000
+        #expect(rules.originalOrder(original, png) && !rules.originalOrder(png, original))
+        // The edit wins over the untouched copy; an edit is never the copy of an untouched file.
+        let edited = Self.item("/p/Phone/DCIM/Camera/PXL_1-edited.jpg")
+        #expect(rules.originalOrder(edited, saver) && !rules.originalOrder(saver, edited))
+        #expect(!rules.mayBeCopy(edited, of: original, samePixels: { true }) && rules.mayBeCopy(original, of: edited, samePixels: { true }))
+        // The file a RAW goes with wins over a loose copy of its bytes.
+        var owner = Self.item("/p/DCIM/100CANON/IMG_0001.JPG")
+        owner.rawPair = .owner
+        let loose = Self.item("/p/IMG_0001.JPG")
+        #expect(rules.originalOrder(owner, loose) && !rules.originalOrder(loose, owner))
+        // A darktable sidecar next to one copy makes it the edited one.
+        let dir = TempDir()
+        dir.write("Photos/2024/PXL_1.jpg", [1])
+        dir.write("Photos/2024/PXL_1.jpg.xmp", Array("<x:xmpmeta/>".utf8))
+        dir.write("Photos/PXL_1.jpg", [1])
+        let managed = Self.item(dir.at("Photos/2024/PXL_1.jpg")), plain = Self.item(dir.at("Photos/PXL_1.jpg"))
+        #expect(rules.originalOrder(managed, plain) && !rules.originalOrder(plain, managed))
+    }
+
+    /// Similar Shots never take a screenshot (two screens of one app differ in what matters; a
+    /// screenshot of a photo is no retake of it), and two pages that both read only when they
+    /// share most of their words.
+    @Test func screenshotsAndOtherPagesAreNotSimilarShots() {
+        let rules = GroupRules()
+        var photo = Self.item("/p/DCIM/Camera/PXL_1.jpg"), other = Self.item("/p/DCIM/Camera/PXL_2.jpg")
+        var shot = Self.item("/p/Pictures/Screenshots/Screenshot_20241018-180021_WhatsApp.png", format: "png", make: nil)
+        for i in [0, 1, 2] {
+            let m = Self.metrics()
+            if i == 0 { photo.metrics = m } else if i == 1 { other.metrics = m } else { shot.metrics = m }
+        }
+        other.id = 2
+        shot.id = 3
+        let none: (Int64) -> Set<String>? = { _ in nil }
+        #expect(rules.maySimilar(photo, other, pageWords: none))
+        #expect(!rules.maySimilar(photo, shot, pageWords: none) && !rules.maySimilar(shot, photo, pageWords: none))
+        var shot2 = shot
+        shot2.id = 4
+        #expect(!rules.maySimilar(shot, shot2, pageWords: none))
+        let page1 = GroupRules.pageWords("TENANCY AGREEMENT page 1. Rent 950 EUR due monthly; deposit three months; Acme Lettings Ltd, 12 High St.")
+        let page2 = GroupRules.pageWords(
+            "TENANCY AGREEMENT page 2. Termination with notice; IBAN DE89 3704; signatures; Acme Lettings Ltd, 12 High St.")
+        let retake = GroupRules.pageWords("TENANCY AGREEMENT page 1. Rent 950 EUR due monthly deposit three months Acme Lettings, 12 High")
+        #expect(page1.contains("tenancy") && !page1.contains("12"))
+        #expect(!rules.maySimilar(photo, other, pageWords: { $0 == 1 ? page1 : page2 }))
+        #expect(rules.maySimilar(photo, other, pageWords: { $0 == 1 ? page1 : retake }))
+        // A retake that does not read (shaken) still joins the page.
+        #expect(rules.maySimilar(photo, other, pageWords: { $0 == 1 ? page1 : nil }))
+    }
+
     @Test func theOriginalHasCameraExifThenMorePixelsThenNoCopyFolder() {
         let rules = GroupRules()
         let camera = Self.item("/p/DCIM/Camera/IMG_1.jpg")

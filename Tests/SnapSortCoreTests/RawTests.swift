@@ -245,6 +245,37 @@ enum RawFixtures {
         for cut in stride(from: 0, to: 600, by: 7) { _ = TIFFWalker.walk(MemorySource(Array(file.prefix(cut)))) }
     }
 
+    /// The pair is one item: the RAW is no card, in no group (its preview is its JPEG's picture:
+    /// it was the JPEG's "duplicate"), and it goes to the Trash with its JPEG and comes back with it.
+    @Test func aRawAndItsJPEGAreOneItemFromDeckToTrash() throws {
+        let t = try TestLibrary()
+        let preview = Fixtures.jpeg(seed: 5, width: 1200, height: 800, dateTimeOriginal: RawFixtures.exifDate, make: "Canon", model: "Canon EOS R6")
+        let jpg = t.dir.write("Pictures/IMG_0001.JPG", preview)
+        let cr2 = t.dir.write("Pictures/IMG_0001.CR2", RawFixtures.raw(large: preview))
+        t.dir.write("Pictures/IMG_0002.JPG", Fixtures.jpeg(seed: 9, dateTimeOriginal: "2024:05:03 10:00:00", make: "Canon"))
+        try t.scan()
+        try Grouper(library: t.library).regroupAll()
+        let item = try #require(try t.library.item(path: jpg)), raw = try #require(try t.library.item(path: cr2))
+        #expect(try raw.status == .ok && t.library.sidecars(of: item.id).map(\.id) == [raw.id])
+        #expect(try t.library.db.scalar("SELECT count(*) FROM group_members WHERE file_id = ?", raw.id) == 0)
+        #expect(try t.library.similarGroups().isEmpty)
+        let clock = Clock.manual(Date(timeIntervalSince1970: 1_800_000_000)).0
+        let deck = try Decks.build(.filter(.photos, year: nil), library: t.library, clock: clock, timeZone: TimeZone(identifier: "UTC")!)
+        #expect(deck.items.map(\.item.path).sorted() == [jpg, t.dir.at("Pictures/IMG_0002.JPG")])
+        #expect(try Decks.awaitingReview(library: t.library, clock: clock) == 2)
+        // Trashed together, named before the commit, restored together.
+        try Review.decide(.trash, fileID: item.id, library: t.library, clock: clock)
+        let staged = try #require(try Trash.staged(library: t.library).first)
+        #expect(try Trash.travellingSidecars(of: staged, library: t.library).map(\.path) == [cr2])
+        let env = TrashEnvironment(environment: Environment(variables: ["HOME": t.dir.path, "XDG_DATA_HOME": t.dir.at("share")]), timeZone: .current)
+        let report = try Trash.commit(library: t.library, clock: clock, env: env)
+        #expect(report.succeeded.map(\.path) == [jpg, cr2] && report.succeeded.map(\.isSidecar) == [false, true])
+        #expect(!FileSystem.exists(jpg) && !FileSystem.exists(cr2))
+        let back = try Trash.restore(paths: [jpg], library: t.library, clock: clock)
+        #expect(back.filter(\.succeeded).map(\.path).sorted() == [cr2, jpg])
+        #expect(FileSystem.exists(jpg) && FileSystem.exists(cr2))
+    }
+
     @Test func aRawAndAJPEGOfTheSameShotArePaired() throws {
         let t = try TestLibrary()
         let jpg = t.dir.write("Pictures/IMG_0001.JPG", Fixtures.jpeg(seed: 5, dateTimeOriginal: RawFixtures.exifDate))

@@ -137,7 +137,7 @@ public enum Decks {
             try library.db.scalar(
                 """
                 SELECT count(*) FROM files f LEFT JOIN decisions d ON d.file_id=f.id
-                WHERE f.status != 'gone' AND f.kind IN ('photo','video')
+                WHERE f.status != 'gone' AND f.kind IN ('photo','video') AND f.id NOT IN (SELECT sidecar_id FROM sidecars)
                   AND (d.decision IS NULL OR d.decision='skip' OR (d.decision='later' AND d.later_until <= ?))
                 """, now) ?? 0)
     }
@@ -171,6 +171,8 @@ public enum Decks {
         }
     }
 
+    /// Every photo and video that can be a card; the RAW of a RAW+JPEG pair is none (it goes
+    /// with its JPEG: one shot, one decision).
     static func candidates(_ library: Library) throws -> [Candidate] {
         var decisions: [Int64: DecisionRecord] = [:]
         try library.db.forEach("SELECT \(DecisionRecord.columns) FROM decisions") { r in
@@ -178,7 +180,8 @@ public enum Decks {
         }
         return try library.db.rows(
             """
-            SELECT \(Item.columns) FROM files WHERE status != 'gone' AND kind IN ('photo','video') ORDER BY taken_ts, path
+            SELECT \(Item.columns) FROM files WHERE status != 'gone' AND kind IN ('photo','video')
+              AND id NOT IN (SELECT sidecar_id FROM sidecars) ORDER BY taken_ts, path
             """
         ).map { r in
             let item = Item(r)

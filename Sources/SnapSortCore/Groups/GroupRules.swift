@@ -26,14 +26,14 @@ public struct GroupRules: Sendable {
     /// What the stored pair scores (`similar_pairs`) depend on: the alignment's version, the
     /// window and the thresholds. Another key makes the next regroup align every pair again.
     var pairKey: String {
-        "align4 window=\(window),\(windowNeighbours),\(copyCandidates) threshold=\(similarThreshold) overlap=\(minimumOverlap) copy=\(nearCopyRadius),\(nearCopyCorrelation),\(nearCopyColorDistance),\(nearCopySharpnessStops),\(sameCaptureSeconds)"
+        "align4 copy-edits window=\(window),\(windowNeighbours),\(copyCandidates) threshold=\(similarThreshold) overlap=\(minimumOverlap) copy=\(nearCopyRadius),\(nearCopyCorrelation),\(nearCopyColorDistance),\(nearCopySharpnessStops),\(sameCaptureSeconds)"
     }
     /// What the stored per-file groups (blurry, oops, screenshot, document, qr, videos) depend
     /// on beyond the files themselves: the version of these rules and their thresholds. Another
     /// key makes the next regroup judge every file again (no decoding: metrics and OCR/QR
     /// findings are stored), so an upgrade applies new rules to a library already scanned.
     var fileKey: String {
-        "files2 long=\(longVideoSeconds) docwords=\(minDocumentWords) page=\(minPageScore),\(maxPaperSpread) ink=\(softPageInkRatio),\(softPageInkDepth) blurstops=\(relativeBlurStops) setoops=\(setOopsLevels)"
+        "files3 long=\(longVideoSeconds) docwords=\(minDocumentWords) page=\(minPageScore),\(maxPaperSpread) ink=\(softPageInkRatio),\(softPageInkDepth) blurstops=\(relativeBlurStops) setoops=\(setOopsLevels) samepage=\(samePageWords)"
     }
     /// Near-copies: pHash within this Hamming distance…
     public var nearCopyRadius = 6
@@ -141,8 +141,37 @@ public struct GroupRules: Sendable {
     // MARK: Candidates
 
     /// Photos that take part in Similar Shots and duplicates: analyzed images with a signature.
+    /// The RAW of a RAW+JPEG pair is none: its preview is its JPEG's picture, and the pair is
+    /// one item.
     func isSimilarCandidate(_ item: GroupItem) -> Bool {
-        item.status == .ok && item.kind == "photo" && item.phash != nil
+        item.status == .ok && item.kind == "photo" && item.phash != nil && item.rawPair != .sidecar
+    }
+
+    /// Whether two photos that look alike may be Similar Shots of each other (copies are
+    /// decided apart, `mayBeCopy`):
+    /// - never a screenshot (`isScreenshot`): it is kept for what it shows — two screens of one
+    ///   app differ in the words that matter (a booking reference, a door code), and a
+    ///   screenshot of a photo is no retake of it (its crisp interface text made it the keeper
+    ///   over the photo, and the photo "blurry" against it);
+    /// - two pages that both read (`pageWords`) only when they share at least
+    ///   `samePageWords` of their words (Jaccard): two pages of one contract share a letterhead
+    ///   and a footer, and "trash the rest" would lose a page. A retake that does not read (a
+    ///   shaken one) still joins the page it retakes.
+    func maySimilar(_ a: GroupItem, _ b: GroupItem, pageWords: (Int64) -> Set<String>?) -> Bool {
+        for item in [a, b] {
+            if let m = item.metrics, isScreenshot(item, m) { return false }
+        }
+        guard let wa = pageWords(a.id), let wb = pageWords(b.id), !wa.isEmpty, !wb.isEmpty else { return true }
+        return Double(wa.intersection(wb).count) / Double(wa.union(wb).count) >= samePageWords
+    }
+
+    public var samePageWords = 0.5
+
+    /// The words of a page's text that tell pages apart: runs of at least three letters or
+    /// digits, lowercased.
+    static func pageWords(_ text: String) -> Set<String> {
+        Set(
+            text.lowercased().split { !($0.isLetter || $0.isNumber) }.filter { $0.count >= 3 }.map(String.init))
     }
 
     // MARK: Per-file groups
@@ -150,6 +179,8 @@ public struct GroupRules: Sendable {
     /// The per-file groups of `item` with a score each (higher = listed first).
     func categories(of item: GroupItem, findings: Findings) -> [(GroupID, Double)] {
         var out: [(GroupID, Double)] = []
+        // The RAW of a pair goes with its JPEG, which is judged for the shot.
+        if item.rawPair == .sidecar { return [] }
         switch item.status {
         case .unreadable, .damaged:
             return [(.unreadable, Double(item.bytes))]
@@ -417,17 +448,24 @@ public struct GroupRules: Sendable {
     // MARK: Originals and edits
 
     /// Whether `a` is more likely the original than `b` among copies of one picture: camera EXIF,
-    /// then a capture time of its own (`ownCaptureTime`), then more pixels, then not in a
-    /// backup / download / messenger / export folder or named as a copy, then the earlier
-    /// modification time, then the shorter path.
+    /// then a capture time of its own (`ownCaptureTime`), then more pixels, then what the user
+    /// added to one copy (an edit or a darktable / RawTherapee sidecar, `looksEdited`; the RAW
+    /// it was shot with, `GroupItem.rawPair`), then not in a backup / download / messenger /
+    /// export folder or named as a copy, then, of one format, the larger file (a re-encode at a
+    /// lower quality, a cloud's "storage saver" copy, keeps EXIF and size but loses detail),
+    /// then the shallower path, the earlier modification time, the shorter path.
     func originalOrder(_ a: GroupItem, _ b: GroupItem) -> Bool {
         if a.hasCamera != b.hasCamera { return a.hasCamera }
         let ta = GroupRules.ownCaptureTime(a) != nil, tb = GroupRules.ownCaptureTime(b) != nil
         if ta != tb { return ta }
         let pa = (a.width ?? 0) * (a.height ?? 0), pb = (b.width ?? 0) * (b.height ?? 0)
         if pa != pb { return pa > pb }
+        let ea = GroupRules.looksEdited(a.path), eb = GroupRules.looksEdited(b.path)
+        if ea != eb { return ea }
+        if (a.rawPair == .owner) != (b.rawPair == .owner) { return a.rawPair == .owner }
         let ca = GroupRules.copyHints(a.path), cb = GroupRules.copyHints(b.path)
         if ca != cb { return ca < cb }
+        if a.format == b.format && a.bytes != b.bytes { return a.bytes > b.bytes }
         let da = a.path.split(separator: "/").count, dbb = b.path.split(separator: "/").count
         if da != dbb { return da < dbb }
         if a.mtime != b.mtime { return a.mtime < b.mtime }
@@ -445,11 +483,14 @@ public struct GroupRules: Sendable {
     ///   bytes or write JPEGs; a PNG whose pixels differ from a picture it looks like was made
     ///   on purpose — resized for a page or a wallpaper, or the lossless source a JPEG was
     ///   saved from (then only the JPEG can be the copy).
+    /// - **an edit**: a file that looks edited (`looksEdited`) is no copy of one that does not —
+    ///   a retouch can stay under the near-copy thresholds, and the edit is what the user made.
     /// A pair with no possible direction is no pair of copies: a JPEG with a camera-style name
     /// saved from a PNG at the same size, next to that PNG, is two files the user made.
     func mayBeCopy(_ copy: GroupItem, of original: GroupItem, samePixels: () -> Bool) -> Bool {
         if copy.hasCamera && !original.hasCamera { return false }
         if GroupRules.ownCaptureTime(copy) != nil && GroupRules.ownCaptureTime(original) == nil { return false }
+        if GroupRules.looksEdited(copy.path) && !GroupRules.looksEdited(original.path) { return false }
         if copy.isLossless {
             return copy.width == original.width && copy.height == original.height && samePixels()
         }

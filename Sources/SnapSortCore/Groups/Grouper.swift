@@ -202,6 +202,18 @@ public struct Grouper {
             guard let item = byID[id] else { return }
             keepBlurOrOops(id, rules.categories(of: item, findings: stored ?? Findings()))
         }
+        // The words of the region's pages that read (those found now are not stored yet).
+        var pageWords: [Int64: Set<String>] = [:]
+        try Self.forEach(db, "SELECT file_id, ocr_text, ocr_words, analyzed_at FROM file_findings WHERE file_id", in: region.sorted()) { r in
+            let id = r.int(0)!
+            guard newFindings[id] == nil, (r.int(2) ?? 0) >= rules.minDocumentWords, r.string(3) == byID[id]?.analyzedAt, let text = r.string(1)
+            else { return }
+            pageWords[id] = GroupRules.pageWords(text)
+        }
+        for (id, f) in newFindings where region.contains(id) && (f.ocrWords ?? 0) >= rules.minDocumentWords {
+            pageWords[id] = GroupRules.pageWords(f.ocrText ?? "")
+        }
+        clustering.pageWords = { pageWords[$0] }
         var sets: [ComputedSet] = []
         for component in components where component.count >= 2 {
             try checkpoint()
@@ -385,15 +397,17 @@ public struct Grouper {
     /// by size when larger than `rules.heavyMinimumBytes`; scored by size.
     private func rankHeavy(_ db: Database) throws {
         try db.run("DELETE FROM group_members WHERE group_id='heavy'")
-        let n = try db.scalar("SELECT count(*) FROM files WHERE status = 'ok' AND kind = 'photo'") ?? 0
+        // The RAW of a pair is no photo of its own here (its JPEG stands for the shot).
+        let photos = "status = 'ok' AND kind = 'photo' AND id NOT IN (SELECT sidecar_id FROM sidecars)"
+        let n = try db.scalar("SELECT count(*) FROM files WHERE \(photos)") ?? 0
         let top = Int64((Double(n) * rules.heavyShare).rounded(.up))
         let cutoff =
             top > 0
-            ? try db.scalar("SELECT size FROM files WHERE status = 'ok' AND kind = 'photo' ORDER BY size DESC LIMIT 1 OFFSET ?", top - 1) ?? Int64.max
+            ? try db.scalar("SELECT size FROM files WHERE \(photos) ORDER BY size DESC LIMIT 1 OFFSET ?", top - 1) ?? Int64.max
             : Int64.max
         let threshold = min(rules.heavyBytes, max(cutoff, rules.heavyMinimumBytes))
         try db.run(
-            "INSERT INTO group_members(group_id, file_id, score) SELECT 'heavy', id, size FROM files WHERE status = 'ok' AND kind = 'photo' AND size >= ?",
+            "INSERT INTO group_members(group_id, file_id, score) SELECT 'heavy', id, size FROM files WHERE \(photos) AND size >= ?",
             threshold)
     }
 }
@@ -541,6 +555,10 @@ struct GroupItem: Sendable {
     var worstEyes: Double? = nil
     /// How much the classifier sees a page (tier 2, photos without faces); nil without models.
     var pageScore: Double? = nil
+    /// Its part in a RAW+JPEG pair (`Library.pairSidecars`): the pair is one item, the JPEG (or
+    /// HEIC) standing for it.
+    var rawPair: RawPair = .none
+    enum RawPair: String { case none, owner, sidecar }
     /// `GroupRules.ownCaptureTime`, read once from `files.taken_at` (RFC 3339, the wall clock
     /// first), `takenSource` and the name: the text was a heap block in each of 100 000 rows, and
     /// the clustering and the copy rules parsed it again for every pair.
@@ -596,7 +614,9 @@ struct GroupItem: Sendable {
     }
     /// What the grouper saw of the file; the capture time places it among its neighbours (a file
     /// without EXIF moves on the timeline when its mtime changes, without a new analysis).
-    var fingerprint: String { "\(path)|\(bytes)|\(status.rawValue)|\(analyzedAt ?? "")|\(taken ?? Double(mtime) / 1e9)" }
+    var fingerprint: String {
+        "\(path)|\(bytes)|\(status.rawValue)|\(analyzedAt ?? "")|\(taken ?? Double(mtime) / 1e9)" + (rawPair == .none ? "" : "|\(rawPair.rawValue)")
+    }
     var hasCamera: Bool { make != nil || model != nil }
     /// Whether the format keeps every pixel (PNG; the WebP we read may be either, so it counts
     /// as lossy).
@@ -628,9 +648,15 @@ struct GroupItem: Sendable {
         }
         let eyes = try VisionScore.worstEyes(db)
         let pages = try VisionDocuments.pageScores(db)
+        var pairs: [Int64: RawPair] = [:]
+        try db.forEach("SELECT file_id, sidecar_id FROM sidecars") { r in
+            pairs[r.int(0)!] = .owner
+            pairs[r.int(1)!] = .sidecar
+        }
         for i in out.indices {
             out[i].worstEyes = eyes[out[i].id]
             out[i].pageScore = pages[out[i].id]
+            out[i].rawPair = pairs[out[i].id] ?? .none
         }
         return out
     }

@@ -8,8 +8,15 @@ import Foundation
 /// - sharpness: log2 of the sharpest tile's Laplacian variance (`lapTileMax`), minus the set's
 ///   best (0 for the sharpest frame, −1 for half as sharp), floored at −3; plus the same for the
 ///   frame's median tile at half weight (a shake blurs everything, a focus miss the subject).
+///   Not divided by the frame's contrast (as `GroupRules.relativelyBlurry` is): the dark frames
+///   of a burst then read sharper than the right exposure (their noise), and the keeper was
+///   wrong in a third of the corpora's bursts. Instead a member its set calls blurry is never
+///   the keeper while another is not (`SimilarClustering.cluster`): a brighter shaken frame no
+///   longer beats a sharp darker one.
 /// - exposure: 0 for a well exposed frame, down to −1 for a dark, blown or washed-out one
-///   (`GroupRules.exposurePenalty`).
+///   (`GroupRules.exposurePenalty`), less four times the share of clipped highlights (detail a
+///   frame under the penalty's 10 % still loses: a tenth clipped costs as much as a frame a
+///   tenth less sharp gains).
 /// - resolution: log2 of the pixel count minus the set's largest (the original beats its
 ///   downscaled copies), floored at −3.
 /// - rating: XMP/EXIF rating 0…5 over 5 when present. edited: `-edited`/`_edit` names or a
@@ -22,15 +29,17 @@ public enum KeeperScore {
     static func scores(_ items: [GroupItem], rules: GroupRules) -> [Int64: Double] {
         guard !items.isEmpty else { return [:] }
         func l2(_ v: Double) -> Double { log2(max(v, 1e-3)) }
-        let bestTile = items.map { l2($0.metrics?.lapTileMax ?? 0) }.max()!
-        let bestMedian = items.map { l2($0.metrics?.lapTileMedian ?? 0) }.max()!
+        func tile(_ it: GroupItem) -> Double { l2(it.metrics?.lapTileMax ?? 0) }
+        func median(_ it: GroupItem) -> Double { l2(it.metrics?.lapTileMedian ?? 0) }
+        let bestTile = items.map(tile).max()!
+        let bestMedian = items.map(median).max()!
         let bestPixels = items.map { l2(Double(($0.width ?? 1) * ($0.height ?? 1))) }.max()!
         let latest = items.map { $0.taken ?? 0 }.max()!
         var out: [Int64: Double] = [:]
         for it in items {
             let m = it.metrics
-            let sharp = max(-3, l2(m?.lapTileMax ?? 0) - bestTile) + 0.5 * max(-3, l2(m?.lapTileMedian ?? 0) - bestMedian)
-            let exposure = m.map { -GroupRules.exposurePenalty($0) } ?? -1
+            let sharp = max(-3, tile(it) - bestTile) + 0.5 * max(-3, median(it) - bestMedian)
+            let exposure = m.map { -GroupRules.exposurePenalty($0) - 4 * $0.clippedFraction } ?? -1
             let res = max(-3, l2(Double((it.width ?? 1) * (it.height ?? 1))) - bestPixels)
             let rating = Double(max(0, min(5, it.rating ?? 0))) / 5
             let edited = GroupRules.looksEdited(it.path) ? 1.0 : 0

@@ -41,6 +41,10 @@ struct SimilarClustering {
     /// Whether two files hold the same pixels (`SamePixels`; asked of a lossless file at the
     /// size of a lossy one that looks the same, see `GroupRules.mayBeCopy`).
     var samePixels: (GroupItem, GroupItem) -> Bool = SamePixels.files
+    /// The words a page read (OCR) by the photos that read as documents (`GroupRules.pageWords`);
+    /// nil for the others. Two pages that both read are Similar Shots only when they share most
+    /// of their words (`GroupRules.maySimilar`).
+    var pageWords: (Int64) -> Set<String>? = { _ in nil }
     /// Threads for the pairwise alignments.
     var workers = ProcessInfo.processInfo.activeProcessorCount
     /// Called on the calling thread between batches of pairs and every few thousand steps of a
@@ -377,7 +381,9 @@ struct SimilarClustering {
             let key = FilePair(a, b)
             if let s = scores[key] { return s }
             var s = 0.0
-            if abs(time(a) - time(b)) <= rules.window {
+            if !rules.maySimilar(byID[a]!, byID[b]!, pageWords: pageWords) {
+                s = 0
+            } else if abs(time(a) - time(b)) <= rules.window {
                 s = edges[key] ?? 0
             } else if case (let x, let y) = alignmentOrder(key), let ta = thumbs[x], let tb = thumbs[y] {
                 let r = ta.aligned(with: tb)
@@ -436,7 +442,12 @@ struct SimilarClustering {
                 set.members.append(.init(id: item.id, isKeeper: false, duplicateOf: dup, score: scoreOf[item.id] ?? ((scoreOf[root] ?? 0) - 1)))
             }
             let chosen = all.filter { keeperChoices.contains($0) }.min()
-            let keeper = chosen ?? set.members.filter { $0.duplicateOf == nil }.max { ($0.score, -$0.id) < ($1.score, -$1.id) }!.id
+            // Never a member its own set calls blurry (`relativelyBlurry`) while another is not.
+            let blurry = Set(rules.relativelyBlurry(items.filter { originals.contains($0.id) }).map(\.0))
+            let originalsFirst = set.members.filter { $0.duplicateOf == nil }
+            let sharpOnes = originalsFirst.filter { !blurry.contains($0.id) }
+            let keeper =
+                chosen ?? (sharpOnes.isEmpty ? originalsFirst : sharpOnes).max { ($0.score, -$0.id) < ($1.score, -$1.id) }!.id
             for i in set.members.indices { set.members[i].isKeeper = set.members[i].id == keeper }
             out.append(set)
         }

@@ -94,7 +94,7 @@ public enum Trash {
     /// The sidecars that go with a staged photo at a commit (`sidecarMayTravel`): named before
     /// the commit, so nothing goes to the Trash unseen.
     public static func travellingSidecars(of item: StagedItem, library: Library) throws -> [(path: String, bytes: Int64)] {
-        try Sidecars.find(for: item.path).compactMap { side in
+        try Sidecars.all(of: item.fileID, path: item.path, library: library).compactMap { side in
             guard try sidecarMayTravel(library, side, photoID: item.fileID), let st = FileSystem.lstatusIfExists(side), st.isRegular else {
                 return nil
             }
@@ -282,7 +282,7 @@ public enum Trash {
                 let outcome = try trashOne(library: library, clock: clock, env: env, fileID: id, parentID: nil, path: path, status: st)
                 report.outcomes.append(outcome)
                 if case .trashed = outcome.result, let parent = try library.db.scalar("SELECT max(id) FROM trash_ledger WHERE file_id=?", id) {
-                    for side in Sidecars.find(for: path) where try sidecarMayTravel(library, side, photoID: id) {
+                    for side in try Sidecars.all(of: id, path: path, library: library) where try sidecarMayTravel(library, side, photoID: id) {
                         guard let sst = FileSystem.lstatusIfExists(side), sst.isRegular else { continue }
                         let sideID = try library.liveRow(path: side)?.id
                         var o = try trashOne(library: library, clock: clock, env: env, fileID: sideID, parentID: parent, path: side, status: sst)
@@ -741,6 +741,15 @@ public enum Trash {
 public enum Sidecars {
     /// A Live Photo's motion clip is about 3 s long and starts with its still, give or take.
     static let livePhotoSeconds: Double = 5
+    /// What travels with item `id` at `path`: the files named after it (`find`) and the RAW of a
+    /// RAW+JPEG pair (`Library.sidecars`: same folder, stem and capture time), which is not
+    /// reviewed on its own — the pair is one item.
+    public static func all(of id: Int64, path: String, library: Library) throws -> [String] {
+        var out = find(for: path)
+        for raw in try library.sidecars(of: id) where !out.contains(raw.path) { out.append(raw.path) }
+        return out.sorted()
+    }
+
     public static func find(for path: String) -> [String] {
         guard let slash = path.lastIndex(of: "/") else { return [] }
         let dir = String(path[..<slash])
