@@ -142,12 +142,16 @@ extension WebApp {
                 })
         case ("POST trash/commit", _):
             guard body["confirm"]?.boolValue == true else { throw WebError.bad("a commit needs {\"confirm\": true}") }
+            // `ids`: the staged items the dialog showed; one staged since (another window, the
+            // terminal) waits for the next commit rather than going unseen.
+            let only = body["ids"] == nil ? nil : Set(try Self.integers(body, "ids"))
             let tenv = options.trashEnvironment ?? TrashEnvironment(environment: options.env)
             return Self.json(
                 try withLibrary { lib in
-                    let report = try Trash.commit(library: lib, clock: clock, env: tenv, logger: options.logger)
+                    let report = try Trash.commit(library: lib, clock: clock, env: tenv, logger: options.logger, only: only)
                     var j = try withOutcomes(trashJSON(lib), report.outcomes, key: "outcomes")
                     if case .object(var o) = j {
+                        o.append(("left_staged", .int(only == nil ? 0 : try Trash.staged(library: lib).filter { !only!.contains($0.fileID) }.count)))
                         o.append(("committed", .int(report.succeeded.filter { !$0.isSidecar }.count)))
                         o.append(("committed_bytes", .int(report.bytes)))
                         o.append(("milestones", .array(report.milestones.map { .string($0) })))

@@ -73,6 +73,20 @@ import Testing
         #expect(FileSystem.exists(h.lib.root + "/beach.jpg"))
     }
 
+    /// The commit moves what its dialog showed (`ids`): a file staged meanwhile in another
+    /// window or the terminal stays staged for the next commit, and the page is told.
+    @Test func aCommitMovesOnlyWhatItsDialogShowed() throws {
+        let h = try WebHarness()
+        let shown = h.id("beach.jpg"), later = h.id("IMG_0001.jpg")
+        _ = try h.post("/api/decide", #"{"id":\#(shown),"decision":"trash"}"#)
+        #expect(h.json(try h.get("/api/trash"))["count"]?.intValue == 1)
+        _ = try h.post("/api/decide", #"{"id":\#(later),"decision":"trash"}"#)
+        let c = h.json(try h.post("/api/trash/commit", #"{"confirm":true,"ids":[\#(shown)]}"#))
+        #expect(c["committed"]?.intValue == 1 && c["left_staged"]?.intValue == 1, "\(c)")
+        #expect(!FileSystem.exists(h.lib.root + "/beach.jpg") && FileSystem.exists(h.lib.root + "/IMG_0001.jpg"))
+        #expect(c["items"]?.arrayValue?.compactMap { $0["id"]?.intValue } == [Int(later)])
+    }
+
     @Test func similarKeeperAndTrashRest() throws {
         let h = try WebHarness()
         let sets = h.json(try h.get("/api/similar"))["sets"]?.arrayValue ?? []

@@ -603,8 +603,14 @@ async function restoreSelected() {
   const done = outs.length - skipped.length;
   say(`${done} item${done === 1 ? "" : "s"} taken off the Trash list` + (skipped.length ? `; not restored: ${skipped.map((s) => `${s.name} (${s.reason})`).join(", ")}` : ""));
 }
-function commitTrash() {
+let commitIDs = [];
+async function commitTrash() {
+  // The list as it is now (another window or the terminal may have staged more): the dialog
+  // names what the commit moves, and the commit moves only that.
+  try { trashData = await api("trash"); renderTrash(); } catch (e) { say(e.message); return; }
   const d = trashData;
+  commitIDs = d.items.map((it) => it.id);
+  if (!commitIDs.length) { say("Nothing is staged for the Trash."); return; }
   const dlg = $("#confirm");
   // What the commit will move: files changed since their review or missing stay in place.
   const movable = d.items.filter((it) => !it.changed_since_review && !it.missing);
@@ -621,10 +627,11 @@ function commitTrash() {
 async function confirmCommit() {
   $("#confirm").close();
   try {
-    const r = await api("trash/commit", { confirm: true });
+    const r = await api("trash/commit", { confirm: true, ids: commitIDs });
     trashData = r; renderTrash(); await refreshSummary();
     const skipped = r.outcomes.filter((o) => o.result === "skipped");
-    say(`${r.committed} moved to the Trash (${humanBytes(r.committed_bytes)})` + (skipped.length ? `; ${skipped.length} left in place: ${skipped.map((s) => `${s.name} (${s.reason})`).join(", ")}` : ""));
+    say(`${r.committed} moved to the Trash (${humanBytes(r.committed_bytes)})` + (skipped.length ? `; ${skipped.length} left in place: ${skipped.map((s) => `${s.name} (${s.reason})`).join(", ")}` : "") +
+      (r.left_staged ? `; ${r.left_staged} staged meanwhile ${r.left_staged === 1 ? "waits" : "wait"} for the next commit` : ""));
   } catch (e) { say(e.message); }
 }
 

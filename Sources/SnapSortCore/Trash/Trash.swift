@@ -252,14 +252,26 @@ public enum Trash {
         }
     }
 
-    /// Moves every staged file (and its sidecars) to the Trash of its file system. Finishes an
+    /// Moves every staged file (and its sidecars) to the Trash of its file system — only those of
+    /// `only` when given: what the user confirmed (a page or a terminal listed them), so a file
+    /// staged meanwhile in another window stays staged for the next commit. Finishes an
     /// interrupted commit first. A file that changed since it was reviewed, or that has no
     /// usable Trash on its mount, is left in place and reported.
-    public static func commit(library: Library, clock: Clock, env: TrashEnvironment, logger: Logger = .silent) throws -> TrashReport {
+    public static func commit(
+        library: Library, clock: Clock, env: TrashEnvironment, logger: Logger = .silent, only: Set<Int64>? = nil
+    ) throws -> TrashReport {
         try library.withTrashLock {
             var report = TrashReport()
+            // What an interrupted commit had planned was confirmed then: it goes on now, whatever
+            // this commit's list (staged rows in flight are not listed).
+            var only = only
+            if only != nil {
+                try library.db.forEach("SELECT file_id FROM trash_ledger WHERE state='planned' AND file_id IS NOT NULL") {
+                    only?.insert($0.int(0)!)
+                }
+            }
             report.resumed = try resume(library: library, clock: clock, env: env, report: &report)
-            for s in try stagedRows(library) {
+            for s in try stagedRows(library) where only?.contains(s.id) ?? true {
                 let id = s.id, path = s.path
                 guard let st = FileSystem.lstatusIfExists(path) else {
                     report.outcomes.append(

@@ -127,7 +127,9 @@ enum TrashCommand: Command {
                     return ExitCode.ok
                 }
             }
-            let report = try Trash.commit(library: library, clock: clock, env: ctx.trashEnvironment, logger: ctx.logger)
+            // What was listed and confirmed: a file staged meanwhile elsewhere waits for the next commit.
+            let report = try Trash.commit(
+                library: library, clock: clock, env: ctx.trashEnvironment, logger: ctx.logger, only: Set(staged.map(\.fileID)))
             for o in report.outcomes { ctx.out(line(o)) }
             let moved = report.succeeded
             ctx.out(
