@@ -158,6 +158,30 @@ extension ReviewTerminalTests {
 // MARK: - Window size
 
 extension ReviewTerminalTests {
+    @Test("keys pressed while the window is too small to show the card decide nothing")
+    func noDecisionOnAHiddenCard() throws {
+        let s = try Setup()
+        let d = try s.drive(
+            "resize=60x6,wait=terminal too small (60x6),right,left,resize=80x24,wait=enlarge the window,q", ["review", "--deck", "month:2024-05"])
+        #expect(d.status == 0 && d.failures.isEmpty, "\(d.failures) \(d.output.suffix(300))")
+        for name in ["a.jpg", "b.jpg", "c.jpg"] { #expect(try s.decision(name) == nil) }
+    }
+
+    @Test("a card decided in another window meanwhile is passed over, and u never undoes that window's decision")
+    func otherWindowsDecisionsStand() throws {
+        let s = try Setup()
+        let decide = { (what: String, name: String) in "sh=\(SnapsortBinary.path) --db \(s.db) decide \(what) \(s.dir.at("Pictures/" + name))" }
+        // b is staged elsewhere while a is on screen: the deck passes over it.
+        let d = try s.drive(
+            "wait=a.jpg,\(decide("trash", "b.jpg")),right,wait=was decided elsewhere,right,wait=done,\(decide("later", "a.jpg")),u,wait=nothing of this deck to undo,q",
+            ["review", "--deck", "month:2024-05"])
+        #expect(d.failures.isEmpty, "\(d.failures) \(d.output.suffix(400))")
+        #expect(try s.decision("b.jpg") == .trash)
+        #expect(try s.decision("c.jpg") == .keep)
+        // The other window's later on a.jpg is the newest decision: the deck's u left it.
+        #expect(try s.decision("a.jpg") == .later)
+    }
+
     @Test("a resize redraws at once at the new size; no line wraps; a tiny window says so")
     func resizeRedrawsAndClips() throws {
         let long = "a_rather_long_file_name_straight_from_the_camera_roll_0001.jpg"

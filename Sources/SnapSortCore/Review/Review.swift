@@ -128,11 +128,13 @@ public enum Review {
     /// Takes back the newest decision: the item's previous decision (or none) comes back, its
     /// stats event is withdrawn, and its deck session returns to where it was. A trash commit
     /// is never undone (`Trash.restore` does that): committing drops the committed files'
-    /// steps from the history.
-    public static func undo(library: Library, clock: Clock) throws -> UndoOutcome? {
+    /// steps from the history. With `session`, only when the newest decision is that deck
+    /// session's (a review's undo never takes back what was decided in another window).
+    public static func undo(library: Library, clock: Clock, session: Int64? = nil) throws -> UndoOutcome? {
         let db = library.db
         return try db.transaction {
-            guard let last = try db.row("SELECT id, batch FROM undo_steps ORDER BY id DESC LIMIT 1") else { return nil }
+            guard let last = try db.row("SELECT id, batch, session_id FROM undo_steps ORDER BY id DESC LIMIT 1") else { return nil }
+            if let session, last.int(2) != session { return nil }
             // A bulk action's steps go back together, newest first.
             guard let batch = last.int(1) else { return try undoStep(library: library, clock: clock) }
             let n = Int(try db.scalar("SELECT count(*) FROM undo_steps WHERE batch=?", batch) ?? 1)

@@ -57,12 +57,14 @@ enum ReviewCommand: Command {
                 switch term.readEvent(signals: signals) {
                 case .resized: continue
                 case .key(.character("u")), .key(.character("U")), .key(.character(Terminal.ctrlZ)):
-                    if let o = try Review.undo(library: library, clock: clock), let s = o.session {
+                    // Only this deck's last decision: one made meanwhile in another window stays.
+                    if let o = try Review.undo(library: library, clock: clock, session: session.id), let s = o.session {
                         session = s
                         note = ReviewNote()
                         continue
                     }
-                    return ExitCode.ok
+                    note = ReviewNote(Self.nothingToUndoHere)
+                    continue
                 case .key, .signal: return ExitCode.ok
                 }
             }
@@ -78,7 +80,16 @@ enum ReviewCommand: Command {
                 session = try passOver(current, session, library: library, clock: clock)
                 continue
             }
-            screen.draw(session: session, item: item, disk: disk, note: note)
+            // Decided in another window (the page, 'snapsort decide') since this deck was dealt:
+            // passed over, never shown as undecided for a key to overwrite.
+            if let d = try Review.decision(for: item.id, library: library), d.sessionID != session.id,
+                d.decision == .trash || d.decision == .keep || (d.decision == .later && !d.isDue(at: clock.now()))
+            {
+                note = ReviewNote(name: item.name, " was decided elsewhere (\(d.decision.rawValue)): passed over")
+                session = try passOver(current, session, library: library, clock: clock)
+                continue
+            }
+            let shown = screen.draw(session: session, item: item, disk: disk, note: note)
             let key: Terminal.Key
             switch term.readEvent(signals: signals) {
             case .resized: continue
@@ -86,6 +97,11 @@ enum ReviewCommand: Command {
             case .key(let k): key = k
             }
             note = ReviewNote()
+            // A card the window is too small to show is not decided on.
+            if !shown && [.left, .right, .down, .up].contains(key) {
+                note = ReviewNote("enlarge the window to see the card before deciding")
+                continue
+            }
             let decision: Decision
             switch key {
             case .left: decision = .trash
@@ -93,12 +109,12 @@ enum ReviewCommand: Command {
             case .down: decision = .skip
             case .up: decision = .later
             case .character("u"), .character("U"), .character(Terminal.ctrlZ):
-                if let o = try Review.undo(library: library, clock: clock) {
+                if let o = try Review.undo(library: library, clock: clock, session: session.id) {
                     if let s = o.session, s.id == session.id { session = s }
                     note = ReviewNote(
                         "undid \(o.undone?.rawValue ?? "decision") on ", name: o.path.map { String($0.split(separator: "/").last ?? "") } ?? "")
                 } else {
-                    note = ReviewNote("nothing to undo")
+                    note = ReviewNote(Self.nothingToUndoHere)
                 }
                 continue
             case .character("q"), .character("Q"), .end, .escape:
@@ -112,12 +128,15 @@ enum ReviewCommand: Command {
             if let s = o.session { session = s }
             var after = ""
             if o.chapter != nil {
-                after += "\(screen.glyphs.dash)goal met, chapter saved (\(counted(session.decisions, "decision")))"
+                let met = (try? Stats.doneToday(library: library, clock: clock)) ?? 0 >= ctx.sessionGoal
+                after += "\(screen.glyphs.dash)\(met ? "goal met" : "deck done"), chapter saved (\(counted(session.decisions, "decision")))"
             }
             for m in o.milestones { after += "\(screen.glyphs.dash)milestone: \(Context.milestoneTitle(m))" }
             note = ReviewNote("\(decision.rawValue): ", name: item.name, after)
         }
     }
+
+    static let nothingToUndoHere = "nothing of this deck to undo (a decision made elsewhere since: 'snapsort undo' takes it back)"
 
     /// Moves the session past an item that cannot be reviewed (stored, so a resume does not
     /// stop on it again).

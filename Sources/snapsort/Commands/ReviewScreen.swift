@@ -179,9 +179,14 @@ struct ReviewScreen {
         return "  " + count + glyphs.dot + "\(session.remaining) left"
     }
 
-    func draw(session: DeckSession, item: Item, disk: DiskState, note: ReviewNote) {
+    /// Draws the card; false when the window is too small to show it.
+    @discardableResult
+    func draw(session: DeckSession, item: Item, disk: DiskState, note: ReviewNote) -> Bool {
         let (f, size) = frame()
-        guard f.fits else { return term.write(f.tooSmall) }
+        guard f.fits else {
+            term.write(f.tooSmall)
+            return false
+        }
         var picture: [String]?
         var placeholder = "(\(item.kind), no preview)"
         if disk == .changed {
@@ -205,6 +210,7 @@ struct ReviewScreen {
             f.card(
                 header: (session.title, progress(session)), picture: picture, placeholder: placeholder,
                 info: info, place: place(item, f), note: note, keys: glyphs.keys))
+        return true
     }
 
     /// Where the file is and, in a Similar Shots or duplicate set, what it is to the others.

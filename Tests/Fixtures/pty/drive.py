@@ -11,6 +11,8 @@ KEYS: comma-separated steps:
   dump         waits until the output settles, then records the emulated screen.
   resize=CxR   sets the window size (the kernel sends SIGWINCH to the program).
   signal=NAME  sends SIGNAME (TERM, HUP, QUIT, ...) to the program.
+  sh=COMMAND   runs COMMAND (no commas) with /bin/sh and waits for it: what another window
+               does meanwhile; a non-zero exit is a failure.
 The window starts at --size (default 80x24). The output is read until the program exits (at
 most 60 s). The exit status is the program's. stdout gets everything the program drew, then
 the recorded screens, the terminal's mode after the program ended and the failures:
@@ -218,6 +220,14 @@ def main():
             screen.resize(cols, rows)
             set_size(fd, cols, rows)
             settled = False
+            continue
+        if k.startswith("sh="):
+            alive = settle(alive, time.monotonic() + 2)
+            import subprocess
+            r = subprocess.run(["/bin/sh", "-c", k[3:]], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            if r.returncode != 0:
+                failures.append("'%s' exited %d: %s" % (k[3:], r.returncode, r.stderr.decode(errors="replace").strip()))
+            settled = True
             continue
         if k.startswith("signal="):
             alive = settle(alive, time.monotonic() + 2)
