@@ -196,7 +196,8 @@ struct AgentServiceTests {
             tweak: { o in
                 o.clock = clock
                 o.services = { c in
-                    let deps = ReminderDependencies(timeZone: { utc }, logger: logs.logger(label: "reminders"))
+                    let deps = ReminderDependencies(
+                        timeZone: { utc }, facts: { ReminderFacts(awaitingReview: 3) }, logger: logs.logger(label: "reminders"))
                     let notifier = DesktopNotifier(address: "unix:path=/nonexistent/snapsort-test-bus", callTimeout: .seconds(1))
                     return [
                         ReminderAgentService(

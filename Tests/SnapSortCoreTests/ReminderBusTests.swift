@@ -64,7 +64,7 @@ struct ReminderBusTests {
         config.reminder = "daily"
         config.quietHours = nil
         let deps = ReminderDependencies(
-            timeZone: { tz }, progress: { inputs.progress }, facts: { ReminderFacts(similarShots: 2, bytesToFree: 5_000_000) },
+            timeZone: { tz }, progress: { inputs.progress }, facts: { ReminderFacts(similarShots: 2, bytesToFree: 5_000_000, awaitingReview: 2) },
             deck: { "group:similar" },
             page: ReviewPage(url: { "http://127.0.0.1:9/?token=x#deck=" + $0 }, open: { inputs.opened.append($0) }),
             logger: logs.logger(label: "reminders"))
@@ -128,7 +128,8 @@ struct ReminderBusTests {
     func noBus() throws {
         let lib = try TestLibrary()
         let logs = LogCapture()
-        let deps = ReminderDependencies(timeZone: { ReminderBusTests.tz }, logger: logs.logger(label: "reminders"))
+        let deps = ReminderDependencies(
+            timeZone: { ReminderBusTests.tz }, facts: { ReminderFacts(awaitingReview: 1) }, logger: logs.logger(label: "reminders"))
         var config = Configuration()
         config.reminder = "daily"
         config.quietHours = nil

@@ -31,6 +31,7 @@ final class RecordingNotifier: ReminderNotifier, @unchecked Sendable {
 /// Mutable inputs for the service's injected closures.
 final class ReminderInputs: @unchecked Sendable {
     var progress: ReminderProgress? = ReminderProgress(reviewedToday: 0, sessionGoal: 25)
+    var awaitingReview = 163
     var milestones: [String] = []
     var opened: [String] = []
     var tz = TimeZone(identifier: "Europe/Stockholm")!
@@ -60,7 +61,10 @@ struct ReminderServiceTests {
             let inputs = self.inputs
             let deps = ReminderDependencies(
                 timeZone: { inputs.tz }, progress: { inputs.progress },
-                facts: { ReminderFacts(similarShots: 23, screenshots: 140, bytesToFree: 1_200_000_000, streakDays: 6) },
+                facts: {
+                    ReminderFacts(
+                        similarShots: 23, screenshots: 140, bytesToFree: 1_200_000_000, awaitingReview: inputs.awaitingReview, streakDays: 6)
+                },
                 milestones: { inputs.milestones }, deck: { "group:similar" },
                 page: ReviewPage(url: { "http://127.0.0.1:8765/?token=t#deck=" + $0 }, open: { inputs.opened.append($0) }),
                 logger: logs.logger(label: "reminders"))
@@ -191,6 +195,35 @@ struct ReminderServiceTests {
         h.inputs.progress = ReminderProgress(reviewedToday: 0, sessionGoal: 25)
         s.fire(now: Self.at("2026-06-12 19:00"))
         #expect(h.notifier.shown.count == 1)
+        // Everything decided (kept or staged): no nudge towards an empty deck.
+        h.inputs.awaitingReview = 0
+        s.fire(now: Self.at("2026-06-13 19:00"))
+        #expect(h.notifier.shown.count == 1)
+        #expect(try h.lib.library.reminderState()?.lastOutcome == "skipped-nothing-waiting")
+    }
+
+    /// What the reminder says waits is what still waits: kept items and overlapping groups do not
+    /// count, each file's bytes once (the groups' totals made more than the whole library).
+    @Test("the reminder's numbers count undecided clutter, each file once")
+    func waitingClutterCountsEachUndecidedFileOnce() throws {
+        let lib = try ReviewFixture.scanned(["a.jpg", "b.jpg", "c.jpg", "d.jpg"])
+        let ids = try ["a.jpg", "b.jpg", "c.jpg", "d.jpg"].map { try #require(try lib.library.item(path: lib.root + "/" + $0)).id }
+        let size = try ids.map { try #require(try lib.library.item(id: $0)).bytes }
+        // As a regroup would store them: a and b one set (a the keeper, b also blurry), c a
+        // screenshot, d only heavy (no clutter).
+        try lib.library.db.run("DELETE FROM similar_sets")
+        try lib.library.db.run("DELETE FROM group_members")
+        try lib.library.db.run("INSERT INTO similar_sets(file_id, set_key, keeper) VALUES(?,1,1),(?,1,0)", ids[0], ids[1])
+        try lib.library.db.run(
+            "INSERT INTO group_members(group_id, file_id, score) VALUES('similar',?,0),('similar',?,0),('blurry',?,1),('screenshot',?,0),('heavy',?,0)",
+            ids[0], ids[1], ids[1], ids[2], ids[3])
+        let clock = Clock.manual(Self.at("2026-06-10 10:00")).0
+        var w = try Decks.waitingClutter(library: lib.library, clock: clock)
+        #expect(w.similarShots == 2 && w.screenshots == 1 && w.bytes == size[1] + size[2], "\(w)")
+        try Review.decide(.keep, fileID: ids[1], library: lib.library, clock: clock)
+        try Review.decide(.trash, fileID: ids[2], library: lib.library, clock: clock)
+        w = try Decks.waitingClutter(library: lib.library, clock: clock)
+        #expect(w.similarShots == 1 && w.screenshots == 0 && w.bytes == 0, "\(w)")
     }
 
     @Test("weekly: reviewing a little today does not skip; reaching the goal does")

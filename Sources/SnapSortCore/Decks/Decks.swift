@@ -142,6 +142,31 @@ public enum Decks {
                 """, now) ?? 0)
     }
 
+    /// What a reminder may say is waiting, from the items still waiting for a verdict (as
+    /// `awaitingReview` counts them): Similar Shots and screenshots, and the bytes a session
+    /// could free — each file once: the members of Similar Shots sets but their keepers
+    /// (copies included) and the Blurry, Oops, Screenshots and Unreadable items. The groups'
+    /// own totals counted kept items and overlapping groups (more than the whole library).
+    public static func waitingClutter(library: Library, clock: Clock) throws -> (similarShots: Int, screenshots: Int, bytes: Int64) {
+        let now = clock.now().timeIntervalSince1970
+        let waiting = "(d.decision IS NULL OR d.decision='skip' OR (d.decision='later' AND d.later_until <= ?))"
+        let counts = try library.db.row(
+            """
+            SELECT count(DISTINCT CASE WHEN m.group_id='similar' THEN f.id END), count(DISTINCT CASE WHEN m.group_id='screenshot' THEN f.id END)
+            FROM group_members m JOIN files f ON f.id=m.file_id LEFT JOIN decisions d ON d.file_id=f.id
+            WHERE m.group_id IN ('similar','screenshot') AND f.status != 'gone' AND \(waiting)
+            """, now)
+        let bytes =
+            try library.db.scalar(
+                """
+                SELECT COALESCE(sum(f.size), 0) FROM files f LEFT JOIN decisions d ON d.file_id=f.id
+                WHERE f.status != 'gone' AND \(waiting) AND f.id NOT IN (SELECT sidecar_id FROM sidecars) AND f.id IN (
+                    SELECT file_id FROM similar_sets WHERE keeper = 0
+                    UNION SELECT file_id FROM group_members WHERE group_id IN ('blurry','oops','screenshot','unreadable'))
+                """, now) ?? 0
+        return (Int(counts?.int(0) ?? 0), Int(counts?.int(1) ?? 0), bytes)
+    }
+
     // MARK: - Building
 
     struct Candidate {

@@ -57,14 +57,12 @@ extension ReminderDependencies {
             },
             facts: {
                 let r = try Stats.report(library: library, clock: clock, timeZone: zone(), goal: goal)
-                let i = StatusInputs(library: library, configuration: configuration, now: clock.now())
-                let groups = ((try? providers.groups(i)) ?? nil) ?? []
+                // What still waits for a verdict, each file once (kept items are not clutter).
+                let waiting = try Decks.waitingClutter(library: library, clock: clock)
                 // "Day N of your streak": today's session would be the next day of a streak alive since yesterday.
                 let streak = r.streak.current + (r.doneToday == 0 && r.streak.current > 0 ? 1 : 0)
                 return ReminderFacts(
-                    similarShots: groups.filter { $0.id.contains("similar") }.reduce(0) { $0 + $1.items },
-                    screenshots: groups.filter { $0.id.contains("screenshot") }.reduce(0) { $0 + $1.items },
-                    bytesToFree: groups.reduce(0) { $0 + $1.bytes },
+                    similarShots: waiting.similarShots, screenshots: waiting.screenshots, bytesToFree: waiting.bytes,
                     awaitingReview: (try? Decks.awaitingReview(library: library, clock: clock)) ?? 0,
                     streakDays: streak, sessionGoal: goal)
             },

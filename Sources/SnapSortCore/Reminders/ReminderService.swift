@@ -192,11 +192,18 @@ public final class ReminderService: @unchecked Sendable {
         if schedule.isQuiet(now, in: zone) { return }  // nextDeadline points at the end of the quiet hours
         if let slot { state.lastSlot = slot }
         if snoozeDue { state.snoozedUntil = nil }
-        if let reason = noNagReason() {
+        var reason = noNagReason()
+        var facts: ReminderFacts?
+        if reason == nil {
+            // Nothing waits for a verdict (everything kept or staged): no nudge to an empty deck.
+            facts = try? dependencies.facts()
+            if facts?.awaitingReview == 0 { reason = "skipped-nothing-waiting" }
+        }
+        if let reason {
             state.lastOutcome = reason
             logger.info("reminder skipped", ["reminder.reason": reason])
         } else {
-            let facts = (try? dependencies.facts()) ?? ReminderFacts(sessionGoal: configuration.sessionGoal)
+            let facts = facts ?? ReminderFacts(sessionGoal: configuration.sessionGoal)
             let text = ReminderMessage.reminder(facts)
             if (try? show(summary: text.summary, body: text.body, actions: true, now: now)) != nil {
                 state.lastOutcome = "shown"

@@ -8,7 +8,7 @@ public struct ReminderState: Sendable, Equatable {
     public var lastSlot: Date?
     /// When a reminder was last shown.
     public var lastDeliveredAt: Date?
-    /// `shown` | `skipped-goal` | `skipped-reviewed` | `failed`.
+    /// `shown` | `skipped-goal` | `skipped-reviewed` | `skipped-nothing-waiting` | `failed`.
     public var lastOutcome: String?
     /// "Later": deliver again at this time.
     public var snoozedUntil: Date?
