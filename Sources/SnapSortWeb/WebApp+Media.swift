@@ -17,6 +17,10 @@ extension WebApp {
         else { throw WebError.notFound("no such item") }
         // A file the scan could not read is drawn as what it is, not decoded again (a 500).
         if item.kind == "photo" && item.status != .ok && parts[3] != "original" { return placeholder(item) }
+        // Deleted or moved since the scan: a 404 the page words, not a 500 with stat's errno.
+        if parts[3] != "original", FileSystem.lstatusIfExists(item.path)?.isRegular != true {
+            throw WebError.notFound("the file is not there now (moved or deleted since the scan)")
+        }
         switch parts[3] {
         case "thumb":
             let size = ThumbnailCache.Size(rawValue: r.query["size"] ?? "large") ?? .large

@@ -7,7 +7,9 @@ struct WebSecurity: Sendable {
     let token: String
     let port: Int
 
-    static let cookieName = "snapsort_token"
+    /// One cookie per port: cookies are not kept apart by port, so two pages (two libraries, or
+    /// the agent's and a `serve`) shared one and each logged the other out.
+    var cookieName: String { "snapsort_token_\(port)" }
 
     /// 32 bytes from /dev/urandom, hex.
     /// The token kept in `path` (0600, next to the library in its 0700 folder), made on first use:
@@ -39,8 +41,12 @@ struct WebSecurity: Sendable {
         return allowedHosts.contains(h)
     }
 
-    /// State-changing requests must come from our own page.
-    func originAllowed(_ r: HTTPRequest) -> Bool {
+    /// State-changing requests must come from our own page — or from a script that proved the
+    /// token in its `Authorization` header and is no browser (no `Origin`, no `Sec-Fetch-Site`:
+    /// a page elsewhere cannot add that header to a request without a CORS preflight, which is
+    /// refused).
+    func originAllowed(_ r: HTTPRequest, proof: Proof) -> Bool {
+        if proof == .bearer && r.header("origin") == nil && r.header("sec-fetch-site") == nil { return true }
         if let site = r.header("sec-fetch-site"), site != "same-origin" { return false }
         guard let o = r.header("origin")?.lowercased() else { return false }
         return allowedOrigins.contains(o)
@@ -54,13 +60,13 @@ struct WebSecurity: Sendable {
 
     func authenticate(_ r: HTTPRequest) -> Proof? {
         if let q = r.query["token"], Self.equal(q, token) { return .query }
-        if let c = r.cookies[Self.cookieName], Self.equal(c, token) { return .cookie }
+        if let c = r.cookies[cookieName], Self.equal(c, token) { return .cookie }
         if let a = r.header("authorization"), a.hasPrefix("Bearer "), Self.equal(String(a.dropFirst(7)), token) { return .bearer }
         return nil
     }
 
     var cookieHeader: (String, String) {
-        ("Set-Cookie", "\(Self.cookieName)=\(token); Path=/; Max-Age=2592000; HttpOnly; SameSite=Strict")
+        ("Set-Cookie", "\(cookieName)=\(token); Path=/; Max-Age=2592000; HttpOnly; SameSite=Strict")
     }
 
     /// Constant-time comparison.

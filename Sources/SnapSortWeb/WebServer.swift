@@ -181,7 +181,7 @@ final class WebApp: Sendable {
             }
             return Self.error(401, "a token is needed: open the page with 'snapsort open'")
         }
-        if WebSecurity.isStateChanging(r.method) && !sec.originAllowed(r) {
+        if WebSecurity.isStateChanging(r.method) && !sec.originAllowed(r, proof: proof) {
             return Self.error(403, "cross-origin request refused")
         }
         if r.bodyTooLarge { return Self.error(413, "request body too large") }

@@ -87,6 +87,18 @@ import Testing
         #expect(c["items"]?.arrayValue?.compactMap { $0["id"]?.intValue } == [Int(later)])
     }
 
+    /// A file deleted since the scan: its renditions are a 404 the page can word (a 500 "stat:
+    /// No such file or directory" drew a broken image on the card).
+    @Test func aFileGoneSinceTheScanIsA404() throws {
+        let h = try WebHarness()
+        let id = h.id("IMG_0002.jpg")
+        try FileSystem.remove(h.lib.root + "/IMG_0002.jpg")
+        for kind in ["display", "thumb", "original"] {
+            let r = try h.get("/media/\(id)/\(kind)")
+            #expect(r.status == 404, "\(kind): \(r.status) \(r.text)")
+        }
+    }
+
     @Test func similarKeeperAndTrashRest() throws {
         let h = try WebHarness()
         let sets = h.json(try h.get("/api/similar"))["sets"]?.arrayValue ?? []

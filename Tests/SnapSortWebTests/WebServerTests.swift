@@ -26,7 +26,10 @@ import Testing
         #expect(r.headers["location"] == "/")
         let cookie = try #require(r.headers["set-cookie"])
         #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"))
-        let page = try h.get("/", [("Cookie", "snapsort_token=\(h.token)")])
+        // One cookie per port: another SnapSort page on this machine keeps its own.
+        #expect(cookie.hasPrefix("snapsort_token_\(h.port)=\(h.token);"), "\(cookie)")
+        #expect(try h.get("/api/summary", [("Cookie", "snapsort_token_1=\(h.token)")]).status == 401)
+        let page = try h.get("/", [("Cookie", "snapsort_token_\(h.port)=\(h.token)")])
         #expect(page.status == 200)
         #expect(page.text.contains("<title>SnapSort</title>"))
         let csp = try #require(page.headers["content-security-policy"])
@@ -60,7 +63,11 @@ import Testing
         let h = try WebHarness()
         let body = #"{"id":\#(h.id("beach.jpg")),"decision":"keep"}"#
         let json = ("Content-Type", "application/json")
-        #expect(try h.post("/api/decide", body, h.auth + [json]).status == 403)
+        // A browser's cookie without our Origin is refused; a script's bearer header without any
+        // browser header (no Origin, no Sec-Fetch-Site) is a script.
+        #expect(try h.post("/api/decide", body, [("Cookie", "snapsort_token_\(h.port)=\(h.token)"), json]).status == 403)
+        #expect(try h.post("/api/decide", body, h.auth + [json]).status == 200)
+        #expect(try h.post("/api/decide", body, h.auth + [json, ("Sec-Fetch-Site", "cross-site")]).status == 403)
         #expect(try h.post("/api/decide", body, h.auth + [json, ("Origin", "http://evil.example")]).status == 403)
         #expect(
             try h.post("/api/decide", body, h.auth + [json, ("Origin", "http://127.0.0.1:\(h.port)"), ("Sec-Fetch-Site", "cross-site")]).status == 403

@@ -54,7 +54,12 @@ function say(text) { $("#status").textContent = text; }
 async function api(path, body) {
   const opts = body === undefined ? { credentials: "same-origin" }
     : { method: "POST", credentials: "same-origin", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) };
-  const res = await fetch("/api/" + path, opts);
+  let res;
+  try { res = await fetch("/api/" + path, opts); } catch (_) {
+    // The server is gone (stopped, restarted elsewhere): say so in words, not "Failed to fetch".
+    const err = new Error("SnapSort is not answering: start the agent or 'snapsort serve', then try again — nothing was changed");
+    err.status = 0; throw err;
+  }
   let data = null;
   try { data = await res.json(); } catch (_) { data = null; }
   if (!res.ok) {
@@ -100,7 +105,8 @@ function initTheme() {
 // ---------- routing ----------
 const views = ["home", "deck", "similar", "trash", "stats", "settings"];
 function route() {
-  const h = decodeURIComponent(location.hash.replace(/^#/, ""));
+  let h = "";
+  try { h = decodeURIComponent(location.hash.replace(/^#/, "")); } catch (_) { h = ""; }
   let view = "home", arg = null;
   if (h.startsWith("deck=")) { view = "deck"; arg = h.slice(5); }
   else if (views.includes(h)) view = h;
@@ -109,7 +115,8 @@ function route() {
     if (a.dataset.nav === view) a.setAttribute("aria-current", "page"); else a.removeAttribute("aria-current");
   }
   state.view = view;
-  say("");
+  // A message said just before (undo from another view) outlives the re-render.
+  if (state.keepMessage) state.keepMessage = false; else say("");
   const loaders = { home: loadHome, deck: () => openDeck(arg), similar: loadSimilar, trash: loadTrash, stats: loadStats, settings: loadSettings };
   loaders[view]().catch((e) => say(e.message));
 }
@@ -152,7 +159,7 @@ async function loadHome() {
 async function stageOldScreenshots() {
   const r = await api("bulk/old-screenshots", { days: 30 });
   applySummary(r.summary);
-  say(`${count(r.count, "screenshot")} (${humanBytes(r.bytes)}) staged for the Trash. Undo takes them back one by one.`);
+  say(`${count(r.count, "screenshot")} (${humanBytes(r.bytes)}) staged for the Trash. One undo takes them all back.`);
   await loadHome();
 }
 
@@ -189,6 +196,10 @@ function cardElement(c) {
     ? el("video", { src: c.original, muted: true, loop: true, autoplay: true, playsinline: true, preload: "metadata", "aria-hidden": "true" })
     : el("img", { src: c.display, alt: "", decoding: "async", draggable: "false" });
   if (c.kind === "video") media.muted = true;
+  // Moved or deleted since the scan (or a video the browser cannot play): words, not a broken image.
+  media.addEventListener("error", () => {
+    media.replaceWith(el("div", { class: "gone-note", text: c.kind === "video" ? "This video cannot be played here" : "Not there now: moved or deleted since the scan" }));
+  }, { once: true });
   const label = (c.decision === "trash" ? "Already staged for the Trash: " : c.decision === "keep" ? "Already kept: " : "") +
     `${c.kind === "video" ? "Video" : "Photo"} ${c.name}${niceDate(c) ? ", " + niceDate(c) : ""}${c.kind === "video" && c.duration ? ", " + clock(c.duration) + " long" : ""}, ${humanBytes(c.bytes)}` +
     (c.folder ? `, in ${c.folder}` : "") + (c.reason ? `, cannot be read: ${c.reason}` : "");
@@ -337,7 +348,9 @@ function flyAway(card, decision) {
 
 async function decide(decision) {
   const s = state.session;
-  if (!s || !s.cards.length || state.busy) return;
+  if (!s || !s.cards.length) return;
+  // One card at a time: a press while the last card flies away is not taken for the next card.
+  if (state.busy) { say("One card at a time: the next card is on its way"); return; }
   state.busy = true;
   const current = s.cards[0];
   const card = $(`#stack .card[data-id="${current.id}"]`);
@@ -373,6 +386,7 @@ async function undo() {
       $("#stack").replaceChildren();
       renderDeck();
     } else if (state.view !== "deck") {
+      state.keepMessage = true;
       route();
     }
   } catch (e) {
@@ -694,7 +708,8 @@ function onKey(e) {
   if (!$("#celebrate").hidden) { if (e.key === "Escape") closeCelebration(); return; }
   if (state.view !== "deck" || typing || e.ctrlKey || e.metaKey || e.altKey) return;
   const keys = { ArrowLeft: "trash", ArrowRight: "keep", ArrowUp: "later", ArrowDown: "skip" };
-  if (keys[e.key]) { e.preventDefault(); decide(keys[e.key]); return; }
+  // One decision a key press: a held key's repeats never decide cards the user has not seen.
+  if (keys[e.key]) { e.preventDefault(); if (!e.repeat) decide(keys[e.key]); return; }
   const onButton = e.target.tagName === "BUTTON" || e.target.tagName === "A";
   if ((e.key === "Enter" || e.key === " ") && !onButton) { e.preventDefault(); openViewer(); }
 }
