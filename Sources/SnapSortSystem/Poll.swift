@@ -14,4 +14,17 @@ public enum Poll {
         }
         return set.filter { $0.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 }.map(\.fd)
     }
+
+    /// `readable`, also watching `output` (a pipe or terminal we write to) for its reader going
+    /// away: `hungUp` when it did (the kernel reports `POLLERR`/`POLLHUP` without being asked).
+    public static func readable(_ fds: [Int32], orHangUpOf output: Int32, timeoutMs: Int32) throws -> (readable: [Int32], hungUp: Bool) {
+        var set = fds.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) } + [pollfd(fd: output, events: 0, revents: 0)]
+        let n = set.withUnsafeMutableBufferPointer { Glibc.poll($0.baseAddress, nfds_t($0.count), timeoutMs) }
+        if n < 0 {
+            if errno == EINTR { return ([], false) }
+            throw SystemError.fromErrno("poll")
+        }
+        let hungUp = set.last!.revents & Int16(POLLHUP | POLLERR) != 0
+        return (set.dropLast().filter { $0.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 }.map(\.fd), hungUp)
+    }
 }

@@ -165,6 +165,45 @@ import Testing
         #expect(JSON.parse(stopped.stdout)?["agent"]?["state"]?.stringValue == "stopped")
     }
 
+    /// `status --follow` for a bar: a line per change; an agent killed with -9 (its file never
+    /// rewritten) is said to be stopped; when the bar closes its pipe the follower leaves at once
+    /// (it waited for the next change, hours on an idle agent, holding an inotify instance).
+    @Test func followSaysAKilledAgentStoppedAndLeavesWithItsReader() throws {
+        let (dir, env, root, _) = Self.setup(1)
+        defer { withExtendedLifetime(dir) {} }
+        let agent = try Child(["agent", "--no-web", "--no-reminders", "--no-models", root], env: env)
+        #expect(waitUntil(timeout: 20) { (try? SnapsortBinary.run(["status", "--json"], env: env).stdout.contains("\"watching\"")) == true })
+        let follower = Process()
+        follower.executableURL = URL(fileURLWithPath: SnapsortBinary.path)
+        follower.arguments = ["status", "--json", "--follow"]
+        follower.environment = ProcessInfo.processInfo.environment.merging(env.merging(["SNAPSORT_FOLLOW_RECHECK_MS": "200"]) { $1 }) { $1 }
+        let out = Pipe()
+        follower.standardOutput = out
+        try follower.run()
+        defer { if follower.isRunning { kill(follower.processIdentifier, SIGKILL) } }
+        let fd = out.fileHandleForReading.fileDescriptor
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        var text = ""
+        func readSome() {
+            var buf = [UInt8](repeating: 0, count: 65536)
+            let n = read(fd, &buf, buf.count)
+            if n > 0 { text += String(decoding: buf[0..<n], as: UTF8.self) }
+        }
+        func state(of line: Substring) -> String? { JSON.parse(String(line))?["agent"]?["state"]?.stringValue }
+        #expect(
+            waitUntil(timeout: 10) {
+                readSome(); return text.split(separator: "\n").first.flatMap(state) == "watching"
+            }, "\(text)")
+        agent.signal(SIGKILL)
+        #expect(agent.wait(timeout: 10) != nil)
+        #expect(
+            waitUntil(timeout: 10) {
+                readSome(); return text.split(separator: "\n").last.flatMap(state) == "stopped"
+            }, "\(text)")
+        try out.fileHandleForReading.close()
+        #expect(waitUntil(timeout: 5) { !follower.isRunning }, "the follower outlived its reader")
+    }
+
     @Test func theUserUnitPassesSystemdAnalyzeVerify() throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze") else {
             Issue.record("systemd-analyze is missing: install the 'systemd' package (scripts/packages.txt)")

@@ -59,6 +59,21 @@ import Testing
         #expect(obj["alt"]?.stringValue == d.agent.state)
     }
 
+    /// Waybar reads `text` and `tooltip` as Pango markup: a folder's "&" or "<" is escaped, or
+    /// the whole tooltip fails to parse.
+    @Test func waybarEscapesMarkup() throws {
+        let d = StatusDocument(
+            updatedAt: Self.now, agent: .init(state: "watching", pid: 42, done: 1, total: 1, offlineRoots: ["/media/Tom & Jerry <2024>"]))
+        let obj = try #require(JSON.parse(StatusFormat.waybar.render(d)))
+        let tooltip = try #require(obj["tooltip"]?.stringValue)
+        #expect(tooltip.contains("/media/Tom &amp; Jerry &lt;2024&gt;"), "\(tooltip)")
+        #expect(
+            !tooltip.replacingOccurrences(of: "&amp;", with: "").replacingOccurrences(of: "&lt;", with: "").replacingOccurrences(of: "&gt;", with: "")
+                .contains { "&<>".contains($0) })
+        // Other bars get the text as it is.
+        #expect(StatusSummary(d).tooltip.contains("Tom & Jerry <2024>"))
+    }
+
     @Test(arguments: documents) func i3blocks(_ d: StatusDocument) throws {
         let line = StatusFormat.i3blocks.render(d)
         // i3blocks(1) format=json: the i3bar protocol's block keys.

@@ -66,6 +66,20 @@ struct StatsTests {
         #expect(Stats.streak(days: [a.adding(-3), a.adding(-2), a], today: a) == Streak(current: 1, longest: 2))
     }
 
+    @Test("a restore on a later day never makes a day's cleared bytes negative")
+    func restoreOnALaterDay() throws {
+        let lib = try TestLibrary()
+        let id = try ReviewFixture.insert(lib.library, path: lib.root + "/r.jpg", taken: nil)
+        // As a commit on the 10th and a restore on the 11th book them.
+        try lib.library.db.run(
+            "INSERT INTO review_events(ts, kind, file_id, bytes) VALUES(?, 'cleared', ?, 70671), (?, 'restored', ?, -70671)",
+            ReviewFixture.date("2026-06-10 10:00:00").timeIntervalSince1970, id, ReviewFixture.date("2026-06-11 10:00:00").timeIntervalSince1970, id)
+        let (clock, _) = Clock.manual(ReviewFixture.date("2026-06-11 12:00:00"))
+        let r = try Stats.report(library: lib.library, clock: clock, timeZone: ReviewFixture.utc)
+        #expect(r.cleared.today == 0 && r.cleared.week == 0 && r.cleared.total == 0, "\(r.cleared)")
+        #expect(r.lastSevenDays.allSatisfy { $0.bytesCleared >= 0 })
+    }
+
     @Test("stats --json has exactly the contract's keys")
     func jsonKeys() throws {
         let lib = try TestLibrary()

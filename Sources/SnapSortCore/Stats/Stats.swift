@@ -220,9 +220,14 @@ public enum Stats {
             if day == today { cleared.today += b }
             if day > today.adding(-7) && day <= today { cleared.week += b }
         }
+        // A restore is booked on its own day: a day that put back more than it cleared shows
+        // nothing cleared, never a negative amount (the total nets them).
+        cleared.today = max(0, cleared.today)
+        cleared.week = max(0, cleared.week)
+        cleared.total = max(0, cleared.total)
         let lastSeven = (0..<7).reversed().map { back -> DayStats in
             let d = today.adding(-back)
-            return DayStats(date: d.description, reviewed: reviewedPerDay[d] ?? 0, bytesCleared: bytesPerDay[d] ?? 0)
+            return DayStats(date: d.description, reviewed: reviewedPerDay[d] ?? 0, bytesCleared: max(0, bytesPerDay[d] ?? 0))
         }
         let chapters = try Chapter.all(library: library)
         var covers: [Int64: String] = [:]

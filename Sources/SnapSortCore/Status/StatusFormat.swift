@@ -12,13 +12,20 @@ public enum StatusFormat: String, CaseIterable, Sendable {
     case i3blocks
     case i3statusRust = "i3status-rust"
 
+    /// `text` with Pango markup's special characters escaped.
+    static func pango(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+    }
+
     /// One line for the bar.
     public func render(_ d: StatusDocument) -> String {
         let s = StatusSummary(d)
         switch self {
         case .waybar:
+            // Waybar parses `text` and `tooltip` as Pango markup (its `escape` option is off by
+            // default): a folder named "Tom & Jerry <2024>" broke the tooltip.
             return JSON.object([
-                ("text", .string(s.text)), ("alt", .string(s.state)), ("tooltip", .string(s.tooltip)),
+                ("text", .string(Self.pango(s.text))), ("alt", .string(s.state)), ("tooltip", .string(Self.pango(s.tooltip))),
                 ("class", .string(s.cssClass)), ("percentage", .int(s.percentage)),
             ]).serialized()
         case .polybar:

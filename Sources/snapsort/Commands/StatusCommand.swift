@@ -53,11 +53,20 @@ enum StatusCommand: Command {
         try FileSystem.makeDirectories(folder, mode: 0o700)
         let name = String(path.split(separator: "/").last ?? "")
         let inotify = try Inotify()
+        // Tests shorten the wait (`SNAPSORT_FOLLOW_RECHECK_MS`) rather than sleep through it.
+        let recheckMs = ctx.env["SNAPSORT_FOLLOW_RECHECK_MS"].flatMap { Int32($0) }.map { max(50, $0) } ?? Self.recheckMs
         _ = try inotify.addWatch(folder, mask: Inotify.movedTo | Inotify.closeWrite | Inotify.delete | Inotify.onlyDir)
         while true {
-            _ = try Poll.readable([inotify.fd], timeoutMs: -1)
-            let events = try inotify.read()
-            guard events.contains(where: { $0.name == name || $0.has(Inotify.overflow) }) else { continue }
+            // The bar went away (its pipe closed): leave now, not at the next change hours later
+            // (each orphan held an inotify instance). Every few seconds without a change the
+            // document is read again: an agent killed with -9 never rewrites its file, and the
+            // line must say it stopped.
+            let (ready, hungUp) = try Poll.readable([inotify.fd], orHangUpOf: 1, timeoutMs: recheckMs)
+            if hungUp { return ExitCode.ok }
+            if !ready.isEmpty {
+                let events = try inotify.read()
+                guard events.contains(where: { $0.name == name || $0.has(Inotify.overflow) }) else { continue }
+            }
             let line = render(try resolve(ctx, config: config, path: path))
             if line != last {
                 last = line
@@ -66,6 +75,9 @@ enum StatusCommand: Command {
             }
         }
     }
+
+    /// How often `--follow` reads the document again without a change (the agent may have died).
+    static let recheckMs: Int32 = 5000
 
     /// The running agent's status file, or the document computed from the library.
     static func resolve(_ ctx: Context, config: Configuration, path: String) throws -> StatusDocument {
