@@ -125,6 +125,8 @@ public final class Agent: @unchecked Sendable {
     /// else is queued and analysis may run.
     private var groupingPending = false
     private var statusDirty = true
+    /// The local midnight after the status file was last rebuilt (`refreshStatus`).
+    private var statusDayEnds = Date.distantPast
     private var lastStatusContent = ""
     private var lastStatusLine = ""
     private var dataVersion: Int64 = 0
@@ -354,7 +356,7 @@ public final class Agent: @unchecked Sendable {
     /// Milliseconds until the next due timer (-1: none; the loop then waits for an event).
     private func nextTimeoutMs() -> Int32 {
         let t = now
-        var deadlines: [Date] = [nextReconcile]
+        var deadlines: [Date] = [nextReconcile, statusDayEnds]
         if let d = tracker.nextDeadline { deadlines.append(d) }
         if watcher.isDegraded { deadlines.append(nextDegradedCheck) }
         if !offlineRoots.isEmpty { deadlines.append(nextOfflineCheck) }
@@ -377,6 +379,14 @@ public final class Agent: @unchecked Sendable {
         }
         if ms < 0 { return -1 }
         return Int32(min(ms.rounded(.up), Double(Int32.max)))
+    }
+
+    /// The next midnight in the system's time zone (re-read: a laptop changes zones).
+    static func nextLocalMidnight(after t: Date) -> Date {
+        var cal = Calendar(identifier: .gregorian)
+        cal.timeZone = TimeZone.current
+        return cal.nextDate(after: t, matching: DateComponents(hour: 0, minute: 0, second: 0), matchingPolicy: .nextTime)
+            ?? t.addingTimeInterval(86_400)
     }
 
     private func secondsSince(_ i: ContinuousClock.Instant) -> Double {
@@ -446,9 +456,11 @@ public final class Agent: @unchecked Sendable {
             let due = s.nextDeadline(now: t).map { d in d <= t && servicesFiredAt[i].map { d > $0 || t.timeIntervalSince($0) >= 1 } ?? true } ?? false
             guard due || !mine.isEmpty else { continue }
             servicesFiredAt[i] = t
-            let before = (s.problem, s.holdReason)
+            let before = (s.problem, s.holdReason, s.nextDeadline(now: t))
             s.fire(now: t, readable: mine)
-            if s.problem != before.0 || s.holdReason != before.1 { statusDirty = true }
+            // A service whose deadline moved (a reminder shown or snoozed: the next reminder)
+            // or whose problem changed shows so in the document.
+            if s.problem != before.0 || s.holdReason != before.1 || s.nextDeadline(now: t) != before.2 { statusDirty = true }
             if s.holdReason != nil && before.1 == nil { cancelScan.set() }
         }
     }
@@ -911,10 +923,12 @@ public final class Agent: @unchecked Sendable {
         return options.providers.document(agent: a, inputs: StatusInputs(library: library, configuration: configuration, now: now))
     }
 
-    /// Rebuilds the document and rewrites the status file when its content changed.
+    /// Rebuilds the document and rewrites the status file when its content changed; at local
+    /// midnight too, when today's numbers (goal, cleared today) turn over.
     func refreshStatus(force: Bool = false) {
-        guard statusDirty || force || progress != nil else { return }
+        guard statusDirty || force || progress != nil || now >= statusDayEnds else { return }
         statusDirty = false
+        statusDayEnds = Agent.nextLocalMidnight(after: now)
         let doc = options.providers.document(
             agent: agentPart(), inputs: StatusInputs(library: library, configuration: configuration, now: now)
         ) { name, error in logger.warning("status provider failed", ["status.field": name, "error": "\(error)"]) }

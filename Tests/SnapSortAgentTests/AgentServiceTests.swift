@@ -181,6 +181,34 @@ struct AgentServiceTests {
         #expect(h.stop())
     }
 
+    /// Today's numbers turn over at local midnight with nothing else happening: the bars said
+    /// "Goal: 3/3 today" into the next day.
+    @Test("the status file's day turns over at local midnight")
+    func theStatusDayTurnsOverAtMidnight() throws {
+        let midnight = Agent.nextLocalMidnight(after: Date(timeIntervalSince1970: 1_800_000_000))
+        let (clock, time) = Clock.manual(midnight.addingTimeInterval(-300))
+        let h = try AgentHarness(
+            setup: { dir in dir.write("Pictures/a.jpg", photo(21)) },
+            tweak: { o in o.clock = clock })
+        h.start()
+        #expect(h.waitIdle())
+        let lib = try h.reader()
+        let id = try #require(try h.live(lib)["\(h.root)/a.jpg"]?.id)
+        try Review.decide(.keep, fileID: id, library: lib, clock: clock)
+        // The agent looks at the database a moment (by its clock) after it sees the write.
+        #expect(
+            waitUntil {
+                time.advance(0.05)
+                h.agent.wake()
+                return h.status()?["goal"]?["done_today"]?.intValue == 1
+            }, "\(String(describing: h.status()?["goal"]))")
+        #expect(clock.now() < midnight)
+        time.advance(midnight.timeIntervalSince(clock.now()) + 1)
+        h.agent.wake()
+        #expect(waitUntil { h.status()?["goal"]?["done_today"]?.intValue == 0 }, "\(String(describing: h.status()?["goal"]))")
+        #expect(h.stop())
+    }
+
     @Test("a reminder due with no session bus: the agent keeps watching and says why in its log and status file")
     func reminderWithoutABus() throws {
         let utc = TimeZone(identifier: "UTC")!

@@ -46,6 +46,8 @@ enum AgentCommand: Command {
         if ctx.quiet { logger.level = .warning }
         options.logger = logger
         options.notifier = .live
+        // Without the reminder service no reminder comes: the bars must not announce one.
+        if !reminders { options.providers.nextReminder = { _ in nil } }
         options.configureScanner = { Extensions.configure($0) }
         options.afterReconcile = { library, paths, checkpoint in
             if try Extensions.afterScanPending(library) { try Extensions.afterScan(library, paths, checkpoint: checkpoint) }
