@@ -23,8 +23,8 @@ extension WebApp {
             let goal = config.withLock { $0.sessionGoal }
             return Self.json(
                 try withLibrary { lib in
-                    if case .rediscovery = id {
-                    } else if let s = try DeckSession.open(deckID: id.description, library: lib), s.remaining > 0 {
+                    // A half-done deck resumes, a rediscovery too (a reload dealt a new one).
+                    if let s = try DeckSession.open(deckID: id.description, library: lib), s.remaining > 0 {
                         return try sessionJSON(s, lib)
                     }
                     let built = try Decks.build(id, library: lib, clock: clock, timeZone: tz)

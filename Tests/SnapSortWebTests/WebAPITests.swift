@@ -87,6 +87,19 @@ import Testing
         #expect(c["items"]?.arrayValue?.compactMap { $0["id"]?.intValue } == [Int(later)])
     }
 
+    /// A half-done rediscovery deck resumes where it was (a reload dealt a new random deck and
+    /// lost the place); a finished one deals anew.
+    @Test func aRediscoveryDeckResumesOnReload() throws {
+        let h = try WebHarness()
+        let first = h.json(try h.post("/api/sessions", #"{"deck":"rediscover:0"}"#))
+        let sid = try #require(first["id"]?.intValue)
+        let card = try #require(first["cards"]?.arrayValue?.first?["id"]?.intValue)
+        _ = try h.post("/api/decide", #"{"id":\#(card),"decision":"keep","session":\#(sid)}"#)
+        let again = h.json(try h.post("/api/sessions", #"{"deck":"rediscover:0"}"#))
+        #expect(again["id"]?.intValue == sid, "\(again)")
+        #expect(again["cards"]?.arrayValue?.first?["id"]?.intValue != card)
+    }
+
     /// A file deleted since the scan: its renditions are a 404 the page can word (a 500 "stat:
     /// No such file or directory" drew a broken image on the card).
     @Test func aFileGoneSinceTheScanIsA404() throws {

@@ -81,9 +81,18 @@ extension DeckSession {
         try library.db.row("SELECT \(columns) FROM deck_sessions WHERE id=?", id).map(DeckSession.init)
     }
 
-    /// The newest unfinished session of a deck, to resume.
+    /// The newest unfinished session of a deck, to resume. `rediscover:0` (a rediscovery drawn
+    /// afresh: the id `decks` lists) resumes the newest unfinished rediscovery, whatever seed
+    /// drew it — a reload or a second `review` dealt a new deck each time and lost the place.
     public static func open(deckID: String, library: Library) throws -> DeckSession? {
-        try library.db.row(
+        if deckID == DeckID.rediscovery(seed: 0).description {
+            return try library.db.row(
+                """
+                SELECT \(columns) FROM deck_sessions WHERE deck_id LIKE 'rediscover:%' AND finished_ts IS NULL ORDER BY id DESC LIMIT 1
+                """
+            ).map(DeckSession.init)
+        }
+        return try library.db.row(
             """
             SELECT \(columns) FROM deck_sessions WHERE deck_id=? AND finished_ts IS NULL ORDER BY id DESC LIMIT 1
             """, deckID
