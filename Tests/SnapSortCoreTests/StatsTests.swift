@@ -66,6 +66,21 @@ struct StatsTests {
         #expect(Stats.streak(days: [a.adding(-3), a.adding(-2), a], today: a) == Streak(current: 1, longest: 2))
     }
 
+    @Test("a card decided twice in a day (a second window, a changed mind) counts once toward the day")
+    func aCardDecidedTwiceCountsOnce() throws {
+        let lib = try TestLibrary()
+        let a = try ReviewFixture.insert(lib.library, path: lib.root + "/a.jpg", taken: nil)
+        let b = try ReviewFixture.insert(lib.library, path: lib.root + "/b.jpg", taken: nil)
+        let (clock, time) = Clock.manual(ReviewFixture.date("2026-06-10 12:00:00"))
+        try Review.decide(.trash, fileID: a, library: lib.library, clock: clock)
+        time.advance(5)
+        try Review.decide(.keep, fileID: a, library: lib.library, clock: clock)
+        try Review.decide(.keep, fileID: b, library: lib.library, clock: clock)
+        #expect(try Stats.doneToday(library: lib.library, clock: clock, timeZone: ReviewFixture.utc) == 2)
+        let r = try Stats.report(library: lib.library, clock: clock, timeZone: ReviewFixture.utc)
+        #expect(r.doneToday == 2 && r.lastSevenDays.last?.reviewed == 2 && r.reviewedTotal == 2)
+    }
+
     @Test("a restore on a later day never makes a day's cleared bytes negative")
     func restoreOnALaterDay() throws {
         let lib = try TestLibrary()

@@ -243,7 +243,7 @@ public final class ReminderService: @unchecked Sendable {
         let n = DesktopNotification(
             appName: "SnapSort", replacesID: activeNotification ?? 0, icon: ReminderService.icon, summary: summary, body: body,
             actions: actions ? [("default", "Open SnapSort"), ("start", "Start a session"), ("later", "Later")] : [],
-            urgency: actions ? .normal : .low, category: actions ? "reminder" : "transfer.complete", desktopEntry: "snapsort")
+            urgency: actions ? .normal : .low, category: actions ? "reminder" : nil, desktopEntry: "snapsort")
         do {
             let id = try notifier.show(n)
             activeNotification = id

@@ -186,14 +186,17 @@ public enum Stats {
         var kind: String
         var bytes: Int64
         var firstReview: Bool
+        var fileID: Int64?
     }
 
     static func events(_ library: Library) throws -> [Event] {
         try library.db.rows(
             """
-            SELECT ts, kind, bytes, first_review FROM review_events WHERE undone=0 ORDER BY ts
+            SELECT ts, kind, bytes, first_review, file_id FROM review_events WHERE undone=0 ORDER BY ts
             """
-        ).map { Event(ts: $0.double(0) ?? 0, kind: $0.string(1) ?? "", bytes: $0.int(2) ?? 0, firstReview: ($0.int(3) ?? 0) != 0) }
+        ).map {
+            Event(ts: $0.double(0) ?? 0, kind: $0.string(1) ?? "", bytes: $0.int(2) ?? 0, firstReview: ($0.int(3) ?? 0) != 0, fileID: $0.int(4))
+        }
     }
 
     /// The full stats.
@@ -203,10 +206,14 @@ public enum Stats {
         var reviewedPerDay: [LocalDay: Int] = [:]
         var bytesPerDay: [LocalDay: Int64] = [:]
         var reviewedTotal = 0
+        // A day counts the items decided on it, each once (a card decided again in a second
+        // window, or a changed mind, made the goal bar and the chart count it twice).
+        var decidedOn: [LocalDay: Set<Int64>] = [:]
         for e in events {
             let day = LocalDay(Date(timeIntervalSince1970: e.ts), in: timeZone)
             switch e.kind {
             case "decision":
+                if let f = e.fileID, !decidedOn[day, default: []].insert(f).inserted { break }
                 reviewedPerDay[day, default: 0] += 1
                 if e.firstReview { reviewedTotal += 1 }
             case "cleared", "restored":
@@ -247,13 +254,16 @@ public enum Stats {
     public static func doneToday(library: Library, clock: Clock, timeZone: TimeZone = .current) throws -> Int {
         let now = clock.now()
         let today = LocalDay(now, in: timeZone)
-        return try library.db.rows(
+        // Items, not key presses: a card decided again (a changed mind, a second window) counts once.
+        var files = Set<Int64>()
+        for r in try library.db.rows(
             """
-            SELECT ts FROM review_events WHERE kind='decision' AND undone=0 AND ts >= ?
-            """, now.timeIntervalSince1970 - 2 * 86_400
-        ).reduce(0) { n, r in
-            LocalDay(Date(timeIntervalSince1970: r.double(0) ?? 0), in: timeZone) == today ? n + 1 : n
+            SELECT ts, file_id FROM review_events WHERE kind='decision' AND undone=0 AND ts >= ?
+            """, now.timeIntervalSince1970 - 2 * 86_400)
+        where LocalDay(Date(timeIntervalSince1970: r.double(0) ?? 0), in: timeZone) == today {
+            files.insert(r.int(1) ?? -1)
         }
+        return files.count
     }
 
     /// The numbers for the agent's status file (`trash {count, bytes}`, `cleared {today, week,

@@ -103,7 +103,10 @@ public struct StatusSummary: Sendable {
         }
         var lines = ["Agent: \(a.state)" + (a.pid.map { " (pid \($0))" } ?? "")]
         lines.append("Analyzed: \(StatusSummary.number(a.done)) of \(StatusSummary.number(a.total))")
-        for g in d.groups { lines.append("\(g.id): \(StatusSummary.number(g.items)) (\(StatusSummary.bytes(g.bytes)))") }
+        // The groups that hold something, by their names (empty ones under internal ids were noise).
+        for g in d.groups where g.items > 0 {
+            lines.append("\(GroupID(rawValue: g.id)?.title ?? g.id): \(StatusSummary.number(g.items)) (\(StatusSummary.bytes(g.bytes)))")
+        }
         if let r = d.awaitingReview { lines.append("Awaiting review: \(StatusSummary.number(r))") }
         if let t = d.trash { lines.append("Trash: \(StatusSummary.number(t.count)) (\(StatusSummary.bytes(t.bytes)))") }
         if let c = d.cleared {

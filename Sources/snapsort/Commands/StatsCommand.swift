@@ -24,7 +24,7 @@ enum StatsCommand: Command {
             ctx.out(r.json.serialized(pretty: true))
             return ExitCode.ok
         }
-        ctx.out("Reviewed:   \(r.reviewedTotal) items")
+        ctx.out("Reviewed:   \(r.reviewedTotal) item\(r.reviewedTotal == 1 ? "" : "s")")
         ctx.out("Cleared:    \(humanBytes(r.cleared.today)) today, \(humanBytes(r.cleared.week)) this week, \(humanBytes(r.cleared.total)) in all")
         if r.inTrashBytes > 0 {
             ctx.out("            \(humanBytes(r.inTrashBytes)) of it still sits in the Trash: emptying the Trash frees it")
