@@ -191,6 +191,9 @@ struct ReviewTests {
         #expect(o.chapter != nil && o.session?.isFinished == true)
         let chapters = try Chapter.all(library: lib.library)
         #expect(chapters.count == 1 && chapters[0].decisions == 2 && chapters[0].bytes == 1000 && chapters[0].coverFileID == a)
+        // The goal is met, the deck is not done: it resumes on its last card.
+        let resumed = try #require(try DeckSession.open(deckID: deck.id.description, library: lib.library))
+        #expect(resumed.id == s.id && resumed.remaining == 1)
         _ = try Review.undo(library: lib.library, clock: clock)
         #expect(try Chapter.all(library: lib.library).isEmpty)
         #expect(try DeckSession.load(id: s.id, library: lib.library)?.isFinished == false)

@@ -81,22 +81,21 @@ extension DeckSession {
         try library.db.row("SELECT \(columns) FROM deck_sessions WHERE id=?", id).map(DeckSession.init)
     }
 
-    /// The newest unfinished session of a deck, to resume. `rediscover:0` (a rediscovery drawn
-    /// afresh: the id `decks` lists) resumes the newest unfinished rediscovery, whatever seed
-    /// drew it — a reload or a second `review` dealt a new deck each time and lost the place.
+    /// The newest session of a deck, to resume while it has cards left — also one whose goal
+    /// was met (its chapter is saved; the rest of the deck still waits: a met goal ended the
+    /// resume, and the next `review` dealt another deck). `rediscover:0` (a rediscovery drawn
+    /// afresh: the id `decks` lists) resumes the newest rediscovery, whatever seed drew it — a
+    /// reload or a second `review` dealt a new deck each time and lost the place.
     public static func open(deckID: String, library: Library) throws -> DeckSession? {
+        let newest: DeckSession?
         if deckID == DeckID.rediscovery(seed: 0).description {
-            return try library.db.row(
-                """
-                SELECT \(columns) FROM deck_sessions WHERE deck_id LIKE 'rediscover:%' AND finished_ts IS NULL ORDER BY id DESC LIMIT 1
-                """
+            newest = try library.db.row(
+                "SELECT \(columns) FROM deck_sessions WHERE deck_id LIKE 'rediscover:%' ORDER BY id DESC LIMIT 1"
             ).map(DeckSession.init)
+        } else {
+            newest = try library.db.row("SELECT \(columns) FROM deck_sessions WHERE deck_id=? ORDER BY id DESC LIMIT 1", deckID).map(DeckSession.init)
         }
-        return try library.db.row(
-            """
-            SELECT \(columns) FROM deck_sessions WHERE deck_id=? AND finished_ts IS NULL ORDER BY id DESC LIMIT 1
-            """, deckID
-        ).map(DeckSession.init)
+        return newest.flatMap { $0.current != nil ? $0 : nil }
     }
 
     /// Moves the session past `fileID` when it is the current item, without a decision (the

@@ -158,7 +158,8 @@ enum ReviewCommand: Command {
             guard !deck.items.isEmpty else { throw CommandFailure(ExitCode.ok, "\(deck.title): nothing waiting for review") }
             return try DeckSession.start(deck, library: library, clock: clock, goal: goal)
         }
-        if !fresh, let s = try DeckSession.recent(library: library, limit: 1).first, s.finishedAt == nil, s.current != nil { return s }
+        // The newest session while it has cards left (its goal may be met: the rest still waits).
+        if !fresh, let s = try DeckSession.recent(library: library, limit: 1).first, s.current != nil { return s }
         let later = try Decks.build(.later, library: library, clock: clock)
         let deck = later.items.isEmpty ? try Decks.build(.rediscovery(seed: 0), library: library, clock: clock) : later
         guard !deck.items.isEmpty else { throw CommandFailure(ExitCode.ok, "nothing waiting for review") }
