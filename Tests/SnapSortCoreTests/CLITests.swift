@@ -50,6 +50,19 @@ import Testing
         #expect(report.stdout.contains("/caf\\udce9.jpg\""), "\(report.stdout)")
     }
 
+    /// `decks` prints each deck id whole, however long (a camera's name): it is typed back.
+    @Test func decksPrintsLongIdsWhole() throws {
+        let dir = TempDir()
+        dir.write(
+            "Pictures/a.jpg",
+            Fixtures.jpeg(seed: 51, width: 64, height: 48, dateTimeOriginal: "2024:05:01 10:00:00", make: "Canon", model: "Canon EOS R6 Mark II"))
+        let db = dir.at("lib.sqlite3")
+        #expect(try SnapsortBinary.run(["--db", db, "scan", "--quiet", "--no-models", dir.at("Pictures")]).status == 0)
+        let decks = try SnapsortBinary.run(["--db", db, "decks"]).stdout
+        let line = try #require(decks.split(separator: "\n").first { $0.hasPrefix("filter:camera=") }, "\(decks)")
+        #expect(line.hasPrefix("filter:camera=Canon EOS R6 Mark II  "), "\(line)")
+    }
+
     /// `roots add` never writes anew a configuration it could not read whole: a Latin-1 byte in
     /// a comment cost every other line.
     @Test func rootsAddLeavesAFileThatIsNotUTF8Alone() throws {
@@ -526,6 +539,12 @@ import Testing
         f.dateFormat = "yyyy-MM"
         #expect(!decks.stdout.contains("month:" + f.string(from: Date())), "\(decks.stdout)")
         #expect(decks.stdout.contains("month:2024-06"), "\(decks.stdout)")
+        // Each line starts with a whole deck id, one that 'review --deck' takes (a long camera
+        // filter was cut at a fixed column).
+        for line in decks.stdout.split(separator: "\n") {
+            let id = String(line.components(separatedBy: "  ").first ?? "")
+            #expect(DeckID(id) != nil, "\(line)")
+        }
         // Its video too: the container's date is the day in its name.
         #expect(!decks.stdout.contains("month:2024-10"), "\(decks.stdout)")
         // Not quiet: it says what to do next, on stderr (stdout stays the folder).

@@ -62,9 +62,13 @@ enum DecksCommand: Command {
             return ExitCode.ok
         }
         if decks.isEmpty { ctx.out("No decks yet: run 'snapsort scan' first.") }
+        // Columns as wide as their longest entry: an id is typed back ('review --deck ID'),
+        // and a fixed width cut "filter:camera=Canon EOS R6" short.
+        let idWidth = max(24, (decks.map { $0.id.description.count }.max() ?? 0) + 2)
+        let titleWidth = max(22, (decks.map { $0.title.count }.max() ?? 0) + 2)
         for d in decks {
-            let id = d.id.description.padding(toLength: 24, withPad: " ", startingAt: 0)
-            let title = d.title.padding(toLength: 22, withPad: " ", startingAt: 0)
+            let id = d.id.description.padding(toLength: idWidth, withPad: " ", startingAt: 0)
+            let title = d.title.padding(toLength: titleWidth, withPad: " ", startingAt: 0)
             ctx.out(
                 "\(id)\(title)\(d.waiting) waiting, \(d.progress.reviewed)/\(d.progress.total) reviewed"
                     + (d.progress.bytesToGain > 0 ? ", \(humanBytes(d.progress.bytesToGain)) staged" : ""))
