@@ -88,6 +88,9 @@ def main():
         expect(page.locator("#view-home")).to_be_visible()
         check("token=" not in page.url, "token removed from the address bar")
         page.wait_for_selector("#home-months li")
+        # The filter decks are reached from Home, not only by typing their address.
+        videos = page.locator('#home-decks a[href="#deck=filter%3Avideos"]')
+        check(videos.count() == 1, "Home offers the Videos deck")
         shot(page, "home-light")
         a11y(page, "home")
 

@@ -125,10 +125,15 @@ function route() {
 async function loadHome() {
   const [decks, groups, old] = await Promise.all([api("decks"), api("groups"), api("bulk/old-screenshots?days=30")]);
   const list = decks.decks;
-  const waiting = list.filter((d) => d.kind === "month").reduce((n, d) => n + (d.total - d.reviewed), 0);
-  $("#home-lead").textContent = waiting > 0 ? `${count(waiting, "photo or video is", "photos and videos are")} waiting for a look.` : "Everything has been reviewed. Nice!";
+  const months = list.filter((d) => d.kind === "month");
+  const waiting = months.reduce((n, d) => n + (d.total - d.reviewed), 0);
+  // An empty library is no reviewed one: say where photos come from.
+  $("#home-lead").textContent = !months.length ? "No photos yet: add your photo folders under Settings, and the agent looks at them."
+    : waiting > 0 ? `${count(waiting, "photo or video is", "photos and videos are")} waiting for a look.` : "Everything has been reviewed. Nice!";
   const decksEl = $("#home-decks"); decksEl.replaceChildren();
-  for (const d of list.filter((d) => ["rediscovery", "on-this-day", "later"].includes(d.kind))) {
+  // Rediscover, On This Day and the items back from later, then the filters (videos,
+  // screenshots, favourites, a camera): every deck `snapsort decks` lists that has cards.
+  for (const d of list.filter((d) => ["rediscovery", "on-this-day", "later", "filter"].includes(d.kind) && (d.kind === "rediscovery" || d.waiting > 0))) {
     const sub = d.kind === "later" ? `${d.waiting} back from later` : `${d.waiting} to look at`;
     decksEl.append(el("a", { class: "tile" + (d.kind === "rediscovery" ? " feature" : ""), href: "#deck=" + encodeURIComponent(d.id) },
       el("span", { class: "t", text: d.title }), el("span", { class: "n", text: sub })));
