@@ -105,6 +105,7 @@ function initTheme() {
 // ---------- routing ----------
 const views = ["home", "deck", "similar", "trash", "stats", "settings"];
 function route() {
+  if (!$("#celebrate").hidden) closeCelebration();  // another view: the dialog does not stay over it
   let h = "";
   try { h = decodeURIComponent(location.hash.replace(/^#/, "")); } catch (_) { h = ""; }
   let view = "home", arg = null;
@@ -415,9 +416,14 @@ function celebrate(s) {
     };
     requestAnimationFrame(step);
   }
+  // Modal as it says (aria-modal): the page behind is inert while it is open, so Tab stays in it.
+  for (const e of document.body.children) if (e.id !== "celebrate") e.inert = true;
   $("#celebrate-more").focus();
 }
-function closeCelebration() { $("#celebrate").hidden = true; }
+function closeCelebration() {
+  $("#celebrate").hidden = true;
+  if ($("#viewer").hidden) for (const e of document.body.children) e.inert = false;
+}
 
 // ---------- Full screen viewer ----------
 const viewer = { scale: 1, x: 0, y: 0, pointers: new Map(), pinch: null, pan: null, opener: null };
