@@ -176,6 +176,8 @@ def main():
         page.wait_for_timeout(150)
         tf = page.evaluate("() => document.querySelector('#viewer-stage img, #viewer-stage video').style.transform")
         check("scale(1)" not in tf and "scale(" in tf, f"wheel zooms ({tf})")
+        # Zoomed in, it shows the original's pixels, not the 2048-px rendition.
+        page.wait_for_function("() => (document.querySelector('#viewer-stage img') || {}).src?.endsWith('/original')", timeout=5000)
         shot(page, "fullscreen-light")
         a11y(page, "full screen")
         # Tab stays in the viewer (a modal dialog): the page behind is out of reach.

@@ -435,6 +435,14 @@ function openViewer(card) {
   const media = c.kind === "video"
     ? el("video", { src: c.original, controls: true, autoplay: true, playsinline: true, "aria-label": `Video ${c.name}` })
     : el("img", { src: c.display, alt: `Photo ${c.name}`, draggable: "false" });
+  // Zooming in to judge sharpness wants every pixel: a JPEG, PNG or WebP the browser draws
+  // itself is swapped for the original once it has loaded (the rendition is 2048 px at most).
+  if (c.kind !== "video" && ["jpeg", "png", "webp"].includes(c.format) && c.status === "ok") {
+    const full = new Image();
+    full.decoding = "async";
+    full.onload = () => { if (media.isConnected) media.src = full.src; };
+    full.src = c.original;
+  }
   stage.replaceChildren(media);
   $("#viewer-caption").textContent = `${c.name} · ${niceDate(c)} · ${humanBytes(c.bytes)}`;
   viewer.scale = 1; viewer.x = 0; viewer.y = 0; applyZoom();
