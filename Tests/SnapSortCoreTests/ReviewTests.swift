@@ -199,6 +199,21 @@ struct ReviewTests {
         #expect(try DeckSession.load(id: s.id, library: lib.library)?.isFinished == false)
     }
 
+    @Test("a card decided again in its session (a second tab, a changed mind) counts once, its bytes by its last verdict")
+    func decidedAgainCountsOnce() throws {
+        let lib = try TestLibrary()
+        let (clock, _) = Clock.manual(ReviewFixture.date("2026-03-01 12:00:00"))
+        let a = try ReviewFixture.insert(lib.library, path: lib.root + "/a.jpg", taken: ReviewFixture.date("2021-05-01 10:00:00"))
+        _ = try ReviewFixture.insert(lib.library, path: lib.root + "/b.jpg", taken: ReviewFixture.date("2021-05-02 10:00:00"))
+        let deck = try Decks.build(.month(year: 2021, month: 5), library: lib.library, clock: clock)
+        let s = try DeckSession.start(deck, library: lib.library, clock: clock, goal: 25)
+        try Review.decide(.trash, fileID: a, library: lib.library, clock: clock, session: s.id)
+        let second = try Review.decide(.keep, fileID: a, library: lib.library, clock: clock, session: s.id)
+        #expect(second.session?.decisions == 1 && second.session?.bytes == 0, "\(String(describing: second.session))")
+        let third = try Review.decide(.trash, fileID: a, library: lib.library, clock: clock, session: s.id)
+        #expect(third.session?.decisions == 1 && third.session?.bytes == 1000)
+    }
+
     @Test("a file that is not in the library is refused")
     func notInLibrary() throws {
         let lib = try TestLibrary()

@@ -97,10 +97,18 @@ public enum Review {
                 if s.current == fileID {
                     s.position += 1
                 }
+                // A card this session decided already (a second tab, a changed mind) is counted
+                // once; its bytes follow its latest verdict (a trash changed to keep frees none).
+                let again = before?.sessionID == s.id && before?.decision != .skip
                 if decision == .skip {
                     s.itemIDs.append(fileID)
+                    if again {
+                        s.decisions -= 1
+                        if before?.decision == .trash { s.bytes -= item.bytes }
+                    }
                 } else {
-                    s.decisions += 1
+                    if !again { s.decisions += 1 }
+                    if again && before?.decision == .trash { s.bytes -= item.bytes }
                     if decision == .trash { s.bytes += item.bytes }
                 }
                 s.updatedAt = ts
