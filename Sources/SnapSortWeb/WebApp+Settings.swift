@@ -50,7 +50,9 @@ extension WebApp {
             }
         }
         let (parsed, after) = Configuration.parse(text, home: home)
-        if let p = after.first(where: { !before.contains($0) }) {
+        // A bad value is refused; a note on the file as a whole (line 0: a reminder time in the
+        // quiet hours) is no error.
+        if let p = after.first(where: { !before.contains($0) && $0.line > 0 }) {
             throw WebError.bad(p.setting.map { "'\($0.key)': \($0.expected)" } ?? p.description)
         }
         try FileSystem.makeDirectories((path as NSString).deletingLastPathComponent, mode: 0o700)

@@ -44,6 +44,19 @@ import Testing
         #expect(problems[1].message == "root: no value, ignored")
     }
 
+    /// A reminder time inside the quiet hours waits for their end: the configuration says so
+    /// (it moved silently to 08:00).
+    @Test func aReminderTimeInTheQuietHoursIsSaid() {
+        let (_, problems) = Configuration.parse("reminder = daily\nreminder_time = 23:00\n", home: "/home/u")
+        #expect(
+            problems.map(\.description) == [
+                "snapsort.conf: reminder_time 23:00 falls in the quiet hours (22:00-08:00): reminders come at 08:00, when they end"
+            ])
+        #expect(Configuration.parse("reminder = daily\nreminder_time = 21:00\n", home: "/home/u").1.isEmpty)
+        #expect(Configuration.parse("reminder = off\nreminder_time = 23:00\n", home: "/home/u").1.isEmpty)
+        #expect(Configuration.parse("reminder_time = 23:00\nquiet_hours = off\n", home: "/home/u").1.isEmpty)
+    }
+
     @Test func rootsPrecedence() {
         var c = Configuration()
         let env = Environment(variables: ["HOME": "/home/u", "XDG_CONFIG_HOME": "/nonexistent"])

@@ -33,7 +33,8 @@ public struct Configuration: Sendable, Equatable {
         /// For a value out of its range: the setting and what it expects, without the file's
         /// line or the fallback (the settings page refuses the value; nothing falls back).
         public var setting: (key: String, expected: String)?
-        public var description: String { "snapsort.conf line \(line): \(message)" }
+        /// Line 0: the file as a whole (settings that disagree with each other).
+        public var description: String { line > 0 ? "snapsort.conf line \(line): \(message)" : "snapsort.conf: \(message)" }
 
         public init(line: Int, message: String, setting: (key: String, expected: String)? = nil) {
             self.line = line
@@ -162,6 +163,15 @@ public struct Configuration: Sendable, Equatable {
             default:
                 problems.append(Problem(line: n + 1, message: "unknown key '\(key)', ignored"))
             }
+        }
+        // A reminder time inside the quiet hours waits for their end: said, not done silently.
+        if c.reminder != "off", let t = parseTime(c.reminderTime), let q = c.quietHours.flatMap(QuietHours.init), q.contains(minute: t) {
+            let end = String(format: "%02d:%02d", q.end / 60, q.end % 60)
+            problems.append(
+                Problem(
+                    line: 0,
+                    message:
+                        "reminder_time \(c.reminderTime) falls in the quiet hours (\(c.quietHours ?? "")): reminders come at \(end), when they end"))
         }
         return (c, problems)
     }
