@@ -140,10 +140,11 @@ int ss_bus_wait(ss_bus *b, uint64_t timeout_usec, char *err, size_t errlen) {
 
 int ss_notifications_listen(ss_bus *b, char *err, size_t errlen) {
     if (b->match_action) return 0;
-    /* No sender in the match: a well-known sender name is not what signals carry (they carry
-       the server's unique name); path and interface are specific enough. */
-    int r = sd_bus_match_signal(b->bus, &b->match_action, NULL, NOTIFY_PATH, NOTIFY_IFACE, "ActionInvoked", on_action, b);
-    if (r >= 0) r = sd_bus_match_signal(b->bus, &b->match_closed, NULL, NOTIFY_PATH, NOTIFY_IFACE, "NotificationClosed", on_closed, b);
+    /* Only the notification server's signals: any client of the session bus can emit an
+       ActionInvoked with our notification's id ("Start a session" from a stranger). The bus
+       daemon matches a well-known sender name against its current owner. */
+    int r = sd_bus_match_signal(b->bus, &b->match_action, NOTIFY_DEST, NOTIFY_PATH, NOTIFY_IFACE, "ActionInvoked", on_action, b);
+    if (r >= 0) r = sd_bus_match_signal(b->bus, &b->match_closed, NOTIFY_DEST, NOTIFY_PATH, NOTIFY_IFACE, "NotificationClosed", on_closed, b);
     if (r < 0) {
         put_err(err, errlen, "cannot subscribe to notification signals", r, NULL);
         b->match_action = sd_bus_slot_unref(b->match_action);

@@ -53,6 +53,21 @@ struct ReminderBusTests {
         let deadline = Date().addingTimeInterval(10)
         while got.count < 2 && Date() < deadline { got += try c.waitForSignals(timeout: .seconds(1)) }
         #expect(got == [.actionInvoked(id: id, action: "start"), .closed(id: id, reason: 2)])
+        // The same signal from another client of the bus (not the notification server) is not ours.
+        let forged = Process()
+        forged.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-send")
+        forged.arguments = [
+            "--bus=" + bus.address, "--type=signal", "/org/freedesktop/Notifications", "org.freedesktop.Notifications.ActionInvoked",
+            "uint32:\(id)", "string:start",
+        ]
+        try forged.run()
+        forged.waitUntilExit()
+        #expect(forged.terminationStatus == 0)
+        try bus.command("close \(id) 1")
+        var after: [NotificationSignal] = []
+        let end = Date().addingTimeInterval(10)
+        while !after.contains(.closed(id: id, reason: 1)) && Date() < end { after += try c.waitForSignals(timeout: .seconds(1)) }
+        #expect(after == [.closed(id: id, reason: 1)], "\(after)")
     }
 
     /// A service on the real bus, with an opener that records.
