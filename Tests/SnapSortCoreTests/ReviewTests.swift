@@ -177,15 +177,22 @@ struct ReviewTests {
         #expect(try Decks.awaitingReview(library: lib.library, clock: clock) == 1)
     }
 
-    @Test("reaching the session goal keeps the session as a chapter; undo takes the chapter back")
-    func chapterOnGoal() throws {
+    /// A library of `count` items taken on 1, 2, 3… May 2021 and a session of that month's deck.
+    static func monthSession(_ count: Int, goal: Int) throws -> (TestLibrary, Clock, [Int64], Deck, DeckSession) {
         let lib = try TestLibrary()
         let (clock, _) = Clock.manual(ReviewFixture.date("2026-03-01 12:00:00"))
-        let a = try ReviewFixture.insert(lib.library, path: lib.root + "/a.jpg", taken: ReviewFixture.date("2021-05-01 10:00:00"))
-        let b = try ReviewFixture.insert(lib.library, path: lib.root + "/b.jpg", taken: ReviewFixture.date("2021-05-02 10:00:00"))
-        _ = try ReviewFixture.insert(lib.library, path: lib.root + "/c.jpg", taken: ReviewFixture.date("2021-05-03 10:00:00"))
+        let ids = try (0..<count).map { i in
+            try ReviewFixture.insert(
+                lib.library, path: lib.root + "/\(["a", "b", "c"][i]).jpg", taken: ReviewFixture.date("2021-05-0\(i + 1) 10:00:00"))
+        }
         let deck = try Decks.build(.month(year: 2021, month: 5), library: lib.library, clock: clock)
-        let s = try DeckSession.start(deck, library: lib.library, clock: clock, goal: 2)
+        return (lib, clock, ids, deck, try DeckSession.start(deck, library: lib.library, clock: clock, goal: goal))
+    }
+
+    @Test("reaching the session goal keeps the session as a chapter; undo takes the chapter back")
+    func chapterOnGoal() throws {
+        let (lib, clock, ids, deck, s) = try Self.monthSession(3, goal: 2)
+        let (a, b) = (ids[0], ids[1])
         try Review.decide(.keep, fileID: a, library: lib.library, clock: clock, session: s.id)
         let o = try Review.decide(.trash, fileID: b, library: lib.library, clock: clock, session: s.id)
         #expect(o.chapter != nil && o.session?.isFinished == true)
@@ -201,12 +208,8 @@ struct ReviewTests {
 
     @Test("a card decided again in its session (a second tab, a changed mind) counts once, its bytes by its last verdict")
     func decidedAgainCountsOnce() throws {
-        let lib = try TestLibrary()
-        let (clock, _) = Clock.manual(ReviewFixture.date("2026-03-01 12:00:00"))
-        let a = try ReviewFixture.insert(lib.library, path: lib.root + "/a.jpg", taken: ReviewFixture.date("2021-05-01 10:00:00"))
-        _ = try ReviewFixture.insert(lib.library, path: lib.root + "/b.jpg", taken: ReviewFixture.date("2021-05-02 10:00:00"))
-        let deck = try Decks.build(.month(year: 2021, month: 5), library: lib.library, clock: clock)
-        let s = try DeckSession.start(deck, library: lib.library, clock: clock, goal: 25)
+        let (lib, clock, ids, _, s) = try Self.monthSession(2, goal: 25)
+        let a = ids[0]
         try Review.decide(.trash, fileID: a, library: lib.library, clock: clock, session: s.id)
         let second = try Review.decide(.keep, fileID: a, library: lib.library, clock: clock, session: s.id)
         #expect(second.session?.decisions == 1 && second.session?.bytes == 0, "\(String(describing: second.session))")

@@ -87,15 +87,10 @@ extension DeckSession {
     /// afresh: the id `decks` lists) resumes the newest rediscovery, whatever seed drew it — a
     /// reload or a second `review` dealt a new deck each time and lost the place.
     public static func open(deckID: String, library: Library) throws -> DeckSession? {
-        let newest: DeckSession?
-        if deckID == DeckID.rediscovery(seed: 0).description {
-            newest = try library.db.row(
-                "SELECT \(columns) FROM deck_sessions WHERE deck_id LIKE 'rediscover:%' ORDER BY id DESC LIMIT 1"
-            ).map(DeckSession.init)
-        } else {
-            newest = try library.db.row("SELECT \(columns) FROM deck_sessions WHERE deck_id=? ORDER BY id DESC LIMIT 1", deckID).map(DeckSession.init)
-        }
-        return newest.flatMap { $0.current != nil ? $0 : nil }
+        let (match, value) =
+            deckID == DeckID.rediscovery(seed: 0).description ? ("substr(deck_id, 1, 11) = ?", "rediscover:") : ("deck_id = ?", deckID)
+        let newest = try library.db.row("SELECT \(columns) FROM deck_sessions WHERE \(match) ORDER BY id DESC LIMIT 1", value)
+        return newest.map(DeckSession.init).flatMap { $0.current != nil ? $0 : nil }
     }
 
     /// Moves the session past `fileID` when it is the current item, without a decision (the

@@ -138,7 +138,7 @@ public enum Decks {
                 """
                 SELECT count(*) FROM files f LEFT JOIN decisions d ON d.file_id=f.id
                 WHERE f.status != 'gone' AND f.kind IN ('photo','video') AND f.id NOT IN (SELECT sidecar_id FROM sidecars)
-                  AND (d.decision IS NULL OR d.decision='skip' OR (d.decision='later' AND d.later_until <= ?))
+                  AND \(DecisionRecord.waitingSQL)
                 """, now) ?? 0)
     }
 
@@ -149,7 +149,7 @@ public enum Decks {
     /// own totals counted kept items and overlapping groups (more than the whole library).
     public static func waitingClutter(library: Library, clock: Clock) throws -> (similarShots: Int, screenshots: Int, bytes: Int64) {
         let now = clock.now().timeIntervalSince1970
-        let waiting = "(d.decision IS NULL OR d.decision='skip' OR (d.decision='later' AND d.later_until <= ?))"
+        let waiting = DecisionRecord.waitingSQL
         let counts = try library.db.row(
             """
             SELECT count(DISTINCT CASE WHEN m.group_id='similar' THEN f.id END), count(DISTINCT CASE WHEN m.group_id='screenshot' THEN f.id END)
@@ -187,12 +187,7 @@ public enum Decks {
         /// Whether the card waits for a verdict.
         func waiting(_ now: Date, includeKept: Bool = false) -> Bool {
             guard let d = decision else { return true }
-            switch d.decision {
-            case .skip: return true
-            case .later: return d.isDue(at: now)
-            case .keep: return includeKept
-            case .trash: return false
-            }
+            return d.waits(at: now) || (includeKept && d.decision == .keep)
         }
     }
 

@@ -67,6 +67,15 @@ public struct DecisionRecord: Sendable, Equatable, Codable {
         decision == .later && (laterUntil ?? 0) <= now.timeIntervalSince1970
     }
 
+    /// Whether the item still waits for a verdict: skipped, or deferred and due again (an item
+    /// without a decision waits too). `waitingSQL` is the same test in SQL.
+    public func waits(at now: Date) -> Bool {
+        decision == .skip || isDue(at: now)
+    }
+
+    /// `waits` over a `decisions` row `d` left-joined to its file (one `?`: now, in seconds).
+    static let waitingSQL = "(d.decision IS NULL OR d.decision='skip' OR (d.decision='later' AND d.later_until <= ?))"
+
     /// Whether the deck should suggest keeping it (deferred `Review.suggestKeepAfter` times).
     public var suggestsKeep: Bool { laterCount >= Review.suggestKeepAfter }
 

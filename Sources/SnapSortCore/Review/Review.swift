@@ -98,17 +98,16 @@ public enum Review {
                     s.position += 1
                 }
                 // A card this session decided already (a second tab, a changed mind) is counted
-                // once; its bytes follow its latest verdict (a trash changed to keep frees none).
-                let again = before?.sessionID == s.id && before?.decision != .skip
+                // once: what the session counted for it goes, then its latest verdict counts (a
+                // trash changed to keep frees nothing).
+                if let b = before, b.sessionID == s.id, b.decision != .skip {
+                    s.decisions -= 1
+                    if b.decision == .trash { s.bytes -= item.bytes }
+                }
                 if decision == .skip {
                     s.itemIDs.append(fileID)
-                    if again {
-                        s.decisions -= 1
-                        if before?.decision == .trash { s.bytes -= item.bytes }
-                    }
                 } else {
-                    if !again { s.decisions += 1 }
-                    if again && before?.decision == .trash { s.bytes -= item.bytes }
+                    s.decisions += 1
                     if decision == .trash { s.bytes += item.bytes }
                 }
                 s.updatedAt = ts

@@ -82,9 +82,7 @@ enum ReviewCommand: Command {
             }
             // Decided in another window (the page, 'snapsort decide') since this deck was dealt:
             // passed over, never shown as undecided for a key to overwrite.
-            if let d = try Review.decision(for: item.id, library: library), d.sessionID != session.id,
-                d.decision == .trash || d.decision == .keep || (d.decision == .later && !d.isDue(at: clock.now()))
-            {
+            if let d = try Review.decision(for: item.id, library: library), d.sessionID != session.id, !d.waits(at: clock.now()) {
                 note = ReviewNote(name: item.name, " was decided elsewhere (\(d.decision.rawValue)): passed over")
                 session = try passOver(current, session, library: library, clock: clock)
                 continue
