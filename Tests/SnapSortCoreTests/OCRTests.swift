@@ -132,6 +132,31 @@ import Testing
         #expect(s.half < 12 && s.full >= 12 && s.words == s.full, "\(s)")
     }
 
+    /// A page photographed close in a 12 MP frame (print large for its pixels) reads its dozen
+    /// words at the quarter-size look (~500 px), and that reading is the one kept: the half-size
+    /// look, which reads more of it, is never made.
+    @Test func printLargeForItsPixelsReadsAtTheQuarterSize() throws {
+        let dir = TempDir()
+        let page = try Self.page()
+        let k = 6
+        var frame = Bitmap(width: 4000, height: 3000, channels: 3, fill: 250)
+        let x0 = (frame.width - page.width * k) / 2, y0 = (frame.height - page.height * k) / 2
+        for y in 0..<(page.height * k) {
+            for x in 0..<(page.width * k) {
+                for c in 0..<3 { frame.pixels[((y0 + y) * frame.width + x0 + x) * 3 + c] = page.pixels[((y / k) * page.width + x / k) * 3 + c] }
+            }
+        }
+        let path = dir.path + "/IMG_0001.jpg"
+        try FileSystem.writeAtomically(path, Fixtures.jpeg(frame, quality: 90))
+        let file = InspectedFile(GroupsRulesTests.item(path, width: frame.width, height: frame.height), enoughWords: 12)
+        let quarter = try #require(file.quarter), half = try #require(file.half)
+        #expect(quarter.width == half.width / 2 && min(quarter.width, quarter.height) >= FileInspector.minimumQuarterSide)
+        let atQuarter = try OCR.recognize(quarter), atHalf = try OCR.recognize(half)
+        #expect(atQuarter.words >= 12 && atQuarter.text != atHalf.text, "\(atQuarter.words) at a quarter, \(atHalf.words) at half")
+        let (words, text) = FileInspector.live.recognizeText(file)
+        #expect(words == atQuarter.words && text == atQuarter.text)
+    }
+
     /// A receipt photographed sideways in a file that does not say so (no EXIF orientation; the
     /// demo library's receipt) reads as a few garbled words; a quarter turn reads it.
     @Test func aSidewaysReceiptWithoutOrientationReads() throws {

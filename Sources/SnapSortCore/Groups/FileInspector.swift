@@ -16,27 +16,35 @@ public struct FileInspector: Sendable {
     /// a reduced size where text and QR modules still resolve (long side ≥ `inspectLongSide`: a
     /// 12 MP JPEG decodes at 1/2 through DCT scaling; a code spanning 6 % of the short side keeps
     /// ≥ 3 px per module).
-    /// Both look at about half that size first (a quarter of the pixels, and of the time: the
-    /// analysis's own decode where it is that size, see `InspectedFile`), where most of what
-    /// people keep already resolves, and at the full size only when that was not enough:
+    /// Both look at the smallest size first and go up only when that was not enough: about a
+    /// quarter of that size (~450 px, where the picture is large enough to leave 360 px on its
+    /// short side), then about half (a quarter of the pixels, and of the time: the analysis's own
+    /// decode where it is that size, see `InspectedFile`), then the full size:
     /// - QR: the codes of tickets, receipts, screens and posters span a fifth of the frame and
-    ///   more; a small code that needs every pixel is read at the full size next.
-    /// - OCR: a page whose text is large or dense reads its dozen confident words (a document)
-    ///   at ~900 px; small print and sparse pages are read again at the full size, which is what
-    ///   decides for them (and for every candidate that is no document). The text kept is the
-    ///   reading that decided.
+    ///   more, 3 px a module and more at the first look; a small code that needs every pixel is
+    ///   read at the larger sizes next.
+    /// - OCR: Tesseract's time grows with the pixels its layout analysis walks and the line
+    ///   images it recognizes (a phone's receipt: ~80 ms at ~500 px, ~170 ms at ~1000 px). A page
+    ///   whose text is large (a receipt or a note photographed close) reads its dozen confident
+    ///   words (a document) at the first look; a letter's print at ~900 px; small print and
+    ///   sparse pages are read again at the full size, which is what decides for them (and for
+    ///   every candidate that is no document). The text kept is the reading that decided.
     /// - A page that reads neither way may lie sideways in a file that does not say so (no EXIF
     ///   orientation: a messenger's copy, a scan saved on its side): it is read a quarter turn
     ///   each way at the first look's size, and the best reading is kept. Only candidates that
     ///   did not read pay for it (two more passes at the small size).
     public static let live = FileInspector(
         decodeQR: { file in
-            if let half = file.half, let payload = (try? QR.decode(half)) ?? nil { return payload }
+            for look in [file.quarter, file.half] {
+                if let look, let payload = (try? QR.decode(look)) ?? nil { return payload }
+            }
             guard let b = file.bitmap else { return nil }
             return (try? QR.decode(b)) ?? nil
         },
         recognizeText: { file in
-            if let half = file.half, let r = try? OCR.recognize(half), r.words >= file.enoughWords { return (r.words, r.text) }
+            for look in [file.quarter, file.half] {
+                if let look, let r = try? OCR.recognize(look), r.words >= file.enoughWords { return (r.words, r.text) }
+            }
             guard let b = file.bitmap else { return (0, "") }
             var best = try? OCR.recognize(b)
             if let r = best, r.words >= file.enoughWords { return (r.words, r.text) }
@@ -51,6 +59,10 @@ public struct FileInspector: Sendable {
 
     /// Below this short side (of the inspection size) the half-size look is skipped.
     static let minimumHalvedSide = 400
+
+    /// The short side the quarter-size look needs at least (of that look): text lines and QR
+    /// modules of what is photographed close still resolve there.
+    static let minimumQuarterSide = 360
 
     static let inspectLongSide = 1800
 
@@ -159,6 +171,18 @@ final class InspectedFile {
         }
         halved = .some(h)
         return h
+    }
+
+    private var quartered: Bitmap??
+
+    /// The smallest look: `half` halved, when that leaves at least
+    /// `FileInspector.minimumQuarterSide` on its short side; else nil.
+    var quarter: Bitmap? {
+        if let quartered { return quartered }
+        var q: Bitmap?
+        if let h = half, min(h.width, h.height) >= 2 * FileInspector.minimumQuarterSide { q = h.halved() }
+        quartered = .some(q)
+        return q
     }
 }
 
