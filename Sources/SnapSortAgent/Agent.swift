@@ -515,6 +515,14 @@ public final class Agent: @unchecked Sendable {
         }
         let path = dir == "/" ? "/" + e.name : dir + "/" + e.name
         let isDir = e.isDirectory
+        if !isDir, XMPSidecar.isSidecarName(e.name),
+            e.has(Inotify.closeWrite) || e.has(Inotify.movedTo) || e.has(Inotify.movedFrom) || e.has(Inotify.delete) || e.has(Inotify.attrib)
+        {
+            // An XMP sidecar written, renamed or removed (a rating given in darktable or digiKam):
+            // its photos are looked at again, and analyzed again if their sidecar changed.
+            for photo in sidecarOwners(dir: dir, sidecar: e.name) { tracker.written(photo, at: t) }
+            return
+        }
         let excluded = isDir ? watcher.rules.skipsFolder(name: e.name, path: path) : !watcher.rules.isCandidateFile(name: e.name)
         if e.has(Inotify.movedFrom) {
             if isDir { folderMoves[e.cookie] = path }
@@ -535,6 +543,22 @@ public final class Agent: @unchecked Sendable {
             if isDir && !excluded { tracker.folderCreated(path) }
         } else if e.has(Inotify.delete) {
             if !excluded || isDir { tracker.deleted(path, isDirectory: isDir) }
+        }
+    }
+
+    /// The candidate files of `dir` whose sidecar `sidecar` may be (`XMPSidecar.names`):
+    /// `IMG_1.jpg` for `IMG_1.jpg.xmp` without listing the folder, and for `IMG_1.xmp` every
+    /// `IMG_1.*` the folder holds.
+    private func sidecarOwners(dir: String, sidecar: String) -> [String] {
+        let base = String(sidecar.dropLast(4))
+        func full(_ name: String) -> String { dir == "/" ? "/" + name : dir + "/" + name }
+        if watcher.rules.isCandidateFile(name: base) { return [full(base)] }
+        guard let entries = try? FileSystem.listDirectory(dir) else { return [] }
+        return entries.compactMap { e in
+            guard e.name != sidecar, watcher.rules.isCandidateFile(name: e.name),
+                XMPSidecar.names(for: e.name).contains(sidecar)
+            else { return nil }
+            return full(e.name)
         }
     }
 

@@ -45,6 +45,33 @@ import Testing
         #expect(try h.live(lib)["\(h.root)/a.jpg"]?.id == id)
     }
 
+    /// A rating given in darktable (it writes `NAME.jpg.xmp`) or Lightroom (`NAME.xmp`) while
+    /// the agent runs reaches the photo's row; removing the sidecar takes it back.
+    @Test func aSidecarsRatingReachesItsPhoto() throws {
+        let h = try AgentHarness()
+        h.dir.write("Pictures/a.jpg", photo(6))
+        h.dir.write("Pictures/b.jpg", photo(7))
+        h.start()
+        defer { h.stop() }
+        let lib = try h.reader()
+        func rating(_ name: String) throws -> Int64? { try lib.db.scalar("SELECT rating FROM files WHERE path = ?", "\(h.root)/\(name)") }
+        #expect(try waitUntil { try h.live(lib)["\(h.root)/b.jpg"]?.status == "ok" && h.live(lib)["\(h.root)/a.jpg"]?.status == "ok" })
+        #expect(h.waitIdle())
+        func xmp(_ stars: Int) -> [UInt8] {
+            Array(
+                """
+                <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+                <rdf:Description rdf:about="" xmlns:xmp="http://ns.adobe.com/xap/1.0/" xmp:Rating="\(stars)"/></rdf:RDF></x:xmpmeta>
+                """.utf8)
+        }
+        h.dir.write("Pictures/a.jpg.xmp", xmp(5))
+        h.dir.write("Pictures/b.xmp", xmp(3))
+        #expect(try waitUntil { try rating("a.jpg") == 5 && rating("b.jpg") == 3 })
+        #expect(unlink("\(h.root)/a.jpg.xmp") == 0)
+        #expect(try waitUntil { try rating("a.jpg") == nil })
+        #expect(try rating("b.jpg") == 3)
+    }
+
     /// A photo copied in under a name that is not UTF-8, then renamed, is analyzed under its
     /// own bytes and keeps its row through the rename (inotify's names are decoded as the
     /// listing's are).

@@ -25,6 +25,12 @@ public struct AnalysisResult: Sendable {
     public var width: Int?
     public var height: Int?
     public var exif: ExifFields?
+    /// The user's rating (−1 rejected, 0…5 stars): an XMP sidecar's, else the file's own XMP
+    /// segment's, else EXIF's (0x4746); nil when none says.
+    public var rating: Int?
+    /// The XMP sidecar's modification time (ns) when the file has one: a rescan analyzes the
+    /// file again when its sidecar changed, came or went.
+    public var sidecarModified: Int64?
     public var exifOffset: String?
     public var capture: CaptureTime?
     public var durationSeconds: Double?
@@ -76,8 +82,14 @@ public struct Analyzer: Sendable {
 
     public init() {}
 
-    /// Analyzes the file at `path`, whose `lstat` is `status`.
+    /// Analyzes the file at `path`, whose `lstat` is `status`, and reads its XMP sidecar.
     public func analyze(path: String, status st: FileStatus) -> AnalysisResult {
+        var r = analyzeContent(path: path, status: st)
+        Analyzer.applySidecar(&r, path: path)
+        return r
+    }
+
+    private func analyzeContent(path: String, status st: FileStatus) -> AnalysisResult {
         let name = String(path.split(separator: "/").last ?? "")
         let hint = MediaFormat.fromName(name)
         var r = AnalysisResult(kind: hint?.kind ?? .other, format: hint ?? .unknown, status: .pending)
@@ -172,6 +184,16 @@ public struct Analyzer: Sendable {
         }
         if ctx.result.status == .pending { ctx.result.status = .ok }
         return ctx.result
+    }
+
+    /// The rating an XMP sidecar gives overrides the file's own (the editor's current word);
+    /// the file's XMP segment, then EXIF, otherwise.
+    static func applySidecar(_ r: inout AnalysisResult, path: String) {
+        if let sidecar = XMPSidecar.find(for: path) {
+            r.sidecarModified = sidecar.modified
+            if let v = sidecar.rating() { r.rating = v }
+        }
+        if r.rating == nil { r.rating = r.exif?.rating }
     }
 
     /// Formats whose names make the analyzer read only the head (TIFF structures, read by IFD).

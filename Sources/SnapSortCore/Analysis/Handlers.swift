@@ -24,6 +24,7 @@ enum JPEGHandler {
 
     /// Analyzes `jpeg` (the file itself, or a RAW file's embedded preview).
     static func analyze(_ ctx: inout AnalysisContext, jpeg bytes: [UInt8], readExif: Bool) {
+        if readExif, let packet = XMP.jpegPacket(bytes), let v = XMP.rating(packet) { ctx.result.rating = v }
         if readExif, let app1 = exifSegment(bytes) {
             if let exif = Exif.parse(app1) {
                 ctx.apply(exif: exif)

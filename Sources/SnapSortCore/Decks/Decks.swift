@@ -308,7 +308,7 @@ public enum Decks {
                 return item.kind == "photo" && ["jpeg", "heic", "heif"].contains(item.format ?? "")
                     && livePairs.contains(FilterContext.stem(item.path))
             case .favourites:
-                return c.decision?.decision == .keep || (item.rating ?? 0) >= 4
+                return c.decision?.decision == .keep || (item.rating ?? 0) >= GroupRules.favouriteRating
             case .edited:
                 if name.contains("edited") || name.contains("bearbeitet") || name.contains("-edit.") { return true }
                 guard let s = item.software?.lowercased() else { return false }

@@ -211,7 +211,7 @@ extension FileInspector {
         let item = GroupItem(
             id: 0, path: path, kind: r.kind.rawValue, format: r.format.rawValue, status: r.status, bytes: 0,
             width: r.width, height: r.height, taken: nil, takenSource: nil, make: r.exif?.make, model: r.exif?.model,
-            software: r.exif?.software, rating: r.exif?.rating, orientation: r.exif?.orientation, duration: nil, metrics: m,
+            software: r.exif?.software, rating: r.rating, orientation: r.exif?.orientation, duration: nil, metrics: m,
             phash: nil, dhash: nil, contentHash: nil, analyzedAt: nil, mtime: 0)
         var f = Findings()
         run(item, m, rules: rules, &f, preview: r.preview)

@@ -508,6 +508,9 @@ public struct GroupRules: Sendable {
 
     /// Edited versions: `-edited`, `_edit`, `-bearbeitet` names, or a darktable (`.xmp`) or
     /// RawTherapee (`.pp3`) sidecar next to the file.
+    /// The rating from which a photo is a favourite (the Favourites deck, the keeper).
+    public static let favouriteRating = 4
+
     static func looksEdited(_ path: String) -> Bool {
         let n = path.lowercased()
         if n.contains("-edited") || n.contains("_edit") || n.contains("-bearbeitet") { return true }

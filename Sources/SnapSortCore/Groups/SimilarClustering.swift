@@ -446,8 +446,17 @@ struct SimilarClustering {
             let blurry = Set(rules.relativelyBlurry(items.filter { originals.contains($0.id) }).map(\.0))
             let originalsFirst = set.members.filter { $0.duplicateOf == nil }
             let sharpOnes = originalsFirst.filter { !blurry.contains($0.id) }
-            let keeper =
-                chosen ?? (sharpOnes.isEmpty ? originalsFirst : sharpOnes).max { ($0.score, -$0.id) < ($1.score, -$1.id) }!.id
+            var pool = sharpOnes.isEmpty ? originalsFirst : sharpOnes
+            // The user's own word first: the frames rated highest, when that is a favourite
+            // (4 or 5 stars, in darktable, digiKam or the camera), even one the set calls blurry;
+            // a frame rejected there (−1) only when every frame is.
+            func rating(_ m: ComputedSet.Member) -> Int { byID[m.id]?.rating ?? 0 }
+            if let top = originalsFirst.map(rating).max(), top >= GroupRules.favouriteRating {
+                pool = originalsFirst.filter { rating($0) == top }
+            } else if pool.contains(where: { rating($0) >= 0 }) {
+                pool = pool.filter { rating($0) >= 0 }
+            }
+            let keeper = chosen ?? pool.max { ($0.score, -$0.id) < ($1.score, -$1.id) }!.id
             for i in set.members.indices { set.members[i].isKeeper = set.members[i].id == keeper }
             out.append(set)
         }

@@ -13,6 +13,9 @@ struct FolderListing: Sendable {
     var stamps: [String: Library.FolderStamp] = [:]
     /// Folders that could not be listed: their rows are kept.
     var unreadable: [String] = []
+    /// The XMP sidecars (`XMPSidecar.names`) in each folder listed; folders skipped as unchanged
+    /// are not in it (their sidecars are not known, and are not checked).
+    var sidecars: [String: Set<String>] = [:]
     var listed = 0
     var skipped = 0
 }
@@ -101,6 +104,8 @@ enum FolderWalk {
             }
             if let st = dirStatus, st.isDirectory, st.mtimeNanoseconds < trustedBefore { out.stamps[dir] = Library.FolderStamp(st) }
             var denied = false
+            var sidecarNames: Set<String> = []
+            defer { out.sidecars[dir] = sidecarNames }
             for e in entries {
                 let path = dir == "/" ? "/" + e.name : dir + "/" + e.name
                 var kind = e.kind
@@ -118,6 +123,7 @@ enum FolderWalk {
                         children[dir, default: []].append(path)
                     }
                 case .regular:
+                    if XMPSidecar.isSidecarName(e.name) { sidecarNames.insert(e.name) }
                     guard rules.isCandidateFile(name: e.name) else { continue }
                     if st == nil {
                         let r = folder.lstatusOrDenied(e.name)

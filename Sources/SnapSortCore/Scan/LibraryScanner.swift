@@ -190,7 +190,9 @@ public final class LibraryScanner: @unchecked Sendable {
         // A single file.
         if let st = FileSystem.lstatusIfExists(root), st.isRegular {
             let row = try library.liveRow(path: root)
-            classify(path: root, st: st, row: row, jobs: &jobs, newFiles: &newFiles, summary: &summary)
+            let storedSidecar = try library.sidecarTimes(under: root)[root]
+            let sidecarChanged = row != nil && XMPSidecar.find(for: root)?.modified != storedSidecar
+            classify(path: root, st: st, row: row, sidecarChanged: sidecarChanged, jobs: &jobs, newFiles: &newFiles, summary: &summary)
             return
         }
         let rows = try library.liveRows(under: root)
@@ -231,9 +233,11 @@ public final class LibraryScanner: @unchecked Sendable {
         }
         foldersListed += listing.listed
         foldersSkipped += listing.skipped
+        let storedSidecars = try library.sidecarTimes(under: root)
         for (path, st) in listing.files {
             let row = byPath.removeValue(forKey: path)
-            classify(path: path, st: st, row: row, jobs: &jobs, newFiles: &newFiles, summary: &summary)
+            let sidecarChanged = row != nil && Self.sidecarChanged(path, listing: listing, stored: storedSidecars[path])
+            classify(path: path, st: st, row: row, sidecarChanged: sidecarChanged, jobs: &jobs, newFiles: &newFiles, summary: &summary)
         }
         let unreadable = listing.unreadable
         summary.unreadableFolders += unreadable
@@ -263,8 +267,18 @@ public final class LibraryScanner: @unchecked Sendable {
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
+    /// Whether the XMP sidecar of `path` (in a folder the walk listed) changed, came or went
+    /// since the file's analysis recorded `stored`. Files of folders skipped as unchanged are not
+    /// checked (a sidecar made or renamed there would have changed the folder).
+    static func sidecarChanged(_ path: String, listing: FolderListing, stored: Int64?) -> Bool {
+        let dir = parent(path)
+        guard let names = listing.sidecars[dir] else { return false }
+        guard let found = XMPSidecar.names(for: name(path)).first(where: names.contains) else { return stored != nil }
+        return FileSystem.lstatusIfExists(dir == "/" ? "/" + found : dir + "/" + found)?.mtimeNanoseconds != stored
+    }
+
     private func classify(
-        path: String, st: FileStatus, row: StoredIdentity?, jobs: inout [Job],
+        path: String, st: FileStatus, row: StoredIdentity?, sidecarChanged: Bool = false, jobs: inout [Job],
         newFiles: inout [(String, FileStatus)], summary: inout ScanSummary
     ) {
         summary.seen += 1
@@ -277,7 +291,9 @@ public final class LibraryScanner: @unchecked Sendable {
             // Its recorded content hash is read after the walk (`readStoredContent`).
             job.mayBeTouched = row.size == st.size && row.status != .pending && row.analyzerVersion >= Analyzer.version
             jobs.append(job)
-        } else if row.analyzerVersion < Analyzer.version || row.status == .pending {
+        } else if row.analyzerVersion < Analyzer.version || row.status == .pending || sidecarChanged {
+            // An XMP sidecar that changed (a rating given in darktable or digiKam) is read by
+            // analyzing the file again.
             jobs.append(Job(id: row.id, path: path, status: st, kind: .reanalyze))
         } else if row.status == .unreadable, let code = try? library.reasonCode(id: row.id), LibraryScanner.passingReasons.contains(code) {
             jobs.append(Job(id: row.id, path: path, status: st, kind: .retry, failedWith: code))

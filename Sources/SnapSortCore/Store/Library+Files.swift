@@ -64,6 +64,22 @@ extension Library {
         return out
     }
 
+    /// The recorded XMP sidecar times (`files.sidecar_mtime_ns`) of the live rows under a folder
+    /// or at a path, by path: the few rows that have one, through their partial index.
+    public func sidecarTimes(under path: String) throws -> [String: Int64] {
+        let (lo, hi) = Library.prefixBounds(path)
+        var out: [String: Int64] = [:]
+        try db.forEach(
+            """
+            SELECT path, sidecar_mtime_ns FROM files WHERE sidecar_mtime_ns IS NOT NULL AND status != 'gone' AND path >= ? AND path < ?
+            UNION ALL SELECT path, sidecar_mtime_ns FROM files WHERE sidecar_mtime_ns IS NOT NULL AND status != 'gone' AND path = ?
+            """, arguments: [lo, hi, path]
+        ) { r in
+            if let p = r.string(0), let t = r.int(1) { out[p] = t }
+        }
+        return out
+    }
+
     /// The live row at exactly `path`.
     public func liveRow(path: String) throws -> StoredIdentity? {
         try db.row("SELECT \(Library.identityColumns) FROM files WHERE status != 'gone' AND path = ?", path).map(Library.identity)
@@ -128,15 +144,16 @@ extension Library {
             r.reason?.code, r.reason?.text,
             r.capture?.text, r.capture?.timestamp, r.capture?.source.rawValue,
             r.exif?.make, r.exif?.model, r.exif?.lens, r.exif?.software,
-            r.exif?.orientation, r.exif.map { $0.hasGPS ? 1 : 0 }, r.exif?.rating, r.exifOffset,
+            r.exif?.orientation, r.exif.map { $0.hasGPS ? 1 : 0 }, r.rating, r.exifOffset,
             r.durationSeconds, r.metrics?.encoded(), sigDhash, sigPhash,
             r.signature.map { SQLValue.blob($0.thumbnail) } ?? .null,
-            Analyzer.version, ts, r.video?.json.serialized(),
+            Analyzer.version, ts, r.video?.json.serialized(), r.sidecarModified,
         ]
         let cols = """
             path, device, inode, size, mtime_ns, quick_hash, content_hash, kind, format, width, height, status,
             reason_code, reason, taken_at, taken_ts, taken_source, make, model, lens, software, orientation, has_gps,
-            rating, exif_offset, duration_s, metrics, dhash, phash, signature, analyzer_version, analyzed_at, details
+            rating, exif_offset, duration_s, metrics, dhash, phash, signature, analyzer_version, analyzed_at, details,
+            sidecar_mtime_ns
             """
         if let id {
             let sets = cols.split(separator: ",").map { "\($0.trimmingCharacters(in: .whitespacesAndNewlines))=?" }.joined(separator: ", ")

@@ -100,5 +100,14 @@ public enum Schema {
                 CREATE INDEX files_kind_live ON files(kind, id) WHERE status != 'gone';
                 CREATE INDEX files_group_sizes ON files(id, status, size);
                 """),
+        // The XMP sidecar's modification time when the file has one (its rating is the user's):
+        // a rescan analyzes the file again when the sidecar changed, came or went. The few rows
+        // with one are found by the partial index, so the rescan's identity index is unchanged.
+        Migration(
+            version: 55,
+            sql: """
+                ALTER TABLE files ADD COLUMN sidecar_mtime_ns INTEGER;
+                CREATE INDEX files_sidecar ON files(path) WHERE sidecar_mtime_ns IS NOT NULL;
+                """),
     ]
 }
