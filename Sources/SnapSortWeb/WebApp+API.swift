@@ -297,6 +297,8 @@ extension WebApp {
     }
 
     func trashJSON(_ lib: Library) throws -> JSON {
+        // Restores outside SnapSort, and a killed commit's file in flight, settled before listing.
+        _ = try? Trash.noticeRestores(library: lib, clock: options.clock)
         let staged = try Trash.staged(library: lib)
         var items: [JSON] = []
         for s in staged {
@@ -318,7 +320,6 @@ extension WebApp {
                     ),
                 ]))
         }
-        _ = try? Trash.noticeRestores(library: lib, clock: options.clock)
         let inTrash = try Trash.inSystemTrash(library: lib).filter { !$0.isSidecar }
         return .object([
             ("count", .int(staged.count)), ("bytes", .int(staged.reduce(0) { $0 + $1.bytes })), ("items", .array(items)),

@@ -598,6 +598,87 @@ struct TrashTests {
         #expect(try Stats.report(library: s.lib.library, clock: s.clock, timeZone: ReviewFixture.utc).cleared.total == report.bytes)
     }
 
+    /// A commit killed with a photo in flight: the next command that lists or restores settles
+    /// it first. Before, the photo was in no list until the next commit — `restore` said
+    /// "unstaged" and exit 0 while it sat in the Trash, or that commit moved one still in place
+    /// without asking, after the user had restored everything.
+    @Test("a killed commit's photo in flight is settled by the next list or restore", arguments: [false, true])
+    func inFlightIsSettledByListAndRestore(afterRename: Bool) throws {
+        struct Crash: Error {}
+        let s = try TrashSetup(["a.jpg", "b.jpg"])
+        _ = try s.stage("a.jpg")
+        _ = try s.stage("b.jpg")
+        var crashing = s.env
+        if afterRename { crashing.afterRename = { _ in throw Crash() } } else { crashing.afterInfoWritten = { _ in throw Crash() } }
+        #expect(throws: Crash.self) { try s.commit(crashing) }
+        let a = s.lib.root + "/a.jpg", b = s.lib.root + "/b.jpg"
+        #expect(try Trash.staged(library: s.lib.library).map(\.path) == [b])  // a is in flight
+        try Trash.noticeRestores(library: s.lib.library, clock: s.clock)
+        #expect(try s.lib.library.db.scalar("SELECT count(*) FROM trash_ledger WHERE state='planned'") == 0)
+        if afterRename {
+            // In the Trash: listed there, and `restore` brings it back.
+            #expect(try Trash.inSystemTrash(library: s.lib.library).map(\.originalPath) == [a])
+            let back = try Trash.restore(paths: [a], library: s.lib.library, clock: s.clock)
+            #expect(back.map(\.result) == [.restored] && FileSystem.exists(a))
+            #expect(try FileSystem.listDirectory(s.homeTrash + "/info").isEmpty)
+        } else {
+            // Still in place: staged again, with no `.trashinfo` of ours left; `restore --all`
+            // un-stages it, and a commit then moves nothing.
+            #expect(try Trash.staged(library: s.lib.library).map(\.path).sorted() == [a, b])
+            #expect(try FileSystem.listDirectory(s.homeTrash + "/info").isEmpty)
+            _ = try Trash.restoreAll(library: s.lib.library, clock: s.clock)
+            let report = try s.commit()
+            #expect(report.outcomes.isEmpty && FileSystem.exists(a) && FileSystem.exists(b))
+        }
+    }
+
+    /// A file manager restores the one file it is asked for; SnapSort brings its sidecars back
+    /// with it when it notices (emptying the Trash lost them), and a `.trashinfo` a killed
+    /// restore left behind (a photo listed in the Trash that is not there) is removed.
+    @Test("a photo restored by the file manager brings its sidecars back; a stale .trashinfo of ours goes")
+    func outsideRestoreBringsSidecars() throws {
+        let s = try TrashSetup(["IMG_1.jpg", "IMG_2.jpg"])
+        s.lib.dir.write("Pictures/IMG_1.xmp", Array("<xmp/>".utf8))
+        _ = try s.stage("IMG_1.jpg")
+        _ = try s.stage("IMG_2.jpg")
+        #expect(try s.commit().succeeded.count == 3)
+        // trash-restore: the file back, its .trashinfo removed.
+        try FileSystem.rename(s.homeTrash + "/files/IMG_1.jpg", s.lib.root + "/IMG_1.jpg")
+        try FileSystem.remove(s.homeTrash + "/info/IMG_1.jpg.trashinfo")
+        // A restore killed after its move: the file back, the .trashinfo still there.
+        try FileSystem.rename(s.homeTrash + "/files/IMG_2.jpg", s.lib.root + "/IMG_2.jpg")
+        #expect(try Trash.noticeRestores(library: s.lib.library, clock: s.clock) == 2)
+        #expect(FileSystem.exists(s.lib.root + "/IMG_1.xmp"))
+        #expect(try FileSystem.listDirectory(s.homeTrash + "/files").isEmpty)
+        #expect(try FileSystem.listDirectory(s.homeTrash + "/info").isEmpty)
+        #expect(try Trash.inSystemTrash(library: s.lib.library).isEmpty)
+    }
+
+    /// The library's disk fills up after some files went to the Trash: the message says so
+    /// (the general one says "nothing was changed").
+    @Test("a commit stopped by a full library disk says how many files it had moved")
+    func fullDiskMidCommitSaysWhatMoved() throws {
+        let s = try TrashSetup(["a.jpg", "b.jpg", "c.jpg"])
+        for n in ["a.jpg", "b.jpg", "c.jpg"] { _ = try s.stage(n) }
+        var full = s.env
+        let renames = Mutex(0)
+        full.afterRename = { _ in
+            let n = renames.withLock {
+                $0 += 1; return $0
+            }
+            if n == 2 { throw SystemError(.sqlite(13), "database or disk is full", operation: "step") }
+        }
+        do {
+            _ = try s.commit(full)
+            Issue.record("the commit did not stop")
+        } catch let e as LibraryError {
+            #expect(e.message.hasPrefix("the commit stopped after moving 1 file to the Trash: the disk holding the library"), "\(e.message)")
+        }
+        try Trash.noticeRestores(library: s.lib.library, clock: s.clock)
+        #expect(try Trash.inSystemTrash(library: s.lib.library).count == 2)
+        #expect(try Trash.staged(library: s.lib.library).count == 1)
+    }
+
     @Test("a .trashinfo is created whole or not at all, never replacing one, leaving no temp file")
     func infoCreatedWhole() throws {
         let dir = TempDir()

@@ -157,6 +157,17 @@ public final class Library: @unchecked Sendable {
         }
     }
 
+    /// What a busy, read-only or full library is, in a few words (for messages that go on to
+    /// say what was and was not done); nil for any other error.
+    public static func condition(_ path: String, _ e: SystemError) -> String? {
+        switch e.code.sqliteValue.map({ $0 & 0xff }) {
+        case 5, 6: "the library at \(path) is busy (another program holds it)"
+        case 8: "the library at \(path) cannot be written (read-only)"
+        case 13: "the disk holding the library at \(path) is full"
+        default: nil
+        }
+    }
+
     /// The error for a damaged library: what SQLite said and where the backups are.
     public static func damaged(_ path: String, _ detail: String) -> LibraryError {
         LibraryError(

@@ -262,46 +262,57 @@ public enum Trash {
     ) throws -> TrashReport {
         try library.withTrashLock {
             var report = TrashReport()
-            // What an interrupted commit had planned was confirmed then: it goes on now, whatever
-            // this commit's list (staged rows in flight are not listed).
-            var only = only
-            if only != nil {
-                try library.db.forEach("SELECT file_id FROM trash_ledger WHERE state='planned' AND file_id IS NOT NULL") {
-                    only?.insert($0.int(0)!)
-                }
-            }
-            report.resumed = try resume(library: library, clock: clock, env: env, report: &report)
-            for s in try stagedRows(library) where only?.contains(s.id) ?? true {
-                let id = s.id, path = s.path
-                guard let st = FileSystem.lstatusIfExists(path) else {
-                    report.outcomes.append(
-                        try skip(library, fileID: id, path: path, bytes: s.row.size, reason: "missing: the file is no longer there", clock: clock))
-                    continue
-                }
-                guard s.isAsReviewedOrSameBytes(st) else {
-                    report.outcomes.append(
-                        try skip(
-                            library, fileID: id, path: path, bytes: st.size,
-                            reason: "changed since it was reviewed: review it again", clock: clock))
-                    continue
-                }
-                if let other = try otherPath(ofSameFile: st, id: id, library: library) {
-                    let why =
-                        "it is the same file as \(other) (one file reached by two paths: a symbolic link or a bind mount); moving it would take both, so it stays"
-                    report.outcomes.append(try skip(library, fileID: id, path: path, bytes: st.size, reason: why, clock: clock))
-                    continue
-                }
-                let outcome = try trashOne(library: library, clock: clock, env: env, fileID: id, parentID: nil, path: path, status: st)
-                report.outcomes.append(outcome)
-                if case .trashed = outcome.result, let parent = try library.db.scalar("SELECT max(id) FROM trash_ledger WHERE file_id=?", id) {
-                    for side in try Sidecars.all(of: id, path: path, library: library) where try sidecarMayTravel(library, side, photoID: id) {
-                        guard let sst = FileSystem.lstatusIfExists(side), sst.isRegular else { continue }
-                        let sideID = try library.liveRow(path: side)?.id
-                        var o = try trashOne(library: library, clock: clock, env: env, fileID: sideID, parentID: parent, path: side, status: sst)
-                        o.isSidecar = true
-                        report.outcomes.append(o)
+            do {
+                // What an interrupted commit had planned was confirmed then: it goes on now, whatever
+                // this commit's list (staged rows in flight are not listed).
+                var only = only
+                if only != nil {
+                    try library.db.forEach("SELECT file_id FROM trash_ledger WHERE state='planned' AND file_id IS NOT NULL") {
+                        only?.insert($0.int(0)!)
                     }
                 }
+                report.resumed = try resume(library: library, clock: clock, env: env, report: &report)
+                for s in try stagedRows(library) where only?.contains(s.id) ?? true {
+                    let id = s.id, path = s.path
+                    guard let st = FileSystem.lstatusIfExists(path) else {
+                        report.outcomes.append(
+                            try skip(library, fileID: id, path: path, bytes: s.row.size, reason: "missing: the file is no longer there", clock: clock)
+                        )
+                        continue
+                    }
+                    guard s.isAsReviewedOrSameBytes(st) else {
+                        report.outcomes.append(
+                            try skip(
+                                library, fileID: id, path: path, bytes: st.size,
+                                reason: "changed since it was reviewed: review it again", clock: clock))
+                        continue
+                    }
+                    if let other = try otherPath(ofSameFile: st, id: id, library: library) {
+                        let why =
+                            "it is the same file as \(other) (one file reached by two paths: a symbolic link or a bind mount); moving it would take both, so it stays"
+                        report.outcomes.append(try skip(library, fileID: id, path: path, bytes: st.size, reason: why, clock: clock))
+                        continue
+                    }
+                    let outcome = try trashOne(library: library, clock: clock, env: env, fileID: id, parentID: nil, path: path, status: st)
+                    report.outcomes.append(outcome)
+                    if case .trashed = outcome.result, let parent = try library.db.scalar("SELECT max(id) FROM trash_ledger WHERE file_id=?", id) {
+                        for side in try Sidecars.all(of: id, path: path, library: library) where try sidecarMayTravel(library, side, photoID: id) {
+                            guard let sst = FileSystem.lstatusIfExists(side), sst.isRegular else { continue }
+                            let sideID = try library.liveRow(path: side)?.id
+                            var o = try trashOne(library: library, clock: clock, env: env, fileID: sideID, parentID: parent, path: side, status: sst)
+                            o.isSidecar = true
+                            report.outcomes.append(o)
+                        }
+                    }
+                }
+            } catch let e as SystemError where !report.succeeded.isEmpty {
+                // The library's disk filled up (or turned read-only) mid-commit: some files are
+                // in the Trash already, and the message must not say "nothing was changed".
+                let n = report.succeeded.count
+                throw LibraryError(
+                    .io,
+                    "the commit stopped after moving \(n) file\(n == 1 ? "" : "s") to the Trash: \(Library.condition(library.path, e) ?? e.message). "
+                        + "Free some space, then 'snapsort trash list' shows what is where, and a commit goes on")
             }
             report.milestones = try library.db.transaction { try Stats.recordMilestones(library: library, clock: clock, timeZone: env.timeZone) }
             logger.info("trash commit done", ["trash.trashed": "\(report.succeeded.count)", "trash.skipped": "\(report.skipped.count)"])
@@ -484,15 +495,25 @@ public enum Trash {
     /// planned ledger row: the file already in `files/` → recorded as trashed; still at its
     /// place → our `.trashinfo` is removed and the file stays staged for this commit; neither →
     /// recorded as missing. Returns how many rows it settled.
+    ///
+    /// Without `env` (the commands that list and restore, and the agent, settle what a killed
+    /// commit left before they show anything) a sidecar whose photo made it stays planned: the
+    /// next commit sends it after its photo.
     @discardableResult
-    public static func resume(library: Library, clock: Clock, env: TrashEnvironment) throws -> Int {
+    public static func resume(library: Library, clock: Clock, env: TrashEnvironment?) throws -> Int {
         var r = TrashReport()
         return try resume(library: library, clock: clock, env: env, report: &r)
     }
 
-    static func resume(library: Library, clock: Clock, env: TrashEnvironment, report: inout TrashReport) throws -> Int {
+    static func resume(library: Library, clock: Clock, env: TrashEnvironment?, report: inout TrashReport) throws -> Int {
         let planned = try loadPlanned(library)
         for l in planned {
+            if env == nil, let parent = l.parentID,
+                try library.db.row("SELECT state FROM trash_ledger WHERE id=?", parent)?.string(0) == "trashed",
+                FileSystem.lstatusIfExists(l.originalPath).map(l.matches) == true
+            {
+                continue
+            }
             let inTrash = FileSystem.lstatusIfExists(l.trashPath)
             let atHome = FileSystem.lstatusIfExists(l.originalPath)
             if let t = inTrash, l.matches(t) {
@@ -508,7 +529,7 @@ public enum Trash {
                         try library.db.row("SELECT state FROM trash_ledger WHERE id=?", parent)?.string(0) == "trashed"
                     {
                         // A sidecar whose photo made it: send it after its photo now.
-                        if let st = FileSystem.lstatusIfExists(l.originalPath), st.isRegular {
+                        if let env, let st = FileSystem.lstatusIfExists(l.originalPath), st.isRegular {
                             var o = try trashOne(
                                 library: library, clock: clock, env: env, fileID: l.fileID, parentID: l.parentID,
                                 path: l.originalPath, status: st)
@@ -526,6 +547,14 @@ public enum Trash {
             }
         }
         return planned.count
+    }
+
+    /// Removes the `.trashinfo` of a file no longer in the Trash when it is exactly the text we wrote.
+    static func removeOrphanInfo(_ t: TrashedFile) {
+        guard let info = t.info, !FileSystem.exists(t.trashPath),
+            let bytes = try? FileSystem.readFile(t.infoPath, limit: 1 << 16), String(decoding: bytes, as: UTF8.self) == info
+        else { return }
+        try? FileSystem.remove(t.infoPath)
     }
 
     /// Removes a `.trashinfo` only if it is exactly the one we wrote, and any temp file a crash
@@ -712,10 +741,16 @@ public enum Trash {
     /// number of restores noticed.
     @discardableResult
     /// `waitForLock` false: 0 at once while a commit or restore runs (the agent's loop).
+    ///
+    /// First it settles what a killed commit left planned (`resume`): before, a photo in flight
+    /// was in no list — `trash list` did not show it, `restore` passed it over while it sat in
+    /// the Trash — until the next commit, which then moved one still in place without asking.
     public static func noticeRestores(library: Library, clock: Clock, waitForLock: Bool = true) throws -> Int {
         guard waitForLock else { return try library.withTrashLockIfFree { try noticeRestores(library: library, clock: clock) } ?? 0 }
         return try library.withTrashLock {
+            try resume(library: library, clock: clock, env: nil)
             var restored = 0
+            var settled: Set<Int64> = []
             for r in try library.db.rows(
                 """
                 SELECT id, file_id, original_path, trash_dir, trash_name, bytes, trashed_ts, parent_id, info, device, inode, mtime_ns
@@ -723,6 +758,7 @@ public enum Trash {
                 """)
             {
                 let t = trashedFile(r)
+                if settled.contains(t.ledgerID) { continue }  // a sidecar brought back with its photo
                 // Still there, or its Trash not reachable now (a drive not mounted): nothing to notice.
                 if presence(t) != .gone { continue }
                 let dev = UInt64(bitPattern: r.int(9) ?? 0), ino = UInt64(bitPattern: r.int(10) ?? 0), mtime = r.int(11) ?? 0
@@ -739,6 +775,20 @@ public enum Trash {
                     if let f = t.fileID, let item = try library.item(id: f), item.status != .gone { moved.originalPath = item.path }
                     try recordRestored(moved, library: library, clock: clock)
                     restored += 1
+                    // A restore killed between the move and removing the `.trashinfo` left ours
+                    // behind: a file manager would list a photo that is not there.
+                    removeOrphanInfo(t)
+                    // Its sidecars (an .xmp, the RAW of the pair) come back with it: a file manager
+                    // restores the one file it is asked for, and emptying the Trash then lost them.
+                    for sr in try library.db.rows(
+                        """
+                        SELECT id, file_id, original_path, trash_dir, trash_name, bytes, trashed_ts, parent_id, info FROM trash_ledger
+                        WHERE parent_id=? AND state='trashed'
+                        """, t.ledgerID)
+                    {
+                        _ = try restoreOne(trashedFile(sr), trashDir: sr.string(3) ?? "", name: sr.string(4) ?? "", library: library, clock: clock)
+                        settled.insert(trashedFile(sr).ledgerID)
+                    }
                 } else {
                     try library.db.run("UPDATE trash_ledger SET state='purged', reason='no longer in the Trash' WHERE id=?", t.ledgerID)
                 }
