@@ -453,10 +453,13 @@ import Testing
         png.mtime = 5
         original.bytes = 864_000
         #expect(rules.originalOrder(original, png) && !rules.originalOrder(png, original))
-        // The edit wins over the untouched copy; an edit is never the copy of an untouched file.
+        // The edit wins over the untouched copy; an edit is never the copy of an untouched file,
+        // and an edit and the original its name points at are never copies of each other.
         let edited = Self.item("/p/Phone/DCIM/Camera/PXL_1-edited.jpg")
         #expect(rules.originalOrder(edited, saver) && !rules.originalOrder(saver, edited))
-        #expect(!rules.mayBeCopy(edited, of: original, samePixels: { true }) && rules.mayBeCopy(original, of: edited, samePixels: { true }))
+        #expect(!rules.mayBeCopy(edited, of: original, samePixels: { true }) && !rules.mayBeCopy(original, of: edited, samePixels: { true }))
+        let retouched = Self.item("/p/Phone/DCIM/Camera/PXL_2.jpg")
+        #expect(rules.mayBeCopy(retouched, of: edited, samePixels: { true }) && !rules.mayBeCopy(edited, of: retouched, samePixels: { true }))
         // The file a RAW goes with wins over a loose copy of its bytes.
         var owner = Self.item("/p/DCIM/100CANON/IMG_0001.JPG")
         owner.rawPair = .owner
@@ -532,5 +535,39 @@ import Testing
             }
         }
         return out
+    }
+
+    /// Edits by name: iOS's `IMG_E1234` beside `IMG_1234`, Google Photos' `-edited` (and a
+    /// Takeout's translations). An edit and its original are never offered against each other.
+    @Test func anEditAndItsOriginalAreNeverRetakesOrCopiesOfEachOther() {
+        #expect(GroupRules.editBase("IMG_E1001.JPG") == "img_1001")
+        #expect(GroupRules.editBase("PXL_20241018_113235514-edited.jpg") == "pxl_20241018_113235514")
+        #expect(GroupRules.editBase("IMG_2024-bearbeitet.jpg") == "img_2024")
+        #expect(
+            GroupRules.editBase("IMG_1001.JPG") == nil && GroupRules.editBase("IMG_EXTRA.JPG") == nil && GroupRules.editBase("-edited.jpg") == nil)
+        #expect(GroupRules.looksEdited("/p/IMG_E1001.JPG") && !GroupRules.looksEdited("/p/IMG_1001.JPG"))
+        let rules = GroupRules()
+        let original = Self.item("/p/IMG_1001.HEIC", format: "heic"), edit = Self.item("/p/IMG_E1001.JPG")
+        let other = Self.item("/p/IMG_1002.HEIC", format: "heic")
+        #expect(!rules.maySimilar(original, edit, pageWords: { _ in nil }) && !rules.maySimilar(edit, original, pageWords: { _ in nil }))
+        #expect(!rules.mayBeCopy(edit, of: original, samePixels: { true }) && !rules.mayBeCopy(original, of: edit, samePixels: { true }))
+        #expect(rules.maySimilar(edit, other, pageWords: { _ in nil }))
+        // A RAW against a rendered picture: neither a retake nor a copy; two RAWs may be.
+        let raw = Self.item("/p/shot.dng", format: "dng"), raw2 = Self.item("/p/shot2.dng", format: "dng")
+        #expect(!rules.maySimilar(raw, other, pageWords: { _ in nil }) && !rules.mayBeCopy(raw, of: edit, samePixels: { true }))
+        #expect(rules.maySimilar(raw, raw2, pageWords: { _ in nil }))
+    }
+
+    /// A favourite (4 or 5 stars) is never Blurry or an Oops Shot: the user chose it as it is.
+    @Test func aFavouriteIsNeitherBlurryNorAnOopsShot() throws {
+        let rules = GroupRules()
+        var soft = Self.item("/p/IMG_1.jpg")
+        soft.metrics = try Self.realMetrics(Self.realPhotos[0]) { b in b = Self.boxBlur(b, radius: 6) }
+        let groups = rules.categories(of: soft, findings: Findings()).map(\.0)
+        #expect(groups.contains(.blurry), "\(groups)")
+        soft.rating = 5
+        #expect(rules.categories(of: soft, findings: Findings()).isEmpty)
+        soft.rating = 3
+        #expect(rules.categories(of: soft, findings: Findings()).map(\.0) == groups)
     }
 }

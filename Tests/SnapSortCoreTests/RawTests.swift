@@ -276,6 +276,51 @@ enum RawFixtures {
         #expect(FileSystem.exists(jpg) && FileSystem.exists(cr2))
     }
 
+    /// Sony's ARW (and Pentax's PEF) point at their preview from IFD0 (0x201/0x202, sorted
+    /// before the EXIF IFD pointer); with a preview larger than the head libexif is given,
+    /// libexif stopped reading IFD0 there and the capture time was lost (the mtime stood in).
+    @Test func aPreviewPointerInIFD0PastTheHeadKeepsTheCaptureTime() throws {
+        let t = try TestLibrary()
+        let big = Fixtures.jpeg(seed: 5, width: 1600, height: 1200, quality: 100)
+        #expect(big.count > RawHandler.exifHeadBytes)
+        let arw = TIFFBuilder.build(ifds: [[], []], blobs: [big]) { ifd, blob in
+            [
+                [
+                    (0x10F, .ascii("SONY")), (0x110, .ascii("ILCE-7M3")), (0x112, .short(1)),
+                    (0x201, .long(blob[0])), (0x202, .long(UInt32(big.count))), (0x8769, .long(ifd[1])),
+                ],
+                [(0x9003, .ascii(RawFixtures.exifDate))],
+            ]
+        }
+        let path = t.dir.write("Pictures/DSC00001.ARW", arw)
+        try t.scan()
+        let item = try #require(try t.library.item(path: path))
+        #expect(item.status == .ok && item.takenSource == "exif", "\(item.takenSource ?? "-") \(item.takenAt ?? "-")")
+        #expect(item.takenAt?.hasPrefix("2024-05-01T10:00:00") == true)
+    }
+
+    /// Pixel's RAW+JPEG are `PXL_….RAW-01.MP.COVER.jpg` and `PXL_….RAW-02.ORIGINAL.dng`: one item.
+    /// A RAW its name does not tie to its JPEG is never offered as that JPEG's copy or retake,
+    /// and a RAW's own sidecar (darktable's `X.NEF.xmp`) travels with the pair.
+    @Test func pixelsRawPairsAndARawIsNeverTheCopyOfAJPEG() throws {
+        let t = try TestLibrary()
+        let preview = Fixtures.jpeg(seed: 5, width: 1200, height: 800, dateTimeOriginal: RawFixtures.exifDate, make: "Google", model: "Pixel 7")
+        let cover = t.dir.write("Pictures/PXL_20240501_100000000.RAW-01.MP.COVER.jpg", preview)
+        let dng = t.dir.write("Pictures/PXL_20240501_100000000.RAW-02.ORIGINAL.dng", RawFixtures.raw(large: preview))
+        // The same shot's RAW under a name that does not match (renamed on import).
+        let loose = t.dir.write("Pictures/import/shot.dng", RawFixtures.raw(large: preview))
+        let xmp = t.dir.write("Pictures/PXL_20240501_100000000.RAW-02.ORIGINAL.dng.xmp", Array("<x/>".utf8))
+        try t.scan()
+        try Grouper(library: t.library).regroupAll()
+        let item = try #require(try t.library.item(path: cover)), raw = try #require(try t.library.item(path: dng))
+        #expect(try t.library.sidecars(of: item.id).map(\.id) == [raw.id])
+        let l = try #require(try t.library.item(path: loose))
+        let lg = try t.library.db.rows("SELECT group_id FROM group_members WHERE file_id = ?", l.id).map { $0.string(0) ?? "?" }
+        #expect(!lg.contains("duplicate") && !lg.contains("similar"), "\(lg)")
+        #expect(try t.library.similarGroups().isEmpty)
+        #expect(try Sidecars.all(of: item.id, path: cover, library: t.library) == [dng, xmp].sorted())
+    }
+
     @Test func aRawAndAJPEGOfTheSameShotArePaired() throws {
         let t = try TestLibrary()
         let jpg = t.dir.write("Pictures/IMG_0001.JPG", Fixtures.jpeg(seed: 5, dateTimeOriginal: RawFixtures.exifDate))

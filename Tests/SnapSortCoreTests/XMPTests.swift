@@ -114,6 +114,27 @@ import Testing
         #expect(last.keeper.fileID != suggested.fileID)
     }
 
+    /// "Trash the rest" never stages another favourite of the set: two frames rated five stars
+    /// stay, the unrated one is staged.
+    @Test func trashTheRestLeavesTheOtherFavourites() throws {
+        let t = try TestLibrary()
+        GroupsGrouperTests.writeBurst(t)
+        try t.scan()
+        try Grouper(library: t.library).regroupAll()
+        let set = try #require(try t.library.similarGroups().first { $0.members.count == 3 })
+        let rated = Array(set.members.prefix(2))
+        for m in rated {
+            let p = t.dir.write(String(m.path.dropFirst(t.dir.path.count + 1)) + ".xmp", Self.packet(#"xmp:Rating="5"/>"#))
+            try FileSystem.setTimes(p, secondsSince1970: 1_700_000_000)
+        }
+        try t.scan()
+        try Grouper(library: t.library).regroupAll()
+        let after = try #require(try t.library.similarGroup(containing: rated[0].fileID))
+        let clock = Clock.manual(Date(timeIntervalSince1970: 1_800_000_000)).0
+        let staged = try SimilarReview.trashRest(setID: after.id, library: t.library, clock: clock).map(\.fileID)
+        #expect(staged == set.members.dropFirst(2).map(\.fileID), "\(staged)")
+    }
+
     /// Each file's rating by name; -9 for none.
     static func ratings(_ t: TestLibrary) throws -> [String: Int] {
         var out: [String: Int] = [:]

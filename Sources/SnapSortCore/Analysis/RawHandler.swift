@@ -29,6 +29,7 @@ enum RawHandler {
             // ORF ("IIRO") and RW2 ("IIU\0") use their own magic; libexif wants 42.
             if walk.littleEndian { head[2] = 42; head[3] = 0 } else { head[2] = 0; head[3] = 42 }
         }
+        hidePreviewPointers(&head, littleEndian: walk.littleEndian)
         if let exif = Exif.parse(head[...]) { ctx.apply(exif: exif) }
         if let jpeg = preview(src, walk) {
             let hadExif = ctx.result.exif != nil
@@ -42,6 +43,29 @@ enum RawHandler {
                 "no_preview",
                 "the \(ctx.result.format.rawValue.uppercased()) file has no embedded JPEG preview SnapSort can read\(why); RAW data itself is not decoded"
             ))
+    }
+
+    /// Zeroes IFD0's JPEGInterchangeFormat and its length (0x0201, 0x0202: where Sony's ARW and
+    /// Pentax's PEF point at their preview) in the head given to libexif, when they reach past
+    /// it. libexif stops reading an IFD at the first such value (its bounds check treats the
+    /// length as an offset too), and these tags sort before the EXIF IFD pointer (0x8769): the
+    /// capture time was lost and the file stood at its mtime. The previews are found by the
+    /// `TIFFWalker`, not by libexif.
+    static func hidePreviewPointers(_ head: inout [UInt8], littleEndian: Bool) {
+        func u16(_ i: Int) -> Int { littleEndian ? Int(head[i]) | Int(head[i + 1]) << 8 : Int(head[i]) << 8 | Int(head[i + 1]) }
+        func u32(_ i: Int) -> Int { littleEndian ? u16(i) | u16(i + 2) << 16 : u16(i) << 16 | u16(i + 2) }
+        guard head.count >= 8 else { return }
+        let ifd = u32(4)
+        guard ifd >= 8, ifd + 2 <= head.count else { return }
+        let n = u16(ifd)
+        for i in 0..<min(n, 512) {
+            let e = ifd + 2 + 12 * i
+            guard e + 12 <= head.count else { return }
+            let tag = u16(e)
+            if tag == 0x0201 || tag == 0x0202, u32(e + 8) >= head.count {
+                for k in (e + 8)..<(e + 12) { head[k] = 0 }
+            }
+        }
     }
 
     /// The largest embedded JPEG preview that libjpeg can read (at least 64 px a side, gray or

@@ -158,6 +158,7 @@ public struct GroupRules: Sendable {
     ///   and a footer, and "trash the rest" would lose a page. A retake that does not read (a
     ///   shaken one) still joins the page it retakes.
     func maySimilar(_ a: GroupItem, _ b: GroupItem, pageWords: (Int64) -> Set<String>?) -> Bool {
+        if GroupRules.isEditPair(a, b) || GroupRules.isRawAgainstRendered(a, b) { return false }
         for item in [a, b] {
             if let m = item.metrics, isScreenshot(item, m) { return false }
         }
@@ -204,6 +205,8 @@ public struct GroupRules: Sendable {
         if document { out.append((.document, reads ? Double(findings.ocrWords ?? 0) : item.pageScore ?? 0)) }
         // A page that reads is a document, not a failed exposure (white paper clips; a soft
         // page is low-contrast); a graphic was never exposed or focused.
+        // A favourite (4 or 5 stars) was chosen as it is: a soft portrait, a dark night scene.
+        if (item.rating ?? 0) >= GroupRules.favouriteRating { return out }
         let oops = !screenshot && !document && !isGraphic(item, m) ? oopsScore(m) : nil
         if let oops { out.append((.oops, oops)) }
         // A soft page is blurry whatever the re-blur measure says: its ink never gets darker than
@@ -488,6 +491,7 @@ public struct GroupRules: Sendable {
     /// A pair with no possible direction is no pair of copies: a JPEG with a camera-style name
     /// saved from a PNG at the same size, next to that PNG, is two files the user made.
     func mayBeCopy(_ copy: GroupItem, of original: GroupItem, samePixels: () -> Bool) -> Bool {
+        if GroupRules.isEditPair(copy, original) || GroupRules.isRawAgainstRendered(copy, original) { return false }
         if copy.hasCamera && !original.hasCamera { return false }
         if GroupRules.ownCaptureTime(copy) != nil && GroupRules.ownCaptureTime(original) == nil { return false }
         if GroupRules.looksEdited(copy.path) && !GroupRules.looksEdited(original.path) { return false }
@@ -506,14 +510,56 @@ public struct GroupRules: Sendable {
         return hints.filter { p.contains($0) }.count
     }
 
-    /// Edited versions: `-edited`, `_edit`, `-bearbeitet` names, or a darktable (`.xmp`) or
-    /// RawTherapee (`.pp3`) sidecar next to the file.
-    /// The rating from which a photo is a favourite (the Favourites deck, the keeper).
+    /// The rating from which a photo is a favourite (the Favourites deck, the keeper; never in
+    /// Blurry or Oops, never staged by "trash the rest").
     public static let favouriteRating = 4
 
+    /// Edited versions: `-edited`, `_edit`, `-bearbeitet` names, iOS's `IMG_E1234` (the edit
+    /// Photos exports beside `IMG_1234`), or a darktable (`.xmp`) or RawTherapee (`.pp3`) sidecar
+    /// next to the file.
     static func looksEdited(_ path: String) -> Bool {
         let n = path.lowercased()
         if n.contains("-edited") || n.contains("_edit") || n.contains("-bearbeitet") { return true }
+        if editBase(String(n.split(separator: "/").last ?? "")) != nil { return true }
         return FileSystem.exists(path + ".pp3") || FileSystem.exists(path + ".xmp")
+    }
+
+    /// The name stem (lowercased) of the original a file's name says it is an edit of:
+    /// `img_1234` for iOS's `IMG_E1234.JPG`, `pxl_1` for Google Photos' `PXL_1-edited.jpg`
+    /// (and its translations in a Takeout: `-bearbeitet`, `-modifié`, `-editado`, `-modificato`),
+    /// `dsc_1` for `DSC_1_edit.jpg`; nil for any other name.
+    static func editBase(_ name: String) -> String? {
+        let lower = name.lowercased()
+        let stem = lower.lastIndex(of: ".").map { String(lower[..<$0]) } ?? lower
+        if stem.hasPrefix("img_e"), stem.count > 5, stem.dropFirst(5).allSatisfy({ $0.isASCII && $0.isNumber }) {
+            return "img_" + stem.dropFirst(5)
+        }
+        for suffix in ["-edited", "_edited", "-bearbeitet", "-modifié", "-editado", "-modificato", "_edit"] where stem.hasSuffix(suffix) {
+            let base = String(stem.dropLast(suffix.count))
+            return base.isEmpty ? nil : base
+        }
+        return nil
+    }
+
+    /// Whether one of two photos is, by its name, the edit of the other (`editBase`): the user
+    /// made it on purpose and Photos keeps the original for "Revert", so the two are never
+    /// offered against each other as retakes or copies.
+    static func isEditPair(_ a: GroupItem, _ b: GroupItem) -> Bool {
+        func stem(_ i: GroupItem) -> String {
+            let n = i.name.lowercased()
+            return n.lastIndex(of: ".").map { String(n[..<$0]) } ?? n
+        }
+        if let base = editBase(a.name), base == stem(b) { return true }
+        if let base = editBase(b.name), base == stem(a) { return true }
+        return false
+    }
+
+    static let rawFormats: Set<String> = ["dng", "cr2", "nef", "arw", "orf", "rw2"]
+
+    /// Whether exactly one of two photos is a camera RAW: its embedded preview is the camera's
+    /// JPEG of the same shot, but the RAW holds the sensor's data, so it is never that JPEG's
+    /// copy or retake (a pair the names did not tie, `Library.pairSidecars`, stays two items).
+    static func isRawAgainstRendered(_ a: GroupItem, _ b: GroupItem) -> Bool {
+        rawFormats.contains(a.format ?? "") != rawFormats.contains(b.format ?? "")
     }
 }

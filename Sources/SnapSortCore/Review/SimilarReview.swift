@@ -41,6 +41,8 @@ public enum SimilarReview {
         for m in set.members where !m.isKeeper {
             let d = try Review.decision(for: m.fileID, library: library)?.decision
             guard d == nil || d == .skip else { continue }
+            // Another favourite of the set (4 or 5 stars) is the user's pick too: never staged.
+            if (try library.item(id: m.fileID)?.rating ?? 0) >= GroupRules.favouriteRating { continue }
             out.append(try Review.decide(.trash, fileID: m.fileID, library: library, clock: clock, timeZone: timeZone))
         }
         return out

@@ -50,7 +50,10 @@ extension Library {
             let slash = path.lastIndex(of: "/").map { path.index(after: $0) } ?? path.startIndex
             let name = path[slash...]
             guard let dot = name.lastIndex(of: "."), dot > name.startIndex else { continue }
-            let key = String(path[..<slash]) + name[..<dot].lowercased()
+            var stem = name[..<dot].lowercased()
+            // Pixel's RAW+JPEG: PXL_….RAW-01.MP.COVER.jpg with PXL_….RAW-02.ORIGINAL.dng.
+            if let r = stem.range(of: ".raw-0") { stem = String(stem[..<r.lowerBound]) }
+            let key = String(path[..<slash]) + stem
             byStem[key, default: []].append(Entry(id: id, isRaw: Library.rawFormats.contains(r.string(2) ?? ""), taken: r.double(3)))
         }
         var pairs: [(Int64, Int64)] = []

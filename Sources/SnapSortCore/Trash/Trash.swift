@@ -808,7 +808,10 @@ public enum Sidecars {
     /// reviewed on its own — the pair is one item.
     public static func all(of id: Int64, path: String, library: Library) throws -> [String] {
         var out = find(for: path)
-        for raw in try library.sidecars(of: id) where !out.contains(raw.path) { out.append(raw.path) }
+        for raw in try library.sidecars(of: id) {
+            // The RAW, and what is named after it (darktable's `DSC_0101.NEF.xmp`: its edits and rating).
+            for p in [raw.path] + find(for: raw.path) where p != path && !out.contains(p) { out.append(p) }
+        }
         return out.sorted()
     }
 
