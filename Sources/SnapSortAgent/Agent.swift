@@ -127,6 +127,11 @@ public final class Agent: @unchecked Sendable {
     private var statusDirty = true
     /// The local midnight after the status file was last rebuilt (`refreshStatus`).
     private var statusDayEnds = Date.distantPast
+    /// When the loop next checks that the status file is still there.
+    private var nextStatusFileCheck = Date.distantPast
+    static let statusFileCheckInterval: TimeInterval = 10
+    /// Whether the last write of the status file succeeded (one that fails is not retried every check).
+    private var statusFileWritten = false
     private var lastStatusContent = ""
     private var lastStatusLine = ""
     private var dataVersion: Int64 = 0
@@ -334,6 +339,16 @@ public final class Agent: @unchecked Sendable {
         if !hasWork && pausedUntil == nil && holdReason == nil && now >= nextBackupCheck {
             backupIfDue()
         }
+        if t >= nextStatusFileCheck {
+            // The status file removed under us (its folder's `rm -rf`, a tmpfs cleaner): every bar
+            // said "stopped" until the document next changed.
+            nextStatusFileCheck = t.addingTimeInterval(Agent.statusFileCheckInterval)
+            if statusFileWritten && !FileSystem.exists(statusPath) {
+                logger.notice("the status file was gone; written again", ["status.file": statusPath])
+                statusDirty = true
+                lastStatusContent = ""
+            }
+        }
         refreshStatus()
         // Idle (for tests and benches) means: the status file says so and nothing is queued.
         let idle = lastWrittenState == "watching" && !hasWork && !groupingPending && tracker.isEmpty
@@ -356,7 +371,7 @@ public final class Agent: @unchecked Sendable {
     /// Milliseconds until the next due timer (-1: none; the loop then waits for an event).
     private func nextTimeoutMs() -> Int32 {
         let t = now
-        var deadlines: [Date] = [nextReconcile, statusDayEnds]
+        var deadlines: [Date] = [nextReconcile, statusDayEnds, nextStatusFileCheck]
         if let d = tracker.nextDeadline { deadlines.append(d) }
         if watcher.isDegraded { deadlines.append(nextDegradedCheck) }
         if !offlineRoots.isEmpty { deadlines.append(nextOfflineCheck) }
@@ -973,7 +988,9 @@ public final class Agent: @unchecked Sendable {
             try FileSystem.writeAtomically(statusPath, Array((doc.json.serialized(pretty: true) + "\n").utf8))
             countersBox.withLock { $0.statusWrites += 1 }
             lastWrittenState = doc.agent.state
+            statusFileWritten = true
         } catch {
+            statusFileWritten = false
             logger.error("cannot write the status file", ["error": "\(error)"])
         }
     }

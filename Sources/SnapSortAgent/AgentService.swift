@@ -129,10 +129,18 @@ public final class WebAgentService: AgentService {
 
     public func start(now: Date) { serve(now: now) }
 
-    public func nextDeadline(now: Date) -> Date? { server == nil ? retryAt : nil }
+    /// How often a running page checks that its `web.json` is still there.
+    public static let infoCheckInterval: TimeInterval = 10
+    private var infoCheckAt: Date?
+
+    public func nextDeadline(now: Date) -> Date? { server == nil ? retryAt : infoCheckAt }
 
     public func fire(now: Date, readable: [Int32]) {
         if server == nil, let at = retryAt, at <= now { serve(now: now) }
+        if let server, let at = infoCheckAt, at <= now {
+            if server.restoreInfoIfMissing() { logger.notice("web.json was gone; written again") }
+            infoCheckAt = now.addingTimeInterval(WebAgentService.infoCheckInterval)
+        }
     }
 
     public func configurationChanged(_ configuration: Configuration, now: Date) {
@@ -155,6 +163,7 @@ public final class WebAgentService: AgentService {
     private func serve(now: Date) {
         do {
             server = try WebServer.start(options)
+            infoCheckAt = now.addingTimeInterval(WebAgentService.infoCheckInterval)
             if problem != nil { logger.notice("the review page is served again") }
             problem = nil
             retryAt = nil

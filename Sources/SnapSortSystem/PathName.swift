@@ -131,3 +131,33 @@ public enum PathName {
         return Unicode.Scalar(value).map { ($0, n) }
     }
 }
+
+/// Text that reaches a terminal: the characters a terminal acts on instead of showing.
+public enum TextSafety {
+    /// DEL, the C1 controls (U+0080–U+009F; a terminal takes U+009B as ESC [) and the
+    /// bidirectional embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069), which
+    /// can make a name read as another. C0 controls are the caller's (tabs and newlines of
+    /// output are meant).
+    public static func isUnsafe(_ u: Unicode.Scalar) -> Bool {
+        let v = u.value
+        return v == 0x7F || (0x80...0x9F).contains(v) || (0x202A...0x202E).contains(v) || (0x2066...0x2069).contains(v)
+    }
+
+    /// `text` with every control character but tab and newline, and every `isUnsafe` one,
+    /// written as `\xHH` or `\u{HHHH}`: a file name cannot recolour the terminal, move the
+    /// cursor over a line (`ESC[2K`, `\r`) or reverse its own letters.
+    public static func visible(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { ($0.value < 0x20 && $0 != "\t" && $0 != "\n") || isUnsafe($0) }) else { return text }
+        var out = String.UnicodeScalarView()
+        for u in text.unicodeScalars {
+            if (u.value < 0x20 && u != "\t" && u != "\n") || u.value == 0x7F || (0x80...0x9F).contains(u.value) {
+                out.append(contentsOf: String(format: "\\x%02x", u.value).unicodeScalars)
+            } else if isUnsafe(u) {
+                out.append(contentsOf: String(format: "\\u{%04X}", u.value).unicodeScalars)
+            } else {
+                out.append(u)
+            }
+        }
+        return String(out)
+    }
+}

@@ -112,6 +112,16 @@ public final class WebServer: Sendable {
         app.config.withLock { $0 = configuration }
     }
 
+    /// Writes `web.json` again when it is gone (its folder removed: a `rm -rf` of the runtime
+    /// folder, a tmpfs cleaner) while this server still serves: `snapsort open` found no page.
+    /// One that names another server is left alone (another library's agent wrote it last).
+    /// True when it wrote.
+    @discardableResult
+    public func restoreInfoIfMissing() -> Bool {
+        guard options.writeInfo, http.withLock({ $0 != nil }), WebInfo.read(options.env) == nil else { return false }
+        return (try? info.write(options.env)) != nil
+    }
+
     /// Stops serving and removes `web.json`; idempotent.
     public func stop() {
         let s = http.withLock { h -> HTTPServer? in

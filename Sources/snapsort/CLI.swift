@@ -94,9 +94,11 @@ struct Context {
 
     /// Writes a line to stdout (buffered; `flush()` for streams). A closed pipe ends the
     /// program quietly, as `head` expects.
-    /// A name that is not UTF-8 shows its bytes as U+FFFD (`PathName.display`).
+    /// A name that is not UTF-8 shows its bytes as U+FFFD (`PathName.display`); control
+    /// characters in a name (an ESC that recolours the terminal, a `\r` that hides a line) are
+    /// shown as escapes (`TextSafety.visible`).
     func out(_ s: String) {
-        if !Context.stdout.line(PathName.display(s)) { exit(ExitCode.ok) }
+        if !Context.stdout.line(TextSafety.visible(PathName.display(s))) { exit(ExitCode.ok) }
     }
 
     /// Flushes stdout (for `--follow` streams).
@@ -107,7 +109,7 @@ struct Context {
     func err(_ s: String) {
         Context.stdout.flush()
         let e = OutputBuffer(fd: 2)
-        e.line(PathName.display(s))
+        e.line(TextSafety.visible(PathName.display(s)))
         e.flush()
     }
 

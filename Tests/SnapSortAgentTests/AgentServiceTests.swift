@@ -181,6 +181,36 @@ struct AgentServiceTests {
         #expect(h.stop())
     }
 
+    /// The runtime folder removed under a running agent (`rm -rf`, a tmpfs cleaner): the bars
+    /// said "stopped" and `snapsort open` found no page until the agent restarted. Both files
+    /// are written again within a check's interval (by the agent's clock).
+    @Test("the status file and web.json come back when their folder is removed under the agent")
+    func runtimeFilesComeBack() throws {
+        let (clock, time) = Clock.manual(Date(timeIntervalSince1970: 1_800_000_000))
+        var env: Environment?
+        let h = try AgentHarness(tweak: { o in
+            o.clock = clock
+            env = o.env
+            o.services = { c in
+                var w = WebServer.Options(dbPath: c.dbPath, config: c.configuration, env: c.env)
+                w.port = 0
+                w.addresses = ["127.0.0.1"]
+                return [WebAgentService(options: w)]
+            }
+        })
+        h.start()
+        #expect(h.waitIdle())
+        let info = try #require(WebInfo.read(env!))
+        #expect(h.status()?["agent"]?["state"]?.stringValue == "watching")
+        try FileManager.default.removeItem(atPath: h.dir.at("run/snapsort"))
+        #expect(h.status() == nil && WebInfo.read(env!) == nil)
+        time.advance(max(Agent.statusFileCheckInterval, WebAgentService.infoCheckInterval) + 1)
+        h.agent.wake()
+        #expect(waitUntil { h.status()?["agent"]?["state"]?.stringValue == "watching" })
+        #expect(waitUntil { WebInfo.read(env!) == info })
+        #expect(h.stop())
+    }
+
     /// Today's numbers turn over at local midnight with nothing else happening: the bars said
     /// "Goal: 3/3 today" into the next day.
     @Test("the status file's day turns over at local midnight")

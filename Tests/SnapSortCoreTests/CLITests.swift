@@ -50,6 +50,42 @@ import Testing
         #expect(report.stdout.contains("/caf\\udce9.jpg\""), "\(report.stdout)")
     }
 
+    /// A file name with control characters (an ESC that recolours the terminal, a newline that
+    /// splits a record) is printed escaped, in every listing: the trash list is what a user
+    /// checks before a commit. JSON escapes them its own way.
+    @Test func controlCharactersInANameNeverReachTheTerminal() throws {
+        let dir = TempDir()
+        let bytes = Fixtures.jpeg(seed: 43, width: 64, height: 48)
+        dir.write("Pictures/esc \u{1B}[31mred.jpg", bytes)
+        dir.write("Pictures/new\nline.jpg", bytes)
+        dir.write("Pictures/evil\u{202E}gpj.jpg", bytes)
+        let db = dir.at("lib.sqlite")
+        #expect(try SnapsortBinary.run(["--db", db, "scan", "--quiet", "--no-models", dir.at("Pictures")]).status == 0)
+        let trash = try SnapsortBinary.run(["--db", db, "decide", "trash", dir.at("Pictures/esc \u{1B}[31mred.jpg")])
+        let groups = try SnapsortBinary.run(["--db", db, "groups", "duplicate"])
+        let list = try SnapsortBinary.run(["--db", db, "trash", "list"])
+        for out in [trash.stdout, groups.stdout, list.stdout] {
+            #expect(!out.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{202E}" }, "\(out)")
+        }
+        #expect(list.stdout.contains("esc \\x1b[31mred.jpg"), "\(list.stdout)")
+        #expect(groups.stdout.contains("new\\nline.jpg") && groups.stdout.contains("evil\\u{202E}gpj.jpg"), "\(groups.stdout)")
+        let report = try SnapsortBinary.run(["--db", db, "report", "--jsonl"])
+        #expect(report.stdout.contains("esc \\u001b[31mred.jpg") && report.stdout.contains("evil\\u202egpj.jpg"), "\(report.stdout)")
+        for line in report.stdout.split(separator: "\n") { #expect(JSON.parse(String(line)) != nil) }
+    }
+
+    /// The scan's progress line fits the terminal: the rate and the ETA give way first, then
+    /// the bar shrinks; a very narrow one shows the count alone.
+    @Test func theProgressLineFitsTheTerminal() {
+        for columns in [120, 80, 50, 30, 12, 3] {
+            let line = ProgressLine.render(done: 156, total: 190, filesPerSecond: 26, eta: "0:01", columns: columns)
+            #expect(line.count < columns, "\(columns): \(line)")
+            #expect(line.contains("156/190") || columns < 8, "\(columns): \(line)")
+        }
+        #expect(ProgressLine.render(done: 156, total: 190, filesPerSecond: 26, eta: "0:01", columns: 80).contains("ETA 0:01"))
+        #expect(!ProgressLine.render(done: 156, total: 190, filesPerSecond: 26, eta: "0:01", columns: 30).contains("ETA"))
+    }
+
     /// `decks` prints each deck id whole, however long (a camera's name): it is typed back.
     @Test func decksPrintsLongIdsWhole() throws {
         let dir = TempDir()

@@ -76,7 +76,9 @@ public indirect enum JSON: Sendable, Equatable {
             case "\r": out += "\\r"
             case "\t": out += "\\t"
             default:
-                if u.value < 0x20 {
+                if u.value < 0x20 || TextSafety.isUnsafe(u) {
+                    // Controls, and DEL, C1 and the bidirectional overrides (valid JSON raw, but a
+                    // terminal acts on them): escaped, so no line of ours carries one raw.
                     out += String(format: "\\u%04x", u.value)
                 } else if let byte = PathName.escapedByte(u) {
                     // A byte of a name that is not UTF-8, as Python's surrogateescape writes it

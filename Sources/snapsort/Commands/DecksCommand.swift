@@ -42,7 +42,7 @@ enum DecksCommand: Command {
             } else {
                 ctx.out("\(deck.title) (\(deck.id)): \(counted(deck.items.count, "card"))")
                 for c in deck.items {
-                    ctx.out("  \(c.item.path)" + (c.seenBefore ? "  [seen before]" : "") + (c.suggestKeep ? "  [suggest keep]" : ""))
+                    ctx.out("  \(field(c.item.path))" + (c.seenBefore ? "  [seen before]" : "") + (c.suggestKeep ? "  [suggest keep]" : ""))
                 }
             }
             return ExitCode.ok

@@ -47,8 +47,8 @@ enum GroupsCommand: Command {
                 var lastSet: String?
                 for m in members {
                     if let s = m.setID, s != lastSet { ctx.out("set \(s)"); lastSet = s }
-                    var line = (m.setID != nil ? "  " : "") + (m.isKeeper ? "* " : "  ") + m.item.path + "  " + humanBytes(m.item.bytes)
-                    if let q = m.qrPayload, !q.isEmpty { line += "  [\(q)]" }
+                    var line = (m.setID != nil ? "  " : "") + (m.isKeeper ? "* " : "  ") + field(m.item.path) + "  " + humanBytes(m.item.bytes)
+                    if let q = m.qrPayload, !q.isEmpty { line += "  [\(field(q))]" }
                     ctx.out(line)
                 }
             }

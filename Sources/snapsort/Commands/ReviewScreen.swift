@@ -21,9 +21,11 @@ struct ReviewGlyphs: Sendable {
         help: "keys: <- trash -> keep v skip ^ later ^Z/u undo q quit",
         dot: " | ", dash: " - ", times: "x", ellipsis: "...")
 
-    /// The text as this terminal can show it: non-ASCII characters become `?` in ASCII mode.
+    /// The text as this terminal can show it: non-ASCII characters become `?` in ASCII mode;
+    /// control characters of a file name (an ESC, a `\r`) are shown as escapes, never sent.
     func plain(_ s: String) -> String {
-        ascii ? String(String.UnicodeScalarView(s.unicodeScalars.map { $0.isASCII && $0.value >= 0x20 ? $0 : "?" })) : s
+        let s = TextSafety.visible(PathName.display(s)).replacingOccurrences(of: "\n", with: "\\n").replacingOccurrences(of: "\t", with: " ")
+        return ascii ? String(String.UnicodeScalarView(s.unicodeScalars.map { $0.isASCII && $0.value >= 0x20 ? $0 : "?" })) : s
     }
 
     /// `s` cut to `width` terminal cells, ending in an ellipsis when cut.

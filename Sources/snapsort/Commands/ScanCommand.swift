@@ -64,7 +64,8 @@ enum ScanCommand: Command {
             workers: workers ?? ProcessInfo.processInfo.activeProcessorCount)
         Extensions.configure(scanner)
         if noGroups { scanner.inspector = nil }
-        let bar = ProgressBar(enabled: !ctx.quiet && !jsonl && ctx.stderrIsTTY)
+        // Not on a terminal that cannot erase a line (TERM=dumb: an editor's shell buffer).
+        let bar = ProgressBar(enabled: !ctx.quiet && !jsonl && ctx.stderrIsTTY && ctx.env.variables["TERM"] != "dumb")
         let summary = try scanner.scan(roots, prewalked: prewalked) { p in
             if jsonl {
                 ctx.out(
@@ -121,13 +122,14 @@ final class ProgressBar {
 
     func update(_ p: ScanProgress) {
         guard enabled, p.phase == .analyzing, p.total > 0 else { return }
-        let width = 30
-        let filled = Int(Double(width) * Double(p.done) / Double(p.total))
         let eta = p.etaSeconds.map { String(format: "%d:%02d", Int($0) / 60, Int($0) % 60) } ?? "--:--"
-        let line =
-            "\r[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "] "
-            + "\(p.done)/\(p.total)  " + String(format: "%.1f files/s", p.filesPerSecond) + "  ETA \(eta) "
-        FileHandle.standardError.write(Data(line.utf8))
+        // The terminal's width now (a tmux split, a resized window): a line that wraps is drawn
+        // again below itself at every update. The rate and the ETA go first, then the bar shrinks.
+        let columns = Terminal(output: 2).size().columns
+        FileHandle.standardError.write(
+            Data(
+                ("\r" + ProgressLine.render(done: p.done, total: p.total, filesPerSecond: p.filesPerSecond, eta: eta, columns: columns) + "\u{1B}[K")
+                    .utf8))
         drawn = true
     }
 

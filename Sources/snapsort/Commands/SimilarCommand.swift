@@ -31,7 +31,7 @@ enum SimilarCommand: Command {
                 guard words.count == 1 else { throw UsageError("similar keeper takes one FILE") }
                 let item = try ctx.libraryItem(words[0], library)
                 let set = try SimilarReview.chooseKeeper(fileID: item.id, library: library, clock: clock)
-                ctx.out("keeper of \(set.id): \(item.path)")
+                ctx.out("keeper of \(set.id): \(field(item.path))")
             case "not-similar":
                 guard words.count == 1 else { throw UsageError("similar not-similar takes one GROUP") }
                 let set = try SimilarReview.markNotSimilar(setID: words[0], library: library, clock: clock)
