@@ -276,6 +276,14 @@ struct TrashTests {
         s.lib.dir.write("Pictures/IMG_2.MOV", long)
         try s.lib.scan()
         #expect(try s.lib.library.item(path: s.lib.root + "/IMG_2.MOV")?.durationSeconds == 180)
+        // The clip is one item with its photo: no video card of its own, in no group; the long
+        // video stays one.
+        let photo = try #require(try s.lib.library.item(path: s.lib.root + "/IMG_1.JPG"))
+        let clipItem = try #require(try s.lib.library.item(path: s.lib.root + "/IMG_1.MOV"))
+        #expect(try s.lib.library.sidecars(of: photo.id).map(\.kind) == ["live"])
+        #expect(try s.lib.library.sidecarOwner(of: clipItem.id) == photo.id)
+        let videos = try Decks.build(.filter(.videos, year: nil), library: s.lib.library, clock: s.clock, timeZone: ReviewFixture.utc)
+        #expect(videos.items.map(\.item.path) == [s.lib.root + "/IMG_2.MOV"])
         _ = try s.stage("IMG_1.JPG")
         _ = try s.stage("IMG_2.JPG")
         // Named before the commit (trash list, the prompt, the page).

@@ -1,12 +1,12 @@
 import Foundation
 import SnapSortSystem
 
-/// A file that goes with an item: the RAW of a RAW+JPEG pair.
+/// A file that goes with an item: the RAW of a RAW+JPEG pair, a Live Photo's clip.
 public struct Sidecar: Sendable, Equatable {
     public var id: Int64
     public var path: String
     public var format: String?
-    /// "raw".
+    /// "raw", or "live" (a Live Photo's motion clip).
     public var kind: String
 }
 
@@ -32,18 +32,28 @@ extension Library {
     /// Re-pairs RAW and JPEG (or HEIC) files at or under `dir`: same folder, same name stem
     /// (case-insensitive: `IMG_0001.CR2` + `IMG_0001.JPG`), capture times within a second of each
     /// other (sub-seconds differ between the two writes; a lone stem match with another time is a
-    /// different shot that reused a number). Pairs are rebuilt from the live rows each time, so
-    /// renames, deletions and moves are reflected. Returns how many pairs exist under `dir`.
+    /// different shot that reused a number). A Live Photo's motion clip (`IMG_0001.MOV` of a few
+    /// seconds beside `IMG_0001.HEIC`, starting within `Sidecars.livePhotoSeconds` of the still)
+    /// pairs the same way: it is no video card of its own, and never trashed apart from its
+    /// photo. Pairs are rebuilt from the live rows each time, so renames, deletions and moves are
+    /// reflected. Returns how many pairs exist under `dir`.
     @discardableResult
     public func pairSidecars(under dir: String) throws -> Int {
         let (lo, hi) = Library.prefixBounds(dir)
-        let formats = (Library.rawFormats + Library.pairedFormats).map { "'\($0)'" }.joined(separator: ",")
+        let formats = (Library.rawFormats + Library.pairedFormats + ["mov"]).map { "'\($0)'" }.joined(separator: ",")
         let rows = try db.rows(
             """
-            SELECT id, path, format, taken_ts FROM files
+            SELECT id, path, format, taken_ts, duration_s FROM files
             WHERE status != 'gone' AND format IN (\(formats)) AND (path = ? OR (path >= ? AND path < ?))
             """, dir, lo, hi)
-        struct Entry { var id: Int64; var isRaw: Bool; var taken: Double? }
+        struct Entry {
+            var id: Int64
+            var isRaw: Bool
+            var taken: Double?
+            /// A clip short enough to be a Live Photo's motion.
+            var isClip = false
+            var isVideo = false
+        }
         var byStem: [String: [Entry]] = [:]
         for r in rows {
             guard let id = r.int(0), let path = r.string(1) else { continue }
@@ -54,16 +64,26 @@ extension Library {
             // Pixel's RAW+JPEG: PXL_….RAW-01.MP.COVER.jpg with PXL_….RAW-02.ORIGINAL.dng.
             if let r = stem.range(of: ".raw-0") { stem = String(stem[..<r.lowerBound]) }
             let key = String(path[..<slash]) + stem
-            byStem[key, default: []].append(Entry(id: id, isRaw: Library.rawFormats.contains(r.string(2) ?? ""), taken: r.double(3)))
+            let format = r.string(2) ?? ""
+            var e = Entry(id: id, isRaw: Library.rawFormats.contains(format), taken: r.double(3))
+            e.isVideo = format == "mov"
+            e.isClip = e.isVideo && (r.double(4).map { $0 > 0 && $0 <= Sidecars.livePhotoSeconds } ?? false)
+            byStem[key, default: []].append(e)
         }
-        var pairs: [(Int64, Int64)] = []
+        var pairs: [(Int64, Int64, String)] = []
         for (_, entries) in byStem where entries.count > 1 {
-            let raws = entries.filter(\.isRaw), items = entries.filter { !$0.isRaw }
+            let raws = entries.filter(\.isRaw), items = entries.filter { !$0.isRaw && !$0.isVideo }
             for raw in raws {
                 guard let t = raw.taken,
                     let item = items.first(where: { $0.taken.map { abs($0 - t) < 1 } ?? false })
                 else { continue }
-                pairs.append((item.id, raw.id))
+                pairs.append((item.id, raw.id, "raw"))
+            }
+            for clip in entries where clip.isClip {
+                guard let t = clip.taken,
+                    let item = items.first(where: { $0.taken.map { abs($0 - t) <= Sidecars.livePhotoSeconds } ?? false })
+                else { continue }
+                pairs.append((item.id, clip.id, "live"))
             }
         }
         try db.transaction {
@@ -72,8 +92,8 @@ extension Library {
                 DELETE FROM sidecars WHERE sidecar_id IN (SELECT id FROM files WHERE path = ? OR (path >= ? AND path < ?))
                    OR file_id IN (SELECT id FROM files WHERE path = ? OR (path >= ? AND path < ?))
                 """, dir, lo, hi, dir, lo, hi)
-            for (item, raw) in pairs {
-                try db.run("INSERT OR REPLACE INTO sidecars(file_id, sidecar_id, kind) VALUES(?, ?, 'raw')", item, raw)
+            for (item, sidecar, kind) in pairs {
+                try db.run("INSERT OR REPLACE INTO sidecars(file_id, sidecar_id, kind) VALUES(?, ?, ?)", item, sidecar, kind)
             }
         }
         return pairs.count
