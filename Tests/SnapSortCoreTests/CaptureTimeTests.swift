@@ -13,6 +13,13 @@ import Testing
         ("IMG-20240501-WA0001.jpg", "2024-05-01T12:00:00"),
         ("2019-07-04 18.30.00.jpg", "2019-07-04T18:30:00"),
         ("signal-2024-02-29-101010.jpg", "2024-02-29T10:10:10"),
+        // macOS in other languages: the word before the time.
+        ("Screenshot 2024-10-19 at 12.34.56.png", "2024-10-19T12:34:56"),
+        ("Bildschirmfoto 2024-10-19 um 12.34.56.png", "2024-10-19T12:34:56"),
+        ("Capture d’écran 2024-10-19 à 12.36.00.png", "2024-10-19T12:36:00"),
+        ("Captura de pantalla 2024-10-19 a las 12.38.00.png", "2024-10-19T12:38:00"),
+        ("Schermafbeelding 2024-10-19 om 12.42.00.png", "2024-10-19T12:42:00"),
+        ("IMG_20241019_WA0001.jpg", "2024-10-19T12:00:00"),
     ])
     func datesInFileNames(name: String, expected: String) {
         #expect(CaptureTime.fromFileName(name)?.text == expected)

@@ -84,7 +84,16 @@ public struct CaptureTime: Sendable, Equatable {
         // Optional time.
         let save = i
         if i < s.count, " _T-".utf8.contains(s[i]) { i += 1 }
-        if i + 2 < s.count, s[i] == UInt8(ascii: "a"), s[i + 1] == UInt8(ascii: "t"), s[i + 2] == UInt8(ascii: " ") { i += 3 }
+        // A word or two between the date and the time, as macOS writes them in each language:
+        // "at", "um", "à", "a las", "om", "alle", "às", "kl." — letters (any script), dots and
+        // spaces, ending in a space before the hour's two digits.
+        var j = i
+        while j < s.count, j - i < 8, s[j] >= 0x80 || s[j] == UInt8(ascii: " ") || s[j] == UInt8(ascii: ".")
+            || (s[j] | 0x20 >= UInt8(ascii: "a") && s[j] | 0x20 <= UInt8(ascii: "z"))
+        {
+            j += 1
+        }
+        if j > i, s[j - 1] == UInt8(ascii: " "), j + 1 < s.count, isDigit(s[j]), isDigit(s[j + 1]) { i = j }
         if let h = digits(2) {
             sep("-_.:h")
             if let m = digits(2) {
