@@ -1,4 +1,6 @@
 import Foundation
+import SnapSortSystem
+import SnapSortTestSupport
 import Testing
 
 @testable import SnapSortCore
@@ -39,8 +41,31 @@ import Testing
         #expect(n.timestamp == 1_714_584_600)
     }
 
-    @Test(arguments: ["0000:00:00 00:00:00", "", "garbage", "2024:13:01 00:00:00"])
+    @Test(arguments: ["0000:00:00 00:00:00", "", "garbage", "2024:13:01 00:00:00", "1970:01:01 00:00:00", "1970:01:01 00:01:07"])
     func invalidExifDates(s: String) {
         #expect(CaptureTime.fromExif(s) == nil)
+    }
+
+    /// A Google Takeout's JSON gives photos without EXIF their capture time (the zip gave them all
+    /// one mtime); an edit takes its original's; the two "same spot, a year apart" photos are no
+    /// longer one moment.
+    @Test func aTakeoutJSONGivesTheCaptureTime() throws {
+        let t = try TestLibrary()
+        let bytes = Fixtures.jpeg(Fixtures.scene(width: 320, height: 240, seed: 3))
+        func json(_ ts: Int) -> [UInt8] { Array(#"{"title": "x", "photoTakenTime": {"timestamp": "\#(ts)", "formatted": "…"}}"#.utf8) }
+        t.dir.write("Pictures/Takeout/a.jpg", bytes)
+        t.dir.write("Pictures/Takeout/a.jpg.supplemental-metadata.json", json(1_682_935_200))  // 2023-05-01 10:00 UTC
+        t.dir.write("Pictures/Takeout/b.jpg", bytes + [0])
+        t.dir.write("Pictures/Takeout/b.jpg.json", json(1_714_557_600))  // 2024-05-01 10:00 UTC
+        t.dir.write("Pictures/Takeout/b-edited.jpg", Fixtures.jpeg(Fixtures.scene(width: 320, height: 240, seed: 4)))
+        for n in ["a.jpg", "b.jpg", "b-edited.jpg"] { try FileSystem.setTimes(t.dir.at("Pictures/Takeout/" + n), secondsSince1970: 1_730_578_500) }
+        try t.scan()
+        var taken: [String: (Double, String)] = [:]
+        for r in try t.library.db.rows("SELECT path, taken_ts, taken_source FROM files") {
+            taken[String(r.string(0)!.split(separator: "/").last!)] = (r.double(1)!, r.string(2)!)
+        }
+        #expect(taken["a.jpg"]!.0 == 1_682_935_200 && taken["a.jpg"]!.1 == "metadata")
+        #expect(taken["b.jpg"]!.0 == 1_714_557_600 && taken["b-edited.jpg"]!.0 == 1_714_557_600)
+        #expect(TakeoutMetadata.names(for: "PXL_20241018_113235514.jpg").contains("PXL_20241018_113235514.jpg.supplemental-metada.json"))
     }
 }

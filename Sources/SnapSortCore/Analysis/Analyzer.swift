@@ -86,6 +86,9 @@ public struct Analyzer: Sendable {
     public func analyze(path: String, status st: FileStatus) -> AnalysisResult {
         var r = analyzeContent(path: path, status: st)
         Analyzer.applySidecar(&r, path: path)
+        if r.capture.map({ $0.source == .filename || $0.source == .mtime }) ?? true, let t = TakeoutMetadata.takenTime(for: path) {
+            r.capture = .fromInstant(t, source: .metadata)
+        }
         return r
     }
 

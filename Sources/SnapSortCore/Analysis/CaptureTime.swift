@@ -8,7 +8,8 @@ import Glibc
 /// (`IMG_20240501_123456`, `Screenshot From 2024-05-01 12-34-56`, `IMG-20240501-WA0001`, …)
 /// → the file's mtime.
 public struct CaptureTime: Sendable, Equatable {
-    public enum Source: String, Sendable { case exif, container, filename, mtime }
+    /// `metadata`: a metadata file beside the photo (a Google Takeout's JSON, `photoTakenTime`).
+    public enum Source: String, Sendable { case exif, container, metadata, filename, mtime }
 
     /// RFC 3339: with an offset when one is known, else local wall time without one.
     public var text: String
@@ -25,6 +26,9 @@ public struct CaptureTime: Sendable, Equatable {
         func num(_ a: Int, _ n: Int) -> Int { digits[a..<a + n].reduce(0) { $0 * 10 + $1 } }
         let c = Components(year: num(0, 4), month: num(4, 2), day: num(6, 2), hour: num(8, 2), minute: num(10, 2), second: num(12, 2))
         guard c.isValid else { return nil }
+        // 1970-01-01: a clock that was never set counts from the epoch (a scan of an old photo
+        // dated by hand keeps its year).
+        if c.year == 1970 && c.month == 1 && c.day == 1 { return nil }
         var frac = 0.0
         if let s = subSec, let v = Int(s.prefix(3).filter(\.isNumber)), !s.isEmpty {
             frac = Double(v) / pow(10, Double(min(3, s.prefix(3).filter(\.isNumber).count)))
@@ -88,8 +92,9 @@ public struct CaptureTime: Sendable, Equatable {
         // "at", "um", "à", "a las", "om", "alle", "às", "kl." — letters (any script), dots and
         // spaces, ending in a space before the hour's two digits.
         var j = i
-        while j < s.count, j - i < 8, s[j] >= 0x80 || s[j] == UInt8(ascii: " ") || s[j] == UInt8(ascii: ".")
-            || (s[j] | 0x20 >= UInt8(ascii: "a") && s[j] | 0x20 <= UInt8(ascii: "z"))
+        while j < s.count, j - i < 8,
+            s[j] >= 0x80 || s[j] == UInt8(ascii: " ") || s[j] == UInt8(ascii: ".")
+                || (s[j] | 0x20 >= UInt8(ascii: "a") && s[j] | 0x20 <= UInt8(ascii: "z"))
         {
             j += 1
         }

@@ -86,12 +86,12 @@ public struct GroupRules: Sendable {
     static func ownCaptureTime(takenAt text: String?, source: String?, name: String) -> Double? {
         guard let text else { return nil }
         switch source {
-        case "exif":
+        case "exif", "metadata":
             break
         case "filename":
             guard
                 name.range(
-                    of: #"(19|20)\d\d[-_.]?\d\d[-_.]?\d\d[ _T-]?(at )?\d\d[-_.:h]?\d\d[-_.:m]?\d\d"#,
+                    of: #"(19|20)\d\d[-_.]?\d\d[-_.]?\d\d[ _T-]?([^\d]{1,8} )?\d\d[-_.:h]?\d\d[-_.:m]?\d\d"#,
                     options: .regularExpression) != nil
             else { return nil }
         default:
