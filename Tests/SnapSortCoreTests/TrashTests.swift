@@ -561,7 +561,9 @@ struct TrashTests {
         #expect(report.outcomes.map(\.result) == [.trashed(bind.path + "/.Trash-\(FileSystem.effectiveUserID)/files/b.jpg")])
     }
 
-    @Test("rename across mounts (EXDEV) is never turned into a copy: the file stays and is reported")
+    @Test(
+        "rename across devices (EXDEV) is never turned into a copy: the Trash at the device's own top (a btrfs subvolume), else the file stays and is reported"
+    )
     func exdevLeavesInPlace() throws {
         guard let mnt = TmpfsMount() else { Issue.record("cannot mount a tmpfs"); return }
         let s = try TrashSetup([])
@@ -580,11 +582,24 @@ struct TrashTests {
         let topTrash = "/tmp/.Trash-\(FileSystem.effectiveUserID)"
         let existed = FileSystem.exists(topTrash)
         defer { if !existed { for d in ["/files", "/info", ""] { rmdir(topTrash + d) } } }
+        // The device's own top (the tmpfs root, as a btrfs subvolume's root would be) cannot
+        // take a Trash here either: a file stands where its folder would go.
+        let uid = FileSystem.effectiveUserID
+        let blocker = mnt.path + "/.Trash-\(uid)"
+        _ = FileManager.default.createFile(atPath: blocker, contents: Data("x".utf8))
         let report = try s.commit(lying)
         #expect(report.skipped.count == 1 && report.succeeded.isEmpty)
         #expect(FileSystem.exists(mnt.path + "/e.jpg"))
         #expect(try FileSystem.listDirectory(s.homeTrash + "/info").isEmpty)
         #expect(try Trash.staged(library: s.lib.library).count == 1)
+        // With the way free, it goes to the Trash at its device's top, never a copy; its Path=
+        // is relative to that top, and it comes back.
+        try FileSystem.remove(blocker)
+        let second = try s.commit(lying)
+        #expect(second.outcomes.map(\.result) == [.trashed(mnt.path + "/.Trash-\(uid)/files/e.jpg")], "\(second.outcomes)")
+        let info = String(decoding: try FileSystem.readFile(mnt.path + "/.Trash-\(uid)/info/e.jpg.trashinfo", limit: 4096), as: UTF8.self)
+        #expect(info.contains("\nPath=e.jpg\n"), "\(info)")
+        #expect(try Trash.restore(paths: [mnt.path + "/e.jpg"], library: s.lib.library, clock: s.clock).map(\.result) == [.restored])
     }
 
     @Test("a commit stopped after the .trashinfo or after the rename is finished once by the next commit", arguments: [false, true])

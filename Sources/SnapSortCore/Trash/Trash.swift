@@ -373,10 +373,11 @@ public enum Trash {
             return try skip(library, fileID: fileID, path: path, bytes: st.size, reason: "cannot resolve its folder: \(error)", clock: clock)
         }
         var preferHome = true
+        var deviceTop: String?
         while true {
             let loc: TrashLocation
             do {
-                loc = try TrashLocator.locate(realPath: real, env: env, preferHome: preferHome)
+                loc = try TrashLocator.locate(realPath: real, env: env, preferHome: preferHome, topDirectory: deviceTop)
             } catch {
                 return try skip(
                     library, fileID: fileID, path: path, bytes: st.size,
@@ -430,6 +431,14 @@ public enum Trash {
                     // copy — try the Trash of the file's own mount.
                     try finish(library, ledger, state: "abandoned", reason: "home trash on another mount", clock: clock)
                     preferHome = false
+                    continue
+                }
+                if e.code == .errno(EXDEV), deviceTop == nil, let top = TrashLocator.deviceTop(ofFile: real), top != loc.topDirectory {
+                    // The file's device ends below its mount (a btrfs subvolume not mounted on
+                    // its own): the Trash at that device's top, as file managers use.
+                    try finish(library, ledger, state: "abandoned", reason: "its mount's trash is on another device", clock: clock)
+                    preferHome = false
+                    deviceTop = top
                     continue
                 }
                 let why =

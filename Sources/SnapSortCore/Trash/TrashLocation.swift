@@ -62,7 +62,14 @@ public enum TrashLocator {
     /// directory trash of the file's mount: `$topdir/.Trash/$uid` when `$topdir/.Trash` is a
     /// folder with the sticky bit that is not a symlink, else `$topdir/.Trash-$uid`. Mounts are
     /// told apart by their mountinfo entry, not `st_dev` (bind mounts share it).
-    public static func locate(realPath: String, env: TrashEnvironment, preferHome: Bool = true) throws -> TrashLocation {
+    ///
+    /// `topDirectory` given: that folder is the top directory (`deviceTop`: a btrfs subvolume
+    /// that is not mounted on its own has a device of its own, so neither the home trash nor its
+    /// mount's can take the file; GLib and trash-cli use the subvolume's root then).
+    public static func locate(
+        realPath: String, env: TrashEnvironment, preferHome: Bool = true, topDirectory: String? = nil
+    ) throws -> TrashLocation {
+        if let top = topDirectory { return try topDirectoryTrash(top, uid: env.userID) }
         let table = try env.mounts()
         guard let fileMount = Mounts.mount(containing: realPath, in: table) else {
             throw TrashUnavailable(description: "no mount found for the file")
@@ -74,23 +81,42 @@ public enum TrashLocator {
             try prepare(loc, home: true, uid: env.userID)
             return loc
         }
-        let top = fileMount.mountPoint
         if fileMount.readOnly { throw TrashUnavailable(description: "its file system is read-only") }
+        return try topDirectoryTrash(fileMount.mountPoint, uid: env.userID)
+    }
+
+    /// `$top/.Trash/$uid` when `$top/.Trash` is a sticky folder that is not a symlink, else
+    /// `$top/.Trash-$uid`, created as needed.
+    static func topDirectoryTrash(_ top: String, uid: UInt32) throws -> TrashLocation {
         let base = top == "/" ? "" : top
         let shared = base + "/.Trash"
         if let st = FileSystem.lstatusIfExists(shared), st.isDirectory, !st.isSymlink, FileSystem.isSticky(st.mode) {
-            let loc = TrashLocation(directory: shared + "/\(env.userID)", topDirectory: top)
-            if (try? prepare(loc, home: false, uid: env.userID)) != nil { return loc }
+            let loc = TrashLocation(directory: shared + "/\(uid)", topDirectory: top)
+            if (try? prepare(loc, home: false, uid: uid)) != nil { return loc }
         }
-        let loc = TrashLocation(directory: base + "/.Trash-\(env.userID)", topDirectory: top)
+        let loc = TrashLocation(directory: base + "/.Trash-\(uid)", topDirectory: top)
         do {
-            try prepare(loc, home: false, uid: env.userID)
+            try prepare(loc, home: false, uid: uid)
         } catch let e as TrashUnavailable {
             throw e
         } catch {
             throw TrashUnavailable(description: "cannot create \(loc.directory): \(error)")
         }
         return loc
+    }
+
+    /// The top of the file's own device: its folder's highest ancestor with the same `st_dev`
+    /// (a btrfs subvolume's root, a mount the mount table does not show); nil when unknown.
+    public static func deviceTop(ofFile realPath: String) -> String? {
+        guard let slash = realPath.lastIndex(of: "/") else { return nil }
+        var dir = slash == realPath.startIndex ? "/" : String(realPath[..<slash])
+        guard let dev = FileSystem.lstatusIfExists(dir)?.device else { return nil }
+        while dir != "/" {
+            let up = dir.lastIndex(of: "/").map { $0 == dir.startIndex ? "/" : String(dir[..<$0]) } ?? "/"
+            guard let st = FileSystem.lstatusIfExists(up), st.device == dev else { break }
+            dir = up
+        }
+        return dir
     }
 
     /// Creates the Trash folder and its `files/` and `info/` (mode 0700) and checks that each is
