@@ -204,6 +204,52 @@ import Testing
         #expect(waitUntil(timeout: 5) { !follower.isRunning }, "the follower outlived its reader")
     }
 
+    /// `status --follow` without an agent: a library moved away for a moment does not end it
+    /// (a bar never restarts a module whose command ended), the JSON stream prints no line for a
+    /// recompute that changed nothing but its time, and an agent started later with its own
+    /// `--status-file` is followed there.
+    @Test func followOutlivesAMissingLibraryAndFindsAnAgentsOtherFile() throws {
+        let (dir, env, root, db) = Self.setup(1)
+        defer { withExtendedLifetime(dir) {} }
+        #expect(try SnapsortBinary.run(["scan", "--quiet", "--no-models", root], env: env).status == 0)
+        let follower = Process()
+        follower.executableURL = URL(fileURLWithPath: SnapsortBinary.path)
+        follower.arguments = ["status", "--json", "--follow"]
+        follower.environment = ProcessInfo.processInfo.environment.merging(env.merging(["SNAPSORT_FOLLOW_RECHECK_MS": "100"]) { $1 }) { $1 }
+        let out = Pipe()
+        follower.standardOutput = out
+        follower.standardError = FileHandle.nullDevice
+        try follower.run()
+        defer { if follower.isRunning { kill(follower.processIdentifier, SIGKILL) } }
+        let fd = out.fileHandleForReading.fileDescriptor
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        var text = ""
+        func readSome() {
+            var buf = [UInt8](repeating: 0, count: 65536)
+            let n = read(fd, &buf, buf.count)
+            if n > 0 { text += String(decoding: buf[0..<n], as: UTF8.self) }
+        }
+        #expect(
+            waitUntil(timeout: 10) {
+                readSome(); return !text.isEmpty
+            })
+        usleep(600_000)  // six rechecks with nothing changed
+        readSome()
+        #expect(text.split(separator: "\n").count == 1, "\(text)")
+        try FileSystem.rename(db, db + ".away")
+        usleep(400_000)
+        #expect(follower.isRunning)
+        try FileSystem.rename(db + ".away", db)
+        let custom = dir.at("elsewhere/status.json")
+        let agent = try Child(["agent", "--no-web", "--no-reminders", "--no-models", "--status-file", custom, root], env: env)
+        #expect(
+            waitUntil(timeout: 20) {
+                readSome(); return text.split(separator: "\n").last.flatMap { JSON.parse(String($0))?["agent"]?["state"]?.stringValue } == "watching"
+            }, "\(text)")
+        agent.signal(SIGTERM)
+        #expect(agent.wait(timeout: 10) == 0)
+    }
+
     @Test func theUserUnitPassesSystemdAnalyzeVerify() throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze") else {
             Issue.record("systemd-analyze is missing: install the 'systemd' package (scripts/packages.txt)")

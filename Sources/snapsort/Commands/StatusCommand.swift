@@ -38,24 +38,37 @@ enum StatusCommand: Command {
         let named = try args.option("--status-file").map(ctx.absolute)
         guard try args.positionals().isEmpty else { throw UsageError("status takes no arguments") }
         let (config, _) = Configuration.load(ctx.env)
-        let path = named ?? Agent.runningStatusPath(dbPath: ctx.dbPath) ?? config.statusFilePath(ctx.env)
+        // The running agent's file (it says where in its lock), else the configured one: looked
+        // up again while following, since an agent restarted with another `status_file` writes
+        // elsewhere (a follower that kept the old path showed "stopped" for good).
+        func currentPath() -> String { named ?? Agent.runningStatusPath(dbPath: ctx.dbPath) ?? config.statusFilePath(ctx.env) }
+        var path = currentPath()
         let render: (StatusDocument) -> String = { doc in
             if let format { return format.render(doc) }
             if json { return doc.json.serialized(pretty: !follow) }
             return StatusSummary(doc).human + (follow ? "\n" : "\nStatus file: \(path)")
         }
-        var last = render(try resolve(ctx, config: config, path: path))
-        ctx.out(last)
+        let first = try resolve(ctx, config: config, path: path)
+        // What counts as a change: the line a bar shows; for JSON the document without its
+        // `updated_at` (it moves at every recompute while no agent runs).
+        func key(_ doc: StatusDocument, _ line: String) -> String { json ? doc.content : line }
+        var line = render(first)
+        var last = key(first, line)
+        ctx.out(line)
         ctx.flush()
         guard follow else { return ExitCode.ok }
-        // An atomic rename replaces the file's inode, so the folder is watched, not the file.
-        let folder = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
-        try FileSystem.makeDirectories(folder, mode: 0o700)
-        let name = String(path.split(separator: "/").last ?? "")
-        let inotify = try Inotify()
         // Tests shorten the wait (`SNAPSORT_FOLLOW_RECHECK_MS`) rather than sleep through it.
         let recheckMs = ctx.env["SNAPSORT_FOLLOW_RECHECK_MS"].flatMap { Int32($0) }.map { max(50, $0) } ?? Self.recheckMs
-        _ = try inotify.addWatch(folder, mask: Inotify.movedTo | Inotify.closeWrite | Inotify.delete | Inotify.onlyDir)
+        // An atomic rename replaces the file's inode, so the folder is watched, not the file.
+        func watch(_ path: String) throws -> (Inotify, String) {
+            let folder = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+            try FileSystem.makeDirectories(folder, mode: 0o700)
+            let inotify = try Inotify()
+            _ = try inotify.addWatch(folder, mask: Inotify.movedTo | Inotify.closeWrite | Inotify.delete | Inotify.onlyDir)
+            return (inotify, String(path.split(separator: "/").last ?? ""))
+        }
+        var (inotify, name) = try watch(path)
+        var failing: String?
         while true {
             // The bar went away (its pipe closed): leave now, not at the next change hours later
             // (each orphan held an inotify instance). Every few seconds without a change the
@@ -67,11 +80,30 @@ enum StatusCommand: Command {
                 let events = try inotify.read()
                 guard events.contains(where: { $0.name == name || $0.has(Inotify.overflow) }) else { continue }
             }
-            let line = render(try resolve(ctx, config: config, path: path))
-            if line != last {
-                last = line
-                ctx.out(line)
-                ctx.flush()
+            let now = currentPath()
+            if now != path, let w = try? watch(now) {
+                path = now
+                (inotify, name) = w
+            }
+            do {
+                let doc = try resolve(ctx, config: config, path: path)
+                line = render(doc)
+                if failing != nil {
+                    ctx.err("snapsort status: the library answers again")
+                    failing = nil
+                }
+                let k = key(doc, line)
+                if k != last {
+                    last = k
+                    ctx.out(line)
+                    ctx.flush()
+                }
+            } catch {
+                // A library locked or moved for a moment: a bar does not restart a module whose
+                // command ended, so the line stays and the next recheck tries again.
+                let message = "\(error)"
+                if failing != message { ctx.err("snapsort status: \(message); trying again every \(recheckMs / 1000) s") }
+                failing = message
             }
         }
     }
