@@ -173,35 +173,14 @@ import Testing
         defer { withExtendedLifetime(dir) {} }
         let agent = try Child(["agent", "--no-web", "--no-reminders", "--no-models", root], env: env)
         #expect(waitUntil(timeout: 20) { (try? SnapsortBinary.run(["status", "--json"], env: env).stdout.contains("\"watching\"")) == true })
-        let follower = Process()
-        follower.executableURL = URL(fileURLWithPath: SnapsortBinary.path)
-        follower.arguments = ["status", "--json", "--follow"]
-        follower.environment = ProcessInfo.processInfo.environment.merging(env.merging(["SNAPSORT_FOLLOW_RECHECK_MS": "200"]) { $1 }) { $1 }
-        let out = Pipe()
-        follower.standardOutput = out
-        try follower.run()
-        defer { if follower.isRunning { kill(follower.processIdentifier, SIGKILL) } }
-        let fd = out.fileHandleForReading.fileDescriptor
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-        var text = ""
-        func readSome() {
-            var buf = [UInt8](repeating: 0, count: 65536)
-            let n = read(fd, &buf, buf.count)
-            if n > 0 { text += String(decoding: buf[0..<n], as: UTF8.self) }
-        }
-        func state(of line: Substring) -> String? { JSON.parse(String(line))?["agent"]?["state"]?.stringValue }
-        #expect(
-            waitUntil(timeout: 10) {
-                readSome(); return text.split(separator: "\n").first.flatMap(state) == "watching"
-            }, "\(text)")
+        let follower = try Follower(env: env, recheckMs: 200)
+        defer { follower.kill() }
+        #expect(waitUntil(timeout: 10) { follower.lines().first.flatMap(Follower.state) == "watching" }, "\(follower.text)")
         agent.signal(SIGKILL)
         #expect(agent.wait(timeout: 10) != nil)
-        #expect(
-            waitUntil(timeout: 10) {
-                readSome(); return text.split(separator: "\n").last.flatMap(state) == "stopped"
-            }, "\(text)")
-        try out.fileHandleForReading.close()
-        #expect(waitUntil(timeout: 5) { !follower.isRunning }, "the follower outlived its reader")
+        #expect(waitUntil(timeout: 10) { follower.lines().last.flatMap(Follower.state) == "stopped" }, "\(follower.text)")
+        try follower.out.fileHandleForReading.close()
+        #expect(waitUntil(timeout: 5) { !follower.process.isRunning }, "the follower outlived its reader")
     }
 
     /// `status --follow` without an agent: a library moved away for a moment does not end it
@@ -212,40 +191,18 @@ import Testing
         let (dir, env, root, db) = Self.setup(1)
         defer { withExtendedLifetime(dir) {} }
         #expect(try SnapsortBinary.run(["scan", "--quiet", "--no-models", root], env: env).status == 0)
-        let follower = Process()
-        follower.executableURL = URL(fileURLWithPath: SnapsortBinary.path)
-        follower.arguments = ["status", "--json", "--follow"]
-        follower.environment = ProcessInfo.processInfo.environment.merging(env.merging(["SNAPSORT_FOLLOW_RECHECK_MS": "100"]) { $1 }) { $1 }
-        let out = Pipe()
-        follower.standardOutput = out
-        follower.standardError = FileHandle.nullDevice
-        try follower.run()
-        defer { if follower.isRunning { kill(follower.processIdentifier, SIGKILL) } }
-        let fd = out.fileHandleForReading.fileDescriptor
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-        var text = ""
-        func readSome() {
-            var buf = [UInt8](repeating: 0, count: 65536)
-            let n = read(fd, &buf, buf.count)
-            if n > 0 { text += String(decoding: buf[0..<n], as: UTF8.self) }
-        }
-        #expect(
-            waitUntil(timeout: 10) {
-                readSome(); return !text.isEmpty
-            })
+        let follower = try Follower(env: env, recheckMs: 100)
+        defer { follower.kill() }
+        #expect(waitUntil(timeout: 10) { !follower.lines().isEmpty })
         usleep(600_000)  // six rechecks with nothing changed
-        readSome()
-        #expect(text.split(separator: "\n").count == 1, "\(text)")
+        #expect(follower.lines().count == 1, "\(follower.text)")
         try FileSystem.rename(db, db + ".away")
         usleep(400_000)
-        #expect(follower.isRunning)
+        #expect(follower.process.isRunning)
         try FileSystem.rename(db + ".away", db)
         let custom = dir.at("elsewhere/status.json")
         let agent = try Child(["agent", "--no-web", "--no-reminders", "--no-models", "--status-file", custom, root], env: env)
-        #expect(
-            waitUntil(timeout: 20) {
-                readSome(); return text.split(separator: "\n").last.flatMap { JSON.parse(String($0))?["agent"]?["state"]?.stringValue } == "watching"
-            }, "\(text)")
+        #expect(waitUntil(timeout: 20) { follower.lines().last.flatMap(Follower.state) == "watching" }, "\(follower.text)")
         agent.signal(SIGTERM)
         #expect(agent.wait(timeout: 10) == 0)
     }
@@ -268,4 +225,35 @@ import Testing
         p.waitUntilExit()
         #expect(p.terminationStatus == 0, "\(text)")
     }
+}
+
+/// `snapsort status --json --follow` as a bar runs it, its output read as it comes.
+final class Follower {
+    let process = Process()
+    let out = Pipe()
+    private(set) var text = ""
+
+    init(env: [String: String], recheckMs: Int) throws {
+        process.executableURL = URL(fileURLWithPath: SnapsortBinary.path)
+        process.arguments = ["status", "--json", "--follow"]
+        process.environment = ProcessInfo.processInfo.environment.merging(env.merging(["SNAPSORT_FOLLOW_RECHECK_MS": "\(recheckMs)"]) { $1 }) { $1 }
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let fd = out.fileHandleForReading.fileDescriptor
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+    }
+
+    /// The lines printed so far.
+    func lines() -> [Substring] {
+        var buf = [UInt8](repeating: 0, count: 65536)
+        let n = read(out.fileHandleForReading.fileDescriptor, &buf, buf.count)
+        if n > 0 { text += String(decoding: buf[0..<n], as: UTF8.self) }
+        return text.split(separator: "\n")
+    }
+
+    /// The agent's state in one line of the stream.
+    static func state(_ line: Substring) -> String? { JSON.parse(String(line))?["agent"]?["state"]?.stringValue }
+
+    func kill() { if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) } }
 }

@@ -125,17 +125,20 @@ struct AgentServiceTests {
         #expect(h.stop())
     }
 
+    /// The review page on a free loopback port, for the agent's database and configuration.
+    static func page(_ c: AgentServiceContext, env: Environment) -> WebAgentService {
+        var w = WebServer.Options(dbPath: c.dbPath, config: c.configuration, env: env)
+        w.port = 0
+        w.addresses = ["127.0.0.1"]
+        return WebAgentService(options: w)
+    }
+
     @Test("the agent serves the review page while it runs and removes web.json when it stops")
     func servesThePage() throws {
         var env: Environment?
         let h = try AgentHarness(tweak: { o in
             env = o.env
-            o.services = { c in
-                var w = WebServer.Options(dbPath: c.dbPath, config: c.configuration, env: c.env)
-                w.port = 0
-                w.addresses = ["127.0.0.1"]
-                return [WebAgentService(options: w)]
-            }
+            o.services = { c in [Self.page(c, env: c.env)] }
         })
         h.start()
         #expect(h.waitIdle())
@@ -162,12 +165,7 @@ struct AgentServiceTests {
             var e = o.env
             e.variables["XDG_RUNTIME_DIR"] = dir.path
             webEnv = e
-            o.services = { [e] c in
-                var w = WebServer.Options(dbPath: c.dbPath, config: c.configuration, env: e)
-                w.port = 0
-                w.addresses = ["127.0.0.1"]
-                return [WebAgentService(options: w)]
-            }
+            o.services = { [e] c in [Self.page(c, env: e)] }
         })
         h.start()
         #expect(h.waitIdle())
@@ -191,12 +189,7 @@ struct AgentServiceTests {
         let h = try AgentHarness(tweak: { o in
             o.clock = clock
             env = o.env
-            o.services = { c in
-                var w = WebServer.Options(dbPath: c.dbPath, config: c.configuration, env: c.env)
-                w.port = 0
-                w.addresses = ["127.0.0.1"]
-                return [WebAgentService(options: w)]
-            }
+            o.services = { c in [Self.page(c, env: c.env)] }
         })
         h.start()
         #expect(h.waitIdle())

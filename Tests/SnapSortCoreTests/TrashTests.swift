@@ -602,8 +602,9 @@ struct TrashTests {
         #expect(try Trash.restore(paths: [mnt.path + "/e.jpg"], library: s.lib.library, clock: s.clock).map(\.result) == [.restored])
     }
 
-    @Test("a commit stopped after the .trashinfo or after the rename is finished once by the next commit", arguments: [false, true])
-    func crashPoints(afterRename: Bool) throws {
+    /// a.jpg and b.jpg staged, and a commit killed (as by `kill -9`) after the first one's
+    /// `.trashinfo` was written, or after its move.
+    static func commitKilled(afterRename: Bool) throws -> TrashSetup {
         struct Crash: Error {}
         let s = try TrashSetup(["a.jpg", "b.jpg"])
         _ = try s.stage("a.jpg")
@@ -611,6 +612,12 @@ struct TrashTests {
         var crashing = s.env
         if afterRename { crashing.afterRename = { _ in throw Crash() } } else { crashing.afterInfoWritten = { _ in throw Crash() } }
         #expect(throws: Crash.self) { try s.commit(crashing) }
+        return s
+    }
+
+    @Test("a commit stopped after the .trashinfo or after the rename is finished once by the next commit", arguments: [false, true])
+    func crashPoints(afterRename: Bool) throws {
+        let s = try Self.commitKilled(afterRename: afterRename)
         #expect(try s.lib.library.db.scalar("SELECT count(*) FROM trash_ledger WHERE state='planned'") == 1)
         let report = try s.commit()
         #expect(report.resumed == 1)
@@ -627,13 +634,7 @@ struct TrashTests {
     /// without asking, after the user had restored everything.
     @Test("a killed commit's photo in flight is settled by the next list or restore", arguments: [false, true])
     func inFlightIsSettledByListAndRestore(afterRename: Bool) throws {
-        struct Crash: Error {}
-        let s = try TrashSetup(["a.jpg", "b.jpg"])
-        _ = try s.stage("a.jpg")
-        _ = try s.stage("b.jpg")
-        var crashing = s.env
-        if afterRename { crashing.afterRename = { _ in throw Crash() } } else { crashing.afterInfoWritten = { _ in throw Crash() } }
-        #expect(throws: Crash.self) { try s.commit(crashing) }
+        let s = try Self.commitKilled(afterRename: afterRename)
         // The one in flight is the first staged, in the order of the ids the scan gave.
         let a = try #require(try s.lib.library.db.row("SELECT original_path FROM trash_ledger WHERE state='planned'")?.string(0))
         let b = [s.lib.root + "/a.jpg", s.lib.root + "/b.jpg"].first { $0 != a }!

@@ -97,6 +97,13 @@ enum JPEGHandler {
 
     /// The payload of the first APP1 "Exif" segment, by walking the JPEG markers (bounded).
     static func exifSegment(_ b: [UInt8]) -> ArraySlice<UInt8>? {
+        app1Segment(b, startingWith: Array("Exif".utf8)).flatMap { $0.count >= 6 ? $0 : nil }
+    }
+
+    /// The payload (from its signature on) of the first APP1 segment that starts with
+    /// `signature` ("Exif", XMP's namespace), by walking the markers before the image data
+    /// (at most 64 of them, each length checked against the bytes there are).
+    static func app1Segment(_ b: [UInt8], startingWith signature: [UInt8]) -> ArraySlice<UInt8>? {
         var i = 2
         var steps = 0
         while i + 4 <= b.count && steps < 64 {
@@ -107,7 +114,7 @@ enum JPEGHandler {
             if marker == 0xDA || marker == 0xD9 { return nil }  // start of scan: no more metadata
             let len = Int(b[i + 2]) << 8 | Int(b[i + 3])
             guard len >= 2, i + 2 + len <= b.count else { return nil }
-            if marker == 0xE1, len >= 8, b[i + 4] == 0x45, b[i + 5] == 0x78, b[i + 6] == 0x69, b[i + 7] == 0x66 {
+            if marker == 0xE1, len - 2 >= signature.count, b[(i + 4)..<(i + 4 + signature.count)].elementsEqual(signature) {
                 return b[(i + 4)..<(i + 2 + len)]
             }
             i += 2 + len

@@ -43,26 +43,10 @@ public enum XMP {
         return nil
     }
 
-    /// The payload of a JPEG's XMP segment (APP1 starting "http://ns.adobe.com/xap/1.0/\0"),
-    /// by walking the markers before the image data (bounded, as `JPEGHandler.exifSegment`).
+    /// The payload of a JPEG's XMP segment (APP1 starting "http://ns.adobe.com/xap/1.0/\0").
     public static func jpegPacket(_ b: [UInt8]) -> [UInt8]? {
         let signature = Array((namespace + "\0").utf8)
-        var i = 2
-        var steps = 0
-        while i + 4 <= b.count && steps < 64 {
-            steps += 1
-            guard b[i] == 0xFF else { return nil }
-            let marker = b[i + 1]
-            if marker == 0xD8 || (marker >= 0xD0 && marker <= 0xD7) || marker == 0x01 { i += 2; continue }
-            if marker == 0xDA || marker == 0xD9 { return nil }
-            let len = Int(b[i + 2]) << 8 | Int(b[i + 3])
-            guard len >= 2, i + 2 + len <= b.count else { return nil }
-            if marker == 0xE1, len - 2 > signature.count, b[(i + 4)..<(i + 4 + signature.count)].elementsEqual(signature) {
-                return Array(b[(i + 4 + signature.count)..<(i + 2 + len)])
-            }
-            i += 2 + len
-        }
-        return nil
+        return JPEGHandler.app1Segment(b, startingWith: signature).map { Array($0.dropFirst(signature.count)) }
     }
 
     /// The prefix `packet` binds to the XMP basic namespace (`xmlns:PREFIX="…/xap/1.0/"`).
