@@ -169,7 +169,14 @@ import Testing
             #expect(JSON.parse(StatusFormat.i3blocks.render(d))?["color"]?.stringValue == "#bf616a")
         }
         #expect(JSON.parse(StatusFormat.i3statusRust.render(warning))?["state"]?.stringValue == "Warning")
-        #expect(JSON.parse(StatusFormat.waybar.render(warning))?["class"]?.stringValue == "watching")
+        // Marked on every bar: waybar's classes keep the state and add "warning" (a style can
+        // target it), the text of the others carries a sign.
+        #expect(JSON.parse(StatusFormat.waybar.render(warning))?["class"] == .array([.string("watching"), .string("warning")]))
+        #expect(JSON.parse(StatusFormat.waybar.render(old))?["class"] == .string("error"))
+        for f in [StatusFormat.polybar, .i3blocks, .i3statusRust] { #expect(f.render(warning).contains("⚠"), "\(f)") }
+        var calm = old
+        calm.agent.lastError = nil
+        #expect(!StatusFormat.i3blocks.render(calm).contains("⚠"))
         #expect(JSON.parse(StatusFormat.i3blocks.render(warning))?["color"]?.stringValue != "#bf616a")
         #expect(!StatusFormat.polybar.render(warning).contains("#bf616a"))
         let tooltip = try #require(JSON.parse(StatusFormat.waybar.render(warning))?["tooltip"]?.stringValue)

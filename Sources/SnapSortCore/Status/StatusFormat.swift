@@ -26,7 +26,8 @@ public enum StatusFormat: String, CaseIterable, Sendable {
             // default): a folder named "Tom & Jerry <2024>" broke the tooltip.
             return JSON.object([
                 ("text", .string(Self.pango(s.text))), ("alt", .string(s.state)), ("tooltip", .string(Self.pango(s.tooltip))),
-                ("class", .string(s.cssClass)), ("percentage", .int(s.percentage)),
+                ("class", s.isWarning ? .array([.string(s.cssClass), .string("warning")]) : .string(s.cssClass)),
+                ("percentage", .int(s.percentage)),
             ]).serialized()
         case .polybar:
             return "%{F\(s.color)}\(s.text)%{F-}"
@@ -47,6 +48,9 @@ public struct StatusSummary: Sendable {
     public var shortText: String
     public var tooltip: String
     public var cssClass: String
+    /// A warning beside the state (a service that cannot do its part, a folder offline): waybar
+    /// gets the classes `[state, "warning"]` (it takes a list), so a style can mark it.
+    public var isWarning = false
     public var percentage: Int
     public var color: String
     public var i3rsState: String
@@ -92,7 +96,15 @@ public struct StatusSummary: Sendable {
             if i3rsState == "Good" { color = "#ebcb8b" }
             i3rsState = i3rsState == "Good" ? "Warning" : i3rsState
         }
+        let warning = a.isWarningOnly || !a.offlineRoots.isEmpty
         cssClass = a.degraded ? "degraded" : a.lastError != nil && !a.isWarningOnly ? "error" : a.state
+        isWarning = warning && cssClass == a.state
+        // Seen on every bar, not only in waybar's tooltip: polybar, i3blocks and i3status-rust
+        // have none, and a missing notification server or an unplugged drive looked like any day.
+        if a.degraded || a.lastError != nil || warning {
+            text += " ⚠"
+            shortText += " ⚠"
+        }
         if a.total > 0 {
             percentage = min(100, a.done * 100 / a.total)
         } else {
