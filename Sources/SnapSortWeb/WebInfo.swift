@@ -34,24 +34,54 @@ public struct WebInfo: Sendable, Equatable {
         .object([("url", .string(url)), ("port", .int(port)), ("token", .string(token)), ("pid", .int(pid)), ("database", .opt(database))])
     }
 
-    /// Writes the file 0600 (its folder 0700), atomically.
+    /// The page of one library: `web-KEY.json` beside `web.json` (KEY: 16 hex digits of the
+    /// database path's FNV-1a hash). `web.json` names the page started last; with two libraries
+    /// served (two agents, an agent and `serve`), each one's own file still says where its page is.
+    public static func path(_ env: Environment, database: String) -> String {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for b in database.utf8 { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
+        return (env.runtimeDir ?? env.stateHome) + "/snapsort/web-" + String(format: "%016llx", h) + ".json"
+    }
+
+    /// Writes `web.json` and, when the database is known, the library's own file: 0600 (the
+    /// folder 0700), atomically.
     public func write(_ env: Environment) throws {
-        let p = WebInfo.path(env)
+        try write(at: WebInfo.path(env))
+        if let database { try write(at: WebInfo.path(env, database: database)) }
+    }
+
+    /// Writes only the library's own file (`web.json` names another page now).
+    public func writeOwn(_ env: Environment) throws {
+        if let database { try write(at: WebInfo.path(env, database: database)) }
+    }
+
+    private func write(at p: String) throws {
         try FileSystem.makeDirectories((p as NSString).deletingLastPathComponent, mode: 0o700)
         try FileSystem.writeAtomically(p, Array((json.serialized(pretty: true) + "\n").utf8), mode: 0o600)
     }
 
-    /// Reads the file; nil when missing or malformed.
-    public static func read(_ env: Environment) -> WebInfo? {
-        guard let bytes = try? FileSystem.readFile(path(env), limit: 64 * 1024),
+    /// Reads `web.json`; nil when missing or malformed.
+    public static func read(_ env: Environment) -> WebInfo? { read(at: path(env)) }
+
+    /// The page of the library at `database`: its own file, else `web.json` when that names it
+    /// (or, written by an older version, no library).
+    public static func read(_ env: Environment, database: String) -> WebInfo? {
+        if let own = read(at: path(env, database: database)), own.database == database { return own }
+        guard let shared = read(env), shared.database == nil || shared.database == database else { return nil }
+        return shared
+    }
+
+    static func read(at p: String) -> WebInfo? {
+        guard let bytes = try? FileSystem.readFile(p, limit: 64 * 1024),
             let j = JSON.parse(String(decoding: bytes, as: UTF8.self)),
             let url = j["url"]?.stringValue, let port = j["port"]?.intValue, let token = j["token"]?.stringValue
         else { return nil }
         return WebInfo(url: url, port: port, token: token, pid: j["pid"]?.intValue ?? 0, database: j["database"]?.stringValue)
     }
 
-    /// Removes the file if it still describes this server (a newer server may have replaced it).
-    public static func remove(_ env: Environment, token: String) {
+    /// Removes the files that still describe this server (a newer server may have replaced them).
+    public static func remove(_ env: Environment, token: String, database: String? = nil) {
         if let current = read(env), current.token == token { unlink(path(env)) }
+        if let database, let own = read(at: path(env, database: database)), own.token == token { unlink(path(env, database: database)) }
     }
 }

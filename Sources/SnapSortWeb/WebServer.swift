@@ -118,8 +118,10 @@ public final class WebServer: Sendable {
     /// True when it wrote.
     @discardableResult
     public func restoreInfoIfMissing() -> Bool {
-        guard options.writeInfo, http.withLock({ $0 != nil }), WebInfo.read(options.env) == nil else { return false }
-        return (try? info.write(options.env)) != nil
+        guard options.writeInfo, http.withLock({ $0 != nil }) else { return false }
+        if WebInfo.read(options.env) == nil { return (try? info.write(options.env)) != nil }
+        if WebInfo.read(options.env, database: options.dbPath) == nil { return (try? info.writeOwn(options.env)) != nil }
+        return false
     }
 
     /// Stops serving and removes `web.json`; idempotent.
@@ -132,7 +134,7 @@ public final class WebServer: Sendable {
         guard let s else { return }
         s.stop()
         guard options.writeInfo else { return }
-        WebInfo.remove(options.env, token: token)
+        WebInfo.remove(options.env, token: token, database: options.dbPath)
         // The server this one stood in front of in web.json (another library's page, the
         // agent's) is named again if it still serves: 'snapsort open' finds it.
         if let previousInfo, WebInfo.read(options.env) == nil, WebClient.answers(previousInfo) {

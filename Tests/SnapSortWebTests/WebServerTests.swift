@@ -218,10 +218,19 @@ import Testing
         o.addresses = ["127.0.0.1"]
         let second = try WebServer.start(o)
         #expect(WebInfo.read(h.env)?.token == second.info.token)
+        // Meanwhile each library's own file says where its page is: 'open' and 'serve' of the
+        // first library still find it (they said "another library" and started a second page).
+        #expect(try FileSystem.lstatus(WebInfo.path(h.env, database: h.lib.dbPath)).mode & 0o777 == 0o600)
+        let ownWhileShared = try SnapsortBinary.run(["--db", h.lib.dbPath, "open", "--print-url"], env: env)
+        #expect(ownWhileShared.status == 0 && ownWhileShared.stdout.hasPrefix(info.openURL), "\(ownWhileShared.stderr)")
+        let serveWhileShared = try SnapsortBinary.run(
+            ["20", SnapsortBinary.path, "--db", h.lib.dbPath, "serve", "--port", "0"], env: env, launcher: "/usr/bin/timeout")
+        #expect(serveWhileShared.status == 1, "\(serveWhileShared.stderr)")
         second.stop()
+        #expect(!FileSystem.exists(WebInfo.path(h.env, database: h.lib.dir.at("other.sqlite3"))))
         #expect(WebInfo.read(h.env)?.token == info.token)
         h.server.stop()
-        #expect(!FileSystem.exists(path))
+        #expect(!FileSystem.exists(path) && !FileSystem.exists(WebInfo.path(h.env, database: h.lib.dbPath)))
         #expect(!WebClient.answers(info))
         // The next server of this library (the agent after a restart) keeps the token: a
         // bookmark and the browser's cookie (30 days) still open the page.

@@ -15,7 +15,9 @@ enum OpenCommand: Command {
         'systemd-run --user --scope' where available), and prints the URL.
           --print-url   only print the URL, as one line: http://127.0.0.1:PORT/?token=…
           --deck ID     open a deck directly (e.g. month:2024-05, later, group:screenshot)
-        The server writes its address and token to $XDG_RUNTIME_DIR/snapsort/web.json (0600).
+        The server writes its address and token to $XDG_RUNTIME_DIR/snapsort/web.json (0600),
+        and to a file of its library's own beside it (web-KEY.json), so each library served
+        finds its page.
         Exit: 0 ok, 3 the agent is not running (no page is being served).
         """
 
@@ -23,7 +25,8 @@ enum OpenCommand: Command {
         let printOnly = args.flag("--print-url")
         let deck = try args.option("--deck")
         guard try args.positionals().isEmpty else { throw UsageError("open takes no arguments") }
-        guard let info = WebInfo.read(ctx.env), WebClient.answers(info) else {
+        // The page of this library (its own file), else whichever web.json names.
+        guard let info = WebInfo.read(ctx.env, database: ctx.dbPath) ?? WebInfo.read(ctx.env), WebClient.answers(info) else {
             throw CommandFailure(
                 ExitCode.unavailable,
                 "the review page is not being served: start the agent ('systemctl --user start snapsort' or 'snapsort agent'), or 'snapsort serve'")

@@ -30,7 +30,7 @@ enum ServeCommand: Command {
         let (config, problems) = Configuration.load(ctx.env)
         for p in problems { ctx.err("snapsort serve: \(p)") }
         // One page per library: a second server would only take web.json from the first.
-        if let running = WebInfo.read(ctx.env), running.database == nil || running.database == ctx.dbPath, WebClient.answers(running) {
+        if let running = WebInfo.read(ctx.env, database: ctx.dbPath), WebClient.answers(running) {
             throw CommandFailure(
                 ExitCode.error, "this library's review page is already served at \(running.url) (pid \(running.pid)); 'snapsort open' opens it")
         }
