@@ -439,7 +439,7 @@ import Testing
         #expect(waitUntil { h.agent.counters.events > 0 })
         // The status counts what waits for the resume.
         #expect(waitUntil { h.status()?["agent"]?["pending"]?.intValue == 2 }, "\(String(describing: h.status()?["agent"]))")
-        #expect(StatusDocument(json: try #require(h.status())).map { StatusSummary($0).text } == "SnapSort paused (2 waiting)")
+        #expect(StatusDocument(json: try #require(h.status())).map { StatusSummary($0).text } == "SnapSort paused (2 changes waiting)")
         #expect(try h.live(cli)[p] == nil)
         try cli.resume(now: Date())
         #expect(try waitUntil { try h.live(cli)[p]?.status == "ok" })

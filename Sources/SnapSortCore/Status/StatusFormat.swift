@@ -72,7 +72,8 @@ public struct StatusSummary: Sendable {
             color = "#8fbcbb"
             i3rsState = "Info"
         case "paused":
-            text = a.pending > 0 ? "SnapSort paused (\(StatusSummary.number(a.pending)) waiting)" : "SnapSort paused"
+            text =
+                a.pending > 0 ? "SnapSort paused (\(StatusSummary.number(a.pending)) change\(a.pending == 1 ? "" : "s") waiting)" : "SnapSort paused"
             shortText = "paused"
             color = "#888888"
             i3rsState = "Idle"
