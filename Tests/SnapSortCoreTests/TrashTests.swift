@@ -705,6 +705,37 @@ struct TrashTests {
         #expect(try Trash.staged(library: s.lib.library).count == 1)
     }
 
+    /// A folder replaced by a symbolic link after its photo was trashed: a restore would put
+    /// the photo wherever the link points, outside its library; it is refused, with the reason,
+    /// and goes once the folder is a folder again. A library reached through a link all along
+    /// (`~/Pictures` → `/data/Pictures`) restores as ever.
+    @Test("a restore never goes through a folder replaced by a symbolic link since")
+    func restoreRefusesAFolderNowALink() throws {
+        let s = try TrashSetup(["sub/p.jpg", "q.jpg"])
+        let link = s.lib.dir.at("linked")
+        #expect(symlink(s.lib.root, link) == 0)
+        _ = try s.lib.library.forget(under: s.lib.root)
+        try s.lib.scan([link])
+        _ = try s.stage("sub/p.jpg", root: link)
+        _ = try s.stage("q.jpg", root: link)
+        #expect(try s.commit().succeeded.count == 2)
+        let back = try Trash.restore(paths: [link + "/q.jpg"], library: s.lib.library, clock: s.clock)
+        #expect(back.map(\.result) == [.restored] && FileSystem.exists(s.lib.root + "/q.jpg"), "\(back)")
+        let elsewhere = TempDir()
+        try FileSystem.rename(s.lib.root + "/sub", s.lib.root + "/sub-moved")
+        #expect(symlink(elsewhere.path, s.lib.root + "/sub") == 0)
+        let refused = try Trash.restore(paths: [link + "/sub/p.jpg"], library: s.lib.library, clock: s.clock)
+        guard case .skipped(let why) = refused.first?.result else {
+            Issue.record("\(refused)")
+            return
+        }
+        #expect(why.contains("now leads to"), "\(why)")
+        #expect(try FileSystem.listDirectory(elsewhere.path).isEmpty)
+        try FileSystem.remove(s.lib.root + "/sub")
+        let again = try Trash.restore(paths: [link + "/sub/p.jpg"], library: s.lib.library, clock: s.clock)
+        #expect(again.map(\.result) == [.restored] && FileSystem.exists(s.lib.root + "/sub/p.jpg"), "\(again)")
+    }
+
     @Test("a .trashinfo is created whole or not at all, never replacing one, leaving no temp file")
     func infoCreatedWhole() throws {
         let dir = TempDir()

@@ -109,5 +109,12 @@ public enum Schema {
                 ALTER TABLE files ADD COLUMN sidecar_mtime_ns INTEGER;
                 CREATE INDEX files_sidecar ON files(path) WHERE sidecar_mtime_ns IS NOT NULL;
                 """),
+        // The real folder a trashed file was moved from: a restore does not go through a folder
+        // replaced by a symbolic link since (the photo would land outside its library).
+        Migration(
+            version: 56,
+            sql: """
+                ALTER TABLE trash_ledger ADD COLUMN real_dir TEXT;
+                """),
     ]
 }

@@ -389,11 +389,13 @@ public enum Trash {
             var ledger = Ledger(
                 id: 0, fileID: fileID, parentID: parentID, originalPath: path, directory: loc.directory,
                 name: base, info: info, bytes: st.size, device: st.device, inode: st.inode, mtime: st.mtimeNanoseconds)
+            let realDir = String(real[..<(real.lastIndex(of: "/") ?? real.startIndex)])
             try library.db.run(
                 """
-                INSERT INTO trash_ledger(file_id, parent_id, original_path, trash_dir, trash_name, info, state, bytes, device, inode, mtime_ns, planned_ts)
-                VALUES(?,?,?,?,?,?,'planned',?,?,?,?,?)
-                """, fileID, parentID, path, loc.directory, base, info, st.size, st.device, st.inode, st.mtimeNanoseconds, now.timeIntervalSince1970)
+                INSERT INTO trash_ledger(file_id, parent_id, original_path, trash_dir, trash_name, info, state, bytes, device, inode, mtime_ns, planned_ts, real_dir)
+                VALUES(?,?,?,?,?,?,'planned',?,?,?,?,?,?)
+                """, fileID, parentID, path, loc.directory, base, info, st.size, st.device, st.inode, st.mtimeNanoseconds, now.timeIntervalSince1970,
+                realDir.isEmpty ? "/" : realDir)
             ledger.id = library.db.lastInsertRowID
             // A unique name: the .trashinfo is created with O_EXCL (the specification's lock).
             var n = 1
@@ -706,7 +708,15 @@ public enum Trash {
         }
         if FileSystem.exists(t.originalPath) { return skipped("a file exists at its original path; not overwritten") }
         if let slash = t.originalPath.lastIndex(of: "/"), slash != t.originalPath.startIndex {
-            try? FileSystem.makeDirectories(String(t.originalPath[..<slash]))
+            let folder = String(t.originalPath[..<slash])
+            // The folder leads elsewhere now (it, or one above it, was replaced by a symbolic
+            // link): the photo would land there, outside its library.
+            if let was = try library.db.row("SELECT real_dir FROM trash_ledger WHERE id=?", t.ledgerID)?.string(0),
+                let now = TrashLocator.existingRealPath(folder), now != was
+            {
+                return skipped("its folder now leads to \(now) (a symbolic link?); not restored through it")
+            }
+            try? FileSystem.makeDirectories(folder)
         }
         do {
             try FileSystem.renameNoReplace(t.trashPath, t.originalPath)
