@@ -55,6 +55,21 @@ struct StatsTests {
         #expect(r.lastSevenDays.map(\.reviewed).reduce(0, +) == times.count)
     }
 
+    /// A session's day is the day it was where it was made: two mornings' sessions in Tokyo
+    /// stay two days (a streak of two) when the stats are read back home in Los Angeles, where
+    /// both fell on one day.
+    @Test("a day stays the day it was where the verdicts were given")
+    func daysKeepTheZoneTheyWereMadeIn() throws {
+        let tokyo = TimeZone(identifier: "Asia/Tokyo")!, la = TimeZone(identifier: "America/Los_Angeles")!
+        let lib = try TestLibrary()
+        try StatsTests.decideAt(["2026-06-10 23:30:00", "2026-06-11 08:00:00"], tz: tokyo, lib: lib)
+        let (clock, _) = Clock.manual(ReviewFixture.date("2026-06-11 18:00:00", la))
+        let r = try Stats.report(library: lib.library, clock: clock, timeZone: la)
+        #expect(r.streak == Streak(current: 2, longest: 2))
+        #expect(r.lastSevenDays.suffix(2).map(\.reviewed) == [1, 1], "\(r.lastSevenDays)")
+        #expect(try Stats.doneToday(library: lib.library, clock: clock, timeZone: la) == 1)
+    }
+
     @Test("local days count consecutive calendar days")
     func localDays() {
         let tz = TimeZone(identifier: "Europe/Berlin")!

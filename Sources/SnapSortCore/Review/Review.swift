@@ -86,9 +86,10 @@ public enum Review {
                         """, fileID) ?? 0
                 try db.run(
                     """
-                    INSERT INTO review_events(ts, kind, file_id, decision, first_review, bytes, session_id)
-                    VALUES(?, 'decision', ?, ?, ?, ?, ?)
-                    """, ts, fileID, decision.rawValue, reviewedBefore == 0, decision == .trash ? item.bytes : 0, sessionID)
+                    INSERT INTO review_events(ts, kind, file_id, decision, first_review, bytes, session_id, utc_offset)
+                    VALUES(?, 'decision', ?, ?, ?, ?, ?, ?)
+                    """, ts, fileID, decision.rawValue, reviewedBefore == 0, decision == .trash ? item.bytes : 0, sessionID,
+                    timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: ts)))
                 eventID = db.lastInsertRowID
             }
 

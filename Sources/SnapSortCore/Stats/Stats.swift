@@ -18,6 +18,13 @@ public struct LocalDay: Sendable, Hashable, Comparable, CustomStringConvertible 
 
     public init(year: Int, month: Int, day: Int) { number = LocalDay.daysFromCivil(year, month, day) }
 
+    /// The day of the instant `ts` at `utcOffset` seconds east of UTC, or in `timeZone` when the
+    /// offset is not known.
+    static func of(_ ts: Double, utcOffset: Int?, else timeZone: TimeZone) -> LocalDay {
+        guard let o = utcOffset else { return LocalDay(Date(timeIntervalSince1970: ts), in: timeZone) }
+        return LocalDay(number: Int(((ts + Double(o)) / 86_400).rounded(.down)))
+    }
+
     public static func < (a: LocalDay, b: LocalDay) -> Bool { a.number < b.number }
     public func adding(_ days: Int) -> LocalDay { LocalDay(number: number + days) }
 
@@ -187,15 +194,22 @@ public enum Stats {
         var bytes: Int64
         var firstReview: Bool
         var fileID: Int64?
+        /// The UTC offset where and when it happened (nil for events recorded before it was).
+        var utcOffset: Int?
+
+        /// Its day: the day it was where it was made, else (an older event) in `timeZone`.
+        func day(in timeZone: TimeZone) -> LocalDay { LocalDay.of(ts, utcOffset: utcOffset, else: timeZone) }
     }
 
     static func events(_ library: Library) throws -> [Event] {
         try library.db.rows(
             """
-            SELECT ts, kind, bytes, first_review, file_id FROM review_events WHERE undone=0 ORDER BY ts
+            SELECT ts, kind, bytes, first_review, file_id, utc_offset FROM review_events WHERE undone=0 ORDER BY ts
             """
         ).map {
-            Event(ts: $0.double(0) ?? 0, kind: $0.string(1) ?? "", bytes: $0.int(2) ?? 0, firstReview: ($0.int(3) ?? 0) != 0, fileID: $0.int(4))
+            Event(
+                ts: $0.double(0) ?? 0, kind: $0.string(1) ?? "", bytes: $0.int(2) ?? 0, firstReview: ($0.int(3) ?? 0) != 0, fileID: $0.int(4),
+                utcOffset: $0.int(5).map(Int.init))
         }
     }
 
@@ -210,7 +224,7 @@ public enum Stats {
         // window, or a changed mind, made the goal bar and the chart count it twice).
         var decidedOn: [LocalDay: Set<Int64>] = [:]
         for e in events {
-            let day = LocalDay(Date(timeIntervalSince1970: e.ts), in: timeZone)
+            let day = e.day(in: timeZone)
             switch e.kind {
             case "decision":
                 if let f = e.fileID, !decidedOn[day, default: []].insert(f).inserted { break }
@@ -258,9 +272,9 @@ public enum Stats {
         var files = Set<Int64>()
         for r in try library.db.rows(
             """
-            SELECT ts, file_id FROM review_events WHERE kind='decision' AND undone=0 AND ts >= ?
+            SELECT ts, file_id, utc_offset FROM review_events WHERE kind='decision' AND undone=0 AND ts >= ?
             """, now.timeIntervalSince1970 - 2 * 86_400)
-        where LocalDay(Date(timeIntervalSince1970: r.double(0) ?? 0), in: timeZone) == today {
+        where LocalDay.of(r.double(0) ?? 0, utcOffset: r.int(2).map(Int.init), else: timeZone) == today {
             files.insert(r.int(1) ?? -1)
         }
         return files.count
@@ -312,7 +326,7 @@ public enum Stats {
         for (id, t) in byteMilestones where cleared >= t && !have.contains(id) { reached.append(id) }
         for (id, t) in reviewMilestones where reviewed >= t && !have.contains(id) { reached.append(id) }
         if !streakMilestones.allSatisfy({ have.contains($0.0) }) {
-            let days = Set(try events(library).filter { $0.kind == "decision" }.map { LocalDay(Date(timeIntervalSince1970: $0.ts), in: timeZone) })
+            let days = Set(try events(library).filter { $0.kind == "decision" }.map { $0.day(in: timeZone) })
             let s = streak(days: days, today: LocalDay(clock.now(), in: timeZone))
             for (id, t) in streakMilestones where s.longest >= t && !have.contains(id) { reached.append(id) }
         }

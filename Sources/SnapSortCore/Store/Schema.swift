@@ -116,5 +116,13 @@ public enum Schema {
             sql: """
                 ALTER TABLE trash_ledger ADD COLUMN real_dir TEXT;
                 """),
+        // The UTC offset of the user's time zone when a verdict was given or a commit cleared
+        // bytes: its day stays the day it was where it was made (a trip across time zones no
+        // longer moved past sessions to other days and broke or joined streaks).
+        Migration(
+            version: 57,
+            sql: """
+                ALTER TABLE review_events ADD COLUMN utc_offset INTEGER;
+                """),
     ]
 }

@@ -452,7 +452,7 @@ public enum Trash {
             }
             FileSystem.syncDirectory(of: ledger.trashPath)
             try env.afterRename(path)
-            try recordTrashed(library, ledger, clock: clock)
+            try recordTrashed(library, ledger, clock: clock, timeZone: env.timeZone)
             return TrashOutcome(path: path, bytes: st.size, result: .trashed(ledger.trashPath), isSidecar: parentID != nil)
         }
     }
@@ -488,7 +488,7 @@ public enum Trash {
 
     /// The file is in the Trash: the ledger says so, its row becomes a tombstone (a restore
     /// brings it back to the same row), the bytes count as cleared, its undo steps are sealed.
-    static func recordTrashed(_ library: Library, _ l: Ledger, clock: Clock) throws {
+    static func recordTrashed(_ library: Library, _ l: Ledger, clock: Clock, timeZone: TimeZone? = nil) throws {
         let now = clock.now()
         try library.db.transaction {
             try library.db.run("UPDATE trash_ledger SET state='trashed', trashed_ts=? WHERE id=?", now.timeIntervalSince1970, l.id)
@@ -497,8 +497,8 @@ public enum Trash {
                 try Review.sealHistory(fileID: f, library: library)
             }
             try library.db.run(
-                "INSERT INTO review_events(ts, kind, file_id, bytes) VALUES(?, 'cleared', ?, ?)",
-                now.timeIntervalSince1970, l.fileID, l.bytes)
+                "INSERT INTO review_events(ts, kind, file_id, bytes, utc_offset) VALUES(?, 'cleared', ?, ?, ?)",
+                now.timeIntervalSince1970, l.fileID, l.bytes, timeZone.map { $0.secondsFromGMT(for: now) })
         }
     }
 
@@ -529,7 +529,7 @@ public enum Trash {
             let atHome = FileSystem.lstatusIfExists(l.originalPath)
             if let t = inTrash, l.matches(t) {
                 if !FileSystem.exists(l.infoPath) { try? FileSystem.createExclusive(l.infoPath, Array(l.info.utf8)) }
-                try recordTrashed(library, l, clock: clock)
+                try recordTrashed(library, l, clock: clock, timeZone: env?.timeZone)
                 report.outcomes.append(
                     TrashOutcome(path: l.originalPath, bytes: l.bytes, result: .trashed(l.trashPath), isSidecar: l.parentID != nil))
             } else {
