@@ -14,7 +14,8 @@ import Testing
         GroupItem(
             id: 1, path: path, kind: kind, format: format, status: status, bytes: 1000, width: width, height: height,
             taken: 0, takenSource: "exif", make: make, model: nil, software: nil, rating: nil, orientation: 1,
-            duration: duration, metrics: nil, phash: nil, dhash: nil, contentHash: nil, analyzedAt: nil, mtime: 0)
+            duration: duration, metrics: nil, phash: nil, dhash: nil, contentHash: nil, analyzedAt: nil, mtime: 0,
+            takenAt: "1970-01-01T00:00:00")
     }
 
     /// Metrics of a real scene after `transform`, measured by the analyzer's own code.
@@ -569,5 +570,24 @@ import Testing
         #expect(rules.categories(of: soft, findings: Findings()).isEmpty)
         soft.rating = 3
         #expect(rules.categories(of: soft, findings: Findings()).map(\.0) == groups)
+    }
+
+    /// Two photos that look alike but say nothing of when they were taken (no EXIF time, no
+    /// Takeout JSON, no time in the name): their times are file times, which an unzipped or
+    /// copied folder makes one, so they are never retakes of each other (copies are found apart).
+    @Test func photosThatSayNotWhenTheyWereTakenAreNoRetakes() {
+        func fileTimed(_ path: String, id: Int64) -> GroupItem {
+            GroupItem(
+                id: id, path: path, kind: "photo", format: "jpeg", status: .ok, bytes: 1000, width: 4000, height: 3000,
+                taken: 1_730_578_500, takenSource: "mtime", make: nil, model: nil, software: nil, rating: nil, orientation: 1,
+                duration: nil, metrics: nil, phash: nil, dhash: nil, contentHash: nil, analyzedAt: nil, mtime: 1_730_578_500_000_000_000)
+        }
+        let rules = GroupRules()
+        let a = fileTimed("/p/Takeout/0a1b2c.jpg", id: 1), b = fileTimed("/p/Takeout/9f8e7d.jpg", id: 2)
+        #expect(a.ownCaptureTime == nil && b.ownCaptureTime == nil)
+        #expect(!rules.maySimilar(a, b, pageWords: { _ in nil }))
+        #expect(rules.mayBeCopy(a, of: b, samePixels: { true }))
+        // One that says when it was taken may have a retake among them.
+        #expect(rules.maySimilar(Self.item("/p/DCIM/IMG_1.jpg"), b, pageWords: { _ in nil }))
     }
 }

@@ -159,6 +159,11 @@ public struct GroupRules: Sendable {
     ///   shaken one) still joins the page it retakes.
     func maySimilar(_ a: GroupItem, _ b: GroupItem, pageWords: (Int64) -> Set<String>?) -> Bool {
         if GroupRules.isEditPair(a, b) || GroupRules.isRawAgainstRendered(a, b) { return false }
+        // Retakes are shots taken together: when neither photo says when it was taken (no EXIF
+        // time, no Takeout JSON, no time in its name), their times are file times — an unzipped
+        // or copied folder gives every file the same one — and two photos of one place a year
+        // apart became one set, the older offered for the Trash. Copies are found apart.
+        if a.ownCaptureTime == nil && b.ownCaptureTime == nil { return false }
         for item in [a, b] {
             if let m = item.metrics, isScreenshot(item, m) { return false }
         }
