@@ -19,7 +19,7 @@ public enum XMP {
         let prefix = prefixBound(in: packet) ?? "xmp"
         let name = Array((prefix + ":Rating").utf8)
         var from = 0
-        while let at = find(name, in: packet, from: from) {
+        while let at = packet[from...].firstRange(of: name)?.lowerBound {
             from = at + name.count
             // The name must stand alone: not the tail of a longer one (`MicrosoftPhoto:Rating`
             // under a prefix ending in "xmp", `xmp:RatingPercent`).
@@ -53,7 +53,7 @@ public enum XMP {
     static func prefixBound(in packet: [UInt8]) -> String? {
         let ns = Array(namespace.utf8)
         var from = 0
-        while let at = find(ns, in: packet, from: from) {
+        while let at = packet[from...].firstRange(of: ns)?.lowerBound {
             from = at + ns.count
             // Back over the opening quote, '=', and the attribute name `xmlns:PREFIX`.
             var i = at - 1
@@ -91,17 +91,6 @@ public enum XMP {
         return i
     }
 
-    static func find(_ needle: [UInt8], in hay: [UInt8], from: Int) -> Int? {
-        guard let first = needle.first, needle.count <= hay.count else { return nil }
-        var i = from
-        let last = hay.count - needle.count
-        while i <= last {
-            guard let at = hay[i...last].firstIndex(of: first) else { return nil }
-            if hay[at..<(at + needle.count)].elementsEqual(needle) { return at }
-            i = at + 1
-        }
-        return nil
-    }
 }
 
 /// An XMP sidecar next to a file: `NAME.EXT.xmp` (darktable, digiKam) or `NAME.xmp` (Lightroom,

@@ -559,12 +559,10 @@ public struct GroupRules: Sendable {
         return false
     }
 
-    static let rawFormats: Set<String> = ["dng", "cr2", "nef", "arw", "orf", "rw2"]
-
     /// Whether exactly one of two photos is a camera RAW: its embedded preview is the camera's
     /// JPEG of the same shot, but the RAW holds the sensor's data, so it is never that JPEG's
     /// copy or retake (a pair the names did not tie, `Library.pairSidecars`, stays two items).
     static func isRawAgainstRendered(_ a: GroupItem, _ b: GroupItem) -> Bool {
-        rawFormats.contains(a.format ?? "") != rawFormats.contains(b.format ?? "")
+        Library.rawFormats.contains(a.format ?? "") != Library.rawFormats.contains(b.format ?? "")
     }
 }

@@ -562,10 +562,16 @@ public enum Trash {
 
     /// Removes the `.trashinfo` of a file no longer in the Trash when it is exactly the text we wrote.
     static func removeOrphanInfo(_ t: TrashedFile) {
-        guard let info = t.info, !FileSystem.exists(t.trashPath),
-            let bytes = try? FileSystem.readFile(t.infoPath, limit: 1 << 16), String(decoding: bytes, as: UTF8.self) == info
+        if let info = t.info { removeInfo(t.infoPath, ifItIs: info, withoutFile: t.trashPath) }
+    }
+
+    /// Removes `infoPath` when it holds exactly `info` (ours, not one written since under a freed
+    /// name) and its file `trashPath` is not there.
+    static func removeInfo(_ infoPath: String, ifItIs info: String, withoutFile trashPath: String) {
+        guard let bytes = try? FileSystem.readFile(infoPath, limit: 1 << 16), String(decoding: bytes, as: UTF8.self) == info,
+            !FileSystem.exists(trashPath)
         else { return }
-        try? FileSystem.remove(t.infoPath)
+        try? FileSystem.remove(infoPath)
     }
 
     /// Removes a `.trashinfo` only if it is exactly the one we wrote, and any temp file a crash
@@ -577,10 +583,7 @@ public enum Trash {
         for e in (try? FileSystem.listDirectory(dir)) ?? [] where e.name.hasPrefix(namePrefix) && e.name.hasSuffix(".tmp") {
             try? FileSystem.remove(dir + "/" + e.name)
         }
-        guard let bytes = try? FileSystem.readFile(l.infoPath, limit: 1 << 16), String(decoding: bytes, as: UTF8.self) == l.info,
-            !FileSystem.exists(l.trashPath)
-        else { return }
-        try? FileSystem.remove(l.infoPath)
+        removeInfo(l.infoPath, ifItIs: l.info, withoutFile: l.trashPath)
     }
 
     // MARK: - Restore
