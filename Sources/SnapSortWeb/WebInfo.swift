@@ -23,9 +23,7 @@ public struct WebInfo: Sendable, Equatable {
 
     /// The file: `$XDG_RUNTIME_DIR/snapsort/web.json`, else `$XDG_STATE_HOME/snapsort/web.json`
     /// (the same fallback as the status file).
-    public static func path(_ env: Environment) -> String {
-        (env.runtimeDir ?? env.stateHome) + "/snapsort/web.json"
-    }
+    public static func path(_ env: Environment) -> String { PageFiles.shared(env) }
 
     /// The URL that opens the page and hands it the token: `http://127.0.0.1:PORT/?token=…`.
     public var openURL: String { "\(url)?token=\(token)" }
@@ -37,11 +35,7 @@ public struct WebInfo: Sendable, Equatable {
     /// The page of one library: `web-KEY.json` beside `web.json` (KEY: 16 hex digits of the
     /// database path's FNV-1a hash). `web.json` names the page started last; with two libraries
     /// served (two agents, an agent and `serve`), each one's own file still says where its page is.
-    public static func path(_ env: Environment, database: String) -> String {
-        var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        for b in database.utf8 { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
-        return (env.runtimeDir ?? env.stateHome) + "/snapsort/web-" + String(format: "%016llx", h) + ".json"
-    }
+    public static func path(_ env: Environment, database: String) -> String { PageFiles.own(env, database: database) }
 
     /// Writes `web.json` and, when the database is known, the library's own file: 0600 (the
     /// folder 0700), atomically.

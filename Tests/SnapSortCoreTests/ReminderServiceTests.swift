@@ -91,6 +91,28 @@ struct ReminderServiceTests {
         #expect(ReviewPage.webURL(env, deck: "later") == nil)
     }
 
+    @Test("with two libraries served, a reminder opens its own library's page, never the other's")
+    func reviewPageOfTheLibrary() throws {
+        let dir = TempDir("snapsort-web2")
+        let env = Environment(variables: ["HOME": dir.path, "XDG_RUNTIME_DIR": dir.path], home: dir.path)
+        func page(_ path: String, port: Int, database: String?) {
+            let db = database.map { #", "database": "\#($0)""# } ?? ""
+            let text = #"{"url": "http://127.0.0.1:\#(port)/", "port": \#(port), "token": "t\#(port)", "pid": \#(getpid())\#(db)}"#
+            dir.write(String(path.dropFirst(dir.path.count + 1)), Array(text.utf8))
+        }
+        // B's page started last: web.json names it; A's page is in A's own file.
+        page(PageFiles.shared(env), port: 6002, database: "/libs/b.sqlite3")
+        page(PageFiles.own(env, database: "/libs/a.sqlite3"), port: 6001, database: "/libs/a.sqlite3")
+        page(PageFiles.own(env, database: "/libs/b.sqlite3"), port: 6002, database: "/libs/b.sqlite3")
+        #expect(ReviewPage.webURL(env, deck: "later", database: "/libs/a.sqlite3") == "http://127.0.0.1:6001/?token=t6001#deck=later")
+        #expect(ReviewPage.webURL(env, deck: "later", database: "/libs/b.sqlite3") == "http://127.0.0.1:6002/?token=t6002#deck=later")
+        // A library with no page of its own: web.json serves another one, so nothing opens.
+        #expect(ReviewPage.webURL(env, deck: "later", database: "/libs/c.sqlite3") == nil)
+        // A web.json written before pages named their library still opens.
+        page(PageFiles.shared(env), port: 6003, database: nil)
+        #expect(ReviewPage.webURL(env, deck: "later", database: "/libs/c.sqlite3") == "http://127.0.0.1:6003/?token=t6003#deck=later")
+    }
+
     @Test("Start a session opens a real deck: the later stack when it has items, else a rediscovery deck")
     func startDeck() throws {
         let lib = try TestLibrary()

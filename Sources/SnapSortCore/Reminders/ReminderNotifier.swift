@@ -79,23 +79,33 @@ public struct ReviewPage: Sendable {
         self.open = open
     }
 
-    /// Reads `$XDG_RUNTIME_DIR/snapsort/web.json` (written by the running page) and opens it
+    /// Reads where the running page of the library at `database` is (`PageFiles`) and opens it
     /// with `URLOpener` (in its own systemd scope when a user manager runs).
-    public static func live(_ env: Environment) -> ReviewPage {
-        ReviewPage(url: { deck in webURL(env, deck: deck) }, open: { url in URLOpener.open(url, env: env, wait: false) })
+    public static func live(_ env: Environment, database: String? = nil) -> ReviewPage {
+        ReviewPage(url: { deck in webURL(env, deck: deck, database: database) }, open: { url in URLOpener.open(url, env: env, wait: false) })
     }
 
     /// A page that is never running (commands without a browser).
     public static let none = ReviewPage(url: { _ in nil }, open: { _ in })
 
-    /// `http://127.0.0.1:PORT/?token=TOKEN#deck=ID` from `web.json` (`url`, else the port, and
-    /// the token: without it the page answers 401 to a browser that has not been there). Nil
-    /// when absent, or when the process that wrote it is gone (a server killed without
-    /// removing it): nothing would answer.
-    public static func webURL(_ env: Environment, deck: String) -> String? {
-        guard let dir = env.runtimeDir,
-            let data = FileManager.default.contents(atPath: dir + "/snapsort/web.json"),
-            let obj = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+    /// `http://127.0.0.1:PORT/?token=TOKEN#deck=ID` from the page's file (`url`, else the port,
+    /// and the token: without it the page answers 401 to a browser that has not been there):
+    /// the library's own `web-KEY.json`, else `web.json` when it names that library (or none).
+    /// With two libraries served, `web.json` names the one started last, and a reminder of the
+    /// other must not open it. Nil when absent, or when the process that wrote it is gone (a
+    /// server killed without removing it): nothing would answer.
+    public static func webURL(_ env: Environment, deck: String, database: String? = nil) -> String? {
+        func page(_ path: String, own: Bool) -> [String: Any]? {
+            guard let data = FileManager.default.contents(atPath: path),
+                let obj = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+            else { return nil }
+            if let database {
+                let named = obj["database"] as? String
+                guard named == database || (!own && named == nil) else { return nil }
+            }
+            return obj
+        }
+        guard let obj = database.flatMap({ page(PageFiles.own(env, database: $0), own: true) }) ?? page(PageFiles.shared(env), own: false)
         else { return nil }
         if let pid = (obj["pid"] as? NSNumber)?.int32Value, pid > 0, kill(pid, 0) != 0, errno == ESRCH { return nil }
         let fragment = "#deck=" + (deck.addingPercentEncoding(withAllowedCharacters: .urlFragmentAllowed) ?? deck)
@@ -106,5 +116,21 @@ public struct ReviewPage: Sendable {
         }
         guard let port = (obj["port"] as? NSNumber)?.intValue else { return nil }
         return "http://127.0.0.1:\(port)/\(token)\(fragment)"
+    }
+}
+
+/// Where a running review page says it is: `web.json` (the page started last, a contract) and
+/// each library's own `web-KEY.json` beside it (KEY: 16 hex digits of the database path's
+/// FNV-1a hash), under `$XDG_RUNTIME_DIR/snapsort`, else `$XDG_STATE_HOME/snapsort` (the status
+/// file's fallback). Written by the page (`WebInfo`), read by `open`, `serve` and the reminders.
+public enum PageFiles {
+    public static func shared(_ env: Environment) -> String {
+        (env.runtimeDir ?? env.stateHome) + "/snapsort/web.json"
+    }
+
+    public static func own(_ env: Environment, database: String) -> String {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for b in database.utf8 { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
+        return (env.runtimeDir ?? env.stateHome) + "/snapsort/web-" + String(format: "%016llx", h) + ".json"
     }
 }
