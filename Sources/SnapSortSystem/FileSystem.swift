@@ -55,9 +55,11 @@ public enum FileSystem {
         return PathName.withCString(path) { lstat($0, &st) } == 0 ? FileStatus(st) : nil
     }
 
-    /// Reads a whole file, refusing one larger than `limit` bytes.
+    /// Reads a whole file, refusing one larger than `limit` bytes, and anything but a regular
+    /// file: opened non-blocking, so a FIFO named like a photo or a status file is refused at
+    /// once instead of waiting for a writer forever (reads of a regular file never block).
     public static func readFile(_ path: String, limit: Int) throws -> [UInt8] {
-        let fd = try FileDescriptor.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        let fd = try FileDescriptor.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         defer { fd.close() }
         let st = try fd.status()
         guard st.isRegular else { throw SystemError(.unsupported, "not a regular file", operation: "read") }
@@ -67,9 +69,9 @@ public enum FileSystem {
         return try fd.readAll(expected: Int(st.size), limit: limit)
     }
 
-    /// Reads up to `count` bytes at `offset`.
+    /// Reads up to `count` bytes at `offset` (opened non-blocking, as `readFile`).
     public static func readRange(_ path: String, offset: Int64, count: Int) throws -> [UInt8] {
-        let fd = try FileDescriptor.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        let fd = try FileDescriptor.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         defer { fd.close() }
         return try fd.pread(offset: offset, count: count)
     }

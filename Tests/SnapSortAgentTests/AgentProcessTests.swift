@@ -163,6 +163,17 @@ import Testing
         #expect(agent.wait(timeout: 10) == 0)
         let stopped = try SnapsortBinary.run(["status", "--json"], env: env)
         #expect(JSON.parse(stopped.stdout)?["agent"]?["state"]?.stringValue == "stopped")
+        // With no agent, the line says the document is the library's own: it names no status
+        // file (the configured one is another agent's, or nobody's).
+        let computed = try SnapsortBinary.run(["status"], env: env)
+        #expect(computed.stdout.contains("No agent runs for") && !computed.stdout.contains("Status file:"), "\(computed.stdout)")
+        // The two output choices together are a usage error, not one of them silently.
+        #expect(try SnapsortBinary.run(["status", "--json", "--format", "waybar"], env: env).status == 2)
+        // A FIFO as the status file is refused at once (reading it waited for a writer forever).
+        let fifo = dir.at("status.fifo")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let refused = try SnapsortBinary.run(["10", SnapsortBinary.path, "status", "--status-file", fifo], env: env, launcher: "/usr/bin/timeout")
+        #expect(refused.status == 1 && refused.stderr.contains("not a regular file"), "\(refused.status) \(refused.stderr)")
     }
 
     /// `status --follow` for a bar: a line per change; an agent killed with -9 (its file never

@@ -241,8 +241,14 @@ struct ReviewTests {
         let lib = try ReviewFixture.scanned(["a.jpg", "b.jpg"])
         let env = ["SNAPSORT_DB": lib.dbPath, "XDG_DATA_HOME": lib.dir.at("share")]
         let bad = try SnapsortBinary.run(["decide", "trash", lib.root + "/a.jpg", lib.root + "/nope.jpg"], env: env)
-        #expect(bad.status == 1)
+        #expect(bad.status == 1 && bad.stderr.contains("nope.jpg: no such file"), "\(bad.stderr)")
         #expect(try lib.library.db.scalar("SELECT count(*) FROM decisions") == 0)
+        // Each refusal says why: a folder, a file the library does not know yet.
+        let folder = try SnapsortBinary.run(["decide", "keep", lib.root], env: env)
+        #expect(folder.status == 1 && folder.stderr.contains("is a folder; decisions are on files"), "\(folder.stderr)")
+        lib.dir.write("Pictures/new.jpg", Fixtures.jpeg(seed: 5, width: 32, height: 32))
+        let unknown = try SnapsortBinary.run(["decide", "keep", lib.root + "/new.jpg"], env: env)
+        #expect(unknown.status == 1 && unknown.stderr.contains("new.jpg: not in the library (run 'snapsort scan' first)"), "\(unknown.stderr)")
         let ok = try SnapsortBinary.run(["decide", "trash", lib.root + "/a.jpg", lib.root + "/b.jpg"], env: env)
         #expect(ok.status == 0)
         #expect(try Trash.staged(library: lib.library).count == 2)

@@ -41,10 +41,19 @@ enum DecideCommand: Command {
 extension Context {
     /// The live library item at FILE (absolute or relative), or exit 1.
     func libraryItem(_ file: String, _ library: Library) throws -> Item {
-        guard let item = try library.item(path: absolute(file)) else {
-            throw CommandFailure(ExitCode.error, "\(file): not in the library (run 'snapsort scan' first)")
+        let path = absolute(file)
+        if let item = try library.item(path: path) { return item }
+        // Say why: a folder, a name that is not there, or a file the library does not know yet.
+        switch try? FileSystem.status(path) {
+        case let st? where st.isDirectory:
+            throw CommandFailure(
+                ExitCode.error,
+                "\(field(file)) is a folder; decisions are on files ('snapsort decks --show' lists a deck's, 'snapsort review' goes through them)")
+        case nil:
+            throw CommandFailure(ExitCode.error, "\(field(file)): no such file")
+        default:
+            throw CommandFailure(ExitCode.error, "\(field(file)): not in the library (run 'snapsort scan' first)")
         }
-        return item
     }
 
     /// The configured session goal.

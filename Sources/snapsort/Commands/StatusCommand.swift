@@ -37,6 +37,11 @@ enum StatusCommand: Command {
         }
         let named = try args.option("--status-file").map(ctx.absolute)
         guard try args.positionals().isEmpty else { throw UsageError("status takes no arguments") }
+        if json && format != nil { throw UsageError("--json and --format are alternatives: use one") }
+        if let named, let st = try? FileSystem.status(named), !st.isRegular {
+            // A FIFO or a folder: reading it would block or fail at every recheck.
+            throw CommandFailure(ExitCode.error, "\(field(named)) is not a regular file (a status file is one the agent writes)")
+        }
         let (config, _) = Configuration.load(ctx.env)
         // The running agent's file (it says where in its lock), else the configured one: looked
         // up again while following, since an agent restarted with another `status_file` writes
@@ -46,7 +51,12 @@ enum StatusCommand: Command {
         let render: (StatusDocument) -> String = { doc in
             if let format { return format.render(doc) }
             if json { return doc.json.serialized(pretty: !follow) }
-            return StatusSummary(doc).human + (follow ? "\n" : "\nStatus file: \(path)")
+            if follow { return StatusSummary(doc).human + "\n" }
+            // The file the line came from; without an agent for this library the document is
+            // the library's own, and the file (another library's agent's, or none) is not named.
+            let source =
+                doc.agent.state == "stopped" ? "No agent runs for \(field(ctx.dbPath)): computed from the library." : "Status file: \(field(path))"
+            return StatusSummary(doc).human + "\n" + source
         }
         let first = try resolve(ctx, config: config, path: path)
         // What counts as a change: the line a bar shows; for JSON the document without its

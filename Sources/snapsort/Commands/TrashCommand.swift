@@ -20,7 +20,8 @@ enum TrashCommand: Command {
                  terminal it exits 2. A file changed since it was reviewed is left in place.
         restore  un-stages staged FILEs (they become undecided) and moves trashed FILEs back
                  to their original path, never overwriting; --all does both for everything.
-        Exit: 0 ok, 1 error, 2 usage or no confirmation, 4 some files were skipped.
+        Exit: 0 ok (answering no at the prompt too: nothing moves), 1 error, 2 usage or no terminal
+              to confirm in (pass --yes), 4 some files were skipped.
         """
 
     static func run(_ args: inout Arguments, _ ctx: Context) throws -> Int32 {
