@@ -37,6 +37,34 @@ import Testing
     /// all within a second. Each is aligned with at most `windowNeighbours` of them each way,
     /// not with every other (that was quadratic: 2 000 files took minutes), and a crowd of
     /// identical files still ends in one set, through the few files every one of them lists.
+    /// Once the other frames of a set are committed to the Trash, its keeper is no Similar Shot:
+    /// not listed, counted, reported or waiting in the group, before any regroup; a restore
+    /// brings the set back.
+    @Test func aSetLeftWithOnePhotoIsNoSet() throws {
+        let t = try TestLibrary()
+        Self.writeBurst(t)
+        try t.scan()
+        try Grouper(library: t.library).regroupAll()
+        let set = try #require(try t.library.similarGroups().first { $0.members.count == 3 })
+        let clock = Clock.manual(Date(timeIntervalSince1970: 1_800_000_000)).0
+        func similarSummary() throws -> GroupSummary { try #require(try t.library.groupSummaries().first { $0.id == .similar }) }
+        #expect(try similarSummary().sets == 1 && similarSummary().items == 3)
+        for m in set.members where !m.isKeeper { try Review.decide(.trash, fileID: m.fileID, library: t.library, clock: clock) }
+        let env = TrashEnvironment(environment: Environment(variables: ["HOME": t.dir.path, "XDG_DATA_HOME": t.dir.at("share")]), timeZone: .current)
+        #expect(try Trash.commit(library: t.library, clock: clock, env: env).succeeded.count == 2)
+        let summary = try similarSummary()
+        #expect(summary.sets == 0 && summary.items == 0 && summary.reclaimableBytes == 0, "\(summary)")
+        #expect(try t.library.groupMembers(.similar).isEmpty)
+        #expect(try t.library.similarGroups().isEmpty)
+        let report = try t.library.reportGroups()[set.keeper.fileID]
+        #expect(report?.similarGroup == nil && report?.groups.contains("similar") != true, "\(String(describing: report))")
+        #expect(try Decks.waitingClutter(library: t.library, clock: clock).similarShots == 0)
+        // Back from the Trash: the set is whole again.
+        let back = try Trash.restore(paths: set.members.filter { !$0.isKeeper }.map(\.path), library: t.library, clock: clock)
+        #expect(back.filter(\.succeeded).count == 2)
+        #expect(try similarSummary().sets == 1 && t.library.groupMembers(.similar).count == 3)
+    }
+
     @Test func aFolderCopiedInOneGoIsAlignedWithItsNeighboursNotWithEveryFile() throws {
         let t = try TestLibrary()
         var rules = GroupRules()

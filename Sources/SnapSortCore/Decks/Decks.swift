@@ -154,14 +154,16 @@ public enum Decks {
             """
             SELECT count(DISTINCT CASE WHEN m.group_id='similar' THEN f.id END), count(DISTINCT CASE WHEN m.group_id='screenshot' THEN f.id END)
             FROM group_members m JOIN files f ON f.id=m.file_id LEFT JOIN decisions d ON d.file_id=f.id
+            LEFT JOIN similar_sets s ON s.file_id=m.file_id
             WHERE m.group_id IN ('similar','screenshot') AND f.status != 'gone' AND \(waiting)
+              AND (m.group_id != 'similar' OR s.set_key IN (\(Library.liveSetKeys)))
             """, now)
         let bytes =
             try library.db.scalar(
                 """
                 SELECT COALESCE(sum(f.size), 0) FROM files f LEFT JOIN decisions d ON d.file_id=f.id
                 WHERE f.status != 'gone' AND \(waiting) AND f.id NOT IN (SELECT sidecar_id FROM sidecars) AND f.id IN (
-                    SELECT file_id FROM similar_sets WHERE keeper = 0
+                    SELECT file_id FROM similar_sets WHERE keeper = 0 AND set_key IN (\(Library.liveSetKeys))
                     UNION SELECT file_id FROM group_members WHERE group_id IN ('blurry','oops','screenshot','unreadable'))
                 """, now) ?? 0
         return (Int(counts?.int(0) ?? 0), Int(counts?.int(1) ?? 0), bytes)

@@ -150,6 +150,15 @@ extension Library {
 
     // MARK: - Reading groups
 
+    /// The sets that still hold two live files. A set whose other photos were trashed (or went
+    /// away) is no set: its last photo is listed, counted and reported in no Similar Shots or
+    /// duplicate set, also before the next regroup. Set keys are the regroup's, so this reads
+    /// the grouping as it stands and changes nothing.
+    static let liveSetKeys = """
+        SELECT ls.set_key FROM similar_sets ls JOIN files lf ON lf.id = ls.file_id
+        WHERE lf.status != 'gone' GROUP BY ls.set_key HAVING count(*) >= 2
+        """
+
     /// Every Similar Shots set, members best first (keeper first), sets ordered by reclaimable bytes.
     public func similarGroups() throws -> [SimilarSet] {
         try similarSets(where: "", arguments: [])
@@ -188,29 +197,33 @@ extension Library {
         return out.sorted { ($0.reclaimableBytes, $1.id) > ($1.reclaimableBytes, $0.id) }
     }
 
-    /// Counts and bytes per smart group, in `GroupID` order (empty groups included).
+    /// Counts and bytes per smart group, in `GroupID` order (empty groups included). Similar
+    /// Shots and duplicates count their sets and what trashing all but each keeper would free,
+    /// over the sets that still hold two live files (`liveSetKeys`).
     public func groupSummaries() throws -> [GroupSummary] {
         var out: [GroupSummary] = []
         for g in GroupID.allCases {
-            let r = try db.row(
-                """
-                SELECT count(*), COALESCE(sum(f.size), 0) FROM group_members m JOIN files f INDEXED BY files_group_sizes ON f.id = m.file_id
-                WHERE m.group_id = ? AND f.status != 'gone'
-                """, g.rawValue)
-            let items = Int(r?.int(0) ?? 0), bytes = r?.int(1) ?? 0
-            var sets = items, reclaim = bytes
             if g == .similar || g == .duplicate {
                 let s = try db.row(
                     """
-                    SELECT count(DISTINCT s.set_key), COALESCE(sum(CASE WHEN s.keeper = 0 THEN f.size ELSE 0 END), 0)
+                    SELECT count(*), COALESCE(sum(f.size), 0), count(DISTINCT s.set_key),
+                           COALESCE(sum(CASE WHEN s.keeper = 0 THEN f.size ELSE 0 END), 0)
                     FROM group_members m JOIN similar_sets s ON s.file_id = m.file_id
                     JOIN files f INDEXED BY files_group_sizes ON f.id = m.file_id
+                    WHERE m.group_id = ? AND f.status != 'gone' AND s.set_key IN (\(Library.liveSetKeys))
+                    """, g.rawValue)
+                out.append(
+                    GroupSummary(
+                        id: g, items: Int(s?.int(0) ?? 0), sets: Int(s?.int(2) ?? 0), bytes: s?.int(1) ?? 0, reclaimableBytes: s?.int(3) ?? 0))
+            } else {
+                let r = try db.row(
+                    """
+                    SELECT count(*), COALESCE(sum(f.size), 0) FROM group_members m JOIN files f INDEXED BY files_group_sizes ON f.id = m.file_id
                     WHERE m.group_id = ? AND f.status != 'gone'
                     """, g.rawValue)
-                sets = Int(s?.int(0) ?? 0)
-                reclaim = s?.int(1) ?? 0
+                let items = Int(r?.int(0) ?? 0), bytes = r?.int(1) ?? 0
+                out.append(GroupSummary(id: g, items: items, sets: items, bytes: bytes, reclaimableBytes: bytes))
             }
-            out.append(GroupSummary(id: g, items: items, sets: sets, bytes: bytes, reclaimableBytes: reclaim))
         }
         return out
     }
@@ -236,6 +249,7 @@ extension Library {
             LEFT JOIN similar_sets s ON s.file_id = m.file_id
             LEFT JOIN file_findings ff ON ff.file_id = m.file_id
             WHERE m.group_id = ? AND f.status != 'gone'
+              AND (m.group_id NOT IN ('similar', 'duplicate') OR s.set_key IN (\(Library.liveSetKeys)))
             ORDER BY s.set_key, COALESCE(s.keeper, 0) DESC, m.score DESC, f.path
             """, group.rawValue)
         let n = Item.columnCount
@@ -251,7 +265,12 @@ extension Library {
     public func reportGroups() throws -> [Int64: ReportGroups] {
         var out: [Int64: ReportGroups] = [:]
         try db.forEach(
-            "SELECT m.file_id, m.group_id FROM group_members m JOIN files f ON f.id = m.file_id WHERE f.status != 'gone' ORDER BY m.file_id, m.group_id"
+            """
+            SELECT m.file_id, m.group_id FROM group_members m JOIN files f ON f.id = m.file_id
+            LEFT JOIN similar_sets s ON s.file_id = m.file_id
+            WHERE f.status != 'gone' AND (m.group_id NOT IN ('similar', 'duplicate') OR s.set_key IN (\(Library.liveSetKeys)))
+            ORDER BY m.file_id, m.group_id
+            """
         ) { r in
             let g = r.string(1) ?? ""
             // `unreadable` lives in the UI and CLI, not in the report's categories.
@@ -261,7 +280,7 @@ extension Library {
         let sets = try db.rows(
             """
             SELECT s.file_id, s.set_key, s.keeper, s.duplicate_of, o.path FROM similar_sets s JOIN files f ON f.id = s.file_id
-            LEFT JOIN files o ON o.id = s.duplicate_of WHERE f.status != 'gone'
+            LEFT JOIN files o ON o.id = s.duplicate_of WHERE f.status != 'gone' AND s.set_key IN (\(Library.liveSetKeys))
             """)
         for r in sets {
             let id = r.int(0)!
