@@ -135,6 +135,28 @@ import Testing
         #expect(staged == set.members.dropFirst(2).map(\.fileID), "\(staged)")
     }
 
+    /// A RAW+JPEG pair rated on its RAW (darktable's `IMG_0001.CR2.xmp`) is in the Favourites
+    /// deck: the pair is one card, the JPEG's, rated as the keeper reads it.
+    @Test func aPairRatedOnItsRawIsAFavourite() throws {
+        let t = try TestLibrary()
+        let preview = Fixtures.jpeg(seed: 5, width: 1200, height: 800, dateTimeOriginal: RawFixtures.exifDate, make: "Canon", model: "Canon EOS R6")
+        let jpg = t.dir.write("Pictures/IMG_0001.JPG", preview)
+        t.dir.write("Pictures/IMG_0001.CR2", RawFixtures.raw(large: preview))
+        t.dir.write("Pictures/IMG_0002.JPG", Fixtures.jpeg(seed: 9, dateTimeOriginal: "2024:05:03 10:00:00", make: "Canon"))
+        let clock = Clock.manual(Date(timeIntervalSince1970: 1_800_000_000)).0
+        func favourites() throws -> [String] {
+            try Decks.build(.filter(.favourites, year: nil), library: t.library, clock: clock, timeZone: TimeZone(identifier: "UTC")!)
+                .items.map(\.item.path)
+        }
+        try t.scan()
+        #expect(try favourites().isEmpty)
+        let p = t.dir.write("Pictures/IMG_0001.CR2.xmp", Self.packet(#"xmp:Rating="5"/>"#))
+        try FileSystem.setTimes(p, secondsSince1970: 1_700_000_000)
+        try t.scan()
+        #expect(try Self.ratings(t)["IMG_0001.CR2"] == 5 && Self.ratings(t)["IMG_0001.JPG"] == -9)
+        #expect(try favourites() == [jpg])
+    }
+
     /// Each file's rating by name; -9 for none.
     static func ratings(_ t: TestLibrary) throws -> [String: Int] {
         var out: [String: Int] = [:]

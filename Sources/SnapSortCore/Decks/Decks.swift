@@ -279,6 +279,18 @@ public enum Decks {
             var shots = Set<Int64>()
             try library.db.forEach("SELECT file_id FROM group_members WHERE group_id = 'screenshot'") { shots.insert($0.int(0)!) }
             screenshotGroup = shots
+            // A RAW+JPEG pair is rated where the user rated it: darktable and Lightroom rate the
+            // RAW (its own XMP), and the pair is one card, the JPEG's.
+            rawRatings = try Library.rawRatings(in: library.db)
+        }
+
+        /// The rating of a JPEG's RAW, by the JPEG's id (only pairs whose RAW is rated).
+        var rawRatings: [Int64: Int]
+
+        /// The item's rating, its RAW's when the item has none of its own (as the keeper reads it).
+        func rating(_ item: Item) -> Int {
+            if let own = item.rating, own != 0 { return own }
+            return rawRatings[item.id] ?? 0
         }
 
         static func stem(_ path: String) -> String {
@@ -310,7 +322,7 @@ public enum Decks {
                 return item.kind == "photo" && ["jpeg", "heic", "heif"].contains(item.format ?? "")
                     && livePairs.contains(FilterContext.stem(item.path))
             case .favourites:
-                return c.decision?.decision == .keep || (item.rating ?? 0) >= GroupRules.favouriteRating
+                return c.decision?.decision == .keep || rating(item) >= GroupRules.favouriteRating
             case .edited:
                 if name.contains("edited") || name.contains("bearbeitet") || name.contains("-edit.") { return true }
                 guard let s = item.software?.lowercased() else { return false }

@@ -653,12 +653,8 @@ struct GroupItem: Sendable {
             pairs[r.int(0)!] = .owner
             pairs[r.int(1)!] = .sidecar
         }
-        // A RAW+JPEG pair's rating is the JPEG's, else its RAW's (darktable rates the RAW:
-        // `DSC_0101.NEF.xmp`).
-        var rawRatings: [Int64: Int] = [:]
-        try db.forEach(
-            "SELECT s.file_id, f.rating FROM sidecars s JOIN files f ON f.id = s.sidecar_id WHERE f.rating IS NOT NULL AND f.rating != 0"
-        ) { r in rawRatings[r.int(0)!] = Int(r.int(1)!) }
+        // A RAW+JPEG pair's rating is the JPEG's, else its RAW's.
+        let rawRatings = try Library.rawRatings(in: db)
         for i in out.indices {
             out[i].worstEyes = eyes[out[i].id]
             out[i].pageScore = pages[out[i].id]

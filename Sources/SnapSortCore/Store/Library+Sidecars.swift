@@ -24,6 +24,16 @@ extension Library {
         ).map { Sidecar(id: $0.int(0)!, path: $0.string(1) ?? "", format: $0.string(2), kind: $0.string(3) ?? "raw") }
     }
 
+    /// The ratings of paired RAWs, by the id of the JPEG they go with (rated RAWs only): a
+    /// RAW+JPEG pair is one item, and darktable and Lightroom rate the RAW (`DSC_0101.NEF.xmp`).
+    static func rawRatings(in db: Database) throws -> [Int64: Int] {
+        var out: [Int64: Int] = [:]
+        try db.forEach(
+            "SELECT s.file_id, f.rating FROM sidecars s JOIN files f ON f.id = s.sidecar_id WHERE f.rating IS NOT NULL AND f.rating != 0"
+        ) { out[$0.int(0)!] = Int($0.int(1)!) }
+        return out
+    }
+
     /// The item a sidecar belongs to, if `id` is one.
     public func sidecarOwner(of id: Int64) throws -> Int64? {
         try db.scalar("SELECT file_id FROM sidecars WHERE sidecar_id = ?", id)
