@@ -99,8 +99,10 @@ extension WebApp {
             guard let fid = try Self.integer(body, "id") else { throw WebError.bad("'id' is needed") }
             return Self.json(
                 try withLibrary { lib in
-                    _ = try SimilarReview.chooseKeeper(fileID: Int64(fid), library: lib, clock: clock)
-                    return try similarJSON(lib)
+                    let chosen = try SimilarReview.chooseKeeper(fileID: Int64(fid), library: lib, clock: clock)
+                    var j = try similarJSON(lib)
+                    if case .object(var o) = j { o.append(("unstaged", .bool(chosen.unstaged))); j = .object(o) }
+                    return j
                 })
         case ("POST similar/trash-rest", _):
             return Self.json(

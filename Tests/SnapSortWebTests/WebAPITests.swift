@@ -136,6 +136,39 @@ import Testing
         #expect(h.json(try h.get("/api/summary"))["undo_depth"]?.intValue == 0)
     }
 
+    /// "Trash the rest", a change of mind (a staged frame becomes the keeper), "trash the rest"
+    /// again: the new keeper is un-staged and stays; the set is never staged whole. A keeper
+    /// staged from a deck holds "trash the rest" back until a keeper is chosen.
+    @Test func aStagedFrameChosenAsKeeperIsUnstagedAndTheSetNeverGoesWhole() throws {
+        let h = try WebHarness()
+        let set = try #require(h.json(try h.get("/api/similar"))["sets"]?.arrayValue?.first)
+        let sid = try #require(set["id"]?.stringValue)
+        let members = (set["members"]?.arrayValue ?? []).compactMap { $0["id"]?.intValue }
+        let keeper = members[0], other = members[members.count - 1]
+        func decision(_ id: Int) throws -> String? {
+            h.json(try h.get("/api/similar"))["sets"]?.arrayValue?.flatMap { $0["members"]?.arrayValue ?? [] }
+                .first { $0["id"]?.intValue == id }?["decision"]?.stringValue
+        }
+        #expect(h.json(try h.post("/api/similar/trash-rest", #"{"set":"\#(sid)"}"#))["staged"]?.intValue == members.count - 1)
+        #expect(try decision(other) == "trash")
+        let chosen = h.json(try h.post("/api/similar/keeper", #"{"id":\#(other)}"#))
+        #expect(chosen["unstaged"]?.boolValue == true)
+        #expect(try decision(other) == nil)
+        _ = try h.post("/api/similar/trash-rest", #"{"set":"\#(sid)"}"#)
+        #expect(try decision(keeper) == "trash" && decision(other) == nil)
+        // The keeper staged from a deck: "trash the rest" of that set is refused, of all sets skips it.
+        _ = h.json(try h.post("/api/decide", #"{"id":\#(other),"decision":"trash"}"#))
+        let refused = try h.post("/api/similar/trash-rest", #"{"set":"\#(sid)"}"#)
+        #expect(refused.status == 400 && refused.text.contains("is staged for the Trash"), "\(refused.status) \(refused.text)")
+        _ = try h.post("/api/undo", "{}")
+        let staged = try Trash.staged(library: h.lib.library).map(\.fileID)
+        _ = h.json(try h.post("/api/decide", #"{"id":\#(other),"decision":"trash"}"#))
+        _ = try h.post("/api/similar/trash-rest", #"{"all":true}"#)
+        let members2 = Set(members.map(Int64.init))
+        #expect(
+            try Set(Trash.staged(library: h.lib.library).map(\.fileID)).intersection(members2) == Set(staged + [Int64(other)]).intersection(members2))
+    }
+
     @Test func statsGroupsSettingsAndOldScreenshots() throws {
         let h = try WebHarness()
         let st = h.json(try h.get("/api/stats"))

@@ -545,17 +545,29 @@ function renderSimilar(data, focusID) {
         m.keeper ? el("span", { class: "tag", text: m.chosen_by_user ? "Your keeper" : "Keeper" }) : (staged ? el("span", { class: "tag", text: "Trash" }) : null));
       b.addEventListener("click", async () => {
         if (m.keeper) return;
-        try { renderSimilar(await api("similar/keeper", { id: m.id }), m.id); say(`${m.name} is the keeper now`); } catch (e) { say(e.message); }
+        try {
+          const r = await api("similar/keeper", { id: m.id });
+          renderSimilar(r, m.id);
+          say(`${m.name} is the keeper now${r.unstaged ? " (no longer staged for the Trash)" : ""}`);
+        } catch (e) { say(e.message); }
       });
       shots.append(b);
     }
+    // What "trash the rest" would still stage: the others not staged yet (nor kept or deferred,
+    // which it leaves alone). Once all of them are staged, the set says so instead of "to gain".
+    const rest = set.members.filter((m) => !m.keeper);
+    const pending = rest.filter((m) => !m.decision || m.decision === "skip");
+    const gain = pending.reduce((n, m) => n + m.bytes, 0);
+    const keeperStaged = set.members.some((m) => m.keeper && m.decision === "trash");
+    const summary = keeperStaged ? "the keeper is staged for the Trash: choose the photo to keep"
+      : pending.length ? `${humanBytes(gain)} to gain` : rest.some((m) => m.decision === "trash") ? "the rest is staged for the Trash" : "the rest is decided";
     const row = el("section", { class: "simrow", "aria-label": `Group ${i + 1} of ${data.sets.length}` },
       el("header", {},
-        el("span", { text: `${count(set.members.length, "shot")} · ${humanBytes(set.reclaimable_bytes)} to gain` }),
+        el("span", { text: `${count(set.members.length, "shot")} · ${summary}` }),
         el("span", {},
           el("button", { type: "button", class: "btn", onclick: async () => { try { renderSimilar(await api("similar/not-similar", { set: set.id })); say("Marked as not similar"); } catch (e) { say(e.message); } } }, "Not similar"),
           " ",
-          el("button", { type: "button", class: "btn danger", onclick: async () => { try { const r = await api("similar/trash-rest", { set: set.id }); renderSimilar(r); await refreshSummary(); say(`${r.staged} staged for the Trash`); } catch (e) { say(e.message); } } }, "Trash the rest"))),
+          el("button", { type: "button", class: "btn danger", disabled: keeperStaged || !pending.length, onclick: async () => { try { const r = await api("similar/trash-rest", { set: set.id }); renderSimilar(r); await refreshSummary(); say(`${r.staged} staged for the Trash`); } catch (e) { say(e.message); } } }, "Trash the rest"))),
       shots);
     list.append(row);
   });

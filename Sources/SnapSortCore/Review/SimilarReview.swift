@@ -4,14 +4,20 @@ import SnapSortSystem
 /// Similar Shots verdicts, stored by the groups feature's storage (`Library+Groups`), by
 /// identity: choosing the keeper, marking a set "not similar", trashing the rest of a set.
 public enum SimilarReview {
-    /// Makes `fileID` the keeper of its Similar Shots set (remembered across regroupings).
-    public static func chooseKeeper(fileID: Int64, library: Library, clock: Clock) throws -> SimilarSet {
+    /// Makes `fileID` the keeper of its Similar Shots set (remembered across regroupings). A
+    /// keeper chosen among frames already staged for the Trash ("trash the rest", then a change
+    /// of mind) is un-staged: the keeper is what stays, and a second "trash the rest" must not
+    /// leave the set with nothing. `unstaged` says whether it was staged.
+    public static func chooseKeeper(fileID: Int64, library: Library, clock: Clock) throws -> (set: SimilarSet, unstaged: Bool) {
         guard let set = try library.similarGroup(containing: fileID) else {
             let name = (try? library.item(id: fileID))??.path ?? "item \(fileID)"
             throw ReviewError(.invalid, "\(name) is not in a Similar Shots group")
         }
-        try library.setKeeper(fileID: fileID, at: clock.now())
-        return try library.similarGroup(containing: fileID) ?? set
+        let unstaged = try library.db.transaction {
+            try library.setKeeper(fileID: fileID, at: clock.now())
+            return try !Trash.unstage(fileIDs: [fileID], library: library).isEmpty
+        }
+        return (try library.similarGroup(containing: fileID) ?? set, unstaged)
     }
 
     /// Marks every member of a set as not similar to the others: the set dissolves and never
@@ -22,10 +28,17 @@ public enum SimilarReview {
         return set
     }
 
-    /// Stages every member but the keeper for the Trash (one undo step per file). Members the
-    /// user already decided (kept, deferred) are left alone.
+    /// Stages every member but the keeper for the Trash (one undo step). Members the user
+    /// already decided (kept, deferred) are left alone; a set whose keeper is staged is refused
+    /// (`--all` leaves such sets out).
     public static func trashRest(setID: String, library: Library, clock: Clock, timeZone: TimeZone = .current) throws -> [DecisionOutcome] {
         guard let set = try similarSet(setID, library: library) else { throw ReviewError(.noSuchDeck, "no Similar Shots group '\(setID)'") }
+        if try Review.decision(for: set.keeper.fileID, library: library)?.decision == .trash {
+            throw ReviewError(
+                .invalid,
+                "the keeper of \(setID), \(set.keeper.path.split(separator: "/").last.map(String.init) ?? set.keeper.path), is staged for the Trash: choose the photo to keep first"
+            )
+        }
         return try Review.asOneUndoStep(library: library) { try trashRest(set, library: library, clock: clock, timeZone: timeZone) }
     }
 
@@ -37,6 +50,9 @@ public enum SimilarReview {
     }
 
     static func trashRest(_ set: SimilarSet, library: Library, clock: Clock, timeZone: TimeZone) throws -> [DecisionOutcome] {
+        // A keeper staged for the Trash (a decision made in a deck or another window): trashing
+        // the rest would leave the set with nothing, so the set waits for a keeper.
+        guard try Review.decision(for: set.keeper.fileID, library: library)?.decision != .trash else { return [] }
         var out: [DecisionOutcome] = []
         for m in set.members where !m.isKeeper {
             let d = try Review.decision(for: m.fileID, library: library)?.decision

@@ -30,8 +30,8 @@ enum SimilarCommand: Command {
             case "keeper":
                 guard words.count == 1 else { throw UsageError("similar keeper takes one FILE") }
                 let item = try ctx.libraryItem(words[0], library)
-                let set = try SimilarReview.chooseKeeper(fileID: item.id, library: library, clock: clock)
-                ctx.out("keeper of \(set.id): \(field(item.path))")
+                let (set, unstaged) = try SimilarReview.chooseKeeper(fileID: item.id, library: library, clock: clock)
+                ctx.out("keeper of \(set.id): \(field(item.path))" + (unstaged ? " (no longer staged for the Trash)" : ""))
             case "not-similar":
                 guard words.count == 1 else { throw UsageError("similar not-similar takes one GROUP") }
                 let set = try SimilarReview.markNotSimilar(setID: words[0], library: library, clock: clock)
