@@ -29,6 +29,20 @@ public enum PNG {
         return Bitmap(width: Int(w), height: Int(h), channels: channels, pixels: Array(UnsafeBufferPointer(start: out, count: count)))
     }
 
+    /// Decodes to RGB (alpha composited on white), area-averaged while reading to a long side
+    /// of at most `maxLongSide`: for a picture over the whole-decode budget, in a few rows of
+    /// memory. A header over `maxPixels` and an interlaced PNG are `.limit` errors.
+    public static func decodeReduced(_ data: [UInt8], maxLongSide: Int, maxPixels: Int64) throws -> Bitmap {
+        var out: UnsafeMutablePointer<UInt8>?
+        var w: Int32 = 0, h: Int32 = 0
+        var msg = [CChar](repeating: 0, count: Int(SS_PNG_REDUCED_MSG))
+        let rc = data.withUnsafeBufferPointer { ss_png_decode_reduced($0.baseAddress, $0.count, Int32(maxLongSide), maxPixels, &out, &w, &h, &msg) }
+        defer { ss_png_free(out) }
+        if rc == -2 { throw SystemError(.limit, String(cBuffer: msg), operation: "png decode") }
+        guard rc == 0, let out else { throw SystemError(.decode, String(cBuffer: msg), operation: "png decode") }
+        return Bitmap(width: Int(w), height: Int(h), channels: 3, pixels: Array(UnsafeBufferPointer(start: out, count: Int(w) * Int(h) * 3)))
+    }
+
     public static func encode(_ bitmap: Bitmap) throws -> [UInt8] {
         var out: UnsafeMutablePointer<UInt8>?
         var len = 0

@@ -24,7 +24,12 @@ enum Renderer {
             while scale > 1 && long * (scale - 1) / 8 >= longSide { scale -= 1 }
             bitmap = try JPEG.decode(data, scaleNumerator: scale, maxHeaderPixels: maxPixels, maxOutputPixels: maxPixels).bitmap
         case "png":
-            bitmap = try PNG.decode(data, channels: 3, maxPixels: maxPixels)
+            // A panorama or a long screenshot: reduced while reading, in a few rows of memory.
+            let h = try PNG.readHeader(data)
+            bitmap =
+                Int64(h.width) * Int64(h.height) > 40_000_000
+                ? try PNG.decodeReduced(data, maxLongSide: longSide, maxPixels: maxPixels)
+                : try PNG.decode(data, channels: 3, maxPixels: maxPixels)
         case "webp":
             bitmap = try WebP.decode(data, maxLongSide: longSide, maxHeaderPixels: maxPixels, maxDecodePixels: maxPixels)
         case "heic", "avif":

@@ -64,7 +64,41 @@ public struct AnalyzerLimits: Sendable {
     public var maxDecodePixels: Int64 = 40_000_000
     /// Photos larger than this are not read into memory.
     public var maxPhotoBytes: Int = 512 * 1024 * 1024
+    /// A header claiming more pixels than this per byte of its file is not believed: no
+    /// picture compresses that far (zlib stops near 1 000:1 on bytes, about 8 000 pixels a byte
+    /// for a bilevel PNG), a decompression bomb or a damaged header does.
+    public var maxPixelsPerByte: Int64 = 10_000
     public init() {}
+
+    /// Whether a header's `width`×`height` can be a real picture stored in `bytes` bytes.
+    public func believes(width: Int, height: Int, bytes: Int) -> Bool {
+        Int64(width) * Int64(height) <= Int64(bytes) * maxPixelsPerByte
+    }
+}
+
+extension AnalysisContext {
+    /// A real picture larger than this format is analyzed at (a stitched panorama, a 48 MP
+    /// HEIF, a long screenshot): not analyzed, and not "unreadable" either — it is in no group
+    /// and never offered for cleanup as broken. A header nobody can believe is a bomb instead.
+    mutating func tooLargeToAnalyze(width: Int, height: Int, limit: Int64, format: String) {
+        guard limits.believes(width: width, height: height, bytes: bytes.count) else {
+            fail(
+                .unreadable,
+                Reason(
+                    "too_large",
+                    "the header claims \(width)×\(height) pixels, far more than its \(bytes.count) bytes can hold: a damaged header or a decompression bomb"
+                ))
+            return
+        }
+        result.width = width
+        result.height = height
+        fail(
+            .unsupported,
+            Reason(
+                "too_large_to_analyze",
+                "\(width)×\(height) pixels (\(Int64(width) * Int64(height) / 1_000_000) MP): larger than SnapSort analyzes a \(format) at (\(limit / 1_000_000) MP); a real picture, kept out of every group"
+            ))
+    }
 }
 
 /// Reads and measures one file. Stateless and thread-safe.

@@ -16,8 +16,17 @@ enum HEIFHandler {
             a = try HEIF.analyze(
                 ctx.bytes, minThumbnailLongSide: JPEGHandler.targetLongSide,
                 maxHeaderPixels: ctx.limits.maxHeaderPixels, maxDecodePixels: ctx.limits.maxDecodePixels)
+        } catch let e as SystemError where e.code == .limit {
+            // Its size, without decoding: a 48 MP "HEIF Max" photo without a large thumbnail is
+            // a real picture too large to analyze, not a broken file.
+            if let dims = try? HEIF.analyze(ctx.bytes, decode: false, minThumbnailLongSide: 0, maxHeaderPixels: .max, maxDecodePixels: .max) {
+                ctx.tooLargeToAnalyze(width: dims.width, height: dims.height, limit: ctx.limits.maxDecodePixels, format: "HEIF")
+            } else {
+                ctx.fail(.unreadable, Reason("too_large", e.message))
+            }
+            return
         } catch let e as SystemError {
-            ctx.fail(.unreadable, Reason(e.code == .limit ? "too_large" : "decode_error", e.message))
+            ctx.fail(.unreadable, Reason("decode_error", e.message))
             return
         } catch {
             ctx.fail(.unreadable, Reason("decode_error", "\(error)"))

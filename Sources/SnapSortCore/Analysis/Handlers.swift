@@ -43,12 +43,10 @@ enum JPEGHandler {
             ctx.fail(.unreadable, Reason("decode_error", "the JPEG header has no size"))
             return
         }
-        if Int64(header.width) * Int64(header.height) > ctx.limits.maxHeaderPixels {
-            ctx.fail(
-                .unreadable,
-                Reason(
-                    "too_large",
-                    "the header claims \(header.width)×\(header.height) pixels, over the \(ctx.limits.maxHeaderPixels / 1_000_000) megapixel limit"))
+        if Int64(header.width) * Int64(header.height) > ctx.limits.maxHeaderPixels
+            || !ctx.limits.believes(width: header.width, height: header.height, bytes: bytes.count)
+        {
+            ctx.tooLargeToAnalyze(width: header.width, height: header.height, limit: ctx.limits.maxHeaderPixels, format: "JPEG")
             return
         }
         let long = max(header.width, header.height)
@@ -123,7 +121,9 @@ enum JPEGHandler {
     }
 }
 
-/// PNG through libpng's simplified API (no DCT scaling: decoded whole, within the pixel limit).
+/// PNG through libpng: decoded whole within the pixel budget (the simplified API; no DCT
+/// scaling), and above it reduced to the working size while reading, row by row (a stitched
+/// panorama, a long scrolling screenshot), within the header limit.
 enum PNGHandler {
     static func analyze(_ ctx: inout AnalysisContext) {
         let header: PNG.Header
@@ -133,22 +133,22 @@ enum PNGHandler {
             ctx.fail(.unreadable, Reason("decode_error", "not a readable PNG: \(error.message)"))
             return
         }
-        if Int64(header.width) * Int64(header.height) > ctx.limits.maxDecodePixels {
-            ctx.fail(
-                .unreadable,
-                Reason(
-                    "too_large",
-                    "the header claims \(header.width)×\(header.height) pixels, over the \(ctx.limits.maxDecodePixels / 1_000_000) megapixel decode limit"
-                ))
+        let pixels = Int64(header.width) * Int64(header.height)
+        if pixels > ctx.limits.maxHeaderPixels || !ctx.limits.believes(width: header.width, height: header.height, bytes: ctx.bytes.count) {
+            ctx.tooLargeToAnalyze(width: header.width, height: header.height, limit: ctx.limits.maxHeaderPixels, format: "PNG")
             return
         }
         do {
-            let bmp = try PNG.decode(ctx.bytes, channels: 3, maxPixels: ctx.limits.maxDecodePixels)
+            let bmp =
+                pixels <= ctx.limits.maxDecodePixels
+                ? try PNG.decode(ctx.bytes, channels: 3, maxPixels: ctx.limits.maxDecodePixels)
+                : try PNG.decodeReduced(ctx.bytes, maxLongSide: MetricsComputer.workingLongSide, maxPixels: ctx.limits.maxHeaderPixels)
             ctx.measure(bmp, fullWidth: header.width, fullHeight: header.height, decodeScale: 8)
-        } catch let e as SystemError {
-            ctx.fail(.unreadable, Reason(e.code == .limit ? "too_large" : "decode_error", "PNG: \(e.message)"))
+        } catch let e as SystemError where e.code == .limit {
+            // An interlaced PNG over the budget: reducing it would need it whole in memory.
+            ctx.tooLargeToAnalyze(width: header.width, height: header.height, limit: ctx.limits.maxDecodePixels, format: "interlaced PNG")
         } catch {
-            ctx.fail(.unreadable, Reason("decode_error", "\(error)"))
+            ctx.fail(.unreadable, Reason("decode_error", "PNG: \(error.message)"))
         }
     }
 }

@@ -25,10 +25,17 @@ enum WebPHandler {
             ctx.fail(.unsupported, Reason("unsupported_format", "animated WebP files are not analyzed"))
             return
         }
+        // libwebp's scaler keeps memory to the working size, but its work follows the canvas: a
+        // canvas its bytes cannot hold (a 60-byte stream claiming 16383×16383) is a bomb.
+        let pixels = Int64(header.width) * Int64(header.height)
+        if pixels > ctx.limits.maxHeaderPixels || !ctx.limits.believes(width: header.width, height: header.height, bytes: ctx.bytes.count) {
+            ctx.tooLargeToAnalyze(width: header.width, height: header.height, limit: ctx.limits.maxHeaderPixels, format: "WebP")
+            return
+        }
         do {
             let bmp = try WebP.decode(
                 ctx.bytes, maxLongSide: MetricsComputer.workingLongSide,
-                maxHeaderPixels: ctx.limits.maxHeaderPixels, maxDecodePixels: ctx.limits.maxDecodePixels)
+                maxHeaderPixels: ctx.limits.maxHeaderPixels, maxDecodePixels: ctx.limits.maxHeaderPixels)
             ctx.measure(bmp, fullWidth: header.width, fullHeight: header.height, decodeScale: 8)
         } catch let e as SystemError {
             ctx.fail(.unreadable, Reason(e.code == .limit ? "too_large" : "decode_error", e.message))

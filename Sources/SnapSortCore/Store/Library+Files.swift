@@ -126,7 +126,7 @@ extension Library {
         switch r?.string(0) {
         case "truncated": return .damaged
         case "empty", "not_media", "unknown_format", "decode_error", "too_large", "permission", "io_error": return .unreadable
-        case "unsupported_format": return .unsupported
+        case "unsupported_format", "too_large_to_analyze": return .unsupported
         default: return .ok
         }
     }

@@ -124,5 +124,13 @@ public enum Schema {
             sql: """
                 ALTER TABLE review_events ADD COLUMN utc_offset INTEGER;
                 """),
+        // Pictures over the whole-decode budget (a panorama, a long screenshot, a 48 MP HEIF)
+        // were "unreadable, too large": analyzed again (only they), a PNG reduced while it is
+        // read, a WebP through libwebp's scaler, the others out of every group, not broken.
+        Migration(
+            version: 58,
+            sql: """
+                UPDATE files SET analyzer_version = 0 WHERE reason_code = 'too_large' AND status != 'gone';
+                """),
     ]
 }

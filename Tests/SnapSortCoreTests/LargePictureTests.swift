@@ -1,0 +1,92 @@
+import Foundation
+import SnapSortSystem
+import SnapSortTestSupport
+import Testing
+
+@testable import SnapSortCore
+
+/// Pictures over the whole-decode budget (review 7, F11): a stitched panorama, a long scrolling
+/// screenshot, a 48 MP HEIF. They are real pictures: analyzed where the format allows reading
+/// them reduced, else kept out of every group — never "unreadable" beside broken files (a deck
+/// cleared in bulk). The budget is lowered here so the files stay small.
+struct LargePictureTests {
+    /// Limits with a whole-decode budget of `pixels`.
+    static func limits(decode pixels: Int64, header: Int64 = 500_000_000) -> AnalyzerLimits {
+        var l = AnalyzerLimits()
+        l.maxDecodePixels = pixels
+        l.maxHeaderPixels = header
+        return l
+    }
+
+    static func analyze(_ bytes: [UInt8], name: String, limits: AnalyzerLimits) throws -> AnalysisResult {
+        var a = Analyzer()
+        a.limits = limits
+        return try #require(try a.analyzeBytes(bytes, name: name))
+    }
+
+    @Test func aPNGOverTheBudgetIsReducedWhileReadAndMeasuredLikeAWholeDecode() throws {
+        let scene = Fixtures.scene(width: 2400, height: 1200, seed: 9)
+        let png = Fixtures.png(scene)
+        let whole = try Self.analyze(png, name: "pano.png", limits: AnalyzerLimits())
+        let reduced = try Self.analyze(png, name: "pano.png", limits: Self.limits(decode: 1_000_000))
+        #expect(reduced.status == .ok && reduced.reason == nil, "\(String(describing: reduced.reason))")
+        #expect(reduced.width == 2400 && reduced.height == 1200)
+        let m = try #require(reduced.metrics), w = try #require(whole.metrics)
+        #expect(m.workingWidth == 1024 && m.workingHeight == 512)
+        // The same picture at the same working size: exposure alike, hashes within a few bits.
+        #expect(abs(m.meanLuma - w.meanLuma) < 1.5 && abs(m.p50 - w.p50) <= 2, "\(m.meanLuma) \(w.meanLuma)")
+        let s1 = try #require(reduced.signature), s2 = try #require(whole.signature)
+        #expect(VisualSignature.hamming(s1.phash, s2.phash) <= 4 && VisualSignature.hamming(s1.dhash, s2.dhash) <= 4)
+    }
+
+    @Test func aLongScreenshotIsAScreenshotNotUnreadable() throws {
+        // 400×6000: a phone's scrolling capture, flat like a rendered page.
+        var px = [UInt8](repeating: 250, count: 400 * 6000 * 3)
+        for y in stride(from: 40, to: 6000, by: 60) {
+            for x in 30..<370 { for c in 0..<3 { px[((y + (x % 7)) * 400 + x) * 3 + c] = 40 } }
+        }
+        let png = Fixtures.png(Bitmap(width: 400, height: 6000, channels: 3, pixels: px))
+        let r = try Self.analyze(png, name: "Screenshot_20241019-120000.png", limits: Self.limits(decode: 1_000_000))
+        #expect(r.status == .ok, "\(String(describing: r.reason))")
+        #expect(r.metrics?.workingHeight == 1024)
+    }
+
+    @Test func aPictureNoFormatCanReduceIsKeptOutOfEveryGroupNotUnreadable() throws {
+        // A JPEG whose header is over the header limit, but whose bytes can hold it.
+        let jpeg = Fixtures.jpeg(seed: 3, width: 640, height: 480)
+        let r = try Self.analyze(jpeg, name: "IMG_0001.jpg", limits: Self.limits(decode: 40_000_000, header: 100_000))
+        #expect(r.status == .unsupported && r.reason?.code == "too_large_to_analyze", "\(String(describing: r.reason))")
+        #expect(r.width == 640 && r.height == 480)
+        #expect(r.reason?.text.contains("640×480") == true)
+        // In a library: in no group, the Unreadable one included.
+        let t = try TestLibrary()
+        t.dir.write("Pictures/IMG_0001.jpg", jpeg)
+        let scanner = t.scanner()
+        scanner.analyzer.limits = Self.limits(decode: 40_000_000, header: 100_000)
+        _ = try scanner.scan([t.root])
+        let item = try #require(try t.library.items().first)
+        #expect(item.status == .unsupported)
+        #expect(try t.library.groupMembers(.unreadable).isEmpty)
+    }
+
+    @Test func aHeaderItsBytesCannotHoldIsABombAndUnreadable() throws {
+        let r = try Self.analyze(Fixtures.pngBombHeader(width: 30_000, height: 30_000), name: "panorama.png", limits: AnalyzerLimits())
+        #expect(r.status == .unreadable && r.reason?.code == "too_large")
+        #expect(r.reason?.text.contains("decompression bomb") == true)
+    }
+
+    @Test(.enabled(if: HEIF.canEncode, "libheif has no HEVC encoder here"))
+    func aHEIFOverTheBudgetWithoutALargeThumbnailIsTooLargeToAnalyze() throws {
+        let heic = try HEIF.encode(Fixtures.scene(width: 1280, height: 960, seed: 4), quality: 70, thumbnailLongSide: 160)
+        let r = try Self.analyze(heic, name: "IMG_0001.HEIC", limits: Self.limits(decode: 500_000))
+        #expect(r.status == .unsupported && r.reason?.code == "too_large_to_analyze", "\(String(describing: r.reason))")
+        #expect(r.width == 1280 && r.height == 960)
+    }
+
+    @Test func aWebPOverTheBudgetGoesThroughTheScaler() throws {
+        let webp = try WebP.encode(Fixtures.scene(width: 2048, height: 1536, seed: 6), quality: 80)
+        let r = try Self.analyze(webp, name: "IMG_0001.webp", limits: Self.limits(decode: 1_000_000))
+        #expect(r.status == .ok, "\(String(describing: r.reason))")
+        #expect(r.metrics?.workingWidth == 1024)
+    }
+}
