@@ -41,6 +41,9 @@ extension WebApp {
                 guard current.roots.contains(r) || FileSystem.lstatusIfExists(r)?.isDirectory == true else {
                     throw WebError.bad("no such folder: \(r)")
                 }
+                guard Configuration.quotedPath(r) != nil else {
+                    throw WebError.bad("a folder name with a line break or another control character cannot be written to snapsort.conf: \(r)")
+                }
             }
             for r in current.roots where !roots.contains(r) {
                 text = Configuration.removingRoot(r, from: text, home: home) ?? text

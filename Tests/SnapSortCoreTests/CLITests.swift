@@ -206,6 +206,11 @@ import Testing
         #expect(fifo.status == 1 && fifo.stderr.contains("is not a regular file"), "\(fifo.stderr)")
         let slash = try SnapsortBinary.run(["roots", "add", "/"], env: ["XDG_CONFIG_HOME": dir.at("config"), "HOME": dir.path])
         #expect(slash.status == 1 && !FileSystem.exists(dir.at("config/snapsort/snapsort.conf")), "\(slash.stderr)")
+        // A folder whose name holds a line break: refused (the name escaped), the file untouched.
+        let odd = dir.folder("new\nline")
+        let newline = try SnapsortBinary.run(["roots", "add", odd], env: ["XDG_CONFIG_HOME": dir.at("config"), "HOME": dir.path])
+        #expect(newline.status == 1 && newline.stderr.contains("new\\nline: a name with a line break"), "\(newline.stderr)")
+        #expect(!FileSystem.exists(dir.at("config/snapsort/snapsort.conf")))
     }
 
     /// `info` on a staged file that changed since it was reviewed says what the commit will do

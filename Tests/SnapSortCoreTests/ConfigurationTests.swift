@@ -101,9 +101,38 @@ import Testing
         #expect(Configuration.removingRoot("/data", from: "root = /data\r\nsession_goal = 40\r\n", home: "/h") != nil)
     }
 
+    /// Folder names the file could not hold (review 7, F1): a trailing space is quoted and reads
+    /// back, a ':' is part of one `root`, and a line break is refused instead of splitting the
+    /// line (the stored root was another, missing folder, and the file had a syntax error).
+    @Test func rootsWithOddNamesReadBackOrAreRefused() {
+        for dir in ["/p/Trailing ", "/p/Photos: Holiday", "/p/\"quoted\""] {
+            let text = Configuration.addingRoot(dir, to: "session_goal = 9\n", home: "/h")
+            let (c, problems) = Configuration.parse(text ?? "", home: "/h")
+            #expect(c.roots == [dir] && problems.isEmpty, "\(dir): \(String(describing: text)) \(problems)")
+            #expect(Configuration.removingRoot(dir, from: text ?? "", home: "/h") == "session_goal = 9\n")
+        }
+        #expect(Configuration.quotedPath("/p/new\nline") == nil && Configuration.quotedPath("/p/tab\there") == nil)
+        #expect(Configuration.addingRoot("/p/new\nline", to: "", home: "/h") == nil)
+        #expect(Configuration.parse("roots = /a:/b\n", home: "/h").0.roots == ["/a", "/b"])
+    }
+
+    /// A byte-order mark (Notepad) is no part of the first key; a file that is there but cannot
+    /// be read is reported, not taken for a missing one (its roots quietly became ~/Pictures).
+    @Test func aBOMIsSkippedAndAnUnreadableFileIsSaid() throws {
+        let (text, problem) = Configuration.decode([0xEF, 0xBB, 0xBF] + Array("session_goal = 40\r\nreminder = daily\r\n".utf8))
+        let (c, problems) = Configuration.parse(text, home: "/h")
+        #expect(problem == nil && problems.isEmpty && c.sessionGoal == 40 && c.reminder == "daily")
+        let dir = TempDir("snapsort-conf")
+        let env = Environment(variables: ["HOME": dir.path, "XDG_CONFIG_HOME": dir.at("config")], home: dir.path)
+        #expect(Configuration.load(env).1.isEmpty)
+        dir.folder("config/snapsort/snapsort.conf")  // a folder where the file should be
+        let (_, said) = Configuration.load(env)
+        #expect(said.count == 1 && said[0].description.hasPrefix("snapsort.conf: cannot be read"), "\(said)")
+    }
+
     @Test func renderedTextParsesBackToTheSameSettings() {
         var c = Configuration()
-        c.roots = ["/a", "/b c"]
+        c.roots = ["/a", "/b c", "/d ", "/e:f"]
         c.sessionGoal = 12
         c.quietHours = nil
         let (back, problems) = Configuration.parse(c.rendered(), home: "/h")

@@ -12,15 +12,16 @@ extension Configuration {
     /// The pictures folder the scanner falls back to: `XDG_PICTURES_DIR`, else `~/Pictures`.
     public static func picturesDirectory(_ env: Environment) -> String { env.defaultRoots[0] }
 
-    /// Adds `root = DIR` to the configuration text, keeping every other line as written.
-    /// Returns nil when the root is already there.
+    /// Adds `root = DIR` to the configuration text, keeping every other line as written (DIR
+    /// quoted when `quotedPath` says so). Returns nil when the root is already there, or when no
+    /// line can hold it (callers check `quotedPath` first to say why).
     public static func addingRoot(_ dir: String, to text: String, home: String) -> String? {
         let (c, _) = parse(text, home: home)
-        guard !c.roots.contains(dir) else { return nil }
+        guard !c.roots.contains(dir), let value = quotedPath(dir) else { return nil }
         var t = text
         if t.isEmpty { t = "# SnapSort configuration: one 'key = value' a line; see 'snapsort config --help'.\n" }
         if !t.hasSuffix("\n") { t += "\n" }
-        return t + "root = \(dir)\n"
+        return t + "root = \(value)\n"
     }
 
     /// Removes `DIR` from the configuration text's roots, keeping every other line (a
@@ -34,7 +35,7 @@ extension Configuration {
                 let key = line[..<eq].trimmingCharacters(in: .whitespaces).lowercased()
                 if key == "root" || key == "roots" {
                     let value = line[line.index(after: eq)...].trimmingCharacters(in: .whitespaces)
-                    let parts = value.split(separator: ":").map(String.init)
+                    let parts = key == "root" ? [value] : value.split(separator: ":").map(String.init)
                     let kept = parts.filter { part in
                         let (c, _) = parse("root = \(part)", home: home)
                         return c.roots.first != dir

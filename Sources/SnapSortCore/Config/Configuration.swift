@@ -48,9 +48,18 @@ public struct Configuration: Sendable, Equatable {
     /// The configuration file's path.
     public static func path(_ env: Environment) -> String { env.configHome + "/snapsort/snapsort.conf" }
 
-    /// Loads the file (a missing file is the defaults, no problem).
+    /// Loads the file (a missing file is the defaults, no problem). A file that is there but
+    /// cannot be read (no permission, a folder, over 1 MiB) is a problem every command reports:
+    /// its roots silently gave way to the pictures folder.
     public static func load(_ env: Environment) -> (Configuration, [Problem]) {
-        guard let bytes = try? FileSystem.readFile(path(env), limit: 1 << 20) else { return (Configuration(), []) }
+        let file = path(env)
+        let bytes: [UInt8]
+        do {
+            bytes = try FileSystem.readFile(file, limit: 1 << 20)
+        } catch {
+            guard FileSystem.lstatusIfExists(file) != nil else { return (Configuration(), []) }
+            return (Configuration(), [Problem(line: 0, message: "cannot be read (\(error.message)): every setting is its default")])
+        }
         let (text, problem) = decode(bytes)
         var (c, problems) = parse(text, home: env.home)
         if let problem { problems.insert(problem, at: 0) }
@@ -61,6 +70,8 @@ public struct Configuration: Sendable, Equatable {
     /// reported on its line, and every other line still counts: the whole file used to be
     /// ignored without a word, and `roots add` then wrote it anew with only its own line.
     public static func decode(_ bytes: [UInt8]) -> (String, Problem?) {
+        // A byte-order mark (Notepad writes one) is no part of the first key.
+        let bytes = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(bytes.dropFirst(3)) : bytes
         if let text = String(validating: bytes, as: UTF8.self) { return (text, nil) }
         let text = String(decoding: bytes, as: UTF8.self)
         let line =
@@ -93,7 +104,7 @@ public struct Configuration: Sendable, Equatable {
                 continue
             }
             func path(_ v: String) -> String? {
-                var p = v
+                var p = Configuration.unquoted(v)
                 if p.hasPrefix("~/") { p = home + "/" + p.dropFirst(2) }
                 if p.hasPrefix("$HOME/") { p = home + "/" + p.dropFirst(6) }
                 guard p.hasPrefix("/") else { return nil }
@@ -109,7 +120,9 @@ public struct Configuration: Sendable, Equatable {
             }
             switch key {
             case "root", "roots":
-                for part in value.split(separator: ":").map(String.init) where !part.isEmpty {
+                // `root` is one folder (a name may hold a ':'); `roots = a:b` lists several.
+                let parts = key == "root" ? [value] : value.split(separator: ":").map(String.init)
+                for part in parts where !part.isEmpty {
                     if let p = path(part) {
                         if !c.roots.contains(p) { c.roots.append(p) }
                     } else {
@@ -215,11 +228,25 @@ public struct Configuration: Sendable, Equatable {
         return kept.map(\.given)
     }
 
+    /// A path as a value: in double quotes when it starts or ends with a space (a value is
+    /// trimmed when read); nil when it holds a line break or another control character, which no
+    /// line of the file can hold (the rest of the name would be a line of its own).
+    public static func quotedPath(_ path: String) -> String? {
+        guard !path.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return nil }
+        let edge = path.first?.isWhitespace == true || path.last?.isWhitespace == true || (path.first == "\"" && path.last == "\"")
+        return edge ? "\"" + path + "\"" : path
+    }
+
+    /// A value without the double quotes `quotedPath` put around it.
+    static func unquoted(_ v: String) -> String {
+        v.count >= 2 && v.first == "\"" && v.last == "\"" ? String(v.dropFirst().dropLast()) : v
+    }
+
     /// The configuration file text for these settings (for `snapsort config` and `roots add`).
     public func rendered() -> String {
         var lines = ["# SnapSort configuration — see snapsort.conf(5). One 'key = value' a line."]
-        for r in roots { lines.append("root = \(r)") }
-        for e in excludes { lines.append("exclude = \(e)") }
+        for r in roots { lines.append("root = \(Configuration.quotedPath(r) ?? r)") }
+        for e in excludes { lines.append("exclude = \(Configuration.quotedPath(e) ?? e)") }
         lines.append("reminder = \(reminder)")
         lines.append("reminder_time = \(reminderTime)")
         lines.append("reminder_weekday = \(reminderWeekday)")

@@ -52,7 +52,13 @@ enum RootsCommand: Command {
             let updated: String?
             if action == "add" {
                 guard FileSystem.lstatusIfExists(dir).map({ $0.isDirectory || $0.isSymlink }) == true else {
-                    throw CommandFailure(ExitCode.error, "\(dir) is not a folder")
+                    throw CommandFailure(ExitCode.error, "\(field(dir)) is not a folder")
+                }
+                guard Configuration.quotedPath(dir) != nil else {
+                    throw CommandFailure(
+                        ExitCode.error,
+                        "\(field(dir)): a name with a line break or another control character cannot be written to snapsort.conf; rename the folder, or scan it by name ('snapsort scan DIR')"
+                    )
                 }
                 updated = Configuration.addingRoot(dir, to: text, home: ctx.env.home)
             } else {
@@ -77,7 +83,9 @@ enum RootsCommand: Command {
             let folder = String(file[..<file.lastIndex(of: "/")!])
             try FileSystem.makeDirectories(folder, mode: 0o755)
             try FileSystem.writeAtomically(file, Array(updated.utf8))
-            if !ctx.quiet { ctx.err(action == "add" ? "added root \(dir)" : "removed root \(dir) (its rows are kept; 'snapsort forget' drops them)") }
+            if !ctx.quiet {
+                ctx.err(action == "add" ? "added root \(field(dir))" : "removed root \(field(dir)) (its rows are kept; 'snapsort forget' drops them)")
+            }
             return ExitCode.ok
         default:
             throw UsageError("unknown roots action '\(action)'; use list, add or remove")
