@@ -355,6 +355,21 @@ import Testing
         #expect(try t.library.items().map(\.name) == ["IMG_1.jpg"])
     }
 
+    /// A file named on its own (`scan FILE`, a `root` that is a file) is filtered as a folder's
+    /// walk filters it: a thesis or /etc/passwd never becomes an "unreadable" item offered for
+    /// the Trash (review 7, F10); a photo named on its own is added.
+    @Test func aFileNamedOnItsOwnThatIsNoPhotoIsNotAdded() throws {
+        let t = try TestLibrary()
+        let text = t.dir.write("Documents/thesis.txt", Array("my thesis".utf8))
+        let photo = t.dir.write("Documents/IMG_1.jpg", Fixtures.jpeg(seed: 1))
+        let s = try t.scan([text, photo])
+        #expect(s.notMedia == [text] && s.added == 1, "\(s)")
+        #expect(try t.library.items().map(\.name) == ["IMG_1.jpg"])
+        let cli = try SnapsortBinary.run(["--db", t.dbPath, "scan", "--no-models", text])
+        #expect(cli.status == 0 && cli.stderr.contains("thesis.txt: not a photo or video by its name; not added"), "\(cli.stderr)")
+        #expect(try t.library.items().count == 1)
+    }
+
     /// Hostile files: each ends with the right status and a reason while the scan goes on.
     @Test(arguments: [
         ("truncated.jpg", "damaged", "truncated"),

@@ -30,6 +30,9 @@ public struct ScanSummary: Sendable, Equatable {
     public var problems = 0
     public var offlineRoots: [String] = []
     public var unreadableFolders: [String] = []
+    /// Files named on their own (`scan FILE`, a `root` that is a file) that are no photo or
+    /// video by their name: not added (a folder's walk leaves them out the same way).
+    public var notMedia: [String] = []
     public var cancelled = false
     public init() {}
 }
@@ -190,6 +193,10 @@ public final class LibraryScanner: @unchecked Sendable {
         // A single file.
         if let st = FileSystem.lstatusIfExists(root), st.isRegular {
             let row = try library.liveRow(path: root)
+            guard row != nil || rules.isCandidateFile(name: LibraryScanner.name(root)) else {
+                summary.notMedia.append(root)
+                return
+            }
             let storedSidecar = try library.sidecarTimes(under: root)[root]
             let sidecarChanged = row != nil && XMPSidecar.find(for: root)?.modified != storedSidecar
             classify(path: root, st: st, row: row, sidecarChanged: sidecarChanged, jobs: &jobs, newFiles: &newFiles, summary: &summary)

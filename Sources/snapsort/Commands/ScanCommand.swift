@@ -93,6 +93,7 @@ enum ScanCommand: Command {
                     ("analyzed", .int(summary.analyzed)),
                     ("problems", .int(summary.problems)), ("offline_roots", .array(summary.offlineRoots.map { .string($0) })),
                     ("unreadable_folders", .int(summary.unreadableFolders.count)),
+                    ("not_media", .array(summary.notMedia.map { .string($0) })),
                 ]).serialized())
         } else if !ctx.quiet {
             var line =
@@ -103,6 +104,8 @@ enum ScanCommand: Command {
             ctx.err(line)
             for r in summary.offlineRoots { ctx.err("offline (kept as is): \(r)") }
         }
+        for f in summary.notMedia.prefix(20) { ctx.err("snapsort: \(field(f)): not a photo or video by its name; not added") }
+        if summary.notMedia.count > 20 { ctx.err("snapsort: … and \(summary.notMedia.count - 20) more files that are no photo or video") }
         if !summary.unreadableFolders.isEmpty {
             let n = summary.unreadableFolders.count
             ctx.err("snapsort: \(n) folder\(n == 1 ? "" : "s") could not be read; \(n == 1 ? "its" : "their") items were kept:")
