@@ -128,6 +128,39 @@ struct ReminderBusTests {
         #expect(ReminderBusTests.loop(s, now: at) { s.activeNotification == nil })
     }
 
+    /// `remind --now --wait` without an agent (review 7, F7): its "Later" adds a snooze to the
+    /// schedule as it stands. It saved a fresh state, and the agent's next start showed the
+    /// reminder at once for a slot long past; `remind --next` then printed a past time.
+    @Test("Later on a one-shot reminder snoozes it and keeps the schedule")
+    func oneShotLater() throws {
+        let bus = try NotificationBus()
+        let lib = try TestLibrary()
+        let inputs = ReminderInputs()
+        let tz = ReminderBusTests.tz
+        // The agent ran once on the 10th (its schedule starts there), then stopped.
+        let agent = ReminderBusTests.service(bus, lib: lib, inputs: inputs, logs: LogCapture())
+        agent.start(now: Wall.date("2026-06-10 10:00", tz))
+        // Later that day, before the 19:00 reminder: `remind --now --wait`, and "Later".
+        let now = Wall.date("2026-06-10 12:00", tz)
+        let oneShot = ReminderBusTests.service(bus, lib: lib, inputs: inputs, logs: LogCapture())
+        oneShot.isOneShot = true
+        oneShot.loadState(now: now)
+        let id = try oneShot.sendNow(now: now)
+        try bus.command("action \(id) later")
+        #expect(ReminderBusTests.loop(oneShot, now: now) { oneShot.state.snoozedUntil != nil })
+        var config = Configuration()
+        config.reminder = "daily"
+        config.quietHours = nil
+        // The snooze, then the schedule's 19:00: nothing due before the snooze ends.
+        #expect(ReminderService.nextReminder(library: lib.library, configuration: config, now: now, timeZone: tz) == now.addingTimeInterval(3600))
+        let restarted = ReminderBusTests.service(bus, lib: lib, inputs: inputs, logs: LogCapture())
+        restarted.start(now: now.addingTimeInterval(60))
+        #expect(restarted.nextDeadline(now: now.addingTimeInterval(60)) == now.addingTimeInterval(3600))
+        // A snooze that ran out with no agent to deliver it is due now, never "then".
+        let later = now.addingTimeInterval(3 * 3600)
+        #expect(ReminderService.nextReminder(library: lib.library, configuration: config, now: later, timeZone: tz) == later)
+    }
+
     @Test("a server without the actions capability gets no actions")
     func noActions() throws {
         let bus = try NotificationBus()

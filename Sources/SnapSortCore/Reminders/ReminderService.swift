@@ -29,6 +29,8 @@ public final class ReminderService: @unchecked Sendable {
     public private(set) var activeNotification: UInt32?
     /// Whether "Start a session" (or the notification itself) was clicked.
     public private(set) var sessionStarted = false
+    /// Whether "Start a session" found the review page and opened it.
+    public private(set) var pageOpened = false
     /// A one-shot reminder (`remind --now`): a failure is the caller's to report (it ends the
     /// command), not logged as something the next reminder will retry.
     public var isOneShot = false
@@ -65,6 +67,20 @@ public final class ReminderService: @unchecked Sendable {
     /// Loads the persisted state. The first run ever starts the schedule now (nothing from
     /// before counts as missed) and takes the milestones already reached as announced.
     public func start(now: Date) {
+        loadState(now: now)
+        rearm(now: now)
+        logger.info(
+            "reminders scheduled",
+            [
+                "reminder.cadence": schedule.cadence.description,
+                "reminder.next": nextReminder(now: now).map(StatusTimestamp.string) ?? "none",
+            ])
+    }
+
+    /// Loads the persisted state (for the agent at `start`, and for a one-shot `remind --now`,
+    /// whose "Later" must add a snooze to the schedule as it stands, not save a fresh one that
+    /// made every past slot due at the agent's next start).
+    public func loadState(now: Date) {
         do {
             if let s = try library.reminderState() {
                 state = s
@@ -76,13 +92,6 @@ public final class ReminderService: @unchecked Sendable {
         } catch {
             logger.warning("cannot read the reminder state", ["error": "\(error)"])
         }
-        rearm(now: now)
-        logger.info(
-            "reminders scheduled",
-            [
-                "reminder.cadence": schedule.cadence.description,
-                "reminder.next": nextReminder(now: now).map(StatusTimestamp.string) ?? "none",
-            ])
     }
 
     /// Descriptors to add to the loop's `poll` set: the wall-clock timer and the bus.
@@ -91,7 +100,8 @@ public final class ReminderService: @unchecked Sendable {
     /// When `fire` next has something to do (nil: nothing scheduled). May be in the past.
     public func nextDeadline(now: Date) -> Date? {
         var candidates: [Date] = []
-        if let s = state.snoozedUntil { candidates.append(schedule.deliveryTime(notBefore: s, in: tz)) }
+        // A snooze that ran out while nothing delivered it (no agent) is due now, not then.
+        if let s = state.snoozedUntil { candidates.append(schedule.deliveryTime(notBefore: max(s, now), in: tz)) }
         if pendingSlot(now: now) != nil {
             candidates.append(schedule.deliveryTime(notBefore: now, in: tz))
         } else if let next = schedule.occurrence(after: now, in: tz) {
@@ -276,6 +286,7 @@ public final class ReminderService: @unchecked Sendable {
                 case "start", "default":
                     if let url = dependencies.page.url(dependencies.deck()) {
                         dependencies.page.open(url)
+                        pageOpened = true
                         logger.info("review page opened")
                     } else {
                         logger.notice("the review page is not running; start it to review from a reminder")

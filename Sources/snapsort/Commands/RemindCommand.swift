@@ -60,6 +60,7 @@ enum RemindCommand: Command {
         let notifier = DesktopNotifier()
         let service = ReminderService(library: library, configuration: config, notifier: notifier, dependencies: deps)
         service.isOneShot = true
+        service.loadState(now: Date())
         do {
             let id = try service.sendNow(now: Date())
             if !ctx.quiet { ctx.err("reminder shown (notification \(id))") }
@@ -68,10 +69,30 @@ enum RemindCommand: Command {
         }
         guard wait else { return ExitCode.ok }
         let deadline = Date().addingTimeInterval(600)
-        while service.activeNotification != nil && service.state.snoozedUntil == nil && !service.sessionStarted && Date() < deadline {
+        // A snooze from before (the state is the schedule's as it stands) is no answer.
+        let snoozedBefore = service.state.snoozedUntil
+        var snoozed: Date? { service.state.snoozedUntil != snoozedBefore ? service.state.snoozedUntil : nil }
+        while service.activeNotification != nil && snoozed == nil && !service.sessionStarted && Date() < deadline {
             let ms = Int32(max(0, min(deadline.timeIntervalSinceNow, 600)) * 1000)
             let ready = (try? Poll.readable(service.descriptors, timeoutMs: ms)) ?? []
             service.handleNotificationSignals(now: Date(), readable: ready)
+        }
+        if !ctx.quiet {
+            // What the answer did.
+            if let until = snoozed {
+                let f = DateFormatter()
+                f.dateFormat = "HH:mm"
+                ctx.err("snoozed: the reminder comes back at \(f.string(from: until))")
+            } else if service.sessionStarted {
+                ctx.err(
+                    service.pageOpened
+                        ? "opened the review page"
+                        : "the review page is not running: 'snapsort open' starts a session once the agent or 'snapsort serve' runs")
+            } else if service.activeNotification == nil {
+                ctx.err("dismissed")
+            } else {
+                ctx.err("no answer in 10 minutes")
+            }
         }
         return ExitCode.ok
     }
