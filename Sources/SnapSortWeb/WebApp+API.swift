@@ -264,6 +264,8 @@ extension WebApp {
             ("id", .int(s.id)), ("deck", .string(s.deckID)), ("title", .string(s.title)), ("position", .int(s.position)),
             ("total", .int(s.itemIDs.count)), ("goal", .int(s.goal)), ("decisions", .int(s.decisions)), ("bytes", .int(s.bytes)),
             ("goal_met", .bool(s.goalMet)), ("finished", .bool(s.isFinished)), ("current", .opt(s.current)),
+            // Today's decisions, every deck and the terminal's: the goal is one a day.
+            ("done_today", .int(try Stats.doneToday(library: lib, clock: options.clock))),
             ("cards", .array(cards)),
         ])
     }

@@ -22,6 +22,12 @@ import Testing
         let d = h.json(try h.post("/api/decide", #"{"id":\#(first),"decision":"trash","session":\#(sid)}"#))
         #expect(d["session"]?["position"]?.intValue == 1)
         #expect(d["summary"]?["trash"]?["count"]?.intValue == 1)
+        // The goal is one a day: a decision made elsewhere (the terminal deck) counts on the page too.
+        let other = try #require(cards.last?["id"]?.intValue)
+        try Review.decide(.keep, fileID: Int64(other), library: h.lib.library, clock: .live)
+        let again = h.json(try h.post("/api/sessions", #"{"deck":"month:2024-05"}"#))
+        #expect(again["done_today"]?.intValue == 2 && again["decisions"]?.intValue == 1, "\(again.serialized())")
+        _ = try Review.undo(library: h.lib.library, clock: .live)
         let u = h.json(try h.post("/api/undo", "{}"))
         #expect(u["id"]?.intValue == first && u["session"]?["position"]?.intValue == 0)
         // It names the file, so a decision taken back from another window is recognizable.

@@ -189,6 +189,24 @@ def main():
         page.keyboard.press("Escape")
         expect(page.locator("#viewer")).to_be_hidden()
 
+        # Back (a phone's back gesture) leaves the full-screen photo too (review 7, F11).
+        top_card(page).focus()
+        page.keyboard.press("Enter")
+        expect(page.locator("#viewer")).to_be_visible()
+        page.go_back()
+        expect(page.locator("#viewer")).to_be_hidden()
+        goto_view(page, "#deck=month:2024-05")
+
+        # Ctrl+Z pressed while the card still flies away is taken once it lands (review 7, F1).
+        before = api(page, "summary")["trash"]["count"]
+        page.locator("body").focus()
+        page.keyboard.press("ArrowLeft")
+        page.keyboard.press("Control+z")
+        page.wait_for_timeout(1500)
+        check(api(page, "summary")["trash"]["count"] == before, "an undo pressed during the fly-away is not lost")
+        goal = page.locator("#goal-text").inner_text()
+        check(goal.endswith("today"), f"the goal counts today's decisions, as stats and the terminal deck do ({goal!r})")
+
         # One more ← so the trash holds two items.
         with page.expect_response("**/api/decide"):
             page.keyboard.press("ArrowLeft")

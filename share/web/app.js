@@ -70,7 +70,9 @@ async function api(path, body) {
 }
 
 // ---------- shared state ----------
-const state = { view: null, session: null, summary: null, celebrated: new Set(), busy: false };
+// doneToday: today's decisions as the server last said (one goal, counted per day as 'snapsort
+// stats', the terminal deck and the status bar count it); null until the first deck loads.
+const state = { view: null, session: null, summary: null, doneToday: null, busy: false };
 
 function applySummary(s) {
   if (!s) return;
@@ -106,6 +108,7 @@ function initTheme() {
 const views = ["home", "deck", "similar", "trash", "stats", "settings"];
 function route() {
   if (!$("#celebrate").hidden) closeCelebration();  // another view: the dialog does not stay over it
+  if (!$("#viewer").hidden) closeViewer();  // Back (a phone's back gesture) leaves the full-screen photo too
   let h = "";
   try { h = decodeURIComponent(location.hash.replace(/^#/, "")); } catch (_) { h = ""; }
   let view = "home", arg = null;
@@ -247,11 +250,12 @@ function renderDeck() {
   const left = s.cards.length;
   $("#deck-count").textContent = left ? `${left} left` : "";
   const goal = Math.max(1, s.goal);
-  const done = Math.min(s.decisions, goal);
+  const today = s.done_today ?? s.decisions;
+  const done = Math.min(today, goal);
   $("#goal-fill").style.width = `${(done / goal) * 100}%`;
   const bar = $("#goal-bar");
   bar.setAttribute("aria-valuemax", String(goal)); bar.setAttribute("aria-valuenow", String(done));
-  $("#goal-text").textContent = `${s.decisions} / ${goal}`;
+  $("#goal-text").textContent = `${today} / ${goal} today`;
   const stack = $("#stack");
   const keep = new Map($$(".card", stack).map((c) => [c.dataset.id, c]));
   const wanted = s.cards.slice(0, 3);
@@ -266,7 +270,10 @@ function renderDeck() {
   $("#deck-empty").hidden = left > 0;
   for (const b of $$(".decide button")) b.disabled = left === 0;
   prefetch(s.cards);
-  if (s.goal_met && !state.celebrated.has(s.id)) { state.celebrated.add(s.id); celebrate(s); }
+  // Celebrated when a decision here reaches today's goal (not again for each deck, and not for
+  // a goal the terminal deck reached before this page opened).
+  if (state.doneToday !== null && state.doneToday < goal && today >= goal) celebrate(s);
+  state.doneToday = today;
 }
 
 const DIRS = { trash: [-1, 0], keep: [1, 0], later: [0, -1], skip: [0, 1] };
@@ -375,11 +382,18 @@ async function decide(decision) {
     if (card) { card.classList.remove("fly"); card.style.transform = ""; card.style.opacity = ""; showMark(card, null, 0); }
   } finally {
     state.busy = false;
+    undoWhatWaits();
   }
 }
 
+// Ctrl+Z pressed while a card flies away (the "oops" reflex) waits for it to land, then undoes:
+// it was dropped without a word, and the photo stayed staged.
+function undoWhatWaits() {
+  if (state.pendingUndo > 0) { state.pendingUndo -= 1; undo(); }
+}
+
 async function undo() {
-  if (state.busy) return;
+  if (state.busy) { state.pendingUndo = (state.pendingUndo || 0) + 1; say("Undoing as soon as this card lands…"); return; }
   state.busy = true;
   try {
     const r = await api("undo", {});
@@ -397,8 +411,10 @@ async function undo() {
     }
   } catch (e) {
     say(e.status === 409 ? "Nothing to undo" : e.message);
+    state.pendingUndo = 0;
   } finally {
     state.busy = false;
+    undoWhatWaits();
   }
 }
 
@@ -416,9 +432,11 @@ function celebrate(s) {
     };
     requestAnimationFrame(step);
   }
+  // "Keep going" only when this deck has cards left; at its end, home is the way on.
+  $("#celebrate-more").hidden = !s.cards.length;
   // Modal as it says (aria-modal): the page behind is inert while it is open, so Tab stays in it.
   for (const e of document.body.children) if (e.id !== "celebrate") e.inert = true;
-  $("#celebrate-more").focus();
+  ($("#celebrate-more").hidden ? $("#celebrate-home") : $("#celebrate-more")).focus();
 }
 function closeCelebration() {
   $("#celebrate").hidden = true;
