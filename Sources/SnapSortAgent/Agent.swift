@@ -26,6 +26,9 @@ public struct AgentOptions: Sendable {
     public var workers = max(1, ProcessInfo.processInfo.activeProcessorCount / 2)
     /// How often unwatched folders are reconciled when the watch limit is hit.
     public var degradedInterval: TimeInterval = 600
+    /// How long a failed reconcile (a library locked by a long writer, a full disk) waits
+    /// before its paths are tried again.
+    public var reconcileRetry: TimeInterval = 15
     /// How often a root that is not there is looked for (a drive being mounted makes no inotify
     /// event, so the agent asks; a few `lstat`s).
     public var offlineCheckInterval: TimeInterval = 5
@@ -360,6 +363,8 @@ public final class Agent: @unchecked Sendable {
     private var hasWork: Bool { !dirtyFiles.isEmpty || !dirtyFolders.isEmpty }
     /// While another process scans the library (`Library.scanLockPath`), when to try again.
     private var scanLockRetryAt: Date?
+    /// Whether the last reconcile failed (its paths wait for `options.reconcileRetry`).
+    private var reconcileFailing = false
 
     /// Whether tier-2 services may run now: not paused, not held, not inside a reconcile.
     private var analysisMayRun: Bool { pausedUntil == nil && holdReason == nil && !reconciling }
@@ -726,6 +731,13 @@ public final class Agent: @unchecked Sendable {
                 }
                 self.serveFromInsideWork()
             }
+            if reconcileFailing {
+                // The library answers again: what was kept dirty is in, and the bar's error goes.
+                reconcileFailing = false
+                logger.notice("reconcile works again")
+                if lastError?.hasPrefix("reconcile failed") == true { lastError = nil }
+                statusDirty = true
+            }
             countersBox.withLock {
                 $0.reconciles += 1
                 $0.decodes += summary.decodes
@@ -765,7 +777,14 @@ public final class Agent: @unchecked Sendable {
                 if summary.analyzed + summary.moved + summary.gone > 0 { for s in services { s.reconciled(now: now) } }
             }
         } catch {
-            noteError("reconcile failed", error)
+            // A library locked by a long writer (a backup, an sqlite3 shell) or a disk full for a
+            // moment: nothing is dropped. What was dirty stays dirty and is tried again in 15 s
+            // (the events of a phone's sync were lost until the hourly reconcile).
+            if !reconcileFailing { noteError("reconcile failed", error) }
+            reconcileFailing = true
+            dirtyFolders.formUnion(paths.filter { FileSystem.lstatusIfExists($0)?.isDirectory == true })
+            dirtyFiles.formUnion(paths.filter { FileSystem.lstatusIfExists($0)?.isRegular == true })
+            scanLockRetryAt = now.addingTimeInterval(options.reconcileRetry)
         }
         // The walk, the rows and the analysis buffers are freed now, but the heap keeps up to
         // 256 MB of free memory for a scan's next photo (`Memory.keepLargeBlocksInTheHeap`): at
@@ -863,10 +882,20 @@ public final class Agent: @unchecked Sendable {
         for p in problems { logger.warning(p.description) }
         countersBox.withLock { $0.configReloads += 1 }
         guard config != configuration else { return }
+        let oldExcludes = configuration.excludes
         configuration = config
         for s in services { s.configurationChanged(config, now: now) }
         watcher.rules = ExcludeRules(excludedPaths: config.excludes)
         let newRoots = config.effectiveRoots(arguments: options.roots, env: options.env)
+        if config.excludes != oldExcludes {
+            // As a restart would: a newly excluded folder is no longer watched and its photos
+            // leave the library at the reconcile below; a folder no longer excluded is watched
+            // and its photos come in (a reload only changed the rules, and the excluded folder
+            // kept being watched, its new photos added).
+            for e in config.excludes where !oldExcludes.contains(e) { watcher.unwatch(e) }
+            for r in roots where newRoots.contains(r) { watcher.watchTree(r) }
+            dirtyFolders.formUnion(newRoots.filter { r in roots.contains(r) })
+        }
         for r in roots where !newRoots.contains(r) { watcher.unwatch(r) }
         for r in newRoots where !roots.contains(r) {
             watcher.watchTree(r)

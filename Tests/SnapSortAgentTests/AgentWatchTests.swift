@@ -124,6 +124,55 @@ import Testing
         #expect(try waitUntil { try h.live(lib)["\(h.root)/b.jpg"]?.status == "ok" })
     }
 
+    /// A reconcile that fails (the library locked by a long writer past the busy timeout)
+    /// drops nothing: its photos come in at the retry, and the bar's error goes (review 7: they
+    /// waited for the hourly reconcile, and the error stayed for good). Here the photos arrive
+    /// while the agent is down, so only its start-up reconcile (which fails) covers them.
+    @Test func photosThatArriveWhileTheLibraryIsLockedComeInAtTheRetry() throws {
+        let first = try AgentHarness()
+        first.start()
+        #expect(first.waitIdle())
+        #expect(first.stop())
+        for i in 0..<3 { first.dir.write("Pictures/Locked/IMG_\(i).jpg", photo(UInt64(40 + i))) }
+        let writer = try first.reader()
+        try writer.db.execute("BEGIN EXCLUSIVE")
+        let h = try AgentHarness(reuse: first.dir, tweak: { $0.reconcileRetry = 0.5 })
+        h.start()
+        defer { h.stop() }
+        #expect(waitUntil(timeout: 30) { h.status()?["agent"]?["last_error"]?.stringValue?.contains("reconcile failed") == true })
+        try writer.db.execute("COMMIT")
+        let lib = try h.reader()
+        #expect(try waitUntil(timeout: 30) { try (0..<3).allSatisfy { try h.live(lib)["\(h.root)/Locked/IMG_\($0).jpg"]?.status == "ok" } })
+        #expect(waitUntil { h.status()?["agent"]?["last_error"]?.stringValue == nil }, "\(String(describing: h.status()?["agent"]))")
+    }
+
+    /// An `exclude` added to snapsort.conf while the agent runs applies at once, as after a
+    /// restart: the folder's photos leave the library and new ones there stay out; removed, the
+    /// folder's photos come back (review 7: the running agent kept watching and adding them).
+    @Test func anExcludeChangedWhileRunningAppliesAtOnce() throws {
+        let h = try AgentHarness(setup: { d in
+            d.write("Pictures/Private/a.jpg", photo(51))
+            d.write("Pictures/b.jpg", photo(52))
+        })
+        h.start()
+        defer { h.stop() }
+        #expect(h.waitIdle())
+        let lib = try h.reader()
+        let a = "\(h.root)/Private/a.jpg", c = "\(h.root)/Private/c.jpg", d = "\(h.root)/d.jpg"
+        #expect(try h.live(lib)[a] != nil)
+        let conf = h.dir.at("config/snapsort/snapsort.conf")
+        try FileSystem.makeDirectories(h.dir.at("config/snapsort"))
+        try FileSystem.writeAtomically(conf, Array("exclude = \(h.root)/Private\n".utf8))
+        #expect(try waitUntil { try h.live(lib)[a] == nil })
+        h.dir.write("Pictures/Private/c.jpg", photo(53))
+        h.dir.write("Pictures/d.jpg", photo(54))
+        #expect(try waitUntil { try h.live(lib)[d]?.status == "ok" })
+        #expect(h.waitIdle())
+        #expect(try h.live(lib)[c] == nil)
+        try FileSystem.writeAtomically(conf, Array("# no excludes\n".utf8))
+        #expect(try waitUntil { try h.live(lib)[a] != nil && h.live(lib)[c] != nil })
+    }
+
     @Test func renamesWithinAndAcrossFoldersKeepIdentityAndMetricsWithZeroDecodes() throws {
         let h = try AgentHarness()
         h.dir.write("Pictures/2024/a.jpg", photo(5))
