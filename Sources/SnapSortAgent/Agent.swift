@@ -22,6 +22,8 @@ public struct AgentOptions: Sendable {
     public var moveTimeout: TimeInterval = 0.5
     /// The most inotify watches to take (default: the system limit minus headroom).
     public var watchBudget: Int?
+    /// Where the system's watch limit is read when `watchBudget` is nil (tests raise their own).
+    public var watchLimit: @Sendable () -> Int? = { Inotify.maxUserWatches() }
     /// Analysis threads.
     public var workers = max(1, ProcessInfo.processInfo.activeProcessorCount / 2)
     /// How often unwatched folders are reconciled when the watch limit is hit.
@@ -181,7 +183,8 @@ public final class Agent: @unchecked Sendable {
         // --status-file elsewhere was reported as stopped).
         try? lock.setContents("pid=\(getpid())\nstatus_file=\(statusPath)\n")
         tracker = ChangeTracker(debounce: options.debounce, moveTimeout: options.moveTimeout)
-        watcher = try Watcher(rules: ExcludeRules(excludedPaths: config.excludes), budget: options.watchBudget, logger: options.logger)
+        watcher = try Watcher(
+            rules: ExcludeRules(excludedPaths: config.excludes), budget: options.watchBudget, limit: options.watchLimit, logger: options.logger)
         meta = try Inotify()
         wakeup = try WakeupFD()
         let start = options.clock.now()
@@ -191,6 +194,7 @@ public final class Agent: @unchecked Sendable {
         roots = config.effectiveRoots(arguments: options.roots, env: options.env)
         pausedUntil = try library.pausedUntil(now: start)
         dataVersion = try library.db.scalar("PRAGMA data_version") ?? 0
+        libraryFile = try FileSystem.status(options.dbPath)
         watchMeta()
         for r in roots { watcher.watchTree(r) }
         // What changed while the agent was down.
@@ -244,7 +248,9 @@ public final class Agent: @unchecked Sendable {
 
     /// Watches the database folder (to notice the CLI's writes) and the configuration folder.
     private func watchMeta() {
-        let mask = Inotify.modify | Inotify.closeWrite | Inotify.movedTo | Inotify.create | Inotify.onlyDir
+        let mask =
+            Inotify.modify | Inotify.closeWrite | Inotify.movedTo | Inotify.create | Inotify.delete | Inotify.movedFrom | Inotify.deleteSelf
+            | Inotify.onlyDir
         // The configuration folder may not exist yet (a fresh install): create it, so a
         // snapsort.conf written later is noticed without a SIGHUP.
         try? FileSystem.makeDirectories(Agent.folder(of: Configuration.path(options.env)), mode: 0o700)
@@ -263,6 +269,31 @@ public final class Agent: @unchecked Sendable {
 
     /// Wakes the loop so it re-reads the clock (tests that advance a manual clock).
     public func wake() { wakeup.wake() }
+
+    /// What SIGHUP does, from another thread (tests run the agent without its signals).
+    public func requestReload() {
+        reloadFromOutside.store(true, ordering: .releasing)
+        wakeup.wake()
+    }
+
+    private let reloadFromOutside = Atomic<Bool>(false)
+
+    /// The library file the agent opened: removed or replaced under it (a user starting over
+    /// with `rm -rf ~/.local/state/snapsort`), the agent would go on writing to an unlinked
+    /// file, process nothing and look alive to systemd's watchdog.
+    private var libraryFile: FileStatus
+    /// Why the agent stopped on its own (its exit code is then 1, and systemd restarts it).
+    private var stoppedBecause: String?
+
+    private func checkLibraryFileIsThere() {
+        let now = FileSystem.lstatusIfExists(options.dbPath)
+        guard now?.device != libraryFile.device || now?.inode != libraryFile.inode else { return }
+        let why = now == nil ? "was removed" : "was replaced by another file"
+        stoppedBecause = "the library \(options.dbPath) \(why) while the agent ran"
+        logger.error("\(stoppedBecause!); stopping (started again, the agent opens the library that is there now)")
+        stopping = true
+        cancelScan.set()
+    }
 
     // MARK: The loop
 
@@ -288,15 +319,19 @@ public final class Agent: @unchecked Sendable {
         writeStatus(stoppedDocument())
         lock.unlock()
         logger.notice("agent stopped")
-        return 0
+        return stoppedBecause == nil ? 0 : 1
     }
 
     /// One pass over what is due: changes, timers, work, status.
     func step() {
         let t = now
+        if reloadFromOutside.exchange(false, ordering: .acquiring) { reloadRequested = true }
         if reloadRequested || (configCheckAt.map { $0 <= t } ?? false) {
             if reloadRequested && watcher.isDegraded {
                 // After 'sysctl fs.inotify.max_user_watches=…', as the message advises.
+                // What landed in them while they were not watched is looked for now (it waited
+                // for the hourly reconcile).
+                dirtyFolders.formUnion(watcher.unwatched)
                 watcher.refreshBudget()
                 watcher.retryUnwatched()
                 noteDegraded()
@@ -363,6 +398,8 @@ public final class Agent: @unchecked Sendable {
     private var hasWork: Bool { !dirtyFiles.isEmpty || !dirtyFolders.isEmpty }
     /// While another process scans the library (`Library.scanLockPath`), when to try again.
     private var scanLockRetryAt: Date?
+    /// An overflow was handled and its reconcile has not started yet.
+    private var overflowPending = false
     /// Whether the last reconcile failed (its paths wait for `options.reconcileRetry`).
     private var reconcileFailing = false
 
@@ -509,9 +546,13 @@ public final class Agent: @unchecked Sendable {
         if e.has(Inotify.overflow) {
             // The kernel queue overflowed: events were lost. A reconcile of everything replaces them.
             countersBox.withLock { $0.overflows += 1 }
-            logger.warning("inotify queue overflowed; reconciling every root")
             tracker.reset()
             folderMoves.removeAll()
+            // A flood overflows again and again before the reconcile runs: said, and the trees
+            // walked for their watches, once until then (28 lines a second, each a walk).
+            guard !overflowPending else { return }
+            overflowPending = true
+            logger.warning("inotify queue overflowed; reconciling every root")
             for r in roots { watcher.watchTree(r) }
             dirtyFolders.formUnion(roots)
             return
@@ -591,7 +632,9 @@ public final class Agent: @unchecked Sendable {
                 databaseCheckAt = t
                 continue
             }
-            if e.name == dbName || e.name == dbName + "-wal" {
+            if e.name == dbName && (e.has(Inotify.delete) || e.has(Inotify.movedFrom) || e.has(Inotify.movedTo)) || e.has(Inotify.deleteSelf) {
+                checkLibraryFileIsThere()
+            } else if e.name == dbName || e.name == dbName + "-wal" {
                 if databaseCheckAt == nil { databaseCheckAt = t.addingTimeInterval(0.1) }
             } else if e.name == "snapsort.conf", e.has(Inotify.closeWrite) || e.has(Inotify.movedTo) || e.has(Inotify.create) {
                 configCheckAt = t.addingTimeInterval(0.2)
@@ -702,6 +745,7 @@ public final class Agent: @unchecked Sendable {
         defer { scanLock.unlock() }
         dirtyFiles.removeAll()
         dirtyFolders.removeAll()
+        overflowPending = false
         cancelScan = CancelFlag()
         let cancel = cancelScan
         let scanner = LibraryScanner(library: library, rules: watcher.rules, clock: options.clock, logger: logger, workers: options.workers)
@@ -1037,9 +1081,9 @@ public final class Agent: @unchecked Sendable {
         case "paused":
             s =
                 (holdReason.map { "Paused \($0)" } ?? "Paused")
-                + "; watching \(n(a.total)) photos in \(roots.count) folder\(roots.count == 1 ? "" : "s")"
+                + "; watching \(n(a.total)) photos in \(roots.count) library folder\(roots.count == 1 ? "" : "s")"
             if a.pending > 0 { s += "; \(n(a.pending)) change\(a.pending == 1 ? "" : "s") waiting" }
-        default: s = "Watching \(n(a.total)) photos in \(roots.count) folder\(roots.count == 1 ? "" : "s")"
+        default: s = "Watching \(n(a.total)) photos in \(roots.count) library folder\(roots.count == 1 ? "" : "s")"
         }
         if a.degraded { s += " (watch limit reached: some folders checked periodically)" }
         if !a.offlineRoots.isEmpty { s += " (\(a.offlineRoots.count) folder\(a.offlineRoots.count == 1 ? "" : "s") offline)" }

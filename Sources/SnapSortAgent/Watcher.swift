@@ -31,17 +31,24 @@ public final class Watcher {
     /// Watches kept free for other programs.
     public static let headroom = 500
 
-    public init(rules: ExcludeRules, budget: Int? = nil, logger: Logger) throws {
+    /// `limit`: where the system's watch limit is read (`fs.inotify.max_user_watches`; tests
+    /// inject one they can raise).
+    public init(
+        rules: ExcludeRules, budget: Int? = nil, limit: @escaping @Sendable () -> Int? = { Inotify.maxUserWatches() }, logger: Logger
+    ) throws {
         inotify = try Inotify()
         self.rules = rules
         self.logger = logger
-        self.budget = budget ?? max(16, (Inotify.maxUserWatches() ?? 8192) - Watcher.headroom)
+        self.limit = limit
+        self.budget = budget ?? max(16, (limit() ?? 8192) - Watcher.headroom)
         budgetFromSystem = budget == nil
     }
 
+    private let limit: @Sendable () -> Int?
+
     /// Reads the system's limit again (raised with sysctl, as the agent's message advises).
     public func refreshBudget() {
-        guard budgetFromSystem, let limit = Inotify.maxUserWatches() else { return }
+        guard budgetFromSystem, let limit = limit() else { return }
         budget = max(16, limit - Watcher.headroom)
     }
 
@@ -97,7 +104,7 @@ public final class Watcher {
         if unwatched.isEmpty {
             logger.warning(
                 "inotify watch limit reached; unwatched folders are checked periodically. Raise the limit with: sudo sysctl fs.inotify.max_user_watches=524288",
-                ["watch.count": "\(watchByPath.count)", "watch.budget": "\(budget)"])
+                ["watch.count": "\(watchByPath.count)", "watch.budget": "\(budget)", "watch.first_unwatched": d])
         }
         unwatched.insert(d)
     }

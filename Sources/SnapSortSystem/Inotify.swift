@@ -43,8 +43,22 @@ public final class Inotify: @unchecked Sendable {
     public static let exclUnlink = UInt32(IN_EXCL_UNLINK)
 
     /// A new, non-blocking, close-on-exec instance.
+    /// EMFILE, whose text ("Too many open files") points at `ulimit -n`, is most often the
+    /// per-user count of inotify instances (`fs.inotify.max_user_instances`, 128 by default, taken
+    /// by file managers, editors and sync clients): the error says so and how to raise it.
     public init() throws {
-        fd = try valueOrErrno("inotify_init1") { inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)) }
+        let r = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        if r == -1 && errno == EMFILE {
+            let limit =
+                (try? FileSystem.readFile("/proc/sys/fs/inotify/max_user_instances", limit: 64))
+                .map { String(decoding: $0, as: UTF8.self).trimmingCharacters(in: " \n") } ?? "?"
+            throw SystemError(
+                .errno(EMFILE),
+                "no inotify instance left: other programs hold this user's \(limit) (fs.inotify.max_user_instances); raise it with 'sudo sysctl fs.inotify.max_user_instances=1024' (or the open-file limit, ulimit -n, is reached)",
+                operation: "inotify_init1")
+        }
+        guard r != -1 else { throw SystemError.fromErrno("inotify_init1", errno) }
+        fd = r
     }
 
     deinit { Glibc.close(fd) }

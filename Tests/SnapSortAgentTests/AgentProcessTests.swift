@@ -81,7 +81,7 @@ import Testing
         #expect(got.contains("READY=1"))
         #expect(got.contains("WATCHDOG=1"))
         #expect(got.contains { $0.hasPrefix("STATUS=") })
-        #expect(got.contains { $0.hasPrefix("STATUS=Watching 3 photos in 1 folder") })
+        #expect(got.contains { $0.hasPrefix("STATUS=Watching 3 photos in 1 library folder") })
         child.signal(SIGTERM)
         #expect(child.wait(timeout: 10) == 0)
         while Optional(0) != nil, !got.contains("STOPPING=1"), Date() < deadline { receive() }
@@ -174,6 +174,35 @@ import Testing
         #expect(mkfifo(fifo, 0o600) == 0)
         let refused = try SnapsortBinary.run(["10", SnapsortBinary.path, "status", "--status-file", fifo], env: env, launcher: "/usr/bin/timeout")
         #expect(refused.status == 1 && refused.stderr.contains("not a regular file"), "\(refused.status) \(refused.stderr)")
+    }
+
+    /// Whether this machine lets a test lower its inotify limits in a user namespace of its own.
+    static let canLimitInotify: Bool = {
+        (try? SnapsortBinary.run(["-Ur", "sh", "-c", "echo 0 > /proc/sys/user/max_inotify_instances"], launcher: "/usr/bin/unshare").status) == 0
+    }()
+
+    /// Every inotify instance of the user taken (fs.inotify.max_user_instances, 128, shared by file
+    /// managers and sync clients; here 0 in a user namespace): the agent says which limit and how
+    /// to raise it (it said "Too many open files"), and `status --follow` goes on re-reading
+    /// instead of ending (a bar's command that ends leaves the bar frozen). Review 7, F6.
+    @Test(.enabled(if: canLimitInotify, "no user namespaces here"))
+    func noInotifyInstanceLeftIsSaidAndTheFollowerGoesOn() throws {
+        let (dir, env, root, _) = Self.setup(1)
+        defer { withExtendedLifetime(dir) {} }
+        func limited(_ args: String) throws -> SnapsortBinary.Result {
+            try SnapsortBinary.run(
+                ["-Ur", "sh", "-c", "echo 0 > /proc/sys/user/max_inotify_instances && exec timeout -s KILL 4 \(SnapsortBinary.path) \(args)"],
+                env: env,
+                launcher: "/usr/bin/unshare")
+        }
+        _ = try SnapsortBinary.run(["scan", "--no-models", root], env: env)
+        let agent = try limited("agent --no-web --no-reminders --no-models \(root)")
+        #expect(agent.status == 1 && agent.stderr.contains("fs.inotify.max_user_instances"), "\(agent.status) \(agent.stderr)")
+        let follow = try limited("status --format waybar --follow")
+        // Killed by timeout (-s KILL, which takes its process group along: the test runner's
+        // children inherit a blocked SIGTERM), not ended by itself.
+        #expect(follow.status == 137 || follow.status == 9, "the follower is still running when timeout stops it: \(follow.status) \(follow.stderr)")
+        #expect(follow.stderr.contains("re-reading every") && follow.stdout.contains("\"text\""), "\(follow.stderr)")
     }
 
     /// `status --follow` for a bar: a line per change; an agent killed with -9 (its file never

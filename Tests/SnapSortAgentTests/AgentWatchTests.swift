@@ -416,6 +416,15 @@ import Testing
         #expect(waitUntil { h.status()?["agent"]?["total"]?.intValue == n && h.status()?["agent"]?["state"]?.stringValue == "watching" })
     }
 
+    /// A flood overflows the queue again and again before the reconcile runs: said once (the
+    /// trees walked for their watches once), not once an overflow (review 7: 28 lines a second).
+    @Test func overflowsBeforeTheReconcileAreHandledOnce() throws {
+        let h = try AgentHarness()
+        for _ in 0..<5 { h.agent.ingest(Inotify.Event(wd: -1, mask: Inotify.overflow, cookie: 0, name: ""), at: Date()) }
+        #expect(h.agent.counters.overflows == 5)
+        #expect(h.logs.messages.filter { $0.contains("queue overflowed") }.count == 1, "\(h.logs.messages)")
+    }
+
     @Test func aQueueOverflowEndsWithTheDatabaseOfAFreshScan() throws {
         let h = try AgentHarness(setup: { d in for i in 0..<8 { d.folder("Pictures/flood/\(i)") } })
         h.dir.write("Pictures/keep.jpg", photo(12))
@@ -638,6 +647,46 @@ import Testing
         h.agent.wake()
         #expect(waitUntil { h.status()?["agent"]?["degraded"]?.boolValue == false }, "\(String(describing: h.status()?["agent"]))")
         #expect(h.status()?["agent"]?["last_error"]?.stringValue == nil)
+    }
+
+    /// The limit raised and SIGHUP sent, as the message advises: every folder is watched again,
+    /// and what landed in the unwatched ones meanwhile comes in at once (review 7: it waited for
+    /// the hourly reconcile).
+    @Test func aRaisedWatchLimitAndSIGHUPBringInWhatTheUnwatchedFoldersGot() throws {
+        // The budget is never under 16 watches: 20 folders leave some unwatched.
+        let limit = Atomic<Int>(Watcher.headroom + 16)
+        let h = try AgentHarness(
+            setup: { d in
+                for f in 0..<20 { d.folder("Pictures/f\(f)") }
+            },
+            tweak: { o in
+                o.watchLimit = { limit.load(ordering: .relaxed) }
+                o.degradedInterval = 3600
+            })
+        h.start()
+        defer { h.stop() }
+        #expect(h.waitIdle())
+        let unwatched = try #require(h.agent.watcher.unwatched.sorted().first)
+        let p = unwatched + "/late.jpg"
+        _ = FileManager.default.createFile(atPath: p, contents: Data(photo(15)))
+        let lib = try h.reader()
+        limit.store(Watcher.headroom + 100, ordering: .relaxed)
+        h.agent.requestReload()
+        #expect(try waitUntil { try h.live(lib)[p]?.status == "ok" })
+        #expect(waitUntil { h.status()?["agent"]?["degraded"]?.boolValue == false })
+    }
+
+    /// The library file removed under the agent (a user starting over): the agent stops with
+    /// exit code 1, saying why, so systemd starts it again on the library there now (it went on
+    /// alive to the watchdog, processing nothing). Review 7, F5.
+    @Test func anAgentWhoseLibraryIsRemovedStopsAndSaysWhy() throws {
+        let h = try AgentHarness()
+        h.start()
+        #expect(h.waitIdle())
+        for suffix in ["", "-wal", "-shm"] { unlink(h.dbPath + suffix) }
+        #expect(waitUntil { h.exitCode != nil })
+        #expect(h.exitCode == 1)
+        #expect(h.logs.messages.contains { $0.contains("library.sqlite3 was removed while the agent ran") }, "\(h.logs.messages)")
     }
 
     @Test func backupsAreTakenAndOnlyTheNewestKept() throws {
