@@ -35,6 +35,20 @@ static long read_uint(ExifEntry *e, ExifByteOrder order) {
 static void count_entry(ExifEntry *e, void *user) { (void)e; (*(int *)user)++; }
 static void count_content(ExifContent *c, void *user) { exif_content_foreach_entry(c, count_entry, user); }
 
+// A well-formed TIFF block whose first IFD holds no entry (some editors write one): an empty
+// EXIF, not a damaged one. The header's byte order and magic, and IFD0's count inside the block.
+static int is_empty_tiff(const unsigned char *data, size_t len) {
+    if (len >= 6 && memcmp(data, "Exif\0\0", 6) == 0) { data += 6; len -= 6; }
+    if (len < 10) return 0;
+    int le = data[0] == 'I' && data[1] == 'I' && data[2] == 42 && data[3] == 0;
+    int be = data[0] == 'M' && data[1] == 'M' && data[2] == 0 && data[3] == 42;
+    if (!le && !be) return 0;
+    unsigned long off = le ? (unsigned long)data[4] | (unsigned long)data[5] << 8 | (unsigned long)data[6] << 16 | (unsigned long)data[7] << 24
+                           : (unsigned long)data[7] | (unsigned long)data[6] << 8 | (unsigned long)data[5] << 16 | (unsigned long)data[4] << 24;
+    if (off < 8 || off > len - 2) return 0;
+    return data[off] == 0 && data[off + 1] == 0;
+}
+
 int ss_exif_parse(const unsigned char *data, size_t len, ss_exif *out) {
     memset(out, 0, sizeof *out);
     out->rating = -1;
@@ -82,7 +96,7 @@ int ss_exif_parse(const unsigned char *data, size_t len, ss_exif *out) {
         }
     }
     exif_data_unref(d);
-    return out->entries > 0 ? 0 : -1;
+    return out->entries > 0 || is_empty_tiff(data, len) ? 0 : -1;
 }
 
 void ss_exif_release(ss_exif *exif) {

@@ -269,6 +269,26 @@ import Testing
     /// A photo the scan may not read (its permissions) is tried again by every scan: nothing is
     /// written while it still fails, and once its permissions allow, it is analyzed and leaves
     /// Unreadable (it had been offered there for the Trash).
+    /// A library read while it was read-only leaves SQLite's `-shm` read-only: made writable
+    /// again, it still cannot be written, and the message names the `-shm` (it blamed the file
+    /// and its folder, both writable). Review 7, F6.
+    @Test func aReadOnlyWorkingFileLeftBesideTheLibraryIsNamed() throws {
+        let dir = TempDir()
+        let photo = dir.write("Pictures/a.jpg", Fixtures.jpeg(seed: 83, width: 96, height: 72))
+        let db = dir.at("lib.sqlite3")
+        #expect(try SnapsortBinary.run(["--db", db, "scan", "--quiet", "--no-models", dir.at("Pictures")]).status == 0)
+        chmod(db, 0o444)
+        #expect(try SnapsortBinary.runUnprivileged(["--db", db, "groups"]).status == 0)
+        chmod(db, 0o644)
+        guard FileSystem.exists(db + "-shm"), access(db + "-shm", W_OK) == 0 || geteuid() == 0 else { return }
+        chmod(db + "-shm", 0o444)
+        let decide = try SnapsortBinary.runUnprivileged(["--db", db, "decide", "keep", photo])
+        #expect(
+            decide.status == 1
+                && decide.stderr.contains("its lib.sqlite3-shm (SQLite's working file, left read-only by an earlier opening) is not writable"),
+            "\(decide.stderr)")
+    }
+
     @Test func aPhotoDeniedToTheScanIsReadOnceItsPermissionsAllow() throws {
         let dir = TempDir()
         dir.write("Pictures/a.jpg", Fixtures.jpeg(seed: 81, width: 96, height: 72))

@@ -439,6 +439,13 @@ import Testing
         #expect(item.status == .ok)
         #expect(item.reason?.code == "bad_exif")
         #expect(item.width == 200)
+        // A well-formed EXIF whose IFD0 holds no entry is empty, not damaged (the demo's own
+        // orange.jpg carried a warning). Review 7, F4.
+        let empty: [UInt8] = Array("MM".utf8) + [0, 42, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0]
+        t.dir.write("Pictures/IMG_emptyexif.jpg", try JPEG.encode(bmp, quality: 85, exif: empty))
+        try t.scan()
+        let plain = try #require(try t.library.item(path: t.dir.at("Pictures/IMG_emptyexif.jpg")))
+        #expect(plain.status == .ok && plain.reason == nil, "\(String(describing: plain.reason))")
     }
 
     @Test func exifOrientationRotatesSizeAndMetrics() throws {

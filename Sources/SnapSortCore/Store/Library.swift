@@ -148,13 +148,30 @@ public final class Library: @unchecked Sendable {
                 .io,
                 "the library at \(path) is busy: another program holds it (a 'sqlite3' shell, a backup tool?); nothing was changed, try again")
         case 8:  // SQLITE_READONLY
-            return LibraryError(
-                .io, "the library at \(path) cannot be written (the file or its folder is read-only, or on a read-only disk); nothing was changed")
+            return LibraryError(.io, "the library at \(path) cannot be written: \(readOnlyPart(path)); nothing was changed")
         case 13:  // SQLITE_FULL
             return LibraryError(.io, "the disk holding the library at \(path) is full; nothing was changed: free some space and try again")
         default:
             return nil
         }
+    }
+
+    /// Which part of a read-only library cannot be written. SQLite's `-wal` and `-shm` files
+    /// count: left read-only by an opening while the library was (chmod 444), they keep it
+    /// unwritable after the file and its folder are writable again, and the user, told to check
+    /// those two, found both fine.
+    static func readOnlyPart(_ path: String) -> String {
+        let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+        for (file, what) in [(path, "the file is read-only"), (folder.isEmpty ? "/" : folder, "its folder is read-only")]
+        where FileSystem.lstatusIfExists(file) != nil && access(file, W_OK) != 0 {
+            return what
+        }
+        for side in ["-wal", "-shm"] where FileSystem.lstatusIfExists(path + side) != nil && access(path + side, W_OK) != 0 {
+            let name = (path + side).split(separator: "/").last.map(String.init) ?? side
+            return
+                "its \(name) (SQLite's working file, left read-only by an earlier opening) is not writable: 'chmod u+w' it, or remove it while no SnapSort runs"
+        }
+        return "the file or its folder is read-only, or on a read-only disk"
     }
 
     /// What a busy, read-only or full library is, in a few words (for messages that go on to

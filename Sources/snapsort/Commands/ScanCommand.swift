@@ -43,12 +43,24 @@ enum ScanCommand: Command {
         for d in dirs where try FileSystem.lstatusIfExists(d) == nil && !library.knows(d) {
             throw CommandFailure(ExitCode.error, "\(d): no such file or folder (and never scanned, so not an offline disk)")
         }
-        // The same for a configured root, said and skipped (the other roots are scanned).
+        // The same for a configured root, said and skipped (the other roots are scanned); the
+        // pictures folder of a new user who has none is no typo: they are told where to go.
+        var missing: Set<String> = []
         if dirs.isEmpty {
             for r in roots where try FileSystem.lstatusIfExists(r) == nil && !library.knows(r) {
-                ctx.err("snapsort: note: the root \(r) in snapsort.conf is not there and was never scanned: a typo? ('snapsort roots remove \(r)')")
+                missing.insert(r)
+                if config.roots.isEmpty {
+                    ctx.err(
+                        "snapsort: no photos folder yet (\(field(r)) is not there): point SnapSort at your photos with 'snapsort roots add DIR' (or 'snapsort scan DIR'), or try it on a demo library: 'snapsort demo --scan'"
+                    )
+                } else {
+                    ctx.err(
+                        "snapsort: note: the root \(field(r)) in snapsort.conf is not there and was never scanned: a typo? ('snapsort roots remove \(r)')"
+                    )
+                }
             }
         }
+        let scanned = roots.filter { !missing.contains($0) }
         let scanLock: FileLock
         if let held = try FileLock.tryLock(library.scanLockPath) {
             scanLock = held
@@ -66,7 +78,7 @@ enum ScanCommand: Command {
         if noGroups { scanner.inspector = nil }
         // Not on a terminal that cannot erase a line (TERM=dumb: an editor's shell buffer).
         let bar = ProgressBar(enabled: !ctx.quiet && !jsonl && ctx.stderrIsTTY && ctx.env.variables["TERM"] != "dumb")
-        let summary = try scanner.scan(roots, prewalked: prewalked) { p in
+        let summary = try scanner.scan(scanned, prewalked: prewalked) { p in
             if jsonl {
                 ctx.out(
                     JSON.object([
@@ -103,6 +115,11 @@ enum ScanCommand: Command {
             if summary.problems > 0 { line += "; \(summary.problems) unreadable or damaged (see 'snapsort report')" }
             ctx.err(line)
             for r in summary.offlineRoots { ctx.err("offline (kept as is): \(r)") }
+            if summary.seen == 0, dirs.isEmpty, config.roots.isEmpty, missing.isEmpty, try library.itemCounts().total == 0 {
+                ctx.err(
+                    "snapsort: no photos in \(scanned.map(field).joined(separator: ", ")) yet: 'snapsort roots add DIR' points SnapSort at your photos; 'snapsort demo --scan' shows it on a demo library"
+                )
+            }
         }
         for f in summary.notMedia.prefix(20) { ctx.err("snapsort: \(field(f)): not a photo or video by its name; not added") }
         if summary.notMedia.count > 20 { ctx.err("snapsort: … and \(summary.notMedia.count - 20) more files that are no photo or video") }
