@@ -69,6 +69,12 @@ import Testing
         }
         #expect(list.stdout.contains("esc \\x1b[31mred.jpg"), "\(list.stdout)")
         #expect(groups.stdout.contains("new\\nline.jpg") && groups.stdout.contains("evil\\u{202E}gpj.jpg"), "\(groups.stdout)")
+        // `info` and `undo` name the file on one line too (review 7, F3).
+        let info = try SnapsortBinary.run(["--db", db, "info", dir.at("Pictures/new\nline.jpg")])
+        #expect(info.stdout.split(separator: "\n").first?.hasSuffix("Pictures/new\\nline.jpg") == true, "\(info.stdout)")
+        _ = try SnapsortBinary.run(["--db", db, "decide", "keep", dir.at("Pictures/new\nline.jpg")])
+        let undo = try SnapsortBinary.run(["--db", db, "undo"])
+        #expect(undo.stdout.contains("new\\nline.jpg") && !undo.stdout.dropLast().contains("\n"), "\(undo.stdout)")
         let report = try SnapsortBinary.run(["--db", db, "report", "--jsonl"])
         #expect(report.stdout.contains("esc \\u001b[31mred.jpg") && report.stdout.contains("evil\\u202egpj.jpg"), "\(report.stdout)")
         for line in report.stdout.split(separator: "\n") { #expect(JSON.parse(String(line)) != nil) }
@@ -287,6 +293,20 @@ import Testing
             decide.status == 1
                 && decide.stderr.contains("its lib.sqlite3-shm (SQLite's working file, left read-only by an earlier opening) is not writable"),
             "\(decide.stderr)")
+    }
+
+    /// A new user's first scan: without ~/Pictures, and with an empty one, the scan says where
+    /// to go (the note blamed a snapsort.conf that did not exist and proposed a 'roots remove'
+    /// that failed). Review 7, F2.
+    @Test func aFirstScanWithoutPhotosPointsToRootsAndTheDemo() throws {
+        let dir = TempDir()
+        let env = ["HOME": dir.path, "XDG_CONFIG_HOME": dir.at("config"), "XDG_STATE_HOME": dir.at("state"), "XDG_DATA_HOME": dir.at("share")]
+        let none = try SnapsortBinary.run(["scan", "--no-models"], env: env)
+        #expect(none.status == 0 && none.stderr.contains("no photos folder yet") && none.stderr.contains("'snapsort demo --scan'"), "\(none.stderr)")
+        #expect(!none.stderr.contains("snapsort.conf") && !none.stderr.contains("roots remove"), "\(none.stderr)")
+        dir.folder("Pictures")
+        let empty = try SnapsortBinary.run(["scan", "--no-models"], env: env)
+        #expect(empty.status == 0 && empty.stderr.contains("no photos in") && empty.stderr.contains("'snapsort demo --scan'"), "\(empty.stderr)")
     }
 
     @Test func aPhotoDeniedToTheScanIsReadOnceItsPermissionsAllow() throws {

@@ -21,16 +21,18 @@ enum InfoCommand: Command {
             throw UsageError(files.count == 1 ? "info takes one FILE, not an empty name" : "info takes one FILE")
         }
         let path = ctx.absolute(files[0])
-        guard let st = FileSystem.lstatusIfExists(path) else { throw CommandFailure(ExitCode.error, "\(files[0]): no such file") }
+        guard let st = FileSystem.lstatusIfExists(path) else { throw CommandFailure(ExitCode.error, "\(field(files[0])): no such file") }
         if st.isDirectory {
-            throw CommandFailure(ExitCode.error, "\(files[0]) is a folder; info takes one file ('snapsort groups' and 'report' list a folder's)")
+            throw CommandFailure(
+                ExitCode.error, "\(field(files[0])) is a folder; info takes one file ('snapsort groups' and 'report' list a folder's)")
         }
         // Without the named library the file is read on the spot, as one outside it is.
         // Never items: say what it is rather than what reading it gave (ELOOP, 0 bytes).
         if st.isSymlink {
             let target = (try? FileSystem.realPath(path)) ?? "nothing"
             throw CommandFailure(
-                ExitCode.error, "\(files[0]) is a symbolic link (to \(target)); SnapSort does not follow links: ask about the file itself")
+                ExitCode.error,
+                "\(field(files[0])) is a symbolic link (to \(field(target))); SnapSort does not follow links: ask about the file itself")
         }
         if !st.isRegular {
             throw CommandFailure(ExitCode.error, "\(files[0]) is not a regular file (a FIFO, a socket or a device); SnapSort reads only files")
@@ -79,7 +81,7 @@ enum InfoCommand: Command {
             default: return v.serialized()
             }
         }
-        ctx.out(path)
+        ctx.out(field(path))
         if json["in_library"]?.boolValue == false { ctx.out("  (not in the library: read now, nothing stored)") }
         ctx.out("  kind:      \(s("kind") ?? "?") (\(s("format") ?? "?")), \(humanBytes(Int64(json["bytes"]?.intValue ?? 0)))")
         if let w = s("width"), let h = s("height") { ctx.out("  size:      \(w)×\(h)") }

@@ -34,7 +34,7 @@ enum UndoCommand: Command {
                 break
             }
             ctx.out(
-                "undid \(o.undone?.rawValue ?? "decision") on \(o.path ?? "item \(o.fileID)") (now \(o.restored?.rawValue ?? "undecided"))"
+                "undid \(o.undone?.rawValue ?? "decision") on \(o.path.map(field) ?? "item \(o.fileID)") (now \(o.restored?.rawValue ?? "undecided"))"
                     + (o.count > 1 ? " and \(o.count - 1) more decisions of the same action" : ""))
         }
         if committed > 0 && !ctx.quiet { ctx.err("note: \(commitNote); undo took back an earlier decision") }
