@@ -307,6 +307,9 @@ import Testing
         dir.folder("Pictures")
         let empty = try SnapsortBinary.run(["scan", "--no-models"], env: env)
         #expect(empty.status == 0 && empty.stderr.contains("no photos in") && empty.stderr.contains("'snapsort demo --scan'"), "\(empty.stderr)")
+        // A report of a folder that never was (a typo) says so, as scan does (review 7, L2).
+        let typo = try SnapsortBinary.run(["report", "--jsonl", dir.at("Pictres")], env: env)
+        #expect(typo.status == 1 && typo.stderr.contains("no such file or folder"), "\(typo.stderr)")
     }
 
     @Test func aPhotoDeniedToTheScanIsReadOnceItsPermissionsAllow() throws {

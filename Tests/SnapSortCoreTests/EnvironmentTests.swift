@@ -20,6 +20,8 @@ import Testing
             ("# comment\nXDG_DESKTOP_DIR=\"$HOME/Desktop\"\nXDG_PICTURES_DIR=\"$HOME/\"", nil),
             ("XDG_PICTURES_DIR=\"$HOME\"", nil),
             ("XDG_PICTURES_DIR=\"relative\"", nil),
+            // Sourced by the shell (xdg-user-dir), the last line for the key wins.
+            ("XDG_PICTURES_DIR=\"$HOME/Old\"\nXDG_PICTURES_DIR=\"$HOME/New\"", "/home/u/New"),
             ("", nil),
         ] as [(String, String?)])
     func userDirs(text: String, expected: String?) {
@@ -32,5 +34,11 @@ import Testing
         #expect(env.defaultRoots == [dir.path + "/Pictures"])
         dir.write("cfg/user-dirs.dirs", Array("XDG_PICTURES_DIR=\"$HOME/Fotos\"\n".utf8))
         #expect(env.defaultRoots == [dir.path + "/Fotos"])
+        // The environment's XDG_PICTURES_DIR counts when user-dirs.dirs does not say (as for
+        // xdg-user-dir); the file, when it does.
+        let withVar = Environment(variables: ["HOME": dir.path, "XDG_CONFIG_HOME": dir.at("other"), "XDG_PICTURES_DIR": "/data/photos"])
+        #expect(withVar.defaultRoots == ["/data/photos"])
+        let both = Environment(variables: ["HOME": dir.path, "XDG_CONFIG_HOME": dir.at("cfg"), "XDG_PICTURES_DIR": "/data/photos"])
+        #expect(both.defaultRoots == [dir.path + "/Fotos"])
     }
 }

@@ -35,17 +35,23 @@ public struct Environment: Sendable {
         return stateHome + "/snapsort/library.sqlite3"
     }
 
-    /// `XDG_PICTURES_DIR` from `user-dirs.dirs`, or nil (a value equal to `$HOME` counts as unset).
+    /// `XDG_PICTURES_DIR` as `xdg-user-dir PICTURES` gives it: from `user-dirs.dirs` (its last
+    /// line for the key, as the shell that sources it takes), else from the environment; nil
+    /// when neither says (a value equal to `$HOME` counts as unset).
     public var picturesDir: String? {
         let file = configHome + "/user-dirs.dirs"
-        guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { return nil }
-        return Environment.parseUserDirs(text, key: "XDG_PICTURES_DIR", home: home)
+        if let text = try? String(contentsOfFile: file, encoding: .utf8),
+            text.split(separator: "\n").contains(where: { $0.trimmingCharacters(in: .whitespaces).hasPrefix("XDG_PICTURES_DIR") })
+        {
+            return Environment.parseUserDirs(text, key: "XDG_PICTURES_DIR", home: home)
+        }
+        return self["XDG_PICTURES_DIR"].flatMap { Environment.parseUserDirs("XDG_PICTURES_DIR=\"\($0)\"", key: "XDG_PICTURES_DIR", home: home) }
     }
 
     /// Parses one key of a `user-dirs.dirs` file (see xdg-user-dirs(1)): values are
     /// `"$HOME/…"` or absolute.
     public static func parseUserDirs(_ text: String, key: String, home: String) -> String? {
-        for raw in text.split(separator: "\n") {
+        for raw in text.split(separator: "\n").reversed() {
             let line = raw.trimmingCharacters(in: .whitespaces)
             guard !line.hasPrefix("#"), let eq = line.firstIndex(of: "=") else { continue }
             guard line[..<eq].trimmingCharacters(in: .whitespaces) == key else { continue }

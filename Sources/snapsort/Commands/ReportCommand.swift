@@ -1,4 +1,5 @@
 import SnapSortCore
+import SnapSortSystem
 
 /// `snapsort report --jsonl [DIR…]`
 enum ReportCommand: Command {
@@ -18,6 +19,11 @@ enum ReportCommand: Command {
         _ = jsonl  // JSON lines is the only format; the flag is the documented spelling.
         let dirs = try args.positionals().map(ctx.absolute)
         let library = try ctx.openLibrary()
+        // A folder that is not there and never was in the library is a typo, as for scan (it
+        // printed nothing, exit 0: "nothing there").
+        for d in dirs where try FileSystem.lstatusIfExists(d) == nil && !library.knows(d) {
+            throw CommandFailure(ExitCode.error, "\(field(d)): no such file or folder (and never scanned)")
+        }
         let items = try library.items(under: dirs)
         let lookup = try Extensions.reportGroups(library)
         Report.write(items, groups: lookup) { ctx.out($0) }
