@@ -41,6 +41,21 @@ public struct DBusError: Error, CustomStringConvertible, Sendable, Equatable {
     }
 
     public var description: String { message }
+
+    /// What it means for someone who was not reading D-Bus specifications, then what the bus
+    /// said ("GetCapabilities: The name org.freedesktop.Notifications was not provided…").
+    public var explained: String {
+        switch code {
+        case .noServer:
+            "no notification server is running (dunst, mako, or the one your desktop brings shows them) [\(message)]"
+        case .noBus:
+            "no session bus to show it on: a desktop session starts one (DBUS_SESSION_BUS_ADDRESS) [\(message)]"
+        case .timeout:
+            "the notification server did not answer in time [\(message)]"
+        default:
+            message
+        }
+    }
 }
 
 /// A desktop notification, as `org.freedesktop.Notifications.Notify` takes it

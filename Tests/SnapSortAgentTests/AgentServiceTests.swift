@@ -303,7 +303,8 @@ struct AgentServiceTests {
                     ReminderAgentService(
                         ReminderService(
                             library: c.library, configuration: c.configuration, notifier: notifier,
-                            dependencies: ReminderDependencies(logger: c.logger)))
+                            dependencies: ReminderDependencies(
+                                page: ReviewPage(url: { "http://127.0.0.1:9/#deck=" + $0 }, open: { _ in }), logger: c.logger)))
                 ]
             }
         })

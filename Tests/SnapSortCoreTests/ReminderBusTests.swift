@@ -131,6 +131,28 @@ struct ReminderBusTests {
     /// `remind --now --wait` without an agent (review 7, F7): its "Later" adds a snooze to the
     /// schedule as it stands. It saved a fresh state, and the agent's next start showed the
     /// reminder at once for a slot long past; `remind --next` then printed a past time.
+    /// No review page running (an agent with --no-web): the reminder offers no "Start a
+    /// session" that would do nothing, and says how to start one (review 7, F8).
+    @Test("without the review page a reminder says how to start a session")
+    func withoutThePage() throws {
+        let bus = try NotificationBus()
+        let lib = try TestLibrary()
+        var config = Configuration()
+        config.reminder = "daily"
+        config.quietHours = nil
+        let deps = ReminderDependencies(
+            timeZone: { ReminderBusTests.tz }, facts: { ReminderFacts(similarShots: 2, awaitingReview: 2) }, page: .none,
+            logger: LogCapture().logger(label: "r"))
+        let s = ReminderService(library: lib.library, configuration: config, notifier: DesktopNotifier(address: bus.address), dependencies: deps)
+        s.isOneShot = true
+        s.loadState(now: Date())
+        _ = try s.sendNow(now: Date())
+        #expect(bus.waitForCalls("Notify", count: 1))
+        let call = bus.calls("Notify")[0]
+        #expect(call["actions"] as? [String] == ["later", "Later"])
+        #expect((call["body"] as? String)?.contains("'snapsort review'") == true, "\(String(describing: call["body"]))")
+    }
+
     @Test("Later on a one-shot reminder snoozes it and keeps the schedule")
     func oneShotLater() throws {
         let bus = try NotificationBus()
@@ -200,6 +222,8 @@ struct ReminderBusTests {
         #expect(throws: DBusError.self) { try notifier.show(DesktopNotification(appName: "SnapSort", summary: "s")) }
         do { _ = try notifier.show(DesktopNotification(appName: "SnapSort", summary: "s")) } catch let e as DBusError {
             #expect(e.code == .noServer)
+            // Said in words first, the bus's own text after (review 7, F9).
+            #expect(e.explained.hasPrefix("no notification server is running (dunst, mako"), "\(e.explained)")
         }
         #expect(Date().timeIntervalSince(started) < 3)
         try bus.startServer()

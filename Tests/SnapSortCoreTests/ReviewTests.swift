@@ -262,6 +262,10 @@ struct ReviewTests {
         #expect(try SnapsortBinary.run(["undo"], env: env).status == 1)
         let usage = try SnapsortBinary.run(["decide", "maybe", lib.root + "/a.jpg"], env: env)
         #expect(usage.status == 2)
+        // A deferred card rests for its week: the later deck says so (review 7, F6).
+        #expect(try SnapsortBinary.run(["decide", "later", lib.root + "/a.jpg"], env: env).status == 0)
+        let decks = try SnapsortBinary.run(["decks"], env: env).stdout
+        #expect(decks.contains("0 back from later, 1 resting until their week is up"), "\(decks)")
     }
 
     @Test("the terminal deck's picture: libchafa renders a photo as terminal text")

@@ -250,9 +250,13 @@ public final class ReminderService: @unchecked Sendable {
     // MARK: Notifications
 
     private func show(summary: String, body: String, actions: Bool, now: Date) throws -> UInt32 {
+        // "Start a session" opens the review page; with no page running (an agent started with
+        // --no-web) it did nothing: then the reminder says how to start one instead.
+        let page = actions && dependencies.page.url("") != nil
         let n = DesktopNotification(
-            appName: "SnapSort", replacesID: activeNotification ?? 0, icon: ReminderService.icon, summary: summary, body: body,
-            actions: actions ? [("default", "Open SnapSort"), ("start", "Start a session"), ("later", "Later")] : [],
+            appName: "SnapSort", replacesID: activeNotification ?? 0, icon: ReminderService.icon, summary: summary,
+            body: actions && !page ? body + "\nStart one with 'snapsort review' in a terminal." : body,
+            actions: !actions ? [] : page ? [("default", "Open SnapSort"), ("start", "Start a session"), ("later", "Later")] : [("later", "Later")],
             urgency: actions ? .normal : .low, category: actions ? "reminder" : nil, desktopEntry: "snapsort")
         do {
             let id = try notifier.show(n)
@@ -263,7 +267,7 @@ public final class ReminderService: @unchecked Sendable {
             logger.info("notification shown", ["notification.id": "\(id)"])
             return id
         } catch {
-            let message = "cannot show a notification: \(error)"
+            let message = "cannot show a notification: \((error as? DBusError)?.explained ?? "\(error)")"
             problem = message
             // Logged once per distinct problem; the next reminder tries again.
             if !isOneShot && loggedProblem != message {

@@ -69,9 +69,15 @@ enum DecksCommand: Command {
         for d in decks {
             let id = d.id.description.padding(toLength: idWidth, withPad: " ", startingAt: 0)
             let title = d.title.padding(toLength: titleWidth, withPad: " ", startingAt: 0)
-            ctx.out(
-                "\(id)\(title)\(d.waiting) waiting, \(d.progress.reviewed)/\(d.progress.total) reviewed"
-                    + (d.progress.bytesToGain > 0 ? ", \(humanBytes(d.progress.bytesToGain)) staged" : ""))
+            // Every card of the later deck was "reviewed" once (deferred): what it has is cards
+            // back from their week and cards still resting ("1 waiting, 1/1 reviewed" read as a
+            // contradiction).
+            let counts =
+                d.id == .later
+                ? "\(d.waiting) back from later"
+                    + (d.progress.total > d.waiting ? ", \(d.progress.total - d.waiting) resting until their week is up" : "")
+                : "\(d.waiting) waiting, \(d.progress.reviewed)/\(d.progress.total) reviewed"
+            ctx.out("\(id)\(title)\(counts)" + (d.progress.bytesToGain > 0 ? ", \(humanBytes(d.progress.bytesToGain)) staged" : ""))
         }
         return ExitCode.ok
     }

@@ -65,7 +65,7 @@ enum RemindCommand: Command {
             let id = try service.sendNow(now: Date())
             if !ctx.quiet { ctx.err("reminder shown (notification \(id))") }
         } catch {
-            throw CommandFailure(ExitCode.unavailable, "cannot show the reminder: \(error)")
+            throw CommandFailure(ExitCode.unavailable, "cannot show the reminder: \((error as? DBusError)?.explained ?? "\(error)")")
         }
         guard wait else { return ExitCode.ok }
         let deadline = Date().addingTimeInterval(600)
