@@ -1,8 +1,36 @@
 #define _GNU_SOURCE
 #include "snapsort_sys.h"
+#include <fcntl.h>
 #include <malloc.h>
+#include <signal.h>
+#include <spawn.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+extern char **environ;
+
+int ss_spawn_detached(const char *path, char *const argv[], pid_t *pid) {
+    posix_spawn_file_actions_t actions;
+    posix_spawnattr_t attributes;
+    sigset_t none, all;
+    int rc = posix_spawn_file_actions_init(&actions);
+    if (rc) return rc;
+    rc = posix_spawnattr_init(&attributes);
+    if (rc) { posix_spawn_file_actions_destroy(&actions); return rc; }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addclosefrom_np(&actions, 3);
+    sigemptyset(&none);
+    sigfillset(&all);
+    posix_spawnattr_setsigmask(&attributes, &none);
+    posix_spawnattr_setsigdefault(&attributes, &all);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSID);
+    rc = posix_spawn(pid, path, &actions, &attributes, argv, environ);
+    posix_spawnattr_destroy(&attributes);
+    posix_spawn_file_actions_destroy(&actions);
+    return rc;
+}
 
 int ss_ioprio_set_self(int io_class, int level) {
     // IOPRIO_PRIO_VALUE(class, data) = (class << 13) | data; IOPRIO_WHO_PROCESS = 1.

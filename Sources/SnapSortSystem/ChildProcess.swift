@@ -1,3 +1,4 @@
+import CSysShim
 import Glibc
 
 /// A helper program run as a child and talked to over one `socketpair(2)` (its stdin and stdout),
@@ -45,6 +46,19 @@ public final class ChildProcess: @unchecked Sendable {
             let current = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(child))
             _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(child), min(19, current + niceness))
         }
+    }
+
+    /// Starts `path` in a session of its own with stdin, stdout and stderr on /dev/null, every
+    /// other descriptor closed, every signal unblocked and at its default, and does not wait for
+    /// it: a server that outlives the command that started it (`open --start`). Returns its pid.
+    @discardableResult
+    public static func detached(path: String, arguments: [String]) throws -> pid_t {
+        let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { PathName.withCString($0) { strdup($0) } } + [nil]
+        defer { argv.forEach { free($0) } }
+        var child: pid_t = 0
+        let rc = PathName.withCString(path) { ss_spawn_detached($0, argv, &child) }
+        guard rc == 0 else { throw SystemError.fromErrno("posix_spawn \(path)", rc) }
+        return child
     }
 
     /// Sends `bytes` to the child's stdin.

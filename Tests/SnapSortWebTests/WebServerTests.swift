@@ -8,6 +8,29 @@ import Testing
 
 /// The server's guards, against a live server on loopback.
 @Suite(.serialized) struct WebServerTests {
+    /// The menu entry's `open --start` with nothing serving the page (right after installing):
+    /// the page is started and its URL given (the click did nothing visible). Without a systemd
+    /// user manager, `snapsort serve` runs in a session of its own, outliving the command.
+    @Test func openStartStartsThePageWhenNothingServesIt() throws {
+        let lib = try TestLibrary()
+        lib.dir.write("Pictures/a.jpg", Fixtures.jpeg(seed: 3, width: 64, height: 48))
+        try lib.scan()
+        let run = lib.dir.folder("run")
+        chmod(run, 0o700)
+        let home = lib.dir.folder("home")
+        let env = ["HOME": home, "XDG_RUNTIME_DIR": run, "XDG_CONFIG_HOME": home + "/.config", "XDG_STATE_HOME": home + "/.local/state"]
+        let plain = try SnapsortBinary.run(["--db", lib.dbPath, "open", "--print-url"], env: env)
+        #expect(plain.status == 3)
+        // The server holds none of the command's pipes: the command ends (and its output ends) at once.
+        let started = try SnapsortBinary.run(["--db", lib.dbPath, "open", "--start", "--print-url"], env: env)
+        let environment = Environment(variables: env, home: home)
+        let info = WebInfo.read(environment, database: lib.dbPath)
+        defer { if let pid = info?.pid, pid > 0 { kill(pid_t(pid), SIGKILL) } }
+        #expect(started.status == 0 && started.stdout.hasPrefix("http://127.0.0.1:"), "\(started.status) \(started.stderr)")
+        #expect(info.map(WebClient.answers) == true)
+        #expect(info.map { started.stdout.hasPrefix($0.openURL) } == true)
+    }
+
     @Test func tokenIsRequiredOnEveryRequest() throws {
         let h = try WebHarness()
         for path in ["/", "/app.js", "/api/summary", "/media/\(h.id("beach.jpg"))/thumb"] {

@@ -16,4 +16,12 @@ int ss_malloc_keep_blocks(int mmap_threshold, int trim_threshold);
 int ss_malloc_release(void);
 /// The bytes the heap has handed out and not had back (mallinfo2: uordblks + hblkhd), of every arena.
 unsigned long long ss_malloc_in_use(void);
+
+#include <sys/types.h>
+/// posix_spawn of `path` with `argv` (NULL-terminated) in a session of its own (setsid), stdin,
+/// stdout and stderr on /dev/null, every other descriptor closed, every signal unblocked and at
+/// its default: a server that outlives the command starting it, holding none of its pipes.
+/// POSIX_SPAWN_SETSID and addclosefrom are GNU extensions (_GNU_SOURCE), hence here. Returns
+/// 0 with *pid set, or an errno value.
+int ss_spawn_detached(const char *path, char *const argv[], pid_t *pid);
 #endif

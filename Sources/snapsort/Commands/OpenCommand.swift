@@ -8,13 +8,16 @@ enum OpenCommand: Command {
     static let name = "open"
     static let summary = "open the review page of the running agent in the browser"
     static let usage = """
-        Usage: snapsort open [--print-url] [--deck ID]
+        Usage: snapsort open [--print-url] [--deck ID] [--start]
 
         Opens the review page that the running agent (or 'snapsort serve') serves on this
         machine, with its access token, in the default browser (xdg-open, started through
         'systemd-run --user --scope' where available), and prints the URL.
           --print-url   only print the URL, as one line: http://127.0.0.1:PORT/?token=…
           --deck ID     open a deck directly (e.g. month:2024-05, later, group:screenshot)
+          --start       when nothing serves the page, start it: the agent's user service
+                        when systemd knows it, else 'snapsort serve' in the background (it runs
+                        until you log out or stop it); the menu's SnapSort entry does this
         The server writes its address and token to $XDG_RUNTIME_DIR/snapsort/web.json (0600),
         and to a file of its library's own beside it (web-KEY.json), so each library served
         finds its page.
@@ -23,10 +26,17 @@ enum OpenCommand: Command {
 
     static func run(_ args: inout Arguments, _ ctx: Context) throws -> Int32 {
         let printOnly = args.flag("--print-url")
+        let start = args.flag("--start")
         let deck = try args.option("--deck")
         guard try args.positionals().isEmpty else { throw UsageError("open takes no arguments") }
         // The page of this library (its own file), else whichever web.json names.
-        guard let info = WebInfo.read(ctx.env, database: ctx.dbPath) ?? WebInfo.read(ctx.env), WebClient.answers(info) else {
+        func served() -> WebInfo? {
+            guard let info = WebInfo.read(ctx.env, database: ctx.dbPath) ?? WebInfo.read(ctx.env), WebClient.answers(info) else { return nil }
+            return info
+        }
+        var found = served()
+        if found == nil && start { found = try startPage(ctx, until: served) }
+        guard let info = found else {
             throw CommandFailure(
                 ExitCode.unavailable,
                 "the review page is not being served: start the agent ('systemctl --user start snapsort' or 'snapsort agent'), or 'snapsort serve'")
@@ -45,5 +55,43 @@ enum OpenCommand: Command {
             throw CommandFailure(ExitCode.error, "could not start a browser (xdg-open); open the URL above by hand")
         }
         return ExitCode.ok
+    }
+
+    /// Starts what serves the page (a click on the menu entry right after installing: the
+    /// service is not enabled by the package, and the click did nothing visible), then waits up
+    /// to 15 s for it to answer. The user service first, when systemd knows it (it also watches
+    /// the photos); else `snapsort serve` in a session of its own, outliving this command (the
+    /// environment is this command's: posix_spawn passes `environ`, and `Context.env` is it).
+    static func startPage(_ ctx: Context, until served: () -> WebInfo?) throws -> WebInfo? {
+        if !ctx.quiet { ctx.err("snapsort: starting the review page…") }
+        func waitForPage(_ seconds: Double) -> WebInfo? {
+            let deadline = Date().addingTimeInterval(seconds)
+            repeat {
+                if let info = served() { return info }
+                usleep(200_000)
+            } while Date() < deadline
+            return nil
+        }
+        func run(_ argv: [String]) -> Bool {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: argv[0])
+            p.arguments = Array(argv.dropFirst())
+            p.standardInput = FileHandle.nullDevice
+            p.standardOutput = FileHandle.nullDevice
+            p.standardError = FileHandle.nullDevice
+            p.environment = ctx.env.variables
+            guard (try? p.run()) != nil else { return false }
+            p.waitUntilExit()
+            return p.terminationStatus == 0
+        }
+        let userManager = ctx.env.runtimeDir.map { FileManager.default.fileExists(atPath: $0 + "/systemd/private") } ?? false
+        if userManager, ctx.dbPath == ctx.env.defaultDatabasePath, FileManager.default.isExecutableFile(atPath: "/usr/bin/systemctl"),
+            run(["/usr/bin/systemctl", "--user", "start", "snapsort.service"]), let info = waitForPage(15)
+        {
+            return info
+        }
+        let exe = (try? FileSystem.realPath("/proc/self/exe")) ?? CommandLine.arguments[0]
+        guard (try? ChildProcess.detached(path: exe, arguments: ["--db", ctx.dbPath, "serve"])) != nil else { return nil }
+        return waitForPage(15)
     }
 }
