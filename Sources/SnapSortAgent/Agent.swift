@@ -927,6 +927,12 @@ public final class Agent: @unchecked Sendable {
         countersBox.withLock { $0.configReloads += 1 }
         guard config != configuration else { return }
         let oldExcludes = configuration.excludes
+        if config.statusFile != configuration.statusFile && options.statusPath == nil {
+            // Bars follow the file the agent named in its lock at start: it stays where it is.
+            logger.notice(
+                "status_file changed in snapsort.conf: the agent keeps writing its status to \(statusPath) until it is restarted",
+                ["status.file": statusPath])
+        }
         configuration = config
         for s in services { s.configurationChanged(config, now: now) }
         watcher.rules = ExcludeRules(excludedPaths: config.excludes)

@@ -167,6 +167,10 @@ import Testing
         // file (the configured one is another agent's, or nobody's).
         let computed = try SnapsortBinary.run(["status"], env: env)
         #expect(computed.stdout.contains("No agent runs for") && !computed.stdout.contains("Status file:"), "\(computed.stdout)")
+        // A pause set while no agent runs is said (review 7, L8).
+        #expect(try SnapsortBinary.run(["pause", "2h"], env: env).status == 0)
+        let paused = try SnapsortBinary.run(["status"], env: env)
+        #expect(paused.stdout.contains("Analysis is paused until"), "\(paused.stdout)")
         // The two output choices together are a usage error, not one of them silently.
         #expect(try SnapsortBinary.run(["status", "--json", "--format", "waybar"], env: env).status == 2)
         // A FIFO as the status file is refused at once (reading it waited for a writer forever).

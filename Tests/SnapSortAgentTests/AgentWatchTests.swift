@@ -173,6 +173,18 @@ import Testing
         #expect(try waitUntil { try h.live(lib)[a] != nil && h.live(lib)[c] != nil })
     }
 
+    /// `status_file` changed while the agent runs: it keeps its file (bars follow the one it
+    /// named at start) and says so, instead of "configuration reloaded" alone (review 7).
+    @Test func aChangedStatusFileIsSaidToNeedARestart() throws {
+        let h = try AgentHarness(tweak: { $0.statusPath = nil })
+        h.start()
+        defer { h.stop() }
+        #expect(h.waitIdle())
+        try FileSystem.makeDirectories(h.dir.at("config/snapsort"))
+        try FileSystem.writeAtomically(h.dir.at("config/snapsort/snapsort.conf"), Array("status_file = \(h.dir.at("bar.json"))\n".utf8))
+        #expect(waitUntil { h.logs.messages.contains { $0.contains("status_file changed in snapsort.conf") } }, "\(h.logs.messages)")
+    }
+
     @Test func renamesWithinAndAcrossFoldersKeepIdentityAndMetricsWithZeroDecodes() throws {
         let h = try AgentHarness()
         h.dir.write("Pictures/2024/a.jpg", photo(5))

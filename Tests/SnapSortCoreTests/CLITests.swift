@@ -307,6 +307,14 @@ import Testing
         dir.folder("Pictures")
         let empty = try SnapsortBinary.run(["scan", "--no-models"], env: env)
         #expect(empty.status == 0 && empty.stderr.contains("no photos in") && empty.stderr.contains("'snapsort demo --scan'"), "\(empty.stderr)")
+        // A file under a folder that cannot be searched is "permission denied", not "no such
+        // file" (review 7, L3).
+        let locked = dir.folder("Locked")
+        dir.write("Locked/x.jpg", Fixtures.jpeg(seed: 2, width: 32, height: 32))
+        chmod(locked, 0o600)
+        defer { chmod(locked, 0o755) }
+        let denied = try SnapsortBinary.runUnprivileged(["info", dir.at("Locked/x.jpg")], env: env)
+        #expect(denied.status == 1 && denied.stderr.contains("permission denied"), "\(denied.stderr)")
         // A report of a folder that never was (a typo) says so, as scan does (review 7, L2).
         let typo = try SnapsortBinary.run(["report", "--jsonl", dir.at("Pictres")], env: env)
         #expect(typo.status == 1 && typo.stderr.contains("no such file or folder"), "\(typo.stderr)")

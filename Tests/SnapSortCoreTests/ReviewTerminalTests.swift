@@ -122,6 +122,9 @@ import Testing
         #expect(d.output.contains("← trash  → keep  ↓ skip  ↑ later  u undo  q quit"))
         #expect(d.output.contains("undid keep"))
 
+        // The alternate screen is left, and one line says what the session did (review 7, F3).
+        #expect(d.output.contains("\u{1B}[?1049h") && d.output.contains("\u{1B}[?1049l"))
+        #expect(d.output.contains("review: 2 decisions this time; 1 photo staged for the Trash"), "\(d.output.suffix(300))")
         // The deck runs oldest first: a (trash), b (keep, undone, then later), c untouched.
         #expect(try s.decision("a.jpg") == .trash)
         #expect(try s.decision("b.jpg") == .later)

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import SnapSortCore
 import SnapSortSystem
 
@@ -21,7 +22,14 @@ enum InfoCommand: Command {
             throw UsageError(files.count == 1 ? "info takes one FILE, not an empty name" : "info takes one FILE")
         }
         let path = ctx.absolute(files[0])
-        guard let st = FileSystem.lstatusIfExists(path) else { throw CommandFailure(ExitCode.error, "\(field(files[0])): no such file") }
+        let st: FileStatus
+        do {
+            st = try FileSystem.lstatus(path)
+        } catch let e as SystemError where e.code == .errno(EACCES) {
+            throw CommandFailure(ExitCode.error, "\(field(files[0])): permission denied (a folder on its way cannot be searched)")
+        } catch {
+            throw CommandFailure(ExitCode.error, "\(field(files[0])): no such file")
+        }
         if st.isDirectory {
             throw CommandFailure(
                 ExitCode.error, "\(field(files[0])) is a folder; info takes one file ('snapsort groups' and 'report' list a folder's)")

@@ -44,11 +44,18 @@ enum ReviewCommand: Command {
         SignalFD.restoreDefaultActions([SIGWINCH] + stopSignals)
         let term = Terminal()
         try term.enterRawMode()
+        // The deck draws on the alternate screen (as less and vim do): on leaving, the shell's
+        // screen comes back as it was, and one line says what the session did and what waits
+        // for a commit (the last card's picture stayed in the scrollback, and nothing said the
+        // staged photos are still in place).
+        let decidedBefore = session.decisions
+        var decidedHere: Int { session.decisions - decidedBefore }
         defer {
-            term.write("\u{1B}[?25h\u{1B}[0m\n")
+            term.write("\u{1B}[?25h\u{1B}[0m\u{1B}[?1049l")
             term.restore()
+            if !ctx.quiet { ctx.out(Self.farewell(decided: decidedHere, library: library)) }
         }
-        term.write("\u{1B}[?25l")
+        term.write("\u{1B}[?1049h\u{1B}[?25l")
         let screen = ReviewScreen(
             term: term, library: library, clock: clock, goal: ctx.sessionGoal, env: ctx.env,
             mode: Chafa.detectMode(environment: ctx.env.variables),
@@ -135,6 +142,16 @@ enum ReviewCommand: Command {
             for m in o.milestones { after += "\(screen.glyphs.dash)milestone: \(Context.milestoneTitle(m))" }
             note = ReviewNote("\(decision.rawValue): ", name: item.name, after)
         }
+    }
+
+    /// The line left on the shell's screen: this run's decisions, and what is staged.
+    static func farewell(decided: Int, library: Library) -> String {
+        var line = "review: \(counted(max(0, decided), "decision")) this time"
+        if let staged = try? Trash.staged(library: library), !staged.isEmpty {
+            let bytes = staged.reduce(Int64(0)) { $0 + $1.bytes }
+            line += "; \(counted(staged.count, "photo")) staged for the Trash (\(humanBytes(bytes))), still in place until 'snapsort trash commit'"
+        }
+        return line
     }
 
     static let nothingToUndoHere = "nothing of this deck to undo (a decision made elsewhere since: 'snapsort undo' takes it back)"

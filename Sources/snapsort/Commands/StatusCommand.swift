@@ -54,8 +54,15 @@ enum StatusCommand: Command {
             if follow { return StatusSummary(doc).human + "\n" }
             // The file the line came from; without an agent for this library the document is
             // the library's own, and the file (another library's agent's, or none) is not named.
-            let source =
+            var source =
                 doc.agent.state == "stopped" ? "No agent runs for \(field(ctx.dbPath)): computed from the library." : "Status file: \(field(path))"
+            // A pause set with no agent running is kept for it: said (it read "stopped" only).
+            if doc.agent.state == "stopped", let until = (try? ctx.openLibrary().pausedUntil(now: Date())) ?? nil {
+                let f = DateFormatter()
+                f.dateFormat = "yyyy-MM-dd HH:mm"
+                let when = until == .distantFuture ? "until resumed" : "until \(f.string(from: until))"
+                source += "\nAnalysis is paused \(when): the agent waits when it starts ('snapsort resume' ends it)."
+            }
             return StatusSummary(doc).human + "\n" + source
         }
         let first = try resolve(ctx, config: config, path: path)
