@@ -317,7 +317,9 @@ def main():
         ctx.close()
 
         # Every view in dark mode (prefers-color-scheme), and at phone width.
-        for scheme, size, suffix in [("dark", {"width": 1280, "height": 900}, "dark"), ("light", {"width": 390, "height": 844}, "phone")]:
+        sizes = [("dark", {"width": 1280, "height": 900}, "dark"), ("light", {"width": 390, "height": 844}, "phone"),
+                 ("light", {"width": 320, "height": 640}, "small"), ("light", {"width": 3840, "height": 2160}, "4k")]
+        for scheme, size, suffix in sizes:
             c = browser.new_context(viewport=size, color_scheme=scheme, reduced_motion="reduce" if suffix == "phone" else "no-preference")
             pg = c.new_page()
             pg.goto(URL)
@@ -327,7 +329,13 @@ def main():
                 goto_view(pg, view)
                 pg.wait_for_timeout(400)
                 shot(pg, f"{name}-{suffix}")
-                if suffix == "phone":
+                if name == "deck" and pg.locator("#stack .card").count():
+                    # The card and the decision buttons on the first screen, at every size (review 7, F12).
+                    bottom = pg.evaluate("() => Math.max(...[...document.querySelectorAll('.decide button')].map((b) => b.getBoundingClientRect().bottom))")
+                    check(bottom <= size["height"], f"the decision buttons are on screen at {size['width']}×{size['height']} ({bottom:.0f} px)")
+                    width = pg.evaluate("() => document.querySelector('#stack').getBoundingClientRect().width")
+                    check(suffix != "4k" or width >= 1000, f"a large screen shows a large card ({width:.0f} px)")
+                if suffix in ("phone", "small"):
                     wide = pg.evaluate("() => document.documentElement.scrollWidth")
                     check(wide <= size["width"], f"{name} fits a phone's width ({wide} px)")
                     right = pg.evaluate("() => Math.max(...[...document.querySelectorAll('nav a')].map((a) => a.getBoundingClientRect().right))")
