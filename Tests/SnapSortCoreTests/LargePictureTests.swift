@@ -73,6 +73,10 @@ struct LargePictureTests {
         let r = try Self.analyze(Fixtures.pngBombHeader(width: 30_000, height: 30_000), name: "panorama.png", limits: AnalyzerLimits())
         #expect(r.status == .unreadable && r.reason?.code == "too_large")
         #expect(r.reason?.text.contains("decompression bomb") == true)
+        // Within the whole-decode budget a file cut short is read and found broken, as before:
+        // no "bomb" for a photo that lost its end.
+        let cut = try Self.analyze(Fixtures.pngBombHeader(width: 2000, height: 1500), name: "IMG_0001.png", limits: AnalyzerLimits())
+        #expect(cut.status == .unreadable && cut.reason?.code == "decode_error", "\(String(describing: cut.reason))")
     }
 
     @Test(.enabled(if: HEIF.canEncode, "libheif has no HEVC encoder here"))

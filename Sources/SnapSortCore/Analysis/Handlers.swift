@@ -43,9 +43,9 @@ enum JPEGHandler {
             ctx.fail(.unreadable, Reason("decode_error", "the JPEG header has no size"))
             return
         }
-        if Int64(header.width) * Int64(header.height) > ctx.limits.maxHeaderPixels
-            || !ctx.limits.believes(width: header.width, height: header.height, bytes: bytes.count)
-        {
+        // Within the header limit DCT scaling keeps any decode small (a cut-off file is then
+        // "damaged", not a bomb); over it, a real picture or a bomb by what its bytes can hold.
+        if Int64(header.width) * Int64(header.height) > ctx.limits.maxHeaderPixels {
             ctx.tooLargeToAnalyze(width: header.width, height: header.height, limit: ctx.limits.maxHeaderPixels, format: "JPEG")
             return
         }
@@ -133,8 +133,12 @@ enum PNGHandler {
             ctx.fail(.unreadable, Reason("decode_error", "not a readable PNG: \(error.message)"))
             return
         }
+        // Over the whole-decode budget the header must be one its bytes can hold (a cut-off file
+        // within the budget is decoded and found damaged, as before).
         let pixels = Int64(header.width) * Int64(header.height)
-        if pixels > ctx.limits.maxHeaderPixels || !ctx.limits.believes(width: header.width, height: header.height, bytes: ctx.bytes.count) {
+        if pixels > ctx.limits.maxDecodePixels
+            && (pixels > ctx.limits.maxHeaderPixels || !ctx.limits.believes(width: header.width, height: header.height, bytes: ctx.bytes.count))
+        {
             ctx.tooLargeToAnalyze(width: header.width, height: header.height, limit: ctx.limits.maxHeaderPixels, format: "PNG")
             return
         }

@@ -28,7 +28,9 @@ enum WebPHandler {
         // libwebp's scaler keeps memory to the working size, but its work follows the canvas: a
         // canvas its bytes cannot hold (a 60-byte stream claiming 16383×16383) is a bomb.
         let pixels = Int64(header.width) * Int64(header.height)
-        if pixels > ctx.limits.maxHeaderPixels || !ctx.limits.believes(width: header.width, height: header.height, bytes: ctx.bytes.count) {
+        if pixels > ctx.limits.maxDecodePixels
+            && (pixels > ctx.limits.maxHeaderPixels || !ctx.limits.believes(width: header.width, height: header.height, bytes: ctx.bytes.count))
+        {
             ctx.tooLargeToAnalyze(width: header.width, height: header.height, limit: ctx.limits.maxHeaderPixels, format: "WebP")
             return
         }
