@@ -165,7 +165,13 @@ import Testing
             let r = try SnapsortBinary.run(["--db", db] + args)
             #expect(r.status == 1, "\(args): \(r.status) \(r.stderr)")
             #expect(r.stderr.contains("is damaged") && r.stderr.contains(".backup-"), "\(args): \(r.stderr)")
+            // With the CLI alone no agent made a backup: said, with how to start over (review 7, L7).
+            #expect(r.stderr.contains("There is no backup beside it"), "\(args): \(r.stderr)")
         }
+        // A backup there is named.
+        dir.write("lib.sqlite3.backup-20261130-101500", Array(before.prefix(4096)))
+        let named = try SnapsortBinary.run(["--db", db, "report", "--jsonl"])
+        #expect(named.stderr.contains("newest backup is \(dir.at("lib.sqlite3.backup-20261130-101500"))"), "\(named.stderr)")
         #expect(try FileSystem.readFile(db, limit: 1 << 26) == before)
     }
 

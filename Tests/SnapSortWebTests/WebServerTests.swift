@@ -21,6 +21,8 @@ import Testing
         let env = ["HOME": home, "XDG_RUNTIME_DIR": run, "XDG_CONFIG_HOME": home + "/.config", "XDG_STATE_HOME": home + "/.local/state"]
         let plain = try SnapsortBinary.run(["--db", lib.dbPath, "open", "--print-url"], env: env)
         #expect(plain.status == 3)
+        // A privileged port is refused as web_port refuses it (review 7, L5).
+        #expect(try SnapsortBinary.run(["--db", lib.dbPath, "serve", "--port", "80"], env: env).status == 2)
         // The server holds none of the command's pipes: the command ends (and its output ends) at once.
         let started = try SnapsortBinary.run(["--db", lib.dbPath, "open", "--start", "--print-url"], env: env)
         let environment = Environment(variables: env, home: home)

@@ -186,10 +186,27 @@ public final class Library: @unchecked Sendable {
     }
 
     /// The error for a damaged library: what SQLite said and where the backups are.
+    /// What to do about a damaged library: the newest backup beside it when the agent has made
+    /// one (it makes them daily while it runs), else how to start over without losing the file
+    /// (it pointed to backups that, with the CLI alone, never existed).
+    static func backupAdvice(_ path: String) -> String {
+        let slash = path.lastIndex(of: "/")
+        let dir = slash.map { String(path[..<$0]) } ?? "."
+        let prefix = (slash.map { String(path[path.index(after: $0)...]) } ?? path) + ".backup-"
+        let backups = ((try? FileSystem.listDirectory(dir.isEmpty ? "/" : dir)) ?? []).map(\.name)
+            .filter { $0.hasPrefix(prefix) && !$0.hasSuffix(".partial") }.sorted()
+        if let newest = backups.last {
+            return
+                "The agent's newest backup is \(dir)/\(newest) (\(backups.count) kept, \(prefix)YYYYMMDD-HHMMSS): stop the agent and copy it over the library"
+        }
+        return
+            "There is no backup beside it (the agent keeps daily ones, \(prefix)YYYYMMDD-HHMMSS, while it runs): move the file aside (keep it: 'sqlite3 FILE .recover' may save its decisions) and 'snapsort scan' builds a new library"
+    }
+
     public static func damaged(_ path: String, _ detail: String) -> LibraryError {
         LibraryError(
             .corrupt,
-            "the library at \(path) is damaged (\(detail)); nothing was changed. The agent keeps daily backups next to it (\(path).backup-YYYYMMDD-HHMMSS): stop the agent and copy the newest over it"
+            "the library at \(path) is damaged (\(detail)); nothing was changed. \(backupAdvice(path))"
         )
     }
 

@@ -10,7 +10,8 @@ enum ServeCommand: Command {
     static let usage = """
         Usage: snapsort serve [--port N] [--print-url]
 
-        Serves the review page on 127.0.0.1 and ::1 only (port: --port, else web_port from
+        Serves the review page on 127.0.0.1 and ::1 only (port: --port, 1024 to 65535 or 0 for
+        any free one, else web_port from
         snapsort.conf, default 8765; the next free one when taken) until SIGINT or SIGTERM.
         The agent serves the same page while it runs; this command is for using the page
         without the agent. The address and access token are written 0600 to
@@ -22,7 +23,11 @@ enum ServeCommand: Command {
 
     static func run(_ args: inout Arguments, _ ctx: Context) throws -> Int32 {
         let port = try args.option("--port").map { v -> Int in
-            guard let p = Int(v), (0...65535).contains(p) else { throw UsageError("--port takes a port from 0 to 65535") }
+            // As web_port: no privileged port (a root shell would bind one other users' browsers
+            // trust); 0 takes any free one.
+            guard let p = Int(v), p == 0 || (1024...65535).contains(p) else {
+                throw UsageError("--port takes a port from 1024 to 65535, or 0 for any free one")
+            }
             return p
         }
         let printURL = args.flag("--print-url")
