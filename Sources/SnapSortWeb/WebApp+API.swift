@@ -45,6 +45,18 @@ extension WebApp {
             let sid = try Self.integer(body, "session").map(Int64.init)
             return Self.json(
                 try withLibrary { lib in
+                    // `seen`: the decision the page showed on the card (null: none). Another window
+                    // (a second tab, the terminal, 'snapsort decide') may have decided it since:
+                    // the press is not taken over that decision without a word; the page says what
+                    // it is now, and a second press replaces it.
+                    if let seen = body["seen"] {
+                        let now = try Review.decision(for: Int64(fid), library: lib)?.decision
+                        if now?.rawValue != seen.stringValue {
+                            let name = try lib.item(id: Int64(fid))?.name ?? "this photo"
+                            let what = now.map { Self.decidedWords($0) } ?? "undecided again"
+                            throw WebError(409, "\(name) was \(what) in another window meanwhile: press again to change it")
+                        }
+                    }
                     let o = try Review.decide(d, fileID: Int64(fid), library: lib, clock: clock, session: sid, timeZone: tz)
                     return .object([
                         ("id", .int(o.fileID)), ("decision", .string(o.decision.rawValue)), ("previous", .opt(o.previous?.rawValue)),
@@ -247,6 +259,16 @@ extension WebApp {
 
     /// The start of a page's text on one line: whitespace runs as one space, at most 200
     /// characters (the card shows two lines of it; `snapsort info` shows it all).
+    /// A decision in words, after "was".
+    static func decidedWords(_ d: Decision) -> String {
+        switch d {
+        case .trash: "staged for the Trash"
+        case .keep: "kept"
+        case .skip: "skipped"
+        case .later: "put off for later"
+        }
+    }
+
     static func snippet(_ text: String) -> String {
         let flat = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         return flat.count > 200 ? String(flat.prefix(200)) + "…" : flat

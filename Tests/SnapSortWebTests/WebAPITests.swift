@@ -142,6 +142,26 @@ import Testing
         #expect(h.json(try h.get("/api/summary"))["undo_depth"]?.intValue == 0)
     }
 
+    /// A card decided in another window since the page showed it (a second tab, the terminal):
+    /// the page's press says so instead of replacing that decision silently; a second press,
+    /// without what it saw, replaces it (review 7, F13).
+    @Test func aDecisionMadeElsewhereIsNotReplacedWithoutAWord() throws {
+        let h = try WebHarness()
+        let s = h.json(try h.post("/api/sessions", #"{"deck":"month:2024-05"}"#))
+        let card = try #require(s["cards"]?.arrayValue?.first)
+        let id = try #require(card["id"]?.intValue)
+        #expect(card["decision"] == .null || card["decision"] == nil)
+        try Review.decide(.keep, fileID: Int64(id), library: h.lib.library, clock: .live)
+        let stale = try h.post("/api/decide", #"{"id":\#(id),"decision":"trash","seen":null}"#)
+        #expect(stale.status == 409 && stale.text.contains("was kept in another window meanwhile"), "\(stale.status) \(stale.text)")
+        #expect(try Review.decision(for: Int64(id), library: h.lib.library)?.decision == .keep)
+        // What the page saw matches: taken.
+        #expect(try h.post("/api/decide", #"{"id":\#(id),"decision":"skip","seen":"keep"}"#).status == 200)
+        // Told, the user presses again (no `seen`): taken.
+        #expect(try h.post("/api/decide", #"{"id":\#(id),"decision":"trash"}"#).status == 200)
+        #expect(try Review.decision(for: Int64(id), library: h.lib.library)?.decision == .trash)
+    }
+
     /// "Trash the rest", a change of mind (a staged frame becomes the keeper), "trash the rest"
     /// again: the new keeper is un-staged and stays; the set is never staged whole. A keeper
     /// staged from a deck holds "trash the rest" back until a keeper is chosen.

@@ -369,7 +369,11 @@ async function decide(decision) {
   const card = $(`#stack .card[data-id="${current.id}"]`);
   try {
     const fly = card ? flyAway(card, decision) : Promise.resolve();
-    const [res] = await Promise.all([api("decide", { id: current.id, decision, session: s.id }), fly]);
+    // What this page showed on the card, so a decision made meanwhile in another window is
+    // not replaced without a word (a second press, once told, replaces it).
+    const body = { id: current.id, decision, session: s.id };
+    if (!current.confirmed) body.seen = current.decision ?? null;
+    const [res] = await Promise.all([api("decide", body), fly]);
     applySummary(res.summary);
     if (res.session) state.session = res.session;
     const words = { trash: "Staged for the Trash", keep: "Kept", later: "Later", skip: "Skipped" };
@@ -379,6 +383,7 @@ async function decide(decision) {
     renderDeck();
   } catch (e) {
     say(e.message);
+    if (e.status === 409) current.confirmed = true;
     if (card) { card.classList.remove("fly"); card.style.transform = ""; card.style.opacity = ""; showMark(card, null, 0); }
   } finally {
     state.busy = false;
