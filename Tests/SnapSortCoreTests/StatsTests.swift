@@ -142,5 +142,14 @@ struct StatsTests {
         let r = try Stats.report(library: lib.library, clock: clock, timeZone: ReviewFixture.utc)
         #expect(r.reviewedTotal == 100)
         #expect(r.milestones.map(\.id) == ["reviewed_100"])
+        // Undone below the mark, the milestone goes with the decision that earned it (a badge
+        // beside numbers that no longer reach it, review 7, F5); reached again, it comes back.
+        _ = try Review.undo(library: lib.library, clock: clock)  // the changed verdict: still 100 reviewed
+        #expect(try Stats.report(library: lib.library, clock: clock, timeZone: ReviewFixture.utc).milestones.map(\.id) == ["reviewed_100"])
+        _ = try Review.undo(library: lib.library, clock: clock)  // the 100th review
+        let after = try Stats.report(library: lib.library, clock: clock, timeZone: ReviewFixture.utc)
+        #expect(after.reviewedTotal == 99 && after.milestones.isEmpty, "\(after.milestones)")
+        let again = try Review.decide(.keep, fileID: first + 99, library: lib.library, clock: clock)
+        #expect(again.milestones == ["reviewed_100"])
     }
 }

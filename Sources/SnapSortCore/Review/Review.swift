@@ -144,11 +144,16 @@ public enum Review {
             guard let last = try db.row("SELECT id, batch, session_id FROM undo_steps ORDER BY id DESC LIMIT 1") else { return nil }
             if let session, last.int(2) != session { return nil }
             // A bulk action's steps go back together, newest first.
-            guard let batch = last.int(1) else { return try undoStep(library: library, clock: clock) }
-            let n = Int(try db.scalar("SELECT count(*) FROM undo_steps WHERE batch=?", batch) ?? 1)
             var outcome: UndoOutcome?
-            for _ in 0..<n { outcome = try undoStep(library: library, clock: clock) ?? outcome }
-            outcome?.count = n
+            if let batch = last.int(1) {
+                let n = Int(try db.scalar("SELECT count(*) FROM undo_steps WHERE batch=?", batch) ?? 1)
+                for _ in 0..<n { outcome = try undoStep(library: library, clock: clock) ?? outcome }
+                outcome?.count = n
+            } else {
+                outcome = try undoStep(library: library, clock: clock)
+            }
+            // A milestone the undone decision earned goes with it.
+            if outcome != nil { try Stats.withdrawMilestones(library: library, clock: clock) }
             return outcome
         }
     }

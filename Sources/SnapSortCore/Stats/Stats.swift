@@ -334,6 +334,26 @@ public enum Stats {
         return reached
     }
 
+    /// Takes back the milestones whose mark the stats no longer reach (after an undo): a
+    /// 7-day-streak badge beside "longest 6" contradicted itself. Reached again, they are
+    /// recorded again with the new date (a reminder announces each one once).
+    public static func withdrawMilestones(library: Library, clock: Clock, timeZone: TimeZone = .current) throws {
+        let db = library.db
+        let have = Set(try db.rows("SELECT id FROM milestones").compactMap { $0.string(0) })
+        guard !have.isEmpty else { return }
+        let cleared = try db.scalar("SELECT COALESCE(sum(bytes),0) FROM review_events WHERE kind IN ('cleared','restored') AND undone=0") ?? 0
+        let reviewed = Int(try db.scalar("SELECT count(*) FROM review_events WHERE kind='decision' AND first_review=1 AND undone=0") ?? 0)
+        var gone: [String] = []
+        for (id, t) in byteMilestones where have.contains(id) && cleared < t { gone.append(id) }
+        for (id, t) in reviewMilestones where have.contains(id) && reviewed < t { gone.append(id) }
+        if streakMilestones.contains(where: { have.contains($0.0) }) {
+            let days = Set(try events(library).filter { $0.kind == "decision" }.map { $0.day(in: timeZone) })
+            let s = streak(days: days, today: LocalDay(clock.now(), in: timeZone))
+            for (id, t) in streakMilestones where have.contains(id) && s.longest < t { gone.append(id) }
+        }
+        for id in gone { try db.run("DELETE FROM milestones WHERE id = ?", id) }
+    }
+
     /// `YYYY-MM-DDThh:mm:ss±hh:mm` in `timeZone`.
     public static func localTimestamp(_ d: Date, _ timeZone: TimeZone) -> String {
         let f = ISO8601DateFormatter()
