@@ -320,16 +320,8 @@ public enum Stats {
         let have = Set(try db.rows("SELECT id FROM milestones").compactMap { $0.string(0) })
         let all = [byteMilestones.map(\.0), reviewMilestones.map(\.0), streakMilestones.map(\.0)].joined()
         if all.allSatisfy(have.contains) { return [] }
-        let cleared = try db.scalar("SELECT COALESCE(sum(bytes),0) FROM review_events WHERE kind IN ('cleared','restored') AND undone=0") ?? 0
-        let reviewed = Int(try db.scalar("SELECT count(*) FROM review_events WHERE kind='decision' AND first_review=1 AND undone=0") ?? 0)
-        var reached: [String] = []
-        for (id, t) in byteMilestones where cleared >= t && !have.contains(id) { reached.append(id) }
-        for (id, t) in reviewMilestones where reviewed >= t && !have.contains(id) { reached.append(id) }
-        if !streakMilestones.allSatisfy({ have.contains($0.0) }) {
-            let days = Set(try events(library).filter { $0.kind == "decision" }.map { $0.day(in: timeZone) })
-            let s = streak(days: days, today: LocalDay(clock.now(), in: timeZone))
-            for (id, t) in streakMilestones where s.longest >= t && !have.contains(id) { reached.append(id) }
-        }
+        let needsStreak = !streakMilestones.allSatisfy { have.contains($0.0) }
+        let reached = try milestonesReached(library: library, clock: clock, timeZone: timeZone, streak: needsStreak).filter { !have.contains($0) }
         for id in reached { try db.run("INSERT OR IGNORE INTO milestones(id, reached_ts) VALUES(?,?)", id, clock.now().timeIntervalSince1970) }
         return reached
     }
@@ -341,17 +333,24 @@ public enum Stats {
         let db = library.db
         let have = Set(try db.rows("SELECT id FROM milestones").compactMap { $0.string(0) })
         guard !have.isEmpty else { return }
+        let needsStreak = streakMilestones.contains { have.contains($0.0) }
+        let reached = Set(try milestonesReached(library: library, clock: clock, timeZone: timeZone, streak: needsStreak))
+        for id in have.subtracting(reached) { try db.run("DELETE FROM milestones WHERE id = ?", id) }
+    }
+
+    /// Every milestone the stats reach now (the streak ones only when `streak`: they read every
+    /// event, the others two sums).
+    static func milestonesReached(library: Library, clock: Clock, timeZone: TimeZone, streak withStreak: Bool) throws -> [String] {
+        let db = library.db
         let cleared = try db.scalar("SELECT COALESCE(sum(bytes),0) FROM review_events WHERE kind IN ('cleared','restored') AND undone=0") ?? 0
         let reviewed = Int(try db.scalar("SELECT count(*) FROM review_events WHERE kind='decision' AND first_review=1 AND undone=0") ?? 0)
-        var gone: [String] = []
-        for (id, t) in byteMilestones where have.contains(id) && cleared < t { gone.append(id) }
-        for (id, t) in reviewMilestones where have.contains(id) && reviewed < t { gone.append(id) }
-        if streakMilestones.contains(where: { have.contains($0.0) }) {
+        var out = byteMilestones.filter { cleared >= $0.1 }.map(\.0) + reviewMilestones.filter { reviewed >= $0.1 }.map(\.0)
+        if withStreak {
             let days = Set(try events(library).filter { $0.kind == "decision" }.map { $0.day(in: timeZone) })
             let s = streak(days: days, today: LocalDay(clock.now(), in: timeZone))
-            for (id, t) in streakMilestones where have.contains(id) && s.longest < t { gone.append(id) }
+            out += streakMilestones.filter { s.longest >= $0.1 }.map(\.0)
         }
-        for id in gone { try db.run("DELETE FROM milestones WHERE id = ?", id) }
+        return out
     }
 
     /// `YYYY-MM-DDThh:mm:ss±hh:mm` in `timeZone`.
