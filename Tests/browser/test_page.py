@@ -207,6 +207,20 @@ def main():
         goal = page.locator("#goal-text").inner_text()
         check(goal.endswith("today"), f"the goal counts today's decisions, as stats and the terminal deck do ({goal!r})")
 
+        # Judged full screen, decided from there: ← closes the viewer and trashes (review 7, F11).
+        before = api(page, "summary")["trash"]["count"]
+        top_card(page).focus()
+        page.keyboard.press("Enter")
+        expect(page.locator("#viewer")).to_be_visible()
+        with page.expect_response("**/api/decide"):
+            page.keyboard.press("ArrowLeft")
+        expect(page.locator("#viewer")).to_be_hidden()
+        page.wait_for_timeout(400)
+        check(api(page, "summary")["trash"]["count"] == before + 1, "← in the full-screen viewer staged the card")
+        with page.expect_response("**/api/undo"):
+            page.keyboard.press("Control+z")
+        page.wait_for_timeout(400)
+
         # One more ← so the trash holds two items.
         with page.expect_response("**/api/decide"):
             page.keyboard.press("ArrowLeft")
@@ -271,6 +285,9 @@ def main():
         goto_view(page, "#deck=filter:videos")
         duration = top_card(page).locator(".meta .duration")
         expect(duration).to_be_visible()
+        page.wait_for_timeout(600)
+        playing = page.evaluate("() => [...document.querySelectorAll('#stack .card video')].map((v) => !v.paused)")
+        check(len(playing) < 2 or (playing[0] and not any(playing[1:])), f"only the top card's video plays ({playing})")
         check(re.fullmatch(r"\d+:\d\d", duration.inner_text()) is not None, f"a video card shows its length ({duration.inner_text()!r})")
 
         # What the scan read shows on the card: a ticket's code, a letter's words (as text).

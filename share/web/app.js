@@ -202,7 +202,7 @@ function clock(seconds) {
 
 function cardElement(c) {
   const media = c.kind === "video"
-    ? el("video", { src: c.original, muted: true, loop: true, autoplay: true, playsinline: true, preload: "metadata", "aria-hidden": "true" })
+    ? el("video", { src: c.original, muted: true, loop: true, playsinline: true, preload: "metadata", "aria-hidden": "true" })
     : el("img", { src: c.display, alt: "", decoding: "async", draggable: "false" });
   if (c.kind === "video") media.muted = true;
   // Moved or deleted since the scan (or a video the browser cannot play): words, not a broken image.
@@ -266,6 +266,12 @@ function renderDeck() {
   });
   stack.replaceChildren(...nodes);
   nodes.forEach((n, i) => { n.style.zIndex = String(10 - i); n.tabIndex = i === 0 ? 0 : -1; });
+  // Only the top card's video plays: the ones below started hidden and reached the top seconds in.
+  nodes.forEach((n, i) => {
+    const v = n.querySelector("video");
+    if (!v) return;
+    if (i === 0) { v.play().catch(() => {}); } else { v.pause(); v.currentTime = 0; }
+  });
   if (nodes[0]) attachDrag(nodes[0]);
   $("#deck-empty").hidden = left > 0;
   for (const b of $$(".decide button")) b.disabled = left === 0;
@@ -758,7 +764,15 @@ async function saveSettings(e) {
 function onKey(e) {
   const typing = ["INPUT", "TEXTAREA", "SELECT"].includes(e.target.tagName) || e.target.isContentEditable;
   if ((e.ctrlKey || e.metaKey) && !e.shiftKey && e.key.toLowerCase() === "z" && !typing) { e.preventDefault(); undo(); return; }
-  if (!$("#viewer").hidden) { if (e.key === "Escape") { e.preventDefault(); closeViewer(); } return; }
+  if (!$("#viewer").hidden) {
+    if (e.key === "Escape") { e.preventDefault(); closeViewer(); return; }
+    // Judged full screen, decided from there: an arrow closes the viewer and decides.
+    const fromViewer = { ArrowLeft: "trash", ArrowRight: "keep", ArrowUp: "later", ArrowDown: "skip" };
+    if (state.view === "deck" && fromViewer[e.key] && !e.repeat && !e.ctrlKey && !e.metaKey && !e.altKey) {
+      e.preventDefault(); closeViewer(); decide(fromViewer[e.key]);
+    }
+    return;
+  }
   if (!$("#celebrate").hidden) { if (e.key === "Escape") closeCelebration(); return; }
   if (state.view !== "deck" || typing || e.ctrlKey || e.metaKey || e.altKey) return;
   const keys = { ArrowLeft: "trash", ArrowRight: "keep", ArrowUp: "later", ArrowDown: "skip" };
