@@ -3,14 +3,18 @@ import Glibc
 import SnapSortCore
 import SnapSortSystem
 import SnapSortTestSupport
+import Synchronization
 import Testing
 
 /// The built `snapsort agent` as a child process: sd_notify, signals, kill -9, the lock.
 @Suite(.serialized) struct AgentProcessTests {
     /// A running `snapsort agent` child.
-    final class Child {
+    final class Child: @unchecked Sendable {
         let process = Process()
         let stderr = Pipe()
+        /// What the agent wrote to stderr, read as it comes: a pipe nobody drains fills at 64 KB
+        /// and stops the agent at its next log line.
+        private let said = Mutex<[UInt8]>([])
         init(_ args: [String], env: [String: String]) throws {
             process.executableURL = URL(fileURLWithPath: SnapsortBinary.path)
             process.arguments = args
@@ -21,13 +25,34 @@ import Testing
             process.environment = e
             process.standardError = stderr
             process.standardOutput = FileHandle.nullDevice
+            stderr.fileHandleForReading.readabilityHandler = { [weak self] h in
+                let data = h.availableData
+                self?.said.withLock { $0.append(contentsOf: data) }
+            }
             try process.run()
         }
         func signal(_ s: Int32) { kill(process.processIdentifier, s) }
         func wait(timeout: TimeInterval) -> Int32? {
             waitUntil(timeout: timeout) { !process.isRunning } ? process.terminationStatus : nil
         }
-        deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        deinit {
+            stderr.fileHandleForReading.readabilityHandler = nil
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        }
+        /// What it wrote to stderr so far; once it has ended, all of it.
+        var stderrText: String {
+            if !process.isRunning {
+                stderr.fileHandleForReading.readabilityHandler = nil
+                let rest = stderr.fileHandleForReading.readDataToEndOfFile()
+                said.withLock { $0.append(contentsOf: rest) }
+            }
+            return String(decoding: said.withLock { $0 }, as: UTF8.self)
+        }
+        /// For a failing expectation: still running or how it ended, and what it said last.
+        var report: String {
+            let how = process.isRunning ? "the agent is running" : "the agent exited \(process.terminationStatus)"
+            return "\(how); its stderr ends: \(stderrText.suffix(1500))"
+        }
     }
 
     /// A library folder with `count` photos large enough that analysis takes a while.
@@ -86,7 +111,7 @@ import Testing
         #expect(child.wait(timeout: 10) == 0)
         while Optional(0) != nil, !got.contains("STOPPING=1"), Date() < deadline { receive() }
         #expect(got.contains("STOPPING=1"))
-        let log = String(decoding: child.stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let log = child.stderrText
         // Under a service manager each line carries its sd-daemon(3) priority prefix.
         #expect(log.split(separator: "\n").allSatisfy { $0.first == "<" && $0.dropFirst(2).first == ">" })
     }
@@ -216,7 +241,9 @@ import Testing
         let (dir, env, root, _) = Self.setup(1)
         defer { withExtendedLifetime(dir) {} }
         let agent = try Child(["agent", "--no-web", "--no-reminders", "--no-models", root], env: env)
-        #expect(waitUntil(timeout: 20) { (try? SnapsortBinary.run(["status", "--json"], env: env).stdout.contains("\"watching\"")) == true })
+        #expect(
+            waitUntil(timeout: 20) { (try? SnapsortBinary.run(["status", "--json"], env: env).stdout.contains("\"watching\"")) == true },
+            "\(agent.report)")
         let follower = try Follower(env: env, recheckMs: 200)
         defer { follower.kill() }
         #expect(waitUntil(timeout: 10) { follower.lines().first.flatMap(Follower.state) == "watching" }, "\(follower.text)")
