@@ -4,6 +4,7 @@
 // libpng reports errors by longjmp; setjmp stays in this function and nothing here is Swift.
 #include "snapsort_png_reduced.h"
 #include <png.h>
+#include "snapsort_png_errors.h"
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -16,10 +17,6 @@ typedef struct {
     size_t at;
 } source;
 
-typedef struct {
-    char *message;
-} error_state;
-
 static void on_read(png_structp png, png_bytep out, png_size_t n) {
     source *s = png_get_io_ptr(png);
     if (n > s->len - s->at) png_error(png, "the PNG data is cut short");
@@ -27,19 +24,11 @@ static void on_read(png_structp png, png_bytep out, png_size_t n) {
     s->at += n;
 }
 
-static void on_error(png_structp png, png_const_charp msg) {
-    error_state *e = png_get_error_ptr(png);
-    snprintf(e->message, SS_PNG_REDUCED_MSG, "%s", msg);
-    png_longjmp(png, 1);
-}
-
-static void on_warning(png_structp png, png_const_charp msg) { (void)png; (void)msg; }
-
 int ss_png_decode_reduced(const unsigned char *data, size_t len, int max_long_side, long long max_pixels,
                           unsigned char **out, int *out_width, int *out_height, char message[SS_PNG_REDUCED_MSG]) {
     *out = NULL;
     message[0] = 0;
-    error_state err = {message};
+    error_state err = {message, SS_PNG_REDUCED_MSG};
     source src = {data, len, 0};
     // Everything a longjmp may leave behind is volatile and freed after it.
     unsigned char *volatile row = NULL;

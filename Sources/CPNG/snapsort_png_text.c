@@ -2,6 +2,7 @@
 // libpng reports errors by longjmp; setjmp stays in this function and nothing here is Swift.
 #include "snapsort_png_text.h"
 #include <png.h>
+#include "snapsort_png_errors.h"
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,10 +14,6 @@ typedef struct {
     size_t cap;
     int failed;
 } sink;
-
-typedef struct {
-    char *message;
-} error_state;
 
 static void on_write(png_structp png, png_bytep data, png_size_t n) {
     sink *s = png_get_io_ptr(png);
@@ -38,17 +35,6 @@ static void on_write(png_structp png, png_bytep data, png_size_t n) {
 
 static void on_flush(png_structp png) { (void)png; }
 
-static void on_error(png_structp png, png_const_charp msg) {
-    error_state *e = png_get_error_ptr(png);
-    snprintf(e->message, SS_PNG_TEXT_MSG, "%s", msg ? msg : "libpng error");
-    png_longjmp(png, 1);
-}
-
-static void on_warning(png_structp png, png_const_charp msg) {
-    (void)png;
-    (void)msg;
-}
-
 int ss_png_encode_text(const unsigned char *pixels, int width, int height, int components,
                        const char *const *keys, const char *const *values, int count,
                        unsigned char **out, size_t *out_len, char message[SS_PNG_TEXT_MSG]) {
@@ -67,7 +53,7 @@ int ss_png_encode_text(const unsigned char *pixels, int width, int height, int c
         snprintf(message, SS_PNG_TEXT_MSG, "invalid image size or text count");
         return -1;
     }
-    error_state err = {message};
+    error_state err = {message, SS_PNG_TEXT_MSG};
     png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &err, on_error, on_warning);
     if (!png) {
         snprintf(message, SS_PNG_TEXT_MSG, "out of memory");

@@ -49,9 +49,7 @@ public final class Inotify: @unchecked Sendable {
     public init() throws {
         let r = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         if r == -1 && errno == EMFILE {
-            let limit =
-                (try? FileSystem.readFile("/proc/sys/fs/inotify/max_user_instances", limit: 64))
-                .map { String(decoding: $0, as: UTF8.self).trimmingCharacters(in: " \n") } ?? "?"
+            let limit = Inotify.limit("max_user_instances").map(String.init) ?? "?"
             throw SystemError(
                 .errno(EMFILE),
                 "no inotify instance left: other programs hold this user's \(limit) (fs.inotify.max_user_instances); raise it with 'sudo sysctl fs.inotify.max_user_instances=1024' (or the open-file limit, ulimit -n, is reached)",
@@ -111,8 +109,11 @@ public final class Inotify: @unchecked Sendable {
     }
 
     /// The per-user watch limit, from `/proc/sys/fs/inotify/max_user_watches`.
-    public static func maxUserWatches() -> Int? {
-        guard let bytes = try? FileSystem.readFile("/proc/sys/fs/inotify/max_user_watches", limit: 64) else { return nil }
+    public static func maxUserWatches() -> Int? { limit("max_user_watches") }
+
+    /// One of the kernel's inotify limits (`/proc/sys/fs/inotify/NAME`), nil when unreadable.
+    static func limit(_ name: String) -> Int? {
+        guard let bytes = try? FileSystem.readFile("/proc/sys/fs/inotify/" + name, limit: 64) else { return nil }
         return Int(String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: " \n"))
     }
 }
