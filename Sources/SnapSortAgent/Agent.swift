@@ -1027,7 +1027,9 @@ public final class Agent: @unchecked Sendable {
         let servicesProblem = services.lazy.compactMap { s in s.problem.map { "\(s.name): \($0)" } }.first
         return StatusDocument.Agent(
             state: shown, pid: Int(getpid()), done: done, total: total, degraded: watcher.isDegraded,
-            lastError: lastError ?? servicesProblem, lastErrorSeverity: lastError != nil ? "error" : "warning",
+            lastError: lastError ?? servicesProblem,  // The watch limit is the system's, and every folder is still looked at (some every few
+            // minutes): a warning, as a missing notification server is, not a red error.
+            lastErrorSeverity: lastError != nil && lastError != degradedNote ? "error" : "warning",
             offlineRoots: offlineRoots.sorted(), pending: dirtyFiles.count + dirtyFolders.count)
     }
 

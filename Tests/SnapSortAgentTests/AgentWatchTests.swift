@@ -643,6 +643,8 @@ import Testing
         let s = try #require(h.status())
         #expect(s["agent"]?["degraded"]?.boolValue == true)
         #expect(s["agent"]?["last_error"]?.stringValue?.contains("fs.inotify.max_user_watches") == true)
+        // The system's limit, with every folder still looked at: a warning, not the agent's error.
+        #expect(s["agent"]?["last_error_severity"]?.stringValue == "warning")
         let unwatched = try #require(h.agent.watcher.unwatched.sorted().first)
         let p = unwatched + "/late.jpg"
         _ = FileManager.default.createFile(atPath: p, contents: Data(photo(14)))

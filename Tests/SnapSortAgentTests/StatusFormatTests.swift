@@ -184,6 +184,24 @@ import Testing
         #expect(tooltip.contains("Cleared: 1.7 MB today, 1.7 MB this week, 30 MB in all"))
     }
 
+    /// The watch limit (some folders checked every few minutes, nothing missed) is marked as a
+    /// warning with a class of its own; an error beside it still turns the bars red.
+    @Test func aDegradedAgentIsAWarning() throws {
+        var d = StatusDocument(
+            updatedAt: Self.now,
+            agent: .init(
+                state: "watching", pid: 42, done: 3, total: 3, degraded: true, lastError: "inotify watch limit reached", lastErrorSeverity: "warning")
+        )
+        #expect(JSON.parse(StatusFormat.i3statusRust.render(d))?["state"]?.stringValue == "Warning")
+        #expect(JSON.parse(StatusFormat.waybar.render(d))?["class"]?.stringValue == "degraded")
+        #expect(JSON.parse(StatusFormat.i3blocks.render(d))?["color"]?.stringValue == "#ebcb8b")
+        #expect(StatusFormat.polybar.render(d).contains("⚠") && !StatusFormat.polybar.render(d).contains("#bf616a"))
+        d.agent.lastError = "cannot write the library"
+        d.agent.lastErrorSeverity = "error"
+        #expect(JSON.parse(StatusFormat.i3statusRust.render(d))?["state"]?.stringValue == "Critical")
+        #expect(JSON.parse(StatusFormat.waybar.render(d))?["class"]?.stringValue == "error")
+    }
+
     @Test(arguments: StatusFormat.allCases) func theCLIPrintsEachFormatWithoutAnAgent(_ f: StatusFormat) throws {
         let dir = TempDir("snapsort-status")
         let env = ["HOME": dir.path, "XDG_CONFIG_HOME": dir.at("config"), "XDG_STATE_HOME": dir.at("state"), "XDG_RUNTIME_DIR": dir.folder("run")]

@@ -88,17 +88,18 @@ public struct StatusSummary: Sendable {
             color = review > 0 ? "#ebcb8b" : "#a3be8c"
             i3rsState = review > 0 ? "Warning" : "Good"
         }
-        if a.degraded || (a.lastError != nil && !a.isWarningOnly) {
+        if a.lastError != nil && !a.isWarningOnly {
             color = "#bf616a"
             i3rsState = "Critical"
-        } else if a.isWarningOnly && i3rsState != "Warning" {
+        } else if (a.isWarningOnly || a.degraded) && i3rsState != "Warning" {
             // A service that cannot do its part (no notification server for the reminders) is
             // said in the tooltip and marked, never turned into a permanent alarm.
             if i3rsState == "Good" { color = "#ebcb8b" }
             i3rsState = i3rsState == "Good" ? "Warning" : i3rsState
         }
         let warning = a.isWarningOnly || !a.offlineRoots.isEmpty
-        cssClass = a.degraded ? "degraded" : a.lastError != nil && !a.isWarningOnly ? "error" : a.state
+        // Degraded (the watch limit, some folders polled) is a warning with a class of its own.
+        cssClass = a.lastError != nil && !a.isWarningOnly ? "error" : a.degraded ? "degraded" : a.state
         isWarning = warning && cssClass == a.state
         // Seen on every bar, not only in waybar's tooltip: polybar, i3blocks and i3status-rust
         // have none, and a missing notification server or an unplugged drive looked like any day.
