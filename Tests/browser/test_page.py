@@ -112,6 +112,19 @@ def main():
         check(page.evaluate("() => document.activeElement && document.activeElement.dataset.id") == new_keeper, "the focus stays on the new keeper")
         folder = row.locator(".shot .cap.dir").first.inner_text()
         check(folder.endswith("/Pictures"), f"each shot says its folder ({folder!r})")
+        # A long camera name is cut in the middle: the end, where burst frames differ, shows.
+        cut = page.evaluate("""() => {
+            const b = document.createElement("button"); b.className = "shot";
+            const cap = document.createElement("span"); cap.className = "cap";
+            cap.append(fileName("PXL_20241018_175819231.MP.jpg"), " · 2.1 MB");
+            b.append(cap); document.querySelector(".shots").append(b);
+            const tail = cap.querySelector(".tail"), head = cap.querySelector(".head");
+            const r = { tail: tail.textContent, title: cap.querySelector(".fname").title,
+                        tailInside: tail.getBoundingClientRect().right <= b.getBoundingClientRect().right,
+                        headCut: head.scrollWidth > head.clientWidth };
+            b.remove(); return r; }""")
+        check(cut["tail"] == "231.MP.jpg" and cut["tailInside"] and cut["headCut"], f"a long name keeps its end in view ({cut})")
+        check(cut["title"] == "PXL_20241018_175819231.MP.jpg", "the whole name is the caption's title")
         shot(page, "similar-light")
         a11y(page, "similar")
 

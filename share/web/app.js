@@ -189,6 +189,20 @@ async function openDeck(id) {
 }
 
 /** A folder's last two names ("…/DCIM/Camera"): what tells copies apart; the tooltip has it all. */
+/**
+ * A file name that keeps its end in view: camera names differ in their last digits
+ * (IMG_20241018_181629.jpg, IMG_20241018_181633.jpg), so a narrow caption cuts the middle
+ * ("IMG_2024…181633.jpg"), not the end. Two spans: the head shrinks with an ellipsis, the
+ * tail (the last 10 characters) always shows; the whole name is the element's title.
+ */
+function fileName(name) {
+  const chars = Array.from(name || "");
+  const cut = Math.max(0, chars.length - 10);
+  return el("span", { class: "fname", title: name },
+    el("span", { class: "head", text: chars.slice(0, cut).join("") }),
+    el("span", { class: "tail", text: chars.slice(cut).join("") }));
+}
+
 function shortFolder(f) {
   const parts = (f || "").split("/").filter((x) => x);
   return parts.length > 2 ? "…/" + parts.slice(-2).join("/") : f;
@@ -569,7 +583,7 @@ function renderSimilar(data, focusID) {
         "aria-label": `${m.name} in ${m.folder}, ${humanBytes(m.bytes)}${m.keeper ? ", keeper" : ", make this the keeper"}${staged ? ", staged for the Trash" : ""}`,
         "data-id": String(m.id), title: `${m.folder}/${m.name}` },
         el("img", { src: m.thumb, alt: "", loading: "lazy" }),
-        el("span", { class: "cap", text: `${m.name} · ${humanBytes(m.bytes)}` }),
+        el("span", { class: "cap" }, fileName(m.name), el("span", { class: "size", text: `\u00a0· ${humanBytes(m.bytes)}` })),
         el("span", { class: "cap dir", text: shortFolder(m.folder) }),
         m.keeper ? el("span", { class: "tag", text: m.chosen_by_user ? "Your keeper" : "Keeper" }) : (staged ? el("span", { class: "tag", text: "Trash" }) : null));
       b.addEventListener("click", async () => {
@@ -622,7 +636,7 @@ function renderTrash() {
     // A file changed since it was reviewed, or not there, stays where it is at the commit.
     const flag = it.missing ? "Missing: not there now" : it.changed_since_review ? "Changed since review: will stay" : null;
     grid.append(el("li", { class: flag ? "held" : "" }, el("label", { title: `${it.folder}/${it.name}` }, input, el("img", { src: it.thumb, alt: "", loading: "lazy" }),
-      el("span", { class: "cap" }, el("span", { text: it.name }), el("span", { class: "muted", text: humanBytes(it.bytes) })),
+      el("span", { class: "cap" }, fileName(it.name), el("span", { class: "muted", text: humanBytes(it.bytes) })),
       el("span", { class: "cap dir muted", text: shortFolder(it.folder) }),
       flag ? el("span", { class: "cap flag", text: flag }) : null)));
   }
