@@ -315,6 +315,7 @@ extension WebApp {
                         ("folder", .string(Self.folder(of: m.path, home: options.env.home))),
                         ("keeper", .bool(m.isKeeper)), ("chosen_by_user", .bool(m.chosenByUser)), ("duplicate_of", .opt(m.duplicateOf)),
                         ("decision", .opt(d?.decision.rawValue)), ("thumb", .string("/media/\(m.fileID)/thumb")),
+                        ("display", .string("/media/\(m.fileID)/display")), ("original", .string("/media/\(m.fileID)/original")),
                     ]))
             }
             sets.append(.object([("id", .string(set.id)), ("reclaimable_bytes", .int(set.reclaimableBytes)), ("members", .array(members))]))

@@ -125,6 +125,18 @@ def main():
             b.remove(); return r; }""")
         check(cut["tail"] == "231.MP.jpg" and cut["tailInside"] and cut["headCut"], f"a long name keeps its end in view ({cut})")
         check(cut["title"] == "PXL_20241018_175819231.MP.jpg", "the whole name is the caption's title")
+        # A frame is enlarged before it is chosen, and looking does not choose it.
+        other = row.locator(".shotwrap").nth(1)
+        other_id = other.locator(".shot").get_attribute("data-id")
+        other.locator(".enlarge").click()
+        expect(page.locator("#viewer")).to_be_visible()
+        page.wait_for_function(f"() => (document.querySelector('#viewer-stage img') || {{}}).src?.includes('/media/{other_id}/')", timeout=5000)
+        caption = page.locator("#viewer-caption").inner_text()
+        check(caption.startswith(other.locator(".fname").get_attribute("title")) and " ·  · " not in caption, f"the viewer names the frame ({caption!r})")
+        page.keyboard.press("Escape")
+        expect(page.locator("#viewer")).to_be_hidden()
+        check(row.locator(f'.shot[data-id="{other_id}"]').get_attribute("aria-pressed") == "false", "enlarging a frame does not make it the keeper")
+        check(page.evaluate("() => document.activeElement && document.activeElement.classList.contains('enlarge')"), "the focus goes back to the frame's enlarge button")
         shot(page, "similar-light")
         a11y(page, "similar")
 

@@ -487,7 +487,7 @@ function openViewer(card) {
     full.src = c.original;
   }
   stage.replaceChildren(media);
-  $("#viewer-caption").textContent = `${c.name} · ${niceDate(c)} · ${humanBytes(c.bytes)}`;
+  $("#viewer-caption").textContent = [c.name, niceDate(c), humanBytes(c.bytes)].filter((x) => x).join(" · ");
   viewer.scale = 1; viewer.x = 0; viewer.y = 0; applyZoom();
   $("#viewer").hidden = false;
   // A modal dialog: everything behind it is out of reach (Tab stays in the viewer).
@@ -579,7 +579,7 @@ function renderSimilar(data, focusID) {
     const shots = el("div", { class: "shots", role: "list" });
     for (const m of set.members) {
       const staged = m.decision === "trash";
-      const b = el("button", { type: "button", class: "shot" + (staged ? " staged" : ""), role: "listitem", "aria-pressed": m.keeper ? "true" : "false",
+      const b = el("button", { type: "button", class: "shot" + (staged ? " staged" : ""), "aria-pressed": m.keeper ? "true" : "false",
         "aria-label": `${m.name} in ${m.folder}, ${humanBytes(m.bytes)}${m.keeper ? ", keeper" : ", make this the keeper"}${staged ? ", staged for the Trash" : ""}`,
         "data-id": String(m.id), title: `${m.folder}/${m.name}` },
         el("img", { src: m.thumb, alt: "", loading: "lazy" }),
@@ -594,7 +594,12 @@ function renderSimilar(data, focusID) {
           say(`${m.name} is the keeper now${r.unstaged ? " (no longer staged for the Trash)" : ""}`);
         } catch (e) { say(e.message); }
       });
-      shots.append(b);
+      // A frame is judged full screen before it is chosen (the viewer zooms to every pixel).
+      const ext = (/\.([a-z0-9]+)$/i.exec(m.name) || [])[1] || "";
+      const format = { jpg: "jpeg", jpeg: "jpeg", png: "png", webp: "webp" }[ext.toLowerCase()] || ext.toLowerCase();
+      const enlarge = el("button", { type: "button", class: "enlarge", "aria-label": `View ${m.name} full screen`, title: "View full screen",
+        onclick: () => openViewer({ kind: "photo", status: "ok", format, name: m.name, bytes: m.bytes, display: m.display, original: m.original }) }, "⤢");
+      shots.append(el("div", { class: "shotwrap", role: "listitem" }, b, enlarge));
     }
     // What "trash the rest" would still stage: the others not staged yet (nor kept or deferred,
     // which it leaves alone). Once all of them are staged, the set says so instead of "to gain".
