@@ -55,6 +55,16 @@ public enum FileSystem {
         return PathName.withCString(path) { lstat($0, &st) } == 0 ? FileStatus(st) : nil
     }
 
+    /// `lstat` that answers nil for a file that is not there (`ENOENT`, `ENOTDIR`) and throws
+    /// when it cannot tell (`EACCES` on an unsearchable folder, `ELOOP`, an I/O error).
+    public static func lstatusUnlessMissing(_ path: String) throws -> FileStatus? {
+        do {
+            return try lstatus(path)
+        } catch let e as SystemError where e.code == .errno(ENOENT) || e.code == .errno(ENOTDIR) {
+            return nil
+        }
+    }
+
     /// Reads a whole file, refusing one larger than `limit` bytes, and anything but a regular
     /// file: opened non-blocking, so a FIFO named like a photo or a status file is refused at
     /// once instead of waiting for a writer forever (reads of a regular file never block).

@@ -335,7 +335,7 @@ extension WebApp {
                     ("id", .int(s.fileID)), ("name", .string((s.path as NSString).lastPathComponent)), ("bytes", .int(s.bytes)),
                     ("folder", .string(Self.folder(of: s.path, home: options.env.home))),
                     ("kind", .string(item?.kind ?? "photo")), ("decided_at", .double(s.decidedAt)),
-                    ("changed_since_review", .bool(s.changedSinceReview)), ("missing", .bool(s.missing)),
+                    ("changed_since_review", .bool(s.changedSinceReview)), ("missing", .bool(s.missing)), ("unreachable", .opt(s.unreachable)),
                     ("thumb", .string("/media/\(s.fileID)/thumb")),
                     // What goes with it at the commit (an .xmp, a Live Photo's clip), named first.
                     (

@@ -423,6 +423,30 @@ struct TrashTests {
         #expect(try s.commit().skipped.isEmpty && !FileSystem.exists(s.lib.root + "/a.jpg"))
     }
 
+    /// A folder that cannot be searched now (its permissions; here a symbolic-link loop, which
+    /// root meets as a user meets EACCES) hides a staged photo without its being gone: it is
+    /// said as such, not "missing", and a commit leaves it staged for when it is back.
+    @Test func aStagedFileThatCannotBeReachedIsNotCalledMissing() throws {
+        let s = try TrashSetup(["sub/a.jpg", "b.jpg"])
+        _ = try s.stage("sub/a.jpg")
+        _ = try s.stage("b.jpg")
+        let sub = s.lib.root + "/sub"
+        try FileSystem.rename(sub, s.lib.dir.at("away"))
+        #expect(symlink(sub, sub) == 0)
+        let staged = try Trash.staged(library: s.lib.library).sorted { $0.path < $1.path }
+        #expect(staged.map(\.path) == [s.lib.root + "/b.jpg", sub + "/a.jpg"])
+        #expect(staged[1].unreachable != nil && !staged[1].missing && !staged[1].changedSinceReview, "\(staged[1])")
+        #expect(staged[0].unreachable == nil)
+        let report = try s.commit()
+        #expect(report.succeeded.map(\.path) == [s.lib.root + "/b.jpg"])
+        #expect(report.skipped.map(\.path) == [sub + "/a.jpg"])
+        if case .skipped(let why) = report.skipped.first?.result { #expect(why.hasPrefix("cannot be reached now"), "\(why)") }
+        // Reachable again: it goes at the next commit.
+        #expect(unlink(sub) == 0)
+        try FileSystem.rename(s.lib.dir.at("away"), sub)
+        #expect(try s.commit().succeeded.map(\.path) == [sub + "/a.jpg"])
+    }
+
     @Test("a name clash in the Trash gets a new name; sidecars travel with their photo and come back with it")
     func clashAndSidecars() throws {
         let s = try TrashSetup(["IMG_1.jpg"])

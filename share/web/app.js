@@ -639,7 +639,7 @@ function renderTrash() {
     const input = el("input", { type: "checkbox", value: String(it.id), "aria-label": `Select ${it.name}` });
     input.addEventListener("change", updateTrashButtons);
     // A file changed since it was reviewed, or not there, stays where it is at the commit.
-    const flag = it.missing ? "Missing: not there now" : it.changed_since_review ? "Changed since review: will stay" : null;
+    const flag = it.unreachable ? `Cannot be reached now: ${it.unreachable}` : it.missing ? "Missing: not there now" : it.changed_since_review ? "Changed since review: will stay" : null;
     grid.append(el("li", { class: flag ? "held" : "" }, el("label", { title: `${it.folder}/${it.name}` }, input, el("img", { src: it.thumb, alt: "", loading: "lazy" }),
       el("span", { class: "cap" }, fileName(it.name), el("span", { class: "muted", text: humanBytes(it.bytes) })),
       el("span", { class: "cap dir muted", text: shortFolder(it.folder) }),

@@ -14,6 +14,9 @@ public struct StagedItem: Sendable, Equatable {
     /// …because it is not there: moved away outside SnapSort's sight, or on a drive that is not
     /// mounted (a commit leaves it staged; it is moved once it is back as it was).
     public var missing = false
+    /// Why the file cannot be looked at now (its folder unsearchable: "Permission denied"), or
+    /// nil. Such a file is neither missing nor changed: a commit leaves it staged.
+    public var unreachable: String?
 }
 
 /// A file SnapSort moved to a system Trash (a ledger row).
@@ -85,9 +88,22 @@ public enum Trash {
     /// Items staged for the Trash, oldest decision first; only `fileID`'s when given.
     public static func staged(library: Library, fileID: Int64? = nil) throws -> [StagedItem] {
         try stagedRows(library, fileID: fileID).map { s in
-            let st = FileSystem.lstatusIfExists(s.path)
+            let (st, unreachable) = reach(s.path)
             let same = st.map(s.isAsReviewedOrSameBytes) ?? false
-            return StagedItem(fileID: s.id, path: s.path, bytes: s.row.size, decidedAt: s.decidedAt, changedSinceReview: !same, missing: st == nil)
+            return StagedItem(
+                fileID: s.id, path: s.path, bytes: s.row.size, decidedAt: s.decidedAt, changedSinceReview: !same && unreachable == nil,
+                missing: st == nil && unreachable == nil, unreachable: unreachable)
+        }
+    }
+
+    /// A staged file's status, or why it cannot be had: nil and nil when it is not there.
+    static func reach(_ path: String) -> (FileStatus?, String?) {
+        do {
+            return (try FileSystem.lstatusUnlessMissing(path), nil)
+        } catch let e as SystemError {
+            return (nil, e.code.errnoValue.map { String(cString: strerror($0)) } ?? e.message)
+        } catch {
+            return (nil, "\(error)")
         }
     }
 
@@ -274,10 +290,11 @@ public enum Trash {
                 report.resumed = try resume(library: library, clock: clock, env: env, report: &report)
                 for s in try stagedRows(library) where only?.contains(s.id) ?? true {
                     let id = s.id, path = s.path
-                    guard let st = FileSystem.lstatusIfExists(path) else {
-                        report.outcomes.append(
-                            try skip(library, fileID: id, path: path, bytes: s.row.size, reason: "missing: the file is no longer there", clock: clock)
-                        )
+                    let (found, unreachable) = reach(path)
+                    guard let st = found else {
+                        let reason =
+                            unreachable.map { "cannot be reached now (\($0)): it stays staged" } ?? "missing: the file is no longer there"
+                        report.outcomes.append(try skip(library, fileID: id, path: path, bytes: s.row.size, reason: reason, clock: clock))
                         continue
                     }
                     guard s.isAsReviewedOrSameBytes(st) else {

@@ -50,7 +50,7 @@ enum TrashCommand: Command {
                                 zip(staged, sidecars).map { s, sides in
                                     .object([
                                         ("path", .string(s.path)), ("bytes", .int(s.bytes)), ("changed_since_review", .bool(s.changedSinceReview)),
-                                        ("missing", .bool(s.missing)),
+                                        ("missing", .bool(s.missing)), ("unreachable", .opt(s.unreachable)),
                                         ("sidecars", .array(sides.map { .object([("path", .string($0.path)), ("bytes", .int($0.bytes))]) })),
                                     ])
                                 })
@@ -74,9 +74,11 @@ enum TrashCommand: Command {
             for (s, sides) in zip(staged, sidecars) {
                 ctx.out(
                     "\(humanBytes(s.bytes).padding(toLength: 9, withPad: " ", startingAt: 0)) \(field(s.path))"
-                        + (s.missing
-                            ? "  [missing: not there now (moved away, or its drive is not mounted)]"
-                            : s.changedSinceReview ? "  [changed since it was reviewed: decide again]" : ""))
+                        + (s.unreachable.map { "  [cannot be reached now: \($0)]" }
+                            ?? (s.missing
+                                ? "  [missing: not there now (moved away, or its drive is not mounted)]"
+                                : s.changedSinceReview ? "  [changed since it was reviewed: decide again]" : ""))
+                )
                 // What goes with it (an .xmp, a Live Photo's clip).
                 for side in sides {
                     ctx.out("\(humanBytes(side.bytes).padding(toLength: 9, withPad: " ", startingAt: 0))   + \(field(side.path)) (goes with it)")
@@ -86,6 +88,12 @@ enum TrashCommand: Command {
             let changed = staged.filter { $0.changedSinceReview && !$0.missing }.count
             if changed > 0 {
                 ctx.out("\(changed) of them changed since they were reviewed: a commit leaves \(changed == 1 ? "it" : "them") in place")
+            }
+            let unreachable = staged.filter { $0.unreachable != nil }.count
+            if unreachable > 0 {
+                ctx.out(
+                    "\(unreachable) of them cannot be reached now (their folder's permissions): a commit leaves \(unreachable == 1 ? "it" : "them") staged"
+                )
             }
             let missing = staged.filter(\.missing).count
             if missing > 0 {
