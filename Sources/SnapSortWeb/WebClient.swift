@@ -1,3 +1,4 @@
+import SnapSortCore
 import SnapSortSystem
 
 /// Asks a running page whether it answers (for `snapsort open`).

@@ -95,27 +95,13 @@ public struct ReviewPage: Sendable {
     /// other must not open it. Nil when absent, or when the process that wrote it is gone (a
     /// server killed without removing it): nothing would answer.
     public static func webURL(_ env: Environment, deck: String, database: String? = nil) -> String? {
-        func page(_ path: String, own: Bool) -> [String: Any]? {
-            guard let data = FileManager.default.contents(atPath: path),
-                let obj = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
-            else { return nil }
-            if let database {
-                let named = obj["database"] as? String
-                guard named == database || (!own && named == nil) else { return nil }
-            }
-            return obj
-        }
-        guard let obj = database.flatMap({ page(PageFiles.own(env, database: $0), own: true) }) ?? page(PageFiles.shared(env), own: false)
-        else { return nil }
-        if let pid = (obj["pid"] as? NSNumber)?.int32Value, pid > 0, kill(pid, 0) != 0, errno == ESRCH { return nil }
+        guard let info = database.map({ WebInfo.read(env, database: $0) }) ?? WebInfo.read(env) else { return nil }
+        if info.pid > 0, kill(pid_t(clamping: info.pid), 0) != 0, errno == ESRCH { return nil }
         let fragment = "#deck=" + (deck.addingPercentEncoding(withAllowedCharacters: .urlFragmentAllowed) ?? deck)
-        let token = (obj["token"] as? String).map { "?token=" + ($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0) } ?? ""
-        if let url = obj["url"] as? String, url.hasPrefix("http") {
-            let base = url.split(separator: "#", maxSplits: 1).first.map(String.init) ?? url
-            return (base.split(separator: "?", maxSplits: 1).first.map(String.init) ?? base) + token + fragment
-        }
-        guard let port = (obj["port"] as? NSNumber)?.intValue else { return nil }
-        return "http://127.0.0.1:\(port)/\(token)\(fragment)"
+        let token = "?token=" + (info.token.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? info.token)
+        guard info.url.hasPrefix("http") else { return "http://127.0.0.1:\(info.port)/\(token)\(fragment)" }
+        let base = info.url.split(separator: "#", maxSplits: 1).first.map(String.init) ?? info.url
+        return (base.split(separator: "?", maxSplits: 1).first.map(String.init) ?? base) + token + fragment
     }
 }
 

@@ -1,5 +1,4 @@
 import Foundation
-import SnapSortCore
 import SnapSortSystem
 
 /// `$XDG_RUNTIME_DIR/snapsort/web.json`: where the running page is (`url`, `port`, `token`,
