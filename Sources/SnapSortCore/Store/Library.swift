@@ -190,17 +190,13 @@ public final class Library: @unchecked Sendable {
     /// one (it makes them daily while it runs), else how to start over without losing the file
     /// (it pointed to backups that, with the CLI alone, never existed).
     static func backupAdvice(_ path: String) -> String {
-        let slash = path.lastIndex(of: "/")
-        let dir = slash.map { String(path[..<$0]) } ?? "."
-        let prefix = (slash.map { String(path[path.index(after: $0)...]) } ?? path) + ".backup-"
-        let backups = ((try? FileSystem.listDirectory(dir.isEmpty ? "/" : dir)) ?? []).map(\.name)
-            .filter { $0.hasPrefix(prefix) && !$0.hasSuffix(".partial") }.sorted()
+        let pattern = ((path as NSString).lastPathComponent) + ".backup-YYYYMMDD-HHMMSS"
+        let backups = Backup.list(path)
         if let newest = backups.last {
-            return
-                "The agent's newest backup is \(dir)/\(newest) (\(backups.count) kept, \(prefix)YYYYMMDD-HHMMSS): stop the agent and copy it over the library"
+            return "The agent's newest backup is \(newest) (\(backups.count) kept, \(pattern)): stop the agent and copy it over the library"
         }
         return
-            "There is no backup beside it (the agent keeps daily ones, \(prefix)YYYYMMDD-HHMMSS, while it runs): move the file aside (keep it: 'sqlite3 FILE .recover' may save its decisions) and 'snapsort scan' builds a new library"
+            "There is no backup beside it (the agent keeps daily ones, \(pattern), while it runs): move the file aside (keep it: 'sqlite3 FILE .recover' may save its decisions) and 'snapsort scan' builds a new library"
     }
 
     public static func damaged(_ path: String, _ detail: String) -> LibraryError {

@@ -1,6 +1,5 @@
 import Foundation
 import Glibc
-import SnapSortCore
 import SnapSortSystem
 
 /// Daily copies of the database next to it (`VACUUM INTO`): decisions are the user's work.
@@ -42,10 +41,10 @@ public enum Backup {
 
     /// The existing backups of `dbPath`, oldest first.
     public static func list(_ dbPath: String) -> [String] {
-        guard let slash = dbPath.lastIndex(of: "/") else { return [] }
-        let dir = String(dbPath[..<slash])
-        let prefix = String(dbPath[dbPath.index(after: slash)...]) + ".backup-"
-        let names = ((try? FileSystem.listDirectory(dir)) ?? []).map(\.name).filter {
+        let slash = dbPath.lastIndex(of: "/")
+        let dir = slash.map { String(dbPath[..<$0]) } ?? "."
+        let prefix = (slash.map { String(dbPath[dbPath.index(after: $0)...]) } ?? dbPath) + ".backup-"
+        let names = ((try? FileSystem.listDirectory(dir.isEmpty ? "/" : dir)) ?? []).map(\.name).filter {
             $0.hasPrefix(prefix) && !$0.hasSuffix(".partial") && $0.count == prefix.count + 15
         }
         return names.sorted().map { dir + "/" + $0 }
