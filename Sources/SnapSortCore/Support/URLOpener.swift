@@ -27,10 +27,26 @@ public enum URLOpener {
     @discardableResult
     public static func open(_ url: String, env: Environment, wait: Bool) -> Bool {
         guard let argv = command(for: url, env: env) else { return false }
+        return Program.run(argv, env: env, wait: wait)
+    }
+}
+
+/// Runs a helper program (`xdg-open`, `systemctl --user`) with stdin on /dev/null and the
+/// given environment.
+public enum Program {
+    /// Starts `argv`. With `wait`, waits and returns whether it exited 0; without, whether it
+    /// started. `silent` sends its output to /dev/null too (else it goes where ours goes).
+    @discardableResult
+    public static func run(_ argv: [String], env: Environment, wait: Bool, silent: Bool = false) -> Bool {
+        guard let path = argv.first else { return false }
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: argv[0])
+        p.executableURL = URL(fileURLWithPath: path)
         p.arguments = Array(argv.dropFirst())
         p.standardInput = FileHandle.nullDevice
+        if silent {
+            p.standardOutput = FileHandle.nullDevice
+            p.standardError = FileHandle.nullDevice
+        }
         p.environment = env.variables
         do {
             try p.run()

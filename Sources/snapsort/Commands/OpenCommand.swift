@@ -72,21 +72,10 @@ enum OpenCommand: Command {
             } while Date() < deadline
             return nil
         }
-        func run(_ argv: [String]) -> Bool {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: argv[0])
-            p.arguments = Array(argv.dropFirst())
-            p.standardInput = FileHandle.nullDevice
-            p.standardOutput = FileHandle.nullDevice
-            p.standardError = FileHandle.nullDevice
-            p.environment = ctx.env.variables
-            guard (try? p.run()) != nil else { return false }
-            p.waitUntilExit()
-            return p.terminationStatus == 0
-        }
         let userManager = ctx.env.runtimeDir.map { FileManager.default.fileExists(atPath: $0 + "/systemd/private") } ?? false
         if userManager, ctx.dbPath == ctx.env.defaultDatabasePath, FileManager.default.isExecutableFile(atPath: "/usr/bin/systemctl"),
-            run(["/usr/bin/systemctl", "--user", "start", "snapsort.service"]), let info = waitForPage(15)
+            Program.run(["/usr/bin/systemctl", "--user", "start", "snapsort.service"], env: ctx.env, wait: true, silent: true),
+            let info = waitForPage(15)
         {
             return info
         }
