@@ -77,7 +77,7 @@ extension WebApp {
                     return .object([
                         ("id", .int(o.fileID)), ("undone", .opt(o.undone?.rawValue)), ("restored", .opt(o.restored?.rawValue)),
                         ("count", .int(o.count)), ("name", .opt(o.path.map { ($0 as NSString).lastPathComponent })),
-                        ("committed_since", .int(committed)),
+                        ("kind", .string(o.keeperChoice ? "keeper" : "decision")), ("committed_since", .int(committed)),
                         ("session", try o.session.map { try sessionJSON($0, lib) } ?? .null), ("summary", try summary(lib)),
                     ])
                 })

@@ -139,6 +139,9 @@ import Testing
         let undone = h.json(try h.post("/api/undo", "{}"))
         #expect(undone["count"]?.intValue == members.count - 1, "\(undone.serialized())")
         #expect(h.json(try h.get("/api/summary"))["trash"]?["count"]?.intValue == 0)
+        // The keeper choice is a step of its own, older than "trash the rest".
+        #expect(h.json(try h.get("/api/summary"))["undo_depth"]?.intValue == 1)
+        #expect(h.json(try h.post("/api/undo", "{}"))["kind"]?.stringValue == "keeper")
         #expect(h.json(try h.get("/api/summary"))["undo_depth"]?.intValue == 0)
     }
 
@@ -193,6 +196,48 @@ import Testing
         let members2 = Set(members.map(Int64.init))
         #expect(
             try Set(Trash.staged(library: h.lib.library).map(\.fileID)).intersection(members2) == Set(staged + [Int64(other)]).intersection(members2))
+    }
+
+    /// Choosing a keeper is an undo step like a decision (Ctrl+Z took back an older decision
+    /// instead, unseen): the set's keeper comes back, and a frame the choice had un-staged is
+    /// staged again.
+    @Test func aKeeperChoiceIsUndoneByUndo() throws {
+        let h = try WebHarness()
+        func sets() throws -> [JSON] { h.json(try h.get("/api/similar"))["sets"]?.arrayValue ?? [] }
+        let set = try #require(try sets().first)
+        let sid = try #require(set["id"]?.stringValue)
+        let members = (set["members"]?.arrayValue ?? []).compactMap { $0["id"]?.intValue }
+        let keeper = members[0], other = members[members.count - 1]
+        func member(_ id: Int) throws -> JSON? { try sets().flatMap { $0["members"]?.arrayValue ?? [] }.first { $0["id"]?.intValue == id } }
+        let depth = try Review.undoDepth(library: h.lib.library)
+        _ = h.json(try h.post("/api/similar/keeper", #"{"id":\#(other)}"#))
+        #expect(try member(other)?["keeper"]?.boolValue == true && Review.undoDepth(library: h.lib.library) == depth + 1)
+        let undone = h.json(try h.post("/api/undo", "{}"))
+        #expect(undone["kind"]?.stringValue == "keeper" && undone["id"]?.intValue == other, "\(undone)")
+        #expect(try member(keeper)?["keeper"]?.boolValue == true && member(keeper)?["chosen_by_user"]?.boolValue == false)
+        #expect(try member(other)?["keeper"]?.boolValue == false)
+        // Staged by "trash the rest", chosen as keeper (un-staged), undone: staged again.
+        _ = try h.post("/api/similar/trash-rest", #"{"set":"\#(sid)"}"#)
+        #expect(try member(other)?["decision"]?.stringValue == "trash")
+        _ = h.json(try h.post("/api/similar/keeper", #"{"id":\#(other)}"#))
+        #expect(try member(other)?["decision"] == nil || member(other)?["decision"] == .null)
+        let again = h.json(try h.post("/api/undo", "{}"))
+        #expect(again["kind"]?.stringValue == "keeper" && again["restored"]?.stringValue == "trash", "\(again)")
+        #expect(try member(other)?["decision"]?.stringValue == "trash" && member(keeper)?["keeper"]?.boolValue == true)
+        // The next undo takes back "trash the rest".
+        let rest = h.json(try h.post("/api/undo", "{}"))
+        #expect(rest["kind"]?.stringValue == "decision" && rest["count"]?.intValue == members.count - 1)
+        #expect(try member(other)?["decision"] == nil || member(other)?["decision"] == .null)
+        // The CLI's choice is one too, and `snapsort undo` says what it took back.
+        let path = try #require(try h.lib.library.item(id: Int64(other))?.path)
+        let env = ["HOME": h.home, "XDG_CONFIG_HOME": h.home + "/.config", "XDG_STATE_HOME": h.home + "/.local/state"]
+        #expect(try SnapsortBinary.run(["--db", h.lib.dbPath, "similar", "keeper", path], env: env).status == 0)
+        #expect(try member(other)?["keeper"]?.boolValue == true)
+        let cli = try SnapsortBinary.run(["--db", h.lib.dbPath, "undo"], env: env)
+        #expect(
+            cli.status == 0 && cli.stdout.contains("undid the keeper choice of") && cli.stdout.contains((path as NSString).lastPathComponent),
+            "\(cli.stdout) \(cli.stderr)")
+        #expect(try member(keeper)?["keeper"]?.boolValue == true)
     }
 
     @Test func statsGroupsSettingsAndOldScreenshots() throws {

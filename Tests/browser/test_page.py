@@ -137,6 +137,17 @@ def main():
         expect(page.locator("#viewer")).to_be_hidden()
         check(row.locator(f'.shot[data-id="{other_id}"]').get_attribute("aria-pressed") == "false", "enlarging a frame does not make it the keeper")
         check(page.evaluate("() => document.activeElement && document.activeElement.classList.contains('enlarge')"), "the focus goes back to the frame's enlarge button")
+        # The keeper choice is an undo step: Ctrl+Z gives the set its keeper back.
+        check(not page.locator("#undo").is_disabled(), "the Undo button wakes after a keeper choice")
+        with page.expect_response("**/api/undo"):
+            page.keyboard.press("Control+z")
+        page.wait_for_timeout(300)
+        check(page.locator(f'.shot[data-id="{new_keeper}"]').get_attribute("aria-pressed") == "false", "Ctrl+Z took the keeper choice back")
+        check("chosen as the keeper" in page.locator("#status").inner_text(), "the page says what was undone")
+        # Chosen again, for what follows.
+        with page.expect_response("**/api/similar/keeper"):
+            page.locator(f'.shot[data-id="{new_keeper}"]').click()
+        page.wait_for_timeout(200)
         shot(page, "similar-light")
         a11y(page, "similar")
 

@@ -423,7 +423,8 @@ async function undo() {
   try {
     const r = await api("undo", {});
     applySummary(r.summary);
-    say((r.count > 1 ? `Undone: ${r.count} decisions of one action` : `Undone: ${r.undone || "decision"}` + (r.name ? ` on ${r.name}` : "")) +
+    say((r.kind === "keeper" ? `Undone: ${r.name || "the photo"} chosen as the keeper` + (r.restored === "trash" ? " (staged for the Trash again)" : "")
+      : r.count > 1 ? `Undone: ${r.count} decisions of one action` : `Undone: ${r.undone || "decision"}` + (r.name ? ` on ${r.name}` : "")) +
       (r.committed_since > 0 ? ` (the last commit is not undone here: Trash → Put back)` : ""));
     if (state.view === "similar") await loadSimilar();
     if (state.view === "deck" && r.session && state.session && r.session.id === state.session.id) {
@@ -591,6 +592,7 @@ function renderSimilar(data, focusID) {
         try {
           const r = await api("similar/keeper", { id: m.id });
           renderSimilar(r, m.id);
+          await refreshSummary();  // the choice is an undo step: the Undo button wakes
           say(`${m.name} is the keeper now${r.unstaged ? " (no longer staged for the Trash)" : ""}`);
         } catch (e) { say(e.message); }
       });

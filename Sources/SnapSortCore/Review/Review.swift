@@ -27,6 +27,21 @@ public struct UndoOutcome: Sendable, Equatable {
     public var session: DeckSession?
     /// How many decisions the step took back (more than one for a bulk action).
     public var count = 1
+    /// The step was a keeper chosen in Similar Shots (`fileID`): the set's keeper is the one
+    /// before it again, and the frame is staged again if the choice had un-staged it.
+    public var keeperChoice = false
+}
+
+/// A Similar Shots set's keeper as it was before a choice (an undo step's `keeper_before`):
+/// its members, its keeper, and the user's keeper choices among them.
+struct KeeperSnapshot: Codable, Equatable {
+    struct Choice: Codable, Equatable {
+        var fileID: Int64
+        var chosenAt: String
+    }
+    var members: [Int64]
+    var keeper: Int64
+    var choices: [Choice]
 }
 
 /// Decisions and the shared undo history. Every front end (CLI, terminal deck, web page) goes
@@ -185,6 +200,30 @@ public enum Review {
             """, undoLimit)
     }
 
+    /// Records a keeper chosen in Similar Shots as one undo step (inside the caller's
+    /// transaction): `before` is the new keeper's decision when the choice un-staged it.
+    static func recordKeeperChoice(fileID: Int64, before: DecisionRecord?, snapshot: KeeperSnapshot, library: Library, clock: Clock) throws {
+        let json = String(decoding: try JSONEncoder().encode(snapshot), as: UTF8.self)
+        try library.db.run(
+            "INSERT INTO undo_steps(created_ts, file_id, before, keeper_before) VALUES(?,?,?,?)",
+            clock.now().timeIntervalSince1970, fileID, before.map(encode), json)
+        if !library.undoBatchOpen { try trimUndoHistory(library.db) }
+    }
+
+    /// Puts a set's keeper back as `snapshot` says (inside the caller's transaction); members
+    /// regrouped elsewhere since keep their choices as they were.
+    private static func restoreKeeper(_ snapshot: KeeperSnapshot, library: Library) throws {
+        let db = library.db
+        let ids = snapshot.members.map(String.init).joined(separator: ",")
+        try db.run("DELETE FROM keeper_choices WHERE file_id IN (\(ids))")
+        for c in snapshot.choices {
+            try db.run("INSERT OR REPLACE INTO keeper_choices(file_id, chosen_at) VALUES(?, ?)", c.fileID, c.chosenAt)
+        }
+        if let key = try db.scalar("SELECT set_key FROM similar_sets WHERE file_id=?", snapshot.keeper) {
+            try db.run("UPDATE similar_sets SET keeper = (file_id = ?) WHERE set_key=?", snapshot.keeper, key)
+        }
+    }
+
     /// Takes back the newest undo step (inside the caller's transaction).
     private static func undoStep(library: Library, clock: Clock) throws -> UndoOutcome? {
         let db = library.db
@@ -192,11 +231,24 @@ public enum Review {
             guard
                 let step = try db.row(
                     """
-                    SELECT id, file_id, before, session_id, session_before, event_id, chapter_id FROM undo_steps ORDER BY id DESC LIMIT 1
+                    SELECT id, file_id, before, session_id, session_before, event_id, chapter_id, keeper_before
+                    FROM undo_steps ORDER BY id DESC LIMIT 1
                     """)
             else { return nil }
             let stepID = step.int(0)!, fileID = step.int(1)!
             let current = try decision(for: fileID, library: library)
+            if let text = step.string(7) {
+                // A keeper choice: the set's keeper as it was, and the frame staged again if the
+                // choice had un-staged it (its decision is left alone otherwise).
+                if let snapshot = try? JSONDecoder().decode(KeeperSnapshot.self, from: Data(text.utf8)) {
+                    try restoreKeeper(snapshot, library: library)
+                }
+                if let before = step.string(2).flatMap(decode) { try before.write(db) }
+                try db.run("DELETE FROM undo_steps WHERE id=?", stepID)
+                return UndoOutcome(
+                    fileID: fileID, path: try library.item(id: fileID)?.path, undone: nil,
+                    restored: try decision(for: fileID, library: library)?.decision, session: nil, keeperChoice: true)
+            }
             if let before = step.string(2).flatMap(decode) {
                 try before.write(db)
             } else {

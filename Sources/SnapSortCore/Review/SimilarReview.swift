@@ -14,8 +14,22 @@ public enum SimilarReview {
             throw ReviewError(.invalid, "\(name) is not in a Similar Shots group")
         }
         let unstaged = try library.db.transaction {
+            // What an undo puts back: the set's keeper and choices, the frame's decision.
+            let ids = set.members.map(\.fileID)
+            let choices = try library.db.rows(
+                "SELECT file_id, chosen_at FROM keeper_choices WHERE file_id IN (\(ids.map(String.init).joined(separator: ",")))"
+            ).compactMap { r in r.int(0).map { KeeperSnapshot.Choice(fileID: $0, chosenAt: r.string(1) ?? "") } }
+            let snapshot = KeeperSnapshot(members: ids, keeper: set.keeper.fileID, choices: choices)
+            let before = try Review.decision(for: fileID, library: library)
             try library.setKeeper(fileID: fileID, at: clock.now())
-            return try !Trash.unstage(fileIDs: [fileID], library: library).isEmpty
+            // Un-staged within the undo history (not sealed as a restore from the staging is): an
+            // undo takes back the choice first, staging it again, then what staged it.
+            let unstaged = before?.decision == .trash
+            if unstaged { try library.db.run("DELETE FROM decisions WHERE file_id=?", fileID) }
+            if set.keeper.fileID != fileID || unstaged {
+                try Review.recordKeeperChoice(fileID: fileID, before: unstaged ? before : nil, snapshot: snapshot, library: library, clock: clock)
+            }
+            return unstaged
         }
         return (try library.similarGroup(containing: fileID) ?? set, unstaged)
     }

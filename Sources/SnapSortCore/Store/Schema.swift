@@ -132,5 +132,12 @@ public enum Schema {
             sql: """
                 UPDATE files SET analyzer_version = 0 WHERE reason_code = 'too_large' AND status != 'gone';
                 """),
+        // A keeper chosen in Similar Shots is an undo step: `keeper_before` is the set's keeper
+        // choices as they were (JSON), and `before` the new keeper's decision (it was un-staged).
+        Migration(
+            version: 59,
+            sql: """
+                ALTER TABLE undo_steps ADD COLUMN keeper_before TEXT;
+                """),
     ]
 }

@@ -10,7 +10,8 @@ enum SimilarCommand: Command {
                snapsort similar not-similar GROUP
                snapsort similar trash-rest GROUP | --all
 
-        keeper       makes FILE the keeper of its Similar Shots group (remembered)
+        keeper       makes FILE the keeper of its Similar Shots group (remembered; one undo
+                     step: 'snapsort undo' gives the group its keeper before)
         not-similar  remembers that GROUP's photos are not similar: the group never comes back
         trash-rest   stages every photo of GROUP (or of every group) but its keeper for the
                      Trash; each one is its own undo step

@@ -33,8 +33,15 @@ enum UndoCommand: Command {
                 if !ctx.quiet { ctx.err("undid \(i) of \(steps) steps: nothing more to undo") }
                 break
             }
+            let name = o.path.map(field) ?? "item \(o.fileID)"
+            if o.keeperChoice {
+                ctx.out(
+                    "undid the keeper choice of \(name): the set's keeper is the one before it again"
+                        + (o.restored == .trash ? " (and it is staged for the Trash again)" : ""))
+                continue
+            }
             ctx.out(
-                "undid \(o.undone?.rawValue ?? "decision") on \(o.path.map(field) ?? "item \(o.fileID)") (now \(o.restored?.rawValue ?? "undecided"))"
+                "undid \(o.undone?.rawValue ?? "decision") on \(name) (now \(o.restored?.rawValue ?? "undecided"))"
                     + (o.count > 1 ? " and \(o.count - 1) more decisions of the same action" : ""))
         }
         if committed > 0 && !ctx.quiet { ctx.err("note: \(commitNote); undo took back an earlier decision") }
