@@ -28,6 +28,9 @@ public struct AgentOptions: Sendable {
     public var workers = max(1, ProcessInfo.processInfo.activeProcessorCount / 2)
     /// How often unwatched folders are reconciled when the watch limit is hit.
     public var degradedInterval: TimeInterval = 600
+    /// Work from idle shorter than this is not shown in the status (the bars stay "watching"
+    /// while a photo or two is analyzed); longer work shows once it has lasted this long.
+    public var quietWork: TimeInterval = 2
     /// How long a failed reconcile (a library locked by a long writer, a full disk) waits
     /// before its paths are tried again.
     public var reconcileRetry: TimeInterval = 15
@@ -76,6 +79,8 @@ public struct AgentCounters: Sendable, Equatable {
     public var removals = 0
     public var decodes = 0
     public var statusWrites = 0
+    /// The states the status file said, one per write (consecutive repeats once).
+    public var statesWritten: [String] = []
     public var backups = 0
     public var configReloads = 0
     public var databaseChanges = 0
@@ -985,8 +990,22 @@ public final class Agent: @unchecked Sendable {
 
     private func publish(state s: String) {
         if state != s { statusDirty = true }
+        if Agent.workStates.contains(s) {
+            if busySince == nil {
+                busySince = now
+                idleBeforeWork = state == "watching" || state == "paused" ? (pausedUntil != nil || holdReason != nil ? "paused" : "watching") : nil
+            }
+        } else {
+            busySince = nil
+            idleBeforeWork = nil
+        }
         state = s
     }
+
+    static let workStates: Set<String> = ["scanning", "analyzing", "grouping"]
+    /// When the agent left idle for work, and the idle state it left (nil: it was starting).
+    private var busySince: Date?
+    private var idleBeforeWork: String?
 
     private func noteError(_ message: String, _ error: Error) {
         logger.error(message, ["error": "\(error)"])
@@ -1018,7 +1037,14 @@ public final class Agent: @unchecked Sendable {
 
     private func agentPart() -> StatusDocument.Agent {
         let counts = (try? library.itemCounts()) ?? (total: 0, analyzed: 0)
-        let shown = (state == "watching" || state == "starting") && (pausedUntil != nil || holdReason != nil) ? "paused" : state
+        var shown = (state == "watching" || state == "starting") && (pausedUntil != nil || holdReason != nil) ? "paused" : state
+        // A short burst of work from idle (a photo or two from a phone's sync) is not shown:
+        // the bars went watching → scanning → analyzing → grouping → watching for each photo.
+        // Work that lasts shows once it has lasted `quietWork`.
+        if let since = busySince, let idle = idleBeforeWork, now.timeIntervalSince(since) < options.quietWork {
+            shown = idle
+            statusDirty = true  // looked at again while the work goes on
+        }
         // While analyzing, the burst's count (see `reconcile`): between two of its batches the
         // library's count showed ("Analyzing 19 of 19", "212 of 212", "20 of 425"), and a
         // bar's count went back and forth.
@@ -1027,8 +1053,9 @@ public final class Agent: @unchecked Sendable {
         let servicesProblem = services.lazy.compactMap { s in s.problem.map { "\(s.name): \($0)" } }.first
         return StatusDocument.Agent(
             state: shown, pid: Int(getpid()), done: done, total: total, degraded: watcher.isDegraded,
-            lastError: lastError ?? servicesProblem,  // The watch limit is the system's, and every folder is still looked at (some every few
-            // minutes): a warning, as a missing notification server is, not a red error.
+            lastError: lastError ?? servicesProblem,
+            // The watch limit is the system's, and every folder is still looked at (some every
+            // few minutes): a warning, as a missing notification server is, not a red error.
             lastErrorSeverity: lastError != nil && lastError != degradedNote ? "error" : "warning",
             offlineRoots: offlineRoots.sorted(), pending: dirtyFiles.count + dirtyFolders.count)
     }
@@ -1067,7 +1094,10 @@ public final class Agent: @unchecked Sendable {
         do {
             try FileSystem.makeDirectories(Agent.folder(of: statusPath), mode: 0o700)
             try FileSystem.writeAtomically(statusPath, Array((doc.json.serialized(pretty: true) + "\n").utf8))
-            countersBox.withLock { $0.statusWrites += 1 }
+            countersBox.withLock {
+                $0.statusWrites += 1
+                if $0.statesWritten.last != doc.agent.state { $0.statesWritten.append(doc.agent.state) }
+            }
             lastWrittenState = doc.agent.state
             statusFileWritten = true
         } catch {

@@ -32,6 +32,7 @@ final class AgentHarness: @unchecked Sendable {
         o.workers = 2
         o.handleSignals = false
         o.logger = logs.logger(label: "agent", level: .info)
+        o.quietWork = 0  // every state shows at once (aShortBurstOfWorkDoesNotFlickerTheBars sets it)
         tweak(&o)
         agent = try Agent(o)
     }

@@ -521,6 +521,46 @@ import Testing
     /// served from its checkpoints: the status says "grouping", a pause stops it and it runs
     /// again after the resume, and a stop request (SIGTERM's path) ends the agent at once. The
     /// regroup here never ends by itself: without the checkpoints the agent would hang in it.
+    /// A photo from a phone's sync is analyzed and grouped without the bars going watching →
+    /// scanning → analyzing → grouping → watching; work that lasts (a regroup that does not end
+    /// here) shows once it has lasted `quietWork` on the injected clock.
+    @Test func aShortBurstOfWorkDoesNotFlickerTheBars() throws {
+        let (clock, time) = Clock.manual(Date(timeIntervalSince1970: 1_800_000_000))
+        let endless = Mutex(false)
+        let h = try AgentHarness(tweak: { o in
+            o.clock = clock
+            o.debounce = 0
+            o.moveTimeout = 0
+            o.quietWork = 2
+            o.afterReconcile = { _, _, checkpoint in
+                try checkpoint()
+                while endless.withLock({ $0 }) { try checkpoint(); usleep(2000) }
+            }
+        })
+        h.start()
+        defer { h.stop() }
+        #expect(h.waitIdle())
+        let lib = try h.reader()
+        let before = h.agent.counters.statesWritten
+        #expect(before.last == "watching", "\(before)")
+        h.dir.write("Pictures/one.jpg", photo(31))
+        #expect(try waitUntil { try h.live(lib)[h.root + "/one.jpg"]?.status == "ok" })
+        #expect(h.waitIdle())
+        #expect(waitUntil { h.status()?["agent"]?["done"]?.intValue == h.status()?["agent"]?["total"]?.intValue })
+        let after = h.agent.counters.statesWritten
+        #expect(Array(after.dropFirst(before.count)).allSatisfy { $0 == "watching" }, "\(after)")
+        // Work that lasts: hidden for its first 2 s, then "grouping".
+        endless.withLock { $0 = true }
+        h.dir.write("Pictures/two.jpg", photo(32))
+        #expect(try waitUntil { try h.live(lib)[h.root + "/two.jpg"]?.status == "ok" })
+        usleep(300_000)
+        #expect(h.status()?["agent"]?["state"]?.stringValue == "watching")
+        time.advance(3)
+        #expect(waitUntil { h.status()?["agent"]?["state"]?.stringValue == "grouping" })
+        endless.withLock { $0 = false }
+        #expect(waitUntil { h.status()?["agent"]?["state"]?.stringValue == "watching" })
+    }
+
     @Test func aLongRegroupIsStoppedByAPauseOrAStopAndRunsAgainLater() throws {
         struct Runs { var started = 0, stopped = 0, finished = 0, endless = false }
         let runs = Mutex(Runs())
