@@ -276,6 +276,35 @@ enum RawFixtures {
         #expect(FileSystem.exists(jpg) && FileSystem.exists(cr2))
     }
 
+    /// A JPEG cut short (a failed copy) beside its intact RAW, and an empty HEIC beside its Live
+    /// Photo clip: the broken file is no item carrying the good one (trashing it from
+    /// Unreadable took the RAW along, review 8). Each stands alone; the RAW has its own card.
+    @Test func aBrokenJPEGDoesNotCarryItsIntactRAW() throws {
+        let t = try TestLibrary()
+        let preview = Fixtures.jpeg(seed: 5, width: 1200, height: 800, dateTimeOriginal: RawFixtures.exifDate, make: "Canon", model: "Canon EOS R6")
+        let jpg = t.dir.write("Pictures/IMG_0001.JPG", Array(preview.prefix(preview.count / 2)))
+        let cr2 = t.dir.write("Pictures/IMG_0001.CR2", RawFixtures.raw(large: preview))
+        // The still cut short keeps its EXIF time (a second before the clip's, as a Live Photo's).
+        let stillBytes = Fixtures.jpeg(seed: 6, width: 640, height: 480, dateTimeOriginal: "2024:05:01 12:20:29", offset: "+02:00")
+        let heic = t.dir.write("Pictures/IMG_0002.JPG", Array(stillBytes.prefix(stillBytes.count / 2)))
+        let mov = t.dir.write("Pictures/IMG_0002.MOV", try VideoFixtures.bytes("tiny.mov"))  // 2 s, taken 12:20:30+02:00
+        try t.scan()
+        try Grouper(library: t.library).regroupAll()
+        let item = try #require(try t.library.item(path: jpg)), raw = try #require(try t.library.item(path: cr2))
+        #expect(item.status == .damaged && raw.status == .ok)
+        #expect(try t.library.sidecars(of: item.id).isEmpty && t.library.sidecarOwner(of: raw.id) == nil)
+        let still = try #require(try t.library.item(path: heic)), clip = try #require(try t.library.item(path: mov))
+        let clipOwner = try t.library.sidecarOwner(of: clip.id)
+        #expect(still.status != .ok && clipOwner == nil)
+        let clock = Clock.manual(Date(timeIntervalSince1970: 1_800_000_000)).0
+        let deck = try Decks.build(.filter(.photos, year: nil), library: t.library, clock: clock, timeZone: TimeZone(identifier: "UTC")!)
+        #expect(deck.items.map(\.item.path).contains(cr2))
+        // Trashing the broken JPEG moves it alone.
+        try Review.decide(.trash, fileID: item.id, library: t.library, clock: clock)
+        let staged = try #require(try Trash.staged(library: t.library).first)
+        #expect(try Trash.travellingSidecars(of: staged, library: t.library).isEmpty)
+    }
+
     /// Sony's ARW (and Pentax's PEF) point at their preview from IFD0 (0x201/0x202, sorted
     /// before the EXIF IFD pointer); with a preview larger than the head libexif is given,
     /// libexif stopped reading IFD0 there and the capture time was lost (the mtime stood in).

@@ -53,7 +53,7 @@ extension Library {
         let formats = (Library.rawFormats + Library.pairedFormats + ["mov"]).map { "'\($0)'" }.joined(separator: ",")
         let rows = try db.rows(
             """
-            SELECT id, path, format, taken_ts, duration_s FROM files
+            SELECT id, path, format, taken_ts, duration_s, status FROM files
             WHERE status != 'gone' AND format IN (\(formats)) AND (path = ? OR (path >= ? AND path < ?))
             """, dir, lo, hi)
         struct Entry {
@@ -63,6 +63,8 @@ extension Library {
             /// A clip short enough to be a Live Photo's motion.
             var isClip = false
             var isVideo = false
+            /// Read whole (`ok`): only such a photo takes a RAW or a clip with it.
+            var isReadable = true
         }
         var byStem: [String: [Entry]] = [:]
         for r in rows {
@@ -77,12 +79,15 @@ extension Library {
             let format = r.string(2) ?? ""
             var e = Entry(id: id, isRaw: Library.rawFormats.contains(format), taken: r.double(3))
             e.isVideo = format == "mov"
+            e.isReadable = r.string(5) == ItemStatus.ok.rawValue
             e.isClip = e.isVideo && (r.double(4).map { $0 > 0 && $0 <= Sidecars.livePhotoSeconds } ?? false)
             byStem[key, default: []].append(e)
         }
         var pairs: [(Int64, Int64, String)] = []
         for (_, entries) in byStem where entries.count > 1 {
-            let raws = entries.filter(\.isRaw), items = entries.filter { !$0.isRaw && !$0.isVideo }
+            // A JPEG or HEIC cut short, empty or unreadable is no item to carry its intact RAW or
+            // clip: trashing it from Unreadable took the good RAW along. They stand apart.
+            let raws = entries.filter(\.isRaw), items = entries.filter { !$0.isRaw && !$0.isVideo && $0.isReadable }
             for raw in raws {
                 guard let t = raw.taken,
                     let item = items.first(where: { $0.taken.map { abs($0 - t) < 1 } ?? false })

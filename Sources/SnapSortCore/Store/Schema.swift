@@ -139,5 +139,15 @@ public enum Schema {
             sql: """
                 ALTER TABLE undo_steps ADD COLUMN keeper_before TEXT;
                 """),
+        // A JPEG or HEIC that cannot be read whole carried its intact RAW or Live Photo clip as a
+        // sidecar (trashing it from Unreadable took the good file along): such pairs go, and
+        // their RAWs and clips are analyzed again (only they) to stand as items of their own.
+        Migration(
+            version: 60,
+            sql: """
+                UPDATE files SET analyzer_version = 0 WHERE id IN (
+                    SELECT s.sidecar_id FROM sidecars s JOIN files f ON f.id = s.file_id WHERE f.status != 'ok');
+                DELETE FROM sidecars WHERE file_id IN (SELECT id FROM files WHERE status != 'ok');
+                """),
     ]
 }
