@@ -150,6 +150,33 @@ import Testing
         #expect(original.isKeeper && saver.duplicateOf == original.fileID, "\(members.map { ($0.path, $0.isKeeper, $0.duplicateOf) })")
     }
 
+    /// An edit (a crop) and its original are never in one set, even when a third copy of the
+    /// shot (an export of the original) looks like both: the edit became the keeper and "trash
+    /// the rest" staged the uncropped original (review 8, F2).
+    @Test func aThirdCopyDoesNotBringAnEditAndItsOriginalTogether() throws {
+        let t = try TestLibrary()
+        let photo = try MetricsFinderPatternTests.photo("coffee.jpg")
+        var crop = Bitmap(width: photo.width * 9 / 10, height: photo.height * 9 / 10, channels: photo.channels)
+        for y in 0..<crop.height {
+            for x in 0..<crop.width {
+                for c in 0..<photo.channels {
+                    crop.pixels[(y * crop.width + x) * photo.channels + c] = photo.pixels[((y + 20) * photo.width + x + 20) * photo.channels + c]
+                }
+            }
+        }
+        let time = Self.exif(0)
+        let original = t.dir.write("Pictures/PXL_20240306_222220.jpg", Fixtures.jpeg(photo, quality: 90, dateTimeOriginal: time))
+        let edit = t.dir.write("Pictures/PXL_20240306_222220-edited.jpg", Fixtures.jpeg(crop, quality: 90, dateTimeOriginal: time))
+        t.dir.write("Pictures/IMG_4242.jpg", Fixtures.jpeg(photo, quality: 97, dateTimeOriginal: time))
+        try t.scan()
+        try Grouper(library: t.library).regroupAll()
+        let sets = try t.library.similarGroups()
+        for s in sets {
+            let paths = Set(s.members.map(\.path))
+            #expect(!(paths.contains(original) && paths.contains(edit)), "\(s.members.map { ($0.path, $0.isKeeper) })")
+        }
+    }
+
     /// A screenshot of a photo (the photo in a viewer, a title bar above it) is no Similar Shot of
     /// the photo: its crisp interface text made it the keeper, and the photo "blurry" beside it.
     @Test func aScreenshotOfAPhotoStaysOutOfItsSet() throws {

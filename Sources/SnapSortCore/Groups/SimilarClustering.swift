@@ -356,6 +356,8 @@ struct SimilarClustering {
                 let timed = { (root: Int64) in copyMembers[root]!.compactMap { self.ownTime($0) } }
                 let (ta, tb) = (timed(ra), timed(rb))
                 guard !ta.contains(where: { x in tb.contains { rules.separateCaptures(x, $0) } }) else { continue }
+                // Nor does a third copy bridge an edit and its original.
+                guard !holdsEditPair(copyMembers[ra]!, copyMembers[rb]!) else { continue }
             }
             let (keep, drop) = (min(ra, rb), max(ra, rb))
             parent[drop] = keep
@@ -418,6 +420,9 @@ struct SimilarClustering {
                 for y in members[cb]! {
                     if score(x, y) < rules.similarThreshold { ok = false; break outer }
                     for fx in files(x) { for fy in files(y) where verdicts.contains(FilePair(fx, fy)) { ok = false; break outer } }
+                    // An edit and its original are never in one set, whichever copies of them
+                    // bring them close (a re-saved export of the original beside the crop).
+                    if holdsEditPair(files(x), files(y)) { ok = false; break outer }
                 }
             }
             guard ok else { continue }
@@ -461,6 +466,11 @@ struct SimilarClustering {
             out.append(set)
         }
         return out
+    }
+
+    /// Whether a file of `a` is, by its name, the edit or the original of a file of `b`.
+    private func holdsEditPair(_ a: [Int64], _ b: [Int64]) -> Bool {
+        a.contains { x in b.contains { y in GroupRules.isEditPair(byID[x]!, byID[y]!) } }
     }
 
     /// Whether `a` and `b` are copies of one picture (exact or near), and how sure: 2 for the same
