@@ -570,6 +570,16 @@ import Testing
         #expect(rules.categories(of: soft, findings: Findings()).isEmpty)
         soft.rating = 3
         #expect(rules.categories(of: soft, findings: Findings()).map(\.0) == groups)
+        // Nor blurry against the sharper frames of its set (it was a card of the Blurry deck
+        // while the keeper of its set, review 8 F3).
+        var sharp = Self.item("/p/IMG_2.jpg")
+        sharp.id = 2
+        sharp.metrics = try Self.realMetrics(Self.realPhotos[0]) { _ in }
+        soft.id = 1
+        soft.rating = nil
+        #expect(rules.relativelyBlurry([soft, sharp]).map(\.0) == [1])
+        soft.rating = 5
+        #expect(rules.relativelyBlurry([soft, sharp]).isEmpty)
     }
 
     /// Two photos that look alike but say nothing of when they were taken (no EXIF time, no

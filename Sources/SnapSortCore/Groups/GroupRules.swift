@@ -419,6 +419,8 @@ public struct GroupRules: Sendable {
     public var relativeBlurStops = 1.0
 
     /// Members of one set that are blurry relative to the set, with how many stops they lose.
+    /// A favourite (4 or 5 stars) never is: the user chose it as it is (it was a card of the
+    /// Blurry deck, though the keeper of its set).
     func relativelyBlurry(_ members: [GroupItem]) -> [(Int64, Double)] {
         let tiles = members.map { item -> Double in
             guard let m = item.metrics else { return 1e-3 }
@@ -427,7 +429,9 @@ public struct GroupRules: Sendable {
         guard let best = tiles.max() else { return [] }
         var out: [(Int64, Double)] = []
         for (item, t) in zip(members, tiles) {
-            guard let m = item.metrics, !isScreenshot(item, m), !isGraphic(item, m), oopsScore(m) == nil else { continue }
+            guard let m = item.metrics, !isScreenshot(item, m), !isGraphic(item, m), oopsScore(m) == nil,
+                (item.rating ?? 0) < GroupRules.favouriteRating
+            else { continue }
             let stops = log2(best / t)
             if stops >= relativeBlurStops { out.append((item.id, stops)) }
         }
