@@ -340,7 +340,11 @@ import Testing
         func row() throws -> Row? { try lib.db.rows("SELECT status, reason_code, analyzed_at FROM files WHERE path = ?", locked).first }
         #expect(try row()?.string(0) == "unreadable")
         #expect(try row()?.string(1) == "permission")
-        #expect(try SnapsortBinary.run(["--db", db, "groups", "unreadable"]).stdout.contains("b.jpg"))
+        // No clutter: a good photo its permissions hide is not offered for the Trash (review 8, F6);
+        // `info` says why it is not read.
+        #expect(try !SnapsortBinary.run(["--db", db, "groups", "unreadable"]).stdout.contains("b.jpg"))
+        let info = try SnapsortBinary.run(["--db", db, "info", locked])
+        #expect(info.stdout.contains("permission denied") && info.stdout.contains("once they allow"), "\(info.stdout)")
         // Still denied: read again, nothing written, nothing regrouped.
         try lib.db.run("UPDATE files SET analyzed_at = '2000-01-01T00:00:00Z' WHERE path = ?", locked)
         try lib.db.run("DELETE FROM grouped_files")

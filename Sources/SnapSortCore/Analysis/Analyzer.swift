@@ -158,7 +158,8 @@ public struct Analyzer: Sendable {
             r.status = .unreadable
             r.reason =
                 e.code == .errno(EACCES) || e.code == .errno(EPERM)
-                ? Reason("permission", "permission denied") : Reason("io_error", e.message)
+                ? Reason("permission", "permission denied: SnapSort may not read it (its permissions); it is analyzed once they allow")
+                : Reason("io_error", e.message)
             return r
         } catch {
             r.status = .unreadable

@@ -189,6 +189,9 @@ public struct GroupRules: Sendable {
         if item.rawPair == .sidecar { return [] }
         switch item.status {
         case .unreadable, .damaged:
+            // A file its permissions (or a failing disk) kept from being read is no clutter: it
+            // may be a perfectly good photo, read once they allow (`LibraryScanner.passingReasons`).
+            if let code = item.reasonCode, LibraryScanner.passingReasons.contains(code) { return [] }
             return [(.unreadable, Double(item.bytes))]
         case .ok, .unsupported:
             break

@@ -559,6 +559,8 @@ struct GroupItem: Sendable {
     /// HEIC) standing for it.
     var rawPair: RawPair = .none
     enum RawPair: String { case none, owner, sidecar }
+    /// Why it could not be read, for an unreadable file (`files.reason_code`).
+    var reasonCode: String? = nil
     /// `GroupRules.ownCaptureTime`, read once from `files.taken_at` (RFC 3339, the wall clock
     /// first), `takenSource` and the name: the text was a heap block in each of 100 000 rows, and
     /// the clustering and the copy rules parsed it again for every pair.
@@ -631,7 +633,8 @@ struct GroupItem: Sendable {
         try db.forEach(
             """
             SELECT id, path, kind, format, status, size, width, height, taken_ts, taken_source, make, model, software, rating,
-                   duration_s, \(metrics ? "metrics" : "NULL"), phash, dhash, content_hash, analyzed_at, mtime_ns, orientation, taken_at
+                   duration_s, \(metrics ? "metrics" : "NULL"), phash, dhash, content_hash, analyzed_at, mtime_ns, orientation, taken_at,
+                   reason_code
             FROM files WHERE status != 'gone' ORDER BY id
             """
         ) { r in
@@ -645,6 +648,7 @@ struct GroupItem: Sendable {
                     duration: r.double(14), metrics: r.string(15).flatMap(Metrics.decode),
                     phash: r.int(16).map { UInt64(bitPattern: $0) }, dhash: r.int(17).map { UInt64(bitPattern: $0) },
                     contentHash: r.blob(18), analyzedAt: r.string(19), mtime: r.int(20) ?? 0, takenAt: r.string(22)))
+            out[out.count - 1].reasonCode = r.string(23)
         }
         let eyes = try VisionScore.worstEyes(db)
         let pages = try VisionDocuments.pageScores(db)

@@ -149,5 +149,13 @@ public enum Schema {
                     SELECT s.sidecar_id FROM sidecars s JOIN files f ON f.id = s.file_id WHERE f.status != 'ok');
                 DELETE FROM sidecars WHERE file_id IN (SELECT id FROM files WHERE status != 'ok');
                 """),
+        // A photo its permissions kept from being read was Unreadable clutter (its bytes
+        // "reclaimable", trashable): it leaves the group.
+        Migration(
+            version: 61,
+            sql: """
+                DELETE FROM group_members WHERE group_id = 'unreadable'
+                    AND file_id IN (SELECT id FROM files WHERE reason_code IN ('permission', 'io_error'));
+                """),
     ]
 }
