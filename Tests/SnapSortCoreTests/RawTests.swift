@@ -305,6 +305,24 @@ enum RawFixtures {
         #expect(try Trash.travellingSidecars(of: staged, library: t.library).isEmpty)
     }
 
+    /// A RAW cut short (a failed copy) is damaged and listed as Unreadable, as a JPEG cut short
+    /// is; it was "unsupported, no preview", as if the format were the problem (review 8, F5).
+    @Test func aRAWCutShortIsDamagedNotUnsupported() throws {
+        let t = try TestLibrary()
+        let preview = Fixtures.jpeg(seed: 5, width: 1200, height: 800, dateTimeOriginal: RawFixtures.exifDate, make: "Nikon")
+        let whole = RawFixtures.raw(large: preview)
+        let cut = t.dir.write("Pictures/DSC_3000.NEF", Array(whole.prefix(whole.count / 2)))
+        let fine = t.dir.write("Pictures/DSC_3001.NEF", whole)
+        try t.scan()
+        try Grouper(library: t.library).regroupAll()
+        let item = try #require(try t.library.item(path: cut))
+        #expect(item.status == .damaged && item.reason?.code == "truncated", "\(item.status) \(String(describing: item.reason))")
+        #expect(item.reason?.text.contains("cut short") == true)
+        #expect(try t.library.item(path: fine)?.status == .ok)
+        let unreadable = try t.library.db.rows("SELECT file_id FROM group_members WHERE group_id = 'unreadable'").compactMap { $0.int(0) }
+        #expect(unreadable == [item.id])
+    }
+
     /// Sony's ARW (and Pentax's PEF) point at their preview from IFD0 (0x201/0x202, sorted
     /// before the EXIF IFD pointer); with a preview larger than the head libexif is given,
     /// libexif stopped reading IFD0 there and the capture time was lost (the mtime stood in).

@@ -31,9 +31,27 @@ enum RawHandler {
         }
         hidePreviewPointers(&head, littleEndian: walk.littleEndian)
         if let exif = Exif.parse(head[...]) { ctx.apply(exif: exif) }
+        let format = ctx.result.format.rawValue.uppercased()
         if let jpeg = preview(src, walk) {
             let hadExif = ctx.result.exif != nil
             JPEGHandler.analyze(&ctx, jpeg: jpeg, readExif: !hadExif)
+            if walk.pastTheEnd && (ctx.result.status == .pending || ctx.result.status == .ok) {
+                // Cut short after a small preview (at the start, as cameras write it): measured
+                // on that one, and damaged, as a JPEG cut short is.
+                ctx.result.status = .damaged
+                ctx.result.reason = Reason(
+                    "truncated", "the \(format) file is cut short: its largest preview reaches past its end (measured on a smaller one)")
+            }
+            return
+        }
+        if walk.pastTheEnd {
+            // Damaged like a JPEG cut short, and listed with them (not "unsupported").
+            ctx.fail(
+                .damaged,
+                Reason(
+                    "truncated",
+                    "the \(format) file is cut short: its preview reaches past its end (\(ctx.status.size) bytes); nothing could be read"
+                ))
             return
         }
         let why = walk.warnings.first.map { " (\($0))" } ?? ""

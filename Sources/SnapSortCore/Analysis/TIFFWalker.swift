@@ -32,6 +32,9 @@ public enum TIFFWalker {
         public var rawWidth = 0
         public var rawHeight = 0
         public var warnings: [String] = []
+        /// A preview or an IFD starts or ends past the file's end: the file was cut short (a
+        /// failed copy), not a format SnapSort cannot read.
+        public var pastTheEnd = false
     }
 
     /// Walks `src`. nil when it does not start with a TIFF header.
@@ -52,7 +55,10 @@ public enum TIFFWalker {
         while let (offset, depth) = queue.first, r.ifdCount < maxIFDs {
             queue.removeFirst()
             guard offset >= 8, offset < src.size, visited.insert(offset).inserted else {
-                if offset != 0 && !visited.contains(offset) { r.warnings.append("an IFD offset points outside the file") }
+                if offset != 0 && !visited.contains(offset) {
+                    r.warnings.append("an IFD offset points outside the file")
+                    if offset >= src.size { r.pastTheEnd = true }
+                }
                 continue
             }
             r.ifdCount += 1
@@ -206,6 +212,7 @@ public enum TIFFWalker {
     static func add(_ p: Preview, _ src: ByteSource, _ r: inout Result) {
         guard p.offset > 0, p.length > 2, p.length <= maxPreviewBytes, p.offset <= src.size - p.length else {
             r.warnings.append("a preview lies outside the file")
+            if p.offset > 0, p.length > 2, p.length <= maxPreviewBytes { r.pastTheEnd = true }
             return
         }
         if !r.previews.contains(where: { $0.offset == p.offset }) { r.previews.append(p) }
