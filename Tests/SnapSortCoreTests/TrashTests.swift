@@ -423,6 +423,32 @@ struct TrashTests {
         #expect(try s.commit().skipped.isEmpty && !FileSystem.exists(s.lib.root + "/a.jpg"))
     }
 
+    /// A photo rated a favourite in its XMP sidecar after it was staged (darktable, digiKam,
+    /// Lightroom) stays at the commit, as one changed since review does; a rating older than
+    /// the decision, or one that is no favourite, does not hold it (review 8).
+    @Test func aPhotoRatedAFavouriteAfterItWasStagedStays() throws {
+        let s = try TrashSetup(["a.jpg", "b.jpg", "c.jpg"])
+        for n in ["a.jpg", "b.jpg", "c.jpg"] { _ = try s.stage(n) }
+        let xmp = { (stars: Int) in
+            Array(
+                #"<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description xmlns:xmp="http://ns.adobe.com/xap/1.0/" xmp:Rating="\#(stars)"/></rdf:RDF></x:xmpmeta>"#
+                    .utf8)
+        }
+        // After the decision (the setup's clock is 2026-11-29): a, five stars; c, one star.
+        s.lib.dir.write("Pictures/a.jpg.xmp", xmp(5))
+        s.lib.dir.write("Pictures/c.xmp", xmp(1))
+        // b's five stars were there before it was staged.
+        s.lib.dir.write("Pictures/b.jpg.xmp", xmp(5))
+        try FileSystem.setTimes(s.lib.root + "/b.jpg.xmp", secondsSince1970: 1_700_000_000)
+        let staged = Dictionary(uniqueKeysWithValues: try Trash.staged(library: s.lib.library).map { ($0.path, $0) })
+        #expect(staged[s.lib.root + "/a.jpg"]?.changedSinceReview == true)
+        #expect(staged[s.lib.root + "/b.jpg"]?.changedSinceReview == false && staged[s.lib.root + "/c.jpg"]?.changedSinceReview == false)
+        let report = try s.commit()
+        #expect(report.skipped.map(\.path) == [s.lib.root + "/a.jpg"])
+        if case .skipped(let why) = report.skipped.first?.result { #expect(why.hasPrefix("rated 5 stars since it was staged"), "\(why)") }
+        #expect(FileSystem.exists(s.lib.root + "/a.jpg") && !FileSystem.exists(s.lib.root + "/b.jpg") && !FileSystem.exists(s.lib.root + "/c.jpg"))
+    }
+
     /// A folder that cannot be searched now (its permissions; here a symbolic-link loop, which
     /// root meets as a user meets EACCES) hides a staged photo without its being gone: it is
     /// said as such, not "missing", and a commit leaves it staged for when it is back.

@@ -89,7 +89,7 @@ public enum Trash {
     public static func staged(library: Library, fileID: Int64? = nil) throws -> [StagedItem] {
         try stagedRows(library, fileID: fileID).map { s in
             let (st, unreachable) = reach(s.path)
-            let same = st.map(s.isAsReviewedOrSameBytes) ?? false
+            let same = (st.map(s.isAsReviewedOrSameBytes) ?? false) && s.ratedSinceStaged(library) == nil
             return StagedItem(
                 fileID: s.id, path: s.path, bytes: s.row.size, decidedAt: s.decidedAt, changedSinceReview: !same && unreachable == nil,
                 missing: st == nil && unreachable == nil, unreachable: unreachable)
@@ -134,6 +134,21 @@ public enum Trash {
                 && (reviewedHash == nil || contentHash == nil || reviewedHash == contentHash)
             return st.isRegular && reviewedSame && st.device == row.device && st.inode == row.inode && st.size == row.size
                 && st.mtimeNanoseconds == row.mtimeNanoseconds
+        }
+
+        /// The stars an XMP sidecar of the photo (or of its RAW) gave it after it was staged, when
+        /// they make it a favourite (4 or 5): the user changed their mind in darktable, digiKam or
+        /// Lightroom, so a commit leaves it (the sidecar is no change of the photo's own bytes).
+        func ratedSinceStaged(_ library: Library) -> Int? {
+            var paths = [path]
+            paths += ((try? library.sidecars(of: id)) ?? []).filter { $0.kind == "raw" }.map(\.path)
+            for p in paths {
+                guard let x = XMPSidecar.find(for: p), Double(x.modified) / 1e9 > decidedAt, let stars = x.rating(),
+                    stars >= GroupRules.favouriteRating
+                else { continue }
+                return stars
+            }
+            return nil
         }
 
         /// `isAsReviewed`, or the same file (inode) of the reviewed size whose times alone moved
@@ -302,6 +317,13 @@ public enum Trash {
                             try skip(
                                 library, fileID: id, path: path, bytes: st.size,
                                 reason: "changed since it was reviewed: review it again", clock: clock))
+                        continue
+                    }
+                    if let stars = s.ratedSinceStaged(library) {
+                        report.outcomes.append(
+                            try skip(
+                                library, fileID: id, path: path, bytes: st.size,
+                                reason: "rated \(stars) stars since it was staged (its XMP sidecar): it stays; decide again", clock: clock))
                         continue
                     }
                     if let other = try otherPath(ofSameFile: st, id: id, library: library) {
