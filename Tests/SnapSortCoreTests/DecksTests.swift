@@ -99,7 +99,14 @@ struct DecksTests {
                 == ["IMG_0001.PNG", "Screenshot 2020.png"])
         #expect(try Decks.build(.filter(.screenshots, year: 2021), library: l, clock: clock).items.isEmpty)
         #expect(try Decks.build(.filter(.selfies, year: nil), library: l, clock: clock).items.map(\.item.name) == ["selfie.jpg"])
-        #expect(try Decks.build(.filter(.livePhotos, year: nil), library: l, clock: clock).items.map(\.item.name) == ["IMG_1.jpg"])
+        // A photo beside a video of its name that is not its clip is no Live Photo (the video is
+        // a card of its own and stays at the photo's commit); one whose clip is paired is.
+        #expect(try Decks.build(.filter(.livePhotos, year: nil), library: l, clock: clock).items.isEmpty)
+        let still = try ReviewFixture.insert(l, path: r + "/IMG_2.heic", taken: ReviewFixture.date("2022-03-01 10:00:00"), format: "heic")
+        let clip = try ReviewFixture.insert(
+            l, path: r + "/IMG_2.mov", taken: ReviewFixture.date("2022-03-01 10:00:00"), kind: "video", format: "mov")
+        try l.db.run("INSERT INTO sidecars(file_id, sidecar_id, kind) VALUES(?, ?, 'live')", still, clip)
+        #expect(try Decks.build(.filter(.livePhotos, year: nil), library: l, clock: clock).items.map(\.item.name) == ["IMG_2.heic"])
         #expect(try Decks.build(.filter(.camera("pixel 7"), year: 2021), library: l, clock: clock).items.map(\.item.name) == ["IMG_1.jpg"])
         // The maker and model as `info` prints them, or the maker alone.
         for name in ["Google Pixel 7", "google", " PIXEL 7 "] {

@@ -265,17 +265,20 @@ public enum Decks {
         return "\(names[m - 1]) \(y)"
     }
 
-    /// What library filters need beyond one row: which photos have a paired video.
+    /// What library filters need beyond one row: which photos carry their Live Photo clip.
     struct FilterContext {
-        var livePairs: Set<String>
+        /// The photos whose motion clip is paired with them (`Library.pairSidecars`): reviewed
+        /// and trashed as one. A photo beside a video of its name that is not its clip (another
+        /// time) is none: that video is a card of its own and stays at the photo's commit.
+        var livePhotos: Set<Int64>
         /// The Screenshots group's files (its rules: tool names, the folder, screen sizes that
         /// look rendered), so the filter deck and the group agree.
         var screenshotGroup: Set<Int64>
 
         init(_ all: [Candidate], library: Library) throws {
-            var videos = Set<String>()
-            for c in all where c.item.kind == "video" { videos.insert(FilterContext.stem(c.item.path)) }
-            livePairs = videos
+            var live = Set<Int64>()
+            try library.db.forEach("SELECT file_id FROM sidecars WHERE kind = 'live'") { live.insert($0.int(0)!) }
+            livePhotos = live
             var shots = Set<Int64>()
             try library.db.forEach("SELECT file_id FROM group_members WHERE group_id = 'screenshot'") { shots.insert($0.int(0)!) }
             screenshotGroup = shots
@@ -291,12 +294,6 @@ public enum Decks {
         func rating(_ item: Item) -> Int {
             if let own = item.rating, own != 0 { return own }
             return rawRatings[item.id] ?? 0
-        }
-
-        static func stem(_ path: String) -> String {
-            let name = path.split(separator: "/").last.map(String.init) ?? path
-            guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return path.lowercased() }
-            return (String(path.dropLast(name.count)) + name[..<dot]).lowercased()
         }
 
         static let editors = [
@@ -319,8 +316,7 @@ public enum Decks {
             case .selfies:
                 return item.kind == "photo" && (item.lens?.lowercased().contains("front") ?? false)
             case .livePhotos:
-                return item.kind == "photo" && ["jpeg", "heic", "heif"].contains(item.format ?? "")
-                    && livePairs.contains(FilterContext.stem(item.path))
+                return item.kind == "photo" && livePhotos.contains(item.id)
             case .favourites:
                 return c.decision?.decision == .keep || rating(item) >= GroupRules.favouriteRating
             case .edited:
