@@ -170,6 +170,18 @@ extension ReviewTerminalTests {
         for name in ["a.jpg", "b.jpg", "c.jpg"] { #expect(try s.decision(name) == nil) }
     }
 
+    @Test("the favourites deck shows the photos kept before (it ended at once, 'deck done — 0 decisions'); ← on one stages it")
+    func theFavouritesDeckShowsKeptPhotos() throws {
+        let s = try Setup()
+        for name in ["a.jpg", "b.jpg"] {
+            #expect(try SnapsortBinary.run(["--db", s.db, "decide", "keep", s.dir.at("Pictures/" + name)]).status == 0)
+        }
+        let d = try s.drive("wait=a.jpg,left,wait=b.jpg,q", ["review", "--deck", "filter:favourites"])
+        #expect(d.failures.isEmpty, "\(d.failures) \(d.output.suffix(400))")
+        #expect(!d.output.contains("passed over"))
+        #expect(try s.decision("a.jpg") == .trash && s.decision("b.jpg") == .keep)
+    }
+
     @Test("a card decided in another window meanwhile is passed over, and u never undoes that window's decision")
     func otherWindowsDecisionsStand() throws {
         let s = try Setup()

@@ -92,7 +92,12 @@ enum ReviewCommand: Command {
             }
             // Decided in another window (the page, 'snapsort decide') since this deck was dealt:
             // passed over, never shown as undecided for a key to overwrite.
-            if let d = try Review.decision(for: item.id, library: library), d.sessionID != session.id, !d.waits(at: clock.now()) {
+            // The favourites deck is made of kept photos: a keep is why a card is there, not a
+            // decision to pass over (its review ended at once, "deck done — 0 decisions").
+            let keptDeck = DeckID(session.deckID).map { if case .filter(.favourites, _) = $0 { true } else { false } } ?? false
+            if let d = try Review.decision(for: item.id, library: library), d.sessionID != session.id, !d.waits(at: clock.now()),
+                !(keptDeck && d.decision == .keep)
+            {
                 note = ReviewNote(name: item.name, " was decided elsewhere (\(d.decision.rawValue)): passed over")
                 session = try passOver(current, session, library: library, clock: clock)
                 continue
