@@ -135,6 +135,25 @@ import Testing
         #expect(report[original.fileID]?.groups.contains("duplicate") == true)
     }
 
+    /// A backup copy of a burst frame that is not the burst's keeper: in Duplicates the frame is
+    /// the copy kept and only the backup is reclaimable (neither was marked, and both counted:
+    /// twice the photo's size for one photo's worth, review 8).
+    @Test func aCopyOfAFrameThatIsNotTheKeeperKeepsItsOriginalInDuplicates() throws {
+        let t = try TestLibrary()
+        Self.writeBurst(t)
+        try t.scan()
+        try Grouper(library: t.library).regroupAll()
+        let frame = try #require(try t.library.similarGroups().first?.members.first { !$0.isKeeper })
+        let backup = t.dir.write("Pictures/Backup/" + (frame.path as NSString).lastPathComponent, try FileSystem.readFile(frame.path, limit: 1 << 24))
+        try t.scan()
+        try Grouper(library: t.library).regroupAll()
+        let dups = try t.library.groupMembers(.duplicate)
+        #expect(Set(dups.map(\.item.path)) == [frame.path, backup], "\(dups.map(\.item.path))")
+        #expect(dups.filter(\.isKeeper).map(\.item.path) == [frame.path] && dups.first?.item.path == frame.path)
+        let summary = try #require(try t.library.groupSummaries().first { $0.id == .duplicate })
+        #expect(summary.reclaimableBytes == frame.bytes, "\(summary)")
+    }
+
     /// A re-encode at a lower quality that kept the EXIF and the size (a cloud's "storage saver"
     /// copy) is the duplicate, even at a shallower path: the full-quality original is kept.
     @Test func aLowerQualityCopyIsTheDuplicateWhereverItLies() throws {

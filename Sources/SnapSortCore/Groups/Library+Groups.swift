@@ -204,10 +204,14 @@ extension Library {
         var out: [GroupSummary] = []
         for g in GroupID.allCases {
             if g == .similar || g == .duplicate {
+                // Duplicates free their copies (the original of each picture stays, whether or not
+                // it is its Similar Shots set's keeper: two copies of a burst's other frame
+                // counted both); Similar Shots all but the keeper.
+                let freed = g == .duplicate ? "s.duplicate_of IS NOT NULL" : "s.keeper = 0"
                 let s = try db.row(
                     """
                     SELECT count(*), COALESCE(sum(f.size), 0), count(DISTINCT s.set_key),
-                           COALESCE(sum(CASE WHEN s.keeper = 0 THEN f.size ELSE 0 END), 0)
+                           COALESCE(sum(CASE WHEN \(freed) THEN f.size ELSE 0 END), 0)
                     FROM group_members m JOIN similar_sets s ON s.file_id = m.file_id
                     JOIN files f INDEXED BY files_group_sizes ON f.id = m.file_id
                     WHERE m.group_id = ? AND f.status != 'gone' AND s.set_key IN (\(Library.liveSetKeys))
@@ -250,14 +254,15 @@ extension Library {
             LEFT JOIN file_findings ff ON ff.file_id = m.file_id
             WHERE m.group_id = ? AND f.status != 'gone'
               AND (m.group_id NOT IN ('similar', 'duplicate') OR s.set_key IN (\(Library.liveSetKeys)))
-            ORDER BY s.set_key, COALESCE(s.keeper, 0) DESC, m.score DESC, f.path
+            ORDER BY s.set_key, \(group == .duplicate ? "s.duplicate_of IS NULL" : "COALESCE(s.keeper, 0)") DESC, m.score DESC, f.path
             """, group.rawValue)
         let n = Item.columnCount
         return rows.map { r in
+            // In Duplicates the copy kept is each picture's original (not a copy, `duplicate_of`).
             GroupMember(
                 item: Item(r), score: r.double(n) ?? 0,
-                setID: r.int(n + 1).map { "s\($0)" }, isKeeper: r.int(n + 2) == 1, duplicateOf: r.int(n + 3),
-                qrPayload: r.string(n + 4))
+                setID: r.int(n + 1).map { "s\($0)" }, isKeeper: group == .duplicate ? r.int(n + 3) == nil : r.int(n + 2) == 1,
+                duplicateOf: r.int(n + 3), qrPayload: r.string(n + 4))
         }
     }
 
