@@ -69,6 +69,15 @@ extension WebApp {
                 try withLibrary { lib in
                     // The last action was a commit: undo does not take it back; the page says so.
                     let committed = try Review.committedSinceLastUndoStep(library: lib)
+                    // Right after a commit an undo puts nothing back: the page says so, and a
+                    // second press (`past_commit`) takes back the decision before the commit.
+                    let depth = try Review.undoDepth(library: lib)
+                    if committed > 0, depth > 0, body["past_commit"]?.boolValue != true {
+                        throw WebError(
+                            409,
+                            "the last commit moved \(committed) to the Trash (Trash → Put back); press Undo again to take back the decision before it"
+                        )
+                    }
                     guard let o = try Review.undo(library: lib, clock: clock) else {
                         throw WebError(
                             409,

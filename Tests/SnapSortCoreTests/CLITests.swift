@@ -178,6 +178,27 @@ import Testing
     /// `trash list` keeps one line per file whatever its name; a restore that is refused (a
     /// file in the way) exits 4 as the usage says, and says why; `resume` says when nothing
     /// was paused.
+    @Test func anUndoRightAfterACommitSaysSoAndTakesNothingBack() throws {
+        let dir = TempDir()
+        dir.write("Pictures/a.jpg", Fixtures.jpeg(seed: 96, width: 96, height: 72))
+        dir.write("Pictures/b.jpg", Fixtures.jpeg(seed: 97, width: 96, height: 72))
+        let db = dir.at("lib.sqlite3")
+        let env = ["HOME": dir.path, "XDG_DATA_HOME": dir.at("share"), "XDG_RUNTIME_DIR": dir.at("run")]
+        #expect(try SnapsortBinary.run(["--db", db, "scan", "--quiet", "--no-models", dir.at("Pictures")], env: env).status == 0)
+        #expect(try SnapsortBinary.run(["--db", db, "decide", "keep", dir.at("Pictures/a.jpg")], env: env).status == 0)
+        #expect(try SnapsortBinary.run(["--db", db, "decide", "trash", dir.at("Pictures/b.jpg")], env: env).status == 0)
+        #expect(try SnapsortBinary.run(["--db", db, "trash", "commit", "--yes"], env: env).status == 0)
+        // The keep of a, an older and unrelated decision, was taken back silently (review 8).
+        let undo = try SnapsortBinary.run(["--db", db, "undo"], env: env)
+        #expect(undo.status == 1 && undo.stderr.contains("nothing undone: the last commit moved 1 file") && undo.stderr.contains("--past-commit"))
+        let lib = try Library(path: db)
+        let a = try #require(try lib.item(path: dir.at("Pictures/a.jpg")))
+        #expect(try Review.decision(for: a.id, library: lib)?.decision == .keep)
+        let past = try SnapsortBinary.run(["--db", db, "undo", "--past-commit"], env: env)
+        #expect(past.status == 0 && past.stdout.contains("undid keep"), "\(past.stdout) \(past.stderr)")
+        #expect(try Review.decision(for: a.id, library: lib) == nil)
+    }
+
     @Test func trashListAndRestoreAndResumeSayWhatHappened() throws {
         let dir = TempDir()
         dir.write("Pictures/new\nline.jpg", Fixtures.jpeg(seed: 95, width: 96, height: 72))

@@ -57,6 +57,22 @@ import Testing
         #expect(cards.first?["qr"]?.stringValue == "https://example.com/t/SNAPSORT-42", "\(s)")
     }
 
+    /// Undo right after a commit puts nothing back and says so (409); the page's second press,
+    /// `past_commit`, takes back the decision before the commit (review 8).
+    @Test func anUndoRightAfterACommitAsksBeforeGoingPastIt() throws {
+        let h = try WebHarness()
+        let kept = h.id("IMG_0001.jpg"), gone = h.id("beach.jpg")
+        _ = try h.post("/api/decide", #"{"id":\#(kept),"decision":"keep"}"#)
+        _ = try h.post("/api/decide", #"{"id":\#(gone),"decision":"trash"}"#)
+        #expect(h.json(try h.post("/api/trash/commit", #"{"confirm":true}"#))["committed"]?.intValue == 1)
+        let first = try h.post("/api/undo", "{}")
+        #expect(first.status == 409 && first.text.contains("press Undo again"), "\(first.status) \(first.text)")
+        #expect(try Review.decision(for: kept, library: h.lib.library)?.decision == .keep)
+        let second = h.json(try h.post("/api/undo", #"{"past_commit":true}"#))
+        #expect(second["id"]?.intValue == Int(kept) && second["undone"]?.stringValue == "keep", "\(second)")
+        #expect(try Review.decision(for: kept, library: h.lib.library) == nil)
+    }
+
     @Test func trashCommitGoesToTheHomeTrash() throws {
         let h = try WebHarness()
         let id = h.id("beach.jpg")

@@ -44,7 +44,7 @@ _snapsort() {
         config) _snapsort_words "--path --pictures-dir --status-file" ;;
         roots) if [[ $prev == roots ]]; then _snapsort_words "list add remove"; else _snapsort_paths -d; fi ;;
         decide) if [[ $prev == decide ]]; then _snapsort_words "trash keep skip later"; else _snapsort_paths -f; fi ;;
-        undo) _snapsort_words "--steps" ;;
+        undo) _snapsort_words "--steps --past-commit" ;;
         review) _snapsort_words "--deck --new" ;;
         decks) _snapsort_words "--json --show" ;;
         trash)

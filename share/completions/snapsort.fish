@@ -24,6 +24,7 @@ complete -c snapsort -n '__fish_seen_subcommand_from config' -l path -l pictures
 complete -c snapsort -n '__fish_seen_subcommand_from roots' -a 'list add remove'
 complete -c snapsort -n '__fish_seen_subcommand_from decide' -a 'trash keep skip later'
 complete -c snapsort -n '__fish_seen_subcommand_from undo' -l steps -x
+complete -c snapsort -n '__fish_seen_subcommand_from undo' -l past-commit -d 'take back the decision before the last commit'
 complete -c snapsort -n '__fish_seen_subcommand_from review' -l deck -x
 complete -c snapsort -n '__fish_seen_subcommand_from review' -l new
 complete -c snapsort -n '__fish_seen_subcommand_from decks' -l show -x

@@ -421,7 +421,8 @@ async function undo() {
   if (state.busy) { state.pendingUndo = (state.pendingUndo || 0) + 1; say("Undoing as soon as this card lands…"); return; }
   state.busy = true;
   try {
-    const r = await api("undo", {});
+    const r = await api("undo", state.undoPastCommit ? { past_commit: true } : {});
+    state.undoPastCommit = false;
     applySummary(r.summary);
     say((r.kind === "keeper" ? `Undone: ${r.name || "the photo"} chosen as the keeper` + (r.restored === "trash" ? " (staged for the Trash again)" : "")
       : r.count > 1 ? `Undone: ${r.count} decisions of one action` : `Undone: ${r.undone || "decision"}` + (r.name ? ` on ${r.name}` : "")) +
@@ -436,7 +437,10 @@ async function undo() {
       route();
     }
   } catch (e) {
-    say(e.status === 409 ? "Nothing to undo" : e.message);
+    // Right after a commit: said, and a second press goes past it.
+    const pastCommit = e.status === 409 && /press Undo again/.test(e.message || "");
+    state.undoPastCommit = pastCommit;
+    say(pastCommit ? e.message : e.status === 409 ? "Nothing to undo" : e.message);
     state.pendingUndo = 0;
   } finally {
     state.busy = false;

@@ -6,13 +6,14 @@ enum UndoCommand: Command {
     static let name = "undo"
     static let summary = "take back the last decision (repeatable; a commit is undone by 'trash restore')"
     static let usage = """
-        Usage: snapsort undo [--steps N]
+        Usage: snapsort undo [--steps N] [--past-commit]
 
         Takes back the newest decision made from any front end (CLI, terminal deck, web page):
         the item's previous decision comes back, and a deck session returns to that card.
         The history keeps at least the last 20 decisions across restarts. Moving files to the
-        Trash is not undone here: use 'snapsort trash restore'.
-        Exit: 0 ok, 1 nothing to undo.
+        Trash is not undone here: use 'snapsort trash restore'. Right after a commit, undo says
+        so and does nothing; --past-commit takes back the decision before the commit.
+        Exit: 0 ok, 1 nothing to undo (or a commit was the last action).
         """
 
     static func run(_ args: inout Arguments, _ ctx: Context) throws -> Int32 {
@@ -21,12 +22,20 @@ enum UndoCommand: Command {
                 guard let n = Int(v), n >= 1 else { throw UsageError("--steps takes a positive number") }
                 return n
             } ?? 1
+        let pastCommit = args.flag("--past-commit")
         guard try args.positionals().isEmpty else { throw UsageError("undo takes no FILE") }
         let library = try ctx.openLibrary()
         // The last action was a commit: undo does not take it back, and says so.
         let committed = try Review.committedSinceLastUndoStep(library: library)
         let commitNote =
             "the last commit moved \(committed) file\(committed == 1 ? "" : "s") to the Trash: 'snapsort trash restore' puts \(committed == 1 ? "it" : "them") back"
+        // Ctrl+Z after a commit means "put it back": taking back an older, unrelated decision
+        // instead, with a note on stderr, was not what was asked.
+        let depth = try Review.undoDepth(library: library)
+        if committed > 0 && !pastCommit && depth > 0 {
+            throw CommandFailure(
+                ExitCode.error, "nothing undone: \(commitNote); 'snapsort undo --past-commit' takes back the decision before the commit")
+        }
         for i in 0..<steps {
             guard let o = try Review.undo(library: library, clock: .live) else {
                 if i == 0 { throw CommandFailure(ExitCode.error, "nothing to undo" + (committed > 0 ? " (\(commitNote))" : "")) }
