@@ -26,6 +26,13 @@ import Testing
         #expect(item.contentHash?.count == 16)
     }
 
+    /// A reason is one line whatever a library's message holds (libheif's ended in a newline:
+    /// `info` printed a blank line, review 8).
+    @Test func aReasonIsOneLine() {
+        #expect(Reason("decode_error", "not a readable HEIF: Invalid input: Unspecified\n").text == "not a readable HEIF: Invalid input: Unspecified")
+        #expect(Reason("x", "first\r\n  second \n\nthird").text == "first second third")
+    }
+
     @Test func aJPEGNamedLikeARawFileIsStillMeasured() throws {
         let t = try TestLibrary()
         t.dir.write("Pictures/IMG_9.CR2", Fixtures.jpeg(seed: 4))

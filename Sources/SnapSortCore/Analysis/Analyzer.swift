@@ -1,13 +1,15 @@
 import Foundation
 import SnapSortSystem
 
-/// Why an item has the status it has: a stable code plus text.
+/// Why an item has the status it has: a stable code plus text, one line (a library's own
+/// message, libheif's, can end in a newline or hold one: `info` printed a blank line).
 public struct Reason: Sendable, Equatable {
     public var code: String
     public var text: String
     public init(_ code: String, _ text: String) {
         self.code = code
-        self.text = text
+        self.text = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            .joined(separator: " ")
     }
 }
 
