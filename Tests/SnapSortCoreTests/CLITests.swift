@@ -178,6 +178,25 @@ import Testing
     /// `trash list` keeps one line per file whatever its name; a restore that is refused (a
     /// file in the way) exits 4 as the usage says, and says why; `resume` says when nothing
     /// was paused.
+    /// The list's total counts what goes with the staged photos (an .xmp here; a RAW or a clip
+    /// weigh more): it said the photos' bytes alone (review 8).
+    @Test func theTrashListTotalCountsWhatGoesWithThePhotos() throws {
+        let dir = TempDir()
+        let photo = Fixtures.jpeg(seed: 98, width: 96, height: 72)
+        dir.write("Pictures/a.jpg", photo)
+        let xmp = Array(String(repeating: "<x:xmpmeta/>", count: 400).utf8)
+        dir.write("Pictures/a.jpg.xmp", xmp)
+        let db = dir.at("lib.sqlite3")
+        let env = ["HOME": dir.path, "XDG_DATA_HOME": dir.at("share"), "XDG_RUNTIME_DIR": dir.at("run")]
+        #expect(try SnapsortBinary.run(["--db", db, "scan", "--quiet", "--no-models", dir.at("Pictures")], env: env).status == 0)
+        #expect(try SnapsortBinary.run(["--db", db, "decide", "trash", dir.at("Pictures/a.jpg")], env: env).status == 0)
+        let list = try SnapsortBinary.run(["--db", db, "trash", "list"], env: env).stdout
+        let total = Double(photo.count + xmp.count) / 1000
+        #expect(list.contains("1 staged, \(String(format: total < 10 ? "%.1f kB" : "%.0f kB", total)) with the file that goes with them"), "\(list)")
+        let json = try #require(JSON.parse(try SnapsortBinary.run(["--db", db, "trash", "list", "--json"], env: env).stdout))
+        #expect(json["staged_bytes"]?.intValue == photo.count && json["sidecar_bytes"]?.intValue == xmp.count)
+    }
+
     @Test func anUndoRightAfterACommitSaysSoAndTakesNothingBack() throws {
         let dir = TempDir()
         dir.write("Pictures/a.jpg", Fixtures.jpeg(seed: 96, width: 96, height: 72))

@@ -43,7 +43,7 @@ enum GroupsCommand: Command {
                         ),
                     ]).serialized())
             } else {
-                ctx.out("\(id.title) (\(id.rawValue)): \(members.count) files")
+                ctx.out("\(id.title) (\(id.rawValue)): \(members.count) \(members.count == 1 ? "file" : "files")")
                 var lastSet: String?
                 for m in members {
                     if let s = m.setID, s != lastSet { ctx.out("set \(s)"); lastSet = s }

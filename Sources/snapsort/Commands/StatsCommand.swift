@@ -45,7 +45,7 @@ enum StatsCommand: Command {
             ctx.out("Chapters:")
             for c in r.chapters.prefix(10) {
                 ctx.out(
-                    "  \(LocalDay(Date(timeIntervalSince1970: c.finishedAt), in: r.timeZone))  \(c.title): \(c.decisions) decisions, \(humanBytes(c.bytes)) staged"
+                    "  \(LocalDay(Date(timeIntervalSince1970: c.finishedAt), in: r.timeZone))  \(c.title): \(c.decisions) \(c.decisions == 1 ? "decision" : "decisions"), \(humanBytes(c.bytes)) staged"
                 )
             }
         }

@@ -56,6 +56,7 @@ enum TrashCommand: Command {
                                 })
                         ),
                         ("staged_count", .int(staged.count)), ("staged_bytes", .int(total)),
+                        ("sidecar_bytes", .int(sidecars.flatMap { $0 }.reduce(Int64(0)) { $0 + $1.bytes })),
                         (
                             "in_trash",
                             .array(
@@ -84,7 +85,16 @@ enum TrashCommand: Command {
                     ctx.out("\(humanBytes(side.bytes).padding(toLength: 9, withPad: " ", startingAt: 0))   + \(field(side.path)) (goes with it)")
                 }
             }
-            if !staged.isEmpty { ctx.out("\(staged.count) staged, \(humanBytes(total)) — 'snapsort trash commit' moves them to the Trash") }
+            // What goes with them (an .xmp, a RAW, a Live Photo's clip) is counted too: "300 kB"
+            // while 4.9 MB would move (review 8).
+            let going = sidecars.flatMap { $0 }
+            let goingBytes = going.reduce(Int64(0)) { $0 + $1.bytes }
+            if !staged.isEmpty {
+                let with =
+                    going.isEmpty
+                    ? "" : " with the \(going.count == 1 ? "file" : "\(going.count) files") that go\(going.count == 1 ? "es" : "") with them"
+                ctx.out("\(staged.count) staged, \(humanBytes(total + goingBytes))\(with) — 'snapsort trash commit' moves them to the Trash")
+            }
             let changed = staged.filter { $0.changedSinceReview && !$0.missing }.count
             if changed > 0 {
                 ctx.out("\(changed) of them changed since they were reviewed: a commit leaves \(changed == 1 ? "it" : "them") in place")
