@@ -107,6 +107,13 @@ struct DecksTests {
             l, path: r + "/IMG_2.mov", taken: ReviewFixture.date("2022-03-01 10:00:00"), kind: "video", format: "mov")
         try l.db.run("INSERT INTO sidecars(file_id, sidecar_id, kind) VALUES(?, ?, 'live')", still, clip)
         #expect(try Decks.build(.filter(.livePhotos, year: nil), library: l, clock: clock).items.map(\.item.name) == ["IMG_2.heic"])
+        // Edits by name as the groups read them (review 8): iOS's IMG_E…, _edit.
+        _ = try ReviewFixture.insert(l, path: r + "/IMG_E7002.HEIC", taken: ReviewFixture.date("2022-04-01 10:00:00"), format: "heic")
+        _ = try ReviewFixture.insert(l, path: r + "/IMG_3_edit.png", taken: ReviewFixture.date("2022-04-02 10:00:00"), format: "png")
+        #expect(
+            try Decks.build(.filter(.edited, year: nil), library: l, clock: clock).items.map(\.item.name).sorted() == [
+                "IMG_3_edit.png", "IMG_E7002.HEIC",
+            ])
         #expect(try Decks.build(.filter(.camera("pixel 7"), year: 2021), library: l, clock: clock).items.map(\.item.name) == ["IMG_1.jpg"])
         // The maker and model as `info` prints them, or the maker alone.
         for name in ["Google Pixel 7", "google", " PIXEL 7 "] {

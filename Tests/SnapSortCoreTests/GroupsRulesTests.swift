@@ -183,6 +183,18 @@ import Testing
     }
 
     /// A page that reads is a document, not an oops, however washed out or clipped it looks.
+    /// An edit brightened on purpose (iOS's IMG_E…, -edited, _edit) is no Oops Shot; its name
+    /// with the edit mark taken off is (review 8).
+    @Test func anEditIsNoOopsShot() {
+        let m = Self.metrics { b in for i in 0..<b.pixels.count { b.pixels[i] = UInt8(min(255, Double(b.pixels[i]) * 1.3 + 95)) } }
+        let rules = GroupRules()
+        for (name, oops) in [("IMG_7002.HEIC", true), ("IMG_E7002.HEIC", false), ("PXL_1-edited.jpg", false), ("IMG_2_edit.png", false)] {
+            var item = Self.item("/p/DCIM/" + name)
+            item.metrics = m
+            #expect(rules.categories(of: item, findings: Findings()).map(\.0).contains(.oops) == oops, "\(name)")
+        }
+    }
+
     @Test(arguments: [(0, [GroupID.oops]), (5, [.oops]), (40, [.document])])
     func aFrameThatReadsIsADocumentNotAnOops(_ words: Int, _ expected: [GroupID]) {
         let m = Self.metrics { b in for i in 0..<b.pixels.count { b.pixels[i] = UInt8(170 + Double(b.pixels[i]) * 0.2) } }

@@ -320,7 +320,9 @@ public enum Decks {
             case .favourites:
                 return c.decision?.decision == .keep || rating(item) >= GroupRules.favouriteRating
             case .edited:
-                if name.contains("edited") || name.contains("bearbeitet") || name.contains("-edit.") { return true }
+                // By name as the groups read it (iOS's IMG_E1234, Google's -edited and its
+                // translations, _edit), then by the software that wrote it.
+                if name.contains("edited") || name.contains("bearbeitet") || GroupRules.editBase(item.name) != nil { return true }
                 guard let s = item.software?.lowercased() else { return false }
                 return FilterContext.editors.contains(where: s.contains)
             case .camera(let name):

@@ -26,14 +26,14 @@ public struct GroupRules: Sendable {
     /// What the stored pair scores (`similar_pairs`) depend on: the alignment's version, the
     /// window and the thresholds. Another key makes the next regroup align every pair again.
     var pairKey: String {
-        "align4 copy-edits edit-raw-pairs window=\(window),\(windowNeighbours),\(copyCandidates) threshold=\(similarThreshold) overlap=\(minimumOverlap) copy=\(nearCopyRadius),\(nearCopyCorrelation),\(nearCopyColorDistance),\(nearCopySharpnessStops),\(sameCaptureSeconds)"
+        "align4 copy-edits edit-raw-pairs edit-bridges window=\(window),\(windowNeighbours),\(copyCandidates) threshold=\(similarThreshold) overlap=\(minimumOverlap) copy=\(nearCopyRadius),\(nearCopyCorrelation),\(nearCopyColorDistance),\(nearCopySharpnessStops),\(sameCaptureSeconds)"
     }
     /// What the stored per-file groups (blurry, oops, screenshot, document, qr, videos) depend
     /// on beyond the files themselves: the version of these rules and their thresholds. Another
     /// key makes the next regroup judge every file again (no decoding: metrics and OCR/QR
     /// findings are stored), so an upgrade applies new rules to a library already scanned.
     var fileKey: String {
-        "files4 favourites long=\(longVideoSeconds) docwords=\(minDocumentWords) page=\(minPageScore),\(maxPaperSpread) ink=\(softPageInkRatio),\(softPageInkDepth) blurstops=\(relativeBlurStops) setoops=\(setOopsLevels) samepage=\(samePageWords)"
+        "files5 favourites edits-no-oops unreadable-not-denied long=\(longVideoSeconds) docwords=\(minDocumentWords) page=\(minPageScore),\(maxPaperSpread) ink=\(softPageInkRatio),\(softPageInkDepth) blurstops=\(relativeBlurStops) setoops=\(setOopsLevels) samepage=\(samePageWords)"
     }
     /// Near-copies: pHash within this Hamming distance…
     public var nearCopyRadius = 6
@@ -215,7 +215,10 @@ public struct GroupRules: Sendable {
         // page is low-contrast); a graphic was never exposed or focused.
         // A favourite (4 or 5 stars) was chosen as it is: a soft portrait, a dark night scene.
         if (item.rating ?? 0) >= GroupRules.favouriteRating { return out }
-        let oops = !screenshot && !document && !isGraphic(item, m) ? oopsScore(m) : nil
+        // An edit (IMG_E1234, -edited, _edit) was exposed on purpose: a brightened copy is no
+        // failed exposure to trash (its original stays judged as it is).
+        let edit = GroupRules.editBase(item.name) != nil
+        let oops = !screenshot && !document && !edit && !isGraphic(item, m) ? oopsScore(m) : nil
         if let oops { out.append((.oops, oops)) }
         // A soft page is blurry whatever the re-blur measure says: its ink never gets darker than
         // the paper's greys because the strokes were spread (a paper page is not a soft scene).
