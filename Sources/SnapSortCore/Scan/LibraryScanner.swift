@@ -10,6 +10,14 @@ public struct ScanProgress: Sendable {
     public var total: Int
     public var filesPerSecond: Double
     public var etaSeconds: Double?
+
+    public init(phase: Phase, done: Int, total: Int, filesPerSecond: Double, etaSeconds: Double?) {
+        self.phase = phase
+        self.done = done
+        self.total = total
+        self.filesPerSecond = filesPerSecond
+        self.etaSeconds = etaSeconds
+    }
 }
 
 /// What a scan did.

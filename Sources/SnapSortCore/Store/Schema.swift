@@ -157,5 +157,13 @@ public enum Schema {
                 DELETE FROM group_members WHERE group_id = 'unreadable'
                     AND file_id IN (SELECT id FROM files WHERE reason_code IN ('permission', 'io_error'));
                 """),
+        // Pictures under 96 px on their short side are no longer looked at by the models (an
+        // icon was a "pet"): their results go, and the next pass marks them skipped.
+        Migration(
+            version: 62,
+            sql: """
+                DELETE FROM vision WHERE file_id IN (
+                    SELECT id FROM files WHERE kind = 'photo' AND min(COALESCE(width, 0), COALESCE(height, 0)) BETWEEN 1 AND 95);
+                """),
     ]
 }

@@ -14,13 +14,13 @@ extension Library {
             var rows: [(String, Int64, Double)] = []
             try db.forEach(
                 """
-                SELECT v.file_id, v.pets, v.food, v.scenery, v.horizon, v.top_score, v.people_faces \(live) AND v.top_class IS NOT NULL
+                SELECT v.file_id, v.pets, v.food, v.scenery, v.horizon, v.top_score, v.people_faces, v.top_class \(live) AND v.top_class IS NOT NULL
                 """
             ) { r in
                 let (pets, food, scenery) = (r.double(1) ?? 0, r.double(2) ?? 0, r.double(3) ?? 0)
                 let m = VisionCategories.members(
                     pets: pets, food: food, scenery: scenery, horizon: r.double(4) ?? 0,
-                    topScore: r.double(5) ?? 1, peopleFaces: Int(r.int(6) ?? 0))
+                    topScore: r.double(5) ?? 1, peopleFaces: Int(r.int(6) ?? 0), topClass: r.int(7).map(Int.init))
                 if m.pets { rows.append(("pets", r.int(0)!, pets)) }
                 if m.food { rows.append(("food", r.int(0)!, food)) }
                 if m.scenery { rows.append(("scenery", r.int(0)!, scenery)) }

@@ -58,11 +58,16 @@ public enum VisionCategories {
     /// `sceneryThreshold`, or a horizon (`VisionSky`) under a sky of at least `horizonThreshold`
     /// of the top third when nothing else is clearly the subject — no face in People, neither
     /// Pets nor Food, and no ImageNet class at `threshold` or more (`topScore`).
+    /// Pets and Food also want their most likely class among theirs (`topClass`, when known): a
+    /// plain or noisy frame spreads its probability thin over the thousand classes, and the
+    /// hundred-odd dog and cat breeds summed to half of it with no breed above 0.16 — a lavender
+    /// wall, a 32×32 icon were "pets".
     public static func members(
         pets: Double, food: Double, scenery: Double, horizon: Double = 0, topScore: Double = 1,
-        peopleFaces: Int = 0
+        peopleFaces: Int = 0, topClass: Int? = nil
     ) -> (pets: Bool, food: Bool, scenery: Bool) {
-        let isPets = pets >= threshold, isFood = food >= threshold
+        func leads(_ ranges: [ClosedRange<Int>]) -> Bool { topClass.map { c in ranges.contains { $0.contains(c) } } ?? true }
+        let isPets = pets >= threshold && leads(self.pets), isFood = food >= threshold && leads(self.food)
         let subject = isPets || isFood || peopleFaces > 0 || topScore >= threshold
         return (isPets, isFood, scenery >= sceneryThreshold || (horizon >= horizonThreshold && !subject))
     }

@@ -95,7 +95,7 @@ enum ScanCommand: Command {
         // An unchanged library (nothing added, changed, moved or gone since the last regroup)
         // is not regrouped: a rescan of 100 000 unchanged files stays a walk of `stat`s.
         if try !noGroups && Extensions.afterScanPending(library) { try Extensions.afterScan(library, roots) }
-        if !noModels && !summary.cancelled { try VisionTier.run(library, ctx, jsonl: jsonl) }
+        if !noModels && !summary.cancelled { try VisionTier.run(library, ctx, jsonl: jsonl, bar: bar) }
         if jsonl {
             ctx.out(
                 JSON.object([
@@ -140,7 +140,7 @@ final class ProgressBar {
     var drawn = false
     init(enabled: Bool) { self.enabled = enabled }
 
-    func update(_ p: ScanProgress) {
+    func update(_ p: ScanProgress, label: String? = nil) {
         guard enabled, p.phase == .analyzing, p.total > 0 else { return }
         let eta = p.etaSeconds.map { String(format: "%d:%02d", Int($0) / 60, Int($0) % 60) } ?? "--:--"
         // The terminal's width now (a tmux split, a resized window): a line that wraps is drawn
@@ -148,7 +148,11 @@ final class ProgressBar {
         let columns = Terminal(output: 2).size().columns
         FileHandle.standardError.write(
             Data(
-                ("\r" + ProgressLine.render(done: p.done, total: p.total, filesPerSecond: p.filesPerSecond, eta: eta, columns: columns) + "\u{1B}[K")
+                ("\r" + (label.map { $0 + " " } ?? "")
+                    + ProgressLine.render(
+                        done: p.done, total: p.total, filesPerSecond: p.filesPerSecond, eta: eta, columns: columns - (label.map { $0.count + 1 } ?? 0)
+                    )
+                    + "\u{1B}[K")
                     .utf8))
         drawn = true
     }

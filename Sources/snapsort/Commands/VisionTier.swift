@@ -6,11 +6,32 @@ import SnapSortCore
 /// changed are regrouped (their keeper may change).
 enum VisionTier {
     /// Runs tier 2 over what needs it. Missing helper or model: one notice, nothing else.
-    static func run(_ library: Library, _ ctx: Context, jsonl: Bool) throws {
+    /// `bar`: the scan's progress bar, drawn on for this phase too (it sat at "300/300 ETA 0:00"
+    /// while the models took minutes); `--jsonl` gets progress events with phase "models".
+    static func run(_ library: Library, _ ctx: Context, jsonl: Bool, bar: ProgressBar? = nil) throws {
         let helper = VisionHelper(executable: VisionHelper.locate())
         defer { helper.stop() }
         let analyzer = VisionAnalyzer(library: library, helper: helper, logger: ctx.logger)
-        let summary = try analyzer.run()
+        let started = Date()
+        var said = Date.distantPast
+        let summary = try analyzer.run(progress: { done, total in
+            let now = Date()
+            guard done == total || now.timeIntervalSince(said) >= 1 else { return }
+            said = now
+            let rate = Double(done) / max(0.001, now.timeIntervalSince(started))
+            let eta = rate > 0 ? Double(total - done) / rate : nil
+            if jsonl {
+                ctx.out(
+                    JSON.object([
+                        ("event", .string("progress")), ("phase", .string("models")), ("done", .int(done)), ("total", .int(total)),
+                        ("files_per_second", .double((rate * 10).rounded() / 10)), ("eta_s", .opt(eta.map { $0.rounded() })),
+                    ]).serialized())
+                ctx.flush()
+            } else {
+                bar?.update(ScanProgress(phase: .analyzing, done: done, total: total, filesPerSecond: rate, etaSeconds: eta), label: "models")
+            }
+        })
+        bar?.finish()
         if !summary.setMembersChanged.isEmpty {
             try Grouper(library: library).regroup(changed: summary.setMembersChanged)
         }
