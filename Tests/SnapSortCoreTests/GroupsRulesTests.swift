@@ -294,6 +294,18 @@ import Testing
         #expect(groups == expected, "\(variant): p01 \(m.p01) p50 \(m.p50) p95 \(m.p95) p99 \(m.p99) sat \(m.saturation) flat \(m.flatFraction)")
     }
 
+    /// The look of a soft page on an icon is no receipt: a page is read at a size (91 of 20 000
+    /// 32×32 icons were Docs & Receipts with no text read, review 8).
+    @Test func anIconWithAPagesLookIsNoDocument() {
+        let m = MetricsComputer.measure(Self.softPage(), orientation: 1, decodeScale: 8).0
+        var item = Self.item("/p/icons/icon_00115.png", format: "png", width: 32, height: 32)
+        item.metrics = m
+        #expect(!GroupRules().categories(of: item, findings: Findings(ocrWords: 0)).map(\.0).contains(.document))
+        item = Self.item("/p/icons/icon_00115.png", format: "png", width: 640, height: 480)
+        item.metrics = m
+        #expect(GroupRules().categories(of: item, findings: Findings(ocrWords: 0)).map(\.0).contains(.document))
+    }
+
     /// A clipped white page, photographed (camera EXIF) or rendered (no camera EXIF).
     @Test(arguments: [("Google" as String?, true), (nil, false)])
     func aRenderedWhiteGraphicWasNeverExposed(_ make: String?, _ oops: Bool) {
