@@ -1,8 +1,9 @@
 import Foundation
-import SnapSortCore
 import SnapSortSystem
 import SnapSortTestSupport
 import Testing
+
+@testable import SnapSortCore
 
 @Suite("Stats")
 struct StatsTests {
@@ -108,6 +109,26 @@ struct StatsTests {
         let r = try Stats.report(library: lib.library, clock: clock, timeZone: ReviewFixture.utc)
         #expect(r.cleared.today == 0 && r.cleared.week == 0 && r.cleared.total == 0, "\(r.cleared)")
         #expect(r.lastSevenDays.allSatisfy { $0.bytesCleared >= 0 })
+        // The bytes leave the commit's day too: the chart's days add up to the week (they stayed
+        // on the 10th, review 8).
+        #expect(r.lastSevenDays.allSatisfy { $0.bytesCleared == 0 }, "\(r.lastSevenDays)")
+    }
+
+    /// Putting back what made "100 MB cleared" takes the badge back, as an undo does (review 8).
+    @Test func aRestoreTakesBackTheMilestoneItsBytesEarned() throws {
+        let s = try TrashSetup(["big.jpg"])
+        let id = try s.stage("big.jpg")
+        // The commit as it books a 150 MB photo (the fixture's bytes are small).
+        try s.lib.library.db.run("UPDATE files SET size = 150000000 WHERE id = ?", id)
+        try s.lib.library.db.run(
+            "INSERT INTO review_events(ts, kind, file_id, bytes) VALUES(?, 'cleared', ?, 150000000)", s.clock.now().timeIntervalSince1970, id)
+        _ = try Stats.recordMilestones(library: s.lib.library, clock: s.clock, timeZone: ReviewFixture.utc)
+        #expect(try s.lib.library.db.scalar("SELECT count(*) FROM milestones WHERE id = 'cleared_100mb'") == 1)
+        let t = TrashedFile(
+            ledgerID: 0, fileID: id, originalPath: s.lib.root + "/big.jpg", trashPath: "", bytes: 150_000_000, trashedAt: 0, isSidecar: false,
+            trashDirectory: "", name: "", info: nil)
+        try Trash.recordRestored(t, library: s.lib.library, clock: s.clock)
+        #expect(try s.lib.library.db.scalar("SELECT count(*) FROM milestones WHERE id = 'cleared_100mb'") == 0)
     }
 
     @Test("stats --json has exactly the contract's keys")

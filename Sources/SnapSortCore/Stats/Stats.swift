@@ -223,6 +223,9 @@ public enum Stats {
         // A day counts the items decided on it, each once (a card decided again in a second
         // window, or a changed mind, made the goal bar and the chart count it twice).
         var decidedOn: [LocalDay: Set<Int64>] = [:]
+        // A restore takes its bytes back from the day they were cleared: restored on a later
+        // day, they stayed on the commit's day in the chart while the week's sum dropped them.
+        var clearedOn: [Int64: LocalDay] = [:]
         for e in events {
             let day = e.day(in: timeZone)
             switch e.kind {
@@ -230,8 +233,12 @@ public enum Stats {
                 if let f = e.fileID, !decidedOn[day, default: []].insert(f).inserted { break }
                 reviewedPerDay[day, default: 0] += 1
                 if e.firstReview { reviewedTotal += 1 }
-            case "cleared", "restored":
+            case "cleared":
                 bytesPerDay[day, default: 0] += e.bytes
+                if let f = e.fileID { clearedOn[f] = day }
+            case "restored":
+                let booked = e.fileID.flatMap { clearedOn.removeValue(forKey: $0) } ?? day
+                bytesPerDay[booked, default: 0] += e.bytes
             default: break
             }
         }
@@ -241,8 +248,8 @@ public enum Stats {
             if day == today { cleared.today += b }
             if day > today.adding(-7) && day <= today { cleared.week += b }
         }
-        // A restore is booked on its own day: a day that put back more than it cleared shows
-        // nothing cleared, never a negative amount (the total nets them).
+        // A restore without its commit among the events (older than them) is booked on its own
+        // day: a day that put back more than it cleared shows nothing, never a negative amount.
         cleared.today = max(0, cleared.today)
         cleared.week = max(0, cleared.week)
         cleared.total = max(0, cleared.total)

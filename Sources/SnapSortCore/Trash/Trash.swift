@@ -792,6 +792,8 @@ public enum Trash {
             try library.db.run(
                 "INSERT INTO review_events(ts, kind, file_id, bytes) VALUES(?, 'restored', ?, ?)",
                 now.timeIntervalSince1970, t.fileID, -t.bytes)
+            // A "100 MB cleared" badge goes with the bytes put back (as one goes with an undo).
+            try Stats.withdrawMilestones(library: library, clock: clock)
         }
     }
 
