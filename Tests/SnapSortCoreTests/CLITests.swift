@@ -197,6 +197,17 @@ import Testing
         #expect(json["staged_bytes"]?.intValue == photo.count && json["sidecar_bytes"]?.intValue == xmp.count)
     }
 
+    /// stats says a goal it cannot read, as config and review do (review 8).
+    @Test func statsSaysAGoalItCannotRead() throws {
+        let dir = TempDir()
+        dir.write("config/snapsort/snapsort.conf", Array("session_goal = lots\n".utf8))
+        let env = ["HOME": dir.path, "XDG_CONFIG_HOME": dir.at("config"), "XDG_RUNTIME_DIR": dir.at("run")]
+        dir.folder("Pictures")
+        _ = try SnapsortBinary.run(["--db", dir.at("lib.sqlite3"), "scan", "--quiet", "--no-models", dir.at("Pictures")], env: env)
+        let r = try SnapsortBinary.run(["--db", dir.at("lib.sqlite3"), "stats"], env: env)
+        #expect(r.status == 0 && r.stderr.contains("session_goal") && r.stdout.contains("of 25 decisions"), "\(r.stdout) \(r.stderr)")
+    }
+
     @Test func anUndoRightAfterACommitSaysSoAndTakesNothingBack() throws {
         let dir = TempDir()
         dir.write("Pictures/a.jpg", Fixtures.jpeg(seed: 96, width: 96, height: 72))

@@ -19,6 +19,9 @@ enum StatsCommand: Command {
         guard try args.positionals().isEmpty else { throw UsageError("stats takes no arguments") }
         let library = try ctx.openLibrary()
         try Trash.noticeRestores(library: library, clock: .live)
+        // A goal setting that cannot be read is said (config, review and remind warned; stats
+        // used the default without a word).
+        for p in Configuration.load(ctx.env).1 where p.description.contains("session_goal") { ctx.logger.warning(p.description) }
         let r = try Stats.report(library: library, clock: .live, goal: ctx.sessionGoal)
         if json {
             ctx.out(r.json.serialized(pretty: true))
