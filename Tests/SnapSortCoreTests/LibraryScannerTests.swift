@@ -293,20 +293,6 @@ import Testing
         #expect(twice.unchanged == 6 && twice.gone == 0)
     }
 
-    /// A file deleted between the walk and its read is no problem of the scan's ("unreadable or
-    /// damaged" counted it; review 8) and leaves no row.
-    @Test func aFileDeletedBetweenTheWalkAndTheReadIsNoProblem() throws {
-        let t = try TestLibrary()
-        t.dir.write("Pictures/a.jpg", Fixtures.jpeg(seed: 8, width: 64, height: 48))
-        t.dir.write("Pictures/b.jpg", Fixtures.jpeg(seed: 9, width: 64, height: 48))
-        let ahead = PrewalkedRoots([t.root], rules: ExcludeRules())
-        #expect(ahead.listing(t.root)?.files.count == 2)
-        try FileSystem.remove(t.dir.at("Pictures/b.jpg"))
-        let summary = try t.scanner().scan([t.root], prewalked: ahead)
-        #expect(summary.problems == 0, "\(summary)")
-        #expect(try t.library.items().map(\.name) == ["a.jpg"])
-    }
-
     /// The rows a rescan compares come from the covering path index alone (100 000 rows of
     /// ~2 KB are not read), and unchanged folder stamps are not written again.
     @Test func aRescanReadsThePathIndexAndWritesNothing() throws {

@@ -467,12 +467,10 @@ public final class LibraryScanner: @unchecked Sendable {
             summary.changed -= gotTouched.count
             done += gotTouched.count
             pendingTouched += gotTouched
-            for (job, r) in got {
+            for (_, r) in got {
                 summary.analyzed += 1
                 summary.decodes += r.decodes
-                // Deleted or renamed away between the walk and the read is no problem of the file
-                // (the summary said "unreadable or damaged" for them; the next scan sees them gone).
-                if r.status != .ok && !(r.reason?.code == "io_error" && FileSystem.lstatusIfExists(job.path) == nil) { summary.problems += 1 }
+                if r.status != .ok { summary.problems += 1 }
             }
             done += got.count
             pending += got
