@@ -123,6 +123,12 @@ struct DecksTests {
         #expect(try Decks.build(.filter(.videos, year: nil), library: l, clock: clock).items.map(\.item.name) == ["IMG_1.mov"])
         // On this day: 29 November of earlier years, undecided ones.
         #expect(try Decks.build(.onThisDay, library: l, clock: clock).items.map(\.item.name) == ["selfie.jpg"])
+        // A 29 February comes back on the 28th in a year without one, and only then (review 8).
+        _ = try ReviewFixture.insert(l, path: r + "/leap.jpg", taken: ReviewFixture.date("2024-02-29 10:00:00"))
+        for (day, shown) in [("2026-02-28", true), ("2026-03-01", false), ("2028-02-28", false), ("2028-02-29", true)] {
+            let (on, _) = Clock.manual(ReviewFixture.date(day + " 09:00:00"))
+            #expect(try Decks.build(.onThisDay, library: l, clock: on).items.map(\.item.name).contains("leap.jpg") == shown, "\(day)")
+        }
         let overview = try Decks.overview(library: l, clock: clock, groups: nil)
         let ids = overview.map(\.id.description)
         #expect(ids.contains("on-this-day") && ids.contains("month:2020-11") && ids.contains("filter:screenshots"))

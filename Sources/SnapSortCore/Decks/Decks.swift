@@ -44,10 +44,13 @@ public enum Decks {
             var cal = Calendar(identifier: .gregorian)
             cal.timeZone = timeZone
             let c = cal.dateComponents([.year, .month, .day], from: now)
-            let md = String(format: "%02d-%02d", c.month!, c.day!)
+            var days: Set<String> = [String(format: "%02d-%02d", c.month!, c.day!)]
+            // A 29 February comes back on the 28th in the years without one (it never did).
+            let leap = cal.range(of: .day, in: .month, for: cal.date(from: DateComponents(year: c.year!, month: 2))!)?.count == 29
+            if c.month == 2 && c.day == 28 && !leap { days.insert("02-29") }
             let scope = all.filter { e in
                 guard let d = e.localDate(timeZone), let y = Int(d.prefix(4)) else { return false }
-                return d.dropFirst(5) == md && y < c.year!
+                return days.contains(String(d.dropFirst(5).prefix(5))) && y < c.year!
             }
             return deck(id, title: "On this day", scope: scope, now: now)
         case .later:
