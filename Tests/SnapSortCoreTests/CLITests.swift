@@ -197,6 +197,18 @@ import Testing
         #expect(json["staged_bytes"]?.intValue == photo.count && json["sidecar_bytes"]?.intValue == xmp.count)
     }
 
+    /// A misspelt group is a usage error as a misspelt filter is (exit 2; it was 1) (review 8).
+    @Test func anUnknownDeckIsAUsageErrorWhateverItsKind() throws {
+        let dir = TempDir()
+        dir.folder("Pictures")
+        let env = ["HOME": dir.path, "XDG_CONFIG_HOME": dir.at("config"), "XDG_RUNTIME_DIR": dir.at("run")]
+        _ = try SnapsortBinary.run(["--db", dir.at("lib.sqlite3"), "scan", "--quiet", "--no-models", dir.at("Pictures")], env: env)
+        let group = try SnapsortBinary.run(["--db", dir.at("lib.sqlite3"), "decks", "--show", "group:blury"], env: env)
+        let filter = try SnapsortBinary.run(["--db", dir.at("lib.sqlite3"), "decks", "--show", "filter:favorites"], env: env)
+        #expect(group.status == 2 && filter.status == 2 && group.stderr.contains("unknown group 'blury'"), "\(group.stderr) \(filter.stderr)")
+        #expect(try SnapsortBinary.run(["--db", dir.at("lib.sqlite3"), "decks", "--show", "group:blurry"], env: env).status == 0)
+    }
+
     /// stats says a goal it cannot read, as config and review do (review 8).
     @Test func statsSaysAGoalItCannotRead() throws {
         let dir = TempDir()

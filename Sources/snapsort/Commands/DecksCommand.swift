@@ -22,6 +22,10 @@ enum DecksCommand: Command {
         try Trash.noticeRestores(library: library, clock: .live)
         if let show {
             guard let id = DeckID(show) else { throw UsageError("unknown deck '\(show)'") }
+            // An unknown group is a misspelt deck as an unknown filter is (exit 2, not 1).
+            if case .group(let g) = id, GroupID(rawValue: g) == nil {
+                throw UsageError("unknown group '\(g)' (groups: \(GroupID.allCases.map(\.rawValue).joined(separator: " ")))")
+            }
             let deck = try Decks.build(id, library: library, clock: .live)
             if json {
                 ctx.out(
