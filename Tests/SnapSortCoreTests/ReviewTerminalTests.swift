@@ -170,6 +170,15 @@ extension ReviewTerminalTests {
         for name in ["a.jpg", "b.jpg", "c.jpg"] { #expect(try s.decision(name) == nil) }
     }
 
+    @Test("a video's card says how long it is (review 8)")
+    func aVideoCardSaysItsLength() throws {
+        let s = try Setup(["a.jpg"])
+        s.dir.write("Pictures/clip.mov", try VideoFixtures.bytes("tiny.mov"))  // 2 s
+        try s.scan()
+        let d = try s.drive("wait=clip.mov,q", ["review", "--deck", "filter:videos"])
+        #expect(d.failures.isEmpty && d.output.contains("0:02"), "\(d.failures) \(d.output.suffix(400))")
+    }
+
     @Test("the favourites deck shows the photos kept before (it ended at once, 'deck done — 0 decisions'); ← on one stages it")
     func theFavouritesDeckShowsKeptPhotos() throws {
         let s = try Setup()

@@ -202,6 +202,12 @@ struct ReviewScreen {
             picture = mode == .symbols ? art.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) : [art]
         }
         var info = item.name + glyphs.dot + (item.takenAt.map { String($0.prefix(10)) } ?? "undated") + glyphs.dot + humanBytes(item.bytes)
+        // A video's length, as the page shows it (Long Videos are judged by it).
+        if item.kind == "video", let d = item.durationSeconds, d > 0 {
+            let t = Int(d.rounded())
+            info +=
+                glyphs.dot + (t >= 3600 ? String(format: "%d:%02d:%02d", t / 3600, t / 60 % 60, t % 60) : String(format: "%d:%02d", t / 60, t % 60))
+        }
         if disk == .changed {
             info = item.name + glyphs.dot + "changed since it was analyzed"
         } else if let d = try? Review.decision(for: item.id, library: library), d.laterCount > 0 {
