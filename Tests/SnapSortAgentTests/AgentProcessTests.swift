@@ -147,14 +147,20 @@ import Testing
         #expect(again.wait(timeout: 30) == 0)
     }
 
-    @Test func aSecondAgentExitsOneWithAClearMessage() throws {
+    @Test func aSecondAgentExitsThreeWithAClearMessage() throws {
         let (dir, env, root, _) = Self.setup(1)
         defer { withExtendedLifetime(dir) {} }
         let first = try Child(["agent", root], env: env)
         let statusFile = env["XDG_RUNTIME_DIR"]! + "/snapsort/status.json"
         #expect(waitUntil(timeout: 20) { FileManager.default.fileExists(atPath: statusFile) })
         let second = try SnapsortBinary.run(["agent", root], env: env)
-        #expect(second.status == 1)
+        // 3, which the unit does not restart on (RestartPreventExitStatus=3): with 1 systemd
+        // restarted it every 5 s for ever (review 8).
+        #expect(second.status == 3)
+        let unit = try String(
+            contentsOfFile: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../systemd/snapsort.service.in")
+                .standardized.path, encoding: .utf8)
+        #expect(unit.contains("RestartPreventExitStatus=3"))
         #expect(second.stderr.contains("already running"))
         // While it runs, `snapsort status` shows the agent's own document.
         let status = try SnapsortBinary.run(["status", "--json"], env: env)

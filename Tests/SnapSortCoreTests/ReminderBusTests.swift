@@ -112,6 +112,8 @@ struct ReminderBusTests {
         #expect(bus.waitForCalls("Notify", count: 1))
         let id = try #require(s.activeNotification)
         #expect(bus.calls("Notify")[0]["actions"] as? [String] == ["default", "Open SnapSort", "start", "Start a session", "later", "Later"])
+        // SnapSort's own icon, as the packages install it (review 8: a generic picture icon).
+        #expect(bus.calls("Notify")[0]["icon"] as? String == "snapsort")
 
         try bus.command("action \(id) start")
         #expect(ReminderBusTests.loop(s, now: at) { inputs.opened.count == 1 })

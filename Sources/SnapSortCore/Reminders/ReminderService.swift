@@ -45,8 +45,9 @@ public final class ReminderService: @unchecked Sendable {
 
     /// How long "Later" waits.
     public static let snoozeInterval: TimeInterval = 3600
-    /// The notification's icon (a themed icon name).
-    public static let icon = "image-x-generic"
+    /// The notification's icon: SnapSort's own, as the packages install it in the hicolor theme
+    /// (`snapsort.svg`, the menu entry's); it was a generic picture icon.
+    public static let icon = "snapsort"
 
     /// `realtimeTimer`: arm a `timerfd` on the wall clock so suspends and clock changes wake the
     /// loop (production); off for tests on a manual clock.

@@ -22,7 +22,7 @@ enum AgentCommand: Command {
           --no-reminders      do not show reminders or milestone notifications
           --no-models         do not run the local models (faces, People, Pets, Food, Scenery)
         Signals: SIGTERM/SIGINT stop cleanly (exit 0); SIGHUP reloads snapsort.conf.
-        Exit: 0 stopped cleanly, 1 error (another agent already runs on this database).
+        Exit: 0 stopped cleanly, 1 error, 3 another agent already runs on this database.
         """
 
     static func run(_ args: inout Arguments, _ ctx: Context) throws -> Int32 {
@@ -77,7 +77,9 @@ enum AgentCommand: Command {
         do {
             agent = try Agent(options)
         } catch let e as AgentError {
-            throw CommandFailure(ExitCode.error, e.description)
+            // Exit 3 for "another agent runs": the unit does not restart on it
+            // (RestartPreventExitStatus=3), where exit 1 restarted it every 5 s for ever.
+            throw CommandFailure(e.code == .alreadyRunning ? ExitCode.unavailable : ExitCode.error, e.description)
         }
         if !underManager && !ctx.quiet {
             ctx.err("snapsort agent: watching \(agent.roots.joined(separator: ", "))")
