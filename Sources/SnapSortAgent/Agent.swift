@@ -1090,7 +1090,6 @@ public final class Agent: @unchecked Sendable {
     }
 
     private func writeStatus(_ doc: StatusDocument) {
-        lastStatusContent = doc.content
         do {
             try FileSystem.makeDirectories(Agent.folder(of: statusPath), mode: 0o700)
             try FileSystem.writeAtomically(statusPath, Array((doc.json.serialized(pretty: true) + "\n").utf8))
@@ -1099,12 +1098,21 @@ public final class Agent: @unchecked Sendable {
                 if $0.statesWritten.last != doc.agent.state { $0.statesWritten.append(doc.agent.state) }
             }
             lastWrittenState = doc.agent.state
+            // Only a document on disk counts as written: one that failed (a full tmpfs, an
+            // immutable file) is written again at the agent's next wake, where the bars kept
+            // the old counts for good (review 8).
+            lastStatusContent = doc.content
+            if !statusFileWritten && statusWriteFailing { logger.notice("the status file is written again") }
+            statusWriteFailing = false
             statusFileWritten = true
         } catch {
             statusFileWritten = false
-            logger.error("cannot write the status file", ["error": "\(error)"])
+            statusDirty = true
+            if !statusWriteFailing { logger.error("cannot write the status file; trying again", ["error": "\(error)"]) }
+            statusWriteFailing = true
         }
     }
+    private var statusWriteFailing = false
 
     /// The `STATUS=` line: "Analyzing 1 204 of 5 310 …", "Watching 12 431 photos in 3 folders".
     func statusLine(_ doc: StatusDocument? = nil) -> String {

@@ -521,6 +521,27 @@ import Testing
     /// served from its checkpoints: the status says "grouping", a pause stops it and it runs
     /// again after the resume, and a stop request (SIGTERM's path) ends the agent at once. The
     /// regroup here never ends by itself: without the checkpoints the agent would hang in it.
+    /// A status file that could not be written (a full tmpfs, an immutable file; a folder in its
+    /// place here) is written at the agent's next wake once it can be, without waiting for
+    /// another change: the bars kept the old counts for good (review 8).
+    @Test func aStatusFileThatCouldNotBeWrittenIsWrittenAgain() throws {
+        let h = try AgentHarness()
+        h.start()
+        defer { h.stop() }
+        #expect(h.waitIdle())
+        let before = try #require(h.status()?["agent"]?["total"]?.intValue)
+        try FileSystem.remove(h.statusPath)
+        try FileSystem.makeDirectories(h.statusPath)
+        h.dir.write("Pictures/late.jpg", photo(41))
+        let lib = try h.reader()
+        #expect(try waitUntil { try h.live(lib)[h.root + "/late.jpg"]?.status == "ok" })
+        #expect(h.waitIdle())
+        #expect(h.logs.messages.contains { $0.contains("cannot write the status file") }, "\(h.logs.messages)")
+        try FileManager.default.removeItem(atPath: h.statusPath)
+        h.agent.wake()
+        #expect(waitUntil { h.status()?["agent"]?["total"]?.intValue == before + 1 }, "\(String(describing: h.status()))")
+    }
+
     /// A photo from a phone's sync is analyzed and grouped without the bars going watching →
     /// scanning → analyzing → grouping → watching; work that lasts (a regroup that does not end
     /// here) shows once it has lasted `quietWork` on the injected clock.
