@@ -524,6 +524,22 @@ import Testing
         #expect(try SnapsortBinary.run(["roots", "add", dir.at("nope")], env: env).status == 1)
     }
 
+    /// The first root added keeps the pictures folder that was watched by default (adding a
+    /// card's folder stopped watching ~/Pictures without a word, review 8), and says so.
+    @Test func theFirstRootAddedKeepsThePicturesFolder() throws {
+        let dir = TempDir()
+        let env = ["XDG_CONFIG_HOME": dir.at("config"), "HOME": dir.path]
+        dir.folder("Pictures")
+        dir.folder("usb/DCIM")
+        let add = try SnapsortBinary.run(["roots", "add", dir.at("usb/DCIM")], env: env)
+        #expect(add.status == 0 && add.stderr.contains("\(dir.at("Pictures")) stays watched"), "\(add.stderr)")
+        #expect(try SnapsortBinary.run(["roots", "list"], env: env).stdout == dir.at("Pictures") + "\n" + dir.at("usb/DCIM") + "\n")
+        // Roots configured already: nothing is added behind the user's back.
+        dir.folder("more")
+        let again = try SnapsortBinary.run(["roots", "add", dir.at("more")], env: env)
+        #expect(again.status == 0 && !again.stderr.contains("stays watched"))
+    }
+
     /// A name with a newline or tab stays one record in tab-separated output (escaped, as
     /// `report --jsonl` escapes it in JSON).
     @Test func tabSeparatedLinesEscapeControlCharactersInNames() throws {

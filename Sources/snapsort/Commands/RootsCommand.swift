@@ -13,7 +13,8 @@ enum RootsCommand: Command {
 
         Edits the 'root = DIR' lines of snapsort.conf (every other line is kept as written;
         the file is replaced atomically). Without configured roots SnapSort uses the pictures
-        folder. A running agent picks the change up at once. 'remove' stops watching DIR but
+        folder; the first 'add' writes it as a root too, so it stays watched. A running agent
+        picks the change up at once. 'remove' stops watching DIR but
         keeps its rows; 'snapsort forget DIR' drops them.
         """
 
@@ -50,6 +51,7 @@ enum RootsCommand: Command {
             guard rest.count == 2 else { throw UsageError("roots \(action) takes one DIR") }
             let dir = ctx.absolute(rest[1])
             let updated: String?
+            var keptDefaults: [String] = []
             if action == "add" {
                 guard FileSystem.lstatusIfExists(dir).map({ $0.isDirectory || $0.isSymlink }) == true else {
                     throw CommandFailure(ExitCode.error, "\(field(dir)) is not a folder")
@@ -60,7 +62,19 @@ enum RootsCommand: Command {
                         "\(field(dir)): a name with a line break or another control character cannot be written to snapsort.conf; rename the folder, or scan it by name ('snapsort scan DIR')"
                     )
                 }
-                updated = Configuration.addingRoot(dir, to: text, home: ctx.env.home)
+                // The first root written replaces the default (the pictures folder): it is written
+                // too, so adding a USB card's folder does not stop watching ~/Pictures unseen.
+                let (current, _) = Configuration.load(ctx.env)
+                var base = text
+                if current.roots.isEmpty {
+                    for d in ctx.env.defaultRoots where d != dir && FileSystem.lstatusIfExists(d)?.isDirectory == true {
+                        if let with = Configuration.addingRoot(d, to: base, home: ctx.env.home) {
+                            base = with
+                            keptDefaults.append(d)
+                        }
+                    }
+                }
+                updated = Configuration.addingRoot(dir, to: base, home: ctx.env.home)
             } else {
                 updated = Configuration.removingRoot(dir, from: text, home: ctx.env.home)
             }
@@ -85,6 +99,11 @@ enum RootsCommand: Command {
             try FileSystem.writeAtomically(file, Array(updated.utf8))
             if !ctx.quiet {
                 ctx.err(action == "add" ? "added root \(field(dir))" : "removed root \(field(dir)) (its rows are kept; 'snapsort forget' drops them)")
+                for d in keptDefaults {
+                    ctx.err(
+                        "\(field(d)) stays watched: it was the default, and is now a root of its own too ('snapsort roots remove \(field(d))' stops it)"
+                    )
+                }
             }
             return ExitCode.ok
         default:
