@@ -80,8 +80,10 @@ public final class WebServer: Sendable {
     init(_ options: Options) throws {
         self.options = options
         // The user's server keeps its token across restarts; a test's server makes its own.
-        let token = options.writeInfo ? try WebSecurity.keptToken(at: options.dbPath + ".web-token") : try WebSecurity.makeToken()
+        // The library first: it makes its folder, where the token is kept (a new account's first
+        // page had neither, and the token's file could not be created).
         let library = try Library(path: options.dbPath)
+        let token = options.writeInfo ? try WebSecurity.keptToken(at: options.dbPath + ".web-token") : try WebSecurity.makeToken()
         let webRoot = options.webRoot ?? DataDirectory.find(options.env).map { $0 + "/web" }
         let app = WebApp(library: library, options: options, webRoot: webRoot)
         let server = try HTTPServer(addresses: options.addresses, port: options.port) { request in

@@ -33,6 +33,25 @@ import Testing
         #expect(info.map { started.stdout.hasPrefix($0.openURL) } == true)
     }
 
+    /// A new account's first click on the menu entry: no library yet, no --db. The page comes
+    /// up on the default library, created on first use (the server was told the library by name
+    /// and refused to create it, review 8).
+    @Test func openStartOnANewAccountCreatesTheDefaultLibrary() throws {
+        let dir = TempDir()
+        let run = dir.folder("run")
+        chmod(run, 0o700)
+        let home = dir.folder("home")
+        let env = [
+            "HOME": home, "XDG_RUNTIME_DIR": run, "XDG_CONFIG_HOME": home + "/.config", "XDG_STATE_HOME": home + "/.local/state",
+            "XDG_DATA_HOME": home + "/.local/share",
+        ]
+        let started = try SnapsortBinary.run(["open", "--start", "--print-url"], env: env)
+        let info = WebInfo.read(Environment(variables: env, home: home))
+        defer { if let pid = info?.pid, pid > 0 { kill(pid_t(pid), SIGKILL) } }
+        #expect(started.status == 0 && started.stdout.hasPrefix("http://127.0.0.1:"), "\(started.status) \(started.stderr)")
+        #expect(info.map(WebClient.answers) == true)
+    }
+
     @Test func tokenIsRequiredOnEveryRequest() throws {
         let h = try WebHarness()
         for path in ["/", "/app.js", "/api/summary", "/media/\(h.id("beach.jpg"))/thumb"] {

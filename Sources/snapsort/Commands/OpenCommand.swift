@@ -80,7 +80,11 @@ enum OpenCommand: Command {
             return info
         }
         let exe = (try? FileSystem.realPath("/proc/self/exe")) ?? CommandLine.arguments[0]
-        guard (try? ChildProcess.detached(path: exe, arguments: ["--db", ctx.dbPath, "serve"])) != nil else { return nil }
+        // The library by name only when it was named: the default one is created on first use,
+        // and a new account's menu click has none yet (a named path refuses to be created by
+        // `serve`, and the page never came up).
+        let arguments = ctx.databaseNamed ? ["--db", ctx.dbPath, "serve"] : ["serve"]
+        guard (try? ChildProcess.detached(path: exe, arguments: arguments)) != nil else { return nil }
         return waitForPage(15)
     }
 }

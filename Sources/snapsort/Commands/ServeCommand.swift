@@ -39,6 +39,9 @@ enum ServeCommand: Command {
             throw CommandFailure(
                 ExitCode.error, "this library's review page is already served at \(running.url) (pid \(running.pid)); 'snapsort open' opens it")
         }
+        // A library named by --db must exist (a typo is no new empty library); the default one
+        // is created on first use, as by every other command.
+        _ = try ctx.openLibrary()
         // Signals first: threads started later (the server's) inherit the blocked mask.
         let signals = try SignalFD([SIGINT, SIGTERM])
         var options = WebServer.Options(dbPath: ctx.dbPath, config: config, env: ctx.env)
