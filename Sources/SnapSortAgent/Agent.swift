@@ -1053,11 +1053,13 @@ public final class Agent: @unchecked Sendable {
         let servicesProblem = services.lazy.compactMap { s in s.problem.map { "\(s.name): \($0)" } }.first
         return StatusDocument.Agent(
             state: shown, pid: Int(getpid()), done: done, total: total, degraded: watcher.isDegraded,
-            lastError: lastError ?? servicesProblem,
+            // Names for people (a byte that is no UTF-8 as U+FFFD): written raw, the document
+            // was no UTF-8 and `snapsort status` and every bar read the agent as stopped.
+            lastError: (lastError ?? servicesProblem).map(PathName.display),
             // The watch limit is the system's, and every folder is still looked at (some every
             // few minutes): a warning, as a missing notification server is, not a red error.
             lastErrorSeverity: lastError != nil && lastError != degradedNote ? "error" : "warning",
-            offlineRoots: offlineRoots.sorted(), pending: dirtyFiles.count + dirtyFolders.count)
+            offlineRoots: offlineRoots.sorted().map(PathName.display), pending: dirtyFiles.count + dirtyFolders.count)
     }
 
     private func stoppedDocument() -> StatusDocument {

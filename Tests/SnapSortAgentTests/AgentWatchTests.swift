@@ -313,6 +313,30 @@ import Testing
         #expect(try Review.decision(for: x.id, library: lib)?.decision == .keep)
     }
 
+    /// A root whose name is no UTF-8 (a Latin-1 "Café") going offline: the status file stays
+    /// UTF-8 and names it with U+FFFD, so `snapsort status` and the bars read the agent as
+    /// watching, not stopped (review 8).
+    @Test func anOfflineRootWithANameThatIsNoUTF8KeepsTheStatusReadable() throws {
+        let latin = PathName.decode(Array("Caf".utf8) + [0xE9])
+        var root = ""
+        let h = try AgentHarness(
+            setup: { d in
+                root = d.path + "/" + latin; try? FileSystem.makeDirectories(root, mode: 0o755)
+            },
+            tweak: { o in
+                o.offlineCheckInterval = 0.1
+                o.roots = [root]
+            })
+        h.start()
+        defer { h.stop() }
+        #expect(h.waitIdle())
+        try FileSystem.rename(root, h.dir.at("away"))
+        let bytes = { (try? FileSystem.readFile(h.statusPath, limit: 1 << 20)) ?? [] }
+        #expect(waitUntil { h.status()?["agent"]?["offline_roots"]?.arrayValue?.first?.stringValue == h.dir.path + "/Caf\u{FFFD}" })
+        #expect(String(validatingUTF8: bytes().map { CChar(bitPattern: $0) } + [0]) != nil)
+        #expect(h.status()?["agent"]?["state"]?.stringValue == "watching")
+    }
+
     /// A root moved away is offline: its rows are kept and the status file names it. Moved
     /// back, or made again, it is watched again without a restart or a SIGHUP.
     @Test func aRootThatComesBackIsWatchedAgain() throws {
