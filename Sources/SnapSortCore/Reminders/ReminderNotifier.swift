@@ -82,7 +82,8 @@ public struct ReviewPage: Sendable {
     /// Reads where the running page of the library at `database` is (`PageFiles`) and opens it
     /// with `URLOpener` (in its own systemd scope when a user manager runs).
     public static func live(_ env: Environment, database: String? = nil) -> ReviewPage {
-        ReviewPage(url: { deck in webURL(env, deck: deck, database: database) }, open: { url in URLOpener.open(url, env: env, wait: false) })
+        ReviewPage(
+            url: { deck in webURL(env, deck: deck, database: database) }, open: { url in URLOpener.open(url, env: env, wait: false, silent: true) })
     }
 
     /// A page that is never running (commands without a browser).

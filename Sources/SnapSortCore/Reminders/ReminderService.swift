@@ -292,7 +292,8 @@ public final class ReminderService: @unchecked Sendable {
                     if let url = dependencies.page.url(dependencies.deck()) {
                         dependencies.page.open(url)
                         pageOpened = true
-                        logger.info("review page opened")
+                        // Asked, not known: the browser starts on its own (its failure is not seen here).
+                        logger.info("asked the browser to open the review page")
                     } else {
                         logger.notice("the review page is not running; start it to review from a reminder")
                     }

@@ -25,9 +25,11 @@ public enum URLOpener {
     /// Starts the opener. With `wait`, waits for it and returns whether it succeeded; without,
     /// returns whether it started (the agent never waits for a browser).
     @discardableResult
-    public static func open(_ url: String, env: Environment, wait: Bool) -> Bool {
+    /// `silent`: the opener's own output to /dev/null (the agent's: xdg-open's errors carry the
+    /// page's URL with its token, which the journal must not keep).
+    public static func open(_ url: String, env: Environment, wait: Bool, silent: Bool = false) -> Bool {
         guard let argv = command(for: url, env: env) else { return false }
-        return Program.run(argv, env: env, wait: wait)
+        return Program.run(argv, env: env, wait: wait, silent: silent)
     }
 }
 

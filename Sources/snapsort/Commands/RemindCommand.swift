@@ -86,7 +86,7 @@ enum RemindCommand: Command {
             } else if service.sessionStarted {
                 ctx.err(
                     service.pageOpened
-                        ? "opened the review page"
+                        ? "asked the browser to open the review page"
                         : "the review page is not running: 'snapsort open' starts a session once the agent or 'snapsort serve' runs")
             } else if service.activeNotification == nil {
                 ctx.err("dismissed")
