@@ -183,7 +183,7 @@ public final class Agent: @unchecked Sendable {
         let (config, problems) = Configuration.load(options.env)
         configuration = config
         for p in problems { options.logger.warning(p.description) }
-        statusPath = options.statusPath ?? config.statusFilePath(options.env)
+        statusPath = options.statusPath ?? config.statusFilePath(options.env, database: options.dbPath)
         // Where this agent writes its status, for `snapsort status` (an agent started with
         // --status-file elsewhere was reported as stopped).
         try? lock.setContents("pid=\(getpid())\nstatus_file=\(statusPath)\n")

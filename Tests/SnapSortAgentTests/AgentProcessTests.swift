@@ -174,6 +174,37 @@ import Testing
         #expect(JSON.parse(stopped.stdout)?["agent"]?["total"]?.intValue == 1)
     }
 
+    /// Two agents for two libraries: the second library's agent writes its own status file
+    /// beside the bars' one, so neither library's `status` shows the other's (they wrote one
+    /// file, and a stopped second agent left the first one's bar "stopped", review 8).
+    @Test func twoLibrariesTwoStatusFiles() throws {
+        let (dir, env, root, _) = Self.setup(1)
+        defer { withExtendedLifetime(dir) {} }
+        let other = dir.folder("Other")
+        dir.write("Other/x.jpg", Fixtures.jpeg(seed: 77, width: 64, height: 48))
+        dir.write("Other/y.jpg", Fixtures.jpeg(seed: 78, width: 64, height: 48))
+        let otherDB = dir.at("other.sqlite3")
+        let flags = ["--no-web", "--no-reminders", "--no-models"]
+        let first = try Child(["agent"] + flags + [root], env: env)
+        let second = try Child(["--db", otherDB, "agent"] + flags + [other], env: env)
+        let shared = env["XDG_RUNTIME_DIR"]! + "/snapsort/status.json"
+        func total(_ args: [String]) -> Int? {
+            (try? SnapsortBinary.run(args + ["status", "--json"], env: env)).flatMap { JSON.parse($0.stdout)?["agent"]?["total"]?.intValue }
+        }
+        #expect(
+            waitUntil(timeout: 20) { total([]) == 1 && total(["--db", otherDB]) == 2 },
+            "\(String(describing: total([]))) \(String(describing: total(["--db", otherDB])))")
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: env["XDG_RUNTIME_DIR"]! + "/snapsort")) ?? []
+        #expect(files.contains("status.json") && files.contains { $0.hasPrefix("status-") && $0.hasSuffix(".json") }, "\(files)")
+        // The second stops: the first library's document still says its agent runs.
+        second.signal(SIGTERM)
+        #expect(second.wait(timeout: 10) == 0)
+        let doc = JSON.parse(String(decoding: try FileSystem.readFile(shared, limit: 1 << 20), as: UTF8.self))?["agent"]
+        #expect(doc?["state"]?.stringValue != "stopped" && doc?["pid"]?.intValue == Int(first.process.processIdentifier))
+        first.signal(SIGTERM)
+        #expect(first.wait(timeout: 10) == 0)
+    }
+
     /// An agent writing its status elsewhere (--status-file) is found by `snapsort status`
     /// (it was reported as stopped); `status --status-file` reads a named one.
     @Test func statusFindsAnAgentsOwnStatusFile() throws {

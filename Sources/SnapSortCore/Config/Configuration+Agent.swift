@@ -9,6 +9,17 @@ extension Configuration {
         return env.stateHome + "/snapsort/status.json"
     }
 
+    /// The status file of the agent of the library at `database`: `statusFilePath` for the
+    /// default library (the bars' file), `status-KEY.json` beside it for another one (KEY as
+    /// the page's `web-KEY.json`): two agents wrote one file, and each library's bar showed
+    /// whichever wrote last. A configured `status_file` is used as it is.
+    public func statusFilePath(_ env: Environment, database: String) -> String {
+        let shared = statusFilePath(env)
+        guard statusFile == nil, database != env.defaultDatabasePath else { return shared }
+        let own = (PageFiles.own(env, database: database) as NSString).lastPathComponent.replacingOccurrences(of: "web-", with: "status-")
+        return (shared as NSString).deletingLastPathComponent + "/" + own
+    }
+
     /// The pictures folder the scanner falls back to: `XDG_PICTURES_DIR`, else `~/Pictures`.
     public static func picturesDirectory(_ env: Environment) -> String { env.defaultRoots[0] }
 

@@ -46,7 +46,7 @@ enum StatusCommand: Command {
         // The running agent's file (it says where in its lock), else the configured one: looked
         // up again while following, since an agent restarted with another `status_file` writes
         // elsewhere (a follower that kept the old path showed "stopped" for good).
-        func currentPath() -> String { named ?? Agent.runningStatusPath(dbPath: ctx.dbPath) ?? config.statusFilePath(ctx.env) }
+        func currentPath() -> String { named ?? Agent.runningStatusPath(dbPath: ctx.dbPath) ?? config.statusFilePath(ctx.env, database: ctx.dbPath) }
         var path = currentPath()
         let render: (StatusDocument) -> String = { doc in
             if let format { return format.render(doc) }
