@@ -215,7 +215,35 @@ struct ReminderBusTests {
         s.fire(now: Wall.date("2026-06-11 19:00", ReminderBusTests.tz))
         #expect(s.problem?.contains("session bus") == true)
         #expect(logs.messages.filter { $0.contains("cannot show a notification") }.count == 1)
-        #expect(s.nextDeadline(now: Wall.date("2026-06-11 19:00", ReminderBusTests.tz)) == Wall.date("2026-06-12 19:00", ReminderBusTests.tz))
+        // Tried again in ten minutes, not a day later (review 8).
+        #expect(s.nextDeadline(now: Wall.date("2026-06-11 19:00", ReminderBusTests.tz)) == Wall.date("2026-06-11 19:10", ReminderBusTests.tz))
+    }
+
+    /// A reminder that found no notification server is shown once one runs (ten minutes later
+    /// at most), and the problem goes: it waited a whole cadence, the bars' ⚠ with it (review 8).
+    @Test func aReminderNoServerShowedIsShownOnceOneRuns() throws {
+        let bus = try NotificationBus(withServer: false)
+        let lib = try TestLibrary()
+        let logs = LogCapture()
+        let deps = ReminderDependencies(
+            timeZone: { ReminderBusTests.tz }, facts: { ReminderFacts(awaitingReview: 1) }, logger: logs.logger(label: "reminders"))
+        var config = Configuration()
+        config.reminder = "weekly"
+        config.quietHours = nil
+        let s = ReminderService(library: lib.library, configuration: config, notifier: DesktopNotifier(address: bus.address), dependencies: deps)
+        let start = Wall.date("2026-06-10 10:00", ReminderBusTests.tz)
+        s.start(now: start)
+        let due = try #require(s.nextDeadline(now: start))
+        s.fire(now: due)
+        #expect(s.problem != nil && s.state.lastOutcome == "failed")
+        try bus.startServer()
+        let retry = try #require(s.nextDeadline(now: due))
+        #expect(retry == due.addingTimeInterval(600), "\(retry) \(due)")
+        s.fire(now: retry)
+        #expect(bus.waitForCalls("Notify", count: 1))
+        #expect(s.problem == nil && s.state.lastOutcome == "shown")
+        // And then the weekly schedule again.
+        #expect(try #require(s.nextDeadline(now: retry)) > retry.addingTimeInterval(6 * 86_400))
     }
 
     @Test("a bus without a notification server: noServer, quickly; a server started later is used")

@@ -45,6 +45,11 @@ public final class ReminderService: @unchecked Sendable {
 
     /// How long "Later" waits.
     public static let snoozeInterval: TimeInterval = 3600
+    /// A reminder no server could show (no session bus, no notification server yet) is tried
+    /// again this often until the next one is due: it was lost for a whole cadence, and the
+    /// bars' ⚠ stayed after the server came back.
+    public static let retryInterval: TimeInterval = 600
+    private var retryAt: Date?
     /// The notification's icon: SnapSort's own, as the packages install it in the hicolor theme
     /// (`snapsort.svg`, the menu entry's); it was a generic picture icon.
     public static let icon = "snapsort"
@@ -103,6 +108,7 @@ public final class ReminderService: @unchecked Sendable {
         var candidates: [Date] = []
         // A snooze that ran out while nothing delivered it (no agent) is due now, not then.
         if let s = state.snoozedUntil { candidates.append(schedule.deliveryTime(notBefore: max(s, now), in: tz)) }
+        if let r = retryAt { candidates.append(schedule.deliveryTime(notBefore: max(r, now), in: tz)) }
         if pendingSlot(now: now) != nil {
             candidates.append(schedule.deliveryTime(notBefore: now, in: tz))
         } else if let next = schedule.occurrence(after: now, in: tz) {
@@ -199,10 +205,12 @@ public final class ReminderService: @unchecked Sendable {
         let zone = tz
         let slot = pendingSlot(now: now)
         let snoozeDue = state.snoozedUntil.map { $0 <= now } ?? false
-        guard slot != nil || snoozeDue else { return }
+        let retryDue = retryAt.map { $0 <= now } ?? false
+        guard slot != nil || snoozeDue || retryDue else { return }
         if schedule.isQuiet(now, in: zone) { return }  // nextDeadline points at the end of the quiet hours
         if let slot { state.lastSlot = slot }
         if snoozeDue { state.snoozedUntil = nil }
+        retryAt = nil
         var reason = noNagReason()
         var facts: ReminderFacts?
         if reason == nil {
@@ -221,6 +229,9 @@ public final class ReminderService: @unchecked Sendable {
                 state.lastDeliveredAt = now
             } else {
                 state.lastOutcome = "failed"
+                // Tried again soon, up to the next reminder (which then takes over).
+                let again = now.addingTimeInterval(ReminderService.retryInterval)
+                if let next = schedule.occurrence(after: now, in: zone), next <= again { retryAt = nil } else { retryAt = again }
             }
         }
         save(now: now)
@@ -273,7 +284,7 @@ public final class ReminderService: @unchecked Sendable {
             // Logged once per distinct problem; the next reminder tries again.
             if !isOneShot && loggedProblem != message {
                 loggedProblem = message
-                logger.warning("cannot show a notification; will retry at the next reminder", ["error": "\(error)"])
+                logger.warning("cannot show a notification; tried again every ten minutes", ["error": "\(error)"])
             }
             throw error
         }
