@@ -67,8 +67,11 @@ public struct StatusSummary: Sendable {
             color = "#8fbcbb"
             i3rsState = "Info"
         case "scanning", "analyzing", "starting":
-            text = a.total > 0 ? "SnapSort \(StatusSummary.number(a.done))/\(StatusSummary.number(a.total))" : "SnapSort…"
-            shortText = a.total > 0 ? "\(a.total > 0 ? a.done * 100 / a.total : 0)%" : "…"
+            // Starting and checking folders count nothing yet: "SnapSort 282/282" at 100 % read
+            // as finished at every login (review 8). Only the analysis counts.
+            let counting = a.state == "analyzing" && a.total > 0
+            text = counting ? "SnapSort \(StatusSummary.number(a.done))/\(StatusSummary.number(a.total))" : "SnapSort…"
+            shortText = counting ? "\(a.done * 100 / a.total)%" : "…"
             color = "#8fbcbb"
             i3rsState = "Info"
         case "paused":
@@ -107,7 +110,9 @@ public struct StatusSummary: Sendable {
             text += " ⚠"
             shortText += " ⚠"
         }
-        if a.total > 0 {
+        if a.state == "starting" || a.state == "scanning" {
+            percentage = 0
+        } else if a.total > 0 {
             percentage = min(100, a.done * 100 / a.total)
         } else {
             percentage = 100
