@@ -266,9 +266,9 @@ struct AgentServiceTests {
         h.agent.wake()
         #expect(waitUntil { (h.status()?["agent"]?["last_error"]?.stringValue ?? "").hasPrefix("reminders: cannot show a notification") })
         #expect(h.status()?["agent"]?["last_error_severity"]?.stringValue == "warning")  // a warning on the bars, not an alarm
-        #expect(logs.messages.contains { $0.contains("will retry at the next reminder") })
+        #expect(logs.messages.contains { $0.contains("tried again every ten minutes") })
         #expect(h.agent.currentState == "watching")
-        // Delivered (and failed) once, not retried in a loop: the next one is a later one.
+        // Delivered (and failed) once, not retried in a loop: tried again ten minutes later.
         let after = try #require(h.status()?["next_reminder"]?.stringValue)
         #expect(after > before)
         #expect(h.stop())
