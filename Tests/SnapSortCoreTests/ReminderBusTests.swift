@@ -198,18 +198,21 @@ struct ReminderBusTests {
         #expect(bus.calls("Notify")[0]["actions"] as? [String] == [])
     }
 
-    @Test("no session bus: the service keeps running, says so once, and retries at the next reminder")
-    func noBus() throws {
-        let lib = try TestLibrary()
-        let logs = LogCapture()
+    /// A reminder service of `reminder` cadence (no quiet hours, one photo waiting) on `notifier`.
+    static func plainService(_ lib: TestLibrary, _ logs: LogCapture, reminder: String, notifier: DesktopNotifier) -> ReminderService {
         let deps = ReminderDependencies(
             timeZone: { ReminderBusTests.tz }, facts: { ReminderFacts(awaitingReview: 1) }, logger: logs.logger(label: "reminders"))
         var config = Configuration()
-        config.reminder = "daily"
+        config.reminder = reminder
         config.quietHours = nil
-        let s = ReminderService(
-            library: lib.library, configuration: config,
-            notifier: DesktopNotifier(address: "unix:path=" + lib.dir.at("no-such-bus")), dependencies: deps)
+        return ReminderService(library: lib.library, configuration: config, notifier: notifier, dependencies: deps)
+    }
+
+    @Test("no session bus: the service keeps running, says so once, and tries again in ten minutes")
+    func noBus() throws {
+        let lib = try TestLibrary()
+        let logs = LogCapture()
+        let s = Self.plainService(lib, logs, reminder: "daily", notifier: DesktopNotifier(address: "unix:path=" + lib.dir.at("no-such-bus")))
         s.start(now: Wall.date("2026-06-10 10:00", ReminderBusTests.tz))
         s.fire(now: Wall.date("2026-06-10 19:00", ReminderBusTests.tz))
         s.fire(now: Wall.date("2026-06-11 19:00", ReminderBusTests.tz))
@@ -224,13 +227,7 @@ struct ReminderBusTests {
     @Test func aReminderNoServerShowedIsShownOnceOneRuns() throws {
         let bus = try NotificationBus(withServer: false)
         let lib = try TestLibrary()
-        let logs = LogCapture()
-        let deps = ReminderDependencies(
-            timeZone: { ReminderBusTests.tz }, facts: { ReminderFacts(awaitingReview: 1) }, logger: logs.logger(label: "reminders"))
-        var config = Configuration()
-        config.reminder = "weekly"
-        config.quietHours = nil
-        let s = ReminderService(library: lib.library, configuration: config, notifier: DesktopNotifier(address: bus.address), dependencies: deps)
+        let s = Self.plainService(lib, LogCapture(), reminder: "weekly", notifier: DesktopNotifier(address: bus.address))
         let start = Wall.date("2026-06-10 10:00", ReminderBusTests.tz)
         s.start(now: start)
         let due = try #require(s.nextDeadline(now: start))
