@@ -333,7 +333,7 @@ import Testing
         try FileSystem.rename(root, h.dir.at("away"))
         let bytes = { (try? FileSystem.readFile(h.statusPath, limit: 1 << 20)) ?? [] }
         #expect(waitUntil { h.status()?["agent"]?["offline_roots"]?.arrayValue?.first?.stringValue == h.dir.path + "/Caf\u{FFFD}" })
-        #expect(String(validatingUTF8: bytes().map { CChar(bitPattern: $0) } + [0]) != nil)
+        #expect(String(bytes: bytes(), encoding: .utf8) != nil)
         #expect(h.status()?["agent"]?["state"]?.stringValue == "watching")
     }
 
