@@ -321,6 +321,14 @@ enum RawFixtures {
         #expect(try t.library.item(path: fine)?.status == .ok)
         let unreadable = try t.library.db.rows("SELECT file_id FROM group_members WHERE group_id = 'unreadable'").compactMap { $0.int(0) }
         #expect(unreadable == [item.id])
+        // Beside its good JPEG it is no sidecar (trashed with it, never known broken): an item
+        // of its own in Unreadable.
+        let jpg = t.dir.write("Pictures/DSC_3000.JPG", preview)
+        try t.scan()
+        try Grouper(library: t.library).regroupAll()
+        let photo = try #require(try t.library.item(path: jpg))
+        #expect(try t.library.sidecars(of: photo.id).isEmpty)
+        #expect(try t.library.db.scalar("SELECT count(*) FROM group_members WHERE group_id = 'unreadable' AND file_id = ?", item.id) == 1)
     }
 
     /// Sony's ARW (and Pentax's PEF) point at their preview from IFD0 (0x201/0x202, sorted

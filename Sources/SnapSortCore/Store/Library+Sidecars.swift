@@ -65,6 +65,9 @@ extension Library {
             var isVideo = false
             /// Read whole (`ok`): only such a photo takes a RAW or a clip with it.
             var isReadable = true
+            /// Cut short or unreadable: a RAW so is no sidecar of its good JPEG, but an item of
+            /// its own in Unreadable, so the user learns it is broken.
+            var isBroken = false
         }
         var byStem: [String: [Entry]] = [:]
         for r in rows {
@@ -80,6 +83,7 @@ extension Library {
             var e = Entry(id: id, isRaw: Library.rawFormats.contains(format), taken: r.double(3))
             e.isVideo = format == "mov"
             e.isReadable = r.string(5) == ItemStatus.ok.rawValue
+            e.isBroken = r.string(5) == ItemStatus.damaged.rawValue || r.string(5) == ItemStatus.unreadable.rawValue
             e.isClip = e.isVideo && (r.double(4).map { $0 > 0 && $0 <= Sidecars.livePhotoSeconds } ?? false)
             byStem[key, default: []].append(e)
         }
@@ -87,7 +91,7 @@ extension Library {
         for (_, entries) in byStem where entries.count > 1 {
             // A JPEG or HEIC cut short, empty or unreadable is no item to carry its intact RAW or
             // clip: trashing it from Unreadable took the good RAW along. They stand apart.
-            let raws = entries.filter(\.isRaw), items = entries.filter { !$0.isRaw && !$0.isVideo && $0.isReadable }
+            let raws = entries.filter { $0.isRaw && !$0.isBroken }, items = entries.filter { !$0.isRaw && !$0.isVideo && $0.isReadable }
             for raw in raws {
                 guard let t = raw.taken,
                     let item = items.first(where: { $0.taken.map { abs($0 - t) < 1 } ?? false })

@@ -165,5 +165,12 @@ public enum Schema {
                 DELETE FROM vision WHERE file_id IN (
                     SELECT id FROM files WHERE kind = 'photo' AND min(COALESCE(width, 0), COALESCE(height, 0)) BETWEEN 1 AND 95);
                 """),
+        // RAWs without a readable preview are analyzed again (only they): one cut short is now
+        // damaged, in Unreadable, and no longer its JPEG's sidecar.
+        Migration(
+            version: 63,
+            sql: """
+                UPDATE files SET analyzer_version = 0 WHERE reason_code = 'no_preview' AND status != 'gone';
+                """),
     ]
 }
