@@ -71,6 +71,13 @@ struct DecksTests {
         }
         // Old frames weigh (2900)^0.55 ≈ 80× a day-old frame: they dominate the draw.
         #expect(Double(oldCards) / Double(cards) > 0.8)
+        // "Any rediscovery deck" while a session goes through one is that one (it was a new draw
+        // at every look, and the review resumed another, review 8); with none, a fresh draw.
+        let drawn = try Decks.build(.rediscovery(seed: 0), library: lib.library, clock: clock)
+        _ = try DeckSession.start(drawn, library: lib.library, clock: clock)
+        for _ in 0..<3 {
+            #expect(try Decks.build(.rediscovery(seed: 0), library: lib.library, clock: clock).id == drawn.id)
+        }
     }
 
     @Test("months with progress, filters with a year, On This Day")

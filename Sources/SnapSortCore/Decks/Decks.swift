@@ -59,7 +59,11 @@ public enum Decks {
             d.items.sort { ($0.item.takenTimestamp ?? 0) < ($1.item.takenTimestamp ?? 0) }
             return d
         case .rediscovery(let requested):
-            let seed = requested != 0 ? requested : UInt64.random(in: 1 ... .max)
+            // "Any rediscovery deck": the one a session is going through, when one is (the
+            // review resumes it), else a fresh draw; it was a new draw at every look.
+            let open = requested == 0 ? try DeckSession.open(deckID: id.description, library: library).flatMap { DeckID($0.deckID) } : nil
+            let resumed: UInt64? = open.flatMap { if case .rediscovery(let s) = $0 { s } else { nil } }
+            let seed = requested != 0 ? requested : resumed ?? UInt64.random(in: 1 ... .max)
             return rediscovery(seed: seed, all: all, now: now, size: size)
         case .group(let gid):
             guard let groups, let g = try groups(library).first(where: { $0.id == gid }) else {
