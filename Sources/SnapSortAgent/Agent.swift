@@ -79,7 +79,7 @@ public struct AgentCounters: Sendable, Equatable {
     public var removals = 0
     public var decodes = 0
     public var statusWrites = 0
-    /// The states the status file said, one per write (consecutive repeats once).
+    /// The states the status file said, one per write (consecutive repeats once; the newest 64).
     public var statesWritten: [String] = []
     public var backups = 0
     public var configReloads = 0
@@ -1098,6 +1098,8 @@ public final class Agent: @unchecked Sendable {
             countersBox.withLock {
                 $0.statusWrites += 1
                 if $0.statesWritten.last != doc.agent.state { $0.statesWritten.append(doc.agent.state) }
+                // The newest only: an agent runs for months.
+                if $0.statesWritten.count > 64 { $0.statesWritten.removeFirst($0.statesWritten.count - 64) }
             }
             lastWrittenState = doc.agent.state
             // Only a document on disk counts as written: one that failed (a full tmpfs, an
