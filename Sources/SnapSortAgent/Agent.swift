@@ -1059,7 +1059,9 @@ public final class Agent: @unchecked Sendable {
             // The watch limit is the system's, and every folder is still looked at (some every
             // few minutes): a warning, as a missing notification server is, not a red error.
             lastErrorSeverity: lastError != nil && lastError != degradedNote ? "error" : "warning",
-            offlineRoots: offlineRoots.sorted().map(PathName.display), pending: dirtyFiles.count + dirtyFolders.count)
+            offlineRoots: offlineRoots.sorted().map(PathName.display), pending: dirtyFiles.count + dirtyFolders.count,
+            // A timed pause's end (an open-ended one, until resumed, has none).
+            pausedUntil: pausedUntil.flatMap { $0 < Date.distantFuture ? $0 : nil })
     }
 
     private func stoppedDocument() -> StatusDocument {

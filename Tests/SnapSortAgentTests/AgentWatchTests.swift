@@ -528,6 +528,8 @@ import Testing
         try cli.pause(until: nil, now: Date())
         #expect(waitUntil { h.status()?["agent"]?["state"]?.stringValue == "paused" })
         #expect(h.status()?["agent"]?["pending"]?.intValue == 0)
+        // Until resumed: no end to say (a timed pause says it, below).
+        #expect(h.status()?["agent"]?["paused_until"] == .null)
         let p = h.dir.write("Pictures/while-paused.jpg", photo(13))
         h.dir.write("Pictures/while-paused-2.jpg", photo(14))
         #expect(waitUntil { h.agent.counters.events > 0 })
@@ -535,6 +537,13 @@ import Testing
         #expect(waitUntil { h.status()?["agent"]?["pending"]?.intValue == 2 }, "\(String(describing: h.status()?["agent"]))")
         #expect(StatusDocument(json: try #require(h.status())).map { StatusSummary($0).text } == "SnapSort paused (2 changes waiting)")
         #expect(try h.live(cli)[p] == nil)
+        // A timed pause says when it ends.
+        let until = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 3600).rounded())
+        try cli.pause(until: until, now: Date())
+        h.agent.wake()
+        #expect(
+            waitUntil { h.status()?["agent"]?["paused_until"]?.stringValue == StatusTimestamp.string(until) },
+            "\(String(describing: h.status()?["agent"]))")
         try cli.resume(now: Date())
         #expect(try waitUntil { try h.live(cli)[p]?.status == "ok" })
         #expect(waitUntil { h.status()?["agent"]?["state"]?.stringValue == "watching" })

@@ -111,7 +111,10 @@ import Testing
         let keys = ["schema_version", "updated_at", "agent", "groups", "awaiting_review", "trash", "cleared", "streak", "goal", "next_reminder"]
         if case .object(let o) = d.json { #expect(o.map(\.0) == keys) }
         if case .object(let a)? = d.json["agent"] {
-            #expect(a.map(\.0) == ["state", "pid", "done", "total", "degraded", "last_error", "last_error_severity", "offline_roots", "pending"])
+            #expect(
+                a.map(\.0) == [
+                    "state", "pid", "done", "total", "degraded", "last_error", "last_error_severity", "offline_roots", "pending", "paused_until",
+                ])
         }
     }
 
@@ -200,6 +203,33 @@ import Testing
         d.agent.lastErrorSeverity = "error"
         #expect(JSON.parse(StatusFormat.i3statusRust.render(d))?["state"]?.stringValue == "Critical")
         #expect(JSON.parse(StatusFormat.waybar.render(d))?["class"]?.stringValue == "error")
+    }
+
+    /// Starting and checking folders count nothing: no "282/282" at 100 % at every login; the
+    /// analysis does (review 8).
+    @Test func startingIsNotAFinishedAnalysis() throws {
+        for state in ["starting", "scanning"] {
+            let d = StatusDocument(updatedAt: Self.now, agent: .init(state: state, pid: 42, done: 282, total: 282))
+            let w = try #require(JSON.parse(StatusFormat.waybar.render(d)))
+            #expect(w["text"]?.stringValue == "SnapSort…" && w["percentage"]?.intValue == 0, "\(state): \(w)")
+        }
+        let d = StatusDocument(updatedAt: Self.now, agent: .init(state: "analyzing", pid: 42, done: 141, total: 282))
+        let w = try #require(JSON.parse(StatusFormat.waybar.render(d)))
+        #expect(w["text"]?.stringValue == "SnapSort 141/282" && w["percentage"]?.intValue == 50)
+    }
+
+    /// A timed pause says till when, on the bar and in the tooltip, and reads back; an open-ended
+    /// one says nothing of an end (a bar said "paused" and never when it would go on, review 8).
+    @Test func aTimedPauseSaysWhenItEnds() throws {
+        let until = Self.now.addingTimeInterval(7200)
+        let d = StatusDocument(updatedAt: Self.now, agent: .init(state: "paused", pid: 42, done: 3, total: 3, pausedUntil: until))
+        let hhmm = try #require(StatusSummary.localTime(until).split(separator: " ").last.map(String.init))
+        #expect(StatusFormat.polybar.render(d).contains("SnapSort paused until \(hhmm)"), "\(StatusFormat.polybar.render(d))")
+        #expect(
+            JSON.parse(StatusFormat.waybar.render(d))?["tooltip"]?.stringValue?.contains("Paused until \(StatusSummary.localTime(until))") == true)
+        #expect(StatusDocument(json: d.json)?.agent.pausedUntil == until)
+        let open = StatusDocument(updatedAt: Self.now, agent: .init(state: "paused", pid: 42, done: 3, total: 3))
+        #expect(JSON.parse(StatusFormat.i3blocks.render(open))?["full_text"]?.stringValue == "SnapSort paused")
     }
 
     @Test(arguments: StatusFormat.allCases) func theCLIPrintsEachFormatWithoutAnAgent(_ f: StatusFormat) throws {

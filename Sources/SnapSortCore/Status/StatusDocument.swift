@@ -2,7 +2,7 @@ import Foundation
 
 /// The status file's document (a contract: status bars and scripts read these keys).
 ///
-/// `schema_version`, `updated_at`, `agent{state,pid,done,total,degraded,last_error,last_error_severity,offline_roots,pending}`,
+/// `schema_version`, `updated_at`, `agent{state,pid,done,total,degraded,last_error,last_error_severity,offline_roots,pending,paused_until}`,
 /// `groups{ID:{items,bytes}}`, `awaiting_review`, `trash{count,bytes}`,
 /// `cleared{today,week,total}`, `streak{current,longest}`, `goal{target,done_today}`,
 /// `next_reminder`. A field whose feature is absent is `null` (`groups` is `{}`).
@@ -29,13 +29,17 @@ public struct StatusDocument: Sendable, Equatable {
         /// Files and folders the agent saw change and has not reconciled yet: while paused, what
         /// waits for the resume (a moment's worth otherwise).
         public var pending: Int
+        /// When a timed pause ends (nil: not paused, or paused until resumed): a bar said
+        /// "paused" and never when it would go on.
+        public var pausedUntil: Date?
 
         public init(
             state: String, pid: Int? = nil, done: Int = 0, total: Int = 0, degraded: Bool = false, lastError: String? = nil,
-            lastErrorSeverity: String? = nil, offlineRoots: [String] = [], pending: Int = 0
+            lastErrorSeverity: String? = nil, offlineRoots: [String] = [], pending: Int = 0, pausedUntil: Date? = nil
         ) {
             self.offlineRoots = offlineRoots
             self.pending = pending
+            self.pausedUntil = pausedUntil
             self.state = state
             self.pid = pid
             self.done = done
@@ -142,7 +146,7 @@ public struct StatusDocument: Sendable, Equatable {
                     ("degraded", .bool(agent.degraded)), ("last_error", .opt(agent.lastError)),
                     ("last_error_severity", .opt(agent.lastErrorSeverity)),
                     ("offline_roots", .array(agent.offlineRoots.map { .string($0) })),
-                    ("pending", .int(agent.pending)),
+                    ("pending", .int(agent.pending)), ("paused_until", .opt(agent.pausedUntil.map(StatusTimestamp.string))),
                 ])
             ),
             ("groups", .object(groups.map { ($0.id, .object([("items", .int($0.items)), ("bytes", .int($0.bytes))])) })),
@@ -171,7 +175,7 @@ public struct StatusDocument: Sendable, Equatable {
             degraded: a["degraded"]?.boolValue ?? false, lastError: a["last_error"]?.stringValue,
             lastErrorSeverity: a["last_error_severity"]?.stringValue,
             offlineRoots: a["offline_roots"]?.arrayValue?.compactMap(\.stringValue) ?? [],
-            pending: a["pending"]?.intValue ?? 0)
+            pending: a["pending"]?.intValue ?? 0, pausedUntil: a["paused_until"]?.stringValue.flatMap(StatusTimestamp.date))
         if case .object(let gs)? = j["groups"] {
             groups = StatusDocument.inGroupOrder(
                 gs.map { Group(id: $0.0, items: $0.1["items"]?.intValue ?? 0, bytes: Int64($0.1["bytes"]?.intValue ?? 0)) })

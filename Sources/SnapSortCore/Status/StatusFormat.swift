@@ -75,8 +75,12 @@ public struct StatusSummary: Sendable {
             color = "#8fbcbb"
             i3rsState = "Info"
         case "paused":
+            // Till when, on every bar (polybar and i3blocks have no tooltip).
+            let until = a.pausedUntil.map { " until " + StatusSummary.localTime($0).split(separator: " ").last.map(String.init)! } ?? ""
             text =
-                a.pending > 0 ? "SnapSort paused (\(StatusSummary.number(a.pending)) change\(a.pending == 1 ? "" : "s") waiting)" : "SnapSort paused"
+                a.pending > 0
+                ? "SnapSort paused\(until) (\(StatusSummary.number(a.pending)) change\(a.pending == 1 ? "" : "s") waiting)"
+                : "SnapSort paused\(until)"
             shortText = "paused"
             color = "#888888"
             i3rsState = "Idle"
@@ -136,6 +140,7 @@ public struct StatusSummary: Sendable {
         if let s = d.streak { lines.append("Streak: \(s.current) day\(s.current == 1 ? "" : "s") (longest \(s.longest))") }
         if let g = d.goal { lines.append("Goal: \(g.doneToday)/\(g.target) today") }
         if let r = d.nextReminder { lines.append("Next reminder: \(StatusSummary.localTime(r))") }
+        if a.state == "paused", let until = a.pausedUntil { lines.append("Paused until \(StatusSummary.localTime(until))") }
         if a.state == "paused" && a.pending > 0 {
             lines.append(
                 "Waiting: \(StatusSummary.number(a.pending)) changed file\(a.pending == 1 ? "" : "s") or folder\(a.pending == 1 ? "" : "s"), analyzed after 'snapsort resume'"
