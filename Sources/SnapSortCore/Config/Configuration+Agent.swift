@@ -16,8 +16,7 @@ extension Configuration {
     public func statusFilePath(_ env: Environment, database: String) -> String {
         let shared = statusFilePath(env)
         guard statusFile == nil, database != env.defaultDatabasePath else { return shared }
-        let own = (PageFiles.own(env, database: database) as NSString).lastPathComponent.replacingOccurrences(of: "web-", with: "status-")
-        return (shared as NSString).deletingLastPathComponent + "/" + own
+        return (shared as NSString).deletingLastPathComponent + "/status-" + PageFiles.key(database) + ".json"
     }
 
     /// The pictures folder the scanner falls back to: `XDG_PICTURES_DIR`, else `~/Pictures`.

@@ -566,14 +566,22 @@ public struct GroupRules: Sendable {
     /// Whether one of two photos is, by its name, the edit of the other (`editBase`): the user
     /// made it on purpose and Photos keeps the original for "Revert", so the two are never
     /// offered against each other as retakes or copies.
-    static func isEditPair(_ a: GroupItem, _ b: GroupItem) -> Bool {
-        func stem(_ i: GroupItem) -> String {
+    static func isEditPair(_ a: GroupItem, _ b: GroupItem) -> Bool { isEditPair(EditName(a), EditName(b)) }
+
+    /// What `isEditPair` reads of a name, read once: its stem (lowercased) and the original's
+    /// stem when the name says it is an edit.
+    struct EditName {
+        var stem: String
+        var base: String?
+        init(_ i: GroupItem) {
             let n = i.name.lowercased()
-            return n.lastIndex(of: ".").map { String(n[..<$0]) } ?? n
+            stem = n.lastIndex(of: ".").map { String(n[..<$0]) } ?? n
+            base = GroupRules.editBase(i.name)
         }
-        if let base = editBase(a.name), base == stem(b) { return true }
-        if let base = editBase(b.name), base == stem(a) { return true }
-        return false
+    }
+
+    static func isEditPair(_ a: EditName, _ b: EditName) -> Bool {
+        (a.base != nil && a.base == b.stem) || (b.base != nil && b.base == a.stem)
     }
 
     /// Whether exactly one of two photos is a camera RAW: its embedded preview is the camera's

@@ -327,6 +327,8 @@ struct SimilarClustering {
         guard ids.count >= 2 else { return [] }
         let region = Set(ids)
         let thumbs = try loadThumbnails(ids)
+        // Names read once for the region: the merges below ask of every pair of files.
+        let editNames = Dictionary(uniqueKeysWithValues: ids.map { ($0, GroupRules.EditName(byID[$0]!)) })
         // Duplicate clusters.
         var parent = Dictionary(uniqueKeysWithValues: ids.map { ($0, $0) })
         func find(_ x: Int64) -> Int64 {
@@ -357,7 +359,7 @@ struct SimilarClustering {
                 let (ta, tb) = (timed(ra), timed(rb))
                 guard !ta.contains(where: { x in tb.contains { rules.separateCaptures(x, $0) } }) else { continue }
                 // Nor does a third copy bridge an edit and its original.
-                guard !holdsEditPair(copyMembers[ra]!, copyMembers[rb]!) else { continue }
+                guard !holdsEditPair(copyMembers[ra]!, copyMembers[rb]!, editNames) else { continue }
             }
             let (keep, drop) = (min(ra, rb), max(ra, rb))
             parent[drop] = keep
@@ -422,7 +424,7 @@ struct SimilarClustering {
                     for fx in files(x) { for fy in files(y) where verdicts.contains(FilePair(fx, fy)) { ok = false; break outer } }
                     // An edit and its original are never in one set, whichever copies of them
                     // bring them close (a re-saved export of the original beside the crop).
-                    if holdsEditPair(files(x), files(y)) { ok = false; break outer }
+                    if holdsEditPair(files(x), files(y), editNames) { ok = false; break outer }
                 }
             }
             guard ok else { continue }
@@ -469,8 +471,8 @@ struct SimilarClustering {
     }
 
     /// Whether a file of `a` is, by its name, the edit or the original of a file of `b`.
-    private func holdsEditPair(_ a: [Int64], _ b: [Int64]) -> Bool {
-        a.contains { x in b.contains { y in GroupRules.isEditPair(byID[x]!, byID[y]!) } }
+    private func holdsEditPair(_ a: [Int64], _ b: [Int64], _ names: [Int64: GroupRules.EditName]) -> Bool {
+        a.contains { x in b.contains { y in GroupRules.isEditPair(names[x]!, names[y]!) } }
     }
 
     /// Whether `a` and `b` are copies of one picture (exact or near), and how sure: 2 for the same

@@ -116,8 +116,14 @@ public enum PageFiles {
     }
 
     public static func own(_ env: Environment, database: String) -> String {
+        (env.runtimeDir ?? env.stateHome) + "/snapsort/web-" + key(database) + ".json"
+    }
+
+    /// A library's key in the names of its own files (`web-KEY.json`, `status-KEY.json`): 16
+    /// hex digits of the database path's FNV-1a hash.
+    public static func key(_ database: String) -> String {
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
         for b in database.utf8 { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
-        return (env.runtimeDir ?? env.stateHome) + "/snapsort/web-" + String(format: "%016llx", h) + ".json"
+        return String(format: "%016llx", h)
     }
 }

@@ -63,11 +63,12 @@ extension Library {
             /// A clip short enough to be a Live Photo's motion.
             var isClip = false
             var isVideo = false
+            var status: ItemStatus?
             /// Read whole (`ok`): only such a photo takes a RAW or a clip with it.
-            var isReadable = true
+            var isReadable: Bool { status == .ok }
             /// Cut short or unreadable: a RAW so is no sidecar of its good JPEG, but an item of
             /// its own in Unreadable, so the user learns it is broken.
-            var isBroken = false
+            var isBroken: Bool { status == .damaged || status == .unreadable }
         }
         var byStem: [String: [Entry]] = [:]
         for r in rows {
@@ -82,8 +83,7 @@ extension Library {
             let format = r.string(2) ?? ""
             var e = Entry(id: id, isRaw: Library.rawFormats.contains(format), taken: r.double(3))
             e.isVideo = format == "mov"
-            e.isReadable = r.string(5) == ItemStatus.ok.rawValue
-            e.isBroken = r.string(5) == ItemStatus.damaged.rawValue || r.string(5) == ItemStatus.unreadable.rawValue
+            e.status = r.string(5).flatMap(ItemStatus.init(rawValue:))
             e.isClip = e.isVideo && (r.double(4).map { $0 > 0 && $0 <= Sidecars.livePhotoSeconds } ?? false)
             byStem[key, default: []].append(e)
         }
