@@ -71,6 +71,22 @@ static int decode(const unsigned char *data, size_t len, int scale_num, int mode
     unsigned char *volatile buffer = NULL;
     memset(info, 0, sizeof *info);
     if (out) *out = NULL;
+    int layout = mode & ~(SS_JPEG_FANCY | SS_JPEG_LIBJPEG);
+    // The scan's decode (1/4, replicated chroma, into the caller's buffer) of a clean baseline
+    // stream: the same pixels as below, without libjpeg's per-byte Huffman reader.
+    if (dest && scale_num == 2 && !(mode & (SS_JPEG_FANCY | SS_JPEG_LIBJPEG))) {
+        int w = 0, h = 0;
+        if (ss_jpeg_quarter_into(data, len, layout, dest, dest_len, &w, &h) == 0 &&
+            (long long)w * (long long)h <= max_header_pixels) {
+            info->width = w;
+            info->height = h;
+            info->out_width = (w + 3) / 4;
+            info->out_height = (h + 3) / 4;
+            info->components = layout == SS_JPEG_GRAY ? 1 : layout == SS_JPEG_RGBX ? 4 : 3;
+            info->quarter = 1;
+            return 0;
+        }
+    }
     setup_err(&cinfo, &err, info);
     if (setjmp(err.jump)) {
         if (!dest) free(buffer);
@@ -93,7 +109,6 @@ static int decode(const unsigned char *data, size_t len, int scale_num, int mode
     if (scale_num > 8) scale_num = 8;
     cinfo.scale_num = (unsigned)scale_num;
     cinfo.scale_denom = 8;
-    int layout = mode & ~SS_JPEG_FANCY;
     cinfo.out_color_space = layout == SS_JPEG_GRAY ? JCS_GRAYSCALE : layout == SS_JPEG_RGBX ? JCS_EXT_RGBX : JCS_RGB;
     cinfo.dct_method = JDCT_ISLOW;
     // The metrics do not need smooth chroma; it costs ~10 %.
