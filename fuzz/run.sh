@@ -1,6 +1,6 @@
 #!/bin/sh
 # fuzz/run.sh NAME [SECONDS]  — runs one harness on its corpus (new inputs go to corpus/NAME,
-# crashes to crashes/NAME). NAME: jpeg png exif heif webp tiff box ebml.
+# crashes to crashes/NAME). NAME: jpeg jpegq png exif heif webp tiff box ebml.
 set -e
 cd "$(dirname "$0")"
 name=$1; secs=${2:-180}
