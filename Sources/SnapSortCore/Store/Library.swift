@@ -113,18 +113,27 @@ public final class Library: @unchecked Sendable {
             let applied = Set(try db.rows("SELECT version FROM schema_migrations").compactMap { $0.int(0) }.map(Int.init))
             if Schema.all.allSatisfy({ applied.contains($0.version) }) { return }
         }
+        func apply(_ m: Migration) throws {
+            // Re-read inside the write lock: another process may have migrated meanwhile.
+            guard try db.scalar("SELECT count(*) FROM schema_migrations WHERE version=?", m.version) == 0 else { return }
+            try db.execute(m.sql)
+            try db.run("INSERT INTO schema_migrations(version, applied_at) VALUES(?, datetime('now'))", m.version)
+            if try db.userVersion < m.version { try db.setUserVersion(m.version) }
+        }
+        // A new library takes the whole schema in one transaction (a first scan waited ~15 ms
+        // for sixty commits); an existing one each migration in its own, so a migration that
+        // fails keeps the ones before it.
+        if !hasTable && version == 0 {
+            try db.transaction {
+                try db.execute("CREATE TABLE IF NOT EXISTS schema_migrations(version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)")
+                for m in Schema.all { try apply(m) }
+            }
+            return
+        }
         try db.transaction {
             try db.execute("CREATE TABLE IF NOT EXISTS schema_migrations(version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)")
         }
-        for m in Schema.all {
-            try db.transaction {
-                // Re-read inside the write lock: another process may have migrated meanwhile.
-                guard try db.scalar("SELECT count(*) FROM schema_migrations WHERE version=?", m.version) == 0 else { return }
-                try db.execute(m.sql)
-                try db.run("INSERT INTO schema_migrations(version, applied_at) VALUES(?, datetime('now'))", m.version)
-                if try db.userVersion < m.version { try db.setUserVersion(m.version) }
-            }
-        }
+        for m in Schema.all { try db.transaction { try apply(m) } }
     }
 
     /// The lock a scan of this library holds, from its walk to the end of its regroup (the CLI's
