@@ -786,6 +786,24 @@ struct TrashTests {
         #expect(again.map(\.result) == [.restored] && FileSystem.exists(s.lib.root + "/sub/p.jpg"), "\(again)")
     }
 
+    /// A photo's folder deleted after the photo went to the Trash comes back with it, each
+    /// level with the permissions of the folder it is made in — not the process's umask (the
+    /// agent's unit has `UMask=0077`, which made restored folders private).
+    @Test("a restore makes its gone folders again with their parent folder's permissions")
+    func restoredFoldersTakeTheirParentsPermissions() throws {
+        let s = try TrashSetup(["trip/day 1/p.jpg", "q.jpg"])
+        _ = try s.stage("trip/day 1/p.jpg")
+        #expect(try s.commit().succeeded.count == 1)
+        #expect(rmdir(s.lib.root + "/trip/day 1") == 0 && rmdir(s.lib.root + "/trip") == 0)
+        try FileSystem.setMode(s.lib.root, 0o750)
+        let back = try Trash.restore(paths: [s.lib.root + "/trip/day 1/p.jpg"], library: s.lib.library, clock: s.clock)
+        #expect(back.map(\.result) == [.restored], "\(back)")
+        for folder in ["/trip", "/trip/day 1"] {
+            let mode = (try FileSystem.status(s.lib.root + folder).mode) & 0o7777
+            #expect(mode == 0o750, "\(folder): \(String(mode, radix: 8))")
+        }
+    }
+
     @Test("a .trashinfo is created whole or not at all, never replacing one, leaving no temp file")
     func infoCreatedWhole() throws {
         let dir = TempDir()

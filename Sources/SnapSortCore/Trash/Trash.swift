@@ -758,7 +758,7 @@ public enum Trash {
             {
                 return skipped("its folder now leads to \(now) (a symbolic link?); not restored through it")
             }
-            try? FileSystem.makeDirectories(folder)
+            recreateFolder(folder)
         }
         do {
             try FileSystem.renameNoReplace(t.trashPath, t.originalPath)
@@ -769,6 +769,26 @@ public enum Trash {
         try? FileSystem.remove(trashDir + "/info/" + name + ".trashinfo")
         try recordRestored(t, library: library, clock: clock)
         return TrashOutcome(path: t.originalPath, bytes: t.bytes, result: .restored, isSidecar: t.isSidecar)
+    }
+
+    /// Makes a restored photo's folder again when it went since, each level with the permissions
+    /// of the folder it is made in (the nearest that is still there): its own are gone with it,
+    /// and the agent's `UMask=0077` would make it private, a folder the user's other programs
+    /// see locked.
+    static func recreateFolder(_ folder: String) {
+        var missing: [String] = []
+        var existing = folder
+        while !FileSystem.exists(existing), let slash = existing.lastIndex(of: "/"), slash != existing.startIndex {
+            missing.append(existing)
+            existing = String(existing[..<slash])
+        }
+        guard !missing.isEmpty else { return }
+        try? FileSystem.makeDirectories(folder)
+        guard let parent = try? FileSystem.status(existing), parent.isDirectory else { return }
+        let mode = mode_t(parent.mode) & 0o2777  // permissions and setgid, never sticky or setuid
+        for dir in missing.reversed() where (try? FileSystem.lstatus(dir))?.isDirectory == true {
+            try? FileSystem.setMode(dir, mode)
+        }
     }
 
     /// Back at its path: the same row comes back live, the decision is cleared, the bytes are
