@@ -57,18 +57,49 @@ struct ReviewTests {
         let lib = try TestLibrary()
         let (clock, _) = Clock.manual(ReviewFixture.date("2026-03-01 12:00:00"))
         let id = try ReviewFixture.insert(lib.library, path: lib.root + "/a.jpg", taken: Date(timeIntervalSince1970: 0))
-        try Review.decide(.keep, fileID: id, library: lib.library, clock: clock)
+        let first: Decision = kind == .keep ? .trash : .keep  // the same verdict twice is one step (below)
+        try Review.decide(first, fileID: id, library: lib.library, clock: clock)
         try Review.decide(kind, fileID: id, library: lib.library, clock: clock)
         #expect(try Review.decision(for: id, library: lib.library)?.decision == kind)
         let o = try #require(try Review.undo(library: lib.library, clock: clock))
         #expect(o.undone == kind)
-        #expect(o.restored == .keep)
-        #expect(try Review.decision(for: id, library: lib.library)?.decision == .keep)
+        #expect(o.restored == first)
+        #expect(try Review.decision(for: id, library: lib.library)?.decision == first)
         _ = try Review.undo(library: lib.library, clock: clock)
         #expect(try Review.decision(for: id, library: lib.library) == nil)
         #expect(try Review.undo(library: lib.library, clock: clock) == nil)
         // Taken-back verdicts do not count.
         #expect(try Stats.report(library: lib.library, clock: clock, timeZone: ReviewFixture.utc).reviewedTotal == 0)
+    }
+
+    /// A second press of the verdict an item has (another window, a repeated key) changes
+    /// nothing, so it records nothing: no undo step that would take back nothing, no second
+    /// review in the stats. On bytes changed since the review it is a new review (the change
+    /// is seen), and a deck's current card moves the deck on, which is a step.
+    @Test("the same verdict twice is one decision, one undo step, one review")
+    func theSameVerdictTwiceIsOneStep() throws {
+        let lib = try TestLibrary()
+        let (clock, time) = Clock.manual(ReviewFixture.date("2026-03-01 12:00:00"))
+        let id = try ReviewFixture.insert(lib.library, path: lib.root + "/a.jpg", taken: Date(timeIntervalSince1970: 0))
+        for verdict in [Decision.keep, .trash] {
+            try Review.decide(verdict, fileID: id, library: lib.library, clock: clock)
+            time.advance(60)
+            let again = try Review.decide(verdict, fileID: id, library: lib.library, clock: clock)
+            #expect(again.previous == verdict)
+            #expect(try lib.library.db.scalar("SELECT count(*) FROM undo_steps") == (verdict == .keep ? 1 : 2))
+            #expect(try lib.library.db.scalar("SELECT count(*) FROM review_events WHERE undone=0") == (verdict == .keep ? 1 : 2))
+        }
+        // Undo: trash → keep → undecided, a press each.
+        #expect(try Review.undo(library: lib.library, clock: clock)?.restored == .keep)
+        #expect(try Review.undo(library: lib.library, clock: clock)?.restored == nil)
+        #expect(try Review.decision(for: id, library: lib.library) == nil)
+        #expect(try Review.undo(library: lib.library, clock: clock) == nil)
+        // The file changed since its review: the same verdict again records the new bytes.
+        try Review.decide(.keep, fileID: id, library: lib.library, clock: clock)
+        try lib.library.db.run("UPDATE files SET size=size+1 WHERE id=?", id)
+        try Review.decide(.keep, fileID: id, library: lib.library, clock: clock)
+        #expect(try Review.decision(for: id, library: lib.library)?.reviewedSize == 1001)
+        #expect(try lib.library.db.scalar("SELECT count(*) FROM undo_steps") == 2)
     }
 
     @Test("undo puts the deck position and skipped cards back exactly")

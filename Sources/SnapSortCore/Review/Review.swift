@@ -85,6 +85,16 @@ public enum Review {
                 return s
             }
             let sessionBefore = session
+            // The verdict the item has already, on the same bytes (a second press, another
+            // window): nothing changes, so nothing is recorded — an undo step would take back
+            // nothing, and a second event would count the review twice. In a deck session
+            // whose current card it is, the session moves on, which is a step.
+            if let b = before, b.decision == decision, decision == .trash || decision == .keep,
+                b.reviewedSize == item.bytes, b.reviewedMtimeNanoseconds == item.mtimeNanoseconds, b.reviewedHash == item.contentHash,
+                session == nil || (session?.current != fileID && b.sessionID == sessionID)
+            {
+                return DecisionOutcome(fileID: fileID, decision: decision, previous: decision, session: session, chapter: nil, milestones: [])
+            }
             let laterCount = (before?.laterCount ?? 0) + (decision == .later ? 1 : 0)
             let record = DecisionRecord(
                 fileID: fileID, decision: decision, decidedAt: ts, sessionID: sessionID, laterCount: laterCount,
