@@ -102,6 +102,40 @@ struct ReviewTests {
         #expect(try lib.library.db.scalar("SELECT count(*) FROM undo_steps") == 2)
     }
 
+    /// Staged for the Trash, then changed (edited, re-saved) before the commit: the commit
+    /// leaves it ("changed since it was reviewed: decide again"), so it waits for a verdict again
+    /// and its deck deals it — it was "reviewed" in every deck and could never be decided again
+    /// (review 8). Times alone are no change, as the commit has it; a kept photo that changes
+    /// stays kept.
+    @Test("a photo staged for the Trash whose bytes change since goes back to its deck")
+    func trashOnChangedBytesWaitsAgain() throws {
+        let lib = try TestLibrary()
+        let (clock, _) = Clock.manual(ReviewFixture.date("2026-03-01 12:00:00"))
+        let l = lib.library
+        let taken = ReviewFixture.date("2021-05-01 10:00:00")
+        let a = try ReviewFixture.insert(l, path: lib.root + "/a.jpg", taken: taken)
+        let b = try ReviewFixture.insert(l, path: lib.root + "/b.jpg", taken: taken)
+        try l.db.run("UPDATE files SET content_hash=x'00112233'")
+        try Review.decide(.trash, fileID: a, library: l, clock: clock)
+        try Review.decide(.keep, fileID: b, library: l, clock: clock)
+        func dealt() throws -> [String] { try Decks.build(.month(year: 2021, month: 5), library: l, clock: clock).items.map(\.item.name) }
+        #expect(try dealt().isEmpty && Decks.awaitingReview(library: l, clock: clock) == 0)
+        // Touched only: the same bytes.
+        try l.db.run("UPDATE files SET mtime_ns=mtime_ns+5")
+        #expect(try dealt().isEmpty)
+        // Edited: other bytes (a rescan stores their size and hash).
+        try l.db.run("UPDATE files SET content_hash=x'44556677'")
+        #expect(try dealt() == ["a.jpg"])
+        let deck = try Decks.build(.month(year: 2021, month: 5), library: l, clock: clock)
+        #expect(deck.progress.reviewed == 1 && deck.items.first?.decision == nil, "\(deck.progress)")
+        #expect(try Decks.awaitingReview(library: l, clock: clock) == 1)
+        // Decided again, on the bytes it has now: done.
+        try Review.decide(.trash, fileID: a, library: l, clock: clock)
+        #expect(try dealt().isEmpty && Decks.awaitingReview(library: l, clock: clock) == 0)
+        try l.db.run("UPDATE files SET size=size+1 WHERE id=?", a)
+        #expect(try dealt() == ["a.jpg"])
+    }
+
     @Test("undo puts the deck position and skipped cards back exactly")
     func undoRestoresDeckPosition() throws {
         let lib = try TestLibrary()

@@ -196,7 +196,7 @@ public enum Decks {
         /// Whether the card waits for a verdict.
         func waiting(_ now: Date, includeKept: Bool = false) -> Bool {
             guard let d = decision else { return true }
-            return d.waits(at: now) || (includeKept && d.decision == .keep)
+            return d.waits(at: now, item: item) || (includeKept && d.decision == .keep)
         }
     }
 
@@ -220,8 +220,10 @@ public enum Decks {
 
     static func card(_ c: Candidate, now: Date) -> DeckItem {
         let d = c.decision
+        // A trash verdict on bytes the file no longer has is no verdict (it waits again).
         return DeckItem(
-            item: c.item, decision: d?.decision, seenBefore: d?.decision == .later || (d?.laterCount ?? 0) > 0,
+            item: c.item, decision: d.flatMap { $0.trashOnChangedBytes(c.item) ? nil : $0.decision },
+            seenBefore: d?.decision == .later || (d?.laterCount ?? 0) > 0,
             deferrals: d?.laterCount ?? 0, suggestKeep: d?.suggestsKeep ?? false)
     }
 
@@ -233,7 +235,8 @@ public enum Decks {
         var fresh: [DeckItem] = []
         var skipped: [DeckItem] = []
         for c in scope {
-            if let d = c.decision?.decision, d.isVerdict {
+            if let record = c.decision, record.decision.isVerdict, !record.trashOnChangedBytes(c.item) {
+                let d = record.decision
                 progress.reviewed += 1
                 if d == .trash { progress.bytesToGain += c.item.bytes }
             }

@@ -67,14 +67,29 @@ public struct DecisionRecord: Sendable, Equatable, Codable {
         decision == .later && (laterUntil ?? 0) <= now.timeIntervalSince1970
     }
 
-    /// Whether the item still waits for a verdict: skipped, or deferred and due again (an item
-    /// without a decision waits too). `waitingSQL` is the same test in SQL.
-    public func waits(at now: Date) -> Bool {
-        decision == .skip || isDue(at: now)
+    /// Whether the item still waits for a verdict: skipped, deferred and due again, or staged for
+    /// the Trash when its bytes changed since (the commit leaves such a file, "decide again":
+    /// the deck is where that happens); an item without a decision waits too. `waitingSQL` is
+    /// the same test in SQL.
+    public func waits(at now: Date, item: Item) -> Bool {
+        decision == .skip || isDue(at: now) || trashOnChangedBytes(item)
     }
 
-    /// `waits` over a `decisions` row `d` left-joined to its file (one `?`: now, in seconds).
-    static let waitingSQL = "(d.decision IS NULL OR d.decision='skip' OR (d.decision='later' AND d.later_until <= ?))"
+    /// A trash verdict given to other bytes than the file's now (its size or content hash moved
+    /// since; times alone are no change, as the commit has it).
+    public func trashOnChangedBytes(_ item: Item) -> Bool {
+        guard decision == .trash else { return false }
+        if let s = reviewedSize, s != item.bytes { return true }
+        if let h = reviewedHash, let now = item.contentHash, h != now { return true }
+        return false
+    }
+
+    /// `waits` over a `decisions` row `d` left-joined to its file `f` (one `?`: now, in seconds).
+    static let waitingSQL = """
+        (d.decision IS NULL OR d.decision='skip' OR (d.decision='later' AND d.later_until <= ?)
+         OR (d.decision='trash' AND ((d.reviewed_size IS NOT NULL AND d.reviewed_size != f.size)
+             OR (d.reviewed_hash IS NOT NULL AND f.content_hash IS NOT NULL AND d.reviewed_hash != f.content_hash))))
+        """
 
     /// Whether the deck should suggest keeping it (deferred `Review.suggestKeepAfter` times).
     public var suggestsKeep: Bool { laterCount >= Review.suggestKeepAfter }

@@ -95,7 +95,7 @@ enum ReviewCommand: Command {
             // The favourites deck is made of kept photos: a keep is why a card is there, not a
             // decision to pass over (its review ended at once, "deck done — 0 decisions").
             let keptDeck = DeckID(session.deckID).map { if case .filter(.favourites, _) = $0 { true } else { false } } ?? false
-            if let d = try Review.decision(for: item.id, library: library), d.sessionID != session.id, !d.waits(at: clock.now()),
+            if let d = try Review.decision(for: item.id, library: library), d.sessionID != session.id, !d.waits(at: clock.now(), item: item),
                 !(keptDeck && d.decision == .keep)
             {
                 note = ReviewNote(name: item.name, " was decided elsewhere (\(d.decision.rawValue)): passed over")
