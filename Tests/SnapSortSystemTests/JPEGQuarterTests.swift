@@ -22,6 +22,14 @@ import Testing
         return try FileSystem.readFile(out, limit: 64 << 20)
     }
 
+    /// A fixture photograph, decoded whole, cropped to its top-left `width`×`height` (nil: all).
+    static func photo(_ name: String, width: Int? = nil, height: Int? = nil) throws -> Bitmap {
+        let whole = try JPEG.decode(
+            FileSystem.readFile(vision + "/" + name, limit: 64 << 20), scaleNumerator: 8, maxHeaderPixels: 1 << 30, maxOutputPixels: 1 << 30
+        ).bitmap
+        return crop(whole, width: width ?? whole.width, height: height ?? whole.height)
+    }
+
     static func crop(_ b: Bitmap, width: Int, height: Int) -> Bitmap {
         var px = [UInt8]()
         for y in 0..<height { px += b.pixels[(y * b.width * 3)..<((y * b.width + width) * 3)] }
@@ -62,9 +70,7 @@ import Testing
 
     @Test func everyBaselineLayoutCjpegWritesDecodesToLibjpegsPixels() throws {
         let dir = TempDir()
-        let photo = try JPEG.decode(
-            FileSystem.readFile(Self.vision + "/coffee.jpg", limit: 64 << 20), scaleNumerator: 8, maxHeaderPixels: 1 << 30, maxOutputPixels: 1 << 30
-        ).bitmap
+        let photo = try Self.photo("coffee.jpg")
         let sizes = [(photo.width, photo.height), (203, 151), (17, 9), (1, 1), (16, 16), (33, 8)]
         let layouts: [[String]] = [
             ["-sample", "2x2"], ["-sample", "2x1"], ["-sample", "1x1"], ["-grayscale"], ["-restart", "1"], ["-restart", "5B"],
@@ -87,12 +93,7 @@ import Testing
 
     @Test func otherProcessesAndColourSpacesGoToLibjpeg() throws {
         let dir = TempDir()
-        let picture = Self.crop(
-            try JPEG.decode(
-                FileSystem.readFile(Self.vision + "/chelsea.jpg", limit: 64 << 20), scaleNumerator: 8, maxHeaderPixels: 1 << 30,
-                maxOutputPixels: 1 << 30
-            ).bitmap,
-            width: 203, height: 151)
+        let picture = try Self.photo("chelsea.jpg", width: 203, height: 151)
         for args in [["-progressive"], ["-arithmetic"], ["-rgb"], ["-sample", "1x2"], ["-sample", "2x2,2x1,1x1"], ["-sample", "4x2"]] {
             let data = try Self.cjpeg(picture, args, in: dir)
             let took = try Self.expectSameAsLibjpeg(data, "\(args)")
@@ -104,12 +105,7 @@ import Testing
     /// never decoded by the quarter decoder.
     @Test func damagedStreamsGoToLibjpegWithItsWarnings() throws {
         let dir = TempDir()
-        let picture = Self.crop(
-            try JPEG.decode(
-                FileSystem.readFile(Self.vision + "/coffee.jpg", limit: 64 << 20), scaleNumerator: 8, maxHeaderPixels: 1 << 30,
-                maxOutputPixels: 1 << 30
-            ).bitmap,
-            width: 320, height: 200)
+        let picture = try Self.photo("coffee.jpg", width: 320, height: 200)
         let clean = try Self.cjpeg(picture, ["-restart", "2B"], in: dir)
         #expect(try Self.expectSameAsLibjpeg(clean, "clean"))
         let eoi = clean.count - 2
@@ -139,12 +135,7 @@ import Testing
     /// decodes without a warning to the same pixels; the rest is libjpeg's, as before.
     @Test func corruptedDataNeverDisagreesWithLibjpeg() throws {
         let dir = TempDir()
-        let picture = Self.crop(
-            try JPEG.decode(
-                FileSystem.readFile(Self.vision + "/astronaut.jpg", limit: 64 << 20), scaleNumerator: 8, maxHeaderPixels: 1 << 30,
-                maxOutputPixels: 1 << 30
-            ).bitmap,
-            width: 160, height: 120)
+        let picture = try Self.photo("astronaut.jpg", width: 160, height: 120)
         var rng = SplitMix(seed: 11)
         var taken = 0, declined = 0
         for args in [["-sample", "2x2"], ["-sample", "1x1", "-restart", "1"], ["-grayscale"]] {
