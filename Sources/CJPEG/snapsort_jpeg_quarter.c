@@ -197,26 +197,26 @@ static inline int32_t sra(u32 v, int n) { return (int32_t)v >> n; }
 #define ACC4 28
 
 typedef struct {
-    uint8_t slot1[64], slot2[64];
     u32 w1[64], w2[64];
     int32_t off1[64], off2[64];  // slot × blocks across: where in the row's sums (see finish_2x2)
 } plan;
 
 static void make_plan(plan *p, const uint16_t q[64], int four, int n) {
+    uint8_t slot1[64], slot2[64];
     for (int j = 0; j < 64; j++) {
         int zz = zigzag[j], r = zz >> 3, c = zz & 7;
         u32 qv = q[zz];
-        p->slot1[j] = p->slot2[j] = four ? ACC4 : ACC2;
+        slot1[j] = slot2[j] = four ? ACC4 : ACC2;
         p->w1[j] = p->w2[j] = 0;
         if (!four) {
             static const int slot[8] = {0, 1, -1, 2, -1, 3, -1, 4};
             static const int k[8] = {0, FIX_3_624509785, 0, -FIX_1_272758580, 0, FIX_0_850430095, 0, -FIX_0_720959822};
             if (slot[c] < 0 || (r != 0 && k[r] == 0)) continue;
             if (r == 0) {
-                p->slot1[j] = (uint8_t)slot[c];
+                slot1[j] = (uint8_t)slot[c];
                 p->w1[j] = qv << (CONST_BITS + 2);
             } else {
-                p->slot1[j] = (uint8_t)(5 + slot[c]);
+                slot1[j] = (uint8_t)(5 + slot[c]);
                 p->w1[j] = qv * K(k[r]);
             }
         } else {
@@ -225,33 +225,31 @@ static void make_plan(plan *p, const uint16_t q[64], int four, int n) {
             static const int odd0[8] = {0, FIX_1_061594337, 0, -FIX_2_172734803, 0, FIX_1_451774981, 0, -FIX_0_211164243};
             static const int odd2[8] = {0, FIX_2_562915447, 0, FIX_0_899976223, 0, -FIX_0_601344887, 0, -FIX_0_509795579};
             if (r == 0) {
-                p->slot1[j] = (uint8_t)sl;
+                slot1[j] = (uint8_t)sl;
                 p->w1[j] = qv << (CONST_BITS + 1);
             } else if (r == 2 || r == 6) {
-                p->slot1[j] = (uint8_t)(7 + sl);
+                slot1[j] = (uint8_t)(7 + sl);
                 p->w1[j] = qv * K(r == 2 ? FIX_1_847759065 : -FIX_0_765366865);
             } else {
-                p->slot1[j] = (uint8_t)(14 + sl);
+                slot1[j] = (uint8_t)(14 + sl);
                 p->w1[j] = qv * K(odd0[r]);
-                p->slot2[j] = (uint8_t)(21 + sl);
+                slot2[j] = (uint8_t)(21 + sl);
                 p->w2[j] = qv * K(odd2[r]);
             }
         }
     }
     for (int j = 0; j < 64; j++) {
-        p->off1[j] = p->slot1[j] * n;
-        p->off2[j] = p->slot2[j] * n;
+        p->off1[j] = slot1[j] * n;
+        p->off2[j] = slot2[j] * n;
     }
 }
 
 // One block: its coefficients added into its column of the row's sums (`acc`: slot s at
-// s × blocks across, zeroed by the caller).
-// Returns the zigzag index of the last coefficient (0 for a DC-only block), -1 on bad data.
-// The reader's state is kept in locals (registers) and written back once.
+// s × blocks across, zeroed by the caller). 0, or -1 on bad data. The reader's state is kept in
+// locals (registers) and written back once.
 static inline __attribute__((always_inline)) int decode_block(bitreader *reader, const plan *pl, int four, u32 *acc,
                                                               const huff *dc, const huff *ac, int *pred) {
     bitreader b = *reader;
-    int last = 0;
     refill(&b);
     uint32_t e = dc->fastv[b.bits >> (64 - FAST_BITS)];
     int diff;
@@ -312,10 +310,9 @@ static inline __attribute__((always_inline)) int decode_block(bitreader *reader,
         int j = k - 1;
         acc[pl->off1[j]] += (u32)v * pl->w1[j];
         if (four) acc[pl->off2[j]] += (u32)v * pl->w2[j];
-        last = j;
     } while (k < 64);
     *reader = b;
-    return last;
+    return 0;
 }
 
 // The last steps of the IDCTs, from the sums, for a row of blocks at once: the sums of block b
