@@ -45,7 +45,7 @@ let package = Package(
         // Linux headers Glibc's module map leaves out (signalfd, eventfd, timerfd); header only.
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
         // The review page: HTTP through GNU libmicrohttpd (MHD_start_daemon is variadic).
-        .target(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", linkerSettings: [.linkedLibrary("microhttpd")]),
+        .target(name: "CMicroHTTPD", dependencies: ["CLazyLib"], path: "Sources/CMicroHTTPD"),
         // Smart groups: OCR through Tesseract's C API, QR codes through zbar (zbar_fourcc is a
         // macro). Both are opened with dlopen on first use: the headers come from the -dev
         // packages, the libraries are not linked (most runs never need them).

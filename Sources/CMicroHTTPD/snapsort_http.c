@@ -1,13 +1,41 @@
 // See: https://www.gnu.org/software/libmicrohttpd/manual/libmicrohttpd.html
 #include "snapsort_http.h"
+#include "snapsort_lazylib.h"
 #include <arpa/inet.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
+
+// libmicrohttpd is opened when the page is served (see snapsort_lazylib.h): with GnuTLS and the
+// eight libraries under it, it cost every snapsort process — every status bar's `snapsort
+// status` — ~3 ms of symbol binding at start, and only `serve` and the agent serve.
+#define MHD_FUNCTIONS(X) \
+    X(MHD_add_response_header) \
+    X(MHD_create_response_from_buffer) \
+    X(MHD_create_response_from_fd_at_offset64) \
+    X(MHD_destroy_response) \
+    X(MHD_get_connection_values) \
+    X(MHD_get_daemon_info) \
+    X(MHD_queue_response) \
+    X(MHD_start_daemon) \
+    X(MHD_stop_daemon)
+static struct { MHD_FUNCTIONS(SS_LAZY_FIELD) } mhd;
+static const char *const mhd_functions[] = {MHD_FUNCTIONS(SS_LAZY_NAME)};
+_Static_assert(sizeof mhd == sizeof mhd_functions, "one pointer per function");
+static pthread_once_t mhd_once = PTHREAD_ONCE_INIT;
+static int mhd_loaded = 0;
+static char mhd_error[200];
+
+static void load_mhd(void) {
+    static const char *const sonames[] = {"libmicrohttpd.so.12"};
+    mhd_loaded = ss_lazy_open(sonames, 1, mhd_functions, sizeof mhd_functions / sizeof *mhd_functions, (void **)&mhd,
+                              mhd_error, sizeof mhd_error) != NULL;
+}
 
 struct ss_http_daemon {
     struct MHD_Daemon *mhd;
@@ -110,8 +138,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
     ss_buffer headers = {0}, arguments = {0};
     buffer_add(&headers, "");
     buffer_add(&arguments, "");
-    MHD_get_connection_values(connection, MHD_HEADER_KIND, collect_header, &headers);
-    MHD_get_connection_values(connection, MHD_GET_ARGUMENT_KIND, collect_argument, &arguments);
+    mhd.MHD_get_connection_values(connection, MHD_HEADER_KIND, collect_header, &headers);
+    mhd.MHD_get_connection_values(connection, MHD_GET_ARGUMENT_KIND, collect_argument, &arguments);
     ss_http_request request = {
         .method = method,
         .url = url,
@@ -128,9 +156,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
     free(arguments.text);
     if (!request.answered) {
         static const char text[] = "{\"error\":{\"message\":\"internal error\"}}";
-        struct MHD_Response *r = MHD_create_response_from_buffer(sizeof text - 1, (void *)text, MHD_RESPMEM_PERSISTENT);
-        enum MHD_Result rc = MHD_queue_response(connection, 500, r);
-        MHD_destroy_response(r);
+        struct MHD_Response *r = mhd.MHD_create_response_from_buffer(sizeof text - 1, (void *)text, MHD_RESPMEM_PERSISTENT);
+        enum MHD_Result rc = mhd.MHD_queue_response(connection, 500, r);
+        mhd.MHD_destroy_response(r);
         return rc;
     }
     return MHD_YES;
@@ -170,6 +198,11 @@ ss_http_daemon *ss_http_start(const char *address, int port, size_t max_body, ss
         snprintf(message, SS_HTTP_MSG, "not a numeric address: %s", address);
         return NULL;
     }
+    pthread_once(&mhd_once, load_mhd);
+    if (!mhd_loaded) {
+        snprintf(message, SS_HTTP_MSG, "cannot serve the page: %s", mhd_error);
+        return NULL;
+    }
     ss_http_daemon *d = calloc(1, sizeof *d);
     if (!d) {
         snprintf(message, SS_HTTP_MSG, "out of memory");
@@ -178,7 +211,7 @@ ss_http_daemon *ss_http_start(const char *address, int port, size_t max_body, ss
     d->handler = handler;
     d->context = context;
     d->max_body = max_body;
-    d->mhd = MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, on_request, d,
+    d->mhd = mhd.MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, on_request, d,
                               MHD_OPTION_SOCK_ADDR, addr,
                               MHD_OPTION_NOTIFY_COMPLETED, on_completed, d,
                               MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)60,
@@ -193,13 +226,13 @@ ss_http_daemon *ss_http_start(const char *address, int port, size_t max_body, ss
 }
 
 int ss_http_port(ss_http_daemon *daemon) {
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon->mhd, MHD_DAEMON_INFO_BIND_PORT);
+    const union MHD_DaemonInfo *info = mhd.MHD_get_daemon_info(daemon->mhd, MHD_DAEMON_INFO_BIND_PORT);
     return info ? (int)info->port : 0;
 }
 
 void ss_http_stop(ss_http_daemon *daemon) {
     if (!daemon) return;
-    MHD_stop_daemon(daemon->mhd);
+    mhd.MHD_stop_daemon(daemon->mhd);
     free(daemon);
 }
 
@@ -221,7 +254,7 @@ static void add_headers(struct MHD_Response *r, const char *headers) {
                 name[kn] = 0;
                 memcpy(value, v, vn);
                 value[vn] = 0;
-                MHD_add_response_header(r, name, value);
+                mhd.MHD_add_response_header(r, name, value);
             }
         }
         if (!end) break;
@@ -231,26 +264,26 @@ static void add_headers(struct MHD_Response *r, const char *headers) {
 
 int ss_http_respond(ss_http_request *request, int status, const char *headers, const unsigned char *body,
                     size_t len) {
-    struct MHD_Response *r = MHD_create_response_from_buffer(len, (void *)(body ? body : (const unsigned char *)""),
+    struct MHD_Response *r = mhd.MHD_create_response_from_buffer(len, (void *)(body ? body : (const unsigned char *)""),
                                                              MHD_RESPMEM_MUST_COPY);
     if (!r) return -1;
     add_headers(r, headers);
-    enum MHD_Result rc = MHD_queue_response(request->connection, (unsigned int)status, r);
-    MHD_destroy_response(r);
+    enum MHD_Result rc = mhd.MHD_queue_response(request->connection, (unsigned int)status, r);
+    mhd.MHD_destroy_response(r);
     request->answered = 1;
     return rc == MHD_YES ? 0 : -1;
 }
 
 int ss_http_respond_fd(ss_http_request *request, int status, const char *headers, int fd, uint64_t offset,
                        uint64_t length) {
-    struct MHD_Response *r = MHD_create_response_from_fd_at_offset64(length, fd, offset);
+    struct MHD_Response *r = mhd.MHD_create_response_from_fd_at_offset64(length, fd, offset);
     if (!r) {
         close(fd);
         return -1;
     }
     add_headers(r, headers);
-    enum MHD_Result rc = MHD_queue_response(request->connection, (unsigned int)status, r);
-    MHD_destroy_response(r);
+    enum MHD_Result rc = mhd.MHD_queue_response(request->connection, (unsigned int)status, r);
+    mhd.MHD_destroy_response(r);
     request->answered = 1;
     return rc == MHD_YES ? 0 : -1;
 }
