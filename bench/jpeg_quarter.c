@@ -1,5 +1,5 @@
 // bench/jpeg_quarter.c — the scan's 1/4-scale JPEG decode, SnapSort's own decoder
-// (ss_jpeg_quarter_into, through ss_jpeg_decode_into as the scan calls it) against libjpeg-turbo
+// (ss_jpeg_reduced_into, through ss_jpeg_decode_into as the scan calls it) against libjpeg-turbo
 // (the same call with SS_JPEG_LIBJPEG) on the same files in one run, one core: CPU time per file
 // of each, their ratio, and whether every output is byte for byte the same. See README.md.
 //   bench/jpeg_quarter.sh [FILES…]   (default: the DEV corpus's 12mp files)
@@ -53,7 +53,7 @@ int main(int argc, char **argv) {
             tr += t2 - t1;
             if (r == 0) {
                 files++;
-                quarter += ia.quarter;
+                quarter += ia.reduced;
                 if (ra != rb || ia.warnings != ib.warnings || (ra == 0 && memcmp(a, b, out) != 0)) {
                     differ++;
                     fprintf(stderr, "differs from libjpeg: %s\n", argv[i]);

@@ -6,7 +6,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 src=$here/../Sources/CJPEG
 bin=$(mktemp -d)/jpeg_quarter
 trap 'rm -rf "$(dirname "$bin")"' EXIT
-${CC:-clang} -O2 -I"$src/include" "$here/jpeg_quarter.c" "$src/snapsort_jpeg.c" "$src/snapsort_jpeg_quarter.c" -ljpeg -o "$bin"
+${CC:-clang} -O2 -I"$src/include" "$here/jpeg_quarter.c" "$src/snapsort_jpeg.c" "$src/snapsort_jpeg_reduced.c" -ljpeg -o "$bin"
 if [ $# -eq 0 ]; then
     eval_dir=${EVAL:-$here/../../shared/eval}
     corpus=${DEV:-/tmp/snapsort-eval/dev}

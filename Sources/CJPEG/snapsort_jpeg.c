@@ -72,18 +72,18 @@ static int decode(const unsigned char *data, size_t len, int scale_num, int mode
     memset(info, 0, sizeof *info);
     if (out) *out = NULL;
     int layout = mode & ~(SS_JPEG_FANCY | SS_JPEG_LIBJPEG);
-    // The scan's decode (1/4, replicated chroma, into the caller's buffer) of a clean baseline
-    // stream: the same pixels as below, without libjpeg's per-byte Huffman reader.
-    if (dest && scale_num == 2 && !(mode & (SS_JPEG_FANCY | SS_JPEG_LIBJPEG))) {
+    // The scan's decode (1/4 or 1/8, replicated chroma, into the caller's buffer) of a clean
+    // baseline stream: the same pixels as below, without libjpeg's per-byte Huffman reader.
+    if (dest && (scale_num == 1 || scale_num == 2) && !(mode & (SS_JPEG_FANCY | SS_JPEG_LIBJPEG))) {
         int w = 0, h = 0;
-        if (ss_jpeg_quarter_into(data, len, layout, dest, dest_len, &w, &h) == 0 &&
+        if (ss_jpeg_reduced_into(data, len, scale_num, layout, dest, dest_len, &w, &h) == 0 &&
             (long long)w * (long long)h <= max_header_pixels) {
             info->width = w;
             info->height = h;
-            info->out_width = (w + 3) / 4;
-            info->out_height = (h + 3) / 4;
+            info->out_width = (w * scale_num + 7) / 8;
+            info->out_height = (h * scale_num + 7) / 8;
             info->components = layout == SS_JPEG_GRAY ? 1 : layout == SS_JPEG_RGBX ? 4 : 3;
-            info->quarter = 1;
+            info->reduced = 1;
             return 0;
         }
     }

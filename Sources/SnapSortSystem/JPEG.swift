@@ -17,9 +17,9 @@ public enum JPEG {
         public var header: Header
         public var warnings: Int
         public var warningMessage: String
-        /// Decoded by the shim's own 1/4-scale decoder (`ss_jpeg_quarter_into`: a clean
-        /// baseline stream, the pixels libjpeg gives), not by libjpeg.
-        public var quarterDecoder = false
+        /// Decoded by the shim's own 1/4- and 1/8-scale decoder (`ss_jpeg_reduced_into`: a
+        /// clean baseline stream, the pixels libjpeg gives), not by libjpeg.
+        public var reducedDecoder = false
     }
 
     public static func readHeader(_ data: [UInt8]) throws -> Header {
@@ -33,8 +33,8 @@ public enum JPEG {
     /// RGBX (4: each pixel one 32-bit word, the fourth byte unused) for code that reads four
     /// pixels at a time. `smoothChroma` upsamples chroma as viewers and exporters do (libjpeg's
     /// default, ~10 % slower); without it chroma is replicated, which the metrics do not mind.
-    /// At 1/4 with replicated chroma a clean baseline stream is decoded by the shim's own
-    /// decoder (`quarterDecoder`), ~20 % faster than libjpeg for the same pixels; `viaLibjpeg`
+    /// At 1/4 or 1/8 with replicated chroma a clean baseline stream is decoded by the shim's own
+    /// decoder (`reducedDecoder`), ~20 % faster than libjpeg for the same pixels; `viaLibjpeg`
     /// asks libjpeg regardless (tests and benches comparing the two).
     public static func decode(
         _ data: [UInt8], scaleNumerator: Int, grayscale: Bool = false, padded: Bool = false,
@@ -62,7 +62,7 @@ public enum JPEG {
                     return Decoded(
                         bitmap: Bitmap(width: w, height: ht, channels: channels, pixels: pixels),
                         header: Header(width: Int(info.width), height: Int(info.height), progressive: info.progressive != 0, components: channels),
-                        warnings: Int(info.warnings), warningMessage: message(&info), quarterDecoder: info.quarter != 0)
+                        warnings: Int(info.warnings), warningMessage: message(&info), reducedDecoder: info.reduced != 0)
                 }
                 if rc == -2 { throw SystemError(.limit, message(&info), operation: "jpeg decode") }
                 // -3: libjpeg chose another size than the header promised; the copying path below.

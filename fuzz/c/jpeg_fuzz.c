@@ -1,5 +1,5 @@
 // libFuzzer harness: the JPEG shim (header read, DCT-scaled decode with the analyzer's limits)
-// and its own 1/4-scale decoder, differentially (jpeg_quarter_check.h).
+// and its own 1/4- and 1/8-scale decoder, differentially (jpeg_quarter_check.h).
 #include "jpeg_quarter_check.h"
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     ss_jpeg_info info;
@@ -10,6 +10,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (ss_jpeg_decode(data, size, scale, 0, 500000000LL, 4000000LL, &out, &info) == 0) ss_jpeg_free(out);
         out = 0;
     }
-    for (int mode = 0; mode < 3; mode++) check_quarter(data, size, info.width, info.height, mode);
+    for (int mode = 0; mode < 3; mode++) check_reduced(data, size, info.width, info.height, 2 - mode % 2, mode);
     return 0;
 }

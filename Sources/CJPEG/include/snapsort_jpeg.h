@@ -11,7 +11,7 @@ typedef struct {
     int components;             ///< components in the output buffer (1, 3 or 4)
     int progressive;            ///< 1 for a progressive (SOF2) stream
     int warnings;               ///< corrupt-data warnings libjpeg emitted (truncation, bad Huffman codes)
-    int quarter;                ///< 1 when ss_jpeg_quarter_into decoded it (not libjpeg)
+    int reduced;                ///< 1 when ss_jpeg_reduced_into decoded it (not libjpeg)
     char message[SS_JPEG_MSG];  ///< the first warning or the fatal error
 } ss_jpeg_info;
 
@@ -26,7 +26,7 @@ int ss_jpeg_read_header(const unsigned char *data, size_t len, ss_jpeg_info *inf
 /// OR'ed into a layout: libjpeg's default chroma upsampling (smooth, "fancy"), the pixels
 /// viewers and exporters see; without it chroma is replicated, ~10 % faster.
 #define SS_JPEG_FANCY 8
-/// OR'ed into a layout: decode through libjpeg even where ss_jpeg_quarter_into would (tests
+/// OR'ed into a layout: decode through libjpeg even where ss_jpeg_reduced_into would (tests
 /// and benches comparing the two).
 #define SS_JPEG_LIBJPEG 16
 
@@ -41,19 +41,19 @@ int ss_jpeg_decode(const unsigned char *data, size_t len, int scale_num, int mod
 
 /// ss_jpeg_decode into the caller's buffer: `dest` must hold exactly the decoded
 /// out_width*out_height*components bytes (dest_len), else -3 with a message and nothing written.
-/// At scale 2 without SS_JPEG_FANCY a clean baseline stream is decoded by
-/// ss_jpeg_quarter_into (the same pixels, faster; info->quarter = 1), anything else by libjpeg.
+/// At scale 1 or 2 without SS_JPEG_FANCY a clean baseline stream is decoded by
+/// ss_jpeg_reduced_into (the same pixels, faster; info->reduced = 1), anything else by libjpeg.
 int ss_jpeg_decode_into(const unsigned char *data, size_t len, int scale_num, int mode,
                         long long max_header_pixels, long long max_out_pixels,
                         unsigned char *dest, size_t dest_len, ss_jpeg_info *info);
 
-/// The 1/4-scale decode of a clean baseline JPEG (snapsort_jpeg_quarter.c) into `dest`
-/// (exactly ceil(w/4)*ceil(h/4)*channels bytes for `mode` SS_JPEG_RGB, _RGBX or _GRAY): 0 and
-/// the picture's full size, or SS_JPEGQ_DECLINED for anything it does not take exactly as
-/// libjpeg would (the caller then decodes through libjpeg). `dest` may be partly written when
-/// declined.
+/// The 1/8- (scale_num 1) or 1/4-scale (2) decode of a clean baseline JPEG
+/// (snapsort_jpeg_reduced.c) into `dest` (exactly ceil(w·scale_num/8)·ceil(h·scale_num/8)·channels
+/// bytes for `mode` SS_JPEG_RGB, _RGBX or _GRAY): 0 and the picture's full size, or
+/// SS_JPEGQ_DECLINED for anything it does not take exactly as libjpeg would (the caller then
+/// decodes through libjpeg). `dest` may be partly written when declined.
 #define SS_JPEGQ_DECLINED 1
-int ss_jpeg_quarter_into(const unsigned char *data, size_t len, int mode, unsigned char *dest, size_t dest_len,
+int ss_jpeg_reduced_into(const unsigned char *data, size_t len, int scale_num, int mode, unsigned char *dest, size_t dest_len,
                          int *width, int *height);
 
 /// Encodes 8-bit pixels (components 1 or 3). exif (may be NULL) is written as an APP1 segment

@@ -1,6 +1,6 @@
-// A decoder for the scan's one hot case: a clean baseline JPEG decoded at 1/4 scale to RGB,
-// RGBX or gray, with the pixels libjpeg-turbo gives for the same request (scale 2/8, ISLOW,
-// no fancy upsampling). It exists for speed alone: libjpeg-turbo spends ~80 % of that decode
+// A decoder for the scan's one hot case: a clean baseline JPEG decoded at 1/4 scale (a 12-24 MP
+// photo) or 1/8 (48 MP and up) to RGB, RGBX or gray, with the pixels libjpeg-turbo gives for the
+// same request (scale 2/8 or 1/8, ISLOW, no fancy upsampling). It exists for speed alone: libjpeg-turbo spends ~80 % of that decode
 // in its Huffman decoder, which reads the stream a byte at a time, checks every byte for a
 // marker and takes a coefficient's code and its extra bits in two steps. Here the entropy-coded
 // segment is unstuffed once, read 64 bits at a time, and a small coefficient (code and value
@@ -13,7 +13,7 @@
 // gives the warnings its damaged-file reasons come from. So a file decoded here is one libjpeg
 // would have decoded without a warning, to the same pixels (the reduced IDCTs below are
 // libjpeg's jidctred.c 2×2 and 4×4 in integer arithmetic, the colour conversion jdcolor.c's;
-// `JPEGQuarterTests` compares the two byte for byte).
+// `JPEGReducedTests` compares the two byte for byte).
 //
 // No setjmp, no allocation failure left unchecked; every length is checked against the
 // buffer before it is read. Fuzzed in fuzz/ with the JPEG harness.
@@ -47,7 +47,8 @@ typedef struct {
     int pred;  // the DC prediction
     uint8_t *plane;  // one MCU row of output samples
     int stride;      // of `plane`
-    int scaled;      // output samples per block side: 2 (luma-like) or 4 (chroma at h2v2)
+    int scaled;      // output samples per block side: 1, 2 or 4 (libjpeg's DCT_scaled_size)
+    int sums;        // the IDCT sums a block has (ACC1, ACC2 or ACC4)
 } comp;
 
 typedef struct {
@@ -193,6 +194,7 @@ static inline int32_t sra(u32 v, int n) { return (int32_t)v >> n; }
 // For the 5 columns: A = row 0 · 2^15, T = rows 1, 3, 5, 7 times their constants.
 // 4×4 (chroma of a 2×2-subsampled file): rows and columns 0-3, 5-7 count. For the 7 columns:
 // A = row 0 · 2^14, E = rows 2 and 6, O0 and O2 = the odd rows' two sums.
+#define ACC1 1
 #define ACC2 10
 #define ACC4 28
 
@@ -201,14 +203,21 @@ typedef struct {
     int32_t off1[64], off2[64];  // slot × blocks across: where in the row's sums (see finish_2x2)
 } plan;
 
-static void make_plan(plan *p, const uint16_t q[64], int four, int n) {
+static void make_plan(plan *p, const uint16_t q[64], int scaled, int n) {
     uint8_t slot1[64], slot2[64];
+    int four = scaled == 4;
     for (int j = 0; j < 64; j++) {
         int zz = zigzag[j], r = zz >> 3, c = zz & 7;
         u32 qv = q[zz];
-        slot1[j] = slot2[j] = four ? ACC4 : ACC2;
+        slot1[j] = slot2[j] = scaled == 4 ? ACC4 : scaled == 2 ? ACC2 : ACC1;
         p->w1[j] = p->w2[j] = 0;
-        if (!four) {
+        if (scaled == 1) {
+            // jpeg_idct_1x1: the DC alone.
+            if (j == 0) {
+                slot1[j] = 0;
+                p->w1[j] = qv;
+            }
+        } else if (!four) {
             static const int slot[8] = {0, 1, -1, 2, -1, 3, -1, 4};
             static const int k[8] = {0, FIX_3_624509785, 0, -FIX_1_272758580, 0, FIX_0_850430095, 0, -FIX_0_720959822};
             if (slot[c] < 0 || (r != 0 && k[r] == 0)) continue;
@@ -319,11 +328,20 @@ static inline __attribute__((always_inline)) int decode_block(bitreader *reader,
 // are stored apart (slot s of block b at s·n + b), so the same arithmetic runs over neighbouring
 // blocks in vector lanes. The shortcuts jidctred.c takes for zero columns and rows give the
 // same values as the general formula (the rounding constant is below the shifted-out bits),
-// so there are none; its range limit is a clamp to 0…255 here (it differs only past ±512,
-// far outside what real pictures give).
+// so there are none.
+//
+// A sample: the sum rounded and shifted, then libjpeg's range limit (its table indexed by the
+// value's low 10 bits: the value taken modulo 1024 into −512…511, plus 128, clamped to 0…255),
+// computed so it vectorizes.
 static inline uint8_t out_sample(u32 v, int sh) {
-    int32_t x = sra(v + (1u << (sh - 1)), sh) + 128;
+    int32_t x = sra(v + (1u << (sh - 1)), sh);
+    x = (int32_t)((u32)(x + 512) & 1023) - 512 + 128;
     return (uint8_t)(x < 0 ? 0 : x > 255 ? 255 : x);
+}
+
+// 1×1 (jpeg_idct_1x1): the block's mean, from its DC.
+static inline __attribute__((always_inline)) void finish_1x1(const u32 *restrict S, int n, uint8_t *restrict o) {
+    for (int b = 0; b < n; b++) o[b] = out_sample(S[b], 3);
 }
 
 // 2×2 (jpeg_idct_2x2): each output sample is the mean of a 4×4 quarter of the block.
@@ -429,10 +447,11 @@ static inline int be16(const uint8_t *p) { return (p[0] << 8) | p[1]; }
 #if defined(__x86_64__) && defined(__linux__)
 __attribute__((target_clones("avx2", "default")))
 #endif
-int ss_jpeg_quarter_into(const unsigned char *data, size_t len, int mode, unsigned char *dest, size_t dest_len,
+int ss_jpeg_reduced_into(const unsigned char *data, size_t len, int scale_num, int mode, unsigned char *dest, size_t dest_len,
                          int *image_width, int *image_height) {
     int layout = mode;
     if (layout != SS_JPEG_RGB && layout != SS_JPEG_RGBX && layout != SS_JPEG_GRAY) return SS_JPEGQ_DECLINED;
+    if (scale_num != 1 && scale_num != 2) return SS_JPEGQ_DECLINED;
     if (len < 4 || data[0] != 0xFF || data[1] != 0xD8) return SS_JPEGQ_DECLINED;
 
     uint16_t qt[4][64];
@@ -550,7 +569,8 @@ int ss_jpeg_quarter_into(const unsigned char *data, size_t len, int mode, unsign
     // The IDs must differ, or libjpeg would match scan components otherwise.
     if (ncomp == 3 && (comps[0].id == comps[1].id || comps[0].id == comps[2].id || comps[1].id == comps[2].id)) goto out;
 
-    int ow = (width + 3) / 4, oh = (height + 3) / 4;
+    // libjpeg's output size: jdiv_round_up(side × scale_num, 8).
+    int ow = (width * scale_num + 7) / 8, oh = (height * scale_num + 7) / 8;
     int channels = layout == SS_JPEG_GRAY ? 1 : layout == SS_JPEG_RGBX ? 4 : 3;
     if ((size_t)ow * (size_t)oh * (size_t)channels != dest_len) goto out;
 
@@ -609,27 +629,35 @@ int ss_jpeg_quarter_into(const unsigned char *data, size_t len, int mode, unsign
         } else if (nrst) {
             goto out;
         }
-        // Output samples per block: 2 for luma and for chroma at libjpeg's minimum size; a
-        // chroma block of a 2×2-subsampled file is scaled up by its IDCT to 4 (jdmaster.c).
+        // Output samples per block side: scale_num for luma; a subsampled chroma block is scaled
+        // up by its IDCT as far as that spares upsampling (jdmaster.c's loop, below: to 4 under
+        // 2×2 luma at 1/4, to 2 at 1/8).
         size_t plane_bytes = 0;
         for (int i = 0; i < ncomp; i++) {
-            int sc = 2;
-            if (i > 0 && hmax == 2 && vmax == 2 && comps[i].h == 1) sc = 4;
+            int sc = scale_num;
+            while (sc < 8 && (hmax * scale_num) % (comps[i].h * sc * 2) == 0 && (vmax * scale_num) % (comps[i].v * sc * 2) == 0) sc *= 2;
+            if (sc > 4) goto out;
             comps[i].scaled = sc;
+            comps[i].sums = sc == 4 ? ACC4 : sc == 2 ? ACC2 : ACC1;
+            // Each plane row is an output row (no vertical upsampling) and a chroma sample
+            // stands for one or two pixels across (the layouts taken).
+            if (vmax * scale_num != comps[i].v * sc) goto out;
+            int across = hmax * scale_num / (comps[i].h * sc);
+            if ((across != 1 && across != 2) || across * comps[i].h * sc != hmax * scale_num) goto out;
             comps[i].stride = mcux * comps[i].h * sc;
             comps[i].pred = 0;
             plane_bytes += (size_t)comps[i].stride * (size_t)(comps[i].v * sc);
         }
         // The sums of an MCU row's blocks, per component and block row (see finish_2x2).
         size_t soa_words = 0;
-        for (int i = 0; i < ncomp; i++) soa_words += (size_t)comps[i].v * (size_t)((comps[i].scaled == 4 ? ACC4 : ACC2) + 1) * (size_t)(mcux * comps[i].h);
+        for (int i = 0; i < ncomp; i++) soa_words += (size_t)comps[i].v * (size_t)(comps[i].sums + 1) * (size_t)(mcux * comps[i].h);
         planes = malloc(plane_bytes);
         soabuf = malloc(soa_words * sizeof(u32));
         if (!planes || !soabuf) goto out;
         u32 *soa[3], *sp = soabuf;
         for (int i = 0; i < ncomp; i++) {
             soa[i] = sp;
-            sp += (size_t)comps[i].v * (size_t)((comps[i].scaled == 4 ? ACC4 : ACC2) + 1) * (size_t)(mcux * comps[i].h);
+            sp += (size_t)comps[i].v * (size_t)(comps[i].sums + 1) * (size_t)(mcux * comps[i].h);
         }
         uint8_t *pp = planes;
         for (int i = 0; i < ncomp; i++) {
@@ -640,10 +668,10 @@ int ss_jpeg_quarter_into(const unsigned char *data, size_t len, int mode, unsign
         bitreader br = {seg, 0, 0};
         refill(&br);
         plan plans[3];
-        for (int i = 0; i < ncomp; i++) make_plan(&plans[i], qt[comps[i].tq], comps[i].scaled == 4, mcux * comps[i].h);
+        for (int i = 0; i < ncomp; i++) make_plan(&plans[i], qt[comps[i].tq], comps[i].scaled, mcux * comps[i].h);
         long long done = 0;
         size_t next_rst = 0;
-        int rows_per_mcu = mcuh / 4;  // output rows an MCU row makes
+        int rows_per_mcu = mcuh * scale_num / 8;  // output rows an MCU row makes
         for (int my = 0; my < mcuy; my++) {
             memset(soabuf, 0, soa_words * sizeof(u32));
             for (int mx = 0; mx < mcux; mx++) {
@@ -664,10 +692,11 @@ int ss_jpeg_quarter_into(const unsigned char *data, size_t len, int mode, unsign
                     for (int by = 0; by < c->v; by++)
                         for (int bx = 0; bx < c->h; bx++) {
                             int col = mx * c->h + bx;
-                            if (c->scaled == 2) {
-                                if (decode_block(&br, &plans[i], 0, soa[i] + (size_t)by * (ACC2 + 1) * n + col, dc, ac, &c->pred) < 0) goto out;
+                            u32 *sums = soa[i] + (size_t)by * (size_t)(c->sums + 1) * n + col;
+                            if (c->scaled == 4) {
+                                if (decode_block(&br, &plans[i], 1, sums, dc, ac, &c->pred) < 0) goto out;
                             } else {
-                                if (decode_block(&br, &plans[i], 1, soa[i] + (size_t)by * (ACC4 + 1) * n + col, dc, ac, &c->pred) < 0) goto out;
+                                if (decode_block(&br, &plans[i], 0, sums, dc, ac, &c->pred) < 0) goto out;
                             }
                         }
                 }
@@ -680,10 +709,13 @@ int ss_jpeg_quarter_into(const unsigned char *data, size_t len, int mode, unsign
                 int n = mcux * c->h;
                 for (int by = 0; by < c->v; by++) {
                     uint8_t *row = c->plane + (size_t)(by * c->scaled) * c->stride;
-                    if (c->scaled == 2)
-                        finish_2x2(soa[i] + (size_t)by * (ACC2 + 1) * n, n, row, row + c->stride);
+                    u32 *sums = soa[i] + (size_t)by * (size_t)(c->sums + 1) * n;
+                    if (c->scaled == 1)
+                        finish_1x1(sums, n, row);
+                    else if (c->scaled == 2)
+                        finish_2x2(sums, n, row, row + c->stride);
                     else
-                        finish_4x4(soa[i] + (size_t)by * (ACC4 + 1) * n, n, row, row + c->stride, row + 2 * c->stride, row + 3 * c->stride);
+                        finish_4x4(sums, n, row, row + c->stride, row + 2 * c->stride, row + 3 * c->stride);
                 }
             }
             // This MCU row's output rows, cropped to the picture.
@@ -709,7 +741,7 @@ int ss_jpeg_quarter_into(const unsigned char *data, size_t len, int mode, unsign
                 // (libjpeg's h2v1 merged upsampling).
                 const uint8_t *Cb = comps[1].plane + (size_t)r * comps[1].stride;
                 const uint8_t *Cr = comps[2].plane + (size_t)r * comps[2].stride;
-                int xshift = (hmax * 2) / (comps[1].h * comps[1].scaled) == 2 ? 1 : 0;
+                int xshift = (hmax * scale_num) / (comps[1].h * comps[1].scaled) == 2 ? 1 : 0;
                 ycc_row(Y, Cb, Cr, xshift, ow, channels, d);
             }
         }

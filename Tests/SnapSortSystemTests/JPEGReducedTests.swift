@@ -3,12 +3,12 @@ import SnapSortSystem
 import SnapSortTestSupport
 import Testing
 
-/// The shim's own 1/4-scale decoder (`ss_jpeg_quarter_into`, the scan's hot path) against
+/// The shim's own 1/4- and 1/8-scale decoder (`ss_jpeg_reduced_into`, the scan's hot path) against
 /// libjpeg-turbo on the same bytes: real photographs (Tests/Fixtures/vision) and the streams
 /// Debian's `cjpeg` writes from them in every layout it has, odd sizes, restart markers and
 /// quality extremes. A stream it takes must come out pixel for pixel as libjpeg's; anything
 /// else — other processes, damage, leftovers — must go to libjpeg, warnings and all.
-@Suite struct JPEGQuarterTests {
+@Suite struct JPEGReducedTests {
     static let vision = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../Fixtures/vision").standardized.path
 
     /// `cjpeg args… picture` of a bitmap, through a PPM file.
@@ -36,15 +36,26 @@ import Testing
         return Bitmap(width: width, height: height, channels: 3, pixels: px)
     }
 
-    /// Decodes `data` at 1/4 both ways in each layout; returns whether the quarter decoder took it.
+    /// Decodes `data` at 1/4 and 1/8 both ways in each layout; returns whether the reduced
+    /// decoder took it every time.
     @discardableResult
     static func expectSameAsLibjpeg(_ data: [UInt8], _ what: String) throws -> Bool {
-        var took = false
-        for (gray, padded) in [(false, false), (false, true), (true, false)] {
-            let mine = try JPEG.decode(data, scaleNumerator: 2, grayscale: gray, padded: padded, maxHeaderPixels: 1 << 30, maxOutputPixels: 1 << 30)
+        var took = true
+        for scale in [2, 1] {
+            for (gray, padded) in [(false, false), (false, true), (true, false)] {
+                took = try expectSameAsLibjpeg(data, "\(what) 1/\(8 / scale)", scale: scale, gray: gray, padded: padded) && took
+            }
+        }
+        return took
+    }
+
+    static func expectSameAsLibjpeg(_ data: [UInt8], _ what: String, scale: Int, gray: Bool, padded: Bool) throws -> Bool {
+        do {
+            let mine = try JPEG.decode(
+                data, scaleNumerator: scale, grayscale: gray, padded: padded, maxHeaderPixels: 1 << 30, maxOutputPixels: 1 << 30)
             let ref = try JPEG.decode(
-                data, scaleNumerator: 2, grayscale: gray, padded: padded, viaLibjpeg: true, maxHeaderPixels: 1 << 30, maxOutputPixels: 1 << 30)
-            #expect(!ref.quarterDecoder)
+                data, scaleNumerator: scale, grayscale: gray, padded: padded, viaLibjpeg: true, maxHeaderPixels: 1 << 30, maxOutputPixels: 1 << 30)
+            #expect(!ref.reducedDecoder)
             #expect(
                 mine.bitmap.width == ref.bitmap.width && mine.bitmap.height == ref.bitmap.height && mine.bitmap.channels == ref.bitmap.channels,
                 "\(what)")
@@ -52,9 +63,8 @@ import Testing
             #expect(differing == 0, "\(what) gray \(gray) padded \(padded): \(differing) bytes differ from libjpeg's")
             #expect(mine.header.width == ref.header.width && mine.header.height == ref.header.height)
             #expect(mine.warnings == ref.warnings, "\(what)")
-            took = mine.quarterDecoder
+            return mine.reducedDecoder
         }
-        return took
     }
 
     @Test func realPhotographsDecodeToLibjpegsPixels() throws {
@@ -64,7 +74,7 @@ import Testing
             let data = try FileSystem.readFile(Self.vision + "/" + name, limit: 64 << 20)
             let header = try JPEG.readHeader(data)
             let took = try Self.expectSameAsLibjpeg(data, name)
-            if !header.progressive { #expect(took, "\(name) is baseline: the quarter decoder should take it") }
+            if !header.progressive { #expect(took, "\(name) is baseline: the reduced decoder should take it") }
         }
     }
 
@@ -102,7 +112,7 @@ import Testing
     }
 
     /// Damage libjpeg warns about (the analyzer's "damaged" reasons come from its warnings) is
-    /// never decoded by the quarter decoder.
+    /// never decoded by the reduced decoder.
     @Test func damagedStreamsGoToLibjpegWithItsWarnings() throws {
         let dir = TempDir()
         let picture = try Self.photo("coffee.jpg", width: 320, height: 200)
@@ -122,16 +132,19 @@ import Testing
             ("a marker inside the data", Array(clean.prefix(eoi - 40)) + [0xFF, 0xE1, 0x00, 0x04, 0x00, 0x00] + Array(clean[(eoi - 40)...])),
         ]
         for (what, data) in cases {
-            let mine = try JPEG.decode(data, scaleNumerator: 2, padded: true, maxHeaderPixels: 1 << 30, maxOutputPixels: 1 << 30)
-            let ref = try JPEG.decode(data, scaleNumerator: 2, padded: true, viaLibjpeg: true, maxHeaderPixels: 1 << 30, maxOutputPixels: 1 << 30)
-            #expect(!mine.quarterDecoder, "\(what)")
-            #expect(ref.warnings > 0, "\(what): libjpeg warns")
-            let same = mine.warnings == ref.warnings && mine.bitmap.pixels == ref.bitmap.pixels
-            #expect(same, "\(what)")
+            for scale in [2, 1] {
+                let mine = try JPEG.decode(data, scaleNumerator: scale, padded: true, maxHeaderPixels: 1 << 30, maxOutputPixels: 1 << 30)
+                let ref = try JPEG.decode(
+                    data, scaleNumerator: scale, padded: true, viaLibjpeg: true, maxHeaderPixels: 1 << 30, maxOutputPixels: 1 << 30)
+                #expect(!mine.reducedDecoder, "\(what)")
+                #expect(ref.warnings > 0, "\(what): libjpeg warns")
+                let same = mine.warnings == ref.warnings && mine.bitmap.pixels == ref.bitmap.pixels
+                #expect(same, "\(what)")
+            }
         }
     }
 
-    /// Random damage to the entropy-coded data: whatever the quarter decoder takes, libjpeg
+    /// Random damage to the entropy-coded data: whatever the reduced decoder takes, libjpeg
     /// decodes without a warning to the same pixels; the rest is libjpeg's, as before.
     @Test func corruptedDataNeverDisagreesWithLibjpeg() throws {
         let dir = TempDir()
@@ -148,15 +161,17 @@ import Testing
                     let at = dataStart + Int(rng.next() % UInt64(clean.count - 2 - dataStart))
                     bad[at] ^= UInt8(1 << (rng.next() % 8))
                 }
-                let mine = try? JPEG.decode(bad, scaleNumerator: 2, padded: true, maxHeaderPixels: 1 << 30, maxOutputPixels: 1 << 30)
-                let ref = try? JPEG.decode(bad, scaleNumerator: 2, padded: true, viaLibjpeg: true, maxHeaderPixels: 1 << 30, maxOutputPixels: 1 << 30)
+                let scale = 2 - Int(rng.next() % 2)  // 1/4 or 1/8
+                let mine = try? JPEG.decode(bad, scaleNumerator: scale, padded: true, maxHeaderPixels: 1 << 30, maxOutputPixels: 1 << 30)
+                let ref = try? JPEG.decode(
+                    bad, scaleNumerator: scale, padded: true, viaLibjpeg: true, maxHeaderPixels: 1 << 30, maxOutputPixels: 1 << 30)
                 guard let mine, let ref else {
                     // libjpeg gives up on it (a bad table, an unknown marker): so do both.
                     #expect(mine == nil && ref == nil, "\(args)")
                     declined += 1
                     continue
                 }
-                if mine.quarterDecoder {
+                if mine.reducedDecoder {
                     taken += 1
                     #expect(ref.warnings == 0, "\(args): taken, but libjpeg warns: \(ref.warningMessage)")
                     let same = mine.bitmap.pixels == ref.bitmap.pixels
