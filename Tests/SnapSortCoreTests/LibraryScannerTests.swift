@@ -293,6 +293,35 @@ import Testing
         #expect(twice.unchanged == 6 && twice.gone == 0)
     }
 
+    /// A file deleted after the walk listed it and before a worker opened it leaves no row and
+    /// is no problem of the scan: it is not counted added, analyzed or unreadable (the summary
+    /// said "1 added, 1 problem" for a file the library never held).
+    @Test func aFileDeletedBetweenTheWalkAndTheAnalysisIsNotCounted() throws {
+        let t = try TestLibrary()
+        let small = { (seed: UInt64) in Fixtures.jpeg(seed: seed, width: 64, height: 48) }
+        t.dir.write("Pictures/a.jpg", small(1))
+        t.dir.write("Pictures/b.jpg", small(2))
+        t.dir.write("Pictures/c.jpg", small(3))
+        let ahead = PrewalkedRoots([t.root], rules: ExcludeRules())
+        ahead.waitUntilWalked()
+        try FileSystem.remove(t.dir.at("Pictures/b.jpg"))
+        let first = try t.scanner().scan([t.root], prewalked: ahead)
+        #expect(first.added == 2 && first.analyzed == 2 && first.decodes == 2 && first.problems == 0, "\(first)")
+        #expect(try t.library.items().map(\.path).sorted() == [t.root + "/a.jpg", t.root + "/c.jpg"])
+        // One that was known and changed, then deleted before its analysis: the row stays for
+        // the next scan to see gone, and this scan counts no change and no problem.
+        let fd = try FileDescriptor.open(t.dir.at("Pictures/a.jpg"), O_WRONLY | O_TRUNC)
+        try fd.writeAll(small(4))
+        fd.close()
+        let again = PrewalkedRoots([t.root], rules: ExcludeRules())
+        again.waitUntilWalked()
+        try FileSystem.remove(t.dir.at("Pictures/a.jpg"))
+        let second = try t.scanner().scan([t.root], prewalked: again)
+        #expect(second.changed == 0 && second.analyzed == 0 && second.problems == 0 && second.unchanged == 1, "\(second)")
+        let third = try t.scan()
+        #expect(third.gone == 1 && third.unchanged == 1, "\(third)")
+    }
+
     /// The rows a rescan compares come from the covering path index alone (100 000 rows of
     /// ~2 KB are not read), and unchanged folder stamps are not written again.
     @Test func aRescanReadsThePathIndexAndWritesNothing() throws {

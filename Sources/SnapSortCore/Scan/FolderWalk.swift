@@ -184,6 +184,9 @@ public final class PrewalkedRoots: Sendable {
         }
     }
 
+    /// Waits for the walk to end (tests: a file removed after the walk, before the analysis).
+    func waitUntilWalked() { done.wait() }
+
     /// The listing of `root`, once the walk is over; nil when it was not walked ahead.
     func listing(_ root: String) -> FolderListing? {
         done.wait()

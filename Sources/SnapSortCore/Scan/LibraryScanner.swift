@@ -112,6 +112,12 @@ public final class LibraryScanner: @unchecked Sendable {
         enum Kind: Sendable { case new, changed, reanalyze, retry }
     }
 
+    /// A file that could not be read because it is no longer there (deleted or renamed after
+    /// the walk listed it): nothing to record; the next scan or the agent's event sees it go.
+    static func vanished(_ job: Job, _ r: AnalysisResult) -> Bool {
+        r.status == .unreadable && r.reason?.code == "io_error" && FileSystem.lstatusIfExists(job.path) == nil
+    }
+
     /// The reasons of an `unreadable` row that a later read may not meet again.
     static let passingReasons: Set<String> = ["permission", "io_error"]
 
@@ -430,9 +436,6 @@ public final class LibraryScanner: @unchecked Sendable {
                     try library.recordMove(id: id, to: job.path, status: job.status, restoreStatus: nil)
                 }
                 for (job, r) in batch {
-                    if r.reason?.code == "io_error", FileSystem.lstatusIfExists(job.path) == nil {
-                        continue  // deleted between the walk and the analysis: the next scan sees it gone
-                    }
                     if job.kind == .retry {
                         if r.status == .unreadable && r.reason?.code == job.failedWith {
                             summary.unchanged += 1  // still failing, as recorded
@@ -467,13 +470,24 @@ public final class LibraryScanner: @unchecked Sendable {
             summary.changed -= gotTouched.count
             done += gotTouched.count
             pendingTouched += gotTouched
-            for (_, r) in got {
+            for (job, r) in got {
+                if LibraryScanner.vanished(job, r) {
+                    // Deleted between the walk and the analysis: no row, no problem, not added
+                    // or changed (a known row stays for the next scan to see gone).
+                    switch job.kind {
+                    case .new: summary.added -= 1
+                    case .changed: summary.changed -= 1
+                    case .reanalyze: summary.reanalyzed -= 1
+                    case .retry: break
+                    }
+                    continue
+                }
                 summary.analyzed += 1
                 summary.decodes += r.decodes
                 if r.status != .ok { summary.problems += 1 }
+                pending.append((job, r))
             }
             done += got.count
-            pending += got
             finished = group.wait(timeout: .now()) == .success && results.withLock { $0.isEmpty } && touched.withLock { $0.isEmpty }
             if pending.count >= batchSize || Date().timeIntervalSince(lastCommit) > 1 || finished { try commit() }
             if Date().timeIntervalSince(lastProgress) > 0.2 || finished {
