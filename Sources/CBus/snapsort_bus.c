@@ -15,6 +15,7 @@ struct ss_bus {
     sd_bus *bus;
     sd_bus_slot *match_action;
     sd_bus_slot *match_closed;
+    sd_bus_slot *match_token;
     sd_bus_slot *match_power;
     ss_bus_event queue[SS_QUEUE];
     size_t head, count;
@@ -70,6 +71,7 @@ void ss_bus_close(ss_bus *b) {
     sd_bus_slot_unref(b->match_power);
     sd_bus_slot_unref(b->match_action);
     sd_bus_slot_unref(b->match_closed);
+    sd_bus_slot_unref(b->match_token);
     if (b->bus) sd_bus_flush_close_unref(b->bus);
     free(b);
 }
@@ -101,6 +103,19 @@ static int on_action(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
     if (sd_bus_message_read(m, "us", &id, &key) < 0 || !key) return 0;
     ss_bus_event e = {.kind = 1, .id = id};
     snprintf(e.action, sizeof e.action, "%s", key);
+    enqueue(b, &e);
+    return 0;
+}
+
+static int on_token(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+    (void)ret_error;
+    ss_bus *b = userdata;
+    uint32_t id = 0;
+    const char *token = NULL;
+    if (sd_bus_message_read(m, "us", &id, &token) < 0 || !token) return 0;
+    if (strlen(token) >= sizeof ((ss_bus_event *)0)->token) return 0; /* cut, it would be wrong */
+    ss_bus_event e = {.kind = 4, .id = id};
+    snprintf(e.token, sizeof e.token, "%s", token);
     enqueue(b, &e);
     return 0;
 }
@@ -145,9 +160,12 @@ int ss_notifications_listen(ss_bus *b, char *err, size_t errlen) {
        daemon matches a well-known sender name against its current owner. */
     int r = sd_bus_match_signal(b->bus, &b->match_action, NOTIFY_DEST, NOTIFY_PATH, NOTIFY_IFACE, "ActionInvoked", on_action, b);
     if (r >= 0) r = sd_bus_match_signal(b->bus, &b->match_closed, NOTIFY_DEST, NOTIFY_PATH, NOTIFY_IFACE, "NotificationClosed", on_closed, b);
+    if (r >= 0) r = sd_bus_match_signal(b->bus, &b->match_token, NOTIFY_DEST, NOTIFY_PATH, NOTIFY_IFACE, "ActivationToken", on_token, b);
     if (r < 0) {
         put_err(err, errlen, "cannot subscribe to notification signals", r, NULL);
         b->match_action = sd_bus_slot_unref(b->match_action);
+        b->match_closed = sd_bus_slot_unref(b->match_closed);
+        b->match_token = sd_bus_slot_unref(b->match_token);
         return r;
     }
     return 0;

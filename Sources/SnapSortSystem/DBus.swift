@@ -113,6 +113,10 @@ public enum NotificationSignal: Sendable, Equatable {
     case actionInvoked(id: UInt32, action: String)
     /// The notification went away: reason 1 expired, 2 dismissed, 3 closed by a call, 4 other.
     case closed(id: UInt32, reason: UInt32)
+    /// Sent just before `actionInvoked` by servers that follow the spec's 1.2: the token lets
+    /// the window the action opens take the focus (`XDG_ACTIVATION_TOKEN` on Wayland,
+    /// `DESKTOP_STARTUP_ID` on X11); without it a compositor may only flag the browser.
+    case activationToken(id: UInt32, token: String)
 }
 
 /// A connection to the session bus through sd-bus (libsystemd), with what desktop
@@ -237,7 +241,7 @@ public final class DBusConnection: @unchecked Sendable {
         try check(ss_notifications_close(bus, id, timeoutMicros, &err, err.count), err)
     }
 
-    /// Subscribes to `ActionInvoked` and `NotificationClosed` (idempotent).
+    /// Subscribes to `ActionInvoked`, `ActivationToken` and `NotificationClosed` (idempotent).
     public func listenForNotificationSignals() throws(DBusError) {
         var err = [CChar](repeating: 0, count: 512)
         try check(ss_notifications_listen(bus, &err, err.count), err)
@@ -274,6 +278,11 @@ public final class DBusConnection: @unchecked Sendable {
                 }
                 out.append(.actionInvoked(id: e.id, action: action))
             case 2: out.append(.closed(id: e.id, reason: e.reason))
+            case 4:
+                let token = withUnsafeBytes(of: e.token) { raw in
+                    String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+                }
+                out.append(.activationToken(id: e.id, token: token))
             case 3: powerEvents += 1
             default: break
             }

@@ -304,7 +304,7 @@ struct AgentServiceTests {
                         ReminderService(
                             library: c.library, configuration: c.configuration, notifier: notifier,
                             dependencies: ReminderDependencies(
-                                page: ReviewPage(url: { "http://127.0.0.1:9/#deck=" + $0 }, open: { _ in }), logger: c.logger)))
+                                page: ReviewPage(url: { "http://127.0.0.1:9/#deck=" + $0 }, open: { _, _ in }), logger: c.logger)))
                 ]
             }
         })

@@ -1,9 +1,30 @@
+import Foundation
 import SnapSortTestSupport
 import Testing
 
 @testable import SnapSortCore
 
 @Suite struct EnvironmentTests {
+    /// The browser a notification's action starts gets the server's activation token (a real
+    /// `xdg-open` stand-in records what it was given); one the opener inherited is not passed on.
+    @Test func theOpenerIsGivenTheActivationTokenAndNoStaleOne() throws {
+        let dir = TempDir()
+        let log = dir.at("env.txt")
+        let script = dir.write(
+            "bin/xdg-open",
+            Array(
+                "#!/bin/sh\n{ echo \"url=$1\"; echo \"xdg=${XDG_ACTIVATION_TOKEN-unset}\"; echo \"startup=${DESKTOP_STARTUP_ID-unset}\"; } > '\(log)'\n"
+                    .utf8))
+        #expect(chmod(script, 0o755) == 0)
+        // PATH holds the stand-in only (no systemd-run), and a token the agent inherited.
+        let env = Environment(variables: ["PATH": dir.at("bin"), "XDG_ACTIVATION_TOKEN": "stale", "DESKTOP_STARTUP_ID": "stale"])
+        #expect(URLOpener.command(for: "http://127.0.0.1:9/", env: env) == [script, "http://127.0.0.1:9/"])
+        #expect(URLOpener.open("http://127.0.0.1:9/", env: env, wait: true, activationToken: "tok-1"))
+        #expect(try String(contentsOfFile: log, encoding: .utf8) == "url=http://127.0.0.1:9/\nxdg=tok-1\nstartup=tok-1\n")
+        #expect(URLOpener.open("http://127.0.0.1:9/", env: env, wait: true))
+        #expect(try String(contentsOfFile: log, encoding: .utf8) == "url=http://127.0.0.1:9/\nxdg=unset\nstartup=unset\n")
+    }
+
     @Test func relativeXDGValuesAreIgnored() {
         let env = Environment(variables: ["XDG_STATE_HOME": "relative/state", "HOME": "/home/u"])
         #expect(env.defaultDatabasePath == "/home/u/.local/state/snapsort/library.sqlite3")

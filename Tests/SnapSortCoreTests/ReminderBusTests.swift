@@ -48,11 +48,16 @@ struct ReminderBusTests {
         try c.listenForNotificationSignals()
         let id = try c.notify(DesktopNotification(appName: "SnapSort", summary: "s"))
         try bus.command("action \(id) start")
+        try bus.command("activate \(id) default wl-token-1")
         try bus.command("close \(id) 2")
         var got: [NotificationSignal] = []
         let deadline = Date().addingTimeInterval(10)
-        while got.count < 2 && Date() < deadline { got += try c.waitForSignals(timeout: .seconds(1)) }
-        #expect(got == [.actionInvoked(id: id, action: "start"), .closed(id: id, reason: 2)])
+        while got.count < 4 && Date() < deadline { got += try c.waitForSignals(timeout: .seconds(1)) }
+        #expect(
+            got == [
+                .actionInvoked(id: id, action: "start"), .activationToken(id: id, token: "wl-token-1"),
+                .actionInvoked(id: id, action: "default"), .closed(id: id, reason: 2),
+            ])
         // The same signal from another client of the bus (not the notification server) is not ours.
         let forged = Process()
         forged.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-send")
@@ -81,7 +86,12 @@ struct ReminderBusTests {
         let deps = ReminderDependencies(
             timeZone: { tz }, progress: { inputs.progress }, facts: { ReminderFacts(similarShots: 2, bytesToFree: 5_000_000, awaitingReview: 2) },
             deck: { "group:similar" },
-            page: ReviewPage(url: { "http://127.0.0.1:9/?token=x#deck=" + $0 }, open: { inputs.opened.append($0) }),
+            page: ReviewPage(
+                url: { "http://127.0.0.1:9/?token=x#deck=" + $0 },
+                open: { url, token in
+                    inputs.opened.append(url)
+                    inputs.activationTokens.append(token)
+                }),
             logger: logs.logger(label: "reminders"))
         return ReminderService(
             library: lib.library, configuration: config,
@@ -115,11 +125,19 @@ struct ReminderBusTests {
         // SnapSort's own icon, as the packages install it (review 8: a generic picture icon).
         #expect(bus.calls("Notify")[0]["icon"] as? String == "snapsort")
 
-        try bus.command("action \(id) start")
+        // A server that sends an activation token first (spec 1.2; GNOME Shell, KDE, mako):
+        // the browser is started with it, so its window may take the focus.
+        try bus.command("activate \(id) start xdg-token-42")
         #expect(ReminderBusTests.loop(s, now: at) { inputs.opened.count == 1 })
         #expect(inputs.opened == ["http://127.0.0.1:9/?token=x#deck=group:similar"])
+        #expect(inputs.activationTokens == ["xdg-token-42"])
         // Asked, not known: the browser's own failure is not seen (review 8: "opened" was claimed).
         #expect(logs.messages.contains { $0.contains("asked the browser to open the review page") }, "\(logs.messages)")
+
+        // A token is good for its action only: the next action without one opens without.
+        try bus.command("action \(id) default")
+        #expect(ReminderBusTests.loop(s, now: at) { inputs.opened.count == 2 })
+        #expect(inputs.activationTokens == ["xdg-token-42", nil])
 
         try bus.command("action \(id) later")
         #expect(ReminderBusTests.loop(s, now: at) { s.state.snoozedUntil != nil })

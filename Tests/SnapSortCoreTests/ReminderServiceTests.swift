@@ -34,6 +34,7 @@ final class ReminderInputs: @unchecked Sendable {
     var awaitingReview = 163
     var milestones: [String] = []
     var opened: [String] = []
+    var activationTokens: [String?] = []
     var tz = TimeZone(identifier: "Europe/Stockholm")!
 }
 
@@ -66,7 +67,7 @@ struct ReminderServiceTests {
                         similarShots: 23, screenshots: 140, bytesToFree: 1_200_000_000, awaitingReview: inputs.awaitingReview, streakDays: 6)
                 },
                 milestones: { inputs.milestones }, deck: { "group:similar" },
-                page: ReviewPage(url: { "http://127.0.0.1:8765/?token=t#deck=" + $0 }, open: { inputs.opened.append($0) }),
+                page: ReviewPage(url: { "http://127.0.0.1:8765/?token=t#deck=" + $0 }, open: { url, _ in inputs.opened.append(url) }),
                 logger: logs.logger(label: "reminders"))
             return ReminderService(library: lib.library, configuration: config, notifier: notifier, dependencies: deps)
         }

@@ -12,10 +12,12 @@ typedef struct ss_bus ss_bus;
 
 /// A signal from the notification server, queued until `ss_bus_next_event` takes it.
 typedef struct ss_bus_event {
-    int kind;            /* 1: ActionInvoked, 2: NotificationClosed, 3: UPower properties changed */
+    int kind;            /* 1: ActionInvoked, 2: NotificationClosed, 3: UPower properties changed,
+                            4: ActivationToken */
     uint32_t id;         /* the notification id */
     uint32_t reason;     /* NotificationClosed: 1 expired, 2 dismissed, 3 CloseNotification, 4 other */
     char action[128];    /* ActionInvoked: the action key */
+    char token[256];     /* ActivationToken: the XDG activation token (Wayland) or startup id (X11) */
 } ss_bus_event;
 
 /// Connects to `address` (a D-Bus address such as "unix:path=/run/user/1000/bus"), or to
@@ -35,7 +37,8 @@ int ss_bus_wait(ss_bus *bus, uint64_t timeout_usec, char *err, size_t errlen);
 /// Takes the oldest queued event: 1 when one was taken, 0 when none is queued.
 int ss_bus_next_event(ss_bus *bus, ss_bus_event *out);
 
-/// Subscribes to ActionInvoked and NotificationClosed on /org/freedesktop/Notifications.
+/// Subscribes to ActionInvoked, ActivationToken (spec 1.2: sent just before ActionInvoked, so
+/// the window the action opens may take the focus) and NotificationClosed.
 int ss_notifications_listen(ss_bus *bus, char *err, size_t errlen);
 
 /// org.freedesktop.Notifications.GetCapabilities: the capabilities joined by '\n' into `buf`.

@@ -71,10 +71,11 @@ public final class DesktopNotifier: ReminderNotifier, @unchecked Sendable {
 public struct ReviewPage: Sendable {
     /// The page's URL on a deck, nil when the page is not running.
     public var url: @Sendable (_ deck: String) -> String?
-    /// Opens a URL in the user's browser.
-    public var open: @Sendable (_ url: String) -> Void
+    /// Opens a URL in the user's browser, with the notification's activation token when the
+    /// server sent one (the browser's window may then take the focus).
+    public var open: @Sendable (_ url: String, _ activationToken: String?) -> Void
 
-    public init(url: @escaping @Sendable (String) -> String?, open: @escaping @Sendable (String) -> Void) {
+    public init(url: @escaping @Sendable (String) -> String?, open: @escaping @Sendable (String, String?) -> Void) {
         self.url = url
         self.open = open
     }
@@ -83,11 +84,14 @@ public struct ReviewPage: Sendable {
     /// with `URLOpener` (in its own systemd scope when a user manager runs).
     public static func live(_ env: Environment, database: String? = nil) -> ReviewPage {
         ReviewPage(
-            url: { deck in webURL(env, deck: deck, database: database) }, open: { url in URLOpener.open(url, env: env, wait: false, silent: true) })
+            url: { deck in webURL(env, deck: deck, database: database) },
+            open: { url, token in
+                URLOpener.open(url, env: env, wait: false, silent: true, activationToken: token)
+            })
     }
 
     /// A page that is never running (commands without a browser).
-    public static let none = ReviewPage(url: { _ in nil }, open: { _ in })
+    public static let none = ReviewPage(url: { _ in nil }, open: { _, _ in })
 
     /// `http://127.0.0.1:PORT/?token=TOKEN#deck=ID` from the page's file (`url`, else the port,
     /// and the token: without it the page answers 401 to a browser that has not been there):

@@ -31,6 +31,8 @@ public final class ReminderService: @unchecked Sendable {
     public private(set) var sessionStarted = false
     /// Whether "Start a session" found the review page and opened it.
     public private(set) var pageOpened = false
+    /// The activation token the server sent for the active notification's next action.
+    private var activationToken: String?
     /// A one-shot reminder (`remind --now`): a failure is the caller's to report (it ends the
     /// command), not logged as something the next reminder will retry.
     public var isOneShot = false
@@ -273,6 +275,7 @@ public final class ReminderService: @unchecked Sendable {
         do {
             let id = try notifier.show(n)
             activeNotification = id
+            activationToken = nil
             if problem != nil { logger.notice("notifications work again") }
             problem = nil
             loggedProblem = nil
@@ -294,6 +297,8 @@ public final class ReminderService: @unchecked Sendable {
         for s in notifier.signals() {
             switch s {
             case .actionInvoked(let id, let action) where id == activeNotification:
+                let token = activationToken
+                activationToken = nil  // good for this action only
                 switch action {
                 case "later":
                     state.snoozedUntil = now.addingTimeInterval(ReminderService.snoozeInterval)
@@ -301,7 +306,7 @@ public final class ReminderService: @unchecked Sendable {
                     logger.info("reminder snoozed", ["reminder.until": StatusTimestamp.string(state.snoozedUntil!)])
                 case "start", "default":
                     if let url = dependencies.page.url(dependencies.deck()) {
-                        dependencies.page.open(url)
+                        dependencies.page.open(url, token)
                         pageOpened = true
                         // Asked, not known: the browser starts on its own (its failure is not seen here).
                         logger.info("asked the browser to open the review page")
@@ -313,6 +318,9 @@ public final class ReminderService: @unchecked Sendable {
                     sessionStarted = true
                 default: break
                 }
+            case .activationToken(let id, let token) where id == activeNotification:
+                // Sent just before the action it belongs to (spec 1.2).
+                activationToken = token
             case .closed(let id, _) where id == activeNotification:
                 // The notification is gone: the wait ends; the next one starts fresh.
                 activeNotification = nil

@@ -27,9 +27,20 @@ public enum URLOpener {
     @discardableResult
     /// `silent`: the opener's own output to /dev/null (the agent's: xdg-open's errors carry the
     /// page's URL with its token, which the journal must not keep).
-    public static func open(_ url: String, env: Environment, wait: Bool, silent: Bool = false) -> Bool {
+    /// `activationToken`: from the notification whose action opens the URL, handed to the
+    /// opener as `XDG_ACTIVATION_TOKEN` and `DESKTOP_STARTUP_ID` (xdg-open and the browser pass
+    /// them on), so a compositor lets the browser's window take the focus.
+    public static func open(_ url: String, env: Environment, wait: Bool, silent: Bool = false, activationToken: String? = nil) -> Bool {
         guard let argv = command(for: url, env: env) else { return false }
-        return Program.run(argv, env: env, wait: wait, silent: silent)
+        return Program.run(argv, env: environment(env, activationToken: activationToken), wait: wait, silent: silent)
+    }
+
+    /// `env` with the activation token set (or, without one, with any inherited token
+    /// removed: a token is good once, and the agent's own would be stale).
+    static func environment(_ env: Environment, activationToken: String?) -> Environment {
+        var e = env
+        for key in ["XDG_ACTIVATION_TOKEN", "DESKTOP_STARTUP_ID"] { e.variables[key] = activationToken }
+        return e
     }
 }
 

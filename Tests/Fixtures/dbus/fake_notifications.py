@@ -11,6 +11,7 @@ Registers on the bus at BUS_ADDRESS, prints one JSON object per line on stdout:
   {"event": "call", "method": "GetCapabilities"} / "CloseNotification"
 and takes commands on stdin, one a line:
   action ID KEY        emit ActionInvoked(ID, KEY)
+  activate ID KEY TOK  emit ActivationToken(ID, TOK), then ActionInvoked(ID, KEY) (spec 1.2)
   close ID REASON      emit NotificationClosed(ID, REASON)
   caps A,B,...         the capabilities GetCapabilities returns (empty: none)
   hang on|off          stop (or resume) answering Notify, to test call timeouts
@@ -82,6 +83,10 @@ class Server(dbus.service.Object):
     def ActionInvoked(self, nid, key):
         pass
 
+    @dbus.service.signal(IFACE, signature="us")
+    def ActivationToken(self, nid, token):
+        pass
+
     @dbus.service.signal(IFACE, signature="uu")
     def NotificationClosed(self, nid, reason):
         pass
@@ -104,6 +109,9 @@ def main():
             return True
         cmd = parts[0]
         if cmd == "action":
+            server.ActionInvoked(dbus.UInt32(int(parts[1])), parts[2])
+        elif cmd == "activate":
+            server.ActivationToken(dbus.UInt32(int(parts[1])), parts[3])
             server.ActionInvoked(dbus.UInt32(int(parts[1])), parts[2])
         elif cmd == "close":
             server.NotificationClosed(dbus.UInt32(int(parts[1])), dbus.UInt32(int(parts[2])))
