@@ -5,6 +5,60 @@ import Testing
 @testable import SnapSortCore
 
 @Suite struct EnvironmentTests {
+    /// Every form tzset(3) takes is a zone Foundation reads (it read all but the first as UTC).
+    @Test(
+        arguments: [
+            ("Europe/Stockholm", "Europe/Stockholm"),
+            (":Europe/Stockholm", "Europe/Stockholm"),
+            (":/usr/share/zoneinfo/Asia/Tokyo", "Asia/Tokyo"),
+            ("/usr/share/zoneinfo/Asia/Tokyo", "Asia/Tokyo"),
+            ("EST5EDT", "EST5EDT"),
+            ("XYZ-7", "Etc/GMT-7"), ("ABC+3", "Etc/GMT+3"), ("ZZZ0", "Etc/UTC"),
+            ("Foo/Bar", nil), (":../../etc/passwd", nil), ("", nil), ("XYZ-99", nil),
+        ] as [(String, String?)])
+    func timeZoneForms(tz: String, expected: String?) {
+        #expect(SystemTimeZone.resolve(tz) == expected)
+    }
+
+    /// A rule is the zone whose file ends in that rule: the same offsets from now on, summer
+    /// time included, as the zone the rule was written from.
+    @Test(arguments: [
+        ("CET-1CEST,M3.5.0,M10.5.0/3", "Europe/Stockholm"), ("JST-9", "Asia/Tokyo"),
+        ("EST5EDT,M3.2.0,M11.1.0", "America/New_York"), ("AEST-10AEDT,M10.1.0,M4.1.0/3", "Australia/Sydney"),
+        ("<+0545>-5:45", "Asia/Kathmandu"),
+    ])
+    func timeZoneRules(rule: String, zone: String) throws {
+        #expect(SystemTimeZone.isRule(rule))
+        let name = try #require(SystemTimeZone.resolve(rule))
+        let got = try #require(TimeZone(identifier: name)), want = try #require(TimeZone(identifier: zone))
+        let start = Date(timeIntervalSince1970: 1_800_000_000)  // 2027
+        for day in stride(from: 0, to: 730, by: 5) {
+            let t = start.addingTimeInterval(Double(day) * 86_400)
+            #expect(got.secondsFromGMT(for: t) == want.secondsFromGMT(for: t), "\(name) vs \(zone) at \(t)")
+        }
+    }
+
+    /// The process takes the user's TZ in every form: the next reminder is due at 19:00 local.
+    @Test func theCommandLineReadsTZInEveryForm() throws {
+        let dir = TempDir()
+        let db = dir.at("lib.sqlite3")
+        dir.folder("Pictures")
+        dir.write("config/snapsort/snapsort.conf", Array("reminder = daily\n".utf8))
+        #expect(try SnapsortBinary.run(["--db", db, "scan", "--quiet", "--no-models", dir.at("Pictures")]).status == 0)
+        func next(_ tz: String) throws -> (String, String) {
+            let r = try SnapsortBinary.run(["--db", db, "remind", "--next"], env: ["TZ": tz, "XDG_CONFIG_HOME": dir.at("config")])
+            #expect(r.status == 0, "\(r.stderr)")
+            return (r.stdout.trimmingCharacters(in: .whitespacesAndNewlines), r.stderr)
+        }
+        #expect(try next("JST-9").0.hasSuffix("T19:00:00+09:00"))
+        #expect(try next(":Asia/Kolkata").0.hasSuffix("T19:00:00+05:30"))
+        #expect(try next("XYZ-7").0.hasSuffix("T19:00:00+07:00"))
+        #expect(try next("CET-1CEST,M3.5.0,M10.5.0/3").0 == next("Europe/Stockholm").0)
+        let unknown = try next("Foo/Bar")
+        #expect(unknown.0.hasSuffix("T19:00:00Z"))
+        #expect(unknown.1.contains("TZ='Foo/Bar' names no time zone"), "\(unknown.1)")
+    }
+
     /// The browser a notification's action starts gets the server's activation token (a real
     /// `xdg-open` stand-in records what it was given); one the opener inherited is not passed on.
     @Test func theOpenerIsGivenTheActivationTokenAndNoStaleOne() throws {
