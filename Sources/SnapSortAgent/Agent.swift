@@ -201,7 +201,7 @@ public final class Agent: @unchecked Sendable {
         dataVersion = try library.db.scalar("PRAGMA data_version") ?? 0
         libraryFile = try FileSystem.status(options.dbPath)
         watchMeta()
-        for r in roots { watcher.watchTree(r) }
+        for r in roots { watchRoot(r) }
         // What changed while the agent was down.
         dirtyFolders = Set(roots)
         for r in roots where !Agent.isFolder(r) { rootWentOffline(r, at: start) }
@@ -220,13 +220,46 @@ public final class Agent: @unchecked Sendable {
         statusDirty = true
     }
 
+    /// Each watched root's folder (device, inode) when its watch was set: the root's path must
+    /// still lead there. A folder above a root renamed (`~/Photos` → `~/Old photos` for the
+    /// root `~/Photos/Family`) sends the root no event of its own, and its watches went on
+    /// reporting the new files under the old path, where no file is.
+    private var rootIdentity: [String: (device: UInt64, inode: UInt64)] = [:]
+
+    private func watchRoot(_ r: String) {
+        watcher.watchTree(r)
+        if let st = FileSystem.lstatusIfExists(r), st.isDirectory, watcher.isWatched(r) {
+            rootIdentity[r] = (st.device, st.inode)
+        } else {
+            rootIdentity.removeValue(forKey: r)
+        }
+    }
+
+    /// The roots among `dirs` (folders that sent events) whose path no longer leads to the
+    /// folder watched: offline, as if they had moved themselves, until the path leads to a
+    /// folder again (`checkOfflineRoots`). Their events are not taken: they name paths that
+    /// are not there.
+    private func checkRootPaths(_ dirs: Set<String>, at t: Date) {
+        for r in roots where !offlineRoots.contains(r) {
+            guard let id = rootIdentity[r], dirs.contains(where: { $0 == r || $0.hasPrefix(r == "/" ? "/" : r + "/") }) else { continue }
+            let st = FileSystem.lstatusIfExists(r)
+            if let st, st.isDirectory, st.device == id.device, st.inode == id.inode { continue }
+            logger.notice(
+                "a root's path no longer leads to the folder watched (a folder above it renamed or replaced); it is offline until it leads to a folder again",
+                ["root": r])
+            watcher.unwatch(r)
+            rootIdentity.removeValue(forKey: r)
+            rootWentOffline(r, at: t)
+        }
+    }
+
     /// Watches and reconciles the offline roots that are back.
     private func checkOfflineRoots(at t: Date) {
         offlineRoots.formIntersection(roots)
         for r in offlineRoots.sorted() where Agent.isFolder(r) {
             offlineRoots.remove(r)
             logger.notice("a root is back; watching it again", ["root": r])
-            watcher.watchTree(r)
+            watchRoot(r)
             dirtyFolders.insert(r)
             statusDirty = true
         }
@@ -359,7 +392,7 @@ public final class Agent: @unchecked Sendable {
         if t >= nextReconcile {
             nextReconcile = t.addingTimeInterval(TimeInterval(configuration.reconcileIntervalMinutes * 60))
             watcher.retryUnwatched()
-            for r in roots { watcher.watchTree(r) }
+            for r in roots { watchRoot(r) }
             dirtyFolders.formUnion(roots)
             fullListing = true
         }
@@ -543,6 +576,7 @@ public final class Agent: @unchecked Sendable {
         }
         countersBox.withLock { $0.events += events.count }
         let t = now
+        checkRootPaths(Set(events.compactMap { watcher.pathByWatch[$0.wd] }), at: t)
         for e in events { ingest(e, at: t) }
     }
 
@@ -558,7 +592,7 @@ public final class Agent: @unchecked Sendable {
             guard !overflowPending else { return }
             overflowPending = true
             logger.warning("inotify queue overflowed; reconciling every root")
-            for r in roots { watcher.watchTree(r) }
+            for r in roots { watchRoot(r) }
             dirtyFolders.formUnion(roots)
             return
         }
@@ -948,12 +982,12 @@ public final class Agent: @unchecked Sendable {
             // and its photos come in (a reload only changed the rules, and the excluded folder
             // kept being watched, its new photos added).
             for e in config.excludes where !oldExcludes.contains(e) { watcher.unwatch(e) }
-            for r in roots where newRoots.contains(r) { watcher.watchTree(r) }
+            for r in roots where newRoots.contains(r) { watchRoot(r) }
             dirtyFolders.formUnion(newRoots.filter { r in roots.contains(r) })
         }
         for r in roots where !newRoots.contains(r) { watcher.unwatch(r) }
         for r in newRoots where !roots.contains(r) {
-            watcher.watchTree(r)
+            watchRoot(r)
             dirtyFolders.insert(r)
             if !Agent.isFolder(r) { rootWentOffline(r, at: now) }
         }

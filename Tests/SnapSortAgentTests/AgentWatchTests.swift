@@ -366,6 +366,34 @@ import Testing
         #expect(waitUntil { offline() == [] })
     }
 
+    /// A folder above a root renamed: the root's watches go on reporting, under the old path,
+    /// files that are now elsewhere. The root is offline instead (its rows kept, no row for a
+    /// path where no file is) and comes back when the folder above is renamed back.
+    @Test func aRootWhoseParentIsRenamedGoesOfflineAndComesBack() throws {
+        let h = try AgentHarness(
+            setup: { $0.write("Photos/Family/a.jpg", photo(21)) },
+            tweak: { o in
+                o.roots = [o.env.home + "/Photos/Family"]
+                o.offlineCheckInterval = 0.1
+            })
+        let root = h.dir.at("Photos/Family")
+        h.start()
+        defer { h.stop() }
+        let lib = try h.reader()
+        #expect(try waitUntil { try h.live(lib)["\(root)/a.jpg"]?.status == "ok" })
+        func offline() -> [String]? { h.status()?["agent"]?["offline_roots"]?.arrayValue?.compactMap(\.stringValue) }
+        try FileSystem.rename(h.dir.at("Photos"), h.dir.at("Old photos"))
+        h.dir.write("Old photos/Family/b.jpg", photo(22))
+        #expect(waitUntil { offline() == [root] }, "\(h.logs.messages)")
+        #expect(h.waitIdle())
+        #expect(try h.live(lib).keys.sorted() == ["\(root)/a.jpg"], "\(h.logs.messages)")
+        #expect(try lib.db.scalar("SELECT count(*) FROM files WHERE path LIKE '%b.jpg'") == 0)
+        try FileSystem.rename(h.dir.at("Old photos"), h.dir.at("Photos"))
+        #expect(try waitUntil { try h.live(lib)["\(root)/b.jpg"]?.status == "ok" })
+        #expect(waitUntil { offline() == [] })
+        #expect(try h.live(lib)["\(root)/a.jpg"]?.status == "ok")
+    }
+
     @Test func aRestartListsOnlyFoldersThatChangedWhileItWasDown() throws {
         let past = Date().addingTimeInterval(-3600)
         var h: AgentHarness? = try AgentHarness(setup: { dir in
