@@ -6,6 +6,9 @@ import Testing
 
 @testable import SnapSortCore
 
+/// A small JPEG, different for each seed.
+private func small(_ seed: UInt64) -> [UInt8] { Fixtures.jpeg(seed: seed, width: 64, height: 48) }
+
 @Suite struct LibraryScannerTests {
     @Test func scansJPEGAndPNGAndASecondScanOnlyStats() throws {
         let t = try TestLibrary()
@@ -71,7 +74,6 @@ import Testing
     /// overflow during a copy).
     @Test func aSubfolderWithoutAStampIsWalkedUnderASkippedParent() throws {
         let t = try TestLibrary()
-        let small = { (seed: UInt64) in Fixtures.jpeg(seed: seed, width: 64, height: 48) }
         t.dir.write("Pictures/old/x.jpg", small(11))
         t.dir.write("Pictures/Import/a.jpg", small(12))
         t.dir.write("Pictures/Import/b.jpg", small(13))
@@ -97,7 +99,6 @@ import Testing
 
     @Test func skippingUnchangedFoldersFindsWhatAFullListingFinds() throws {
         let t = try TestLibrary()
-        let small = { (seed: UInt64) in Fixtures.jpeg(seed: seed, width: 64, height: 48) }
         t.dir.write("Pictures/2023/a.jpg", small(1))
         t.dir.write("Pictures/2023/deep/b.jpg", small(2))
         t.dir.write("Pictures/2024/c.jpg", small(3))
@@ -263,7 +264,6 @@ import Testing
     /// the scan's own walk finds, changes included, and skips what it skips.
     @Test func aWalkAheadFindsWhatTheScansOwnWalkFinds() throws {
         let t = try TestLibrary()
-        let small = { (seed: UInt64) in Fixtures.jpeg(seed: seed, width: 64, height: 48) }
         t.dir.write("Pictures/2023/a.jpg", small(1))
         t.dir.write("Pictures/2023/deep/b.png", Fixtures.png(seed: 2, width: 32, height: 24))
         t.dir.write("Pictures/2024/c.jpg", small(3))
@@ -298,7 +298,6 @@ import Testing
     /// said "1 added, 1 problem" for a file the library never held).
     @Test func aFileDeletedBetweenTheWalkAndTheAnalysisIsNotCounted() throws {
         let t = try TestLibrary()
-        let small = { (seed: UInt64) in Fixtures.jpeg(seed: seed, width: 64, height: 48) }
         t.dir.write("Pictures/a.jpg", small(1))
         t.dir.write("Pictures/b.jpg", small(2))
         t.dir.write("Pictures/c.jpg", small(3))
