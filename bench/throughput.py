@@ -65,7 +65,7 @@ def djpeg_rate(files, scale):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--bin", default=os.path.join(REPO, ".build-formats/release/snapsort"))
+    ap.add_argument("--bin", default=os.path.join(REPO, ".build-bench/release/snapsort"), help="make release-static RELEASE_SCRATCH=.build-bench")
     ap.add_argument("--labels", default="/tmp/snapsort-eval/dev/labels.json")
     ap.add_argument("--scale-root", default="/tmp/snapsort-scale/library")
     ap.add_argument("--skip-scale", action="store_true")
