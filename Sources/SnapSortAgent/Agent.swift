@@ -236,20 +236,28 @@ public final class Agent: @unchecked Sendable {
     }
 
     /// The roots among `dirs` (folders that sent events) whose path no longer leads to the
-    /// folder watched: offline, as if they had moved themselves, until the path leads to a
-    /// folder again (`checkOfflineRoots`). Their events are not taken: they name paths that
-    /// are not there.
+    /// folder watched. Their events are not taken (they name paths where those files are not):
+    /// a root whose path leads nowhere is offline, as if it had moved itself, until it leads to
+    /// a folder again (`checkOfflineRoots`); one whose path leads to another folder (made
+    /// anew there, or a file system whose inode numbers are not stable) is watched and
+    /// reconciled as it is now.
     private func checkRootPaths(_ dirs: Set<String>, at t: Date) {
         for r in roots where !offlineRoots.contains(r) {
             guard let id = rootIdentity[r], dirs.contains(where: { $0 == r || $0.hasPrefix(r == "/" ? "/" : r + "/") }) else { continue }
             let st = FileSystem.lstatusIfExists(r)
             if let st, st.isDirectory, st.device == id.device, st.inode == id.inode { continue }
-            logger.notice(
-                "a root's path no longer leads to the folder watched (a folder above it renamed or replaced); it is offline until it leads to a folder again",
-                ["root": r])
             watcher.unwatch(r)
             rootIdentity.removeValue(forKey: r)
-            rootWentOffline(r, at: t)
+            if st?.isDirectory == true {
+                logger.notice("a root's path leads to another folder now (a folder above it renamed or replaced); watching that one", ["root": r])
+                watchRoot(r)
+                dirtyFolders.insert(r)
+            } else {
+                logger.notice(
+                    "a root's path no longer leads to the folder watched (a folder above it renamed?); it is offline until it leads to a folder again",
+                    ["root": r])
+                rootWentOffline(r, at: t)
+            }
         }
     }
 

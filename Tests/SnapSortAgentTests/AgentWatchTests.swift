@@ -394,6 +394,28 @@ import Testing
         #expect(try h.live(lib)["\(root)/a.jpg"]?.status == "ok")
     }
 
+    /// A folder above a root renamed and the root's path made again: the new folder is the
+    /// root now (watched and reconciled), not the one the old watches still report on.
+    @Test func aRootWhosePathLeadsToANewFolderWatchesThatOne() throws {
+        let h = try AgentHarness(
+            setup: { $0.write("Photos/Family/a.jpg", photo(23)) },
+            tweak: { o in o.roots = [o.env.home + "/Photos/Family"] })
+        let root = h.dir.at("Photos/Family")
+        h.start()
+        defer { h.stop() }
+        let lib = try h.reader()
+        #expect(try waitUntil { try h.live(lib)["\(root)/a.jpg"]?.status == "ok" })
+        try FileSystem.rename(h.dir.at("Photos"), h.dir.at("Old photos"))
+        h.dir.write("Photos/Family/c.jpg", photo(24))
+        h.dir.write("Old photos/Family/b.jpg", photo(25))  // an event from the old watches
+        #expect(try waitUntil { try h.live(lib)["\(root)/c.jpg"]?.status == "ok" }, "\(h.logs.messages)")
+        #expect(try waitUntil { try h.live(lib).keys.sorted() == ["\(root)/c.jpg"] }, "\(h.logs.messages)")
+        // Watched: a photo added to the new folder arrives.
+        h.dir.write("Photos/Family/d.jpg", photo(26))
+        #expect(try waitUntil { try h.live(lib)["\(root)/d.jpg"]?.status == "ok" })
+        #expect(try lib.db.scalar("SELECT count(*) FROM files WHERE path LIKE '%b.jpg'") == 0)
+    }
+
     @Test func aRestartListsOnlyFoldersThatChangedWhileItWasDown() throws {
         let past = Date().addingTimeInterval(-3600)
         var h: AgentHarness? = try AgentHarness(setup: { dir in
