@@ -24,6 +24,15 @@ public final class TempDir: @unchecked Sendable {
         return p
     }
 
+    /// Writes a shell script (a stand-in for a program) to a relative path, executable, and
+    /// returns the path.
+    @discardableResult
+    public func writeScript(_ rel: String, _ text: String) -> String {
+        let p = write(rel, Array(text.utf8))
+        chmod(p, 0o755)
+        return p
+    }
+
     /// Writes bytes to a relative path (parents created) and returns the path.
     @discardableResult
     public func write(_ rel: String, _ bytes: [UInt8]) -> String {

@@ -64,12 +64,9 @@ import Testing
     @Test func theOpenerIsGivenTheActivationTokenAndNoStaleOne() throws {
         let dir = TempDir()
         let log = dir.at("env.txt")
-        let script = dir.write(
+        let script = dir.writeScript(
             "bin/xdg-open",
-            Array(
-                "#!/bin/sh\n{ echo \"url=$1\"; echo \"xdg=${XDG_ACTIVATION_TOKEN-unset}\"; echo \"startup=${DESKTOP_STARTUP_ID-unset}\"; } > '\(log)'\n"
-                    .utf8))
-        #expect(chmod(script, 0o755) == 0)
+            "#!/bin/sh\n{ echo \"url=$1\"; echo \"xdg=${XDG_ACTIVATION_TOKEN-unset}\"; echo \"startup=${DESKTOP_STARTUP_ID-unset}\"; } > '\(log)'\n")
         // PATH holds the stand-in only (no systemd-run), and a token the agent inherited.
         let env = Environment(variables: ["PATH": dir.at("bin"), "XDG_ACTIVATION_TOKEN": "stale", "DESKTOP_STARTUP_ID": "stale"])
         #expect(URLOpener.command(for: "http://127.0.0.1:9/", env: env) == [script, "http://127.0.0.1:9/"])

@@ -138,20 +138,18 @@ import Testing
         // A wrapper that dies (SIGSEGV) on its first photo, then is the real helper.
         let dir = TempDir()
         let marker = dir.at("crashed")
-        let script = dir.write(
+        let script = dir.writeScript(
             "crashy.sh",
-            Array(
-                """
-                #!/bin/sh
-                if [ ! -e '\(marker)' ]; then
-                    touch '\(marker)'
-                    read -r line; echo '{"helper":1,"faces":"dlib-hog+sp68","problem":null}'
-                    read -r line; kill -SEGV $$
-                fi
-                exec '\(Self.helperPath)' "$@"
+            """
+            #!/bin/sh
+            if [ ! -e '\(marker)' ]; then
+                touch '\(marker)'
+                read -r line; echo '{"helper":1,"faces":"dlib-hog+sp68","problem":null}'
+                read -r line; kill -SEGV $$
+            fi
+            exec '\(Self.helperPath)' "$@"
 
-                """.utf8))
-        chmod(script, 0o755)
+            """)
         let lib = try TestLibrary()
         lib.dir.write("Pictures/a.jpg", try Self.photo("astronaut.jpg"))
         lib.dir.write("Pictures/b.jpg", try Self.photo("astronaut.jpg"))

@@ -1,6 +1,5 @@
 import Foundation
 import SnapSortSystem
-import Synchronization
 
 /// The user's `TZ`, in a form Foundation reads.
 ///
@@ -12,7 +11,7 @@ import Synchronization
 /// zone name: a rule into the zone whose TZif file ends in that same rule (TZif 2+ files carry
 /// the POSIX rule for times after their table, so the two agree from now on).
 public enum SystemTimeZone {
-    /// Where zone files are (tests: a folder of their own).
+    /// Where zone files are.
     public static let zoneinfo = "/usr/share/zoneinfo"
 
     /// The zone name for `tz` (a `TZ` value), or nil when it names nothing known (glibc then
@@ -69,21 +68,9 @@ public enum SystemTimeZone {
         return c.isASCII && (c.isNumber || c == "+" || c == "-")
     }
 
-    /// Every zone file's rule, read once: the zone name of each rule (the first in name order).
-    private static let rules = Mutex<[String: [String: String]]>([:])
-
+    /// The first zone, in name order, whose file ends in `rule` (read only for a `TZ` that is a
+    /// rule, once a process).
     static func zone(withRule rule: String, zoneinfo: String) -> String? {
-        let table = rules.withLock { cache -> [String: String] in
-            if let t = cache[zoneinfo] { return t }
-            let t = readRules(zoneinfo)
-            cache[zoneinfo] = t
-            return t
-        }
-        return table[rule]
-    }
-
-    private static func readRules(_ zoneinfo: String) -> [String: String] {
-        var out: [String: String] = [:]
         var names: [String] = []
         func walk(_ dir: String, _ prefix: String) {
             guard let entries = try? FileSystem.listDirectory(dir) else { return }
@@ -100,20 +87,13 @@ public enum SystemTimeZone {
             }
         }
         walk(zoneinfo, "")
-        for name in names.sorted() {
-            guard let rule = footer(zoneinfo + "/" + name), out[rule] == nil, TimeZone(identifier: name) != nil else { continue }
-            out[rule] = name
-        }
-        return out
+        return names.sorted().first { footer(zoneinfo + "/" + $0) == rule && TimeZone(identifier: $0) != nil }
     }
 
     /// A TZif 2+ file's footer: the POSIX rule between the last two newlines.
     static func footer(_ path: String) -> String? {
-        guard let st = try? FileSystem.status(path), st.size > 44, st.size < 1 << 20,
-            let bytes = try? FileSystem.readRange(path, offset: max(0, st.size - 128), count: 128),
-            let whole = try? FileSystem.readRange(path, offset: 0, count: 5),
-            whole.starts(with: Array("TZif".utf8)), whole.count == 5, whole[4] >= UInt8(ascii: "2"),
-            bytes.last == UInt8(ascii: "\n")
+        guard let bytes = try? FileSystem.readFile(path, limit: 1 << 20), bytes.count > 44,
+            bytes.starts(with: Array("TZif".utf8)), bytes[4] >= UInt8(ascii: "2"), bytes.last == UInt8(ascii: "\n")
         else { return nil }
         let body = bytes.dropLast()
         guard let start = body.lastIndex(of: UInt8(ascii: "\n")) else { return nil }
