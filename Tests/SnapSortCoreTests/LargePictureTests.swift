@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import SnapSortSystem
 import SnapSortTestSupport
 import Testing
@@ -77,6 +78,45 @@ struct LargePictureTests {
         // no "bomb" for a photo that lost its end.
         let cut = try Self.analyze(Fixtures.pngBombHeader(width: 2000, height: 1500), name: "IMG_0001.png", limits: AnalyzerLimits())
         #expect(cut.status == .unreadable && cut.reason?.code == "decode_error", "\(String(describing: cut.reason))")
+    }
+
+    /// A decode costs its pixels × bytes per pixel: a 20 000 × 20 000 PNG of 16-bit RGB (2.4 GB
+    /// of samples, under the 500 MP cap, its few MB believable) took 9 s of CPU. It is refused
+    /// from its header; the same size in 1-bit grey (50 MB of samples) is not.
+    @Test func aPNGWhoseSamplesInflateBeyondTheBudgetIsRefusedFromItsHeader() throws {
+        func png(depth: UInt8, colour: UInt8) -> [UInt8] {
+            var p = Fixtures.pngBombHeader(width: 20_000, height: 20_000)
+            p[24] = depth
+            p[25] = colour
+            let crc = CRC32.compute(Array(p[12..<29]))
+            p.replaceSubrange(29..<33, with: [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: crc >> $0) })
+            // A private chunk makes the file large enough to be believed (10 000 pixels a byte).
+            let filler = [UInt8](repeating: 0, count: 48 * 1024)
+            let body = Array("prVt".utf8) + filler
+            let chunk: [UInt8] = [0, 0, 0xC0, 0x00] + body + [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: CRC32.compute(body) >> $0) }
+            p.insert(contentsOf: chunk, at: 33)
+            return p
+        }
+        let deep = try Self.analyze(png(depth: 16, colour: 2), name: "huge.png", limits: AnalyzerLimits())
+        #expect(deep.status == .unsupported && deep.reason?.code == "too_large_to_analyze", "\(String(describing: deep.reason))")
+        #expect(deep.reason?.text.contains("48-bit pixels") == true)
+        let bilevel = try Self.analyze(png(depth: 1, colour: 0), name: "huge.png", limits: AnalyzerLimits())
+        #expect(bilevel.reason?.code != "too_large_to_analyze", "\(String(describing: bilevel.reason))")
+    }
+
+    /// A large file of no known format named like a photo is not read whole for its content
+    /// hash (a 4 GB sparse file took 10 s): its quick hash of the ends stands for it.
+    @Test func aLargeFileOfNoKnownFormatIsNotReadWhole() throws {
+        let dir = TempDir()
+        let path = dir.at("IMG_0001.jpg")
+        let fd = try FileDescriptor.open(path, O_WRONLY | O_CREAT | O_EXCL)
+        #expect(ftruncate(fd.raw, 4 << 30) == 0)
+        fd.close()
+        let st = try FileSystem.lstatus(path)
+        let r = Analyzer().analyze(path: path, status: st)
+        #expect(r.reason?.code == "unknown_format" || r.reason?.code == "not_media", "\(String(describing: r.reason))")
+        #expect(r.contentHash == nil)
+        #expect(r.quickHash != nil)
     }
 
     @Test(.enabled(if: HEIF.canEncode, "libheif has no HEVC encoder here"))

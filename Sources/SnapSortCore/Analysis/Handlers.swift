@@ -142,6 +142,14 @@ enum PNGHandler {
             ctx.tooLargeToAnalyze(width: header.width, height: header.height, limit: ctx.limits.maxHeaderPixels, format: "PNG")
             return
         }
+        // The decode's cost is what its samples inflate to (16-bit samples are twice 8-bit's).
+        if let (inflated, bits) = PNGHandler.inflatedBytes(ctx.bytes, width: header.width, height: header.height),
+            inflated > ctx.limits.maxInflatedBytes
+        {
+            ctx.tooLargeToAnalyze(
+                width: header.width, height: header.height, limit: ctx.limits.maxInflatedBytes * 8 / bits, format: "PNG of \(bits)-bit pixels")
+            return
+        }
         do {
             let bmp =
                 pixels <= ctx.limits.maxDecodePixels
@@ -154,6 +162,27 @@ enum PNGHandler {
         } catch {
             ctx.fail(.unreadable, Reason("decode_error", "PNG: \(error.message)"))
         }
+    }
+
+    /// The bytes a PNG's image data inflates to (rows of samples, each with its filter byte) and
+    /// its bits per pixel,
+    /// from the bit depth and colour type of its IHDR chunk (always the first, at offset 16);
+    /// nil when they make no sense (libpng refuses the file then).
+    /// See: PNG specification, 11.2.2 IHDR.
+    static func inflatedBytes(_ bytes: [UInt8], width: Int, height: Int) -> (bytes: Int64, bitsPerPixel: Int64)? {
+        guard bytes.count >= 26 else { return nil }
+        let depth = Int64(bytes[24])
+        let channels: Int64
+        switch bytes[25] {
+        case 0, 3: channels = 1  // grey, palette
+        case 2: channels = 3  // RGB
+        case 4: channels = 2  // grey and alpha
+        case 6: channels = 4  // RGBA
+        default: return nil
+        }
+        guard [1, 2, 4, 8, 16].contains(depth) else { return nil }
+        let row = (Int64(width) * channels * depth + 7) / 8 + 1
+        return (row * Int64(height), channels * depth)
     }
 }
 
