@@ -4,6 +4,9 @@
 #include <malloc.h>
 #include <signal.h>
 #include <spawn.h>
+#include <errno.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -48,4 +51,14 @@ int ss_malloc_release(void) { return malloc_trim(0); }
 unsigned long long ss_malloc_in_use(void) {
     struct mallinfo2 m = mallinfo2();
     return (unsigned long long)m.uordblks + (unsigned long long)m.hblkhd;
+}
+
+int ss_statx_identity(int dirfd, const char *path, int empty_path, uint64_t *device, uint64_t *inode, int64_t *birth_ns) {
+    struct statx sx;
+    int flags = AT_SYMLINK_NOFOLLOW | AT_STATX_SYNC_AS_STAT | (empty_path ? AT_EMPTY_PATH : 0);
+    if (statx(dirfd, path, flags, STATX_INO | STATX_BTIME, &sx) != 0) return errno;
+    *device = (uint64_t)makedev(sx.stx_dev_major, sx.stx_dev_minor);
+    *inode = sx.stx_ino;
+    *birth_ns = (sx.stx_mask & STATX_BTIME) ? (int64_t)sx.stx_btime.tv_sec * 1000000000 + sx.stx_btime.tv_nsec : -1;
+    return 0;
 }

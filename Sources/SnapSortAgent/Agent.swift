@@ -743,6 +743,9 @@ public final class Agent: @unchecked Sendable {
                 case .removed(let p, let isDir):
                     if isDir { watcher.unwatch(p) }
                     try removed(p)
+                case .deleted(let p, let isDir):
+                    if isDir { watcher.unwatch(p) }
+                    try removed(p, deleted: true)
                 }
             } catch {
                 noteError("cannot apply a change", error)
@@ -750,12 +753,13 @@ public final class Agent: @unchecked Sendable {
         }
     }
 
-    private func removed(_ path: String) throws {
+    /// `deleted`: seen deleted, not moved away (see `Change.deleted`).
+    private func removed(_ path: String, deleted: Bool = false) throws {
         // Under a root that is not there (moved away, unmounted), a missing file is offline
         // like its root, not deleted: an event queued before the root went is no removal.
         // With nested roots, any of them missing keeps it.
         if roots.contains(where: { path.hasPrefix($0 + "/") && !Agent.isFolder($0) }) { return }
-        let n = try library.markMissingGone(at: path, now: now)
+        let n = try library.markMissingGone(at: path, now: now, deleted: deleted)
         if n > 0 {
             countersBox.withLock { $0.removals += n }
             statusDirty = true

@@ -8,8 +8,12 @@ public enum Change: Sendable, Equatable {
     case folder(String)
     /// A file or folder moved within the watched tree: its rows follow, nothing is analyzed.
     case moved(from: String, to: String, isDirectory: Bool)
-    /// A file or folder went away (deleted, or moved out of the watched tree).
+    /// A file or folder moved out of the watched tree: its rows become tombstones, which a
+    /// file moved back (the same file: inode and birth time) revives with its decisions.
     case removed(String, isDirectory: Bool)
+    /// A file or folder was deleted (`IN_DELETE`): its rows become tombstones that nothing
+    /// revives — a new file is a new file, even with the same bytes on a reused inode number.
+    case deleted(String, isDirectory: Bool)
 }
 
 /// Turns raw watch events into changes: debounces writes and pairs `IN_MOVED_FROM` with
@@ -63,10 +67,10 @@ public struct ChangeTracker: Sendable {
         }
     }
 
-    /// `IN_DELETE` (or a watched folder's own deletion).
+    /// `IN_DELETE`.
     public mutating func deleted(_ path: String, isDirectory: Bool) {
         written.removeValue(forKey: path)
-        ready.append(.removed(path, isDirectory: isDirectory))
+        ready.append(.deleted(path, isDirectory: isDirectory))
     }
 
     /// A folder created inside a watched folder: watched and scanned at once (files created in

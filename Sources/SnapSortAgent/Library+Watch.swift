@@ -53,13 +53,13 @@ extension Library {
     /// Rows at or under `path` whose file is no longer there (with the same identity) become
     /// tombstones. Returns how many.
     @discardableResult
-    public func markMissingGone(at path: String, now: Date) throws -> Int {
+    public func markMissingGone(at path: String, now: Date, deleted: Bool = false) throws -> Int {
         let rows = try liveRows(under: path)
         // A file that is still there but changed is not gone: the reconcile re-analyzes it.
         let gone = rows.filter { FileSystem.lstatusIfExists($0.path)?.isRegular != true }.map(\.id)
         guard !gone.isEmpty else { return 0 }
         try db.transaction {
-            try markGone(ids: gone, at: now)
+            try markGone(ids: gone, at: now, deleted: deleted)
             // A folder that went: its stamps described files that are tombstones now. Kept, a
             // folder moved out and back under its name (same inode, same mtime) was taken for
             // unchanged and its files were never found again.

@@ -487,6 +487,47 @@ import Testing
         unlink(p)
         #expect(try waitUntil { try h.live(lib)[p] == nil })
         #expect(try lib.db.scalar("SELECT count(*) FROM files WHERE path = ? AND status = 'gone'", p) == 1)
+        // Seen deleted (`IN_DELETE`), not moved away: nothing revives it.
+        #expect(try lib.db.scalar("SELECT deleted FROM files WHERE path = ?", p) == 1)
+    }
+
+    /// The flood of the safety issue: a photo staged for the Trash is deleted, and a file with
+    /// its bytes arrives later on its inode number (ext4 hands it out again at once). The agent
+    /// took it for the photo and carried the decision over; it is a new item now, undecided.
+    @Test(.enabled(if: ScratchExt4.isAvailable, "mounting a scratch ext4 needs root and mkfs.ext4"))
+    func aFileOnTheInodeNumberOfADeletedPhotoIsANewItem() throws {
+        let disk = try ScratchExt4()
+        let root = disk.mountPoint + "/R"
+        try FileSystem.makeDirectories(root + "/a")
+        try FileSystem.makeDirectories(root + "/b")
+        let bytes = photo(62)
+        let x = root + "/a/x.jpg"
+        let old = try ScratchExt4.create(x, bytes)
+        let h = try AgentHarness(tweak: { $0.roots = [root] })
+        h.start()
+        defer { h.stop() }
+        let lib = try h.reader()
+        #expect(try waitUntil { try h.live(lib)[x] != nil })
+        let id = try #require(try h.live(lib)[x]?.id)
+        try Review.decide(.trash, fileID: id, library: lib, clock: .live)
+        unlink(x)
+        #expect(try waitUntil { try h.live(lib)[x] == nil })
+        var copy: String?
+        for i in 1...200 {
+            let p = root + "/b/flood_\(i).jpg"
+            if try ScratchExt4.create(p, bytes).inode == old.inode {
+                copy = p
+                break
+            }
+        }
+        let imported = try #require(copy, "ext4 gave the inode number back")
+        #expect(try waitUntil { try h.live(lib)[imported] != nil })
+        #expect(h.waitIdle())
+        let item = try #require(try h.live(lib)[imported])
+        #expect(item.id != id)
+        #expect(try Review.decision(for: item.id, library: lib) == nil)
+        let tombstone = try #require(try lib.db.row("SELECT status, deleted FROM files WHERE id = ?", id))
+        #expect(tombstone.string(0) == "gone" && tombstone.int(1) == 1)
     }
 
     @Test func aBurstOfThousandsOfFilesEndsComplete() throws {

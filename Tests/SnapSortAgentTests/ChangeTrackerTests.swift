@@ -64,6 +64,6 @@ import Testing
         var t = ChangeTracker(debounce: 1, moveTimeout: 0.5)
         t.written("/p/a.jpg", at: start)
         t.deleted("/p/a.jpg", isDirectory: false)
-        #expect(t.due(at: start.addingTimeInterval(5)) == [.removed("/p/a.jpg", isDirectory: false)])
+        #expect(t.due(at: start.addingTimeInterval(5)) == [.deleted("/p/a.jpg", isDirectory: false)])
     }
 }

@@ -203,6 +203,89 @@ private func small(_ seed: UInt64) -> [UInt8] { Fixtures.jpeg(seed: seed, width:
         #expect(try t.library.items().count == 2)
     }
 
+    /// The safety issue's first finding, on a real ext4: a photo staged for the Trash is
+    /// deleted, and a copy of its bytes made at once lands on its inode number (ext4 hands it
+    /// out again). The scan took the copy for the photo moved ("1 moved") and the commit sent
+    /// it, never seen by anyone, to the Trash. The copy is a new item now, undecided, and the
+    /// commit moves nothing.
+    @Test(.enabled(if: ScratchExt4.isAvailable, "mounting a scratch ext4 needs root and mkfs.ext4"))
+    func aCopyOnTheInodeNumberOfADeletedPhotoTakesNoneOfItsDecisions() throws {
+        let t = try TestLibrary()
+        let disk = try ScratchExt4()
+        let root = disk.mountPoint + "/R"
+        try FileSystem.makeDirectories(root + "/a")
+        try FileSystem.makeDirectories(root + "/b")
+        let bytes = Fixtures.jpeg(seed: 31)
+        let old = try ScratchExt4.create(root + "/a/x.jpg", bytes)
+        try t.scan([root])
+        let id = try #require(try t.library.item(path: root + "/a/x.jpg")).id
+        try Review.decide(.trash, fileID: id, library: t.library, clock: .live)
+        try FileSystem.remove(root + "/a/x.jpg")
+        var copy: String?
+        for i in 1...200 {
+            let p = root + "/b/imp_\(i).jpg"
+            if try ScratchExt4.create(p, bytes).inode == old.inode {
+                copy = p
+                break
+            }
+        }
+        let imported = try #require(copy, "ext4 gave the inode number back")
+        let s = try t.scan([root])
+        #expect(s.moved == 0 && s.gone == 1)
+        let item = try #require(try t.library.item(path: imported))
+        #expect(item.id != id)
+        #expect(try Review.decision(for: item.id, library: t.library) == nil)
+        let env = TrashEnvironment(environment: Environment(variables: ["HOME": t.dir.path, "XDG_DATA_HOME": t.dir.at("share")]))
+        let report = try Trash.commit(library: t.library, clock: .live, env: env)
+        #expect(report.succeeded.isEmpty)
+        #expect(FileSystem.exists(imported))
+    }
+
+    /// A photo renamed within its file system is the same file (inode and birth time): its row
+    /// and decisions follow it, also from a tombstone (out of the library and back later).
+    @Test func aRenameOutAndBackKeepsTheRowAndItsDecision() throws {
+        let t = try TestLibrary()
+        let p = t.dir.write("Pictures/IMG_7.jpg", Fixtures.jpeg(seed: 7))
+        try t.scan()
+        let id = try #require(try t.library.item(path: p)).id
+        #expect(try t.library.db.scalar("SELECT btime_ns FROM files WHERE id = ?", id) != nil)
+        try Review.decide(.trash, fileID: id, library: t.library, clock: .live)
+        try FileSystem.rename(p, t.dir.at("away.jpg"))
+        #expect(try t.scan().gone == 1)
+        try FileSystem.rename(t.dir.at("away.jpg"), t.dir.at("Pictures/IMG_7 renamed.jpg"))
+        let back = try t.scan()
+        #expect(back.moved == 1)
+        #expect(try Review.decision(for: id, library: t.library)?.decision == .trash)
+    }
+
+    /// A tombstone whose file was seen deleted (the agent's `IN_DELETE`) is never revived, even
+    /// by a file with its identity where the file system keeps no birth time to tell.
+    @Test func aTombstoneSeenDeletedIsNeverRevived() throws {
+        let t = try TestLibrary()
+        let p = t.dir.write("Pictures/IMG_8.jpg", Fixtures.jpeg(seed: 8))
+        try t.scan()
+        let id = try #require(try t.library.item(path: p)).id
+        try FileSystem.rename(p, t.dir.at("away.jpg"))
+        try t.library.markGone(ids: [id], at: Date(), deleted: true)
+        try t.library.db.run("UPDATE files SET btime_ns = -1 WHERE id = ?", id)
+        try FileSystem.rename(t.dir.at("away.jpg"), p)
+        let s = try t.scan()
+        #expect(s.moved == 0 && s.added == 1)
+        #expect(try t.library.item(path: p)?.id != id)
+    }
+
+    /// Rows from before birth times were kept get theirs at the next scan, while their files
+    /// are still theirs.
+    @Test func aScanRecordsTheBirthTimesOfOlderRows() throws {
+        let t = try TestLibrary()
+        let p = t.dir.write("Pictures/IMG_9.jpg", Fixtures.jpeg(seed: 9))
+        try t.scan()
+        try t.library.db.run("UPDATE files SET btime_ns = NULL")
+        #expect(try t.scan().unchanged == 1)
+        let recorded = try #require(try t.library.db.scalar("SELECT btime_ns FROM files WHERE path = ?", p))
+        #expect(recorded == FileIdentity.of(p)?.birthNanoseconds ?? -1)
+    }
+
     @Test func aModifiedFileIsReanalyzedInItsRow() throws {
         let t = try TestLibrary()
         let p = t.dir.write("Pictures/IMG_1.jpg", Fixtures.jpeg(seed: 1))

@@ -24,4 +24,13 @@ unsigned long long ss_malloc_in_use(void);
 /// POSIX_SPAWN_SETSID and addclosefrom are GNU extensions (_GNU_SOURCE), hence here. Returns
 /// 0 with *pid set, or an errno value.
 int ss_spawn_detached(const char *path, char *const argv[], pid_t *pid);
+
+#include <stdint.h>
+/// statx(2) of `path` relative to `dirfd` (AT_FDCWD, or a folder's descriptor; `path` "" with
+/// AT_EMPTY_PATH for the descriptor itself), never following a symlink: the file's device,
+/// inode and birth time (the moment this inode was made: a rename keeps it, a copy or an inode
+/// number handed out again gets a new one). *birth_ns is -1 where the file system does not
+/// record it (NFS, some FUSE). statx is declared under _GNU_SOURCE only, hence here.
+/// Returns 0, or an errno value.
+int ss_statx_identity(int dirfd, const char *path, int empty_path, uint64_t *device, uint64_t *inode, int64_t *birth_ns);
 #endif

@@ -29,6 +29,8 @@ public struct Item: Sendable {
     public var signature: [UInt8]?
     public var contentHash: [UInt8]?
     public var mtimeNanoseconds: Int64
+    /// Which file the row describes (birth time where recorded).
+    public var identity: FileIdentity
 
     public var metrics: Metrics? { metricsText.flatMap(Metrics.decode) }
     public var name: String { String(path.split(separator: "/").last ?? "") }
@@ -36,7 +38,7 @@ public struct Item: Sendable {
     static let columns = """
         id, path, kind, format, size, width, height, status, reason_code, reason, taken_at, taken_ts, taken_source,
         make, model, lens, software, orientation, has_gps, rating, duration_s, metrics, dhash, phash, signature,
-        content_hash, mtime_ns
+        content_hash, mtime_ns, device, inode, btime_ns
         """
 
     init(_ r: Row) {
@@ -66,6 +68,9 @@ public struct Item: Sendable {
         signature = r.blob(24)
         contentHash = r.blob(25)
         mtimeNanoseconds = r.int(26) ?? 0
+        identity = FileIdentity(
+            device: UInt64(bitPattern: r.int(27) ?? 0), inode: UInt64(bitPattern: r.int(28) ?? 0),
+            birthNanoseconds: r.int(29).flatMap { $0 < 0 ? nil : $0 })
     }
 }
 

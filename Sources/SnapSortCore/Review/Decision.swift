@@ -31,8 +31,17 @@ public struct DecisionRecord: Sendable, Equatable, Codable {
     public var reviewedSize: Int64?
     public var reviewedMtimeNanoseconds: Int64?
     public var reviewedHash: [UInt8]?
+    /// Which file the verdict was given to (device, inode, birth time): a file that is not that
+    /// one now (another file on a reused inode number that took over the row) is never
+    /// committed, and waits for a verdict again. Nil in decisions from before it was recorded.
+    public var reviewedDevice: UInt64?
+    public var reviewedInode: UInt64?
+    public var reviewedBirthNanoseconds: Int64?
 
-    static let columns = "file_id, decision, decided_ts, session_id, later_count, later_until, reviewed_size, reviewed_mtime_ns, reviewed_hash"
+    static let columns = """
+        file_id, decision, decided_ts, session_id, later_count, later_until, reviewed_size, reviewed_mtime_ns, reviewed_hash,
+        reviewed_device, reviewed_inode, reviewed_btime_ns
+        """
 
     init?(_ r: Row) {
         guard let id = r.int(0), let d = r.string(1).flatMap(Decision.init(rawValue:)) else { return nil }
@@ -45,11 +54,14 @@ public struct DecisionRecord: Sendable, Equatable, Codable {
         reviewedSize = r.int(6)
         reviewedMtimeNanoseconds = r.int(7)
         reviewedHash = r.blob(8)
+        reviewedDevice = r.int(9).map { UInt64(bitPattern: $0) }
+        reviewedInode = r.int(10).map { UInt64(bitPattern: $0) }
+        reviewedBirthNanoseconds = r.int(11)
     }
 
     init(
         fileID: Int64, decision: Decision, decidedAt: Double, sessionID: Int64?, laterCount: Int, laterUntil: Double?,
-        reviewedSize: Int64?, reviewedMtimeNanoseconds: Int64?, reviewedHash: [UInt8]?
+        reviewedSize: Int64?, reviewedMtimeNanoseconds: Int64?, reviewedHash: [UInt8]?, reviewedIdentity: FileIdentity? = nil
     ) {
         self.fileID = fileID
         self.decision = decision
@@ -60,6 +72,15 @@ public struct DecisionRecord: Sendable, Equatable, Codable {
         self.reviewedSize = reviewedSize
         self.reviewedMtimeNanoseconds = reviewedMtimeNanoseconds
         self.reviewedHash = reviewedHash
+        self.reviewedDevice = reviewedIdentity?.device
+        self.reviewedInode = reviewedIdentity?.inode
+        self.reviewedBirthNanoseconds = reviewedIdentity?.birthNanoseconds
+    }
+
+    /// The file the verdict was given to, when recorded.
+    public var reviewedIdentity: FileIdentity? {
+        guard let reviewedDevice, let reviewedInode else { return nil }
+        return FileIdentity(device: reviewedDevice, inode: reviewedInode, birthNanoseconds: reviewedBirthNanoseconds)
     }
 
     /// Whether the item is due again (a deferred item whose cool-down ended).
@@ -76,11 +97,13 @@ public struct DecisionRecord: Sendable, Equatable, Codable {
     }
 
     /// A trash verdict given to other bytes than the file's now (its size or content hash moved
-    /// since; times alone are no change, as the commit has it).
+    /// since; times alone are no change, as the commit has it), or to another file (its row
+    /// now describes another inode, or the same number born again).
     public func trashOnChangedBytes(_ item: Item) -> Bool {
         guard decision == .trash else { return false }
         if let s = reviewedSize, s != item.bytes { return true }
         if let h = reviewedHash, let now = item.contentHash, h != now { return true }
+        if let reviewed = reviewedIdentity, !reviewed.isSameFile(as: item.identity) { return true }
         return false
     }
 
@@ -88,7 +111,9 @@ public struct DecisionRecord: Sendable, Equatable, Codable {
     static let waitingSQL = """
         (d.decision IS NULL OR d.decision='skip' OR (d.decision='later' AND d.later_until <= ?)
          OR (d.decision='trash' AND ((d.reviewed_size IS NOT NULL AND d.reviewed_size != f.size)
-             OR (d.reviewed_hash IS NOT NULL AND f.content_hash IS NOT NULL AND d.reviewed_hash != f.content_hash))))
+             OR (d.reviewed_hash IS NOT NULL AND f.content_hash IS NOT NULL AND d.reviewed_hash != f.content_hash)
+             OR (d.reviewed_inode IS NOT NULL AND (d.reviewed_inode != f.inode OR d.reviewed_device != f.device
+                 OR (d.reviewed_btime_ns IS NOT NULL AND f.btime_ns >= 0 AND d.reviewed_btime_ns != f.btime_ns))))))
         """
 
     /// Whether the deck should suggest keeping it (deferred `Review.suggestKeepAfter` times).
@@ -97,9 +122,10 @@ public struct DecisionRecord: Sendable, Equatable, Codable {
     func write(_ db: Database) throws {
         try db.run(
             """
-            INSERT OR REPLACE INTO decisions(\(DecisionRecord.columns)) VALUES(?,?,?,?,?,?,?,?,?)
+            INSERT OR REPLACE INTO decisions(\(DecisionRecord.columns)) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)
             """, fileID, decision.rawValue, decidedAt, sessionID, laterCount, laterUntil, reviewedSize,
-            reviewedMtimeNanoseconds, reviewedHash.map { SQLValue.blob($0) } ?? .null)
+            reviewedMtimeNanoseconds, reviewedHash.map { SQLValue.blob($0) } ?? .null, reviewedDevice, reviewedInode,
+            reviewedBirthNanoseconds)
     }
 }
 

@@ -91,7 +91,7 @@ public enum Review {
             // whose current card it is, the session moves on, which is a step.
             if let b = before, b.decision == decision, decision == .trash || decision == .keep,
                 b.reviewedSize == item.bytes, b.reviewedMtimeNanoseconds == item.mtimeNanoseconds, b.reviewedHash == item.contentHash,
-                session == nil || (session?.current != fileID && b.sessionID == sessionID)
+                b.reviewedIdentity == item.identity, session == nil || (session?.current != fileID && b.sessionID == sessionID)
             {
                 return DecisionOutcome(fileID: fileID, decision: decision, previous: decision, session: session, chapter: nil, milestones: [])
             }
@@ -99,7 +99,8 @@ public enum Review {
             let record = DecisionRecord(
                 fileID: fileID, decision: decision, decidedAt: ts, sessionID: sessionID, laterCount: laterCount,
                 laterUntil: decision == .later ? ts + laterCooldown : nil,
-                reviewedSize: item.bytes, reviewedMtimeNanoseconds: item.mtimeNanoseconds, reviewedHash: item.contentHash)
+                reviewedSize: item.bytes, reviewedMtimeNanoseconds: item.mtimeNanoseconds, reviewedHash: item.contentHash,
+                reviewedIdentity: item.identity)
             try record.write(db)
 
             var eventID: Int64?

@@ -80,6 +80,8 @@ public final class LibraryScanner: @unchecked Sendable {
     /// Folders listed and skipped by the last scan (for tests and benchmarks).
     public private(set) var foldersListed = 0
     public private(set) var foldersSkipped = 0
+    /// Unchanged rows without a recorded birth time (libraries from before it was kept).
+    private var birthsToRecord: [(id: Int64, path: String, status: FileStatus)] = []
 
     public init(
         library: Library, analyzer: Analyzer = Analyzer(), rules: ExcludeRules = ExcludeRules(), clock: Clock = .live,
@@ -132,6 +134,7 @@ public final class LibraryScanner: @unchecked Sendable {
         var stamps: [String: [String: Library.FolderStamp]] = [:]
         foldersListed = 0
         foldersSkipped = 0
+        birthsToRecord = []
         progress(ScanProgress(phase: .walking, done: 0, total: 0, filesPerSecond: 0, etaSeconds: nil))
         for raw in paths {
             let root = LibraryScanner.normalize(raw)
@@ -157,6 +160,8 @@ public final class LibraryScanner: @unchecked Sendable {
                 summary.gone += vanished.count
             }
         }
+        try library.recordBirthTimes(birthsToRecord)
+        birthsToRecord = []
         // In path order: folder by folder, and camera names (which carry the time) in the order
         // they were taken — the same order every run, whatever order the directories list in.
         jobs.sort { $0.path < $1.path }
@@ -320,6 +325,7 @@ public final class LibraryScanner: @unchecked Sendable {
             jobs.append(Job(id: row.id, path: path, status: st, kind: .retry, failedWith: code))
         } else {
             summary.unchanged += 1
+            if row.birthNanoseconds == nil { birthsToRecord.append((row.id, path, st)) }
         }
     }
 
@@ -336,37 +342,61 @@ public final class LibraryScanner: @unchecked Sendable {
 
     /// Finds the row a new file was moved from, and moves it. Returns the row id.
     ///
-    /// The same bytes are not enough: a copy of a photo must not take over the row (and the
-    /// decision) of a photo that is gone — a photo put back from a backup after the Trash was
-    /// emptied came back staged for the Trash again. A move keeps the file's inode (a rename,
-    /// also out of the library and back, or from the Trash back to its place) or at least its
-    /// modification time (`mv` across file systems, `rsync -t`); a plain `cp` keeps neither. A
-    /// file that SnapSort moved to the Trash comes back only by a rename (the Trash is on its
-    /// file system), and never once the Trash was emptied of it.
+    /// The same bytes are not enough, nor is the same inode number: a copy of a photo must not
+    /// take over the row (and the decisions) of a photo that is gone. A photo put back from a
+    /// backup after the Trash was emptied came back staged for the Trash again; a copy made
+    /// right after the photo was deleted lands on its inode number (ext4, xfs and tmpfs hand
+    /// them out again at once) and was trashed by the next commit, never seen by anyone.
+    /// A move is one of:
+    /// - a rename (also out of the library and back, or from the Trash back to its place): the
+    ///   same device and inode *and* the same birth time (`FileIdentity`; where the file system
+    ///   keeps none, the same modification time), from any tombstone not seen deleted;
+    /// - `mv` across file systems (a copy and a delete, keeping the modification time): another
+    ///   device, the same modification time, and the source gone in this same reconcile.
+    /// A file that SnapSort moved to the Trash comes back only by a rename (the Trash is on its
+    /// file system), and never once the Trash was emptied of it. A tombstone whose file was
+    /// seen deleted (`IN_DELETE`) is never revived: its decisions ended with it.
     private func matchMove(path: String, status st: FileStatus, vanished: inout [Int64: StoredIdentity]) throws -> Int64? {
         let candidates = try library.moveCandidates(size: st.size)
         guard !candidates.isEmpty else { return nil }
         var quick: [UInt8]?
         var content: [UInt8]?
-        for (row, rowQuick, rowContent) in candidates {
-            let sameFile = row.device == st.device && row.inode == st.inode
-            guard sameFile || row.mtimeNanoseconds == st.mtimeNanoseconds else { continue }
+        var identity: FileIdentity??
+        for (row, rowQuick, rowContent) in candidates where !row.deleted {
+            let sameInode = row.device == st.device && row.inode == st.inode
+            // The source must be gone: a tombstone, vanished in this scan, or a live row whose
+            // file no longer exists with its identity (a move from outside the scanned folder).
+            let goneNow: Bool
+            if vanished[row.id] != nil {
+                goneNow = true
+            } else if row.status == .gone || row.path == path {
+                goneNow = false
+            } else if let s = FileSystem.lstatusIfExists(row.path), row.matches(s) {
+                continue  // both exist: two files, two rows
+            } else {
+                goneNow = FileSystem.lstatusIfExists(row.path) == nil
+            }
+            guard row.status == .gone || goneNow else { continue }
+            let sameFile: Bool
+            if sameInode {
+                if identity == nil { identity = .some(FileIdentity.of(path)) }
+                guard let now = identity ?? nil, now.device == st.device, now.inode == st.inode else { continue }
+                if let recorded = row.birthNanoseconds, recorded >= 0, let birth = now.birthNanoseconds {
+                    guard recorded == birth else { continue }  // an inode number handed out again
+                } else {
+                    guard row.mtimeNanoseconds == st.mtimeNanoseconds else { continue }
+                }
+                sameFile = true
+            } else {
+                // Within one file system a move is a rename and keeps the inode: another inode
+                // there is a copy.
+                guard row.device != st.device, goneNow, row.mtimeNanoseconds == st.mtimeNanoseconds else { continue }
+                sameFile = false
+            }
             if row.status == .gone, let trash = try library.trashState(of: row.id) {
                 if trash == "purged" || (trash == "trashed" && !sameFile) { continue }
             }
-            // The source must be gone: a tombstone, vanished in this scan, or a live row whose
-            // file no longer exists with its identity (a move from outside the scanned folder).
-            let isSource: Bool
-            if row.status == .gone || vanished[row.id] != nil {
-                isSource = true
-            } else if row.path == path {
-                isSource = false
-            } else if let s = FileSystem.lstatusIfExists(row.path), row.matches(s) {
-                isSource = false  // both exist: two files, two rows
-            } else {
-                isSource = FileSystem.lstatusIfExists(row.path) == nil
-            }
-            guard isSource, let rowQuick, let rowContent else { continue }
+            guard let rowQuick, let rowContent else { continue }
             if quick == nil { quick = try? Analyzer.quickHash(path: path, size: st.size) }
             guard quick == rowQuick else { continue }
             if content == nil { content = try? Analyzer.contentHash(path: path) }

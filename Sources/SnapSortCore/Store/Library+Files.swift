@@ -11,21 +11,32 @@ public struct StoredIdentity: Sendable, Equatable {
     public var mtimeNanoseconds: Int64
     public var analyzerVersion: Int
     public var status: ItemStatus
+    /// The file's birth time when it was recorded (`FileIdentity`): nil until it was first
+    /// looked up, -1 where the file system keeps none.
+    public var birthNanoseconds: Int64?
+    /// A tombstone whose file was seen deleted (`IN_DELETE`): it is never taken for a file that
+    /// comes back.
+    public var deleted: Bool
 
     /// Same (device, inode, size, mtime_ns) → same file. (device, inode) alone is never enough.
     public func matches(_ st: FileStatus) -> Bool {
         device == st.device && inode == st.inode && size == st.size && mtimeNanoseconds == st.mtimeNanoseconds
     }
+
+    /// The identity recorded for the row (the birth time only where one is known).
+    public var fileIdentity: FileIdentity {
+        FileIdentity(device: device, inode: inode, birthNanoseconds: birthNanoseconds.flatMap { $0 < 0 ? nil : $0 })
+    }
 }
 
 extension Library {
-    static let identityColumns = "id, path, device, inode, size, mtime_ns, analyzer_version, status"
+    static let identityColumns = "id, path, device, inode, size, mtime_ns, analyzer_version, status, btime_ns, deleted"
 
     static func identity(_ r: Row) -> StoredIdentity {
         StoredIdentity(
             id: r.int(0)!, path: r.string(1)!, device: UInt64(bitPattern: r.int(2) ?? 0), inode: UInt64(bitPattern: r.int(3) ?? 0),
             size: r.int(4) ?? 0, mtimeNanoseconds: r.int(5) ?? 0, analyzerVersion: Int(r.int(6) ?? 0),
-            status: ItemStatus(rawValue: r.string(7) ?? "") ?? .pending)
+            status: ItemStatus(rawValue: r.string(7) ?? "") ?? .pending, birthNanoseconds: r.int(8), deleted: (r.int(9) ?? 0) != 0)
     }
 
     /// `[lower, upper)` bounds selecting every path strictly under `dir`.
@@ -94,29 +105,52 @@ extension Library {
 
     public func moveCandidates(size: Int64) throws -> [(StoredIdentity, quick: [UInt8]?, content: [UInt8]?)] {
         try db.rows("SELECT \(Library.identityColumns), quick_hash, content_hash FROM files WHERE size = ?", size).map {
-            (Library.identity($0), $0.blob(8), $0.blob(9))
+            (Library.identity($0), $0.blob(10), $0.blob(11))
         }
     }
 
     /// Moves a row to a new path and identity: its analysis and decisions follow.
     public func recordMove(id: Int64, to path: String, status st: FileStatus, restoreStatus: ItemStatus?) throws {
+        let birth = Library.birthTime(path, st)
         if let restoreStatus {
             try db.run(
-                "UPDATE files SET path=?, device=?, inode=?, mtime_ns=?, status=?, gone_at=NULL WHERE id=?",
-                path, UInt64(st.device), UInt64(st.inode), st.mtimeNanoseconds, restoreStatus.rawValue, id)
+                "UPDATE files SET path=?, device=?, inode=?, mtime_ns=?, btime_ns=?, deleted=0, status=?, gone_at=NULL WHERE id=?",
+                path, UInt64(st.device), UInt64(st.inode), st.mtimeNanoseconds, birth, restoreStatus.rawValue, id)
         } else {
             try db.run(
-                "UPDATE files SET path=?, device=?, inode=?, mtime_ns=?, gone_at=NULL WHERE id=?",
-                path, UInt64(st.device), UInt64(st.inode), st.mtimeNanoseconds, id)
+                "UPDATE files SET path=?, device=?, inode=?, mtime_ns=?, btime_ns=?, deleted=0, gone_at=NULL WHERE id=?",
+                path, UInt64(st.device), UInt64(st.inode), st.mtimeNanoseconds, birth, id)
+        }
+    }
+
+    /// The birth time to record for the file at `path` that `st` describes: -1 where its file
+    /// system keeps none, nil when the path names another file now (it is looked up again).
+    static func birthTime(_ path: String, _ st: FileStatus) -> Int64? {
+        guard let now = FileIdentity.of(path), now.device == st.device, now.inode == st.inode else { return nil }
+        return now.birthNanoseconds ?? -1
+    }
+
+    /// Records the birth times of rows that have none yet (libraries from before they were
+    /// kept), for the files that are still the rows' (same device and inode).
+    public func recordBirthTimes(_ rows: [(id: Int64, path: String, status: FileStatus)]) throws {
+        guard !rows.isEmpty else { return }
+        try db.transaction {
+            for r in rows {
+                guard let birth = Library.birthTime(r.path, r.status) else { continue }
+                try db.run("UPDATE files SET btime_ns=? WHERE id=? AND btime_ns IS NULL", birth, r.id)
+            }
         }
     }
 
     /// Marks rows gone (tombstones keep analysis and decisions so a file that comes back — a
     /// restore from the Trash, a re-mounted disk — is recognized).
-    public func markGone(ids: [Int64], at: Date) throws {
+    /// `deleted`: their files were seen deleted (not moved away): such tombstones are never
+    /// revived by a file that appears later, whatever its bytes and inode number.
+    public func markGone(ids: [Int64], at: Date, deleted: Bool = false) throws {
         let ts = StatusTimestamp.string(at)
         for id in ids {
-            try db.run("UPDATE files SET status='gone', gone_at=?, reason_code=COALESCE(reason_code, NULL) WHERE id=?", ts, id)
+            try db.run(
+                "UPDATE files SET status='gone', gone_at=?, deleted=? WHERE id=?", ts, deleted ? 1 : 0, id)
         }
     }
 
@@ -147,17 +181,17 @@ extension Library {
             r.exif?.orientation, r.exif.map { $0.hasGPS ? 1 : 0 }, r.rating, r.exifOffset,
             r.durationSeconds, r.metrics?.encoded(), sigDhash, sigPhash,
             r.signature.map { SQLValue.blob($0.thumbnail) } ?? .null,
-            Analyzer.version, ts, r.video?.json.serialized(), r.sidecarModified,
+            Analyzer.version, ts, r.video?.json.serialized(), r.sidecarModified, Library.birthTime(path, st),
         ]
         let cols = """
             path, device, inode, size, mtime_ns, quick_hash, content_hash, kind, format, width, height, status,
             reason_code, reason, taken_at, taken_ts, taken_source, make, model, lens, software, orientation, has_gps,
             rating, exif_offset, duration_s, metrics, dhash, phash, signature, analyzer_version, analyzed_at, details,
-            sidecar_mtime_ns
+            sidecar_mtime_ns, btime_ns
             """
         if let id {
             let sets = cols.split(separator: ",").map { "\($0.trimmingCharacters(in: .whitespacesAndNewlines))=?" }.joined(separator: ", ")
-            try db.run("UPDATE files SET \(sets), gone_at=NULL WHERE id=?", arguments: args + [id])
+            try db.run("UPDATE files SET \(sets), gone_at=NULL, deleted=0 WHERE id=?", arguments: args + [id])
             return id
         }
         let marks = Array(repeating: "?", count: args.count).joined(separator: ",")

@@ -172,5 +172,24 @@ public enum Schema {
             sql: """
                 UPDATE files SET analyzer_version = 0 WHERE reason_code = 'no_preview' AND status != 'gone';
                 """),
+        // Inode numbers are handed out again at once (ext4, xfs, tmpfs): a copy that landed on a
+        // deleted photo's inode took over its row and its trash decision. A row records its
+        // file's birth time (statx; -1 where the file system keeps none, NULL until first seen),
+        // a tombstone whether its file was seen deleted (never revived then), and a decision
+        // which file it was given to, so a commit moves only that file. A photo's ledger entry
+        // says until its sidecars are sent after it (a commit killed between them left the
+        // `.xmp` behind, and no later command knew).
+        Migration(
+            version: 64,
+            sql: """
+                ALTER TABLE files ADD COLUMN btime_ns INTEGER;
+                ALTER TABLE files ADD COLUMN deleted INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE decisions ADD COLUMN reviewed_device INTEGER;
+                ALTER TABLE decisions ADD COLUMN reviewed_inode INTEGER;
+                ALTER TABLE decisions ADD COLUMN reviewed_btime_ns INTEGER;
+                ALTER TABLE trash_ledger ADD COLUMN sidecars_pending INTEGER NOT NULL DEFAULT 0;
+                DROP INDEX files_path_identity;
+                CREATE INDEX files_path_identity ON files(path, status, id, device, inode, size, mtime_ns, analyzer_version, btime_ns, deleted);
+                """),
     ]
 }

@@ -126,6 +126,19 @@ public enum Trash {
         var contentHash: [UInt8]?
         var reviewedSize: Int64?, reviewedMtime: Int64?, reviewedHash: [UInt8]?
         var decidedAt: Double
+        /// The file the verdict was given to (nil in decisions from before it was recorded).
+        var reviewedIdentity: FileIdentity?
+
+        /// Whether the file at the path now (`st`) is the one the verdict was given to: the same
+        /// device and inode, and the same birth time where one was recorded — not another file
+        /// that took over the row, whatever its bytes (an inode number is handed out again at
+        /// once after a delete). The last line behind the scanner's move rules.
+        func isReviewedFile(_ st: FileStatus) -> Bool {
+            guard let reviewed = reviewedIdentity else { return true }
+            guard st.device == reviewed.device, st.inode == reviewed.inode else { return false }
+            guard reviewed.birthNanoseconds != nil else { return true }
+            return FileIdentity.of(path).map(reviewed.isSameFile) ?? false
+        }
 
         /// Identity: the row is what the user reviewed, and the file on disk (`st`) is the row.
         func isAsReviewed(_ st: FileStatus) -> Bool {
@@ -156,6 +169,7 @@ public enum Trash {
         /// are read and compared with those the user reviewed (the 128-bit content hash), so a
         /// photo whose bytes are the ones decided on is not sent back to review.
         func isAsReviewedOrSameBytes(_ st: FileStatus) -> Bool {
+            guard isReviewedFile(st) else { return false }
             if isAsReviewed(st) { return true }
             guard st.isRegular, st.device == row.device, st.inode == row.inode, let reviewedHash, let reviewedSize, st.size == reviewedSize
             else { return false }
@@ -168,7 +182,8 @@ public enum Trash {
         try library.db.rows(
             """
             SELECT f.id, f.path, f.device, f.inode, f.size, f.mtime_ns, f.content_hash,
-                   d.reviewed_size, d.reviewed_mtime_ns, d.reviewed_hash, d.decided_ts
+                   d.reviewed_size, d.reviewed_mtime_ns, d.reviewed_hash, d.decided_ts,
+                   d.reviewed_device, d.reviewed_inode, d.reviewed_btime_ns
             FROM decisions d JOIN files f ON f.id=d.file_id
             WHERE d.decision='trash' AND f.status != 'gone' AND (?1 IS NULL OR d.file_id = ?1)
               AND NOT EXISTS(SELECT 1 FROM trash_ledger l WHERE l.file_id=f.id AND l.state='planned')
@@ -181,7 +196,10 @@ public enum Trash {
                     device: UInt64(bitPattern: r.int(2) ?? 0), inode: UInt64(bitPattern: r.int(3) ?? 0),
                     size: r.int(4) ?? 0, mtimeNanoseconds: r.int(5) ?? 0, mode: 0),
                 contentHash: r.blob(6), reviewedSize: r.int(7), reviewedMtime: r.int(8), reviewedHash: r.blob(9),
-                decidedAt: r.double(10) ?? 0)
+                decidedAt: r.double(10) ?? 0,
+                reviewedIdentity: r.int(11).flatMap { dev in
+                    r.int(12).map { FileIdentity(device: UInt64(bitPattern: dev), inode: UInt64(bitPattern: $0), birthNanoseconds: r.int(13)) }
+                })
         }
     }
 
@@ -334,14 +352,8 @@ public enum Trash {
                     }
                     let outcome = try trashOne(library: library, clock: clock, env: env, fileID: id, parentID: nil, path: path, status: st)
                     report.outcomes.append(outcome)
-                    if case .trashed = outcome.result, let parent = try library.db.scalar("SELECT max(id) FROM trash_ledger WHERE file_id=?", id) {
-                        for side in try Sidecars.all(of: id, path: path, library: library) where try sidecarMayTravel(library, side, photoID: id) {
-                            guard let sst = FileSystem.lstatusIfExists(side), sst.isRegular else { continue }
-                            let sideID = try library.liveRow(path: side)?.id
-                            var o = try trashOne(library: library, clock: clock, env: env, fileID: sideID, parentID: parent, path: side, status: sst)
-                            o.isSidecar = true
-                            report.outcomes.append(o)
-                        }
+                    if let parent = try library.db.scalar("SELECT max(id) FROM trash_ledger WHERE file_id=?", id) {
+                        report.outcomes += try sendSidecars(library: library, clock: clock, env: env, ledgerID: parent)
                     }
                 }
             } catch let e as SystemError where !report.succeeded.isEmpty {
@@ -359,8 +371,28 @@ public enum Trash {
         }
     }
 
-    /// A sidecar goes with its photo unless it is a library item the user decided otherwise
-    /// (kept, or staged itself — then it is committed on its own).
+    /// Sends the sidecars of the photo that ledger entry `ledgerID` moved after it (a sidecar
+    /// goes with its photo unless it is a library item the user decided otherwise: kept, or
+    /// staged itself — then it is committed on its own), and records that they went. A photo
+    /// that did not go keeps its sidecars.
+    static func sendSidecars(library: Library, clock: Clock, env: TrashEnvironment, ledgerID: Int64) throws -> [TrashOutcome] {
+        guard let l = try library.db.row("SELECT file_id, original_path, state, sidecars_pending FROM trash_ledger WHERE id=?", ledgerID),
+            let id = l.int(0), let path = l.string(1), l.int(3) == 1
+        else { return [] }
+        var out: [TrashOutcome] = []
+        if l.string(2) == "trashed" {
+            for side in try Sidecars.all(of: id, path: path, library: library) where try sidecarMayTravel(library, side, photoID: id) {
+                guard let sst = FileSystem.lstatusIfExists(side), sst.isRegular else { continue }
+                let sideID = try library.liveRow(path: side)?.id
+                var o = try trashOne(library: library, clock: clock, env: env, fileID: sideID, parentID: ledgerID, path: side, status: sst)
+                o.isSidecar = true
+                out.append(o)
+            }
+        }
+        try library.db.run("UPDATE trash_ledger SET sidecars_pending=0 WHERE id=?", ledgerID)
+        return out
+    }
+
     /// Another live row's path that is this very file now (the same device and inode, one
     /// name: a folder reached through a symbolic link or a bind mount as well as directly). A
     /// hard link is another name: the file stays under it, so it is no such path.
@@ -431,10 +463,11 @@ public enum Trash {
             let realDir = String(real[..<(real.lastIndex(of: "/") ?? real.startIndex)])
             try library.db.run(
                 """
-                INSERT INTO trash_ledger(file_id, parent_id, original_path, trash_dir, trash_name, info, state, bytes, device, inode, mtime_ns, planned_ts, real_dir)
-                VALUES(?,?,?,?,?,?,'planned',?,?,?,?,?,?)
+                INSERT INTO trash_ledger(file_id, parent_id, original_path, trash_dir, trash_name, info, state, bytes, device, inode, mtime_ns, planned_ts, real_dir,
+                    sidecars_pending)
+                VALUES(?,?,?,?,?,?,'planned',?,?,?,?,?,?,?)
                 """, fileID, parentID, path, loc.directory, base, info, st.size, st.device, st.inode, st.mtimeNanoseconds, now.timeIntervalSince1970,
-                realDir.isEmpty ? "/" : realDir)
+                realDir.isEmpty ? "/" : realDir, parentID == nil && fileID != nil ? 1 : 0)
             ledger.id = library.db.lastInsertRowID
             // A unique name: the .trashinfo is created with O_EXCL (the specification's lock).
             var n = 1
@@ -594,6 +627,13 @@ public enum Trash {
                             path: l.originalPath, bytes: l.bytes,
                             result: .skipped("missing: neither in place nor in the Trash"), isSidecar: l.parentID != nil))
                 }
+            }
+        }
+        // Photos that went while their sidecars did not (killed between the two): their
+        // sidecars go now, as the commit would have sent them.
+        if let env {
+            for r in try library.db.rows("SELECT id FROM trash_ledger WHERE sidecars_pending=1 AND state != 'planned' ORDER BY id") {
+                report.outcomes += try sendSidecars(library: library, clock: clock, env: env, ledgerID: r.int(0)!)
             }
         }
         return planned.count
