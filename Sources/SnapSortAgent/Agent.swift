@@ -103,6 +103,10 @@ public final class Agent: @unchecked Sendable {
     public let statusPath: String
     let watcher: Watcher
     private let meta: Inotify
+    /// The mount table, polled for changes: a root's file system unmounted or mounted again
+    /// makes no inotify event on the folder it is mounted on (nil when it cannot be opened; a
+    /// root's return is then noticed by `offlineCheckInterval` alone).
+    private let mounts: MountTable?
     private var metaWatches: [Int32: String] = [:]
     private let wakeup: WakeupFD
     private var signals: SignalFD?
@@ -192,6 +196,10 @@ public final class Agent: @unchecked Sendable {
             rules: ExcludeRules(excludedPaths: config.excludes), budget: options.watchBudget, limit: options.watchLimit, logger: options.logger)
         meta = try Inotify()
         wakeup = try WakeupFD()
+        do { mounts = try MountTable() } catch {
+            options.logger.warning("cannot watch the mount table; a root's disk mounted again is noticed within a few seconds", ["error": "\(error)"])
+            mounts = nil
+        }
         let start = options.clock.now()
         nextReconcile = start.addingTimeInterval(TimeInterval(config.reconcileIntervalMinutes * 60))
         nextDegradedCheck = start.addingTimeInterval(options.degradedInterval)
@@ -224,15 +232,86 @@ public final class Agent: @unchecked Sendable {
     /// still lead there. A folder above a root renamed (`~/Photos` → `~/Old photos` for the
     /// root `~/Photos/Family`) sends the root no event of its own, and its watches went on
     /// reporting the new files under the old path, where no file is.
-    private var rootIdentity: [String: (device: UInt64, inode: UInt64)] = [:]
+    /// `mountID` is the mount holding it (`MountInfo.id`; nil without a mount table): a root
+    /// that is itself a mount point (an SD card, a USB disk, a NAS share) unmounted leads to the
+    /// bare folder it was mounted on, which is not the library's.
+    private var rootIdentity: [String: (device: UInt64, inode: UInt64, mountID: Int?)] = [:]
+
+    /// Roots offline because the file system holding them went (unmounted) while their path
+    /// still leads to a folder (the bare mount point): where the path led then. Such a root is
+    /// back when its path leads to another file system or mount (`isBack`).
+    private var awayMounts: [String: (device: UInt64, mountID: Int?)] = [:]
 
     private func watchRoot(_ r: String) {
         watcher.watchTree(r)
         if let st = FileSystem.lstatusIfExists(r), st.isDirectory, watcher.isWatched(r) {
-            rootIdentity[r] = (st.device, st.inode)
+            rootIdentity[r] = (st.device, st.inode, mountHolding(r)?.id)
         } else {
             rootIdentity.removeValue(forKey: r)
         }
+    }
+
+    /// The mount holding the root `r` in the table as last read (its path resolved: the table
+    /// names mount points by their real paths).
+    private func mountHolding(_ r: String) -> MountInfo? {
+        guard let mounts else { return nil }
+        return mounts.mount(containing: (try? FileSystem.realPath(r)) ?? r)
+    }
+
+    /// Reads the mount table again (after `poll` said it changed, or before judging a root by
+    /// it); one that cannot be read keeps the last table.
+    private func reloadMounts() {
+        do { try mounts?.reload() } catch { logger.debug("cannot read the mount table", ["error": "\(error)"]) }
+    }
+
+    /// The mount table changed (see proc(5): `/proc/self/mountinfo` is pollable), or a root's
+    /// path leads to another device: each watched root whose file system went is offline (its
+    /// watches dropped, its rows kept), one with another file system mounted on it or above it
+    /// is watched and reconciled as it is now, and offline roots whose mount is back are
+    /// watched and reconciled again.
+    private func checkRootMounts(at t: Date) {
+        reloadMounts()
+        for r in roots where !offlineRoots.contains(r) {
+            guard let id = rootIdentity[r] else { continue }
+            guard let st = FileSystem.lstatusIfExists(r), st.isDirectory else {
+                logger.notice("a root is not there any more (its disk unmounted?); it is offline until it comes back", ["root": r])
+                takeOffline(r, at: t)
+                continue
+            }
+            let current = mountHolding(r)
+            if st.device == id.device && current?.id == id.mountID { continue }
+            // Its recorded mount still in the table: something was mounted on the root or a
+            // folder above it (or the mount table could not say): the path leads to that now.
+            let gone = id.mountID.map { m in mounts?.entries.contains { $0.id == m } == false } ?? (st.device != id.device)
+            if gone {
+                logger.notice("a root's disk was unmounted; it is offline until it is mounted again", ["root": r])
+                takeOffline(r, at: t, away: (st.device, current?.id))
+            } else {
+                logger.notice("a root's path leads to another file system now (mounted on it or above it); watching that one", ["root": r])
+                watcher.unwatch(r)
+                watchRoot(r)
+                dirtyFolders.insert(r)
+            }
+        }
+        if !offlineRoots.isEmpty { checkOfflineRoots(at: t) }
+    }
+
+    /// A root goes offline: its watches dropped, its rows kept (an event queued before is no
+    /// removal, see `removed`), until `checkOfflineRoots` finds it back. `away`: where its path
+    /// leads now, when that is a folder (the bare mount point).
+    private func takeOffline(_ r: String, at t: Date, away: (device: UInt64, mountID: Int?)? = nil) {
+        watcher.unwatch(r)
+        rootIdentity.removeValue(forKey: r)
+        if let away { awayMounts[r] = away } else { awayMounts.removeValue(forKey: r) }
+        rootWentOffline(r, at: t)
+    }
+
+    /// Whether the offline root `r` leads to a folder of its own again: a folder at all, and,
+    /// when its disk was unmounted, another device or mount than the bare mount point's.
+    private func isBack(_ r: String) -> Bool {
+        guard let st = FileSystem.lstatusIfExists(r), st.isDirectory else { return false }
+        guard let away = awayMounts[r] else { return true }
+        return st.device != away.device || mountHolding(r)?.id != away.mountID
     }
 
     /// The roots among `dirs` (folders that sent events) whose path no longer leads to the
@@ -246,6 +325,11 @@ public final class Agent: @unchecked Sendable {
             guard let id = rootIdentity[r], dirs.contains(where: { $0 == r || $0.hasPrefix(r == "/" ? "/" : r + "/") }) else { continue }
             let st = FileSystem.lstatusIfExists(r)
             if let st, st.isDirectory, st.device == id.device, st.inode == id.inode { continue }
+            if let st, st.isDirectory, st.device != id.device {
+                // Another device: its disk unmounted (`IN_UNMOUNT`), or one mounted above it.
+                checkRootMounts(at: t)
+                continue
+            }
             watcher.unwatch(r)
             rootIdentity.removeValue(forKey: r)
             if st?.isDirectory == true {
@@ -264,8 +348,11 @@ public final class Agent: @unchecked Sendable {
     /// Watches and reconciles the offline roots that are back.
     private func checkOfflineRoots(at t: Date) {
         offlineRoots.formIntersection(roots)
-        for r in offlineRoots.sorted() where Agent.isFolder(r) {
+        awayMounts = awayMounts.filter { offlineRoots.contains($0.key) }
+        if !awayMounts.isEmpty { reloadMounts() }
+        for r in offlineRoots.sorted() where isBack(r) {
             offlineRoots.remove(r)
+            awayMounts.removeValue(forKey: r)
             logger.notice("a root is back; watching it again", ["root": r])
             watchRoot(r)
             dirtyFolders.insert(r)
@@ -385,6 +472,8 @@ public final class Agent: @unchecked Sendable {
             reloadRequested = false
             configCheckAt = nil
             reloadConfiguration()
+            // The roots' mounts looked at again (a SIGHUP after mounting a disk by hand).
+            checkRootMounts(at: t)
         }
         if let at = databaseCheckAt, at <= t {
             databaseCheckAt = nil
@@ -505,7 +594,7 @@ public final class Agent: @unchecked Sendable {
         for s in services { fds += s.descriptors }
         let ready: [Int32]
         do {
-            ready = try Poll.readable(fds, timeoutMs: timeoutMs)
+            ready = try Poll.readable(fds, priority: mounts.map { [$0.fd] } ?? [], timeoutMs: timeoutMs)
         } catch {
             noteError("poll failed", error)
             ready = []
@@ -528,6 +617,8 @@ public final class Agent: @unchecked Sendable {
             stopping = true
             cancelScan.set()
         }
+        // Before the watch events: a root's `IN_UNMOUNT` then finds the table current.
+        if let m = mounts, ready.contains(m.fd) { checkRootMounts(at: now) }
         if ready.contains(watcher.inotify.fd) { readWatchEvents() }
         if ready.contains(meta.fd) { readMetaEvents() }
         runServices(ready)
@@ -754,7 +845,8 @@ public final class Agent: @unchecked Sendable {
         // Under a root that is not there (moved away, unmounted), a missing file is offline
         // like its root, not deleted: an event queued before the root went is no removal.
         // With nested roots, any of them missing keeps it.
-        if roots.contains(where: { path.hasPrefix($0 + "/") && !Agent.isFolder($0) }) { return }
+        // A root whose disk was unmounted is a folder still (the bare mount point): offline too.
+        if roots.contains(where: { path.hasPrefix($0 + "/") && (offlineRoots.contains($0) || !Agent.isFolder($0)) }) { return }
         let n = try library.markMissingGone(at: path, now: now)
         if n > 0 {
             countersBox.withLock { $0.removals += n }
@@ -766,16 +858,19 @@ public final class Agent: @unchecked Sendable {
     private func reconcile() {
         // A path under a dirty folder is covered by it; a missing path that is not a root is a
         // removal (the scanner would take it for an offline root).
+        // Paths under a root whose disk is unmounted wait for it (the bare mount point is not
+        // the library's folder); it is reconciled whole when it comes back.
+        func away(_ p: String) -> Bool { awayMounts.keys.contains { p == $0 || p.hasPrefix($0 + "/") } }
         let folders = dirtyFolders.sorted()
         var paths: [String] = []
-        for f in folders where !paths.contains(where: { f.hasPrefix($0 + "/") }) {
+        for f in folders where !paths.contains(where: { f.hasPrefix($0 + "/") }) && !away(f) {
             if roots.contains(f) || FileSystem.lstatusIfExists(f)?.isDirectory == true {
                 paths.append(f)
             } else {
                 try? removed(f)
             }
         }
-        for f in dirtyFiles.sorted() where !paths.contains(where: { f.hasPrefix($0 + "/") }) {
+        for f in dirtyFiles.sorted() where !paths.contains(where: { f.hasPrefix($0 + "/") }) && !away(f) {
             if FileSystem.lstatusIfExists(f)?.isRegular == true { paths.append(f) } else { try? removed(f) }
         }
         guard !paths.isEmpty else {
@@ -836,6 +931,18 @@ public final class Agent: @unchecked Sendable {
                 $0.foldersSkipped += scanner.foldersSkipped
             }
             if !summary.cancelled { fullListing = false }
+            // A root the scanner found unmounted (an empty folder on another device than its
+            // rows were on: the agent started while the disk was out) is offline until its
+            // disk is mounted again, not watched as the bare mount point.
+            for r in summary.offlineRoots where roots.contains(r) && !offlineRoots.contains(r) {
+                let st = FileSystem.lstatusIfExists(r)
+                if let st, st.isDirectory {
+                    logger.notice("a root looks unmounted; it is offline until its disk is mounted again", ["root": r])
+                    takeOffline(r, at: now, away: (st.device, mountHolding(r)?.id))
+                } else {
+                    takeOffline(r, at: now)
+                }
+            }
             if summary.cancelled {
                 // Nothing is lost: what was not analyzed is found again on the next reconcile.
                 dirtyFolders.formUnion(paths.filter { FileSystem.lstatusIfExists($0)?.isDirectory == true })
