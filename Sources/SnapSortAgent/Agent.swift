@@ -210,8 +210,9 @@ public final class Agent: @unchecked Sendable {
         libraryFile = try FileSystem.status(options.dbPath)
         watchMeta()
         for r in roots { watchRoot(r) }
-        // What changed while the agent was down.
+        // What changed while the agent was down (forgotten paths included: every root is listed).
         dirtyFolders = Set(roots)
+        _ = try? library.takeForgottenPaths()
         for r in roots where !Agent.isFolder(r) { rootWentOffline(r, at: start) }
     }
 
@@ -792,7 +793,34 @@ public final class Agent: @unchecked Sendable {
         if was == nil && pausedUntil != nil { logger.notice("analysis paused") }
         if was != nil && pausedUntil == nil { logger.notice("analysis resumed") }
         if pausedUntil != nil { cancelScan.set() }
+        relistForgotten()
         statusDirty = true
+    }
+
+    /// Folders and files `snapsort forget` dropped from the library: those under a watched root
+    /// are listed again, as a `snapsort scan` would (their folders are watched and unchanged,
+    /// so nothing else would bring their files back until the hourly reconcile).
+    private func relistForgotten() {
+        let forgotten: [String]
+        do { forgotten = try library.takeForgottenPaths() } catch {
+            logger.debug("cannot read the forgotten paths", ["error": "\(error)"])
+            return
+        }
+        for f in forgotten {
+            for r in roots where !offlineRoots.contains(r) {
+                if r == f || r.hasPrefix(f == "/" ? "/" : f + "/") {
+                    dirtyFolders.insert(r)
+                } else if f.hasPrefix(r == "/" ? "/" : r + "/"), !watcher.isExcluded(f, roots: roots) {
+                    guard let st = FileSystem.lstatusIfExists(f) else { continue }
+                    if st.isDirectory {
+                        let name = String(f[f.index(after: f.lastIndex(of: "/")!)...])
+                        if !watcher.rules.skipsFolder(name: name, path: f) { dirtyFolders.insert(f) }
+                    } else if st.isRegular {
+                        dirtyFiles.insert(f)
+                    }
+                }
+            }
+        }
     }
 
     // MARK: Changes

@@ -477,6 +477,34 @@ import Testing
         #expect(roots == [h.root])
     }
 
+    /// `snapsort forget DIR` of a folder under a watched root: its files were on disk and its
+    /// folder watched and unchanged, so nothing brought them back (for an hour). The agent
+    /// lists what was forgotten again, as `snapsort scan` would, and only that.
+    @Test func aFolderForgottenUnderAWatchedRootComesBackAsAScanWouldBringIt() throws {
+        let h = try AgentHarness(setup: { dir in
+            for i in 0..<4 { dir.write("Pictures/Old/\(i).jpg", photo(UInt64(60 + i))) }
+            dir.write("Pictures/Keep/k.jpg", photo(70))
+        })
+        h.start()
+        defer { h.stop() }
+        let lib = try h.reader()
+        #expect(try waitUntil { try h.live(lib).count == 5 })
+        #expect(h.waitIdle())
+        let before = try h.live(lib)
+        let r = try SnapsortBinary.run(
+            ["--db", h.dbPath, "forget", h.root + "/Old"], env: ["HOME": h.dir.path, "XDG_CONFIG_HOME": h.dir.at("config")])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("forgot 4 items"), "\(r.stderr)")
+        #expect(try waitUntil { try h.live(lib).count == 5 }, "\(h.logs.messages)")
+        #expect(try waitUntil { try h.live(lib).values.allSatisfy { $0.status == "ok" } })
+        #expect(h.waitIdle())
+        let after = try h.live(lib)
+        #expect(after.keys.sorted() == before.keys.sorted())
+        // The other folder's photo is left as it was.
+        #expect(after["\(h.root)/Keep/k.jpg"]?.id == before["\(h.root)/Keep/k.jpg"]?.id)
+        #expect(try lib.agentState(Library.forgottenPathsKey) == nil)
+    }
+
     @Test func aDeletedFileBecomesATombstone() throws {
         let h = try AgentHarness()
         let p = h.dir.write("Pictures/d.jpg", photo(10))
