@@ -888,19 +888,10 @@ public final class Agent: @unchecked Sendable {
         // removal (the scanner would take it for an offline root).
         // Paths under a root whose disk is unmounted wait for it (the bare mount point is not
         // the library's folder); it is reconciled whole when it comes back.
-        func away(_ p: String) -> Bool { awayMounts.keys.contains { p == $0 || p.hasPrefix($0 + "/") } }
-        let folders = dirtyFolders.sorted()
-        var paths: [String] = []
-        for f in folders where !paths.contains(where: { f.hasPrefix($0 + "/") }) && !away(f) {
-            if roots.contains(f) || FileSystem.lstatusIfExists(f)?.isDirectory == true {
-                paths.append(f)
-            } else {
-                try? removed(f)
-            }
-        }
-        for f in dirtyFiles.sorted() where !paths.contains(where: { f.hasPrefix($0 + "/") }) && !away(f) {
-            if FileSystem.lstatusIfExists(f)?.isRegular == true { paths.append(f) } else { try? removed(f) }
-        }
+        let (paths, missing) = Agent.pathsToReconcile(
+            folders: dirtyFolders, files: dirtyFiles, roots: Set(roots), waiting: Set(awayMounts.keys),
+            isFolder: Agent.isFolder, isFile: { FileSystem.lstatusIfExists($0)?.isRegular == true })
+        for p in missing { try? removed(p) }
         guard !paths.isEmpty else {
             dirtyFiles.removeAll()
             dirtyFolders.removeAll()
@@ -1020,6 +1011,47 @@ public final class Agent: @unchecked Sendable {
         progress = nil
         publish(state: pausedUntil != nil || holdReason != nil ? "paused" : "watching")
         statusDirty = true
+    }
+
+    /// What a reconcile scans of the dirty `folders` and `files`: each that is there and not
+    /// inside another one scanned (roots always: the scanner says when one is offline), the
+    /// folders then the files, each in path order; and the paths no longer there (removals). Paths at or under a `waiting` root
+    /// are neither.
+    ///
+    /// A path is looked up by its folders above (a set), not against every path taken: a backlog
+    /// of 30 000 files written into one folder was compared pairwise — half a billion prefix
+    /// tests, 22 s in which the status said "watching", pending 0.
+    static func pathsToReconcile(
+        folders: Set<String>, files: Set<String>, roots: Set<String>, waiting: Set<String>,
+        isFolder: (String) -> Bool, isFile: (String) -> Bool
+    ) -> (paths: [String], missing: [String]) {
+        var taken: Set<String> = []
+        var paths: [String] = []
+        var missing: [String] = []
+        func covered(_ p: String, by set: Set<String>) -> Bool {
+            if set.contains(p) { return true }
+            var i = p.endIndex
+            while let slash = p[..<i].lastIndex(of: "/") {
+                let above = slash == p.startIndex ? "/" : String(p[..<slash])
+                if set.contains(above) { return true }
+                if slash == p.startIndex { break }
+                i = slash
+            }
+            return false
+        }
+        // Sorted, a folder comes before the folders inside it.
+        for f in folders.sorted() where !covered(f, by: taken) && !covered(f, by: waiting) {
+            if roots.contains(f) || isFolder(f) {
+                taken.insert(f)
+                paths.append(f)
+            } else {
+                missing.append(f)
+            }
+        }
+        for f in files.sorted() where !covered(f, by: taken) && !covered(f, by: waiting) {
+            if isFile(f) { paths.append(f) } else { missing.append(f) }
+        }
+        return (paths, missing)
     }
 
     /// Regroups after a reconcile (`afterReconcile`), serving the loop a few times a second
