@@ -233,10 +233,11 @@ public final class Agent: @unchecked Sendable {
     /// still lead there. A folder above a root renamed (`~/Photos` → `~/Old photos` for the
     /// root `~/Photos/Family`) sends the root no event of its own, and its watches went on
     /// reporting the new files under the old path, where no file is.
-    /// `mountID` is the mount holding it (`MountInfo.id`; nil without a mount table): a root
-    /// that is itself a mount point (an SD card, a USB disk, a NAS share) unmounted leads to the
-    /// bare folder it was mounted on, which is not the library's.
-    private var rootIdentity: [String: (device: UInt64, inode: UInt64, mountID: Int?)] = [:]
+    /// `mount` is the mount holding it (`MountInfo.id` and `parentID`; nil without a mount
+    /// table): a root that is itself a mount point (an SD card, a USB disk, a NAS share)
+    /// unmounted leads to the bare folder it was mounted on, in the mount below, which is not
+    /// the library's.
+    private var rootIdentity: [String: (device: UInt64, inode: UInt64, mount: (id: Int, parentID: Int)?)] = [:]
 
     /// Roots offline because the file system holding them went (unmounted) while their path
     /// still leads to a folder (the bare mount point): where the path led then. Such a root is
@@ -246,7 +247,7 @@ public final class Agent: @unchecked Sendable {
     private func watchRoot(_ r: String) {
         watcher.watchTree(r)
         if let st = FileSystem.lstatusIfExists(r), st.isDirectory, watcher.isWatched(r) {
-            rootIdentity[r] = (st.device, st.inode, mountHolding(r)?.id)
+            rootIdentity[r] = (st.device, st.inode, mountHolding(r).map { ($0.id, $0.parentID) })
         } else {
             rootIdentity.removeValue(forKey: r)
         }
@@ -280,11 +281,18 @@ public final class Agent: @unchecked Sendable {
                 continue
             }
             let current = mountHolding(r)
-            if st.device == id.device && current?.id == id.mountID { continue }
-            // Its recorded mount still in the table: something was mounted on the root or a
-            // folder above it (or the mount table could not say): the path leads to that now.
-            let gone = id.mountID.map { m in mounts?.entries.contains { $0.id == m } == false } ?? (st.device != id.device)
-            if gone {
+            if st.device == id.device && current?.id == id.mount?.id { continue }
+            // Away: its mount left the table and the path leads to the mount below it (the bare
+            // mount point). Otherwise something was mounted on the root or a folder above it, or
+            // the disk was put back in before the agent looked (another mount of its own): the
+            // path leads to that now. Without a mount table, another device is taken for away.
+            let away: Bool
+            if let m = id.mount, let mounts {
+                away = !mounts.entries.contains { $0.id == m.id } && current?.id == m.parentID
+            } else {
+                away = st.device != id.device
+            }
+            if away {
                 logger.notice("a root's disk was unmounted; it is offline until it is mounted again", ["root": r])
                 takeOffline(r, at: t, away: (st.device, current?.id))
             } else {
@@ -295,6 +303,22 @@ public final class Agent: @unchecked Sendable {
             }
         }
         if !offlineRoots.isEmpty { checkOfflineRoots(at: t) }
+    }
+
+    /// Roots whose watch the kernel dropped (`IN_IGNORED` after `IN_UNMOUNT`) while they are
+    /// online. A disk unmounted and mounted again before the agent looked, on the same device
+    /// number and mount id (both are reused), seems unchanged to `checkRootMounts`, yet every
+    /// watch on it is gone: it is watched and reconciled again, or offline when away.
+    private func checkDroppedRoots(at t: Date) {
+        let dropped = roots.filter { !offlineRoots.contains($0) && rootIdentity[$0] != nil && !watcher.isWatched($0) }
+        guard !dropped.isEmpty else { return }
+        checkRootMounts(at: t)
+        for r in dropped where !offlineRoots.contains(r) && !watcher.isWatched(r) {
+            logger.notice("a root's watches were dropped (its disk unmounted and mounted again?); watching it again", ["root": r])
+            watcher.unwatch(r)
+            watchRoot(r)
+            dirtyFolders.insert(r)
+        }
     }
 
     /// A root goes offline: its watches dropped, its rows kept (an event queued before is no
@@ -678,6 +702,7 @@ public final class Agent: @unchecked Sendable {
         let t = now
         checkRootPaths(Set(events.compactMap { watcher.pathByWatch[$0.wd] }), at: t)
         for e in events { ingest(e, at: t) }
+        if events.contains(where: { $0.has(Inotify.ignored) }) { checkDroppedRoots(at: t) }
     }
 
     /// Feeds one inotify event to the tracker (see man 7 inotify for the event kinds).

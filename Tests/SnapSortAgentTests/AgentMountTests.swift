@@ -111,4 +111,42 @@ import Testing
         #expect(waitUntil { offline() == [] })
         #expect(try again.live(lib)["\(root)/a.jpg"]?.status == "ok")
     }
+
+    /// The disk taken out and put back before the agent looked (here: while its loop had not
+    /// started): its path leads to a mount of its own again, not to the bare mount point, so it
+    /// is watched and reconciled as it is now, never offline. The kernel reuses mount ids and
+    /// device numbers: the same disk, or a fresh tmpfs, may look unchanged but for its
+    /// watches, which the kernel dropped (`bind` false).
+    @Test(.enabled(if: Tmpfs.canMount, "mounting a tmpfs needs root (CAP_SYS_ADMIN)"), arguments: [false, true])
+    func aDiskPutBackBeforeTheAgentLookedIsWatchedAsItIsNow(bind: Bool) throws {
+        let card = TempDir("snapsort-card")
+        func insert(_ root: String) throws {
+            if bind { try Tmpfs.bind(card.path + "/disk", at: root) } else { try Tmpfs.mount(at: root) }
+        }
+        if bind { try Tmpfs.mount(at: card.folder("disk")) }
+        defer { if bind { try? Tmpfs.unmount(card.path + "/disk") } }
+        var mounted = false
+        let h = try AgentHarness(
+            setup: { dir in
+                mounted = (try? insert(dir.folder("Pictures"))) != nil
+                dir.write("Pictures/a.jpg", photo(61))
+            },
+            tweak: { $0.offlineCheckInterval = 3600 })
+        defer { if mounted { try? Tmpfs.unmount(h.root) } }
+        #expect(mounted)
+        try Tmpfs.unmount(h.root)
+        try insert(h.root)
+        h.dir.write("Pictures/b.jpg", photo(62))
+        h.start()
+        defer { h.stop() }
+        let lib = try h.reader()
+        #expect(try waitUntil { try h.live(lib)["\(h.root)/b.jpg"]?.status == "ok" }, "\(h.logs.messages)")
+        #expect(h.waitIdle())
+        #expect(h.status()?["agent"]?["offline_roots"]?.arrayValue?.isEmpty == true)
+        // Watched on the disk, not on the bare folder under it: a photo written now arrives.
+        h.dir.write("Pictures/c.jpg", photo(63))
+        #expect(try waitUntil { try h.live(lib)["\(h.root)/c.jpg"]?.status == "ok" }, "\(h.logs.messages)")
+        let expected = (bind ? ["a", "b", "c"] : ["b", "c"]).map { "\(h.root)/\($0).jpg" }
+        #expect(try waitUntil { try h.live(lib).keys.sorted() == expected }, "\(h.logs.messages)")
+    }
 }
