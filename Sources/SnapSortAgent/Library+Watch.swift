@@ -67,4 +67,14 @@ extension Library {
         }
         return gone.count
     }
+
+    /// The paths `forget` dropped since the last call (`forgottenPathsKey`), read and cleared in
+    /// one transaction (a `forget` running meanwhile is kept for the next call).
+    public func takeForgottenPaths() throws -> [String] {
+        try db.transaction {
+            guard let text = try agentState(Library.forgottenPathsKey) else { return [] }
+            try setAgentState(Library.forgottenPathsKey, nil)
+            return text.split(separator: "\n").map(String.init)
+        }
+    }
 }

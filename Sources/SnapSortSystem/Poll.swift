@@ -15,6 +15,22 @@ public enum Poll {
         return set.filter { $0.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 }.map(\.fd)
     }
 
+    /// `readable`, also waiting for a priority event on `priority` (a `MountTable`'s
+    /// descriptor, which is always readable and reports a change as `POLLPRI`; see proc(5)).
+    /// Those are returned when `POLLPRI` or `POLLERR` is set.
+    public static func readable(_ fds: [Int32], priority: [Int32], timeoutMs: Int32) throws -> [Int32] {
+        guard !priority.isEmpty else { return try readable(fds, timeoutMs: timeoutMs) }
+        var set =
+            fds.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) } + priority.map { pollfd(fd: $0, events: Int16(POLLPRI), revents: 0) }
+        let n = set.withUnsafeMutableBufferPointer { Glibc.poll($0.baseAddress, nfds_t($0.count), timeoutMs) }
+        if n < 0 {
+            if errno == EINTR { return [] }
+            throw SystemError.fromErrno("poll")
+        }
+        let plain = set[..<fds.count].filter { $0.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 }.map(\.fd)
+        return plain + set[fds.count...].filter { $0.revents & Int16(POLLPRI | POLLERR) != 0 }.map(\.fd)
+    }
+
     /// `readable`, also watching `output` (a pipe or terminal we write to) for its reader going
     /// away: `hungUp` when it did (the kernel reports `POLLERR`/`POLLHUP` without being asked).
     public static func readable(_ fds: [Int32], orHangUpOf output: Int32, timeoutMs: Int32) throws -> (readable: [Int32], hungUp: Bool) {

@@ -236,7 +236,9 @@ extension Library {
         try db.run("DELETE FROM folders WHERE path = ? OR (path >= ? AND path < ?)", dir, lo, hi)
     }
 
-    /// Drops every row at or under `dir` (files on disk are untouched).
+    /// Drops every row at or under `dir` (files on disk are untouched). `dir` is added to the
+    /// agent state's `forgottenPathsKey`: a running agent lists it again (what is under a watched
+    /// root comes back, as a `snapsort scan` would bring it) and clears the key.
     public func forget(under dir: String) throws -> Int {
         let (lo, hi) = Library.prefixBounds(dir)
         return try db.transaction {
@@ -244,9 +246,15 @@ extension Library {
             let n = db.changes
             try db.run("DELETE FROM roots WHERE path = ? OR (path >= ? AND path < ?)", dir, lo, hi)
             try db.run("DELETE FROM folders WHERE path = ? OR (path >= ? AND path < ?)", dir, lo, hi)
+            let earlier = try agentState(Library.forgottenPathsKey).map { $0 + "\n" } ?? ""
+            try setAgentState(Library.forgottenPathsKey, earlier + dir)
             return n
         }
     }
+
+    /// The agent state key listing the paths `forget` dropped since the agent last looked (one
+    /// a line).
+    public static let forgottenPathsKey = "forgotten_paths"
 
     /// A folder's recorded stamp: what it was when a scan last listed it completely.
     public struct FolderStamp: Sendable, Equatable {

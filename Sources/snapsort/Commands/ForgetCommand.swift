@@ -10,8 +10,9 @@ enum ForgetCommand: Command {
 
         Removes every library row at or under DIR — analysis, tombstones, the root entry — for
         example the demo library's. Files on disk are never touched. A folder that is still a
-        configured root would be scanned again by the agent: remove it first with
-        'snapsort roots remove DIR'.
+        configured root, or inside one, is scanned again by a running agent (as by the next
+        'snapsort scan'): remove the root first with 'snapsort roots remove DIR', or exclude the
+        folder.
         """
 
     static func run(_ args: inout Arguments, _ ctx: Context) throws -> Int32 {
