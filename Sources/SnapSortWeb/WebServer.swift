@@ -46,6 +46,8 @@ public final class WebServer: Sendable {
         /// Write `web.json` (the server a user runs); tests may leave it out.
         public var writeInfo = true
         public var addresses = ["127.0.0.1", "::1"]
+        /// How many connections, and how long one without the key may stay (tests tighten them).
+        public var limits = HTTPServer.Limits()
 
         public init(dbPath: String, config: Configuration, env: Environment) {
             self.dbPath = dbPath
@@ -86,9 +88,9 @@ public final class WebServer: Sendable {
         let token = options.writeInfo ? try WebSecurity.keptToken(at: options.dbPath + ".web-token") : try WebSecurity.makeToken()
         let webRoot = options.webRoot ?? DataDirectory.find(options.env).map { $0 + "/web" }
         let app = WebApp(library: library, options: options, webRoot: webRoot)
-        let server = try HTTPServer(addresses: options.addresses, port: options.port) { request in
-            app.handle(request)
-        }
+        let server = try HTTPServer(
+            addresses: options.addresses, port: options.port, maxBodyBytes: WebApp.maxBodyBytes, limits: options.limits,
+            screen: { app.screen($0) }, handler: { app.handle($0) })
         let port = server.port
         let addresses = server.addresses.joined(separator: " ")
         app.setSecurity(WebSecurity(token: token, port: port))
@@ -170,7 +172,29 @@ final class WebApp: Sendable {
         renditions = RenditionCache(env: options.env)
     }
 
+    /// Request bodies above this are refused (413), before they are read when announced.
+    static let maxBodyBytes = 1 << 20
+
     func setSecurity(_ s: WebSecurity) { security.withLock { $0 = s } }
+
+    /// The headers alone, before any body is read: a request without the key, to another
+    /// host, or announcing a body over the limit is answered now, and libmicrohttpd closes
+    /// without reading what it sends (a 1 GiB upload without the key held a slot while it
+    /// was read to the end). One with the key marks its connection trusted.
+    func screen(_ r: HTTPRequest) -> HTTPServer.Screening {
+        guard let sec = security.withLock({ $0 }) else { return .answer(handle(r)) }
+        let length = r.header("content-length").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        guard sec.hostAllowed(r) else { return .answer(handle(r)) }
+        if sec.authenticate(r) != nil {
+            if let length, length > Self.maxBodyBytes {
+                var res = Self.error(413, "request body too large")
+                res.headers += WebSecurity.common
+                return .answer(res)
+            }
+            return .proceed(trusted: true)
+        }
+        return .answer(handle(r))
+    }
 
     func withLibrary<T: Sendable>(_ body: (Library) throws -> T) throws -> T {
         try dbLock.withLock { _ in try body(library) }
