@@ -139,6 +139,8 @@ public final class WebServer: Sendable {
         s.stop()
         guard options.writeInfo else { return }
         WebInfo.remove(options.env, token: token, database: options.dbPath)
+        // The opener file holds the key too: it goes with the page.
+        PathName.withCString(PageOpener.path(options.env, port: port)) { _ = unlink($0) }
         // The server this one stood in front of in web.json (another library's page, the
         // agent's) is named again if it still serves: 'snapsort open' finds it.
         if let previousInfo, WebInfo.read(options.env) == nil, WebClient.answers(previousInfo) {

@@ -73,6 +73,9 @@ import Testing
         // --print-url still prints the key, on its own output, for pasting.
         let printed = try SnapsortBinary.run(["--db", h.lib.dbPath, "open", "--print-url"], env: env)
         #expect(printed.stdout.hasPrefix("http://127.0.0.1:\(h.port)/?token=\(h.token)"))
+        // The file goes with the page.
+        h.server.stop()
+        #expect(!FileSystem.exists(file))
     }
 
     /// The reminders' "Start a session" opens the same kind of file, never a URL with the key.
