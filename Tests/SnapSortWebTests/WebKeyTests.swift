@@ -116,6 +116,18 @@ import Testing
         #expect(try h.get("/api/summary", [("Cookie", "snapsort_token_\(h.port)=\(new)")]).status == 200)
         let kept = try FileSystem.readFile(h.lib.dbPath + ".web-token", limit: 256)
         #expect(String(decoding: kept, as: UTF8.self).hasPrefix(new))
+        // With the page stopped, --new-key replaces the kept key: the next server opens with
+        // another one (exit 3: nothing serves the page).
+        h.server.stop()
+        let stopped = try SnapsortBinary.run(["--db", h.lib.dbPath, "open", "--new-key", "--print-url"], env: h.env.variables)
+        #expect(stopped.status == 3, "\(stopped.stderr)")
+        var o = WebServer.Options(dbPath: h.lib.dbPath, config: Configuration(), env: h.env)
+        o.port = 0
+        o.addresses = ["127.0.0.1"]
+        let next = try WebServer.start(o)
+        defer { next.stop() }
+        #expect(next.token != new && next.token.count == 64)
+        #expect(try LoopbackHTTP.request("GET", "/api/summary", port: next.port, headers: [("Authorization", "Bearer \(new)")]).status == 401)
     }
 
     /// The Settings view's button: `POST /api/key` from the page itself. The browser that

@@ -42,15 +42,22 @@ enum OpenCommand: Command {
         }
         var found = served()
         if newKey {
-            if let info = found, info.database == nil || info.database == ctx.dbPath {
-                // The server makes the key, keeps it and rewrites web.json; read it again.
-                try WebClient.newKey(info)
-                found = served()
-            } else if found == nil {
-                // Nothing serves it: the next server opens with a new key.
+            var replaced = false
+            if let info = found {
+                // Another library's page is refused below, its key untouched.
+                if info.database == nil || info.database == ctx.dbPath {
+                    // The server makes the key, keeps it and rewrites web.json; read it again.
+                    try WebClient.newKey(info)
+                    found = served()
+                    replaced = true
+                }
+            } else if FileSystem.exists(ctx.dbPath) {
+                // Nothing serves it: the next server opens with a new key. (No library yet:
+                // no key either; its first server makes one.)
                 try WebServer.replaceKeptKey(dbPath: ctx.dbPath)
+                replaced = true
             }
-            if !ctx.quiet { ctx.err("snapsort: the page has a new key; browsers with the old one must be opened again") }
+            if replaced && !ctx.quiet { ctx.err("snapsort: the page has a new key; browsers with the old one must be opened again") }
         }
         if found == nil && start { found = try startPage(ctx, until: served) }
         guard let info = found else {
