@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 // libmicrohttpd is opened when the page is served (see snapsort_lazylib.h): with GnuTLS and the
@@ -19,6 +20,7 @@
     X(MHD_create_response_from_buffer) \
     X(MHD_create_response_from_fd_at_offset64) \
     X(MHD_destroy_response) \
+    X(MHD_get_connection_info) \
     X(MHD_get_connection_values) \
     X(MHD_get_daemon_info) \
     X(MHD_queue_response) \
@@ -37,11 +39,34 @@ static void load_mhd(void) {
                               mhd_error, sizeof mhd_error) != NULL;
 }
 
+// One open connection, from MHD's STARTED notification to its CLOSED one. A connection is
+// untrusted until one of its requests shows the key (the handler's screen says so); untrusted
+// ones are the ones a local user can open by the hundred and hold with a byte now and then.
+typedef struct ss_conn {
+    struct ss_conn *prev, *next;
+    int fd;
+    double started;
+    int trusted;
+    // Shut down by the reaper: its thread ends it; CLOSED frees it.
+    int cut;
+} ss_conn;
+
 struct ss_http_daemon {
     struct MHD_Daemon *mhd;
     ss_http_handler handler;
     void *context;
     size_t max_body;
+    ss_http_limits limits;
+    // The open connections, oldest first, and the reaper that cuts the untrusted ones that
+    // overstay (see reap). `lock` also keeps a descriptor from being closed (and its number
+    // reused) between the reaper finding it and shutting it down: MHD notifies CLOSED, which
+    // takes the lock, before it closes the socket.
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    pthread_t reaper;
+    int reaper_started;
+    int stopping;
+    ss_conn *head, *tail;
 };
 
 // Per-request state kept between the access handler's calls.
@@ -50,7 +75,121 @@ typedef struct {
     size_t len;
     size_t cap;
     int too_large;
+    // Answered when the headers arrived (refused before its body was read).
+    int answered;
 } ss_upload;
+
+// Connections libmicrohttpd takes beyond `limits.connections` (see ss_http_start).
+#define SS_HTTP_CUT_MARGIN 64u
+
+static double monotonic_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+// Cuts (shutdown(2): the connection's thread sees the end of its stream and closes it) every
+// untrusted connection older than `header_seconds`, and, while more than `untrusted` untrusted
+// ones are open, the oldest of those older than `grace_seconds` (a burst of real requests is
+// untrusted for the milliseconds their headers take: it is never cut). Returns the seconds
+// until the next connection could be due, or -1 when none is untrusted. Called with the lock.
+// libmicrohttpd has no deadline for a request's headers: its timeout is an idle timeout that
+// every byte resets, so a socket sending a byte every few seconds held a slot for ever.
+static double reap_locked(ss_http_daemon *d, double now) {
+    int open = 0;
+    double next = -1;
+    for (ss_conn *c = d->head; c; c = c->next)
+        if (!c->trusted && !c->cut) open++;
+    for (ss_conn *c = d->head; c; c = c->next) {
+        if (c->trusted || c->cut) continue;
+        double age = now - c->started;
+        if (age >= d->limits.header_seconds || (open > d->limits.untrusted && age >= d->limits.grace_seconds)) {
+            shutdown(c->fd, SHUT_RDWR);
+            c->cut = 1;
+            open--;
+            continue;
+        }
+        double due = (open > d->limits.untrusted ? d->limits.grace_seconds : d->limits.header_seconds) - age;
+        if (next < 0 || due < next) next = due;
+    }
+    return next;
+}
+
+static void *reaper_main(void *arg) {
+    ss_http_daemon *d = arg;
+    pthread_mutex_lock(&d->lock);
+    while (!d->stopping) {
+        double next = reap_locked(d, monotonic_now());
+        if (next < 0) {
+            pthread_cond_wait(&d->wake, &d->lock);
+            continue;
+        }
+        struct timespec until;
+        clock_gettime(CLOCK_MONOTONIC, &until);
+        double t = (double)until.tv_sec + (double)until.tv_nsec / 1e9 + next + 0.01;
+        until.tv_sec = (time_t)t;
+        until.tv_nsec = (long)((t - (double)until.tv_sec) * 1e9);
+        pthread_cond_timedwait(&d->wake, &d->lock, &until);
+    }
+    pthread_mutex_unlock(&d->lock);
+    return NULL;
+}
+
+static void on_connection(void *cls, struct MHD_Connection *connection, void **socket_context,
+                          enum MHD_ConnectionNotificationCode code) {
+    ss_http_daemon *d = cls;
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+        const union MHD_ConnectionInfo *info = mhd.MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+        ss_conn *c = calloc(1, sizeof *c);
+        if (!c || !info) {
+            free(c);
+            return;
+        }
+        c->fd = info->connect_fd;
+        c->started = monotonic_now();
+        pthread_mutex_lock(&d->lock);
+        c->prev = d->tail;
+        if (d->tail) d->tail->next = c;
+        else d->head = c;
+        d->tail = c;
+        *socket_context = c;
+        // Over the limit: the oldest untrusted connections make room at once (libmicrohttpd's
+        // own limit, above ours, resets a new connection when reached: it is a request of the
+        // page's as likely as not).
+        unsigned int open = 0;
+        for (ss_conn *o = d->head; o; o = o->next)
+            if (!o->cut) open++;
+        for (ss_conn *o = d->head; o && o != c && open > d->limits.connections; o = o->next) {
+            if (o->trusted || o->cut) continue;
+            shutdown(o->fd, SHUT_RDWR);
+            o->cut = 1;
+            open--;
+        }
+        pthread_cond_signal(&d->wake);
+        pthread_mutex_unlock(&d->lock);
+        return;
+    }
+    ss_conn *c = *socket_context;
+    if (!c) return;
+    pthread_mutex_lock(&d->lock);
+    if (c->prev) c->prev->next = c->next;
+    else d->head = c->next;
+    if (c->next) c->next->prev = c->prev;
+    else d->tail = c->prev;
+    pthread_mutex_unlock(&d->lock);
+    *socket_context = NULL;
+    free(c);
+}
+
+// Marks the connection as one that showed the key: the reaper leaves it alone.
+static void trust_connection(ss_http_daemon *d, struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = mhd.MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    if (!info || !info->socket_context) return;
+    ss_conn *c = info->socket_context;
+    pthread_mutex_lock(&d->lock);
+    c->trusted = 1;
+    pthread_mutex_unlock(&d->lock);
+}
 
 typedef struct {
     char *text;
@@ -108,10 +247,35 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
     ss_http_daemon *d = cls;
     ss_upload *up = *con_cls;
     if (!up) {
-        // First call: only the headers have arrived.
+        // First call: only the headers have arrived. The handler screens them (Host, the key,
+        // the announced length) and may answer at once: queued now, libmicrohttpd sends it and
+        // closes without reading the body (a 1 GiB upload without the key held a slot while it
+        // was read to the end before its 401).
         up = calloc(1, sizeof *up);
         if (!up) return MHD_NO;
         *con_cls = up;
+        ss_buffer headers = {0}, arguments = {0};
+        buffer_add(&headers, "");
+        buffer_add(&arguments, "");
+        mhd.MHD_get_connection_values(connection, MHD_HEADER_KIND, collect_header, &headers);
+        mhd.MHD_get_connection_values(connection, MHD_GET_ARGUMENT_KIND, collect_argument, &arguments);
+        ss_http_request request = {
+            .method = method,
+            .url = url,
+            .headers = headers.text ? headers.text : "",
+            .arguments = arguments.text ? arguments.text : "",
+            .connection = connection,
+            .headers_only = 1,
+        };
+        d->handler(d->context, &request);
+        free(headers.text);
+        free(arguments.text);
+        if (request.trusted) trust_connection(d, connection);
+        up->answered = request.answered;
+        return MHD_YES;
+    }
+    if (up->answered) {
+        *upload_data_size = 0;
         return MHD_YES;
     }
     if (*upload_data_size > 0) {
@@ -177,8 +341,20 @@ static void on_completed(void *cls, struct MHD_Connection *connection, void **co
     }
 }
 
-ss_http_daemon *ss_http_start(const char *address, int port, size_t max_body, ss_http_handler handler,
-                              void *context, char message[SS_HTTP_MSG]) {
+static void stop_reaper(ss_http_daemon *d) {
+    if (!d->reaper_started) return;
+    pthread_mutex_lock(&d->lock);
+    d->stopping = 1;
+    pthread_cond_signal(&d->wake);
+    pthread_mutex_unlock(&d->lock);
+    pthread_join(d->reaper, NULL);
+    d->reaper_started = 0;
+    pthread_cond_destroy(&d->wake);
+    pthread_mutex_destroy(&d->lock);
+}
+
+ss_http_daemon *ss_http_start(const char *address, int port, size_t max_body, ss_http_limits limits,
+                              ss_http_handler handler, void *context, char message[SS_HTTP_MSG]) {
     struct sockaddr_in v4;
     struct sockaddr_in6 v6;
     struct sockaddr *addr;
@@ -211,14 +387,34 @@ ss_http_daemon *ss_http_start(const char *address, int port, size_t max_body, ss
     d->handler = handler;
     d->context = context;
     d->max_body = max_body;
+    d->limits = limits;
+    pthread_mutex_init(&d->lock, NULL);
+    pthread_condattr_t cattr;
+    pthread_condattr_init(&cattr);
+    pthread_condattr_setclock(&cattr, CLOCK_MONOTONIC);
+    pthread_cond_init(&d->wake, &cattr);
+    pthread_condattr_destroy(&cattr);
+    if (pthread_create(&d->reaper, NULL, reaper_main, d) != 0) {
+        snprintf(message, SS_HTTP_MSG, "cannot start the connection reaper");
+        pthread_cond_destroy(&d->wake);
+        pthread_mutex_destroy(&d->lock);
+        free(d);
+        return NULL;
+    }
+    d->reaper_started = 1;
+    // libmicrohttpd's limit is above ours by a margin for connections cut but not yet closed:
+    // reached, it resets every new connection (at 64, 100 idle sockets starved the page and
+    // 200 parallel requests of its own were reset).
     d->mhd = mhd.MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, on_request, d,
                               MHD_OPTION_SOCK_ADDR, addr,
                               MHD_OPTION_NOTIFY_COMPLETED, on_completed, d,
+                              MHD_OPTION_NOTIFY_CONNECTION, on_connection, d,
                               MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)60,
-                              MHD_OPTION_CONNECTION_LIMIT, (unsigned int)64,
+                              MHD_OPTION_CONNECTION_LIMIT, limits.connections + SS_HTTP_CUT_MARGIN,
                               MHD_OPTION_END);
     if (!d->mhd) {
         snprintf(message, SS_HTTP_MSG, "cannot listen on %s port %d", address, port);
+        stop_reaper(d);
         free(d);
         return NULL;
     }
@@ -233,6 +429,7 @@ int ss_http_port(ss_http_daemon *daemon) {
 void ss_http_stop(ss_http_daemon *daemon) {
     if (!daemon) return;
     mhd.MHD_stop_daemon(daemon->mhd);
+    stop_reaper(daemon);
     free(daemon);
 }
 

@@ -70,6 +70,37 @@ public struct HTTPResponse: Sendable {
 /// The handler runs on those threads and must be thread-safe.
 public final class HTTPServer: @unchecked Sendable {
     public typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
+    /// Looks at a request when its headers have arrived, before its body is read.
+    public typealias Screen = @Sendable (HTTPRequest) -> Screening
+
+    /// What the screen decided about a request whose headers (only) have arrived.
+    public enum Screening: Sendable {
+        /// Read the body and call the handler; `trusted`: the request showed the key, and its
+        /// connection is no longer cut by `Limits` for being slow.
+        case proceed(trusted: Bool)
+        /// Answer now, without reading the body (libmicrohttpd then closes the connection).
+        case answer(HTTPResponse)
+    }
+
+    /// How many connections the server takes, and how long one that no request has shown the
+    /// key on (untrusted) may stay open. libmicrohttpd's own timeout is an idle timeout that
+    /// every byte resets: 100 sockets sending a header line every 20 s held every slot.
+    public struct Limits: Sendable {
+        /// Open connections per address: a new one beyond this many cuts the oldest untrusted
+        /// one at once (libmicrohttpd takes 64 more, for those cut but not yet closed, then
+        /// resets new ones; 200 parallel requests of the page's own must all get in).
+        public var connections = 256
+        /// Untrusted connections kept while more are open: beyond this many, the oldest are
+        /// cut once older than `graceSeconds`.
+        public var untrusted = 32
+        /// An untrusted connection is cut this long after it was accepted, whatever it sends.
+        public var headerSeconds = 10.0
+        /// A burst of real requests is untrusted for the time their headers take: never cut
+        /// before this age for being one too many.
+        public var graceSeconds = 1.0
+
+        public init() {}
+    }
 
     /// The port every address listens on.
     public let port: Int
@@ -81,24 +112,38 @@ public final class HTTPServer: @unchecked Sendable {
 
     final class HandlerBox: Sendable {
         let handler: Handler
-        init(_ h: @escaping Handler) { handler = h }
+        let screen: Screen
+        init(_ h: @escaping Handler, _ s: @escaping Screen) {
+            handler = h
+            screen = s
+        }
     }
 
     /// Binds the first address on `port` (0: any free port; taken: the next free one up to
     /// `port + portAttempts - 1`), then the other addresses on the same port (an address that
     /// cannot be bound, e.g. `::1` without IPv6, is left out). Throws when the first fails.
+    /// `screen` sees each request when its headers have arrived (default: read every body,
+    /// every connection trusted).
     public init(
         addresses: [String] = ["127.0.0.1", "::1"], port: Int, portAttempts: Int = 20,
-        maxBodyBytes: Int = 1 << 20, handler: @escaping Handler
+        maxBodyBytes: Int = 1 << 20, limits: Limits = Limits(),
+        screen: @escaping Screen = { _ in .proceed(trusted: true) }, handler: @escaping Handler
     ) throws {
         precondition(!addresses.isEmpty, "HTTPServer needs an address")
-        let box = Unmanaged.passRetained(HandlerBox(handler))
+        let box = Unmanaged.passRetained(HandlerBox(handler, screen))
         let context = box.toOpaque()
         let callback: ss_http_handler = { ctx, request in
             guard let ctx, let request else { return }
             let box = Unmanaged<HandlerBox>.fromOpaque(ctx).takeUnretainedValue()
-            HTTPServer.serve(request, box.handler)
+            if request.pointee.headers_only != 0 {
+                HTTPServer.screen(request, box.screen)
+            } else {
+                HTTPServer.serve(request, box.handler)
+            }
         }
+        let cLimits = ss_http_limits(
+            connections: UInt32(clamping: limits.connections), untrusted: UInt32(clamping: limits.untrusted),
+            header_seconds: limits.headerSeconds, grace_seconds: limits.graceSeconds)
         var msg = [CChar](repeating: 0, count: Int(SS_HTTP_MSG))
         var first: OpaquePointer?
         var bound = 0
@@ -106,7 +151,7 @@ public final class HTTPServer: @unchecked Sendable {
         for attempt in 0..<tries {
             let p = port == 0 ? 0 : port + attempt
             guard p <= 65535 else { break }
-            if let d = ss_http_start(addresses[0], Int32(p), maxBodyBytes, callback, context, &msg) {
+            if let d = ss_http_start(addresses[0], Int32(p), maxBodyBytes, cLimits, callback, context, &msg) {
                 first = d
                 bound = Int(ss_http_port(d))
                 break
@@ -119,7 +164,7 @@ public final class HTTPServer: @unchecked Sendable {
         var all = [first]
         var names = [addresses[0]]
         for a in addresses.dropFirst() {
-            if let d = ss_http_start(a, Int32(bound), maxBodyBytes, callback, context, &msg) {
+            if let d = ss_http_start(a, Int32(bound), maxBodyBytes, cLimits, callback, context, &msg) {
                 all.append(d)
                 names.append(a)
             }
@@ -146,8 +191,19 @@ public final class HTTPServer: @unchecked Sendable {
         box.release()
     }
 
+    private static func screen(_ raw: UnsafeMutablePointer<ss_http_request>, _ screen: Screen) {
+        switch screen(request(raw.pointee)) {
+        case .proceed(let trusted): raw.pointee.trusted = trusted ? 1 : 0
+        case .answer(var response): respond(raw, &response)
+        }
+    }
+
     private static func serve(_ raw: UnsafeMutablePointer<ss_http_request>, _ handler: Handler) {
-        let r = raw.pointee
+        var response = handler(request(raw.pointee))
+        respond(raw, &response)
+    }
+
+    private static func request(_ r: ss_http_request) -> HTTPRequest {
         var headers: [String: String] = [:]
         for line in String(cString: r.headers).split(separator: "\n") {
             guard let colon = line.firstIndex(of: ":") else { continue }
@@ -161,11 +217,9 @@ public final class HTTPServer: @unchecked Sendable {
             query[String(kv[0])] = kv.count > 1 ? String(kv[1]) : ""
         }
         let body = r.body.map { Array(UnsafeBufferPointer(start: $0, count: r.body_len)) } ?? []
-        let request = HTTPRequest(
+        return HTTPRequest(
             method: String(cString: r.method), path: String(cString: r.url), headers: headers,
             query: query, body: body, bodyTooLarge: r.body_too_large != 0)
-        var response = handler(request)
-        respond(raw, &response)
     }
 
     private static func respond(_ raw: UnsafeMutablePointer<ss_http_request>, _ response: inout HTTPResponse) {
@@ -279,7 +333,8 @@ public enum LoopbackHTTP {
         return try send(Array((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8) + body, port: port, address: address)
     }
 
-    static func parse(_ data: [UInt8]) throws -> Response {
+    /// Parses a complete response (status line, headers, body; a chunked body is joined).
+    public static func parse(_ data: [UInt8]) throws -> Response {
         let sep: [UInt8] = [13, 10, 13, 10]
         var end = -1
         if data.count >= 4 {

@@ -11,4 +11,14 @@ public enum WebClient {
             headers: [("Authorization", "Bearer \(info.token)")])
         return r?.status == 200
     }
+
+    /// Asks the server in `info` for a new key (`POST /api/key`); throws when it refuses.
+    public static func newKey(_ info: WebInfo) throws {
+        let r = try LoopbackHTTP.request(
+            "POST", "/api/key", port: info.port,
+            headers: [("Authorization", "Bearer \(info.token)")])
+        guard r.status == 200 else {
+            throw SystemError(.decode, "the page refused a new key (HTTP \(r.status))", operation: "open --new-key")
+        }
+    }
 }

@@ -21,9 +21,20 @@ struct WebSecurity: Sendable {
             if t.count == 64, t.allSatisfy(\.isHexDigit) { return t }
         }
         let t = try makeToken()
-        try FileSystem.writeAtomically(path, Array((t + "\n").utf8), mode: 0o600)
+        try keepToken(t, at: path)
         return t
     }
+
+    /// Writes the key to `path` (0600, atomically).
+    static func keepToken(_ token: String, at path: String) throws {
+        try FileSystem.writeAtomically(path, Array((token + "\n").utf8), mode: 0o600)
+    }
+
+    /// Where the opener's form sends the key (`POST`, form body `key=…&deck=…`).
+    static let loginPath = "/open"
+
+    /// A deck id as it may stand in the refresh's fragment and an HTML attribute.
+    static let fragmentSafe = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789:-_.")
 
     static func makeToken() throws -> String {
         let fd = try FileDescriptor.open("/dev/urandom", O_RDONLY | O_CLOEXEC)

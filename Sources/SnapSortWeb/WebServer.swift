@@ -46,6 +46,8 @@ public final class WebServer: Sendable {
         /// Write `web.json` (the server a user runs); tests may leave it out.
         public var writeInfo = true
         public var addresses = ["127.0.0.1", "::1"]
+        /// How many connections, and how long one without the key may stay (tests tighten them).
+        public var limits = HTTPServer.Limits()
 
         public init(dbPath: String, config: Configuration, env: Environment) {
             self.dbPath = dbPath
@@ -56,10 +58,12 @@ public final class WebServer: Sendable {
     }
 
     public let port: Int
-    public let token: String
+    /// The page's key now (`POST /api/key` and `snapsort open --new-key` replace it).
+    public var token: String { app.token }
     /// `http://127.0.0.1:PORT/`
     public let url: String
-    public let info: WebInfo
+    /// Where the page is and its key now, as `web.json` says.
+    public var info: WebInfo { app.info }
     /// What web.json said before this server wrote it (another server, maybe still serving).
     private let previousInfo: WebInfo?
     let http: Mutex<HTTPServer?>
@@ -86,16 +90,14 @@ public final class WebServer: Sendable {
         let token = options.writeInfo ? try WebSecurity.keptToken(at: options.dbPath + ".web-token") : try WebSecurity.makeToken()
         let webRoot = options.webRoot ?? DataDirectory.find(options.env).map { $0 + "/web" }
         let app = WebApp(library: library, options: options, webRoot: webRoot)
-        let server = try HTTPServer(addresses: options.addresses, port: options.port) { request in
-            app.handle(request)
-        }
+        let server = try HTTPServer(
+            addresses: options.addresses, port: options.port, maxBodyBytes: WebApp.maxBodyBytes, limits: options.limits,
+            screen: { app.screen($0) }, handler: { app.handle($0) })
         let port = server.port
         let addresses = server.addresses.joined(separator: " ")
         app.setSecurity(WebSecurity(token: token, port: port))
         self.port = port
-        self.token = token
         self.url = "http://127.0.0.1:\(port)/"
-        self.info = WebInfo(url: "http://127.0.0.1:\(port)/", port: port, token: token, pid: Int(getpid()), database: options.dbPath)
         self.http = Mutex(server)
         self.app = app
         self.previousInfo = options.writeInfo ? WebInfo.read(options.env) : nil
@@ -137,6 +139,8 @@ public final class WebServer: Sendable {
         s.stop()
         guard options.writeInfo else { return }
         WebInfo.remove(options.env, token: token, database: options.dbPath)
+        // The opener file holds the key too: it goes with the page.
+        PathName.withCString(PageOpener.path(options.env, port: port)) { _ = unlink($0) }
         // The server this one stood in front of in web.json (another library's page, the
         // agent's) is named again if it still serves: 'snapsort open' finds it.
         if let previousInfo, WebInfo.read(options.env) == nil, WebClient.answers(previousInfo) {
@@ -145,6 +149,13 @@ public final class WebServer: Sendable {
     }
 
     deinit { stop() }
+
+    /// Replaces the key kept next to the library at `dbPath` while no page serves it (`snapsort
+    /// open --new-key` with the page stopped): the next server opens with the new one, and
+    /// cookies and links with the old one are refused.
+    public static func replaceKeptKey(dbPath: String) throws {
+        try WebSecurity.keepToken(try WebSecurity.makeToken(), at: dbPath + ".web-token")
+    }
 }
 
 /// Dispatches requests: guards first, then static files, media and the API.
@@ -170,7 +181,71 @@ final class WebApp: Sendable {
         renditions = RenditionCache(env: options.env)
     }
 
+    /// Request bodies above this are refused (413), before they are read when announced.
+    static let maxBodyBytes = 1 << 20
+    /// The login form's body (`key=…&deck=…`) is read without the key shown: this much at most.
+    static let maxLoginBodyBytes = 4096
+
     func setSecurity(_ s: WebSecurity) { security.withLock { $0 = s } }
+
+    var token: String { security.withLock { $0?.token ?? "" } }
+
+    var info: WebInfo {
+        let port = security.withLock { $0?.port ?? 0 }
+        return WebInfo(url: "http://127.0.0.1:\(port)/", port: port, token: token, pid: Int(getpid()), database: options.dbPath)
+    }
+
+    /// A new key for the page: kept next to the library (the user's server), written to
+    /// `web.json`, and from now on the only one accepted (cookies with the old one get 401).
+    func newKey() throws -> WebSecurity {
+        let token = try WebSecurity.makeToken()
+        if options.writeInfo { try WebSecurity.keepToken(token, at: options.dbPath + ".web-token") }
+        let sec = try security.withLock { s -> WebSecurity in
+            guard let old = s else { throw WebError(503, "starting") }
+            s = WebSecurity(token: token, port: old.port)
+            return s!
+        }
+        if options.writeInfo {
+            // web.json names this page only when it still does (another library's page may
+            // have been started since); the library's own file always.
+            let info = self.info
+            if let shared = WebInfo.read(options.env), shared.port == info.port, shared.pid == info.pid {
+                try info.write(options.env)
+            } else {
+                try info.writeOwn(options.env)
+            }
+        }
+        options.logger.info("the page has a new key")
+        return sec
+    }
+
+    /// The headers alone, before any body is read: a request without the key, to another
+    /// host, or announcing a body over the limit is answered now, and libmicrohttpd closes
+    /// without reading what it sends (a 1 GiB upload without the key held a slot while it
+    /// was read to the end). One with the key marks its connection trusted.
+    func screen(_ r: HTTPRequest) -> HTTPServer.Screening {
+        guard let sec = security.withLock({ $0 }) else { return .answer(handle(r)) }
+        let length = r.header("content-length").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        guard sec.hostAllowed(r) else { return .answer(handle(r)) }
+        if sec.authenticate(r) != nil {
+            if let length, length > Self.maxBodyBytes {
+                var res = Self.error(413, "request body too large")
+                res.headers += WebSecurity.common
+                return .answer(res)
+            }
+            return .proceed(trusted: true)
+        }
+        // The login form carries the key in its small body.
+        if r.path == WebSecurity.loginPath && r.method == "POST" {
+            if (length ?? Int.max) > Self.maxLoginBodyBytes {
+                var res = Self.error(413, "request body too large")
+                res.headers += WebSecurity.common
+                return .answer(res)
+            }
+            return .proceed(trusted: false)
+        }
+        return .answer(handle(r))
+    }
 
     func withLibrary<T: Sendable>(_ body: (Library) throws -> T) throws -> T {
         try dbLock.withLock { _ in try body(library) }
@@ -186,12 +261,11 @@ final class WebApp: Sendable {
         guard let sec = security.withLock({ $0 }) else { return Self.error(503, "starting") }
         guard sec.hostAllowed(r) else { return Self.error(403, "this page is only served to this machine (Host refused)") }
         if r.method == "OPTIONS" { return Self.error(405, "method not allowed") }
+        if r.path == WebSecurity.loginPath { return login(r, sec) }
         guard let proof = sec.authenticate(r) else {
             // A browser asking for the page gets a page that says what to do, not JSON.
             if !r.path.hasPrefix("/api/") && !r.path.hasPrefix("/media/") && (r.header("accept") ?? "").contains("text/html") {
-                let html =
-                    "<!doctype html><html lang=\"en\"><meta charset=\"utf-8\"><title>SnapSort</title><body><h1>SnapSort</h1><p>This page opens with its key. Run <code>snapsort open</code> (or click a SnapSort reminder): it opens the page with the key, and this browser remembers it for 30 days.</p></body></html>"
-                return HTTPResponse(status: 401, contentType: "text/html; charset=utf-8", Array(html.utf8), headers: [("Cache-Control", "no-store")])
+                return Self.keyNeeded(401)
             }
             return Self.error(401, "a token is needed: open the page with 'snapsort open'")
         }
@@ -203,6 +277,20 @@ final class WebApp: Sendable {
         // the address bar (the fragment, e.g. #deck=ID, survives the redirect).
         if proof == .query && r.method == "GET" && (r.path == "/" || r.path == "/index.html") {
             return HTTPResponse(status: 303, headers: [("Location", "/"), sec.cookieHeader, ("Cache-Control", "no-store")])
+        }
+        if r.path == "/api/key" {
+            guard r.method == "POST" else { return Self.error(405, "/api/key answers POST, not \(r.method)") }
+            do {
+                // The browser that asked keeps the page (its cookie is the new key); every
+                // other cookie, link and script with the old key gets 401.
+                let new = try newKey()
+                var res = Self.json(.object([("rotated", .bool(true))]))
+                res.headers.append(new.cookieHeader)
+                return res
+            } catch {
+                options.logger.warning("cannot make a new key", ["error": "\(error)"])
+                return Self.error(500, "cannot make a new key: \(error)")
+            }
         }
         do {
             if r.path.hasPrefix("/api/") { return try api(r) }
@@ -225,6 +313,46 @@ final class WebApp: Sendable {
             options.logger.warning("web request failed", ["web.path": r.path, "error": "\(error)"])
             return Self.error(500, "\(error)")
         }
+    }
+
+    /// `POST /open` with `key=…` (and `deck=…`) in a form body: what the file that `snapsort
+    /// open` and the reminders open in the browser sends, so the key is in no URL and no
+    /// process's arguments. Trades the key for the cookie, then moves to the page by a refresh
+    /// from the page itself: a `SameSite=Strict` cookie is not sent on a redirect whose chain
+    /// began at a `file:` page (cross-site), and the page answered 401.
+    private func login(_ r: HTTPRequest, _ sec: WebSecurity) -> HTTPResponse {
+        guard r.method == "POST" else { return Self.error(405, "\(WebSecurity.loginPath) answers POST, not \(r.method)") }
+        let form = Self.form(r.body)
+        guard let key = form["key"], WebSecurity.equal(key, sec.token) else {
+            return Self.keyNeeded(401)
+        }
+        var target = "/"
+        if let deck = form["deck"], !deck.isEmpty, deck.count <= 200 {
+            target += "#deck=" + (deck.addingPercentEncoding(withAllowedCharacters: WebSecurity.fragmentSafe) ?? "")
+        }
+        let html =
+            "<!doctype html><html lang=\"en\"><meta charset=\"utf-8\"><meta http-equiv=\"refresh\" content=\"0;url=\(target)\">"
+            + "<title>SnapSort</title><body><p><a href=\"\(target)\">Open the review page</a></p></body></html>"
+        return HTTPResponse(
+            status: 200, contentType: "text/html; charset=utf-8", Array(html.utf8), headers: [sec.cookieHeader, ("Cache-Control", "no-store")])
+    }
+
+    /// `application/x-www-form-urlencoded` pairs (`+` is a space).
+    static func form(_ body: [UInt8]) -> [String: String] {
+        var out: [String: String] = [:]
+        for pair in String(decoding: body, as: UTF8.self).split(separator: "&") {
+            let kv = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func decode(_ s: Substring) -> String { String(s).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? "" }
+            out[decode(kv[0])] = kv.count > 1 ? decode(kv[1]) : ""
+        }
+        return out
+    }
+
+    /// The page a browser without the key gets: what to do, not JSON.
+    static func keyNeeded(_ status: Int) -> HTTPResponse {
+        let html =
+            "<!doctype html><html lang=\"en\"><meta charset=\"utf-8\"><title>SnapSort</title><body><h1>SnapSort</h1><p>This page opens with its key. Run <code>snapsort open</code> (or click a SnapSort reminder): it opens the page with the key, and this browser remembers it for 30 days.</p></body></html>"
+        return HTTPResponse(status: status, contentType: "text/html; charset=utf-8", Array(html.utf8), headers: [("Cache-Control", "no-store")])
     }
 
     static func error(_ status: Int, _ message: String) -> HTTPResponse {

@@ -22,7 +22,8 @@ final class WebHarness: @unchecked Sendable {
 
     /// `pages`: also a ticket's QR code and a printed letter (Tests/Fixtures), which the
     /// regroup reads (the browser test shows what it read on their cards).
-    init(writeInfo: Bool = false, heic: Bool = true, pages: Bool = false) throws {
+    /// `limits`: the server's connection limits (default: the live ones).
+    init(writeInfo: Bool = false, heic: Bool = true, pages: Bool = false, limits: HTTPServer.Limits = HTTPServer.Limits()) throws {
         lib = try TestLibrary()
         let home = lib.dir.folder("home")
         env = Environment(
@@ -47,6 +48,7 @@ final class WebHarness: @unchecked Sendable {
         o.writeInfo = writeInfo
         o.addresses = ["127.0.0.1", "::1"]
         o.trashEnvironment = TrashEnvironment(environment: env)
+        o.limits = limits
         server = try WebServer.start(o)
     }
 

@@ -53,7 +53,7 @@ _snapsort() {
             else _snapsort_paths -f; fi ;;
         similar) if [[ $prev == similar ]]; then _snapsort_words "keeper not-similar trash-rest"; elif [[ $cur == -* ]]; then _snapsort_words "--all"; else _snapsort_paths -f; fi ;;
         stats) _snapsort_words "--json" ;;
-        open) _snapsort_words "--print-url --deck --start" ;;
+        open) _snapsort_words "--print-url --deck --start --new-key" ;;
         serve) _snapsort_words "--port --print-url" ;;
         remind) _snapsort_words "--now --next --wait" ;;
         help) _snapsort_words "$commands" ;;

@@ -33,7 +33,7 @@ complete -c snapsort -n '__fish_seen_subcommand_from trash' -l yes -l all -l jso
 complete -c snapsort -n '__fish_seen_subcommand_from similar' -a 'keeper not-similar trash-rest'
 complete -c snapsort -n '__fish_seen_subcommand_from similar' -l all
 complete -c snapsort -n '__fish_seen_subcommand_from open' -l deck -x
-complete -c snapsort -n '__fish_seen_subcommand_from open' -l start
+complete -c snapsort -n '__fish_seen_subcommand_from open' -l start -l new-key
 complete -c snapsort -n '__fish_seen_subcommand_from open serve' -l print-url
 complete -c snapsort -n '__fish_seen_subcommand_from serve' -l port -x
 complete -c snapsort -n '__fish_seen_subcommand_from remind' -l now -l next -l wait

@@ -785,6 +785,11 @@ async function saveSettings(e) {
   } catch (err) { say(err.message); }
 }
 
+async function newKey() {
+  if (!window.confirm("Give the page a new key? Every other browser, bookmark and script with the old one must be opened again with 'snapsort open'.")) return;
+  try { await api("key", {}); say("The page has a new key"); } catch (err) { say(err.message); }
+}
+
 // ---------- keyboard ----------
 function onKey(e) {
   const typing = ["INPUT", "TEXTAREA", "SELECT"].includes(e.target.tagName) || e.target.isContentEditable;
@@ -834,6 +839,7 @@ function init() {
   $("#celebrate-more").addEventListener("click", closeCelebration);
   $("#celebrate-home").addEventListener("click", closeCelebration);
   $("#settings-form").addEventListener("submit", saveSettings);
+  $("#new-key").addEventListener("click", newKey);
   document.addEventListener("keydown", trapViewerTab);
   document.addEventListener("keydown", onKey);
   window.addEventListener("hashchange", route);

@@ -69,7 +69,8 @@ public final class DesktopNotifier: ReminderNotifier, @unchecked Sendable {
 /// The review page a reminder opens, and how it is opened (injected: the page is issue 7's,
 /// the opener is `xdg-open`).
 public struct ReviewPage: Sendable {
-    /// The page's URL on a deck, nil when the page is not running.
+    /// What to open for a deck (the live one: the `file://` URL of the page's opener file,
+    /// `PageOpener`), nil when the page is not running.
     public var url: @Sendable (_ deck: String) -> String?
     /// Opens a URL in the user's browser, with the notification's activation token when the
     /// server sent one (the browser's window may then take the focus).
@@ -80,11 +81,15 @@ public struct ReviewPage: Sendable {
         self.open = open
     }
 
-    /// Reads where the running page of the library at `database` is (`PageFiles`) and opens it
+    /// Reads where the running page of the library at `database` is (`PageFiles`), writes its
+    /// opener file (`PageOpener`: the key stays out of the browser's arguments) and opens that
     /// with `URLOpener` (in its own systemd scope when a user manager runs).
     public static func live(_ env: Environment, database: String? = nil) -> ReviewPage {
         ReviewPage(
-            url: { deck in webURL(env, deck: deck, database: database) },
+            url: { deck in
+                guard let info = runningInfo(env, database: database) else { return nil }
+                return try? PageOpener.write(info, deck: deck, env: env)
+            },
             open: { url, token in
                 URLOpener.open(url, env: env, wait: false, silent: true, activationToken: token)
             })
@@ -100,13 +105,22 @@ public struct ReviewPage: Sendable {
     /// other must not open it. Nil when absent, or when the process that wrote it is gone (a
     /// server killed without removing it): nothing would answer.
     public static func webURL(_ env: Environment, deck: String, database: String? = nil) -> String? {
-        guard let info = database.map({ WebInfo.read(env, database: $0) }) ?? WebInfo.read(env) else { return nil }
-        if info.pid > 0, kill(pid_t(clamping: info.pid), 0) != 0, errno == ESRCH { return nil }
+        guard let info = runningInfo(env, database: database) else { return nil }
         let fragment = "#deck=" + (deck.addingPercentEncoding(withAllowedCharacters: .urlFragmentAllowed) ?? deck)
         let token = "?token=" + (info.token.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? info.token)
         guard info.url.hasPrefix("http") else { return "http://127.0.0.1:\(info.port)/\(token)\(fragment)" }
         let base = info.url.split(separator: "#", maxSplits: 1).first.map(String.init) ?? info.url
         return (base.split(separator: "?", maxSplits: 1).first.map(String.init) ?? base) + token + fragment
+    }
+}
+
+extension ReviewPage {
+    /// The page file of the library at `database` (or `web.json`), nil when absent or when the
+    /// process that wrote it is gone.
+    static func runningInfo(_ env: Environment, database: String?) -> WebInfo? {
+        guard let info = database.map({ WebInfo.read(env, database: $0) }) ?? WebInfo.read(env) else { return nil }
+        if info.pid > 0, kill(pid_t(clamping: info.pid), 0) != 0, errno == ESRCH { return nil }
+        return info
     }
 }
 

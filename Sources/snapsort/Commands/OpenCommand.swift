@@ -8,16 +8,21 @@ enum OpenCommand: Command {
     static let name = "open"
     static let summary = "open the review page of the running agent in the browser"
     static let usage = """
-        Usage: snapsort open [--print-url] [--deck ID] [--start]
+        Usage: snapsort open [--print-url] [--deck ID] [--start] [--new-key]
 
         Opens the review page that the running agent (or 'snapsort serve') serves on this
-        machine, with its access token, in the default browser (xdg-open, started through
-        'systemd-run --user --scope' where available), and prints the URL.
-          --print-url   only print the URL, as one line: http://127.0.0.1:PORT/?token=…
+        machine in the default browser (xdg-open, started through 'systemd-run --user --scope'
+        where available), and prints its address. The browser is started on a file only you
+        can read, $XDG_RUNTIME_DIR/snapsort/open-PORT.html (0600), whose form hands the page its
+        access token: the token is in no command line another user could read.
+          --print-url   only print the URL with the token, as one line:
+                        http://127.0.0.1:PORT/?token=… (to paste into a browser)
           --deck ID     open a deck directly (e.g. month:2024-05, later, group:screenshot)
           --start       when nothing serves the page, start it: the agent's user service
                         when systemd knows it, else 'snapsort serve' in the background (it runs
                         until you log out or stop it); the menu's SnapSort entry does this
+          --new-key     give the page a new token first: every browser, bookmark and script
+                        that has the old one must be opened again with 'snapsort open'
         The server writes its address and token to $XDG_RUNTIME_DIR/snapsort/web.json (0600),
         and to a file of its library's own beside it (web-KEY.json), so each library served
         finds its page.
@@ -27,6 +32,7 @@ enum OpenCommand: Command {
     static func run(_ args: inout Arguments, _ ctx: Context) throws -> Int32 {
         let printOnly = args.flag("--print-url")
         let start = args.flag("--start")
+        let newKey = args.flag("--new-key")
         let deck = try args.option("--deck")
         guard try args.positionals().isEmpty else { throw UsageError("open takes no arguments") }
         // The page of this library (its own file), else whichever web.json names.
@@ -35,6 +41,24 @@ enum OpenCommand: Command {
             return info
         }
         var found = served()
+        if newKey {
+            var replaced = false
+            if let info = found {
+                // Another library's page is refused below, its key untouched.
+                if info.database == nil || info.database == ctx.dbPath {
+                    // The server makes the key, keeps it and rewrites web.json; read it again.
+                    try WebClient.newKey(info)
+                    found = served()
+                    replaced = true
+                }
+            } else if FileSystem.exists(ctx.dbPath) {
+                // Nothing serves it: the next server opens with a new key. (No library yet:
+                // no key either; its first server makes one.)
+                try WebServer.replaceKeptKey(dbPath: ctx.dbPath)
+                replaced = true
+            }
+            if replaced && !ctx.quiet { ctx.err("snapsort: the page has a new key; browsers with the old one must be opened again") }
+        }
         if found == nil && start { found = try startPage(ctx, until: served) }
         guard let info = found else {
             throw CommandFailure(
@@ -46,13 +70,21 @@ enum OpenCommand: Command {
                 ExitCode.unavailable,
                 "the review page being served is for another library (\(served)); 'snapsort --db \(ctx.dbPath) serve' serves this one")
         }
-        var url = info.openURL
-        if let deck { url += "#deck=" + (deck.addingPercentEncoding(withAllowedCharacters: .urlFragmentAllowed) ?? deck) }
-        ctx.out(url)
-        if printOnly { return ExitCode.ok }
+        let fragment = deck.map { "#deck=" + ($0.addingPercentEncoding(withAllowedCharacters: .urlFragmentAllowed) ?? $0) } ?? ""
+        if printOnly {
+            // Asked for: the URL with the key, on our own output only (never an argument).
+            ctx.out(info.openURL + fragment)
+            return ExitCode.ok
+        }
+        ctx.out(info.url + fragment)
         ctx.flush()
-        guard URLOpener.open(url, env: ctx.env, wait: true) else {
-            throw CommandFailure(ExitCode.error, "could not start a browser (xdg-open); open the URL above by hand")
+        let opener: String
+        do { opener = try PageOpener.write(info, deck: deck, env: ctx.env) } catch {
+            throw CommandFailure(ExitCode.error, "cannot write the page's opener file: \(error)")
+        }
+        guard URLOpener.open(opener, env: ctx.env, wait: true) else {
+            throw CommandFailure(
+                ExitCode.error, "could not start a browser (xdg-open); 'snapsort open --print-url' prints the URL with the key to open by hand")
         }
         return ExitCode.ok
     }
