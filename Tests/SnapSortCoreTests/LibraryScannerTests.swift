@@ -332,6 +332,36 @@ private func small(_ seed: UInt64) -> [UInt8] { Fixtures.jpeg(seed: seed, width:
         #expect(try t.library.items(under: [disk]).count == 1)
     }
 
+    /// A disk unmounted while the scan walks it (the scanner had walked it, then found its
+    /// rows' files gone): its rows were tombstoned. The root is offline now, its rows kept.
+    @Test(.enabled(if: Tmpfs.canMount, "mounting needs root"))
+    func aDiskUnmountedDuringTheScanKeepsItsRows() throws {
+        let t = try TestLibrary()
+        let disk = t.dir.folder("media/card")
+        let other = t.dir.folder("media/other")
+        try Tmpfs.mount(at: disk)
+        var mounted = true
+        defer { if mounted { try? Tmpfs.unmount(disk) } }
+        try ScratchExt4.create(disk + "/IMG_1.jpg", Fixtures.jpeg(seed: 1))
+        try ScratchExt4.create(other + "/IMG_2.jpg", Fixtures.jpeg(seed: 2))
+        try t.scan([disk, other])
+        let scanner = t.scanner()
+        // The disk goes while the other root is walked, after its own walk listed nothing new.
+        scanner.afterWalk = { root in
+            if root == other, mounted {
+                try? Tmpfs.unmount(disk)
+                mounted = false
+            }
+        }
+        try ScratchExt4.create(other + "/IMG_3.jpg", Fixtures.jpeg(seed: 3))
+        try FileSystem.remove(disk + "/IMG_1.jpg")
+        let s = try scanner.scan([disk, other])
+        #expect(!mounted)
+        #expect(s.offlineRoots == [disk])
+        #expect(s.gone == 0 && s.added == 1)
+        #expect(try t.library.items(under: [disk]).count == 1)
+    }
+
     @Test func scanningOneFolderNeverTouchesAnother() throws {
         let t = try TestLibrary()
         let a = t.dir.write("Pictures/A/IMG_1.jpg", Fixtures.jpeg(seed: 1))

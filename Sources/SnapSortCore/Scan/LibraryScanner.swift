@@ -82,6 +82,11 @@ public final class LibraryScanner: @unchecked Sendable {
     public private(set) var foldersSkipped = 0
     /// Unchanged rows without a recorded birth time (libraries from before it was kept).
     private var birthsToRecord: [(id: Int64, path: String, status: FileStatus)] = []
+    /// The device of each folder walked, when its walk began (a disk unmounted during the
+    /// walk is told from a folder emptied).
+    private var walkedRootDevices: [String: UInt64] = [:]
+    /// Called after each folder's walk (tests: an unmount in the middle of a scan).
+    var afterWalk: (String) -> Void = { _ in }
 
     public init(
         library: Library, analyzer: Analyzer = Analyzer(), rules: ExcludeRules = ExcludeRules(), clock: Clock = .live,
@@ -135,6 +140,7 @@ public final class LibraryScanner: @unchecked Sendable {
         foldersListed = 0
         foldersSkipped = 0
         birthsToRecord = []
+        walkedRootDevices = [:]
         progress(ScanProgress(phase: .walking, done: 0, total: 0, filesPerSecond: 0, etaSeconds: nil))
         for raw in paths {
             let root = LibraryScanner.normalize(raw)
@@ -144,6 +150,18 @@ public final class LibraryScanner: @unchecked Sendable {
         // scan (regrouping) is not skipped after a crash in between (see `regroupPendingKey`).
         if !newFiles.isEmpty || jobs.contains(where: { $0.kind != .retry }) || !vanished.isEmpty {
             try library.setAgentState(LibraryScanner.regroupPendingKey, "1", at: clock.now())
+        }
+        // A root whose disk went away while it was walked (unmounted: its path leads to the
+        // folder underneath, on another device) is offline, not emptied: its rows stay.
+        for (root, device) in walkedRootDevices where (try? FileSystem.status(root))?.device != device {
+            let prefix = root == "/" ? "/" : root + "/"
+            for (id, row) in vanished where row.path.hasPrefix(prefix) { vanished.removeValue(forKey: id) }
+            newFiles.removeAll { $0.0.hasPrefix(prefix) }
+            jobs.removeAll { $0.path.hasPrefix(prefix) }
+            stamps.removeValue(forKey: root)
+            summary.offlineRoots.append(root)
+            if roots.map({ $0.contains(root) }) ?? true { try library.recordRoot(root, device: nil, online: false, at: clock.now()) }
+            logger.notice("root went away during the scan; keeping its rows", ["scan.root": root])
         }
         // Moves: a new path whose content matches a row whose file is gone.
         try library.db.transaction {
@@ -273,6 +291,8 @@ public final class LibraryScanner: @unchecked Sendable {
         }
         if isRoot { try library.recordRoot(root, device: rootStatus.device, online: true, at: clock.now()) }
         walked[root] = listing.stamps
+        walkedRootDevices[root] = rootStatus.device
+        afterWalk(root)
     }
 
     /// What the gated QR and OCR checks find in `r`, the analysis of `path` (`snapsort info`
