@@ -2,6 +2,7 @@
 // classifier through OpenCV DNN, behind plain C functions. Nothing here throws across the C
 // boundary: every dlib or OpenCV exception becomes -1 + message.
 #include "snapsort_vision.h"
+#include "snapsort_vision_internal.hpp"
 
 #include <dlib/image_processing.h>
 #include <dlib/image_processing/frontal_face_detector.h>
@@ -43,6 +44,18 @@ float eye_aspect_ratio(const dlib::full_object_detection &s, unsigned long first
 
 }  // namespace
 
+void ssv_internal::keep_luma(const uint8_t *rgb, int width, int height) {
+    last_gray.set_size(height, width);
+    for (int y = 0; y < height; y++) {
+        const uint8_t *row = rgb + size_t(y) * size_t(width) * 3;
+        for (int x = 0; x < width; x++) {
+            const uint8_t *p = row + size_t(x) * 3;
+            // BT.601 luma, as the rest of SnapSort measures.
+            last_gray[y][x] = (unsigned char)((299 * p[0] + 587 * p[1] + 114 * p[2] + 500) / 1000);
+        }
+    }
+}
+
 extern "C" int ssv_load_landmarks(const char *path, char *msg, size_t msg_len) {
     try {
         auto model = std::make_unique<dlib::shape_predictor>();
@@ -65,18 +78,9 @@ extern "C" int ssv_detect_faces(const uint8_t *rgb, int width, int height, ssv_f
     }
     try {
         if (!detector) detector = std::make_unique<dlib::frontal_face_detector>(dlib::get_frontal_face_detector());
-        dlib::array2d<unsigned char> &gray = last_gray;
-        gray.set_size(height, width);
-        for (int y = 0; y < height; y++) {
-            const uint8_t *row = rgb + size_t(y) * size_t(width) * 3;
-            for (int x = 0; x < width; x++) {
-                const uint8_t *p = row + size_t(x) * 3;
-                // BT.601 luma, as the rest of SnapSort measures.
-                gray[y][x] = (unsigned char)((299 * p[0] + 587 * p[1] + 114 * p[2] + 500) / 1000);
-            }
-        }
+        ssv_internal::keep_luma(rgb, width, height);
         std::vector<dlib::rect_detection> found;
-        (*detector)(gray, found, 0.0);
+        (*detector)(last_gray, found, 0.0);
         int n = 0;
         for (const auto &d : found) {
             if (n < max_faces && out) {

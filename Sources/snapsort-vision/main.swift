@@ -12,9 +12,11 @@
 //   any of them may answer {"error":"…"}
 // The parent decodes, orients and scales the photo (1024 px long side); we only see pixels.
 // Options: --landmarks PATH (default: Debian's libdlib-data file), --classifier PATH (default:
-// share/snapsort/models/efficientnet_lite0.onnx of our prefix, or share/models of a build tree).
-// The detector is built on the first request, the landmark model loaded on the first photo with
-// a face, the classifier on the first `classes` request.
+// share/snapsort/models/efficientnet_lite0.onnx of our prefix, or share/models of a build tree),
+// --face-detector PATH and --face-detector-config PATH (OpenCV's res10 SSD, found likewise),
+// --hog (dlib's HOG detector instead of the SSD, for comparisons).
+// The detector is loaded on the first request, the landmark model on the first photo with a
+// face, the classifier on the first `classes` request.
 import CVision
 import Glibc
 
@@ -33,20 +35,28 @@ let landmarksPath: String = {
     return defaultLandmarks
 }()
 
-/// The classifier: `--classifier PATH`, else the installed model beside our prefix, else the
+/// A shipped model file: `option PATH`, else the installed model beside our prefix, else the
 /// build tree's share/models (the helper runs from <repo>/.build*/<triple>/debug there).
-let classifierPath: String? = {
+func modelPath(_ name: String, option: String) -> String? {
     let args = CommandLine.arguments
-    if let i = args.firstIndex(of: "--classifier"), i + 1 < args.count { return args[i + 1] }
+    if let i = args.firstIndex(of: option), i + 1 < args.count { return args[i + 1] }
     var buffer = [CChar](repeating: 0, count: 4096)
     let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
     guard n > 0 else { return nil }
     let exe = text(Array(buffer[0..<n]) + [0])
     let dir = String(exe[..<(exe.lastIndex(of: "/") ?? exe.endIndex)])
-    let name = "efficientnet_lite0.onnx"
     let candidates = [dir + "/../../share/snapsort/models/" + name, dir + "/../../../share/models/" + name, dir + "/../../share/models/" + name]
     return candidates.first { access($0, R_OK) == 0 } ?? candidates[0]
-}()
+}
+
+/// The classifier: `--classifier PATH` or the shipped model.
+let classifierPath = modelPath("efficientnet_lite0.onnx", option: "--classifier")
+/// The face detector (OpenCV's ResNet-10 SSD): `--face-detector PATH` (the .caffemodel; its
+/// .prototxt is the shipped one) or the shipped model. `--hog` uses dlib's HOG detector instead
+/// (comparisons: its scores are on another scale, see `VisionRules.minFaceScore`).
+let faceWeightsPath = modelPath("res10_300x300_ssd_iter_140000.caffemodel", option: "--face-detector")
+let faceConfigPath = modelPath("res10_300x300_ssd_deploy.prototxt", option: "--face-detector-config")
+let useHOG = CommandLine.arguments.contains("--hog")
 /// The classifier's id in `hello` (the tier-2 version includes it: a new model re-runs tier 2).
 let classifierID = "efficientnet-lite0-imagenet-onnx10"
 
@@ -54,6 +64,7 @@ let classifierID = "efficientnet-lite0-imagenet-onnx10"
 struct Models {
     var landmarksLoaded = false
     var classifierLoaded = false
+    var detectorLoaded = false
 }
 
 func reply(_ line: String) {
@@ -135,7 +146,11 @@ func hello() -> String {
         return
             "{\"helper\":1,\"faces\":null,\"problem\":\(quoted("the face landmark model is missing (\(landmarksPath)); install libdlib-data")),\(classes)}"
     }
-    return "{\"helper\":1,\"faces\":\"dlib-hog+sp68\",\"problem\":null,\(classes)}"
+    if useHOG { return "{\"helper\":1,\"faces\":\"dlib-hog+sp68\",\"problem\":null,\(classes)}" }
+    for path in [faceWeightsPath, faceConfigPath] where path.map({ access($0, R_OK) != 0 }) ?? true {
+        return "{\"helper\":1,\"faces\":null,\"problem\":\(quoted("the face detector model is missing (\(path ?? "?"))")),\(classes)}"
+    }
+    return "{\"helper\":1,\"faces\":\"ocv-res10-ssd384x2+sp68\",\"problem\":null,\(classes)}"
 }
 
 /// Loads the classifier on first use; the error reply when it cannot be loaded.
@@ -182,7 +197,16 @@ func faces(width: Int, height: Int, pixels: [UInt8], models: inout Models) -> St
     var msg = [CChar](repeating: 0, count: 512)
     let start = monotonicMs()
     var found = [ssv_face](repeating: ssv_face(), count: 32)
-    let n = ssv_detect_faces(pixels, Int32(width), Int32(height), &found, Int32(found.count), &msg, msg.count)
+    if !useHOG && !models.detectorLoaded {
+        guard let config = faceConfigPath, let weights = faceWeightsPath, ssv_load_face_detector(config, weights, &msg, msg.count) == 0 else {
+            return "{\"error\":\(quoted("face detector: " + text(msg)))}"
+        }
+        models.detectorLoaded = true
+    }
+    let n =
+        useHOG
+        ? ssv_detect_faces(pixels, Int32(width), Int32(height), &found, Int32(found.count), &msg, msg.count)
+        : ssv_detect_faces_ssd(pixels, Int32(width), Int32(height), &found, Int32(found.count), &msg, msg.count)
     guard n >= 0 else { return "{\"error\":\(quoted(text(msg)))}" }
     let count = Int(min(n, 32))
     if count > 0 {

@@ -5,7 +5,7 @@ import Testing
 
 @testable import SnapSortCore
 
-/// The second analysis tier against the real `snapsort-vision` helper (dlib's HOG detector and
+/// The second analysis tier against the real `snapsort-vision` helper (OpenCV's SSD face detector,
 /// Debian's 68-point landmark model) on real photos (Tests/Fixtures/vision, with licences).
 @Suite struct VisionTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -22,7 +22,7 @@ import Testing
         let helper = VisionHelper(executable: Self.helperPath)
         defer { helper.stop() }
         #expect(helper.start(), "\(helper.problem ?? "")")
-        #expect(helper.faceModel == "dlib-hog+sp68")
+        #expect(helper.faceModel == "ocv-res10-ssd384x2+sp68")
         let picture = try VisionImage.load(path: Self.fixtures + "/astronaut.jpg", format: "jpeg", orientation: 1)
         guard case .faces(let all) = helper.faces(in: picture) else { Issue.record("no reply"); return }
         // One confident face; anything else the detector reports is weak (her suit's patch).
@@ -37,12 +37,33 @@ import Testing
         #expect(eyes > 0.25 && eyes < 0.45, "open eyes, got \(eyes)")
     }
 
-    @Test(arguments: ["coffee.jpg", "chelsea.jpg"])
+    /// Faces dlib's HOG scored under People's threshold or missed (issue 29): a grey
+    /// three-quarter face at 14 % of the short side, a small grey copy scaled up.
+    @Test(arguments: ["cameraman.jpg", "astronaut-small-grey.jpg"])
+    func helperFindsGreySmallAndTurnedFaces(_ name: String) throws {
+        let helper = VisionHelper(executable: Self.helperPath)
+        defer { helper.stop() }
+        let picture = try VisionImage.load(path: Self.fixtures + "/" + name, format: "jpeg", orientation: 1)
+        guard case .faces(let all) = helper.faces(in: picture) else { Issue.record("no reply"); return }
+        let rules = VisionRules()
+        let short = Double(min(picture.width, picture.height))
+        let faces = all.filter { $0.score >= rules.minFaceScore && $0.width >= rules.minFaceShare * short }
+        #expect(faces.count == 1, "\(all)")
+        // In the upper half, where the head is in both photos.
+        let f = try #require(faces.first)
+        #expect(f.y + f.height / 2 < Double(picture.height) / 2, "\(f)")
+        #expect(f.eyeOpenness != nil)
+    }
+
+    @Test(arguments: ["coffee.jpg", "chelsea.jpg", "building.jpg", "forest-path.jpg", "kite.jpg", "sudoku.jpg"])
     func noHumanFaceInPhotosWithout(_ name: String) throws {
         let helper = VisionHelper(executable: Self.helperPath)
         defer { helper.stop() }
         let picture = try VisionImage.load(path: Self.fixtures + "/" + name, format: "jpeg", orientation: 1)
-        #expect(helper.faces(in: picture) == .faces([]))
+        guard case .faces(let all) = helper.faces(in: picture) else { Issue.record("no reply"); return }
+        // Weak detections are reported (the cat's face scores 0.86 at the second look); none reaches
+        // People's threshold.
+        #expect(all.allSatisfy { $0.score < VisionRules().minFaceScore }, "\(all)")
     }
 
     @Test func aRotatedPhotoIsTurnedUprightBeforeDetection() throws {
@@ -52,10 +73,12 @@ import Testing
         #expect(VisionImage.oriented(sideways, 6) == upright)
         let helper = VisionHelper(executable: Self.helperPath)
         defer { helper.stop() }
-        guard case .faces(let stored) = helper.faces(in: sideways) else { Issue.record("no reply"); return }
-        #expect(stored.allSatisfy { $0.score < VisionRules().minFaceScore }, "HOG finds upright faces only")
+        // (The SSD finds some sideways faces too, so only the upright result is checked: one face,
+        // in the upper half where her head is.)
         guard case .faces(let fixed) = helper.faces(in: VisionImage.oriented(sideways, 6)) else { Issue.record("no reply"); return }
-        #expect(fixed.filter { $0.score >= VisionRules().minFaceScore }.count == 1)
+        let faces = fixed.filter { $0.score >= VisionRules().minFaceScore }
+        #expect(faces.count == 1)
+        #expect(faces.allSatisfy { $0.y + $0.height / 2 < Double(upright.height) / 2 }, "\(faces)")
     }
 
     /// The helper's `embed` request (bench/embedding.sh measures Similar Shots with it): 1280
@@ -88,6 +111,7 @@ import Testing
         for helper in [
             VisionHelper(executable: nil), VisionHelper(executable: "/nonexistent/snapsort-vision"),
             VisionHelper(executable: Self.helperPath, arguments: ["--landmarks", "/nonexistent/sp68.dat"]),
+            VisionHelper(executable: Self.helperPath, arguments: ["--face-detector", "/nonexistent/res10.caffemodel"]),
         ] {
             let lib = try TestLibrary()
             lib.dir.write("Pictures/astronaut.jpg", try Self.photo("astronaut.jpg"))

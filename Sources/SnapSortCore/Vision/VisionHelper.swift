@@ -4,7 +4,8 @@ import SnapSortSystem
 /// One face the helper found, in pixels of the picture it was sent.
 public struct Face: Sendable, Equatable {
     public var x, y, width, height: Double
-    /// dlib's detection confidence (0 is its default threshold).
+    /// The detector's confidence: 0…1 for the SSD (from 0.5, that of its second look at the
+    /// face's own scale); from 0 up for dlib's HOG (`snapsort-vision --hog`).
     public var score: Double
     /// Eye aspect ratios (subject's right, left); nil without landmarks.
     public var eyes: (Double, Double)?

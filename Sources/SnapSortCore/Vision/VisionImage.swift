@@ -10,10 +10,10 @@ import SnapSortSystem
 /// embedded JPEG preview (`RawHandler.preview`, found by the bounded TIFF walk and read with
 /// `pread`s; the RAW's own EXIF orientation turns it upright, as tier 1 measures it).
 enum VisionImage {
-    /// The working size on the long side (smaller pictures are scaled up). dlib's HOG detector
-    /// finds faces from 80 px, so at 1024 px it finds faces down to ~8 % of the long side: on the
-    /// DEV corpus, 640 px found 2 of 6 people photos (a footballer, basketball players and a
-    /// portrait, all in sub-640 px frames) and 1024 px all 6, at about twice the cost.
+    /// The working size on the long side (smaller pictures are scaled up). The face detector sees
+    /// the picture at 384 px but takes its second look at a face, and the landmarks their eyes,
+    /// from this size. (dlib's HOG detector, used before, found faces from 80 px: on the DEV
+    /// corpus, 640 px found 2 of 6 people photos and 1024 px all 6.)
     static let longSide = 1024
     /// RAW formats (TIFF-based; their embedded JPEG preview is what tier 2 sees).
     static let rawFormats: Set<String> = ["dng", "cr2", "nef", "arw", "orf", "rw2"]
