@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import SnapSortSystem
 import SnapSortTestSupport
+import Synchronization
 import Testing
 
 @testable import SnapSortCore
@@ -360,6 +361,32 @@ private func small(_ seed: UInt64) -> [UInt8] { Fixtures.jpeg(seed: seed, width:
         #expect(s.offlineRoots == [disk])
         #expect(s.gone == 0 && s.added == 1)
         #expect(try t.library.items(under: [disk]).count == 1)
+    }
+
+    /// The scan's analysis workers decode untrusted files confined: on the very threads that
+    /// decode, creating a file and opening a socket fail, and the photos are analyzed as ever.
+    @Test func theAnalysisWorkersAreConfined() throws {
+        let t = try TestLibrary()
+        for i in 1...4 { t.dir.write("Pictures/IMG_\(i).jpg", Fixtures.jpeg(seed: UInt64(i))) }
+        let seen = Mutex<[(confined: Bool, create: Int32, socket: Int32)]>([])
+        let target = t.dir.at("dropped")
+        let scanner = t.scanner(workers: 2)
+        scanner.workerStarted = { confined in
+            let fd = open(target, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+            let createErrno = fd < 0 ? errno : 0
+            if fd >= 0 { close(fd) }
+            let s = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            let socketErrno = s < 0 ? errno : 0
+            if s >= 0 { close(s) }
+            seen.withLock { $0.append((confined, createErrno, socketErrno)) }
+        }
+        let summary = try scanner.scan([t.root])
+        #expect(summary.added == 4 && summary.decodes == 4)
+        #expect(try t.library.items().allSatisfy { $0.status == .ok })
+        let workers = seen.withLock { $0 }
+        #expect(workers.count == 2)
+        #expect(workers.allSatisfy { $0.confined && $0.create == EPERM && $0.socket == EPERM }, "\(workers)")
+        #expect(!FileSystem.exists(target))
     }
 
     @Test func scanningOneFolderNeverTouchesAnother() throws {

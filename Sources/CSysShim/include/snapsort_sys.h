@@ -33,4 +33,12 @@ int ss_spawn_detached(const char *path, char *const argv[], pid_t *pid);
 /// record it (NFS, some FUSE). statx is declared under _GNU_SOURCE only, hence here.
 /// Returns 0, or an errno value.
 int ss_statx_identity(int dirfd, const char *path, int empty_path, uint64_t *device, uint64_t *inode, int64_t *birth_ns);
+
+/// Confines the calling thread (only it: no SECCOMP_FILTER_FLAG_TSYNC) with a seccomp filter
+/// for the analysis of untrusted files: it may read what it can open read-only, but not create,
+/// write (by name), rename, remove or re-permission files, open sockets, start programs, trace
+/// or signal other processes (its own threads, as raise(3) does, it may); those calls fail with EPERM. Sets no_new_privs on the thread, as
+/// seccomp requires without CAP_SYS_ADMIN. Irreversible for the thread. Returns 0, or an errno
+/// value (EINVAL where the kernel has no seccomp filters). See: man 2 seccomp.
+int ss_sandbox_analysis_thread(void);
 #endif

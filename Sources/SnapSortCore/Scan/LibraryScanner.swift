@@ -85,6 +85,11 @@ public final class LibraryScanner: @unchecked Sendable {
     /// The device of each folder walked, when its walk began (a disk unmounted during the
     /// walk is told from a folder emptied).
     private var walkedRootDevices: [String: UInt64] = [:]
+    /// Whether the analysis workers confine themselves (`Sandbox.confineAnalysisThread`) before
+    /// their first file. Only a test that must do more on a worker turns it off.
+    public var confineWorkers = true
+    /// Called on each analysis worker once it is confined (tests: what a worker may do).
+    var workerStarted: @Sendable (Bool) -> Void = { _ in }
     /// Called after each folder's walk (tests: an unmount in the middle of a scan).
     var afterWalk: (String) -> Void = { _ in }
 
@@ -439,12 +444,26 @@ public final class LibraryScanner: @unchecked Sendable {
         let analyzer = self.analyzer
         let inspector = self.inspector, groupRules = self.groupRules
         let cancelled = self.isCancelled
+        let confine = self.confineWorkers, workerStarted = self.workerStarted, logger = self.logger
+        let unconfinedNoted = Atomic<Bool>(false)
         let group = DispatchGroup()
         let workerCount = min(workers, total)
         for _ in 0..<workerCount {
             group.enter()
             let t = Thread {
                 Priority.lowerCurrentThread()
+                // The workers decode untrusted files: from here on they may read, nothing else
+                // (no files made or changed, no sockets, no programs); see `Sandbox`.
+                if confine {
+                    do {
+                        try Sandbox.confineAnalysisThread()
+                    } catch {
+                        if unconfinedNoted.exchange(true, ordering: .relaxed) == false {
+                            logger.warning("the analysis threads run unconfined (no seccomp filter)", ["error": "\(error)"])
+                        }
+                    }
+                }
+                workerStarted(confine)
                 while !cancelled() {
                     let i = next.add(1, ordering: .relaxed).oldValue
                     if i >= total { break }
