@@ -115,6 +115,18 @@ static int item_secondary(sd_bus_message *m, void *userdata, sd_bus_error *ret_e
     return sd_bus_reply_method_return(m, NULL);
 }
 
+/* KDE's extension (Plasma 5.27+): the host hands the XDG activation token for the click that
+   follows, so the window it opens may take the focus on Wayland. A token too long for the
+   event is dropped rather than cut (a cut token is wrong). */
+static int item_token(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+    (void)ret_error;
+    const char *token = NULL;
+    int r = sd_bus_message_read(m, "s", &token);
+    if (r < 0) return r;
+    if (token && strlen(token) < sizeof ((ss_tray_event *)0)->message) tray_event(userdata, 8, 0, token);
+    return sd_bus_reply_method_return(m, NULL);
+}
+
 /* ContextMenu and Scroll: the host shows the menu itself (Menu property); nothing to scroll. */
 static int item_ignore(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
     (void)userdata, (void)ret_error;
@@ -143,6 +155,7 @@ static const sd_bus_vtable item_vtable[] = {
     SD_BUS_METHOD("Activate", "ii", "", item_activate, 0),
     SD_BUS_METHOD("SecondaryActivate", "ii", "", item_secondary, 0),
     SD_BUS_METHOD("Scroll", "is", "", item_ignore, 0),
+    SD_BUS_METHOD("ProvideXdgActivationToken", "s", "", item_token, 0),
     SD_BUS_SIGNAL("NewTitle", "", 0),
     SD_BUS_SIGNAL("NewIcon", "", 0),
     SD_BUS_SIGNAL("NewAttentionIcon", "", 0),

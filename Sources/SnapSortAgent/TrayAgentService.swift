@@ -29,6 +29,8 @@ public final class TrayAgentService: AgentService {
     private var item: StatusNotifierItem?
     private var current: TrayStatus?
     private var saidNoWatcher = false
+    /// The token the host sent for the next click (good for that click only).
+    private var activationToken: String?
     public private(set) var problem: String?
     /// Whether the watcher took the registration (tests).
     public private(set) var registered = false
@@ -103,7 +105,8 @@ public final class TrayAgentService: AgentService {
         case .activated, .menuClicked(Entry.open.rawValue): openPage(deck: nil)
         case .menuClicked(Entry.startSession.rawValue): openPage(deck: deck())
         case .menuClicked(Entry.pause.rawValue): togglePause(now: now)
-        case .menuClicked, .secondaryActivated: break
+        case .menuClicked, .secondaryActivated: activationToken = nil
+        case .activationToken(let token): activationToken = token
         case .watcherAppeared:
             logger.info("a StatusNotifierWatcher appeared; registering the tray icon")
             register()
@@ -125,10 +128,12 @@ public final class TrayAgentService: AgentService {
     /// The same opener as `snapsort open` and the reminders' "Start a session".
     private func openPage(deck: String?) {
         guard let url = page.url(deck ?? "") else {
+            activationToken = nil
             logger.notice("the review page is not running; start it to review from the tray")
             return
         }
-        page.open(url, nil)
+        page.open(url, activationToken)
+        activationToken = nil
         logger.info("asked the browser to open the review page")
     }
 

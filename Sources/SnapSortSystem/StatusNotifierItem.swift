@@ -72,6 +72,9 @@ public final class StatusNotifierItem: @unchecked Sendable {
         case noWatcher
         /// The watcher refused, or the call failed.
         case registrationFailed(String)
+        /// The host's XDG activation token for the click that follows (KDE's
+        /// `ProvideXdgActivationToken`): the window the click opens may take the focus.
+        case activationToken(String)
     }
 
     private let tray: OpaquePointer
@@ -152,6 +155,9 @@ public final class StatusNotifierItem: @unchecked Sendable {
                 let message = withUnsafeBytes(of: e.message) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
                 out.append(.registrationFailed(message))
             case 7: out.append(.noWatcher)
+            case 8:
+                let token = withUnsafeBytes(of: e.message) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
+                out.append(.activationToken(token))
             default: break
             }
         }

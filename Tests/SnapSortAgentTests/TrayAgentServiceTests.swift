@@ -122,6 +122,9 @@ final class TrayRecorder: AgentService, @unchecked Sendable {
     let name = "recorder"
     private let docs = TrayBox.Lines<StatusDocument>()
     private let opened = TrayBox.Lines<String>()
+    private let tokens = TrayBox.Lines<String?>()
+    /// The activation token each open was given.
+    var openTokens: [String?] { tokens.all }
     var last: StatusDocument? { docs.all.last }
     var pages: [String] { opened.all }
     func statusChanged(_ document: StatusDocument, now: Date) { docs.append(document) }
@@ -130,7 +133,10 @@ final class TrayRecorder: AgentService, @unchecked Sendable {
     var page: ReviewPage {
         ReviewPage(
             url: { deck in "http://127.0.0.1:1/?token=t" + (deck.isEmpty ? "" : "#deck=" + deck) },
-            open: { [opened] url, _ in opened.append(url) })
+            open: { [opened, tokens] url, token in
+                opened.append(url)
+                tokens.append(token)
+            })
     }
 }
 
@@ -238,6 +244,11 @@ struct TrayAgentServiceTests {
         try bus.command("click 2")
         #expect(waitUntil { recorder.pages.count == 3 })
         #expect(recorder.pages == ["http://127.0.0.1:1/?token=t", "http://127.0.0.1:1/?token=t", "http://127.0.0.1:1/?token=t#deck=rediscover-7"])
+        #expect(recorder.openTokens == [nil, nil, nil])
+        // Plasma hands an activation token before the click: the browser's window gets it.
+        try bus.command("activate tok-123")
+        #expect(waitUntil { recorder.pages.count == 4 })
+        #expect(recorder.openTokens.last == "tok-123")
         // The label does nothing.
         try bus.command("click 4")
 
@@ -260,7 +271,7 @@ struct TrayAgentServiceTests {
         let paused = try #require(try bus.command("layout", answer: "layout")?["root"] as? [String: Any])
         let pausedLabels = (paused["children"] as? [[String: Any]] ?? []).compactMap { ($0["props"] as? [String: Any])?["label"] as? String }
         #expect(pausedLabels.contains("Resume"))
-        #expect(recorder.pages.count == 3)
+        #expect(recorder.pages.count == 4)
         // Resume.
         try bus.command("click 3")
         #expect(

@@ -76,9 +76,10 @@ typedef struct ss_tray ss_tray;
 typedef struct ss_tray_event {
     int kind;           /* 1: Activate, 2: SecondaryActivate, 3: a menu item clicked (id),
                            4: a watcher appeared (NameOwnerChanged), 5: registered with the watcher,
-                           6: registering failed (message), 7: no watcher on the bus */
+                           6: registering failed (message), 7: no watcher on the bus,
+                           8: ProvideXdgActivationToken (message: the token) */
     int32_t id;         /* kind 3: the menu item's id */
-    char message[256];  /* kind 6: why */
+    char message[256];  /* kind 6: why; kind 8: the token */
 } ss_tray_event;
 
 /// One menu item: `id` > 0, `label` (the mnemonic underscore doubled by the caller when

@@ -16,7 +16,7 @@ and takes commands on stdin, one a line (they act on the item registered last):
   props        GetAll on org.kde.StatusNotifierItem (and Version of the menu)
   layout       com.canonical.dbusmenu.GetLayout(0, -1, [])
   group        GetGroupProperties([], [])
-  activate     Activate(0, 0)
+  activate [TOKEN]   ProvideXdgActivationToken(TOKEN) first when given (Plasma does), then Activate(0, 0)
   click ID     Event(ID, "clicked", "", 0)
   show ID      AboutToShow(ID)
   quit         exit (also on end of input)
@@ -130,7 +130,10 @@ def main():
                     dbus.Array([], signature="i"), dbus.Array([], signature="s"), dbus_interface=MENU)
                 emit({"event": "group", "items": [{"id": int(i), "props": plain(p)} for i, p in items]})
             elif cmd == "activate":
-                bus.get_object(item, "/StatusNotifierItem").Activate(0, 0, dbus_interface=ITEM)
+                obj = bus.get_object(item, "/StatusNotifierItem")
+                if len(parts) > 1:
+                    obj.ProvideXdgActivationToken(parts[1], dbus_interface=ITEM)
+                obj.Activate(0, 0, dbus_interface=ITEM)
             elif cmd == "click":
                 bus.get_object(item, "/MenuBar").Event(int(parts[1]), "clicked", dbus.String("", variant_level=1),
                                                        dbus.UInt32(0), dbus_interface=MENU)
