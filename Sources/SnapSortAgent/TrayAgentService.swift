@@ -19,6 +19,8 @@ public final class TrayAgentService: AgentService {
 
     /// How long "Pause for 2 hours" pauses.
     public static let pauseInterval: TimeInterval = 2 * 3600
+    /// How long a tray that could not reach the session bus waits before it tries again.
+    public static let retryInterval: TimeInterval = 600
 
     private var enabled: Bool
     private let address: String?
@@ -31,6 +33,7 @@ public final class TrayAgentService: AgentService {
     private var saidNoWatcher = false
     /// The token the host sent for the next click (good for that click only).
     private var activationToken: String?
+    private var retryAt: Date?
     public private(set) var problem: String?
     /// Whether the watcher took the registration (tests).
     public private(set) var registered = false
@@ -62,7 +65,9 @@ public final class TrayAgentService: AgentService {
     public var name: String { "tray" }
     public var descriptors: [Int32] { item.map { [$0.fd] } ?? [] }
 
-    public func start(now: Date) { if enabled { connect() } }
+    public func start(now: Date) { if enabled { connect(now: now) } }
+
+    public func nextDeadline(now: Date) -> Date? { enabled && item == nil ? retryAt : nil }
 
     public func stop() {
         item = nil
@@ -73,7 +78,7 @@ public final class TrayAgentService: AgentService {
         guard configuration.tray != enabled else { return }
         enabled = configuration.tray
         if enabled {
-            connect()
+            connect(now: now)
         } else {
             stop()
             problem = nil
@@ -89,11 +94,13 @@ public final class TrayAgentService: AgentService {
     }
 
     public func fire(now: Date, readable: [Int32]) {
+        if item == nil, enabled, let at = retryAt, at <= now { connect(now: now) }
         guard let item else { return }
         let events: [StatusNotifierItem.Event]
         do { events = try item.events() } catch {
             self.item = nil
             registered = false
+            retryAt = now.addingTimeInterval(TrayAgentService.retryInterval)
             note("lost the session bus: \(error)")
             return
         }
@@ -152,14 +159,17 @@ public final class TrayAgentService: AgentService {
         }
     }
 
-    private func connect() {
+    private func connect(now: Date) {
         guard item == nil else { return }
         do {
             item = try StatusNotifierItem(address: address, id: "snapsort")
+            if problem != nil { logger.notice("the tray icon is back on the session bus") }
             problem = nil
+            retryAt = nil
             publish()
             register()
         } catch {
+            retryAt = now.addingTimeInterval(TrayAgentService.retryInterval)
             note("cannot show the tray icon: \(error)")
         }
     }

@@ -11,7 +11,7 @@ import Testing
 /// A private session bus (a real `dbus-daemon`) and, when started, the fake panel tray of
 /// Tests/Fixtures/dbus/fake_watcher.py (an `org.kde.StatusNotifierWatcher` that reads the item).
 final class TrayBus: @unchecked Sendable {
-    let dir = TempDir("snapsort-tray")
+    let dir: TempDir
     private(set) var address = ""
     private let daemon = Process()
     private var watcher: Process?
@@ -22,7 +22,9 @@ final class TrayBus: @unchecked Sendable {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../Fixtures/dbus").standardized.path
     }
 
-    init() throws {
+    /// `dir`: where the bus's socket goes (`dir/bus`; default a new temp folder).
+    init(dir: TempDir = TempDir("snapsort-tray")) throws {
+        self.dir = dir
         let template = try String(contentsOfFile: Self.fixtures + "/session.conf.in", encoding: .utf8)
         try template.replacingOccurrences(of: "@SOCKET@", with: dir.at("bus")).write(toFile: dir.at("bus.conf"), atomically: true, encoding: .utf8)
         daemon.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
@@ -147,6 +149,12 @@ struct TrayAgentServiceTests {
     static func agent(_ bus: TrayBus, recorder: TrayRecorder, tray: inout TrayAgentService?, clock: Clock? = nil, config: String? = nil) throws
         -> AgentHarness
     {
+        try agent(address: bus.address, recorder: recorder, tray: &tray, clock: clock, config: config)
+    }
+
+    static func agent(address: String, recorder: TrayRecorder, tray: inout TrayAgentService?, clock: Clock? = nil, config: String? = nil) throws
+        -> AgentHarness
+    {
         let made = TrayBox()
         let h = try AgentHarness(
             setup: { dir in
@@ -160,7 +168,6 @@ struct TrayAgentServiceTests {
                 var p = StatusProviders.standard
                 p.awaitingReview = { i in try i.library.agentState("test_review").flatMap { Int($0) } ?? 0 }
                 o.providers = p
-                let address = bus.address
                 let page = recorder.page
                 o.services = { c in
                     let t = TrayAgentService(
@@ -371,5 +378,26 @@ struct TrayAgentServiceTests {
             })
         // The registration is the first the watcher ever saw: nothing was exported before.
         #expect(tray?.descriptors.count == 1)
+    }
+
+    @Test("with no session bus the tray says why in the status file and tries again later, by the agent's clock")
+    func busComesLater() throws {
+        let folder = TempDir("snapsort-tray")
+        let recorder = TrayRecorder()
+        let (clock, time) = Clock.manual(Date(timeIntervalSince1970: 1_800_000_000))
+        var tray: TrayAgentService?
+        let h = try Self.agent(address: "unix:path=" + folder.at("bus"), recorder: recorder, tray: &tray, clock: clock)
+        defer { h.stop() }
+        #expect(waitUntil { (h.status()?["agent"]?["last_error"]?.stringValue ?? "").hasPrefix("tray: cannot show the tray icon") })
+        #expect(h.status()?["agent"]?["last_error_severity"]?.stringValue == "warning")
+
+        let bus = try TrayBus(dir: folder)
+        try bus.startWatcher()
+        time.advance(TrayAgentService.retryInterval + 1)
+        h.agent.wake()
+        #expect(waitUntil { bus.events("registered").count == 1 })
+        #expect(waitUntil { tray?.problem == nil })
+        let props = try #require(try bus.command("props", answer: "props")?["props"] as? [String: Any])
+        #expect(props["Title"] as? String == recorder.last.map { StatusSummary($0).text })
     }
 }
