@@ -400,4 +400,33 @@ struct TrayAgentServiceTests {
         let props = try #require(try bus.command("props", answer: "props")?["props"] as? [String: Any])
         #expect(props["Title"] as? String == recorder.last.map { StatusSummary($0).text })
     }
+
+    @Test("the built agent: its tray registers with the watcher; with --no-tray it never joins the session bus")
+    func builtAgent() throws {
+        let bus = try TrayBus()
+        try bus.startWatcher()
+        let (dir, baseEnv, root, _) = AgentProcessTests.setup(0)
+        defer { withExtendedLifetime(dir) {} }
+        var env = baseEnv
+        env["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+        let statusFile = env["XDG_RUNTIME_DIR"]! + "/snapsort/status.json"
+        let quiet = ["agent", "--no-web", "--no-models", "--no-reminders"]
+
+        // The services start before the first status file: once it is there, a tray would be
+        // on the bus. Nobody is, but the watcher.
+        let off = try AgentProcessTests.Child(quiet + ["--no-tray", root], env: env)
+        #expect(waitUntil(timeout: 20) { FileManager.default.fileExists(atPath: statusFile) }, "\(off.report)")
+        #expect(try bus.command("names", answer: "names")?["names"] as? [String] == [])
+        #expect(bus.events("registered").isEmpty)
+        off.signal(SIGKILL)
+        #expect(off.wait(timeout: 20) != nil)
+
+        let on = try AgentProcessTests.Child(quiet + [root], env: env)
+        #expect(waitUntil(timeout: 20) { bus.events("registered").count == 1 }, "\(on.report)")
+        let props = try #require(try bus.command("props", answer: "props")?["props"] as? [String: Any])
+        #expect(props["Id"] as? String == "snapsort")
+        #expect(on.stderrText.contains("tray icon registered"))
+        on.signal(SIGKILL)
+        #expect(on.wait(timeout: 20) != nil)
+    }
 }

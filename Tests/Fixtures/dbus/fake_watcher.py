@@ -19,6 +19,7 @@ and takes commands on stdin, one a line (they act on the item registered last):
   activate [TOKEN]   ProvideXdgActivationToken(TOKEN) first when given (Plasma does), then Activate(0, 0)
   click ID     Event(ID, "clicked", "", 0)
   show ID      AboutToShow(ID)
+  names        the unique names on the bus ({"event": "names", "names": [...]}, its own left out)
   quit         exit (also on end of input)
 Needs Debian's python3-dbus and python3-gi (run with /usr/bin/python3).
 """
@@ -116,6 +117,13 @@ def main():
             if cmd == "quit":
                 loop.quit()
                 return False
+            if cmd == "names":
+                own = bus.get_unique_name()
+                names = bus.get_object("org.freedesktop.DBus", "/org/freedesktop/DBus").ListNames(
+                    dbus_interface="org.freedesktop.DBus")
+                emit({"event": "names", "names": sorted(str(n) for n in names if n.startswith(":") and n != own)})
+                emit({"event": "done", "command": cmd})
+                return True
             item = watcher.items[-1]
             if cmd == "props":
                 props = bus.get_object(item, "/StatusNotifierItem").GetAll(ITEM, dbus_interface=dbus.PROPERTIES_IFACE)
