@@ -147,6 +147,7 @@ public final class Agent: @unchecked Sendable {
     /// Whether the last write of the status file succeeded (one that fails is not retried every check).
     private var statusFileWritten = false
     private var lastStatusContent = ""
+    private var lastPublishedContent = ""
     private var lastStatusLine = ""
     private var dataVersion: Int64 = 0
     private var lastWrittenState = ""
@@ -1323,6 +1324,12 @@ public final class Agent: @unchecked Sendable {
         ) { name, error in logger.warning("status provider failed", ["status.field": name, "error": "\(error)"]) }
         if doc.content != lastStatusContent || force {
             writeStatus(doc)
+        }
+        // The services that show the facts (the tray) hear of a change once, whether or not
+        // the file could be written.
+        if doc.content != lastPublishedContent {
+            lastPublishedContent = doc.content
+            for s in services { s.statusChanged(doc, now: now) }
         }
         let line = statusLine(doc)
         if line != lastStatusLine {

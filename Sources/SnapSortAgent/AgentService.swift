@@ -29,6 +29,9 @@ public protocol AgentService: AnyObject {
     var isAnalysis: Bool { get }
     /// A reconcile changed the library (new or changed files analyzed, moves, removals).
     func reconciled(now: Date)
+    /// The status document's content changed (what the status file and the bars show); also
+    /// called once with the first document after `start`.
+    func statusChanged(_ document: StatusDocument, now: Date)
 }
 
 extension AgentService {
@@ -43,6 +46,7 @@ extension AgentService {
     public var holdReason: String? { nil }
     public var isAnalysis: Bool { false }
     public func reconciled(now: Date) {}
+    public func statusChanged(_ document: StatusDocument, now: Date) {}
 }
 
 /// What a service factory gets from the agent.

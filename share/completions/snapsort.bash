@@ -38,7 +38,7 @@ _snapsort() {
         demo) [[ $cur == -* ]] && _snapsort_words "--scan --no-models --help" || _snapsort_paths -d ;;
         forget) _snapsort_paths -d ;;
         groups) _snapsort_words "$groups --json" ;;
-        agent) [[ $cur == -* ]] && _snapsort_words "--no-web --no-reminders --no-models --workers --status-file --help" || _snapsort_paths -d ;;
+        agent) [[ $cur == -* ]] && _snapsort_words "--no-web --no-reminders --no-models --no-tray --workers --status-file --help" || _snapsort_paths -d ;;
         status) _snapsort_words "--json --format --follow --status-file" ;;
         pause) _snapsort_words "1h 2h 8h 1d" ;;
         config) _snapsort_words "--path --pictures-dir --status-file" ;;

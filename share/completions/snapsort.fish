@@ -16,7 +16,7 @@ complete -c snapsort -n '__fish_seen_subcommand_from scan agent' -l workers -x
 complete -c snapsort -n '__fish_seen_subcommand_from report' -l jsonl
 complete -c snapsort -n '__fish_seen_subcommand_from info groups stats decks' -l json
 complete -c snapsort -n '__fish_seen_subcommand_from demo' -l scan -l no-models
-complete -c snapsort -n '__fish_seen_subcommand_from agent' -l no-web -l no-reminders -l no-models
+complete -c snapsort -n '__fish_seen_subcommand_from agent' -l no-web -l no-reminders -l no-models -l no-tray
 complete -c snapsort -n '__fish_seen_subcommand_from agent status config' -l status-file -r -F
 complete -c snapsort -n '__fish_seen_subcommand_from status' -l format -xa 'waybar polybar i3blocks i3status-rust'
 complete -c snapsort -n '__fish_seen_subcommand_from status' -l follow -l json

@@ -64,4 +64,55 @@ int ss_upower_listen(ss_bus *bus, char *err, size_t errlen);
 /// The name of the last D-Bus error a call returned (e.g.
 /// "org.freedesktop.DBus.Error.ServiceUnknown"), or "" — for classifying failures.
 const char *ss_bus_last_error_name(ss_bus *bus);
+/* The tray: a StatusNotifierItem at /StatusNotifierItem and its com.canonical.dbusmenu menu at
+   /MenuBar, exported with sd_bus_add_object_vtable. The vtables, their getters and method
+   handlers live here (sd_bus_message_append is variadic); Swift hands in the facts as plain
+   values (`ss_tray_set`, `ss_tray_set_menu`) and takes what people did as queued events.
+   See: https://www.freedesktop.org/wiki/Specifications/StatusNotifierItem/ and
+   libdbusmenu's com.canonical.dbusmenu.xml. */
+typedef struct ss_tray ss_tray;
+
+/// What happened on the bus, queued until `ss_tray_next_event` takes it.
+typedef struct ss_tray_event {
+    int kind;           /* 1: Activate, 2: SecondaryActivate, 3: a menu item clicked (id),
+                           4: a watcher appeared (NameOwnerChanged), 5: registered with the watcher,
+                           6: registering failed (message), 7: no watcher on the bus,
+                           8: ProvideXdgActivationToken (message: the token) */
+    int32_t id;         /* kind 3: the menu item's id */
+    char message[256];  /* kind 6: why; kind 8: the token */
+} ss_tray_event;
+
+/// One menu item: `id` > 0, `label` (the mnemonic underscore doubled by the caller when
+/// needed), `enabled`.
+typedef struct ss_tray_item {
+    int32_t id;
+    const char *label;
+    int enabled;
+} ss_tray_item;
+
+/// Connects to `address` (NULL: the session bus), exports the item (`id` its Id property) and
+/// the menu, and subscribes to NameOwnerChanged of org.kde.StatusNotifierWatcher.
+int ss_tray_open(const char *address, const char *id, ss_tray **out, char *err, size_t errlen);
+/// Unexports everything, flushes and closes; NULL is fine.
+void ss_tray_close(ss_tray *tray);
+/// The connection's descriptor, for poll(2) (POLLIN); then `ss_tray_process`.
+int ss_tray_fd(ss_tray *tray);
+/// Serves what arrived without blocking. Returns the number of queued events or a negative errno.
+int ss_tray_process(ss_tray *tray, char *err, size_t errlen);
+/// Waits up to `timeout_usec` for input, then serves it (tests).
+int ss_tray_wait(ss_tray *tray, uint64_t timeout_usec, char *err, size_t errlen);
+/// Takes the oldest queued event: 1 when one was taken, 0 when none is queued.
+int ss_tray_next_event(ss_tray *tray, ss_tray_event *out);
+/// Asks org.kde.StatusNotifierWatcher to show the item (RegisterStatusNotifierItem with the
+/// connection's unique name), without waiting: the answer comes as an event (5, 6 or 7).
+int ss_tray_register(ss_tray *tray, char *err, size_t errlen);
+/// The connection's unique name (":1.42").
+const char *ss_tray_unique_name(ss_tray *tray);
+/// Sets the item's facts and emits NewTitle, NewStatus, NewIcon, NewToolTip for those that
+/// changed. `pixmap`: `width` × `height` ARGB32 pixels in network byte order (may be NULL).
+int ss_tray_set(ss_tray *tray, const char *title, const char *status, const char *icon_name,
+                const char *tooltip_title, const char *tooltip_body, int32_t width, int32_t height,
+                const uint8_t *pixmap, size_t pixmap_len, char *err, size_t errlen);
+/// Sets the menu's items; emits LayoutUpdated (with a new revision) when they changed.
+int ss_tray_set_menu(ss_tray *tray, const ss_tray_item *items, size_t n, char *err, size_t errlen);
 #endif

@@ -7,7 +7,8 @@ import SnapSortSystem
 /// `reminder` (off | daily | weekly | monthly), `reminder_time` (HH:MM), `reminder_weekday`
 /// (mon…sun), `reminder_day` (1…31), `quiet_hours` (HH:MM-HH:MM), `session_goal` (decisions,
 /// 1…1000), `status_file` (path), `web_port` (1024…65535), `reconcile_interval` (minutes),
-/// `pause_on_battery` (yes | no), `milestone_notifications` (yes | no).
+/// `pause_on_battery` (yes | no), `milestone_notifications` (yes | no), `tray` (yes | no: the
+/// agent's StatusNotifierItem icon and menu).
 /// Unknown keys and bad values produce a problem naming the line; the default is used.
 public struct Configuration: Sendable, Equatable {
     public var roots: [String] = []
@@ -23,6 +24,8 @@ public struct Configuration: Sendable, Equatable {
     public var reconcileIntervalMinutes = 60
     public var pauseOnBattery = false
     public var milestoneNotifications = true
+    /// Whether the agent shows its tray icon (a StatusNotifierItem) on the session bus.
+    public var tray = true
 
     public init() {}
 
@@ -173,6 +176,8 @@ public struct Configuration: Sendable, Equatable {
                 if let b = yesNo(value) { c.pauseOnBattery = b } else { bad("expected yes or no", c.pauseOnBattery ? "yes" : "no") }
             case "milestone_notifications":
                 if let b = yesNo(value) { c.milestoneNotifications = b } else { bad("expected yes or no", c.milestoneNotifications ? "yes" : "no") }
+            case "tray":
+                if let b = yesNo(value) { c.tray = b } else { bad("expected yes or no", c.tray ? "yes" : "no") }
             default:
                 problems.append(Problem(line: n + 1, message: "unknown key '\(key)', ignored"))
             }
@@ -258,6 +263,7 @@ public struct Configuration: Sendable, Equatable {
         lines.append("reconcile_interval = \(reconcileIntervalMinutes)")
         lines.append("pause_on_battery = \(pauseOnBattery ? "yes" : "no")")
         lines.append("milestone_notifications = \(milestoneNotifications ? "yes" : "no")")
+        lines.append("tray = \(tray ? "yes" : "no")")
         return lines.joined(separator: "\n") + "\n"
     }
 }

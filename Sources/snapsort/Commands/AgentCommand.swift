@@ -7,7 +7,7 @@ enum AgentCommand: Command {
     static let name = "agent"
     static let summary = "watch the photo folders and keep the library and status file current"
     static let usage = """
-        Usage: snapsort agent [--workers N] [--status-file PATH] [--no-web] [--no-reminders] [--no-models] [DIR…]
+        Usage: snapsort agent [--workers N] [--status-file PATH] [--no-web] [--no-reminders] [--no-models] [--no-tray] [DIR…]
 
         The long-running service (systemd/snapsort.service runs it): watches every folder under
         the roots (DIR…, else the configured roots, else XDG_PICTURES_DIR, else ~/Pictures) with
@@ -15,12 +15,14 @@ enum AgentCommand: Command {
         re-analysis, and rewrites the status file whenever its content changes (default
         $XDG_RUNTIME_DIR/snapsort/status.json; see 'snapsort status'). It also serves the
         review page on 127.0.0.1 ('snapsort open') and shows the reminders of snapsort.conf as
-        desktop notifications. One agent per database.
+        desktop notifications, and a tray icon with a menu (a StatusNotifierItem) on panels
+        that show them. One agent per database.
           --workers N         analysis threads (default: half the cores)
           --status-file PATH  write the status file here instead
           --no-web            do not serve the review page
           --no-reminders      do not show reminders or milestone notifications
           --no-models         do not run the local models (faces, People, Pets, Food, Scenery)
+          --no-tray           do not show the tray icon (as 'tray = no' in snapsort.conf)
         Signals: SIGTERM/SIGINT stop cleanly (exit 0); SIGHUP reloads snapsort.conf.
         Exit: 0 stopped cleanly, 1 error, 3 another agent already runs on this database.
         """
@@ -34,6 +36,7 @@ enum AgentCommand: Command {
         let web = !args.flag("--no-web")
         let reminders = !args.flag("--no-reminders")
         let models = !args.flag("--no-models")
+        let tray = !args.flag("--no-tray")
         let dirs = try args.positionals().map(ctx.absolute)
         var options = AgentOptions(dbPath: ctx.dbPath, env: ctx.env)
         options.roots = dirs
@@ -65,6 +68,7 @@ enum AgentCommand: Command {
                     dependencies: deps, realtimeTimer: true)
                 list.append(ReminderAgentService(service))
             }
+            if tray { list.append(TrayAgentService(c)) }
             if models {
                 list.append(
                     VisionAgentService(
