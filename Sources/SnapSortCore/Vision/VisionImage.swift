@@ -88,6 +88,19 @@ enum VisionImage {
         return Bitmap(width: b.width, height: b.height, channels: 3, pixels: out)
     }
 
+    /// BT.601 luma of an RGB picture, one channel.
+    static func grey(_ b: Bitmap) -> Bitmap {
+        guard b.channels == 3 else { return b }
+        var out = [UInt8](repeating: 0, count: b.width * b.height)
+        b.pixels.withUnsafeBufferPointer { p in
+            for i in 0..<(b.width * b.height) {
+                let red: Int = 299 * Int(p[3 * i]), green: Int = 587 * Int(p[3 * i + 1]), blue: Int = 114 * Int(p[3 * i + 2])
+                out[i] = UInt8((red + green + blue + 500) / 1000)
+            }
+        }
+        return Bitmap(width: b.width, height: b.height, channels: 1, pixels: out)
+    }
+
     /// Box-filter downscale so the long side is at most `longSide` (area average: no aliasing).
     static func shrink(_ b: Bitmap, longSide: Int) -> Bitmap {
         let long = max(b.width, b.height)
