@@ -61,7 +61,7 @@ let package = Package(
             cxxSettings: [.unsafeFlags(["-std=c++17", "-O2", "-I/usr/include/opencv4"])],
             linkerSettings: [
                 .linkedLibrary("dlib"), .linkedLibrary("lapack"), .linkedLibrary("blas"),
-                .linkedLibrary("opencv_dnn"), .linkedLibrary("opencv_calib3d"), .linkedLibrary("opencv_features2d"),
+                .linkedLibrary("opencv_dnn"), .linkedLibrary("opencv_calib3d"), .linkedLibrary("opencv_features2d"), .linkedLibrary("opencv_imgproc"),
                 .linkedLibrary("opencv_core"),
             ]),
 

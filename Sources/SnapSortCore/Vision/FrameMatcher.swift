@@ -21,10 +21,10 @@ public struct FrameMatch: Sendable, Equatable {
 /// (`VisionImage`, upright), grey at `longSide`, the last few kept (a burst's frames are each
 /// matched with their neighbours).
 public final class FrameMatcher: @unchecked Sendable {
-    /// The side the frames are matched at: ORB finds a few hundred keypoints on a textured 512 px
-    /// frame, and a 1–4 % shift is still 5–20 px there.
-    static let longSide = 512
-    /// Frames kept decoded (~0.2 MB each).
+    /// The side the frames are matched at (the helper reduces larger ones to it): the softest
+    /// frames of a blur ladder keep their corners at 256 px, not at 512 (bench/match_pairs.py).
+    static let longSide = 256
+    /// Frames kept decoded (~50 KB each).
     static let cached = 16
     private let helper: VisionHelper
     private var frames: [(id: Int64, frame: Bitmap?)] = []
