@@ -50,9 +50,9 @@ public final class FrameMatcher: @unchecked Sendable {
         if let hit = frames.firstIndex(where: { $0.id == item.id }) { return frames[hit].frame }
         let frame: Bitmap? = item.format.flatMap { format in
             guard VisionImage.formats.contains(format),
-                let rgb = try? VisionImage.load(path: item.path, format: format, orientation: item.orientation ?? 1)
+                let rgb = try? VisionImage.load(path: item.path, format: format, orientation: item.orientation ?? 1, side: FrameMatcher.longSide)
             else { return nil }
-            return VisionImage.grey(VisionImage.shrink(rgb, longSide: FrameMatcher.longSide))
+            return VisionImage.grey(rgb)
         }
         if frames.count >= FrameMatcher.cached { frames.removeFirst() }
         frames.append((item.id, frame))
