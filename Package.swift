@@ -61,7 +61,8 @@ let package = Package(
             cxxSettings: [.unsafeFlags(["-std=c++17", "-O2", "-I/usr/include/opencv4"])],
             linkerSettings: [
                 .linkedLibrary("dlib"), .linkedLibrary("lapack"), .linkedLibrary("blas"),
-                .linkedLibrary("opencv_dnn"), .linkedLibrary("opencv_core"),
+                .linkedLibrary("opencv_dnn"), .linkedLibrary("opencv_calib3d"), .linkedLibrary("opencv_features2d"), .linkedLibrary("opencv_imgproc"),
+                .linkedLibrary("opencv_core"),
             ]),
 
         // The one Swift layer that imports C.

@@ -290,7 +290,13 @@ public final class VisionAgentService: AgentService {
         let end = Date().addingTimeInterval(slice)
         do {
             let s = try analyzer.run(shouldStop: { Date() > end })
-            if !s.setMembersChanged.isEmpty { try Grouper(library: analyzer.library).regroup(changed: s.setMembersChanged) }
+            if !s.setMembersChanged.isEmpty {
+                // The members' pairs are scored again: with the helper, as the scan's regroup
+                // scored them (`FrameMatcher`), or verified pairs would fall apart here.
+                var grouper = Grouper(library: analyzer.library)
+                grouper.frameMatcher = FrameMatcher(helper: analyzer.helper)
+                try grouper.regroup(changed: s.setMembersChanged)
+            }
             // Photos were looked at: maybe more wait. None: done until the next change.
             pending = s.available && s.analyzed + s.failed + s.skipped > 0
             problem = nil

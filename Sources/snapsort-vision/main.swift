@@ -9,6 +9,9 @@
 //   classes W H\n + W*H*3 bytes → {"scores":[1000 ImageNet probabilities],"ms":…}
 //   embed W H\n + W*H*3 bytes   → {"embedding":[1280 floats: the pooled features before the
 //                                  classifier's last layer],"ms":…} (measurements: bench/embedding.sh)
+//   match WA HA WB HB\n + WA*HA + WB*HB bytes (two grey frames)
+//                              → {"keypoints":[a,b],"matches":n,"inliers":n,"shared":0…1,"ms":…}
+//                                (ORB + RANSAC homography: `ssv_match_frames`)
 //   any of them may answer {"error":"…"}
 // The parent decodes, orients and scales the photo (1024 px long side); we only see pixels.
 // Options: --landmarks PATH (default: Debian's libdlib-data file), --classifier PATH (default:
@@ -225,6 +228,17 @@ func faces(width: Int, height: Int, pixels: [UInt8], models: inout Models) -> St
     return "{\"faces\":[\(items.joined(separator: ","))],\"ms\":\(number(Float(monotonicMs() - start)))}"
 }
 
+func match(_ a: (width: Int, height: Int, pixels: [UInt8]), _ b: (width: Int, height: Int, pixels: [UInt8])) -> String {
+    var msg = [CChar](repeating: 0, count: 512)
+    let start = monotonicMs()
+    var m = ssv_match()
+    guard ssv_match_frames(a.pixels, Int32(a.width), Int32(a.height), b.pixels, Int32(b.width), Int32(b.height), &m, &msg, msg.count) == 0 else {
+        return "{\"error\":\(quoted(text(msg)))}"
+    }
+    return
+        "{\"keypoints\":[\(m.keypoints_a),\(m.keypoints_b)],\"matches\":\(m.matches),\"inliers\":\(m.inliers),\"shared\":\(number(m.shared_area)),\"ms\":\(number(Float(monotonicMs() - start)))}"
+}
+
 var models = Models()
 while let line = readRequestLine() {
     alarm(requestTimeout)
@@ -243,6 +257,14 @@ while let line = readRequestLine() {
         case "classes": reply(classes(width: w, height: h, pixels: pixels, models: &models))
         default: reply(embedding(width: w, height: h, pixels: pixels, models: &models))
         }
+    case "match":
+        let sides = words.dropFirst().compactMap { Int($0) }
+        guard words.count == 5, sides.count == 4, sides.allSatisfy({ (1...maxSide).contains($0) }) else {
+            reply("{\"error\":\"bad match request\"}")
+            exit(2)  // the stream is out of step: start over
+        }
+        guard let a = readExactly(sides[0] * sides[1]), let b = readExactly(sides[2] * sides[3]) else { exit(0) }
+        reply(match((sides[0], sides[1], a), (sides[2], sides[3], b)))
     default:
         reply("{\"error\":\"unknown request\"}")
     }

@@ -52,6 +52,23 @@ int ssv_load_classifier(const char *path, char *msg, size_t msg_len);
 int ssv_classify(const uint8_t *rgb, int width, int height, float *scores, int n_scores, float *embedding, int n_embedding,
                  char *msg, size_t msg_len);
 
+/// What geometric verification found between two frames (`ssv_match_frames`).
+typedef struct {
+    /// ORB keypoints found in each frame.
+    int keypoints_a, keypoints_b;
+    /// Mutual nearest-neighbour descriptor matches passing the ratio test.
+    int matches;
+    /// Matches consistent with the RANSAC homography (0 when none was found).
+    int inliers;
+    /// The smaller of the two frames' shares that the other covers under the homography (0…1).
+    float shared_area;
+} ssv_match;
+
+/// Matches two 8-bit grey frames (rows of `width` bytes) by ORB keypoints and a RANSAC
+/// homography. Returns 0 (with `out` filled; no homography is not an error), or -1 with a message.
+int ssv_match_frames(const uint8_t *gray_a, int width_a, int height_a, const uint8_t *gray_b, int width_b, int height_b,
+                     ssv_match *out, char *msg, size_t msg_len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -23,10 +23,30 @@ public struct GroupRules: Sendable {
     /// of a pan or crops of one scene overlap about half and correlate well where they do, so the
     /// correlation alone cannot tell them apart.
     public var minimumOverlap: Double = 0.62
+    /// Geometric verification, a second opinion on the window pairs whose thumbnails score
+    /// below `similarThreshold` (`SimilarClustering.verified`): 32×32 thumbnails decorrelate on
+    /// fine texture (gravel, a meadow) shifted by 1–4 % and blurred, and on a small subject
+    /// moving across a plain scene, while ORB keypoints matched under one RANSAC homography
+    /// survive texture, blur and exposure, and the homography tells how much of the two frames
+    /// is shared (a pan's frames share 20–55 %). Only pairs taken at most `verifySeconds` apart,
+    /// both by a capture time of their own (a copied folder's files sit seconds apart at their
+    /// mtime), are asked: a minute holds a burst, a blur ladder (DEV: up to 40 s) and a few
+    /// retakes, and complete linkage needs every pair of a set…
+    public var verifySeconds: Double = 60
+    /// …whose aligned thumbnails still score at least this…
+    public var verifyFloor: Double = 0.3
+    /// …and they are one moment when at least this many matches fit the homography (DEV, fitted
+    /// there: pairs of different photos reached 7 where the homography kept ≥ 62 % of the frame,
+    /// and 115 of 116 same-set pairs within a minute reach 20)…
+    public var verifyInliers = 20
+    /// …and it keeps at least this share of each frame inside the other (`minimumOverlap`, the
+    /// thumbnails' own line; DEV's pan and crop pairs share 0.23–0.54). Without the vision
+    /// helper (`--no-models`) no pair is verified; pairs verified before stay as they were scored.
+    public var verifyShared: Double = 0.62
     /// What the stored pair scores (`similar_pairs`) depend on: the alignment's version, the
     /// window and the thresholds. Another key makes the next regroup align every pair again.
     var pairKey: String {
-        "align4 copy-edits edit-raw-pairs edit-bridges window=\(window),\(windowNeighbours),\(copyCandidates) threshold=\(similarThreshold) overlap=\(minimumOverlap) copy=\(nearCopyRadius),\(nearCopyCorrelation),\(nearCopyColorDistance),\(nearCopySharpnessStops),\(sameCaptureSeconds)"
+        "align4 copy-edits edit-raw-pairs edit-bridges window=\(window),\(windowNeighbours),\(copyCandidates) threshold=\(similarThreshold) overlap=\(minimumOverlap) copy=\(nearCopyRadius),\(nearCopyCorrelation),\(nearCopyColorDistance),\(nearCopySharpnessStops),\(sameCaptureSeconds) verify=\(verifySeconds),\(verifyFloor),\(verifyInliers),\(verifyShared)"
     }
     /// What the stored per-file groups (blurry, oops, screenshot, document, qr, videos) depend
     /// on beyond the files themselves: the version of these rules and their thresholds. Another

@@ -29,6 +29,9 @@ public struct Grouper {
     public var inspector: FileInspector = .live
     /// When set, receives one line per compared pair (tuning aid).
     public var trace: ((String) -> Void)?
+    /// Geometric verification of the pairs of one moment the thumbnails reject
+    /// (`GroupRules.verifySeconds`); nil without the vision helper.
+    public var frameMatcher: FrameMatcher?
     /// Called between the steps of a regroup (each file judged, each batch of pairs, each
     /// component clustered; a few times a second at most matters to the caller): the agent serves
     /// its loop here (signals, events, the watchdog) and throws to stop — `Cancelled` on
@@ -152,6 +155,7 @@ public struct Grouper {
             try GroupItem.thumbnails(db, ids: ids)
         }
         clustering.checkpoint = checkpoint
+        if let matcher = frameMatcher { clustering.matchFrames = { matcher.match($0, $1) } }
         phase("clustering index")
         try checkpoint()
         // Pair scores and copy links: kept from earlier regroups unless the rules that made them

@@ -45,6 +45,9 @@ struct SimilarClustering {
     /// nil for the others. Two pages that both read are Similar Shots only when they share most
     /// of their words (`GroupRules.maySimilar`).
     var pageWords: (Int64) -> Set<String>? = { _ in nil }
+    /// Geometric verification of two photos' frames (`FrameMatcher`), asked of the window pairs
+    /// the thumbnails reject (`verified`); nil: none (no vision helper).
+    var matchFrames: ((GroupItem, GroupItem) -> FrameMatch?)?
     /// Threads for the pairwise alignments.
     var workers = ProcessInfo.processInfo.activeProcessorCount
     /// Called on the calling thread between batches of pairs and every few thousand steps of a
@@ -215,14 +218,37 @@ struct SimilarClustering {
             }
             var results = [Result?](repeating: nil, count: part.count)
             for group in done { for (i, r) in group { results[i] = r } }
+            let first = next
             for (key, r) in zip(part, results) {
                 defer { next += 1 }
                 guard let r else { out[slots[next]] = 0; continue }
                 out[slots[next]] = r.refined && r.overlap >= rules.minimumOverlap ? r.score : 0
                 tracePair(key, (r.score, r.overlap), refined: r.refined)
             }
+            // A second opinion, one pair at a time (the helper is one process): the frames
+            // themselves, for the pairs of one moment the thumbnails reject.
+            for (i, key) in part.enumerated() where out[slots[first + i]] < threshold {
+                if verified(key, thumbnailScore: results[i]?.score ?? 0) { out[slots[first + i]] = threshold }
+            }
         }
         return out
+    }
+
+    /// Whether geometric verification (`matchFrames`) finds `key`'s two photos one moment: taken
+    /// at most `GroupRules.verifySeconds` apart by their own capture times, with thumbnails that
+    /// still score `verifyFloor`, and a homography over at least `verifyInliers` keypoint
+    /// matches that keeps `verifyShared` of each frame inside the other.
+    func verified(_ key: FilePair, thumbnailScore: Double) -> Bool {
+        guard let matchFrames, thumbnailScore >= rules.verifyFloor,
+            let ta = ownTime(key.a), let tb = ownTime(key.b), abs(ta - tb) <= rules.verifySeconds,
+            let x = byID[key.a], let y = byID[key.b]
+        else { return false }
+        guard let m = alignmentOrder(key).0 == key.a ? matchFrames(x, y) : matchFrames(y, x) else { return false }
+        let yes = m.inliers >= rules.verifyInliers && m.shared >= rules.verifyShared
+        trace?(
+            "verify\t\(x.path)\t\(y.path)\tdt=\(Int(abs(ta - tb)))\tscore=\(String(format: "%.3f", thumbnailScore))\tkeypoints=\(m.keypoints.0),\(m.keypoints.1)\tmatches=\(m.matches)\tinliers=\(m.inliers)\tshared=\(String(format: "%.2f", m.shared))\t\(yes ? "same" : "no")"
+        )
+        return yes
     }
 
     /// Whether the pair's two files hold the same bytes (their content hashes).

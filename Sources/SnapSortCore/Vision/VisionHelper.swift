@@ -159,6 +159,29 @@ public final class VisionHelper: @unchecked Sendable {
         case failed(String)
     }
 
+    /// Geometric verification of two grey frames (`FrameMatch`); nil when the helper is
+    /// unavailable or fails on them.
+    public func match(_ a: Bitmap, _ b: Bitmap) -> FrameMatch? {
+        start()
+        guard faceModel != nil, let c = child ?? restart() else { return nil }
+        precondition(a.channels == 1 && b.channels == 1, "frames are matched grey")
+        do {
+            try c.send(Array("match \(a.width) \(a.height) \(b.width) \(b.height)\n".utf8) + a.pixels + b.pixels)
+            guard let line = try c.readLine(timeoutMs: Int32(timeoutSeconds * 1000)), let reply = JSON.parseObject(line) else {
+                lost(c)
+                return nil
+            }
+            func int(_ k: String) -> Int { (reply[k] as? NSNumber)?.intValue ?? 0 }
+            guard reply["error"] == nil, let k = reply["keypoints"] as? [NSNumber], k.count == 2 else { return nil }
+            return FrameMatch(
+                keypoints: (k[0].intValue, k[1].intValue), matches: int("matches"), inliers: int("inliers"),
+                shared: (reply["shared"] as? NSNumber)?.doubleValue ?? 0)
+        } catch {
+            lost(c)
+            return nil
+        }
+    }
+
     /// Forgets a child that died or hung; the next request starts a new one.
     private func lost(_ c: ChildProcess) {
         c.terminate()

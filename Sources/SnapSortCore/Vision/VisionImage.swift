@@ -21,13 +21,16 @@ enum VisionImage {
     /// `unsupported` there and never reach tier 2).
     static let formats: Set<String> = Set(["jpeg", "png", "webp", "heic"]).union(rawFormats)
 
-    /// Decodes `path` (of `format`) to RGB, upright, long side `longSide`.
-    static func load(path: String, format: String, orientation: Int, limits: AnalyzerLimits = AnalyzerLimits()) throws -> Bitmap {
+    /// Decodes `path` (of `format`) to RGB, upright, long side `side` (`longSide` for the models;
+    /// a JPEG is DCT-scaled as far as `side` allows).
+    static func load(
+        path: String, format: String, orientation: Int, side: Int = longSide, limits: AnalyzerLimits = AnalyzerLimits()
+    ) throws -> Bitmap {
         var bitmap: Bitmap
         var orientation = orientation
         switch format {
         case "jpeg":
-            bitmap = try jpeg(try FileSystem.readFile(path, limit: limits.maxPhotoBytes), limits: limits)
+            bitmap = try jpeg(try FileSystem.readFile(path, limit: limits.maxPhotoBytes), side: side, limits: limits)
         case "png":
             bitmap = try PNG.decode(try FileSystem.readFile(path, limit: limits.maxPhotoBytes), channels: 3, maxPixels: limits.maxDecodePixels)
         case "webp":
@@ -43,21 +46,21 @@ enum VisionImage {
             // See ISO/IEC 23008-12 §6.5: irot/imir, already applied by libheif, are the orientation.
             orientation = 1
         case _ where rawFormats.contains(format):
-            bitmap = try jpeg(try rawPreview(path: path), limits: limits)
+            bitmap = try jpeg(try rawPreview(path: path), side: side, limits: limits)
         default:
             throw SystemError(.unsupported, "tier 2 does not read \(format)", operation: "vision decode")
         }
         bitmap = rgb(bitmap)
-        bitmap = max(bitmap.width, bitmap.height) > longSide ? shrink(bitmap, longSide: longSide) : enlarge(bitmap, longSide: longSide)
+        bitmap = max(bitmap.width, bitmap.height) > side ? shrink(bitmap, longSide: side) : enlarge(bitmap, longSide: side)
         return oriented(bitmap, orientation)
     }
 
-    /// A JPEG decoded at the smallest DCT scale whose long side still reaches `longSide`.
-    static func jpeg(_ bytes: [UInt8], limits: AnalyzerLimits) throws -> Bitmap {
+    /// A JPEG decoded at the smallest DCT scale whose long side still reaches `side`.
+    static func jpeg(_ bytes: [UInt8], side: Int = longSide, limits: AnalyzerLimits) throws -> Bitmap {
         let header = try JPEG.readHeader(bytes)
         let long = max(header.width, header.height)
         var scale = 8
-        for s in 1...8 where long * s / 8 >= longSide { scale = s; break }
+        for s in 1...8 where long * s / 8 >= side { scale = s; break }
         return try JPEG.decode(
             bytes, scaleNumerator: scale, maxHeaderPixels: limits.maxHeaderPixels,
             maxOutputPixels: limits.maxDecodePixels
@@ -86,6 +89,19 @@ enum VisionImage {
             out[i * 3 + 2] = v
         }
         return Bitmap(width: b.width, height: b.height, channels: 3, pixels: out)
+    }
+
+    /// BT.601 luma of an RGB picture, one channel.
+    static func grey(_ b: Bitmap) -> Bitmap {
+        guard b.channels == 3 else { return b }
+        var out = [UInt8](repeating: 0, count: b.width * b.height)
+        b.pixels.withUnsafeBufferPointer { p in
+            for i in 0..<(b.width * b.height) {
+                let red: Int = 299 * Int(p[3 * i]), green: Int = 587 * Int(p[3 * i + 1]), blue: Int = 114 * Int(p[3 * i + 2])
+                out[i] = UInt8((red + green + blue + 500) / 1000)
+            }
+        }
+        return Bitmap(width: b.width, height: b.height, channels: 1, pixels: out)
     }
 
     /// Box-filter downscale so the long side is at most `longSide` (area average: no aliasing).

@@ -53,7 +53,7 @@ enum AgentCommand: Command {
         if !reminders { options.providers.nextReminder = { _ in nil } }
         options.configureScanner = { Extensions.configure($0) }
         options.afterReconcile = { library, paths, checkpoint in
-            if try Extensions.afterScanPending(library) { try Extensions.afterScan(library, paths, checkpoint: checkpoint) }
+            if try Extensions.afterScanPending(library) { try Extensions.afterScan(library, paths, models: models, checkpoint: checkpoint) }
         }
         options.services = { c in
             var list: [AgentService] = [PowerAgentService(enabled: c.configuration.pauseOnBattery, logger: c.logger)]

@@ -10,14 +10,15 @@ enum Extensions {
     }
 
     /// Runs after a scan (e.g. regrouping), and clears the scanner's "regroup pending" mark.
-    static func afterScan(_ library: Library, _ roots: [String], checkpoint: @escaping () throws -> Void = {}) throws {
+    /// `models`: the vision helper may verify Similar Shots pairs (not with `--no-models`).
+    static func afterScan(_ library: Library, _ roots: [String], models: Bool = true, checkpoint: @escaping () throws -> Void = {}) throws {
         // The scan's freed buffers (kept in the heap for the next photo, `Memory`) and the OCR
         // engines its workers started (~18 MB each; the workers read every page they found)
         // go back before the regroup builds its rows, so the peaks do not add up. A page the
         // regroup must still read starts an engine again (~0.15 s).
         OCR.releaseIdleEngines()
         Memory.releaseFreeMemory()
-        try GroupsCommand.regroup(library, checkpoint: checkpoint)
+        try GroupsCommand.regroup(library, models: models, checkpoint: checkpoint)
         try library.setAgentState(LibraryScanner.regroupPendingKey, nil)
         // The regroup's working set (every file's row, the indexes) is garbage now; the agent
         // keeps running, so give it back rather than keep it for the next change.

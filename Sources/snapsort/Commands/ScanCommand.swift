@@ -94,7 +94,7 @@ enum ScanCommand: Command {
         bar.finish()
         // An unchanged library (nothing added, changed, moved or gone since the last regroup)
         // is not regrouped: a rescan of 100 000 unchanged files stays a walk of `stat`s.
-        if try !noGroups && Extensions.afterScanPending(library) { try Extensions.afterScan(library, roots) }
+        if try !noGroups && Extensions.afterScanPending(library) { try Extensions.afterScan(library, roots, models: !noModels) }
         if !noModels && !summary.cancelled { try VisionTier.run(library, ctx, jsonl: jsonl, bar: bar) }
         if jsonl {
             ctx.out(

@@ -33,7 +33,9 @@ enum VisionTier {
         })
         bar?.finish()
         if !summary.setMembersChanged.isEmpty {
-            try Grouper(library: library).regroup(changed: summary.setMembersChanged)
+            var grouper = Grouper(library: library)
+            grouper.frameMatcher = FrameMatcher(helper: helper)
+            try grouper.regroup(changed: summary.setMembersChanged)
         }
         guard summary.available else { return }
         if jsonl {

@@ -1,0 +1,133 @@
+import Foundation
+import SnapSortSystem
+import SnapSortTestSupport
+import Synchronization
+import Testing
+
+@testable import SnapSortCore
+
+/// Geometric verification of Similar Shots pairs (`FrameMatcher`, the helper's `match`: ORB +
+/// RANSAC homography) on real photos (Tests/Fixtures/vision): dune grass and a forest path are
+/// the fine texture 32×32 thumbnails decorrelate on once shifted, turned and blurred.
+@Suite struct GroupsFrameMatchTests {
+    static let rules = GroupRules()
+
+    /// A `width`×`height` window of `scene` at (`x`, `y`), turned by `degrees` about its centre
+    /// (bilinear), with a horizontal motion blur of `blur` pixels (a box along the row).
+    static func frame(_ scene: Bitmap, x: Int, y: Int = 20, width: Int = 640, height: Int = 400, degrees: Double = 0, blur: Int = 0) -> Bitmap {
+        var out = Bitmap(width: width, height: height, channels: 3)
+        let turn = degrees * .pi / 180, c = cos(turn), s = sin(turn)
+        let cx = Double(x) + Double(width) / 2, cy = Double(y) + Double(height) / 2
+        for j in 0..<height {
+            for i in 0..<width {
+                let dx = Double(x + i) - cx, dy = Double(y + j) - cy
+                let u = min(max(cx + c * dx - s * dy, 0), Double(scene.width - 2))
+                let v = min(max(cy + s * dx + c * dy, 0), Double(scene.height - 2))
+                let x0 = Int(u), y0 = Int(v), fx = u - Double(x0), fy = v - Double(y0)
+                for ch in 0..<3 {
+                    func p(_ xx: Int, _ yy: Int) -> Double { Double(scene.pixels[(yy * scene.width + xx) * 3 + ch]) }
+                    let top = p(x0, y0) + (p(x0 + 1, y0) - p(x0, y0)) * fx
+                    let bottom = p(x0, y0 + 1) + (p(x0 + 1, y0 + 1) - p(x0, y0 + 1)) * fx
+                    out.pixels[(j * width + i) * 3 + ch] = UInt8((top + (bottom - top) * fy).rounded())
+                }
+            }
+        }
+        guard blur > 1 else { return out }
+        var blurred = out
+        for j in 0..<height {
+            for i in 0..<width {
+                for ch in 0..<3 {
+                    var sum = 0, n = 0
+                    for k in max(0, i - blur / 2)...min(width - 1, i + blur / 2) {
+                        sum += Int(out.pixels[(j * width + k) * 3 + ch])
+                        n += 1
+                    }
+                    blurred.pixels[(j * width + i) * 3 + ch] = UInt8(sum / n)
+                }
+            }
+        }
+        return blurred
+    }
+
+    static func scene(_ name: String) throws -> Bitmap {
+        let bytes = try FileSystem.readFile(VisionTests.fixtures + "/" + name, limit: 1 << 22)
+        return try JPEG.decode(bytes, scaleNumerator: 8, maxHeaderPixels: 1 << 26, maxOutputPixels: 1 << 26).bitmap
+    }
+
+    /// The two frames written as photos and matched as a regroup matches them.
+    static func match(_ a: Bitmap, _ b: Bitmap) throws -> FrameMatch? {
+        let t = try TestLibrary()
+        t.dir.write("Pictures/a.jpg", Fixtures.jpeg(a, quality: 90, dateTimeOriginal: GroupsGrouperTests.exif(0)))
+        t.dir.write("Pictures/b.jpg", Fixtures.jpeg(b, quality: 90, dateTimeOriginal: GroupsGrouperTests.exif(2)))
+        try t.scan()
+        let items = try GroupItem.loadAll(t.library.db).sorted { $0.path < $1.path }
+        let helper = VisionHelper(executable: VisionTests.helperPath)
+        defer { helper.stop() }
+        return FrameMatcher(helper: helper).match(items[0], items[1])
+    }
+
+    static func oneMoment(_ m: FrameMatch) -> Bool { m.inliers >= rules.verifyInliers && m.shared >= rules.verifyShared }
+
+    /// Frames of a texture burst: shifted 1–4 %, turned a degree, one of them shaken.
+    @Test(arguments: [("dune.jpg", 24, 1.0, 0), ("dune.jpg", 10, -1.5, 7), ("forest-path.jpg", 20, 1.0, 6)])
+    func aTextureBurstIsOneMoment(_ name: String, _ shift: Int, _ degrees: Double, _ blur: Int) throws {
+        let scene = try Self.scene(name)
+        let a = Self.frame(scene, x: 60), b = Self.frame(scene, x: 60 + shift, y: 26, degrees: degrees, blur: blur)
+        let m = try #require(try Self.match(a, b))
+        #expect(Self.oneMoment(m), "\(m)")
+        #expect(m.shared > 0.85, "\(m)")
+    }
+
+    /// A pan's frames share about half of the frame: keypoints match there, but not one moment.
+    @Test(arguments: [240, 300])
+    func aPanIsNotOneMoment(_ step: Int) throws {
+        let scene = try Self.scene("dune.jpg")
+        let a = Self.frame(scene, x: 20, width: 480), b = Self.frame(scene, x: 20 + step, width: 480)
+        let m = try #require(try Self.match(a, b))
+        #expect(!Self.oneMoment(m), "\(m)")
+        #expect(m.shared < 0.62, "\(m)")
+    }
+
+    /// A scene cut: two different photos seconds apart share no keypoints under one homography.
+    @Test func aSceneCutIsNotOneMoment() throws {
+        let a = Self.frame(try Self.scene("dune.jpg"), x: 60), b = Self.frame(try Self.scene("storm.jpg"), x: 60)
+        let m = try #require(try Self.match(a, b))
+        #expect(!Self.oneMoment(m), "\(m)")
+    }
+
+    /// A regroup with the helper: the texture burst is one set, the pan's frames (many matches,
+    /// half the frame in common) and the other photo stay out of it. The thumbnails' threshold
+    /// is raised out of reach, as fine texture shifted and blurred puts it out of reach in real
+    /// bursts, so the burst is one set only through verification.
+    @Test func aRegroupVerifiesATextureBurstIntoOneSetAndKeepsAPanApart() throws {
+        let t = try TestLibrary()
+        let dune = try Self.scene("dune.jpg")
+        let burst = [Self.frame(dune, x: 60), Self.frame(dune, x: 78, y: 24, degrees: 1), Self.frame(dune, x: 90, y: 16, degrees: -1, blur: 7)]
+        for (i, b) in burst.enumerated() {
+            t.dir.write("Pictures/IMG_\(i).jpg", Fixtures.jpeg(b, quality: 90, dateTimeOriginal: GroupsGrouperTests.exif(2 * i)))
+        }
+        let storm = try Self.scene("storm.jpg")
+        t.dir.write("Pictures/IMG_7.jpg", Fixtures.jpeg(Self.frame(storm, x: 20, width: 440), dateTimeOriginal: GroupsGrouperTests.exif(14)))
+        t.dir.write("Pictures/IMG_8.jpg", Fixtures.jpeg(Self.frame(storm, x: 260, width: 440), dateTimeOriginal: GroupsGrouperTests.exif(17)))
+        try t.scan()
+        var rules = GroupRules()
+        rules.similarThreshold = 0.995
+        var alone = Grouper(library: t.library)
+        alone.rules = rules
+        try alone.regroupAll()
+        #expect(try GroupsGrouperTests.sets(t.library).isEmpty)
+        let helper = VisionHelper(executable: VisionTests.helperPath)
+        defer { helper.stop() }
+        let lines = Mutex<[String]>([])
+        var grouper = Grouper(library: t.library)
+        grouper.rules = rules
+        grouper.frameMatcher = FrameMatcher(helper: helper)
+        grouper.trace = { line in lines.withLock { $0.append(line) } }
+        try grouper.regroupAll()
+        let sets = try GroupsGrouperTests.sets(t.library)
+        let verified = lines.withLock { $0.filter { $0.hasPrefix("verify") } }
+        #expect(sets == [["IMG_0.jpg", "IMG_1.jpg", "IMG_2.jpg"]], "\(sets): \(verified)")
+        // The pan's frames were asked, and said no.
+        #expect(verified.contains { $0.contains("IMG_7.jpg\t") && $0.contains("IMG_8.jpg\t") && $0.hasSuffix("\tno") }, "\(verified)")
+    }
+}
