@@ -35,6 +35,16 @@ public final class ScratchExt4: @unchecked Sendable {
         return try fd.status()
     }
 
+    /// Writes `bytes` to new files `folder/PREFIX_1.jpg`, `_2`, … until one lands on inode
+    /// number `inode` (a file just deleted gave it back); returns its path, nil after 200.
+    public static func createOnInode(_ inode: UInt64, _ bytes: [UInt8], in folder: String, prefix: String) throws -> String? {
+        for i in 1...200 {
+            let p = "\(folder)/\(prefix)_\(i).jpg"
+            if try create(p, bytes).inode == inode { return p }
+        }
+        return nil
+    }
+
     private static func run(_ exe: String, _ args: [String]) throws {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: exe)

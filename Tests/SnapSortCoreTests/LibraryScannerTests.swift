@@ -222,15 +222,8 @@ private func small(_ seed: UInt64) -> [UInt8] { Fixtures.jpeg(seed: seed, width:
         let id = try #require(try t.library.item(path: root + "/a/x.jpg")).id
         try Review.decide(.trash, fileID: id, library: t.library, clock: .live)
         try FileSystem.remove(root + "/a/x.jpg")
-        var copy: String?
-        for i in 1...200 {
-            let p = root + "/b/imp_\(i).jpg"
-            if try ScratchExt4.create(p, bytes).inode == old.inode {
-                copy = p
-                break
-            }
-        }
-        let imported = try #require(copy, "ext4 gave the inode number back")
+        let imported = try #require(
+            try ScratchExt4.createOnInode(old.inode, bytes, in: root + "/b", prefix: "imp"), "ext4 gave the inode number back")
         let s = try t.scan([root])
         #expect(s.moved == 0 && s.gone == 1)
         let item = try #require(try t.library.item(path: imported))
