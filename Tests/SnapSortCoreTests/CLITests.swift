@@ -110,7 +110,8 @@ import Testing
         let set = try #require(all[copies[0]]?["last_copy_set"]?.stringValue)
         let text = try SnapsortBinary.run(["--db", db, "trash", "list"]).stdout
         // Copies share a name: each is shown with its folder.
-        let line = try #require(text.split(separator: "\n").first { $0.hasPrefix("3 of them are the last copies of duplicate set \(set) (") }, "\(text)")
+        let line = try #require(
+            text.split(separator: "\n").first { $0.hasPrefix("3 of them are the last copies of duplicate set \(set) (") }, "\(text)")
         #expect(line.contains("Pictures/a.jpg") && line.contains("Backup/a.jpg") && line.contains("Old/a.jpg"), "\(line)")
         #expect(line.hasSuffix("nothing of it stays in the library."), "\(line)")
         // The commit's question, asked on a terminal (script(1) gives it one): answered no, nothing moves.

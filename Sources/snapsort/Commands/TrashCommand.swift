@@ -145,7 +145,9 @@ enum TrashCommand: Command {
                 // A set staged whole leaves nothing of its pictures: said before the question, named.
                 let last = LastCopies.warning(staged).map { $0 + " " } ?? ""
                 FileHandle.standardError.write(
-                    Data("\(last)Move \(staged.count) file\(staged.count == 1 ? "" : "s")\(withSides) (\(humanBytes(bytes))) to the Trash? [y/N] ".utf8))
+                    Data(
+                        "\(last)Move \(staged.count) file\(staged.count == 1 ? "" : "s")\(withSides) (\(humanBytes(bytes))) to the Trash? [y/N] ".utf8
+                    ))
                 guard let answer = readLine(), ["y", "yes"].contains(answer.lowercased().trimmingCharacters(in: .whitespaces)) else {
                     ctx.err("Nothing moved.")
                     return ExitCode.ok
