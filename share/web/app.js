@@ -651,7 +651,9 @@ function renderTrash() {
     grid.append(el("li", { class: flag ? "held" : "" }, el("label", { title: `${it.folder}/${it.name}` }, input, el("img", { src: it.thumb, alt: "", loading: "lazy" }),
       el("span", { class: "cap" }, fileName(it.name), el("span", { class: "muted", text: humanBytes(it.bytes) })),
       el("span", { class: "cap dir muted", text: shortFolder(it.folder) }),
-      flag ? el("span", { class: "cap flag", text: flag }) : null)));
+      flag ? el("span", { class: "cap flag", text: flag }) : null,
+      // Nothing of its set stays once the staged items go (a duplicate or Similar Shots set staged whole).
+      it.last_copy && it.last_copy_set ? el("span", { class: "cap flag", text: "Last copy: nothing of its set stays" }) : null)));
   }
   if (!d.items.length) grid.append(el("li", { class: "muted", text: "Nothing staged. Swipe left on a card to stage it here." }));
   $("#trash-commit").disabled = d.count === 0;
