@@ -28,6 +28,12 @@ import Testing
         let clock = Clock.manual(Date(timeIntervalSince1970: 1_800_000_000)).0
         #expect(try t.library.setRole(of: keeper)?.text == "suggested keeper")
         #expect(try t.library.setRole(of: other)?.text == nil)
+        // A keeper the user chose says so (as the terminal deck does); the suggestion again after.
+        try t.library.setKeeper(fileID: other)
+        #expect(try t.library.setRole(of: other)?.text == "your keeper" && t.library.setRole(of: keeper)?.text == nil)
+        try t.library.setKeeper(fileID: keeper)
+        try t.library.clearKeeper(fileID: keeper)
+        #expect(try t.library.setRole(of: keeper)?.text == "suggested keeper")
         // The keeper stays: the other frame is no last copy, and nothing is named.
         try Review.decide(.trash, fileID: other, library: t.library, clock: clock)
         var staged = try Trash.staged(library: t.library)

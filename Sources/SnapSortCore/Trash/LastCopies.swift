@@ -110,11 +110,13 @@ public struct SetRole: Sendable, Equatable {
     public var copyOf: String?
     /// The suggested (or chosen) keeper of its Similar Shots set.
     public var isKeeper: Bool
+    /// The keeper is the user's own choice (`Library.setKeeper`), as the terminal deck says.
+    public var chosenByUser = false
 
-    /// "copy of NAME" / "suggested keeper", or nil.
+    /// "copy of NAME" / "suggested keeper" / "your keeper", or nil.
     public var text: String? {
         if let copyOf { return "copy of \(copyOf)" }
-        return isKeeper ? "suggested keeper" : nil
+        return isKeeper ? (chosenByUser ? "your keeper" : "suggested keeper") : nil
     }
 }
 
@@ -124,12 +126,13 @@ extension Library {
         guard
             let r = try db.row(
                 """
-                SELECT s.keeper, o.path FROM similar_sets s
+                SELECT s.keeper, o.path, EXISTS(SELECT 1 FROM keeper_choices k WHERE k.file_id = s.file_id) FROM similar_sets s
                 LEFT JOIN files o ON o.id = s.duplicate_of AND o.status != 'gone'
                   AND NOT EXISTS(SELECT 1 FROM decisions d WHERE d.file_id = o.id AND d.decision = 'trash')
                 WHERE s.file_id = ? AND s.set_key IN (\(Library.liveSetKeys))
                 """, fileID)
         else { return nil }
-        return SetRole(copyOf: r.string(1).map { ($0 as NSString).lastPathComponent }, isKeeper: r.int(0) == 1)
+        return SetRole(
+            copyOf: r.string(1).map { ($0 as NSString).lastPathComponent }, isKeeper: r.int(0) == 1, chosenByUser: r.int(0) == 1 && r.int(2) == 1)
     }
 }
