@@ -96,7 +96,8 @@ extension WebApp {
                 try withLibrary { lib in
                     guard let item = try lib.item(id: fid), item.status != .gone else { throw WebError.notFound("no such item") }
                     return Self.card(
-                        item, decision: try Review.decision(for: fid, library: lib), findings: try lib.findings(of: fid), home: options.env.home)
+                        item, decision: try Review.decision(for: fid, library: lib), findings: try lib.findings(of: fid), home: options.env.home,
+                        role: try lib.setRole(of: fid))
                 })
         case ("GET groups", _):
             return Self.json(
@@ -240,7 +241,9 @@ extension WebApp {
 
     /// A card: the item, its decision, and what the scan read on it (a ticket's code, the
     /// first words of a receipt or letter), which is often what decides it.
-    static func card(_ item: Item, decision: DecisionRecord?, findings: FileFindings? = nil, home: String? = nil) -> JSON {
+    static func card(
+        _ item: Item, decision: DecisionRecord?, findings: FileFindings? = nil, home: String? = nil, role: SetRole? = nil
+    ) -> JSON {
         let base = "/media/\(item.id)/"
         let text = (findings?.words ?? 0) > 0 ? findings?.text.map(Self.snippet) : nil
         return .object([
@@ -256,6 +259,8 @@ extension WebApp {
             ("deferrals", .int(decision?.laterCount ?? 0)), ("suggest_keep", .bool(decision?.suggestsKeep ?? false)),
             ("thumb", .string(base + "thumb")), ("display", .string(base + "display")), ("original", .string(base + "original")),
             ("qr", .opt(findings?.qrPayload.flatMap { $0.isEmpty ? nil : $0 })), ("text", .opt(text)),
+            // Its place in its set, in any deck: a copy (of what, when that stays) or the keeper.
+            ("copy_of", .opt(role?.copyOf)), ("keeper", .bool(role?.isKeeper ?? false)), ("set_role", .opt(role?.text)),
         ])
     }
 
@@ -289,7 +294,9 @@ extension WebApp {
         for id in s.itemIDs.dropFirst(s.position) {
             guard let item = try lib.item(id: id), item.status != .gone else { continue }
             cards.append(
-                Self.card(item, decision: try Review.decision(for: id, library: lib), findings: try lib.findings(of: id), home: options.env.home))
+                Self.card(
+                    item, decision: try Review.decision(for: id, library: lib), findings: try lib.findings(of: id), home: options.env.home,
+                    role: try lib.setRole(of: id)))
         }
         return .object([
             ("id", .int(s.id)), ("deck", .string(s.deckID)), ("title", .string(s.title)), ("position", .int(s.position)),
@@ -345,6 +352,7 @@ extension WebApp {
                     ("folder", .string(Self.folder(of: s.path, home: options.env.home))),
                     ("kind", .string(item?.kind ?? "photo")), ("decided_at", .double(s.decidedAt)),
                     ("changed_since_review", .bool(s.changedSinceReview)), ("missing", .bool(s.missing)), ("unreachable", .opt(s.unreachable)),
+                    ("last_copy", .bool(s.lastCopy)), ("last_copy_set", .opt(s.lastCopySet)),
                     ("thumb", .string("/media/\(s.fileID)/thumb")),
                     // What goes with it at the commit (an .xmp, a Live Photo's clip), named first.
                     (
@@ -357,8 +365,27 @@ extension WebApp {
                 ]))
         }
         let inTrash = try Trash.inSystemTrash(library: lib).filter { !$0.isSidecar }
+        let lastSets = LastCopies.sets(staged)
         return .object([
             ("count", .int(staged.count)), ("bytes", .int(staged.reduce(0) { $0 + $1.bytes })), ("items", .array(items)),
+            // The sets the commit leaves nothing of, and the words the commit's dialog adds (`LastCopies`).
+            (
+                "last_copies",
+                .object([
+                    ("count", .int(lastSets.reduce(0) { $0 + $1.paths.count })),
+                    (
+                        "sets",
+                        .array(
+                            lastSets.map {
+                                .object([
+                                    ("id", .string($0.id)), ("kind", .string($0.isDuplicateSet ? "duplicate" : "similar")),
+                                    ("names", .array($0.names.map { .string($0) })),
+                                ])
+                            })
+                    ),
+                    ("message", .opt(LastCopies.warning(staged))),
+                ])
+            ),
             (
                 "in_system_trash",
                 .array(

@@ -80,6 +80,54 @@ import Testing
         for line in report.stdout.split(separator: "\n") { #expect(JSON.parse(String(line)) != nil) }
     }
 
+    /// Issue 32, item 2: every copy of a picture staged is a last copy, and `trash list` names
+    /// the set the commit leaves nothing of; with one copy left in the library none is.
+    @Test func stagingEveryCopyOfAPictureSaysTheyAreItsLastCopies() throws {
+        let dir = TempDir()
+        let bytes = Fixtures.jpeg(seed: 61, width: 320, height: 240, dateTimeOriginal: "2024:06:01 09:00:00")
+        let copies = ["Pictures/a.jpg", "Pictures/Backup/a.jpg", "Pictures/Old/a.jpg"].map { dir.write($0, bytes) }
+        dir.write("Pictures/lone.jpg", Fixtures.jpeg(seed: 62, width: 320, height: 240, dateTimeOriginal: "2021:01:01 09:00:00"))
+        let db = dir.at("lib.sqlite3")
+        #expect(try SnapsortBinary.run(["--db", db, "scan", "--quiet", "--no-models", dir.at("Pictures")]).status == 0)
+        let groups = try SnapsortBinary.run(["--db", db, "groups", "duplicate"]).stdout
+        #expect(groups.contains("Backup/a.jpg"), "\(groups)")
+        func list() throws -> [String: JSON] {
+            let out = try SnapsortBinary.run(["--db", db, "trash", "list", "--json"]).stdout
+            let staged = try #require(JSON.parse(out)?["staged"]?.arrayValue, "\(out)")
+            return Dictionary(uniqueKeysWithValues: staged.map { ($0["path"]?.stringValue ?? "", $0) })
+        }
+        #expect(try SnapsortBinary.run(["--db", db, "decide", "trash"] + copies + [dir.at("Pictures/lone.jpg")]).status == 0)
+        let all = try list()
+        for path in copies {
+            let item = try #require(all[path])
+            #expect(item["last_copy"]?.boolValue == true && item["last_copy_set"]?.stringValue?.hasPrefix("s") == true, "\(item)")
+            // Every key the list had stays.
+            for key in ["path", "bytes", "changed_since_review", "missing", "unreachable", "sidecars"] { #expect(item[key] != nil, "\(key)") }
+        }
+        // A lone photo is the only copy of its pixels, but it leaves no set.
+        #expect(all[dir.at("Pictures/lone.jpg")]?["last_copy"]?.boolValue == true)
+        #expect(all[dir.at("Pictures/lone.jpg")]?["last_copy_set"] == .null)
+        let set = try #require(all[copies[0]]?["last_copy_set"]?.stringValue)
+        let text = try SnapsortBinary.run(["--db", db, "trash", "list"]).stdout
+        // Copies share a name: each is shown with its folder.
+        let line = try #require(
+            text.split(separator: "\n").first { $0.hasPrefix("3 of them are the last copies of duplicate set \(set) (") }, "\(text)")
+        #expect(line.contains("Pictures/a.jpg") && line.contains("Backup/a.jpg") && line.contains("Old/a.jpg"), "\(line)")
+        #expect(line.hasSuffix("nothing of it stays in the library."), "\(line)")
+        // The commit's question, asked on a terminal (script(1) gives it one): answered no, nothing moves.
+        if FileSystem.exists("/usr/bin/script") {
+            let q = try SnapsortBinary.run(
+                ["-qec", "'\(SnapsortBinary.path)' --db '\(db)' trash commit", "/dev/null"], stdin: "n\n", launcher: "/usr/bin/script")
+            #expect(q.stdout.contains("3 of them are the last copies of duplicate set \(set) (") && q.stdout.contains("Move 4 files"), "\(q)")
+            #expect(copies.allSatisfy(FileSystem.exists))
+        }
+        // One copy kept: the others are no last copies, and nothing is named.
+        #expect(try SnapsortBinary.run(["--db", db, "decide", "keep", copies[1]]).status == 0)
+        let some = try list()
+        #expect(some[copies[0]]?["last_copy"]?.boolValue == false && some[copies[2]]?["last_copy"]?.boolValue == false, "\(some)")
+        #expect(!(try SnapsortBinary.run(["--db", db, "trash", "list"]).stdout.contains("last cop")))
+    }
+
     /// The scan's progress line fits the terminal: the rate and the ETA give way first, then
     /// the bar shrinks; a very narrow one shows the count alone.
     @Test func theProgressLineFitsTheTerminal() {

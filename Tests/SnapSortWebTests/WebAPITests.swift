@@ -134,6 +134,67 @@ import Testing
         }
     }
 
+    /// Issue 32, item 2, on the page: a Similar Shots set staged whole (its keeper with it) is
+    /// a set of last copies, named for the commit's dialog; with its keeper left, none is.
+    /// Cards say which photo is its set's keeper and which is a copy of what.
+    @Test func aSetStagedWholeIsNamedBeforeTheCommit() throws {
+        let h = try WebHarness()
+        let set = try #require(h.json(try h.get("/api/similar"))["sets"]?.arrayValue?.first)
+        let sid = try #require(set["id"]?.stringValue)
+        let members = (set["members"]?.arrayValue ?? []).compactMap { $0["id"]?.intValue }
+        let keeper = try #require(members.first)
+        #expect(members.count == 3, "\(set)")
+        // The cards: the keeper says so, in any deck (here the month's).
+        let session = h.json(try h.post("/api/sessions", #"{"deck":"month:2024-05"}"#))
+        let cards = session["cards"]?.arrayValue ?? []
+        let keeperCard = try #require(cards.first { $0["id"]?.intValue == keeper })
+        #expect(keeperCard["keeper"]?.boolValue == true && keeperCard["set_role"]?.stringValue == "suggested keeper", "\(keeperCard)")
+        #expect(cards.filter { $0["keeper"]?.boolValue == true }.count == 1)
+        for id in members.dropFirst() { _ = try h.post("/api/decide", #"{"id":\#(id),"decision":"trash"}"#) }
+        var t = h.json(try h.get("/api/trash"))
+        #expect(t["items"]?.arrayValue?.allSatisfy { $0["last_copy"]?.boolValue == false } == true, "\(t)")
+        #expect(t["last_copies"]?["count"]?.intValue == 0 && t["last_copies"]?["message"] == .null)
+        // The keeper staged too: nothing of the set stays.
+        _ = try h.post("/api/decide", #"{"id":\#(keeper),"decision":"trash"}"#)
+        t = h.json(try h.get("/api/trash"))
+        #expect(t["items"]?.arrayValue?.count == 3 && t["items"]?.arrayValue?.allSatisfy { $0["last_copy"]?.boolValue == true } == true, "\(t)")
+        let named = try #require(t["last_copies"]?["sets"]?.arrayValue?.first)
+        // The burst's frames are one scene re-encoded: near-copies, so its set is a duplicate set too.
+        let copies = set["members"]?.arrayValue?.contains { $0["duplicate_of"]?.intValue != nil } == true
+        #expect(named["id"]?.stringValue == sid && named["kind"]?.stringValue == (copies ? "duplicate" : "similar"), "\(named)")
+        #expect(named["names"]?.arrayValue?.count == 3)
+        let message = try #require(t["last_copies"]?["message"]?.stringValue)
+        let title = (copies ? "duplicate set " : "Similar Shots set ") + sid
+        #expect(message.hasPrefix("3 of them are the last copies of \(title) (") && message.contains("IMG_0001.jpg"), "\(message)")
+    }
+
+    /// A copy of a picture elsewhere in the library: its card says whose copy it is while the
+    /// original stays; every copy staged names the duplicate set, one kept leaves none named.
+    @Test func aCopysCardNamesItsOriginalAndTheLastCopiesAreNamed() throws {
+        let h = try WebHarness()
+        let beach = h.lib.root + "/beach.jpg"
+        _ = h.lib.dir.write("Pictures/Backup/beach.jpg", try FileSystem.readFile(beach, limit: 1 << 24))
+        try h.lib.scan([h.lib.root])
+        try Grouper(library: h.lib.library).regroupAll()
+        let original = h.id("beach.jpg")
+        let copy = try #require(try h.lib.library.item(path: h.lib.root + "/Backup/beach.jpg")?.id)
+        let (copyCard, originalCard) = (h.json(try h.get("/api/items/\(copy)")), h.json(try h.get("/api/items/\(original)")))
+        // Which of the two is the original is the grouper's call (`GroupRules.originalOrder`).
+        let pair = [copyCard, originalCard]
+        #expect(pair.filter { $0["copy_of"]?.stringValue == "beach.jpg" }.count == 1, "\(pair)")
+        #expect(pair.contains { $0["set_role"]?.stringValue == "copy of beach.jpg" })
+        _ = try h.post("/api/decide", #"{"id":\#(original),"decision":"trash"}"#)
+        #expect(h.json(try h.get("/api/trash"))["items"]?.arrayValue?.first?["last_copy"]?.boolValue == false)
+        _ = try h.post("/api/decide", #"{"id":\#(copy),"decision":"trash"}"#)
+        let t = h.json(try h.get("/api/trash"))
+        #expect(t["items"]?.arrayValue?.allSatisfy { $0["last_copy"]?.boolValue == true } == true, "\(t)")
+        #expect(t["last_copies"]?["sets"]?.arrayValue?.first?["kind"]?.stringValue == "duplicate")
+        #expect(t["last_copies"]?["message"]?.stringValue?.contains("are the last copies of duplicate set s") == true, "\(t)")
+        // A staged original is no original to point at: its copy's card no longer says "copy of".
+        let copyID = try #require(pair.first { $0["copy_of"]?.stringValue != nil }?["id"]?.intValue)
+        #expect(h.json(try h.get("/api/items/\(copyID)"))["copy_of"] == .null)
+    }
+
     @Test func similarKeeperAndTrashRest() throws {
         let h = try WebHarness()
         let sets = h.json(try h.get("/api/similar"))["sets"]?.arrayValue ?? []

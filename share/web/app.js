@@ -225,14 +225,16 @@ function cardElement(c) {
   }, { once: true });
   const label = (c.decision === "trash" ? "Already staged for the Trash: " : c.decision === "keep" ? "Already kept: " : "") +
     `${c.kind === "video" ? "Video" : "Photo"} ${c.name}${niceDate(c) ? ", " + niceDate(c) : ""}${c.kind === "video" && c.duration ? ", " + clock(c.duration) + " long" : ""}, ${humanBytes(c.bytes)}` +
-    (c.folder ? `, in ${c.folder}` : "") + (c.reason ? `, cannot be read: ${c.reason}` : "");
+    (c.folder ? `, in ${c.folder}` : "") + (c.set_role ? `, ${c.set_role}` : "") + (c.reason ? `, cannot be read: ${c.reason}` : "");
   const card = el("div", { class: c.qr || c.text ? "card has-found" : "card", role: "group", "aria-roledescription": "card", "aria-label": label, "data-id": String(c.id) },
     el("div", { class: "photo" }, media,
       // Why a file cannot be shown, where the decision is made.
       c.reason ? el("span", { class: "why", text: "Cannot be read: " + c.reason }) : null,
       // Which file it is: copies of one picture differ only in their folder.
       el("span", { class: "where", title: (c.folder ? c.folder + "/" : "") + c.name, "aria-hidden": "true" },
-        el("b", { text: c.name }), c.folder ? " · " + c.folder : "")),
+        el("b", { text: c.name }), c.folder ? " · " + c.folder : ""),
+      // A copy (of what) or its set's keeper: the original is never trashed unawares.
+      c.set_role ? el("span", { class: "role", text: c.set_role.charAt(0).toUpperCase() + c.set_role.slice(1), "aria-hidden": "true" }) : null),
     // Decided elsewhere since the deck was dealt (the terminal, `snapsort decide`): said on the
     // card; a key decides it again.
     c.decision === "trash" || c.decision === "keep"
@@ -649,7 +651,9 @@ function renderTrash() {
     grid.append(el("li", { class: flag ? "held" : "" }, el("label", { title: `${it.folder}/${it.name}` }, input, el("img", { src: it.thumb, alt: "", loading: "lazy" }),
       el("span", { class: "cap" }, fileName(it.name), el("span", { class: "muted", text: humanBytes(it.bytes) })),
       el("span", { class: "cap dir muted", text: shortFolder(it.folder) }),
-      flag ? el("span", { class: "cap flag", text: flag }) : null)));
+      flag ? el("span", { class: "cap flag", text: flag }) : null,
+      // Nothing of its set stays once the staged items go (a duplicate or Similar Shots set staged whole).
+      it.last_copy && it.last_copy_set ? el("span", { class: "cap flag", text: "Last copy: nothing of its set stays" }) : null)));
   }
   if (!d.items.length) grid.append(el("li", { class: "muted", text: "Nothing staged. Swipe left on a card to stage it here." }));
   $("#trash-commit").disabled = d.count === 0;
@@ -721,6 +725,10 @@ async function commitTrash() {
     (sides.length ? ` and ${sides.length} file${sides.length === 1 ? "" : "s"} that go with them (${sides.slice(0, 3).map((f) => f.name).join(", ")}${sides.length > 3 ? ", …" : ""})` : "") +
     ` (${humanBytes(bytes)}) to the Trash` + (held ? ` — ${held} changed or missing will stay` : "");
   $("#confirm-ok").textContent = `Move ${movable.length} item${movable.length === 1 ? "" : "s"}`;
+  // A set staged whole leaves nothing of its pictures in the library: named, never unseen.
+  const last = d.last_copies && d.last_copies.message;
+  $("#confirm-last").textContent = last || "";
+  $("#confirm-last").hidden = !last;
   dlg.showModal();
 }
 async function confirmCommit() {

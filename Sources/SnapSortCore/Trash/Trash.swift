@@ -17,6 +17,13 @@ public struct StagedItem: Sendable, Equatable {
     /// Why the file cannot be looked at now (its folder unsearchable: "Permission denied"), or
     /// nil. Such a file is neither missing nor changed: a commit leaves it staged.
     public var unreachable: String?
+    /// Nothing that stays in the library holds its pixels once the staged items are gone
+    /// (`LastCopies`): true for an item in no set, and for the members of a set staged whole.
+    public var lastCopy = true
+    /// The duplicate or Similar Shots set it leaves whole with the others staged (`s<key>`).
+    public var lastCopySet: String?
+    /// Whether `lastCopySet` is a duplicate set (copies of one picture).
+    public var lastCopyOfDuplicates = false
 }
 
 /// A file SnapSort moved to a system Trash (a ledger row).
@@ -87,12 +94,15 @@ public enum Trash {
 
     /// Items staged for the Trash, oldest decision first; only `fileID`'s when given.
     public static func staged(library: Library, fileID: Int64? = nil) throws -> [StagedItem] {
-        try stagedRows(library, fileID: fileID).map { s in
+        let rows = try stagedRows(library, fileID: fileID)
+        let last = try LastCopies.of(library: library, fileIDs: rows.map(\.id))
+        return rows.map { s in
             let (st, unreachable) = reach(s.path)
             let same = (st.map(s.isAsReviewedOrSameBytes) ?? false) && s.ratedSinceStaged(library) == nil
             return StagedItem(
                 fileID: s.id, path: s.path, bytes: s.row.size, decidedAt: s.decidedAt, changedSinceReview: !same && unreachable == nil,
-                missing: st == nil && unreachable == nil, unreachable: unreachable)
+                missing: st == nil && unreachable == nil, unreachable: unreachable, lastCopy: last[s.id] != nil,
+                lastCopySet: last[s.id]?.setID, lastCopyOfDuplicates: last[s.id]?.isDuplicateSet ?? false)
         }
     }
 

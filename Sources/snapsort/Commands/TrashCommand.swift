@@ -51,6 +51,8 @@ enum TrashCommand: Command {
                                     .object([
                                         ("path", .string(s.path)), ("bytes", .int(s.bytes)), ("changed_since_review", .bool(s.changedSinceReview)),
                                         ("missing", .bool(s.missing)), ("unreachable", .opt(s.unreachable)),
+                                        // Nothing that stays holds its pixels (`LastCopies`); the set it leaves whole.
+                                        ("last_copy", .bool(s.lastCopy)), ("last_copy_set", .opt(s.lastCopySet)),
                                         ("sidecars", .array(sides.map { .object([("path", .string($0.path)), ("bytes", .int($0.bytes))]) })),
                                     ])
                                 })
@@ -95,6 +97,7 @@ enum TrashCommand: Command {
                     ? "" : " with the \(going.count == 1 ? "file" : "\(going.count) files") that go\(going.count == 1 ? "es" : "") with them"
                 ctx.out("\(staged.count) staged, \(humanBytes(total + goingBytes))\(with) — 'snapsort trash commit' moves them to the Trash")
             }
+            if let warning = LastCopies.warning(staged) { ctx.out(warning) }
             let changed = staged.filter { $0.changedSinceReview && !$0.missing }.count
             if changed > 0 {
                 ctx.out("\(changed) of them changed since they were reviewed: a commit leaves \(changed == 1 ? "it" : "them") in place")
@@ -139,8 +142,12 @@ enum TrashCommand: Command {
                         + sides.prefix(3).map { String($0.path.split(separator: "/").last ?? "") }.joined(separator: ", ")
                         + (sides.count > 3 ? ", …" : "") + ")"
                 let bytes = total + sides.reduce(Int64(0)) { $0 + $1.bytes }
+                // A set staged whole leaves nothing of its pictures: said before the question, named.
+                let last = LastCopies.warning(staged).map { $0 + " " } ?? ""
                 FileHandle.standardError.write(
-                    Data("Move \(staged.count) file\(staged.count == 1 ? "" : "s")\(withSides) (\(humanBytes(bytes))) to the Trash? [y/N] ".utf8))
+                    Data(
+                        "\(last)Move \(staged.count) file\(staged.count == 1 ? "" : "s")\(withSides) (\(humanBytes(bytes))) to the Trash? [y/N] ".utf8
+                    ))
                 guard let answer = readLine(), ["y", "yes"].contains(answer.lowercased().trimmingCharacters(in: .whitespaces)) else {
                     ctx.err("Nothing moved.")
                     return ExitCode.ok

@@ -1,0 +1,138 @@
+import Foundation
+import SnapSortSystem
+
+/// Whether a staged item is the last copy of its pixels: the one rule behind `trash list
+/// --json`'s `last_copy`, the commit's question (CLI and page) and the cards' "copy of …" /
+/// "suggested keeper" (issue 32, item 2).
+///
+/// An item staged for the Trash is a last copy when, once every staged item is gone, nothing
+/// that stays in the library (live and not staged) holds its pixels: no other member of its
+/// exact-duplicate set stays and, when it is in a Similar Shots set, no member of that set
+/// stays — its keeper in particular. A duplicate set is part of its Similar Shots set
+/// (`similar_sets`: copies share the set key, `duplicate_of` names the original), so both
+/// come down to "no member of its set stays". An item in no set is the only copy of its pixels
+/// by definition: it is a last copy too, but only a set leaving whole is named in the question
+/// (that is what surprises: "the original first, trashed on ←").
+public struct LastCopy: Sendable, Equatable {
+    /// The set it leaves whole (`s<key>`, as `similar_group`), nil for an item in no set.
+    public var setID: String?
+    /// True when the set holds copies of one picture (a duplicate set), false for a Similar
+    /// Shots set of different frames.
+    public var isDuplicateSet: Bool
+}
+
+/// A set that leaves the library whole with a commit, and the staged files that were its members.
+public struct LastCopySet: Sendable, Equatable {
+    public var id: String
+    public var isDuplicateSet: Bool
+    /// The staged members' paths, in staging order.
+    public var paths: [String]
+
+    /// The members' file names, with their folder's name when two share one (copies often do).
+    public var names: [String] {
+        let plain = paths.map { ($0 as NSString).lastPathComponent }
+        guard Set(plain).count < plain.count else { return plain }
+        return paths.map { p in
+            let folder = ((p as NSString).deletingLastPathComponent as NSString).lastPathComponent
+            return folder.isEmpty ? (p as NSString).lastPathComponent : folder + "/" + (p as NSString).lastPathComponent
+        }
+    }
+
+    /// "duplicate set s12" / "Similar Shots set s40".
+    public var title: String { (isDuplicateSet ? "duplicate set " : "Similar Shots set ") + id }
+}
+
+public enum LastCopies {
+    /// Staged item ids that are last copies (`LastCopy`), with the set each leaves whole.
+    /// Items that are not last copies (a member of their set stays) are absent.
+    /// One query: a staged item whose set (live: two live members, `Library.liveSetKeys`) keeps
+    /// a live member that is not staged is no last copy.
+    static func of(library: Library, fileIDs: [Int64]) throws -> [Int64: LastCopy] {
+        guard !fileIDs.isEmpty else { return [:] }
+        var out = Dictionary(uniqueKeysWithValues: fileIDs.map { ($0, LastCopy(setID: nil, isDuplicateSet: false)) })
+        let rows = try library.db.rows(
+            """
+            SELECT s.file_id, s.set_key,
+                   EXISTS(SELECT 1 FROM similar_sets o JOIN files fo ON fo.id = o.file_id
+                          WHERE o.set_key = s.set_key AND o.file_id != s.file_id AND fo.status != 'gone'
+                            AND NOT EXISTS(SELECT 1 FROM decisions d WHERE d.file_id = o.file_id AND d.decision = 'trash')),
+                   EXISTS(SELECT 1 FROM similar_sets c WHERE c.set_key = s.set_key AND c.duplicate_of IS NOT NULL)
+            FROM similar_sets s JOIN decisions sd ON sd.file_id = s.file_id AND sd.decision = 'trash'
+            WHERE s.set_key IN (\(Library.liveSetKeys))
+            """)
+        for r in rows {
+            guard let id = r.int(0), out[id] != nil else { continue }
+            if r.int(2) == 1 {
+                out[id] = nil
+            } else {
+                out[id] = LastCopy(setID: r.int(1).map { "s\($0)" }, isDuplicateSet: r.int(3) == 1)
+            }
+        }
+        return out
+    }
+
+    /// The sets the staged `items` leave whole, in the order their first member was staged.
+    public static func sets(_ items: [StagedItem]) -> [LastCopySet] {
+        var out: [LastCopySet] = []
+        for s in items {
+            guard s.lastCopy, let id = s.lastCopySet else { continue }
+            if let i = out.firstIndex(where: { $0.id == id }) {
+                out[i].paths.append(s.path)
+            } else {
+                out.append(LastCopySet(id: id, isDuplicateSet: s.lastCopyOfDuplicates, paths: [s.path]))
+            }
+        }
+        return out
+    }
+
+    /// What the commit's question adds about last copies, or nil when no set leaves whole:
+    /// "4 of them are the last copies of duplicate set s12 (a.jpg, b.jpg, c.jpg, d.jpg): nothing
+    /// of it stays in the library." The CLI and the page ask with these words.
+    public static func warning(_ items: [StagedItem]) -> String? {
+        let sets = sets(items)
+        guard !sets.isEmpty else { return nil }
+        let n = sets.reduce(0) { $0 + $1.paths.count }
+        let named = sets.map { set in
+            let names = set.names
+            let shown = names.prefix(4).joined(separator: ", ") + (names.count > 4 ? ", …" : "")
+            return "\(set.title) (\(shown))"
+        }
+        let list = named.count == 1 ? named[0] : named.dropLast().joined(separator: ", ") + " and " + named.last!
+        let them = sets.count == 1 ? "it" : "them"
+        return "\(n) of them \(n == 1 ? "is the last copy" : "are the last copies") of \(list): nothing of \(them) stays in the library."
+    }
+}
+
+/// What a card says of an item's place in its set: a copy (and of what) or its set's keeper.
+public struct SetRole: Sendable, Equatable {
+    /// The file name of the original this item is a copy of, when that original stays (live,
+    /// not staged for the Trash).
+    public var copyOf: String?
+    /// The suggested (or chosen) keeper of its Similar Shots set.
+    public var isKeeper: Bool
+    /// The keeper is the user's own choice (`Library.setKeeper`), as the terminal deck says.
+    public var chosenByUser = false
+
+    /// "copy of NAME" / "suggested keeper" / "your keeper", or nil.
+    public var text: String? {
+        if let copyOf { return "copy of \(copyOf)" }
+        return isKeeper ? (chosenByUser ? "your keeper" : "suggested keeper") : nil
+    }
+}
+
+extension Library {
+    /// `fileID`'s role in its (live) set, nil when it is in none.
+    public func setRole(of fileID: Int64) throws -> SetRole? {
+        guard
+            let r = try db.row(
+                """
+                SELECT s.keeper, o.path, EXISTS(SELECT 1 FROM keeper_choices k WHERE k.file_id = s.file_id) FROM similar_sets s
+                LEFT JOIN files o ON o.id = s.duplicate_of AND o.status != 'gone'
+                  AND NOT EXISTS(SELECT 1 FROM decisions d WHERE d.file_id = o.id AND d.decision = 'trash')
+                WHERE s.file_id = ? AND s.set_key IN (\(Library.liveSetKeys))
+                """, fileID)
+        else { return nil }
+        return SetRole(
+            copyOf: r.string(1).map { ($0 as NSString).lastPathComponent }, isKeeper: r.int(0) == 1, chosenByUser: r.int(0) == 1 && r.int(2) == 1)
+    }
+}
