@@ -6,19 +6,22 @@
 #                                        with SEED=2 make-dev-corpus.sh CORPUS_DIR2 — same
 #                                        photographs, other crops, degradations and roles)
 # Environment: SCRATCH (build folder, default .build), EVAL (default ../shared/eval),
-# JOBS (swift build -j, default: swift's), WORKERS (scan --workers, default: all cores),
+# CONFIG (debug or release, default debug; the unseen sets are scored on a release build, so
+# report with CONFIG=release), JOBS (swift build -j, default: swift's), WORKERS (scan --workers,
+# default: all cores),
 # KEEP=1 keeps the databases and reports (printed) for a look with score.py or sqlite3.
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 scratch=${SCRATCH:-.build}
+config=${CONFIG:-debug}
 eval_dir=${EVAL:-$here/../shared/eval}
 cd "$here"
 # snapsort-vision runs the local models (people, and the document classifier's second opinion);
 # without it beside snapsort those scores fall.
 for product in snapsort snapsort-vision; do
-    swift build --scratch-path "$scratch" ${JOBS:+-j "$JOBS"} --product "$product" >/dev/null
+    swift build -c "$config" --scratch-path "$scratch" ${JOBS:+-j "$JOBS"} --product "$product" >/dev/null
 done
-bin="$scratch/debug/snapsort"
+bin="$scratch/$config/snapsort"
 work=$(mktemp -d /tmp/snapsort-quality.XXXXXX)
 [ "${KEEP:-}" = 1 ] && echo "databases and reports in $work" || trap 'rm -rf "$work"' EXIT
 [ $# -gt 0 ] || set -- /tmp/snapsort-eval/dev
