@@ -86,7 +86,8 @@ extension WebApp {
                     return .object([
                         ("id", .int(o.fileID)), ("undone", .opt(o.undone?.rawValue)), ("restored", .opt(o.restored?.rawValue)),
                         ("count", .int(o.count)), ("name", .opt(o.path.map { ($0 as NSString).lastPathComponent })),
-                        ("kind", .string(o.keeperChoice ? "keeper" : "decision")), ("committed_since", .int(committed)),
+                        ("kind", .string(o.notSimilarPhotos > 0 ? "not_similar" : o.keeperChoice ? "keeper" : "decision")),
+                        ("committed_since", .int(committed)),
                         ("session", try o.session.map { try sessionJSON($0, lib) } ?? .null), ("summary", try summary(lib)),
                     ])
                 })

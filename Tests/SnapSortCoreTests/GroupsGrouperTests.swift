@@ -403,6 +403,40 @@ import Testing
         #expect(try t.library.similarGroups().isEmpty)
     }
 
+    /// "Not similar" is an undo step, undone in order with the decisions around it (the
+    /// review issue: `decide later A; similar not-similar s2; undo` took back the "later" and the
+    /// set was gone for good). Through the real CLI; then a mark is listed and taken back.
+    @Test func notSimilarIsUndoneInOrderAndAMarkCanBeTakenBack() throws {
+        let t = try TestLibrary()
+        Self.writeBurst(t)
+        t.dir.write("Pictures/other.jpg", Fixtures.jpeg(Fixtures.scene(width: 320, height: 240, seed: 9001)))
+        try t.scan()
+        try Grouper(library: t.library).regroupAll()
+        let set = try #require(try t.library.similarGroups().first)
+        let other = t.dir.at("Pictures/other.jpg")
+        func run(_ args: [String]) throws -> SnapsortBinary.Result { try SnapsortBinary.run(["--db", t.dbPath] + args) }
+        #expect(try run(["decide", "later", other]).status == 0)
+        #expect(try run(["similar", "not-similar", set.id]).status == 0)
+        #expect(try t.library.similarGroups().isEmpty)
+        let undo = try run(["undo"])
+        #expect(undo.status == 0 && undo.stdout.contains("undid not similar on \(set.members.count) photos"), "\(undo.stdout)\(undo.stderr)")
+        let back = try #require(try t.library.similarGroups().first)
+        #expect(Set(back.members.map(\.fileID)) == Set(set.members.map(\.fileID)))
+        #expect(try t.library.notSimilarPairs().isEmpty)
+        // The decision before it is the next step, still there.
+        let item = try #require(try t.library.item(path: other))
+        #expect(try Review.decision(for: item.id, library: t.library)?.decision == .later)
+        #expect(try run(["undo"]).stdout.contains("undid later"))
+        // Marked again, listed, and taken back later without undo.
+        #expect(try run(["similar", "not-similar", back.id]).status == 0)
+        let marks = try run(["similar", "marks"])
+        let mark = try #require(marks.stdout.split(separator: "\t").first.map(String.init), "\(marks.stdout)")
+        #expect(marks.stdout.contains("\(set.members.count) photos"))
+        #expect(try run(["similar", "unmark", mark]).status == 0)
+        #expect(try t.library.similarGroups().count == 1)
+        #expect(try run(["similar", "unmark", mark]).status == 1)
+    }
+
     @Test func incrementalRegroupingEqualsFullRegrouping() throws {
         let t = try TestLibrary()
         Self.writeBurst(t, prefix: "A", second: 0)

@@ -51,7 +51,7 @@ _snapsort() {
             if [[ $prev == trash ]]; then _snapsort_words "list commit restore"
             elif [[ $cur == -* ]]; then _snapsort_words "--yes --all --json"
             else _snapsort_paths -f; fi ;;
-        similar) if [[ $prev == similar ]]; then _snapsort_words "keeper not-similar trash-rest"; elif [[ $cur == -* ]]; then _snapsort_words "--all"; else _snapsort_paths -f; fi ;;
+        similar) if [[ $prev == similar ]]; then _snapsort_words "keeper not-similar trash-rest marks unmark"; elif [[ $cur == -* ]]; then _snapsort_words "--all"; else _snapsort_paths -f; fi ;;
         stats) _snapsort_words "--json" ;;
         open) _snapsort_words "--print-url --deck --start --new-key" ;;
         serve) _snapsort_words "--port --print-url" ;;

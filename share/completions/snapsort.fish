@@ -30,7 +30,7 @@ complete -c snapsort -n '__fish_seen_subcommand_from review' -l new
 complete -c snapsort -n '__fish_seen_subcommand_from decks' -l show -x
 complete -c snapsort -n '__fish_seen_subcommand_from trash' -a 'list commit restore'
 complete -c snapsort -n '__fish_seen_subcommand_from trash' -l yes -l all -l json
-complete -c snapsort -n '__fish_seen_subcommand_from similar' -a 'keeper not-similar trash-rest'
+complete -c snapsort -n '__fish_seen_subcommand_from similar' -a 'keeper not-similar trash-rest marks unmark'
 complete -c snapsort -n '__fish_seen_subcommand_from similar' -l all
 complete -c snapsort -n '__fish_seen_subcommand_from open' -l deck -x
 complete -c snapsort -n '__fish_seen_subcommand_from open' -l start -l new-key

@@ -134,13 +134,56 @@ extension Library {
         try Grouper(library: self).regroup(changed: Set(others + [fileID]))
     }
 
+    /// Records the pairs, and the ones that are new as one undo step (`Review.undo` forgets
+    /// them again and regroups).
     private func recordNotSimilar(_ pairs: [(Int64, Int64)], at now: Date) throws {
         let ts = StatusTimestamp.string(now)
         try db.transaction {
+            var added: [[Int64]] = []
             for (a, b) in pairs {
                 try db.run("INSERT OR IGNORE INTO not_similar(a, b, decided_at) VALUES(?, ?, ?)", a, b, ts)
+                if db.changes > 0 { added.append([a, b]) }
             }
+            if !added.isEmpty { try Review.recordNotSimilarStep(added, at: now, library: self) }
         }
+    }
+
+    /// Forgets "not similar" pairs and regroups their photos: they may form a set again.
+    func forgetNotSimilar(_ pairs: [[Int64]]) throws {
+        try db.transaction {
+            for p in pairs where p.count == 2 { try db.run("DELETE FROM not_similar WHERE a = ? AND b = ?", p[0], p[1]) }
+        }
+        try Grouper(library: self).regroup(changed: Set(pairs.flatMap { $0 }))
+    }
+
+    /// The "not similar" marks, one a user's action (the pairs recorded at one moment), newest
+    /// first: an id (`m` and the moment's digits), when, and the photos it keeps apart.
+    public func notSimilarMarks() throws -> [(id: String, decidedAt: String, fileIDs: [Int64])] {
+        var marks: [(id: String, decidedAt: String, fileIDs: [Int64])] = []
+        var index: [String: Int] = [:]
+        for r in try db.rows("SELECT a, b, decided_at FROM not_similar ORDER BY decided_at DESC, a, b") {
+            let when = r.string(2) ?? ""
+            let i =
+                index[when]
+                ?? {
+                    marks.append((Library.markID(when), when, []))
+                    index[when] = marks.count - 1
+                    return marks.count - 1
+                }()
+            for id in [r.int(0)!, r.int(1)!] where !marks[i].fileIDs.contains(id) { marks[i].fileIDs.append(id) }
+        }
+        return marks
+    }
+
+    static func markID(_ decidedAt: String) -> String { "m" + decidedAt.filter(\.isNumber) }
+
+    /// Takes a "not similar" mark back (`notSimilarMarks`): its photos are regrouped and may
+    /// form a set again. Returns how many photos it kept apart; nil when there is no such mark.
+    public func removeNotSimilarMark(_ id: String) throws -> Int? {
+        guard let when = try notSimilarMarks().first(where: { $0.id == id })?.decidedAt else { return nil }
+        let pairs = try db.rows("SELECT a, b FROM not_similar WHERE decided_at = ?", when).map { [$0.int(0)!, $0.int(1)!] }
+        try forgetNotSimilar(pairs)
+        return Set(pairs.flatMap { $0 }).count
     }
 
     /// Every remembered "not similar" pair (a < b).

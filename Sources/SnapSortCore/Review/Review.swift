@@ -30,6 +30,8 @@ public struct UndoOutcome: Sendable, Equatable {
     /// The step was a keeper chosen in Similar Shots (`fileID`): the set's keeper is the one
     /// before it again, and the frame is staged again if the choice had un-staged it.
     public var keeperChoice = false
+    /// The step was "not similar": how many photos it had kept apart (they are regrouped).
+    public var notSimilarPhotos = 0
 }
 
 /// A Similar Shots set's keeper as it was before a choice (an undo step's `keeper_before`):
@@ -221,6 +223,15 @@ public enum Review {
         if !library.undoBatchOpen { try trimUndoHistory(library.db) }
     }
 
+    /// Records "not similar" of `pairs` (each `[a, b]`, newly recorded) as one undo step,
+    /// inside the caller's transaction.
+    static func recordNotSimilarStep(_ pairs: [[Int64]], at now: Date, library: Library) throws {
+        let json = String(decoding: try JSONEncoder().encode(pairs), as: UTF8.self)
+        try library.db.run(
+            "INSERT INTO undo_steps(created_ts, file_id, not_similar) VALUES(?,?,?)", now.timeIntervalSince1970, pairs[0][0], json)
+        if !library.undoBatchOpen { try trimUndoHistory(library.db) }
+    }
+
     /// Puts a set's keeper back as `snapshot` says (inside the caller's transaction); members
     /// regrouped elsewhere since keep their choices as they were.
     private static func restoreKeeper(_ snapshot: KeeperSnapshot, library: Library) throws {
@@ -242,12 +253,22 @@ public enum Review {
             guard
                 let step = try db.row(
                     """
-                    SELECT id, file_id, before, session_id, session_before, event_id, chapter_id, keeper_before
+                    SELECT id, file_id, before, session_id, session_before, event_id, chapter_id, keeper_before, not_similar
                     FROM undo_steps ORDER BY id DESC LIMIT 1
                     """)
             else { return nil }
             let stepID = step.int(0)!, fileID = step.int(1)!
             let current = try decision(for: fileID, library: library)
+            if let text = step.string(8) {
+                // "Not similar": its pairs are forgotten, and the photos regrouped.
+                let pairs = (try? JSONDecoder().decode([[Int64]].self, from: Data(text.utf8))) ?? []
+                try db.run("DELETE FROM undo_steps WHERE id=?", stepID)
+                try library.forgetNotSimilar(pairs)
+                var o = UndoOutcome(
+                    fileID: fileID, path: try library.item(id: fileID)?.path, undone: nil, restored: current?.decision, session: nil)
+                o.notSimilarPhotos = Set(pairs.flatMap { $0 }).count
+                return o
+            }
             if let text = step.string(7) {
                 // A keeper choice: the set's keeper as it was, and the frame staged again if the
                 // choice had un-staged it (its decision is left alone otherwise).

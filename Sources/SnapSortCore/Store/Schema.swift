@@ -191,5 +191,11 @@ public enum Schema {
                 DROP INDEX files_path_identity;
                 CREATE INDEX files_path_identity ON files(path, status, id, device, inode, size, mtime_ns, analyzer_version, btime_ns, deleted);
                 """),
+        // "Not similar" is an undo step: the pairs it added (JSON `[[a, b], …]`).
+        Migration(
+            version: 65,
+            sql: """
+                ALTER TABLE undo_steps ADD COLUMN not_similar TEXT;
+                """),
     ]
 }

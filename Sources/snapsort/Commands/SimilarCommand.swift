@@ -1,7 +1,7 @@
 import Foundation
 import SnapSortCore
 
-/// `snapsort similar keeper FILE | not-similar GROUP | trash-rest GROUP|--all`
+/// `snapsort similar keeper FILE | not-similar GROUP | trash-rest GROUP|--all | marks | unmark MARK`
 enum SimilarCommand: Command {
     static let name = "similar"
     static let summary = "choose keepers in Similar Shots, split groups, trash the rest"
@@ -9,10 +9,15 @@ enum SimilarCommand: Command {
         Usage: snapsort similar keeper FILE
                snapsort similar not-similar GROUP
                snapsort similar trash-rest GROUP | --all
+               snapsort similar marks
+               snapsort similar unmark MARK
 
         keeper       makes FILE the keeper of its Similar Shots group (remembered; one undo
                      step: 'snapsort undo' gives the group its keeper before)
         not-similar  remembers that GROUP's photos are not similar: the group never comes back
+                     (one undo step: 'snapsort undo' forgets it and the photos are regrouped)
+        marks        lists the "not similar" marks, newest first: MARK, when, the photos
+        unmark       forgets mark MARK (as listed, e.g. m20261202065246): its photos may form a set again
         trash-rest   stages every photo of GROUP (or of every group) but its keeper for the
                      Trash; each one is its own undo step
         GROUP is the id 'report' shows as similar_group (e.g. s42).
@@ -22,7 +27,7 @@ enum SimilarCommand: Command {
     static func run(_ args: inout Arguments, _ ctx: Context) throws -> Int32 {
         let all = args.flag("--all")
         var words = try args.positionals()
-        guard !words.isEmpty else { throw UsageError("similar needs keeper, not-similar or trash-rest") }
+        guard !words.isEmpty else { throw UsageError("similar needs keeper, not-similar, trash-rest, marks or unmark") }
         let action = words.removeFirst()
         let library = try ctx.openLibrary()
         let clock = Clock.live
@@ -48,6 +53,18 @@ enum SimilarCommand: Command {
                 }
                 for o in outcomes { ctx.out("trash\t\(field(try library.item(id: o.fileID)?.path ?? "item \(o.fileID)"))") }
                 ctx.out("\(outcomes.count) staged for the Trash ('snapsort trash' lists them; 'snapsort undo' takes one back)")
+            case "marks":
+                guard words.isEmpty else { throw UsageError("similar marks takes no argument") }
+                for m in try library.notSimilarMarks() {
+                    let names = try m.fileIDs.map { id in try library.item(id: id).map { field($0.name) } ?? "item \(id)" }
+                    ctx.out("\(m.id)\t\(m.decidedAt)\t\(m.fileIDs.count) photos\t\(names.joined(separator: ", "))")
+                }
+            case "unmark":
+                guard words.count == 1 else { throw UsageError("similar unmark takes one MARK") }
+                guard let n = try library.removeNotSimilarMark(words[0]) else {
+                    throw CommandFailure(ExitCode.error, "no \"not similar\" mark '\(words[0])' ('snapsort similar marks' lists them)")
+                }
+                ctx.out("\(words[0]): \(n) photos may form a set again")
             default:
                 throw UsageError("unknown similar action '\(action)'")
             }

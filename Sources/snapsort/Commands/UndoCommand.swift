@@ -43,6 +43,10 @@ enum UndoCommand: Command {
                 break
             }
             let name = o.path.map(field) ?? "item \(o.fileID)"
+            if o.notSimilarPhotos > 0 {
+                ctx.out("undid not similar on \(o.notSimilarPhotos) photos (\(name) and others): they may form a set again")
+                continue
+            }
             if o.keeperChoice {
                 ctx.out(
                     "undid the keeper choice of \(name): the set's keeper is the one before it again"
