@@ -86,13 +86,15 @@ enum RootsCommand: Command {
             if action == "add" && dir == "/" {
                 throw CommandFailure(ExitCode.error, "refusing to watch / (the whole system, /proc and /sys included); name your photo folders")
             }
-            if action == "add", !ctx.quiet {
-                // Folders inside one another are one tree, watched once: say which holds which.
+            if action == "add" {
+                // Folders inside one another are one tree, watched once: a folder inside a root
+                // is not added (it said "already covers it" and was added all the same).
                 let (config, _) = Configuration.load(ctx.env)
-                for r in config.roots where r != dir {
-                    if dir.hasPrefix(r + "/") { ctx.err("note: \(dir) is inside the root \(r), which already covers it") }
-                    if r.hasPrefix(dir + "/") { ctx.err("note: the root \(r) is inside \(dir)") }
+                if let r = config.roots.first(where: { dir.hasPrefix($0 + "/") }) {
+                    if !ctx.quiet { ctx.err("\(field(dir)) is inside the root \(field(r)), which already covers it: not added") }
+                    return ExitCode.ok
                 }
+                for r in config.roots where r.hasPrefix(dir + "/") && !ctx.quiet { ctx.err("note: the root \(r) is inside \(dir)") }
             }
             let folder = String(file[..<file.lastIndex(of: "/")!])
             try FileSystem.makeDirectories(folder, mode: 0o755)
