@@ -76,6 +76,20 @@ import Testing
         #expect(try String(contentsOfFile: log, encoding: .utf8) == "url=http://127.0.0.1:9/\nxdg=unset\nstartup=unset\n")
     }
 
+    /// A user manager that cannot make the scope (`systemd-run` fails): the page opens by
+    /// xdg-open alone (the review issue: `snapsort open` exited 1).
+    @Test func theOpenerFallsBackToXdgOpenWhenTheScopeFails() throws {
+        let dir = TempDir()
+        let log = dir.at("opened")
+        let xdg = dir.writeScript("bin/xdg-open", "#!/bin/sh\necho \"$1\" >> '\(log)'\n")
+        let run = dir.writeScript("bin/systemd-run", "#!/bin/sh\necho 'Failed to start transient scope unit' >&2\nexit 1\n")
+        dir.write("run/bus", [])
+        let env = Environment(variables: ["PATH": dir.at("bin"), "XDG_RUNTIME_DIR": dir.at("run")])
+        #expect(URLOpener.command(for: "file:///x.html", env: env) == [run, "--user", "--scope", "--quiet", "--collect", xdg, "file:///x.html"])
+        #expect(URLOpener.open("file:///x.html", env: env, wait: true, silent: true))
+        #expect(try String(contentsOfFile: log, encoding: .utf8) == "file:///x.html\n")
+    }
+
     @Test func relativeXDGValuesAreIgnored() {
         let env = Environment(variables: ["XDG_STATE_HOME": "relative/state", "HOME": "/home/u"])
         #expect(env.defaultDatabasePath == "/home/u/.local/state/snapsort/library.sqlite3")

@@ -32,7 +32,12 @@ public enum URLOpener {
     /// them on), so a compositor lets the browser's window take the focus.
     public static func open(_ url: String, env: Environment, wait: Bool, silent: Bool = false, activationToken: String? = nil) -> Bool {
         guard let argv = command(for: url, env: env) else { return false }
-        return Program.run(argv, env: environment(env, activationToken: activationToken), wait: wait, silent: silent)
+        let e = environment(env, activationToken: activationToken)
+        if Program.run(argv, env: e, wait: wait, silent: silent) { return true }
+        // systemd-run could not make the scope (a user manager that refuses, a bus gone): the
+        // page still opens, by xdg-open alone (`snapsort open` exited 1 instead).
+        guard wait, argv.count > 2, let xdg = argv.dropLast().last else { return false }
+        return Program.run([xdg, url], env: e, wait: wait, silent: silent)
     }
 
     /// `env` with the activation token set (or, without one, with any inherited token
