@@ -271,7 +271,8 @@ function renderDeck() {
   $("#goal-fill").style.width = `${(done / goal) * 100}%`;
   const bar = $("#goal-bar");
   bar.setAttribute("aria-valuemax", String(goal)); bar.setAttribute("aria-valuenow", String(done));
-  $("#goal-text").textContent = `${today} / ${goal} today`;
+  // Past the goal, "16 / 3 today" read like an error: the goal is said reached.
+  $("#goal-text").textContent = today > goal ? `goal of ${goal} reached: ${today} today` : `${today} / ${goal} today`;
   const stack = $("#stack");
   const keep = new Map($$(".card", stack).map((c) => [c.dataset.id, c]));
   const wanted = s.cards.slice(0, 3);
@@ -294,7 +295,7 @@ function renderDeck() {
   prefetch(s.cards);
   // Celebrated when a decision here reaches today's goal (not again for each deck, and not for
   // a goal the terminal deck reached before this page opened).
-  if (state.doneToday !== null && state.doneToday < goal && today >= goal) celebrate(s);
+  if (state.doneToday !== null && state.doneToday < goal && today >= goal) celebrate(s, today);
   state.doneToday = today;
 }
 
@@ -450,10 +451,14 @@ async function undo() {
   }
 }
 
-function celebrate(s) {
+function celebrate(s, today) {
   const box = $("#celebrate");
   box.hidden = false;
   const target = s.bytes || 0, out = $("#celebrate-bytes");
+  // A session of keeps frees nothing: "0 B ready to free" read as a failure; it says what was done.
+  $("#celebrate-freed").hidden = target === 0;
+  $("#celebrate-kept").hidden = target !== 0;
+  $("#celebrate-count").textContent = String(today);
   if (reducedMotion()) { out.textContent = humanBytes(target); }
   else {
     const t0 = performance.now(), dur = 1200;
