@@ -181,11 +181,15 @@ public struct Grouper {
         // The lists of pairs to score end with this block (millions of pairs in a
         // duplicate-heavy library), before the clustering builds its own tables.
         var aligned = 0
+        // An incremental regroup lists the few pairs it scores: looking for them among every
+        // stored pair when storing them took seconds in a duplicate-heavy library.
+        var scoredKeys: [FilePair] = []
         do {
             let windowPairs = clustering.windowPairs(of: scope)
             aligned = windowPairs.count
             for (key, score) in zip(windowPairs, try clustering.align(windowPairs)) where score >= rules.similarThreshold {
                 edges[key] = score
+                if scope != nil { scoredKeys.append(key) }
             }
         }
         do {
@@ -194,6 +198,7 @@ public struct Grouper {
             for (key, score) in zip(copyPairs, try clustering.copyScores(copyPairs)) {
                 guard let score else { continue }
                 copyLinks[key] = score
+                if scope != nil { scoredKeys.append(key) }
             }
         }
         phase("pairs scored")
@@ -249,11 +254,15 @@ public struct Grouper {
                 for id in changed { try db.run("DELETE FROM similar_pairs WHERE a=? OR b=?", id, id) }
             }
             var newPairs: [FilePair] = []
-            for key in edges.keys where scoredNow(key) { newPairs.append(key) }
-            for key in copyLinks.keys where scoredNow(key) && edges[key] == nil { newPairs.append(key) }
-            newPairs += sameFileScores.keys
+            if scope == nil {
+                for key in edges.keys { newPairs.append(key) }
+                for key in copyLinks.keys where edges[key] == nil { newPairs.append(key) }
+                newPairs += sameFileScores.keys
+            } else {
+                newPairs = scoredKeys
+            }
             newPairs.sort { ($0.a, $0.b) < ($1.a, $1.b) }
-            for key in newPairs {
+            for (i, key) in newPairs.enumerated() where i == 0 || newPairs[i - 1] != key {
                 let p = sameFileScores[key] ?? (edges[key], copyLinks[key])
                 try db.run("INSERT OR REPLACE INTO similar_pairs(a, b, similar, copy) VALUES(?,?,?,?)", key.a, key.b, p.similar, p.copy)
             }
