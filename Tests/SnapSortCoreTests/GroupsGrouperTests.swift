@@ -627,3 +627,61 @@ import Testing
         return sets + groups
     }
 }
+
+extension GroupsGrouperTests {
+    /// The components under pairs are those a walk of every pair's adjacency finds (what
+    /// `components(around:)` did before it became a union-find: issue 30's duplicate-heavy
+    /// library made ~3 million pairs, and their lists were ~150 MB of a regroup's peak), also
+    /// with pairs to files outside the table (a walk takes such a file and goes no further).
+    @Test(arguments: [1, 2, 3, 4, 5] as [UInt64])
+    func componentsAreThoseOfAWalkOverEveryPair(seed: UInt64) throws {
+        let t = try TestLibrary()
+        for i in 0..<16 { t.dir.write("Pictures/p\(i).png", Fixtures.png(seed: UInt64(300 + i), width: 64, height: 48)) }
+        try t.scan()
+        let rules = GroupRules()
+        let rows = ItemRows(try GroupItem.loadAll(t.library.db, metrics: false), metricsLoaded: false)
+        let photos = ItemTable(rows) { rules.isSimilarCandidate($0) }
+        let inside = photos.all.map(\.id).sorted()
+        #expect(inside.count == 16)
+        var clustering = SimilarClustering(photos: photos, rules: rules, verdicts: [], keeperChoices: [], trace: nil) { _ in [:] }
+        var rng = SplitMix(seed: seed)
+        let ids = inside + [900_001, 900_002, 900_003]
+        func pairs(_ n: Int) -> [FilePair: Double] {
+            var out: [FilePair: Double] = [:]
+            while out.count < n {
+                let a = ids.randomElement(using: &rng)!, b = ids.randomElement(using: &rng)!
+                if a != b { out[FilePair(a, b)] = 1 }
+            }
+            return out
+        }
+        clustering.edges = pairs(6)
+        clustering.copyLinks = pairs(5)
+        // The walk, as it was.
+        func walk(_ seeds: Set<Int64>?) -> [[Int64]] {
+            var adjacent: [Int64: [Int64]] = [:]
+            for key in Array(clustering.edges.keys) + Array(clustering.copyLinks.keys) {
+                adjacent[key.a, default: []].append(key.b)
+                adjacent[key.b, default: []].append(key.a)
+            }
+            var out: [[Int64]] = []
+            var taken = Set<Int64>()
+            for seed in (seeds.map { Array($0) } ?? inside).sorted() where !taken.contains(seed) {
+                taken.insert(seed)
+                var component: [Int64] = []
+                var queue = [seed]
+                while let id = queue.popLast() {
+                    component.append(id)
+                    guard photos.contains(id) else { continue }
+                    for other in adjacent[id, default: []] where taken.insert(other).inserted { queue.append(other) }
+                }
+                out.append(component.sorted())
+            }
+            return out
+        }
+        #expect(clustering.components(around: nil) == walk(nil))
+        for _ in 0..<20 {
+            let seeds = Set((0..<Int.random(in: 1...5, using: &rng)).map { _ in ids.randomElement(using: &rng)! })
+            #expect(clustering.components(around: seeds) == walk(seeds), "\(seeds)")
+        }
+    }
+}

@@ -173,26 +173,46 @@ public struct Grouper {
         }
         let scope: Set<Int64>? = rescore ? nil : changed
         phase("stored pairs")
-        let windowPairs = clustering.windowPairs(of: scope)
-        var newPairs: [FilePair: (similar: Double?, copy: Double?)] = [:]
-        for (key, score) in zip(windowPairs, try clustering.align(windowPairs)) where score >= rules.similarThreshold {
-            edges[key] = score
-            newPairs[key, default: (nil, nil)].similar = score
+        // The pairs scored now are those with a changed file (every pair, when all are scored
+        // again): the stored ones were read without them. They are stored from `edges` and
+        // `copyLinks` themselves: a dictionary of their own held every pair a second time
+        // (~200 MB for the 2 million copy links of 600 photos × 83 copies).
+        func scoredNow(_ key: FilePair) -> Bool { scope == nil || changed.contains(key.a) || changed.contains(key.b) }
+        // The lists of pairs to score end with this block (millions of pairs in a
+        // duplicate-heavy library), before the clustering builds its own tables.
+        var aligned = 0
+        // An incremental regroup lists the few pairs it scores: looking for them among every
+        // stored pair when storing them took seconds in a duplicate-heavy library.
+        var scoredKeys: [FilePair] = []
+        do {
+            let windowPairs = clustering.windowPairs(of: scope)
+            aligned = windowPairs.count
+            for (key, score) in zip(windowPairs, try clustering.align(windowPairs)) where score >= rules.similarThreshold {
+                edges[key] = score
+                if scope != nil { scoredKeys.append(key) }
+            }
         }
-        let copyPairs = clustering.duplicatePairs(of: scope)
-        try needMetrics(copyPairs.flatMap { [$0.a, $0.b] })
-        for (key, score) in zip(copyPairs, try clustering.copyScores(copyPairs)) {
-            guard let score else { continue }
-            copyLinks[key] = score
-            newPairs[key, default: (nil, nil)].copy = score
+        do {
+            let copyPairs = clustering.duplicatePairs(of: scope)
+            try needMetrics(copyPairs.lazy.flatMap { [$0.a, $0.b] })
+            for (key, score) in zip(copyPairs, try clustering.copyScores(copyPairs)) {
+                guard let score else { continue }
+                copyLinks[key] = score
+                if scope != nil { scoredKeys.append(key) }
+            }
         }
         phase("pairs scored")
         // One file under two names (a hard link, a folder known by two paths) is not its own
         // copy: trashing one name frees nothing, and through a second path it took the file.
-        let sameFile = try Self.sameFilePairs(db, among: Set(edges.keys).union(copyLinks.keys).filter(clustering.sameContent))
-        if !sameFile.isEmpty {
-            edges = edges.filter { !sameFile.contains($0.key) }
-            copyLinks = copyLinks.filter { !sameFile.contains($0.key) }
+        // The pairs of the same bytes are read where they are, not gathered into one set first:
+        // in a duplicate-heavy library they are nearly every pair (~3 million, ~100 MB as a set).
+        let sameFile = try Self.sameFilePairs(db, among: [edges.keys.lazy, copyLinks.keys.lazy].lazy.joined().filter(clustering.sameContent))
+        // Stored all the same, as scored (`newPairs` below).
+        var sameFileScores: [FilePair: (similar: Double?, copy: Double?)] = [:]
+        for key in sameFile {
+            if scoredNow(key) { sameFileScores[key] = (edges[key], copyLinks[key]) }
+            edges[key] = nil
+            copyLinks[key] = nil
         }
         clustering.copyLinks = copyLinks
         clustering.edges = edges
@@ -224,7 +244,7 @@ public struct Grouper {
             sets += try clustering.cluster(component)
         }
         try checkpoint()
-        let stats = Stats(changed: changed.count, aligned: windowPairs.count, region: region.count, sets: sets.count)
+        let stats = Stats(changed: changed.count, aligned: aligned, region: region.count, sets: sets.count)
         phase("clustered")
 
         try db.transaction {
@@ -233,7 +253,17 @@ public struct Grouper {
             } else {
                 for id in changed { try db.run("DELETE FROM similar_pairs WHERE a=? OR b=?", id, id) }
             }
-            for (key, p) in newPairs.sorted(by: { ($0.key.a, $0.key.b) < ($1.key.a, $1.key.b) }) {
+            var newPairs: [FilePair] = []
+            if scope == nil {
+                for key in edges.keys { newPairs.append(key) }
+                for key in copyLinks.keys where edges[key] == nil { newPairs.append(key) }
+                newPairs += sameFileScores.keys
+            } else {
+                newPairs = scoredKeys
+            }
+            newPairs.sort { ($0.a, $0.b) < ($1.a, $1.b) }
+            for (i, key) in newPairs.enumerated() where i == 0 || newPairs[i - 1] != key {
+                let p = sameFileScores[key] ?? (edges[key], copyLinks[key])
                 try db.run("INSERT OR REPLACE INTO similar_pairs(a, b, similar, copy) VALUES(?,?,?,?)", key.a, key.b, p.similar, p.copy)
             }
             try library.setAgentState(Self.pairRulesKey, rules.pairKey)
@@ -357,16 +387,24 @@ public struct Grouper {
 
     /// Those of `pairs` (of the same bytes: one file has one content) whose two rows are one
     /// file now (the same device and inode).
-    static func sameFilePairs(_ db: Database, among pairs: Set<FilePair>) throws -> Set<FilePair> {
-        guard !pairs.isEmpty else { return [] }
+    /// `pairs` is walked twice (its files, then the pairs) and may repeat a pair.
+    static func sameFilePairs(_ db: Database, among pairs: some Sequence<FilePair>) throws -> Set<FilePair> {
+        var files = Set<Int64>()
+        for p in pairs {
+            files.insert(p.a)
+            files.insert(p.b)
+        }
+        guard !files.isEmpty else { return [] }
         var identity: [Int64: (Int64, Int64)] = [:]
-        try forEach(db, "SELECT id, device, inode FROM files WHERE id", in: Array(Set(pairs.flatMap { [$0.a, $0.b] })).sorted()) { r in
+        try forEach(db, "SELECT id, device, inode FROM files WHERE id", in: files.sorted()) { r in
             if let id = r.int(0), let d = r.int(1), let i = r.int(2) { identity[id] = (d, i) }
         }
-        return pairs.filter { p in
-            guard let x = identity[p.a], let y = identity[p.b] else { return false }
-            return x == y
+        var out = Set<FilePair>()
+        for p in pairs {
+            guard let x = identity[p.a], let y = identity[p.b], x == y else { continue }
+            out.insert(p)
         }
+        return out
     }
 
     /// Runs `select` (ending in the id column it filters) `IN` each batch of 500 of `ids`:

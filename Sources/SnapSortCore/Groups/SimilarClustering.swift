@@ -324,22 +324,52 @@ struct SimilarClustering {
     /// (nil: every component). A change to a file can only change the sets of its component (and
     /// of the component it left, whose members the caller adds to `seeds`).
     func components(around seeds: Set<Int64>?) -> [[Int64]] {
-        var adjacent: [Int64: [Int64]] = [:]
-        for key in Array(edges.keys) + Array(copyLinks.keys) {
-            adjacent[key.a, default: []].append(key.b)
-            adjacent[key.b, default: []].append(key.a)
+        // A union-find over the photos, not an adjacency list of every pair: the copies of a
+        // duplicate-heavy library (600 photos × 83 copies) make ~3 million pairs, and their
+        // lists (with two arrays of the keys to build them) were ~150 MB of a regroup's peak.
+        // A file outside the table (`byID`) joins a component but links nothing through it;
+        // such pairs are rare and kept aside (`outside`), so the components are the walk's.
+        var parent: [Int64: Int64] = [:]
+        func find(_ x: Int64) -> Int64 {
+            var x = x
+            while let p = parent[x], p != x {
+                let up = parent[p] ?? p
+                parent[x] = up
+                x = up
+            }
+            return x
         }
+        var outside: [Int64: [Int64]] = [:]
+        func link(_ key: FilePair) {
+            let (ia, ib) = (byID.contains(key.a), byID.contains(key.b))
+            guard ia && ib else {
+                outside[key.a, default: []].append(key.b)
+                outside[key.b, default: []].append(key.a)
+                return
+            }
+            if parent[key.a] == nil { parent[key.a] = key.a }
+            if parent[key.b] == nil { parent[key.b] = key.b }
+            let (ra, rb) = (find(key.a), find(key.b))
+            if ra != rb { parent[max(ra, rb)] = min(ra, rb) }
+        }
+        for key in edges.keys { link(key) }
+        for key in copyLinks.keys { link(key) }
+        var classes: [Int64: [Int64]] = [:]
+        for id in parent.keys { classes[find(id), default: []].append(id) }
         var out: [[Int64]] = []
         var taken = Set<Int64>()
         for seed in (seeds.map { Array($0) } ?? timeline.map(\.id)).sorted() where !taken.contains(seed) {
-            taken.insert(seed)
-            var component: [Int64] = []
-            var queue = [seed]
-            while let id = queue.popLast() {
-                component.append(id)
-                guard byID.contains(id) else { continue }
-                for other in adjacent[id, default: []] where taken.insert(other).inserted {
-                    queue.append(other)
+            guard byID.contains(seed) else {
+                // The walk takes such a file and goes no further.
+                taken.insert(seed)
+                out.append([seed])
+                continue
+            }
+            var component = classes[find(seed)] ?? [seed]
+            taken.formUnion(component)
+            if !outside.isEmpty {
+                for id in component {
+                    for other in outside[id, default: []] where taken.insert(other).inserted { component.append(other) }
                 }
             }
             out.append(component.sorted())
