@@ -140,6 +140,12 @@ struct DecksTests {
         let ids = overview.map(\.id.description)
         #expect(ids.contains("on-this-day") && ids.contains("month:2020-11") && ids.contains("filter:screenshots"))
         #expect(ids.contains("filter:camera=Pixel 7"), "\(ids)")
+        // A camera is named as EXIF gives it, make and model (the review issue: "Shot with
+        // 2201117TG"); a model that carries its make already is not named twice.
+        #expect(overview.first { $0.id.description == "filter:camera=Pixel 7" }?.title == "Shot with Google Pixel 7")
+        _ = try ReviewFixture.insert(l, path: r + "/x.jpg", taken: ReviewFixture.date("2022-01-02 10:00:00"), make: "Canon", model: "Canon EOS R5")
+        #expect(try Decks.build(.filter(.camera("Canon EOS R5"), year: nil), library: l, clock: clock).title == "Shot with Canon EOS R5")
+        #expect(try Decks.build(.filter(.camera("Pixel 7"), year: 2021), library: l, clock: clock).title == "Shot with Google Pixel 7 2021")
         #expect(overview.first { $0.id == .month(year: 2020, month: 11) }?.progress.reviewed == 1)
     }
 

@@ -38,7 +38,7 @@ public enum Decks {
             let ctx = try FilterContext(all, library: library)
             let scope = all.filter { ctx.matches(f, $0) && (year == nil || $0.year(timeZone) == year) }
             return deck(
-                id, title: f.title + (year.map { " \($0)" } ?? ""), scope: scope, now: now,
+                id, title: Decks.title(f, scope) + (year.map { " \($0)" } ?? ""), scope: scope, now: now,
                 includeKept: f == .favourites)
         case .onThisDay:
             var cal = Calendar(identifier: .gregorian)
@@ -125,7 +125,7 @@ public enum Decks {
         for c in all { if let m = c.item.model?.trimmingCharacters(in: .whitespaces), !m.isEmpty { byModel[m, default: []].append(c) } }
         for (model, scope) in byModel.sorted(by: { ($0.value.count, $1.key) > ($1.value.count, $0.key) }).prefix(cameraDecks) {
             let f = LibraryFilter.camera(model)
-            summary(.filter(f, year: nil), f.title, scope)
+            summary(.filter(f, year: nil), Decks.title(f, scope), scope)
         }
         var byMonth: [String: [Candidate]] = [:]
         for c in all { if let m = c.month(timeZone) { byMonth[m, default: []].append(c) } }
@@ -135,6 +135,18 @@ public enum Decks {
             summary(.month(year: y, month: mo), monthTitle(y, mo), byMonth[m]!)
         }
         return out
+    }
+
+    /// A filter's title; a camera's as EXIF names it, make and model ("Shot with Xiaomi
+    /// 2201117TG", not the bare model code), the make the most of `scope` carry.
+    static func title(_ f: LibraryFilter, _ scope: [Candidate]) -> String {
+        guard case .camera(let model) = f else { return f.title }
+        var makes: [String: Int] = [:]
+        for c in scope { if let m = c.item.make?.trimmingCharacters(in: .whitespaces), !m.isEmpty { makes[m, default: 0] += 1 } }
+        guard let make = makes.max(by: { ($0.value, $1.key) < ($1.value, $0.key) })?.key,
+            !model.lowercased().hasPrefix(make.lowercased().split(separator: " ").first.map(String.init) ?? make.lowercased())
+        else { return f.title }
+        return "Shot with \(make) \(model)"
     }
 
     /// Items waiting for a verdict across the library (the status file's `awaiting_review`).
