@@ -267,7 +267,7 @@ public final class PowerAgentService: AgentService {
 /// Without a helper or models it says so once (`snapsort groups` shows the groups unavailable)
 /// and waits for the next change.
 public final class VisionAgentService: AgentService {
-    private let analyzer: VisionAnalyzer
+    private let models: ModelsStep
     private let logger: Logger
     private var pending = true
     public private(set) var problem: String?
@@ -275,7 +275,7 @@ public final class VisionAgentService: AgentService {
     public var slice: TimeInterval = 0.5
 
     public init(library: Library, helper: VisionHelper, logger: Logger) {
-        analyzer = VisionAnalyzer(library: library, helper: helper, logger: logger)
+        models = ModelsStep(library: library, helper: helper, logger: logger)
         self.logger = logger
     }
 
@@ -283,20 +283,13 @@ public final class VisionAgentService: AgentService {
     public var isAnalysis: Bool { true }
     public func nextDeadline(now: Date) -> Date? { pending ? now : nil }
     public func reconciled(now: Date) { pending = true }
-    public func stop() { analyzer.helper.stop() }
+    public func stop() { models.analyzer.helper.stop() }
 
     public func fire(now: Date, readable: [Int32]) {
         guard pending else { return }
         let end = Date().addingTimeInterval(slice)
         do {
-            let s = try analyzer.run(shouldStop: { Date() > end })
-            if !s.setMembersChanged.isEmpty {
-                // The members' pairs are scored again: with the helper, as the scan's regroup
-                // scored them (`FrameMatcher`), or verified pairs would fall apart here.
-                var grouper = Grouper(library: analyzer.library)
-                grouper.frameMatcher = FrameMatcher(helper: analyzer.helper)
-                try grouper.regroup(changed: s.setMembersChanged)
-            }
+            let s = try models.run(shouldStop: { Date() > end })
             // Photos were looked at: maybe more wait. None: done until the next change.
             pending = s.available && s.analyzed + s.failed + s.skipped > 0
             problem = nil

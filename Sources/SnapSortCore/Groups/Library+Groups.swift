@@ -309,6 +309,12 @@ extension Library {
         }
     }
 
+    /// `reportGroups` as the report's lookup (an item in no group: no groups).
+    public func reportGroupLookup() throws -> Report.GroupLookup {
+        let groups = try reportGroups()
+        return { groups[$0.id] ?? ReportGroups() }
+    }
+
     /// What the report shows for every live item: its groups, set, keeper flag and original.
     public func reportGroups() throws -> [Int64: ReportGroups] {
         var out: [Int64: ReportGroups] = [:]

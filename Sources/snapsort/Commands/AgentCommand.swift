@@ -51,10 +51,7 @@ enum AgentCommand: Command {
         options.notifier = .live
         // Without the reminder service no reminder comes: the bars must not announce one.
         if !reminders { options.providers.nextReminder = { _ in nil } }
-        options.configureScanner = { Extensions.configure($0) }
-        options.afterReconcile = { library, paths, checkpoint in
-            if try Extensions.afterScanPending(library) { try Extensions.afterScan(library, paths, models: models, checkpoint: checkpoint) }
-        }
+        options.steps = LibraryUpdate.Steps(groups: true, models: models)
         options.services = { c in
             var list: [AgentService] = [PowerAgentService(enabled: c.configuration.pauseOnBattery, logger: c.logger)]
             if web { list.append(WebAgentService(c)) }

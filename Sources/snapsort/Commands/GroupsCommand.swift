@@ -86,21 +86,6 @@ enum GroupsCommand: Command {
         }
         return ExitCode.ok
     }
-
-    /// Regroups after a scan (what changed only). `SNAPSORT_GROUPS_TRACE=1` prints each compared
-    /// pair on stderr (a tuning aid). With `models`, the vision helper verifies the pairs of one
-    /// moment the thumbnails reject (`FrameMatcher`; started only when a pair needs it).
-    static func regroup(_ library: Library, models: Bool = true, checkpoint: @escaping () throws -> Void = {}) throws {
-        var grouper = Grouper(library: library)
-        grouper.checkpoint = checkpoint
-        let helper = models ? VisionHelper(executable: VisionHelper.locate()) : nil
-        defer { helper?.stop() }
-        grouper.frameMatcher = helper.map(FrameMatcher.init)
-        if ProcessInfo.processInfo.environment["SNAPSORT_GROUPS_TRACE"] == "1" {
-            grouper.trace = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
-        }
-        try grouper.regroup()
-    }
 }
 
 extension String {

@@ -48,7 +48,7 @@ enum InfoCommand: Command {
         let library = ctx.databaseNamed && !FileSystem.exists(ctx.dbPath) ? try Library(path: ":memory:") : try ctx.openLibrary()
         var json: JSON
         if let item = try library.item(path: path) {
-            json = Report.json(item, groups: try Extensions.reportGroups(library)?(item) ?? ReportGroups())
+            json = Report.json(item, groups: try library.reportGroupLookup()(item))
             if case .object(var o) = json {
                 o.insert(("in_library", .bool(true)), at: 1)
                 // What a page says and where a code points: read once by the scan, kept for this.
@@ -63,8 +63,7 @@ enum InfoCommand: Command {
                 json = .object(o)
             }
         } else {
-            let scanner = LibraryScanner(library: library)
-            Extensions.configure(scanner)
+            let scanner = LibraryUpdate(library: library).makeScanner(rules: ExcludeRules(), workers: 1)
             let r = scanner.analyzer.analyze(path: path, status: st)
             json = .object(
                 [

@@ -25,7 +25,7 @@ enum ReportCommand: Command {
             throw CommandFailure(ExitCode.error, "\(field(d)): no such file or folder (and never scanned)")
         }
         let items = try library.items(under: dirs)
-        let lookup = try Extensions.reportGroups(library)
+        let lookup = try library.reportGroupLookup()
         Report.write(items, groups: lookup) { ctx.out($0) }
         return ExitCode.ok
     }

@@ -61,21 +61,14 @@ enum ScanCommand: Command {
             }
         }
         let scanned = roots.filter { !missing.contains($0) }
-        let scanLock: FileLock
-        if let held = try FileLock.tryLock(library.scanLockPath) {
-            scanLock = held
-        } else {
+        let update = LibraryUpdate(library: library, steps: .init(groups: !noGroups, models: !noModels), logger: ctx.logger)
+        let scanLock = try ScanLock.take(library) {
             if !ctx.quiet {
                 ctx.err("snapsort: another scan of this library is running (the agent, or a second 'snapsort scan'); waiting for it to end…")
             }
-            scanLock = try FileLock.lock(library.scanLockPath)
         }
         defer { scanLock.unlock() }
-        let scanner = LibraryScanner(
-            library: library, rules: rules, logger: ctx.logger,
-            workers: workers ?? ProcessInfo.processInfo.activeProcessorCount)
-        Extensions.configure(scanner)
-        if noGroups { scanner.inspector = nil }
+        let scanner = update.makeScanner(rules: rules, workers: workers ?? ProcessInfo.processInfo.activeProcessorCount)
         // Not on a terminal that cannot erase a line (TERM=dumb: an editor's shell buffer).
         let bar = ProgressBar(enabled: !ctx.quiet && !jsonl && ctx.stderrIsTTY && ctx.env.variables["TERM"] != "dumb")
         let summary = try scanner.scan(scanned, prewalked: prewalked) { p in
@@ -92,10 +85,8 @@ enum ScanCommand: Command {
             }
         }
         bar.finish()
-        // An unchanged library (nothing added, changed, moved or gone since the last regroup)
-        // is not regrouped: a rescan of 100 000 unchanged files stays a walk of `stat`s.
-        if try !noGroups && Extensions.afterScanPending(library) { try Extensions.afterScan(library, roots, models: !noModels) }
-        if !noModels && !summary.cancelled { try VisionTier.run(library, ctx, jsonl: jsonl, bar: bar) }
+        if !summary.cancelled { _ = try update.afterScan() }
+        if !noModels && !summary.cancelled { try VisionTier.run(update, ctx, jsonl: jsonl, bar: bar) }
         if jsonl {
             ctx.out(
                 JSON.object([

@@ -1,20 +1,16 @@
 import Foundation
 import SnapSortCore
 
-/// The second analysis tier as `snapsort scan` runs it: after the fast metrics and the groups,
-/// the local models (faces) through the `snapsort-vision` helper; then the sets whose faces
-/// changed are regrouped (their keeper may change).
+/// How `snapsort scan` shows the second analysis tier (`LibraryUpdate.runModels`): after the
+/// fast metrics and the groups, the local models (faces) through the `snapsort-vision` helper.
 enum VisionTier {
-    /// Runs tier 2 over what needs it. Missing helper or model: one notice, nothing else.
+    /// Runs tier 2 over what needs it, with progress. Missing helper or model: one notice, nothing else.
     /// `bar`: the scan's progress bar, drawn on for this phase too (it sat at "300/300 ETA 0:00"
     /// while the models took minutes); `--jsonl` gets progress events with phase "models".
-    static func run(_ library: Library, _ ctx: Context, jsonl: Bool, bar: ProgressBar? = nil) throws {
-        let helper = VisionHelper(executable: VisionHelper.locate())
-        defer { helper.stop() }
-        let analyzer = VisionAnalyzer(library: library, helper: helper, logger: ctx.logger)
+    static func run(_ update: LibraryUpdate, _ ctx: Context, jsonl: Bool, bar: ProgressBar? = nil) throws {
         let started = Date()
         var said = Date.distantPast
-        let summary = try analyzer.run(progress: { done, total in
+        let summary = try update.runModels(progress: { done, total in
             let now = Date()
             guard done == total || now.timeIntervalSince(said) >= 1 else { return }
             said = now
@@ -32,11 +28,6 @@ enum VisionTier {
             }
         })
         bar?.finish()
-        if !summary.setMembersChanged.isEmpty {
-            var grouper = Grouper(library: library)
-            grouper.frameMatcher = FrameMatcher(helper: helper)
-            try grouper.regroup(changed: summary.setMembersChanged)
-        }
         guard summary.available else { return }
         if jsonl {
             ctx.out(

@@ -1,0 +1,177 @@
+import Foundation
+import SnapSortSystem
+
+/// The one use case "bring the library up to date", as `snapsort scan`, the agent and every
+/// other front end run it: scan (under the scan lock, `ScanLock`) → notice the photos put back
+/// from the Trash → regroup what changed → the local models (tier 2). Progress and stops are
+/// values the caller passes in (`progress`, `checkpoint`); the front ends only show them.
+public final class LibraryUpdate: @unchecked Sendable {
+    /// Which steps run after the scan's fast metrics.
+    public struct Steps: Sendable, Equatable {
+        /// The scanner's workers read documents (OCR) and QR codes right after each file's
+        /// analysis, and a scan that changed something is followed by a regroup
+        /// (`snapsort scan --no-groups`: neither, the next update does both).
+        public var groups: Bool
+        /// The local models: the vision helper verifies the Similar Shots pairs the thumbnails
+        /// reject (`FrameMatcher`), and `runModels` looks at faces and classes
+        /// (`--no-models`: neither).
+        public var models: Bool
+
+        public init(groups: Bool = true, models: Bool = true) {
+            self.groups = groups
+            self.models = models
+        }
+
+        /// Every step.
+        public static let all = Steps()
+    }
+
+    /// The regroup step: given the library, whether the models may verify pairs, and the
+    /// checkpoint to call between its parts (it throws `Grouper.Cancelled` to stop). The
+    /// standard one is `Grouper`'s; a test puts in a slow or endless one to see the agent serve
+    /// its loop around it.
+    public typealias Regroup = @Sendable (Library, _ models: Bool, _ checkpoint: @escaping () throws -> Void) throws -> Void
+
+    public let library: Library
+    public var steps: Steps
+    public var clock: Clock
+    public var logger: Logger
+    public var regroup: Regroup
+
+    public init(
+        library: Library, steps: Steps = .all, clock: Clock = .live, logger: Logger = .silent,
+        regroup: @escaping Regroup = LibraryUpdate.standardRegroup
+    ) {
+        self.library = library
+        self.steps = steps
+        self.clock = clock
+        self.logger = logger
+        self.regroup = regroup
+    }
+
+    /// A scanner for this update: the front end's rules, workers and roots; the content checks
+    /// (OCR, QR) on its workers when the groups step runs.
+    public func makeScanner(rules: ExcludeRules, workers: Int, roots: Set<String>? = nil) -> LibraryScanner {
+        let scanner = LibraryScanner(library: library, rules: rules, clock: clock, logger: logger, workers: workers)
+        scanner.roots = roots
+        if steps.groups { scanner.inspector = .live }
+        return scanner
+    }
+
+    /// What the steps after a scan did.
+    public struct Followup: Sendable, Equatable {
+        /// Photos put back from the Trash by a file manager, noticed (their trash decisions cleared).
+        public var restoresNoticed = 0
+        /// Whether the library was regrouped.
+        public var regrouped = false
+    }
+
+    /// The steps after a scan that was not cancelled: the restores from the Trash are noticed
+    /// (not while a commit or a restore holds the trash lock when `waitForTrashLock` is false:
+    /// the agent's loop never waits on one, the next update notices), then the library is
+    /// regrouped if the scan changed something (`regroupIfPending`).
+    /// `beforeRegroup`: called once the restores are in, before the regroup (the agent says
+    /// the new photos are in there).
+    public func afterScan(
+        waitForTrashLock: Bool = true, beforeRegroup: () -> Void = {}, checkpoint: @escaping () throws -> Void = {}
+    ) throws -> Followup {
+        var out = Followup()
+        out.restoresNoticed = try Trash.noticeRestores(library: library, clock: clock, waitForLock: waitForTrashLock)
+        if out.restoresNoticed > 0 { logger.info("restores from the Trash noticed", ["trash.restored": "\(out.restoresNoticed)"]) }
+        beforeRegroup()
+        out.regrouped = try regroupIfPending(checkpoint: checkpoint)
+        return out
+    }
+
+    /// Whether the last scans changed something the groups have not seen yet, or the groups
+    /// were made under rules this version changed (an upgrade regroups once).
+    public func regroupPending() throws -> Bool {
+        try library.agentState(LibraryScanner.regroupPendingKey) != nil || Grouper(library: library).rulesChanged()
+    }
+
+    /// Regroups when `regroupPending` (and the groups step runs), and clears the scanner's
+    /// "regroup pending" mark once done. An unchanged library (nothing added, changed, moved or
+    /// gone since the last regroup) is not regrouped: a rescan of 100 000 unchanged files stays
+    /// a walk of `stat`s. Throws `Grouper.Cancelled` from the checkpoint; the mark then stays.
+    @discardableResult
+    public func regroupIfPending(checkpoint: @escaping () throws -> Void = {}) throws -> Bool {
+        guard steps.groups, try regroupPending() else { return false }
+        // The scan's freed buffers (kept in the heap for the next photo, `Memory`) and the OCR
+        // engines its workers started (~18 MB each; the workers read every page they found)
+        // go back before the regroup builds its rows, so the peaks do not add up. A page the
+        // regroup must still read starts an engine again (~0.15 s).
+        OCR.releaseIdleEngines()
+        Memory.releaseFreeMemory()
+        try regroup(library, steps.models, checkpoint)
+        try library.setAgentState(LibraryScanner.regroupPendingKey, nil)
+        // The regroup's working set (every file's row, the indexes) is garbage now; the agent
+        // keeps running, so give it back rather than keep it for the next change.
+        OCR.releaseIdleEngines()
+        Memory.releaseFreeMemory()
+        return true
+    }
+
+    /// The standard regroup (what changed only). `SNAPSORT_GROUPS_TRACE=1` prints each compared
+    /// pair on stderr (a tuning aid). With `models`, the vision helper verifies the pairs of one
+    /// moment the thumbnails reject (`FrameMatcher`; started only when a pair needs it).
+    public static let standardRegroup: Regroup = { library, models, checkpoint in
+        var grouper = Grouper(library: library)
+        grouper.checkpoint = checkpoint
+        let helper = models ? VisionHelper(executable: VisionHelper.locate()) : nil
+        defer { helper?.stop() }
+        grouper.frameMatcher = helper.map(FrameMatcher.init)
+        if ProcessInfo.processInfo.environment["SNAPSORT_GROUPS_TRACE"] == "1" {
+            grouper.trace = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+        }
+        try grouper.regroup()
+    }
+
+    /// Tier 2 over what needs it, at once (the agent runs it in slices instead,
+    /// `ModelsStep`): the local models through the `snapsort-vision` helper, then the sets
+    /// whose faces changed are regrouped (their keeper may change). A missing helper or model:
+    /// one notice in the summary, nothing else. `progress(done, total)`.
+    public func runModels(helper: VisionHelper = VisionHelper(executable: VisionHelper.locate()), progress: ((Int, Int) -> Void)? = nil)
+        throws -> VisionSummary
+    {
+        defer { helper.stop() }
+        let step = ModelsStep(library: library, helper: helper, logger: logger)
+        return try step.run(progress: progress)
+    }
+}
+
+/// Tier 2 in steps the caller bounds: the models over the photos that need them, and the
+/// Similar Shots sets whose members' faces changed regrouped with the same helper (as the
+/// scan's regroup scored them, or verified pairs would fall apart here).
+public struct ModelsStep {
+    public let analyzer: VisionAnalyzer
+
+    public init(library: Library, helper: VisionHelper, logger: Logger) {
+        analyzer = VisionAnalyzer(library: library, helper: helper, logger: logger)
+    }
+
+    /// Looks at what needs the models until `shouldStop` (checked between photos).
+    public func run(progress: ((Int, Int) -> Void)? = nil, shouldStop: () -> Bool = { false }) throws -> VisionSummary {
+        let summary = try analyzer.run(progress: progress, shouldStop: shouldStop)
+        if !summary.setMembersChanged.isEmpty {
+            var grouper = Grouper(library: analyzer.library)
+            grouper.frameMatcher = FrameMatcher(helper: analyzer.helper)
+            try grouper.regroup(changed: summary.setMembersChanged)
+        }
+        return summary
+    }
+}
+
+/// One scan of a library at a time (`snapsort scan`, the agent): an advisory lock on the file
+/// beside the database (`Library.scanLockPath`).
+public enum ScanLock {
+    /// The lock if no other process holds it now.
+    public static func tryTake(_ library: Library) throws -> FileLock? { try FileLock.tryLock(library.scanLockPath) }
+
+    /// The lock, waiting for another process's scan to end; `waiting` is called once first
+    /// when one runs (to say so).
+    public static func take(_ library: Library, waiting: () -> Void = {}) throws -> FileLock {
+        if let held = try tryTake(library) { return held }
+        waiting()
+        return try FileLock.lock(library.scanLockPath)
+    }
+}
