@@ -33,6 +33,8 @@ final class AgentHarness: @unchecked Sendable {
         o.handleSignals = false
         o.logger = logs.logger(label: "agent", level: .info)
         o.quietWork = 0  // every state shows at once (aShortBurstOfWorkDoesNotFlickerTheBars sets it)
+        // The fast metrics alone; the tests of the regroup step set it and their own regroup.
+        o.steps = LibraryUpdate.Steps(groups: false, models: false)
         tweak(&o)
         agent = try Agent(o)
     }

@@ -522,7 +522,7 @@ import Testing
         folders: [String], files: [String], paths: [String], missing: [String]
     ) {
         let there: Set<String> = ["/", "/r", "/ra", "/r/a", "/r/a/b", "/r/c", "/s", "/rab", "/m/x"]
-        let result = Agent.pathsToReconcile(
+        let result = Reconciler.pathsToReconcile(
             folders: Set(folders), files: Set(files), roots: ["/r", "/off"], waiting: ["/off", "/m"],
             isFolder: { there.contains($0) }, isFile: { !$0.hasSuffix("no.jpg") && !$0.hasPrefix("/r/gone") })
         #expect(result.paths == paths)
@@ -535,7 +535,7 @@ import Testing
     @Test func aBacklogOfThirtyThousandFilesIsSortedOutByFolder() {
         let loose = (0..<30_000).map { "/r/Inbox/IMG_\($0).jpg" }
         let inNew = (0..<30_000).map { "/r/New/IMG_\($0).jpg" }
-        let result = Agent.pathsToReconcile(
+        let result = Reconciler.pathsToReconcile(
             folders: ["/r/New"], files: Set(loose + inNew), roots: ["/r"], waiting: [],
             isFolder: { $0 == "/r/New" }, isFile: { _ in true })
         #expect(result.paths == ["/r/New"] + loose.sorted())
@@ -735,7 +735,8 @@ import Testing
             o.debounce = 0
             o.moveTimeout = 0
             o.quietWork = 2
-            o.afterReconcile = { _, _, checkpoint in
+            o.steps.groups = true
+            o.regroup = { _, _, checkpoint in
                 try checkpoint()
                 while endless.withLock({ $0 }) { try checkpoint(); usleep(2000) }
             }
@@ -768,7 +769,8 @@ import Testing
         struct Runs { var started = 0, stopped = 0, finished = 0, endless = false }
         let runs = Mutex(Runs())
         let h = try AgentHarness(tweak: { o in
-            o.afterReconcile = { _, _, checkpoint in
+            o.steps.groups = true
+            o.regroup = { _, _, checkpoint in
                 let endless = runs.withLock {
                     $0.started += 1; return $0.endless
                 }
@@ -830,7 +832,8 @@ import Testing
                     send: { m in
                         for l in m.split(separator: "\n") where l.hasPrefix("STATUS=") { lines.withLock { $0.append(String(l.dropFirst(7))) } }
                     }, watchdogInterval: nil)
-                o.afterReconcile = { _, _, checkpoint in
+                o.steps.groups = true
+                o.regroup = { _, _, checkpoint in
                     guard
                         let root = hold.withLock({ r in
                             defer { r = nil }; return r

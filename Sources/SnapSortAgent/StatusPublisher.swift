@@ -1,0 +1,226 @@
+import Foundation
+import SnapSortCore
+import SnapSortSystem
+
+/// The agent's part that says what it does: the status file (rewritten when its content
+/// changes, at local midnight, and when it was removed), the services that show the same facts
+/// (the tray), and systemd's `STATUS=` line. It keeps the state, the progress of the work, the
+/// last error, and hides short bursts of work from idle (`quietWork`).
+final class StatusPublisher {
+    /// What the other parts know that the document shows, read at each refresh.
+    struct Facts {
+        var pausedUntil: Date?
+        /// Why a service holds the analysis (on battery), nil when none does.
+        var holdReason: String?
+        var degraded: Bool
+        var offlineRoots: [String]
+        /// Changed files and folders waiting for a reconcile.
+        var pending: Int
+        var roots: Int
+        var services: [AgentService]
+        var configuration: Configuration
+        var isHeld: Bool { pausedUntil != nil || holdReason != nil }
+    }
+
+    let path: String
+    private let library: Library
+    private let options: AgentOptions
+    private var logger: Logger { options.logger }
+    private var now: Date { options.clock.now() }
+    /// Called after each write with the state written (the agent's counters).
+    private let wrote: (AgentState) -> Void
+
+    /// What the agent does now (a short burst of work from idle is shown as the idle state).
+    private(set) var state: AgentState = .starting
+    /// The work's progress, while a reconcile analyzes.
+    var progress: (done: Int, total: Int)?
+    /// Files analyzed by the reconciles since the agent was last idle (`progress` adds to it).
+    var burst: (done: Int, total: Int)?
+    private(set) var lastError: String?
+    /// Whether the document must be built again at the next refresh.
+    var dirty = true
+    /// The local midnight after the status file was last rebuilt.
+    private(set) var dayEnds = Date.distantPast
+    /// When the loop next checks that the status file is still there.
+    private(set) var nextFileCheck = Date.distantPast
+    static let fileCheckInterval: TimeInterval = 10
+    /// The state in the file last written (nil: none yet).
+    private(set) var writtenState: AgentState?
+    /// Whether the last write of the status file succeeded (one that fails is not retried every check).
+    private var fileWritten = false
+    private var writeFailing = false
+    private var lastContent = ""
+    private var lastPublishedContent = ""
+    private var lastLine = ""
+    /// When the agent left idle for work, and the idle state it left (nil: it was starting).
+    private var busySince: Date?
+    private var idleBeforeWork: AgentState?
+    /// The watch-limit note while it stands (`noteDegraded`).
+    private var degradedNote: String?
+
+    init(path: String, library: Library, options: AgentOptions, wrote: @escaping (AgentState) -> Void) {
+        self.path = path
+        self.library = library
+        self.options = options
+        self.wrote = wrote
+    }
+
+    /// The agent's state changes; leaving idle for work starts the `quietWork` clock.
+    func publish(_ s: AgentState, facts: Facts) {
+        if state != s { dirty = true }
+        if s.isWork {
+            if busySince == nil {
+                busySince = now
+                idleBeforeWork = state == .watching || state == .paused ? (facts.isHeld ? .paused : .watching) : nil
+            }
+        } else {
+            busySince = nil
+            idleBeforeWork = nil
+        }
+        state = s
+    }
+
+    /// The idle state after work: paused while held, else watching.
+    func publishIdle(facts: Facts) { publish(facts.isHeld ? .paused : .watching, facts: facts) }
+
+    func noteError(_ message: String, _ error: Error) {
+        logger.error(message, ["error": "\(error)"])
+        lastError = "\(message): \(error)"
+        dirty = true
+    }
+
+    /// Clears the last error when it starts with `prefix` (the failing step works again).
+    func clearError(startingWith prefix: String) {
+        if lastError?.hasPrefix(prefix) == true { lastError = nil }
+        dirty = true
+    }
+
+    /// The watch-limit note: its count kept current, and gone once every folder is watched
+    /// (after the limit was raised and a SIGHUP, or watches freed).
+    func noteDegraded(unwatched: Int?, interval: TimeInterval) {
+        let wasNoted = lastError == degradedNote
+        guard let unwatched else {
+            if wasNoted && degradedNote != nil {
+                lastError = nil
+                logger.notice("every folder is watched again")
+            }
+            degradedNote = nil
+            dirty = true
+            return
+        }
+        let msg =
+            "inotify watch limit reached: \(unwatched) folder(s) are checked every \(Int(interval / 60)) min instead of watched; raise the limit with 'sudo sysctl fs.inotify.max_user_watches=524288' and send the agent SIGHUP (systemctl --user reload snapsort)"
+        if msg != degradedNote { logger.warning(msg) }
+        if lastError == nil || wasNoted { lastError = msg }
+        degradedNote = msg
+        dirty = true
+    }
+
+    /// Whether a watch-limit note stands.
+    var isDegradedNoted: Bool { degradedNote != nil }
+
+    /// The status file removed under the agent (its folder's `rm -rf`, a tmpfs cleaner): every
+    /// bar said "stopped" until the document next changed. Looked at every `fileCheckInterval`.
+    func checkFileIsThere(at t: Date) {
+        guard t >= nextFileCheck else { return }
+        nextFileCheck = t.addingTimeInterval(StatusPublisher.fileCheckInterval)
+        if fileWritten && !FileSystem.exists(path) {
+            logger.notice("the status file was gone; written again", ["status.file": path])
+            dirty = true
+            lastContent = ""
+        }
+    }
+
+    /// The document's agent part.
+    func agentPart(_ facts: Facts) -> StatusDocument.Agent {
+        let counts = (try? library.itemCounts()) ?? (total: 0, analyzed: 0)
+        var shown = (state == .watching || state == .starting) && facts.isHeld ? .paused : state
+        // A short burst of work from idle (a photo or two from a phone's sync) is not shown:
+        // the bars went watching → scanning → analyzing → grouping → watching for each photo.
+        // Work that lasts shows once it has lasted `quietWork`.
+        if let since = busySince, let idle = idleBeforeWork, now.timeIntervalSince(since) < options.quietWork {
+            shown = idle
+            dirty = true  // looked at again while the work goes on
+        }
+        // While analyzing, the burst's count (see `Reconciler`): between two of its batches the
+        // library's count showed ("Analyzing 19 of 19", "212 of 212", "20 of 425"), and a
+        // bar's count went back and forth.
+        let busy = shown == .analyzing || shown == .scanning
+        let (done, total) = progress.map { ($0.done, $0.total) } ?? (busy ? burst : nil) ?? (counts.analyzed, counts.total)
+        let servicesProblem = facts.services.lazy.compactMap { s in s.problem.map { "\(s.name): \($0)" } }.first
+        return StatusDocument.Agent(
+            state: shown.rawValue, pid: Int(ProcessInfo.processInfo.processIdentifier), done: done, total: total, degraded: facts.degraded,
+            // Names for people (a byte that is no UTF-8 as U+FFFD): written raw, the document
+            // was no UTF-8 and `snapsort status` and every bar read the agent as stopped.
+            lastError: (lastError ?? servicesProblem).map(PathName.display),
+            // The watch limit is the system's, and every folder is still looked at (some every
+            // few minutes): a warning, as a missing notification server is, not a red error.
+            lastErrorSeverity: lastError != nil && lastError != degradedNote ? "error" : "warning",
+            offlineRoots: facts.offlineRoots.map(PathName.display), pending: facts.pending,
+            // A timed pause's end (an open-ended one, until resumed, has none).
+            pausedUntil: facts.pausedUntil.flatMap { $0 < Date.distantFuture ? $0 : nil })
+    }
+
+    /// Rebuilds the document and rewrites the status file when its content changed; at local
+    /// midnight too, when today's numbers (goal, cleared today) turn over.
+    func refresh(force: Bool = false, _ facts: Facts) {
+        guard dirty || force || progress != nil || now >= dayEnds else { return }
+        dirty = false
+        dayEnds = Agent.nextLocalMidnight(after: now)
+        let doc = options.providers.document(
+            agent: agentPart(facts), inputs: StatusInputs(library: library, configuration: facts.configuration, now: now)
+        ) { name, error in logger.warning("status provider failed", ["status.field": name, "error": "\(error)"]) }
+        if doc.content != lastContent || force {
+            write(doc)
+        }
+        // The services that show the facts (the tray) hear of a change once, whether or not
+        // the file could be written.
+        if doc.content != lastPublishedContent {
+            lastPublishedContent = doc.content
+            for s in facts.services { s.statusChanged(doc, now: now) }
+        }
+        let line = AgentState.serviceLine(doc.agent, roots: facts.roots, holdReason: facts.holdReason)
+        if line != lastLine {
+            lastLine = line
+            options.notifier.send("STATUS=\(line)")
+        }
+    }
+
+    /// The `STATUS=` line now.
+    func serviceLine(_ facts: Facts) -> String {
+        AgentState.serviceLine(agentPart(facts), roots: facts.roots, holdReason: facts.holdReason)
+    }
+
+    /// The last document, said as stopped with the library's counts.
+    func writeStopped(_ facts: Facts) {
+        state = .stopped
+        var a = agentPart(facts)
+        a.state = AgentState.stopped.rawValue
+        a.pid = nil
+        let counts = (try? library.itemCounts()) ?? (total: 0, analyzed: 0)
+        a.done = counts.analyzed
+        a.total = counts.total
+        write(options.providers.document(agent: a, inputs: StatusInputs(library: library, configuration: facts.configuration, now: now)))
+    }
+
+    private func write(_ doc: StatusDocument) {
+        do {
+            try FileSystem.makeDirectories(Agent.folder(of: path), mode: 0o700)
+            try FileSystem.writeAtomically(path, Array((doc.json.serialized(pretty: true) + "\n").utf8))
+            writtenState = AgentState(doc.agent)
+            wrote(writtenState ?? .stopped)
+            // Only a document on disk counts as written: one that failed (a full tmpfs, an
+            // immutable file) is written again at the agent's next wake, where the bars kept
+            // the old counts for good (review 8).
+            lastContent = doc.content
+            if !fileWritten && writeFailing { logger.notice("the status file is written again") }
+            writeFailing = false
+            fileWritten = true
+        } catch {
+            fileWritten = false
+            dirty = true
+            if !writeFailing { logger.error("cannot write the status file; trying again", ["error": "\(error)"]) }
+            writeFailing = true
+        }
+    }
+}
