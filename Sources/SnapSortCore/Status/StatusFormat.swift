@@ -58,23 +58,24 @@ public struct StatusSummary: Sendable {
     public init(_ d: StatusDocument) {
         let a = d.agent
         state = a.state
+        let known = AgentState(a)
         let review = d.awaitingReview ?? d.groups.reduce(0) { $0 + $1.items }
-        switch a.state {
-        case "grouping":
+        switch known {
+        case .grouping:
             // Every photo is analyzed; Similar Shots and the other groups are being made.
             text = "SnapSort grouping…"
             shortText = "…"
             color = "#8fbcbb"
             i3rsState = "Info"
-        case "scanning", "analyzing", "starting":
+        case .scanning, .analyzing, .starting:
             // Starting and checking folders count nothing yet: "SnapSort 282/282" at 100 % read
             // as finished at every login (review 8). Only the analysis counts.
-            let counting = a.state == "analyzing" && a.total > 0
+            let counting = known == .analyzing && a.total > 0
             text = counting ? "SnapSort \(StatusSummary.number(a.done))/\(StatusSummary.number(a.total))" : "SnapSort…"
             shortText = counting ? "\(a.done * 100 / a.total)%" : "…"
             color = "#8fbcbb"
             i3rsState = "Info"
-        case "paused":
+        case .paused:
             // Till when, on every bar (polybar and i3blocks have no tooltip).
             let until = a.pausedUntil.map { " until " + StatusSummary.localTime($0).split(separator: " ").last.map(String.init)! } ?? ""
             text =
@@ -84,7 +85,7 @@ public struct StatusSummary: Sendable {
             shortText = "paused"
             color = "#888888"
             i3rsState = "Idle"
-        case "stopped", "stopping":
+        case .stopped, .stopping:
             text = review > 0 ? "SnapSort \(StatusSummary.number(review)) to review (stopped)" : "SnapSort stopped"
             shortText = "stopped"
             color = "#888888"
@@ -114,14 +115,14 @@ public struct StatusSummary: Sendable {
             text += " ⚠"
             shortText += " ⚠"
         }
-        if a.state == "starting" || a.state == "scanning" {
+        if known == .starting || known == .scanning {
             percentage = 0
         } else if a.total > 0 {
             percentage = min(100, a.done * 100 / a.total)
         } else {
             percentage = 100
         }
-        if let g = d.goal, g.target > 0, !["scanning", "analyzing", "grouping", "starting"].contains(a.state) {
+        if let g = d.goal, g.target > 0, !(known?.isWork ?? false) && known != .starting {
             percentage = min(100, g.doneToday * 100 / g.target)
         }
         var lines = ["Agent: \(a.state)" + (a.pid.map { " (pid \($0))" } ?? "")]
@@ -140,8 +141,8 @@ public struct StatusSummary: Sendable {
         if let s = d.streak { lines.append("Streak: \(s.current) day\(s.current == 1 ? "" : "s") (longest \(s.longest))") }
         if let g = d.goal { lines.append("Goal: \(g.doneToday)/\(g.target) today") }
         if let r = d.nextReminder { lines.append("Next reminder: \(StatusSummary.localTime(r))") }
-        if a.state == "paused", let until = a.pausedUntil { lines.append("Paused until \(StatusSummary.localTime(until))") }
-        if a.state == "paused" && a.pending > 0 {
+        if known == .paused, let until = a.pausedUntil { lines.append("Paused until \(StatusSummary.localTime(until))") }
+        if known == .paused && a.pending > 0 {
             lines.append(
                 "Waiting: \(StatusSummary.number(a.pending)) changed file\(a.pending == 1 ? "" : "s") or folder\(a.pending == 1 ? "" : "s"), analyzed after 'snapsort resume'"
             )

@@ -30,7 +30,7 @@ public struct TrayStatus: Sendable, Equatable {
         title = s.text
         toolTip = s.tooltip
         today = d.goal.map { "Today: \($0.doneToday) of \($0.target)" }
-        paused = a.state == "paused"
+        paused = AgentState(a) == .paused
         color = s.color
     }
 

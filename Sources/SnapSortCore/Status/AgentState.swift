@@ -1,0 +1,38 @@
+import Foundation
+
+/// What the agent is doing, as the status file's `agent.state` says it (a contract: bars and
+/// scripts match these words). One place for the wording every front end shows of it: the
+/// systemd `STATUS=` line here, the bars' text in `StatusSummary`.
+public enum AgentState: String, Sendable, CaseIterable {
+    case starting, scanning, analyzing, grouping, watching, paused, stopping, stopped
+
+    /// The states of work: the agent left idle for them (a short burst of them is not shown,
+    /// `AgentOptions.quietWork`), and they count their progress.
+    public var isWork: Bool { self == .scanning || self == .analyzing || self == .grouping }
+
+    /// The state a document says, nil for a word this version does not know (a newer agent's).
+    public init?(_ document: StatusDocument.Agent) { self.init(rawValue: document.state) }
+
+    /// The `STATUS=` line systemd shows in `systemctl --user status snapsort` (sd_notify(3)):
+    /// "Analyzing 1 204 of 5 310 …", "Watching 12 431 photos in 3 library folders".
+    /// `holdReason`: why a service holds the analysis ("on battery"), `roots`: how many roots.
+    public static func serviceLine(_ a: StatusDocument.Agent, roots: Int, holdReason: String?) -> String {
+        let n = StatusSummary.number
+        let folders = "\(roots) library folder\(roots == 1 ? "" : "s")"
+        var s: String
+        switch AgentState(a) {
+        case .analyzing: s = "Analyzing \(n(a.done)) of \(n(a.total)) …"
+        case .scanning: s = "Checking folders …"
+        case .grouping: s = "Grouping \(n(a.total)) photos …"
+        case .starting: s = "Starting …"
+        case .stopping: s = "Stopping"
+        case .paused:
+            s = (holdReason.map { "Paused \($0)" } ?? "Paused") + "; watching \(n(a.total)) photos in \(folders)"
+            if a.pending > 0 { s += "; \(n(a.pending)) change\(a.pending == 1 ? "" : "s") waiting" }
+        default: s = "Watching \(n(a.total)) photos in \(folders)"
+        }
+        if a.degraded { s += " (watch limit reached: some folders checked periodically)" }
+        if !a.offlineRoots.isEmpty { s += " (\(a.offlineRoots.count) folder\(a.offlineRoots.count == 1 ? "" : "s") offline)" }
+        return s
+    }
+}
