@@ -46,10 +46,8 @@ public final class Agent: @unchecked Sendable {
     private var configCheckAt: Date?
     private var lastWatchdog = ContinuousClock.now
 
-    // Services in the loop, and when each last fired (a deadline that stays in the past after
-    // firing must not spin the loop).
-    private var services: [AgentService] = []
-    private var servicesFiredAt: [Date?] = []
+    /// The services in the loop (the page, the reminders, the tray, the models).
+    let services: ServiceRunner
 
     private let countersBox = CounterBox()
     /// What the agent did so far (readable from any thread).
@@ -97,6 +95,7 @@ public final class Agent: @unchecked Sendable {
         dataVersion = try library.db.scalar("PRAGMA data_version") ?? 0
         libraryFile = try FileSystem.status(options.dbPath)
         let counters = countersBox
+        services = ServiceRunner(logger: options.logger)
         monitor = RootMonitor(
             roots: config.effectiveRoots(arguments: options.roots, env: options.env), watcher: watcher, logger: options.logger,
             checkInterval: options.offlineCheckInterval)
@@ -119,7 +118,7 @@ public final class Agent: @unchecked Sendable {
             facts: { fatalError("set below") })
         reconciler.facts = { [unowned self] in statusFacts() }
         reconciler.serve = { [unowned self] in serveFromInsideWork() }
-        reconciler.reconciled = { [unowned self] in for s in services { s.reconciled(now: now) } }
+        reconciler.reconciled = { [unowned self] in services.reconciled(now: now) }
         watchMeta()
         monitor.start(at: start)
         // What changed while the agent was down (forgotten paths included: every root is listed).
@@ -211,7 +210,7 @@ public final class Agent: @unchecked Sendable {
         }
         publisher.publish(.stopping, facts: statusFacts())
         options.notifier.send("STOPPING=1\nSTATUS=Stopping")
-        for s in services { s.stop() }
+        services.stop()
         publisher.writeStopped(statusFacts())
         lock.unlock()
         logger.notice("agent stopped")
@@ -296,7 +295,7 @@ public final class Agent: @unchecked Sendable {
     private var analysisMayRun: Bool { pausedUntil == nil && holdReason == nil && !reconciler.isWorking }
 
     /// Why a service holds analysis now (on battery), nil when none does.
-    private var holdReason: String? { services.lazy.compactMap(\.holdReason).first }
+    private var holdReason: String? { services.holdReason }
 
     /// Milliseconds until the next due timer (-1: none; the loop then waits for an event).
     private func nextTimeoutMs() -> Int32 {
@@ -313,12 +312,7 @@ public final class Agent: @unchecked Sendable {
         if (reconciler.hasWork || reconciler.groupingPending) && pausedUntil == nil && !held {
             deadlines.append(max(t, reconciler.retryAt ?? t))
         }
-        for (i, s) in services.enumerated() {
-            if s.isAnalysis && !analysisMayRun { continue }
-            guard var d = s.nextDeadline(now: t) else { continue }
-            if let fired = servicesFiredAt[i], d <= fired { d = fired.addingTimeInterval(1) }
-            deadlines.append(d)
-        }
+        deadlines += services.deadlines(now: t, analysisMayRun: analysisMayRun)
         var ms = deadlines.map { max(0, $0.timeIntervalSince(t) * 1000) }.min() ?? -1
         if let w = options.notifier.watchdogInterval {
             let next = (w / 3) - secondsSince(lastWatchdog)
@@ -346,7 +340,7 @@ public final class Agent: @unchecked Sendable {
     func service(timeoutMs: Int32) {
         var fds = [watcher.inotify.fd, meta.fd, wakeup.fd]
         if let s = signals { fds.append(s.fd) }
-        for s in services { fds += s.descriptors }
+        fds += services.descriptors
         let ready: [Int32]
         do {
             ready = try Poll.readable(fds, priority: monitor.mounts.map { [$0.fd] } ?? [], timeoutMs: timeoutMs)
@@ -387,32 +381,15 @@ public final class Agent: @unchecked Sendable {
         let context = AgentServiceContext(
             library: library, configuration: configuration, dbPath: options.dbPath,
             env: options.env, clock: options.clock, logger: logger)
-        services = options.services(context)
-        servicesFiredAt = Array(repeating: nil, count: services.count)
-        let t = now
-        for s in services {
-            s.start(now: t)
-            if let p = s.problem { logger.warning("\(s.name) not available", ["error": p]) }
-        }
+        services.start(options.services, context: context, now: now)
     }
 
     /// Fires each service whose deadline passed or whose descriptors are readable.
     private func runServices(_ ready: [Int32]) {
         guard !stopping else { return }
-        let t = now
-        for (i, s) in services.enumerated() {
-            let mine = ready.filter { s.descriptors.contains($0) }
-            if s.isAnalysis && !analysisMayRun && mine.isEmpty { continue }
-            let due = s.nextDeadline(now: t).map { d in d <= t && servicesFiredAt[i].map { d > $0 || t.timeIntervalSince($0) >= 1 } ?? true } ?? false
-            guard due || !mine.isEmpty else { continue }
-            servicesFiredAt[i] = t
-            let before = (s.problem, s.holdReason, s.nextDeadline(now: t))
-            s.fire(now: t, readable: mine)
-            // A service whose deadline moved (a reminder shown or snoozed: the next reminder)
-            // or whose problem changed shows so in the document.
-            if s.problem != before.0 || s.holdReason != before.1 || s.nextDeadline(now: t) != before.2 { publisher.dirty = true }
-            if s.holdReason != nil && before.1 == nil { reconciler.stopWork() }
-        }
+        let fired = services.fire(ready: ready, now: now, analysisMayRun: analysisMayRun)
+        if fired.statusChanged { publisher.dirty = true }
+        if fired.holdBegan { reconciler.stopWork() }
     }
 
     private func pingWatchdog() {
@@ -459,7 +436,7 @@ public final class Agent: @unchecked Sendable {
         guard let v = try? library.db.scalar("PRAGMA data_version"), v != dataVersion else { return }
         dataVersion = v
         countersBox.update { $0.databaseChanges += 1 }
-        for s in services { s.databaseChanged(now: now) }
+        services.databaseChanged(now: now)
         let was = pausedUntil
         pausedUntil = (try? library.pausedUntil(now: now)) ?? nil
         if was == nil && pausedUntil != nil { logger.notice("analysis paused") }
@@ -482,7 +459,7 @@ public final class Agent: @unchecked Sendable {
                 ["status.file": statusPath])
         }
         configuration = config
-        for s in services { s.configurationChanged(config, now: now) }
+        services.configurationChanged(config, now: now)
         watcher.rules = ExcludeRules(excludedPaths: config.excludes)
         // As a restart would: a newly excluded folder is no longer watched and its photos
         // leave the library at the reconcile that follows; a folder no longer excluded is
@@ -524,7 +501,7 @@ public final class Agent: @unchecked Sendable {
     private func statusFacts() -> StatusPublisher.Facts {
         StatusPublisher.Facts(
             pausedUntil: pausedUntil, holdReason: holdReason, degraded: watcher.isDegraded, offlineRoots: monitor.offline.sorted(),
-            pending: reconciler.pending, roots: roots.count, services: services, configuration: configuration)
+            pending: reconciler.pending, roots: roots.count, services: services.services, configuration: configuration)
     }
 
     /// Rebuilds the status document when something changed (`StatusPublisher.refresh`).
