@@ -86,7 +86,15 @@ extension WebApp {
                     return .object([
                         ("id", .int(o.fileID)), ("undone", .opt(o.undone?.rawValue)), ("restored", .opt(o.restored?.rawValue)),
                         ("count", .int(o.count)), ("name", .opt(o.path.map { ($0 as NSString).lastPathComponent })),
-                        ("kind", .string(o.notSimilarPhotos > 0 ? "not_similar" : o.keeperChoice ? "keeper" : "decision")),
+                        (
+                            "kind",
+                            .string(
+                                o.notSimilarPhotos > 0
+                                    ? "not_similar"
+                                    : o.unmarkedPhotos > 0
+                                        ? "unmark" : o.restoredFrom != nil ? "restore" : o.keeperChoice ? "keeper" : "decision")
+                        ),
+                        ("restored_from", .opt(o.restoredFrom?.rawValue)),
                         ("committed_since", .int(committed)),
                         ("session", try o.session.map { try sessionJSON($0, lib) } ?? .null), ("summary", try summary(lib)),
                     ])
@@ -160,7 +168,7 @@ extension WebApp {
                     if body["all"]?.boolValue == true {
                         outcomes = try Trash.restoreAll(library: lib, clock: clock)
                     } else {
-                        outcomes += try Trash.unstage(fileIDs: ids, library: lib)
+                        outcomes += try Trash.unstage(fileIDs: ids, library: lib, clock: clock)
                         outcomes += try Trash.restore(ledgerIDs: ledger, library: lib, clock: clock)
                     }
                     return try withOutcomes(trashJSON(lib), outcomes, key: "restored")

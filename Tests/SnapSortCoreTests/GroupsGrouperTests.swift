@@ -435,6 +435,15 @@ import Testing
         #expect(try run(["similar", "unmark", mark]).status == 0)
         #expect(try t.library.similarGroups().count == 1)
         #expect(try run(["similar", "unmark", mark]).status == 1)
+        // The unmark is an undo step too: the mark comes back as it was (its id), the set goes.
+        let undoUnmark = try run(["undo"])
+        #expect(undoUnmark.status == 0 && undoUnmark.stdout.contains("undid unmark on \(set.members.count) photos"), "\(undoUnmark.stdout)")
+        #expect(try t.library.similarGroups().isEmpty)
+        #expect(try run(["similar", "marks"]).stdout.hasPrefix(mark + "\t"))
+        // And the "not similar" before it is the next step.
+        #expect(try run(["undo"]).stdout.contains("undid not similar"))
+        #expect(try t.library.similarGroups().count == 1)
+        #expect(try t.library.notSimilarPairs().isEmpty)
     }
 
     @Test func incrementalRegroupingEqualsFullRegrouping() throws {

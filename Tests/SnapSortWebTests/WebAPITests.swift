@@ -352,6 +352,47 @@ import Testing
         #expect(String(decoding: try FileSystem.readFile(conf, limit: 65536), as: UTF8.self) == text)
     }
 
+    /// The bulk stage of old screenshots and restores (from staging, from the system Trash) are
+    /// one undo step each, undone newest first; an undone restore stages again and moves nothing.
+    @Test func bulkStagingAndRestoresAreUndoneInOrder() throws {
+        let h = try WebHarness()
+        _ = h.lib.dir.write("Pictures/Screenshot_20230102_090000.png", Fixtures.png(seed: 6, width: 360, height: 640))
+        try h.lib.scan([h.lib.root])
+        try Grouper(library: h.lib.library).regroupAll()
+        let kept = h.id("IMG_0001.jpg"), beach = h.id("beach.jpg"), frame = h.id("IMG_0002.jpg")
+        _ = try h.post("/api/decide", #"{"id":\#(kept),"decision":"keep"}"#)
+        let bulk = h.json(try h.post("/api/bulk/old-screenshots", #"{"days":30}"#))
+        #expect(bulk["count"]?.intValue == 2 && bulk["summary"]?["undo_depth"]?.intValue == 2, "\(bulk)")
+        _ = try h.post("/api/decide", #"{"id":\#(beach),"decision":"trash"}"#)
+        let c = h.json(try h.post("/api/trash/commit", #"{"confirm":true,"ids":[\#(beach)]}"#))
+        let ledger = try #require(c["in_system_trash"]?.arrayValue?.first?["ledger"]?.intValue)
+        _ = try h.post("/api/trash/restore", #"{"ledger":[\#(ledger)]}"#)
+        #expect(FileSystem.exists(h.lib.root + "/beach.jpg"))
+        _ = try h.post("/api/decide", #"{"id":\#(frame),"decision":"trash"}"#)
+        let unstaged = h.json(try h.post("/api/trash/restore", #"{"ids":[\#(frame)]}"#))
+        #expect(unstaged["count"]?.intValue == 2, "the two screenshots stay staged: \(unstaged)")
+        func undo() throws -> JSON {
+            let r = try h.post("/api/undo", "{}")
+            #expect(r.status == 200, "\(r.text)")
+            return h.json(r)
+        }
+        let u1 = try undo()
+        #expect(u1["kind"]?.stringValue == "restore" && u1["restored_from"]?.stringValue == "staging" && u1["id"]?.intValue == Int(frame))
+        #expect(try Review.decision(for: frame, library: h.lib.library)?.decision == .trash)
+        #expect(try undo()["undone"]?.stringValue == "trash")
+        #expect(try Review.decision(for: frame, library: h.lib.library) == nil)
+        let u3 = try undo()
+        #expect(u3["kind"]?.stringValue == "restore" && u3["restored_from"]?.stringValue == "trash" && u3["name"]?.stringValue == "beach.jpg")
+        // Staged again, not moved: the photo is in its folder until the next commit.
+        let staged = h.json(try h.get("/api/trash"))
+        #expect(FileSystem.exists(h.lib.root + "/beach.jpg") && staged["count"]?.intValue == 3)
+        let u4 = try undo()
+        #expect(u4["kind"]?.stringValue == "decision" && u4["count"]?.intValue == 2, "the bulk stage, at once: \(u4)")
+        #expect(h.json(try h.get("/api/trash"))["count"]?.intValue == 1)
+        #expect(try undo()["undone"]?.stringValue == "keep")
+        #expect(try h.post("/api/undo", "{}").status == 409)
+    }
+
     /// A card says where its file is (copies of a picture differ only there) and, for a file
     /// the scan could not read, why; its pictures are a placeholder, not a decoding error (500).
     @Test func aCardSaysWhereItsFileIsAndWhyItCannotBeRead() throws {
