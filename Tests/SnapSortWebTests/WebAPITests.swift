@@ -393,6 +393,54 @@ import Testing
         #expect(try h.post("/api/undo", "{}").status == 409)
     }
 
+    /// What the page browses besides decks: the Later stack with when each item comes back,
+    /// the kept items, the chapters of finished sessions with a finished deck's recap, the
+    /// reminder's monthly day and quiet hours; and a version that moves when the library does
+    /// (another connection — the agent, the terminal — or this page), and only then.
+    @Test func laterKeptChaptersSettingsAndTheVersion() throws {
+        let h = try WebHarness()
+        let v0 = try #require(h.json(try h.get("/api/version"))["version"]?.stringValue)
+        #expect(h.json(try h.get("/api/version"))["version"]?.stringValue == v0, "nothing changed, the version stays")
+        // Decided in another connection (the terminal): the page sees the version move.
+        try Review.decide(.later, fileID: h.id("beach.jpg"), library: h.lib.library, clock: .live)
+        let v1 = try #require(h.json(try h.get("/api/version"))["version"]?.stringValue)
+        #expect(v1 != v0)
+        let later = h.json(try h.get("/api/later"))
+        let resting = try #require(later["resting"]?.arrayValue?.first)
+        #expect(resting["name"]?.stringValue == "beach.jpg" && later["back"]?.arrayValue?.isEmpty == true, "\(later)")
+        let backAt = try #require(resting["back_at"]?.doubleValue)
+        #expect(backAt > Date().timeIntervalSince1970 + 6 * 86_400 && backAt < Date().timeIntervalSince1970 + 8 * 86_400)
+        // Its week over, it is back.
+        try h.lib.library.db.run("UPDATE decisions SET later_until = 1 WHERE file_id = ?", h.id("beach.jpg"))
+        #expect(h.json(try h.get("/api/later"))["back"]?.arrayValue?.first?["name"]?.stringValue == "beach.jpg")
+        // A whole deck decided: its session has a recap and becomes a chapter.
+        let s = h.json(try h.post("/api/sessions", #"{"deck":"month:2024-05"}"#))
+        let sid = try #require(s["id"]?.intValue)
+        var last = JSON.null
+        for (i, card) in (s["cards"]?.arrayValue ?? []).enumerated() {
+            let verdict = ["keep", "trash", "keep", "later"][i % 4]
+            last = h.json(try h.post("/api/decide", #"{"id":\#(card["id"]!.intValue!),"decision":"\#(verdict)","session":\#(sid)}"#))
+        }
+        #expect(h.json(try h.get("/api/version"))["version"]?.stringValue != v1, "this page's own decisions move the version too")
+        let recap = try #require(last["session"]?["recap"])
+        #expect(recap["kept"]?.intValue == 2 && recap["trashed"]?.intValue == 1 && recap["later"]?.intValue == 1, "\(recap)")
+        #expect(recap["bytes"]?.intValue ?? 0 > 0 && last["session"]?["cards"]?.arrayValue?.isEmpty == true)
+        let chapters = h.json(try h.get("/api/chapters"))["chapters"]?.arrayValue ?? []
+        #expect(chapters.count == 1 && chapters[0]["deck"]?.stringValue == "month:2024-05" && chapters[0]["decisions"]?.intValue == 4, "\(chapters)")
+        #expect(chapters[0]["cover"]?.stringValue?.hasPrefix("/media/") == true)
+        let kept = h.json(try h.get("/api/kept"))
+        #expect(kept["total"]?.intValue == 2 && kept["items"]?.arrayValue?.count == 2 && kept["items"]?.arrayValue?.first?["kept_at"] != nil)
+        #expect(h.json(try h.get("/api/kept?offset=1"))["items"]?.arrayValue?.count == 1)
+        #expect(try h.get("/api/kept?offset=-1").status == 400)
+        // The monthly day and quiet hours, written to snapsort.conf and read back.
+        let saved = h.json(try h.post("/api/settings", #"{"reminder":"monthly","reminder_day":15,"quiet_hours":"23:30-07:00"}"#))
+        #expect(saved["reminder_day"]?.intValue == 15 && saved["quiet_hours"]?.stringValue == "23:30-07:00", "\(saved)")
+        let off = h.json(try h.post("/api/settings", #"{"quiet_hours":"off"}"#))
+        #expect(off["quiet_hours"]?.stringValue == "off")
+        #expect(try h.post("/api/settings", #"{"reminder_day":32}"#).status == 400)
+        #expect(try h.post("/api/settings", #"{"quiet_hours":"late"}"#).status == 400)
+    }
+
     /// A card says where its file is (copies of a picture differ only there) and, for a file
     /// the scan could not read, why; its pictures are a placeholder, not a decoding error (500).
     @Test func aCardSaysWhereItsFileIsAndWhyItCannotBeRead() throws {
