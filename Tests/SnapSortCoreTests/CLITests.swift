@@ -318,6 +318,20 @@ import Testing
         #expect(try run(["undo"]).status == 1)
     }
 
+    /// A deck of what was reviewed already (Favourites and kept) is to look back on: it
+    /// said "1 waiting, 1/1 reviewed".
+    @Test func aDeckOfKeptPhotosIsToLookBackOn() throws {
+        let dir = TempDir()
+        dir.write("Pictures/a.jpg", Fixtures.jpeg(seed: 91, width: 96, height: 72))
+        let db = dir.at("lib.sqlite3")
+        let env = ["HOME": dir.path, "XDG_RUNTIME_DIR": dir.at("run")]
+        #expect(try SnapsortBinary.run(["--db", db, "scan", "--quiet", "--no-models", dir.at("Pictures")], env: env).status == 0)
+        #expect(try SnapsortBinary.run(["--db", db, "decide", "keep", dir.at("Pictures/a.jpg")], env: env).status == 0)
+        let decks = try SnapsortBinary.run(["--db", db, "decks"], env: env).stdout.split(separator: "\n")
+        let favourites = try #require(decks.first { $0.hasPrefix("filter:favourites") }, "\(decks)")
+        #expect(favourites.hasSuffix("1 to look back on, all reviewed"), "\(favourites)")
+    }
+
     @Test func trashListAndRestoreAndResumeSayWhatHappened() throws {
         let dir = TempDir()
         dir.write("Pictures/new\nline.jpg", Fixtures.jpeg(seed: 95, width: 96, height: 72))

@@ -355,6 +355,24 @@ def main():
         playing = page.evaluate("() => [...document.querySelectorAll('#stack .card video')].map((v) => !v.paused)")
         check(len(playing) < 2 or (playing[0] and not any(playing[1:])), f"only the top card's video plays ({playing})")
         check(re.fullmatch(r"\d+:\d\d", duration.inner_text()) is not None, f"a video card shows its length ({duration.inner_text()!r})")
+        # Full screen, the card's video stops under the viewer, and plays again after.
+        top_card(page).focus()
+        page.keyboard.press("Enter")
+        expect(page.locator("#viewer")).to_be_visible()
+        paused = page.evaluate("() => [...document.querySelectorAll('#stack .card video')].every((v) => v.paused)")
+        check(paused, "the card's video pauses under the viewer")
+        # The viewer is opaque (the deck's buttons showed through its bar), and its buttons keep
+        # their look on hover in light mode (they were blank light discs).
+        bg = page.evaluate("() => getComputedStyle(document.querySelector('#viewer')).backgroundColor")
+        check(bg == "rgb(8, 8, 10)", f"the viewer is opaque ({bg})")
+        page.locator("#viewer-zoom-in").hover()
+        look = page.evaluate("() => { const s = getComputedStyle(document.querySelector('#viewer-zoom-in')); return [s.color, s.backgroundColor]; }")
+        check(look == ["rgb(255, 255, 255)", "rgba(255, 255, 255, 0.18)"], f"a hovered viewer button stays light on dark ({look})")
+        shot(page, "fullscreen-video-light")
+        page.keyboard.press("Escape")
+        expect(page.locator("#viewer")).to_be_hidden()
+        page.wait_for_function("() => { const v = document.querySelector('#stack .card video'); return !v || !v.paused; }", timeout=5000)
+        check(True, "the top card's video plays again after the viewer")
 
         # What the scan read shows on the card: a ticket's code, a letter's words (as text).
         goto_view(page, "#deck=group:qr")
