@@ -947,7 +947,7 @@ function quietFields() {
 // small request every few seconds) and redraws the view it shows when the library changed —
 // the agent added photos, the terminal decided — with no reload. A poll that gets no answer
 // puts up the banner and disables every action until the server answers again.
-const live = { version: null, offline: false };
+const live = { version: null, offline: false, pending: false };
 const POLL_MS = 3000;
 async function poll() {
   let res = null;
@@ -959,7 +959,7 @@ async function poll() {
   try { v = (await res.json()).version; } catch (_) { return; }
   const changed = live.version !== null && v !== live.version;
   live.version = v;
-  if (changed) refreshView();
+  if (changed || live.pending) refreshView();
 }
 function startPolling() {
   const tick = async () => { try { await poll(); } finally { setTimeout(tick, POLL_MS); } };
@@ -967,8 +967,14 @@ function startPolling() {
 }
 /** Redraws what the view shows, unless the user is in the middle of something there. */
 function refreshView() {
-  const busy = state.busy || !$("#viewer").hidden || !$("#celebrate").hidden || $("#confirm").open;
-  if (busy) { live.version = null; return; }
+  // Not under the user's hands: a dialog, the viewer, a card in flight, or the keyboard focus
+  // in a list being worked through (a redraw would drop it). Redrawn at a later poll.
+  const focus = document.activeElement;
+  const working = focus && focus.closest && focus.getClientRects().length > 0 &&
+    focus.closest("#similar-list, #trash-grid, #kept-grid, #later-back, #later-resting, form");
+  const busy = state.busy || !$("#viewer").hidden || !$("#celebrate").hidden || $("#confirm").open || working;
+  live.pending = !!busy;
+  if (busy) return;
   const quiet = (p) => p.catch(() => {});
   if (state.view === "home") quiet(loadHome());
   else if (state.view === "similar") quiet(api("similar").then((d) => renderSimilar(d)));
