@@ -155,6 +155,19 @@ def main():
         # Large enough to judge, side by side; a frame kept already (in a deck, the terminal) is tagged.
         w = page.locator(".simrow .shot").first.bounding_box()["width"]
         check(w >= 200, f"Similar Shots are large enough to judge ({w:.0f} px)")
+        # Zoom on press: holding a frame magnifies it under the pointer; letting go chooses nothing.
+        frame = page.locator(".simrow").first.locator(".shot[aria-pressed='false']").first
+        fid = frame.get_attribute("data-id")
+        fb = frame.locator(".frame").bounding_box()
+        page.mouse.move(fb["x"] + fb["width"] * 0.3, fb["y"] + fb["height"] * 0.4)
+        page.mouse.down()
+        page.wait_for_timeout(600)
+        zoom = page.evaluate("(id) => { const b = document.querySelector(`.shot[data-id='${id}']`); return [b.classList.contains('loupe'), getComputedStyle(b.querySelector('img')).transform]; }", fid)
+        shot(page, "similar-zoom-light")
+        page.mouse.up()
+        page.wait_for_timeout(300)
+        check(zoom[0] and zoom[1].startswith("matrix(3"), f"holding a frame zooms it ({zoom})")
+        check(page.locator(f'.shot[data-id="{fid}"]').get_attribute("aria-pressed") == "false", "a press that zoomed chose no keeper")
         kept_frame = page.evaluate("""async () => {
             const d = await (await fetch("/api/similar")).json();
             const m = d.sets[0].members.find((x) => !x.keeper && !x.decision);

@@ -712,7 +712,7 @@ function renderSimilar(data, focusID) {
         "aria-label": `${m.name} in ${m.folder}, ${humanBytes(m.bytes)}${m.keeper ? ", keeper" : ", make this the keeper"}${staged ? ", staged for the Trash" : ""}` +
           (m.decision === "keep" ? ", kept" : "") + (m.why && m.why.length ? `, ${m.why.join(", ")}` : ""),
         "data-id": String(m.id), title: `${m.folder}/${m.name}` },
-        el("img", { src: m.thumb, alt: "", loading: "lazy" }),
+        el("span", { class: "frame" }, el("img", { src: m.thumb, alt: "", loading: "lazy", draggable: "false" })),
         el("span", { class: "cap" }, fileName(m.name), el("span", { class: "size", text: `\u00a0· ${humanBytes(m.bytes)}` })),
         el("span", { class: "cap dir", text: shortFolder(m.folder) }),
         // What decided the keeper ("sharpest · eyes open"), what another frame lacks ("less sharp").
@@ -721,6 +721,7 @@ function renderSimilar(data, focusID) {
           : staged ? el("span", { class: "tag", text: "Trash" })
           // A frame already kept (in a deck, the terminal) says so: "trash the rest" leaves it.
           : m.decision === "keep" ? el("span", { class: "tag kept", text: "Kept" }) : null);
+      attachLoupe(b, m.display);
       b.addEventListener("click", async () => {
         if (m.keeper) return;
         try {
@@ -756,6 +757,36 @@ function renderSimilar(data, focusID) {
     list.append(row);
   });
   if (focusID != null) list.querySelector(`.shot[data-id="${focusID}"]`)?.focus();
+}
+
+/**
+ * Zoom on press: holding a frame down magnifies it 3× under the pointer (eyes, focus, blur are
+ * judged there); moving looks around; letting go ends it. A press that zoomed chooses nothing.
+ */
+function attachLoupe(button, full) {
+  const img = button.querySelector(".frame img");
+  let timer = null, zoomed = false;
+  const aim = (e) => {
+    const r = img.getBoundingClientRect();
+    const x = Math.max(0, Math.min(100, ((e.clientX - r.left) / r.width) * 100)), y = Math.max(0, Math.min(100, ((e.clientY - r.top) / r.height) * 100));
+    img.style.transformOrigin = `${x}% ${y}%`;
+  };
+  button.addEventListener("pointerdown", (e) => {
+    if (e.button !== 0) return;
+    aim(e);
+    timer = setTimeout(() => {
+      zoomed = true; button.classList.add("loupe");
+      // The thumbnail has too few pixels to judge at 3×: the larger rendition, once asked for.
+      if (full && !img.dataset.full) { img.dataset.full = "1"; img.src = full; }
+    }, 300);
+  });
+  button.addEventListener("pointermove", (e) => { if (zoomed) aim(e); });
+  const end = () => {
+    clearTimeout(timer); timer = null;
+    if (zoomed) { button.classList.remove("loupe"); setTimeout(() => { zoomed = false; }, 0); }
+  };
+  for (const t of ["pointerup", "pointerleave", "pointercancel"]) button.addEventListener(t, end);
+  button.addEventListener("click", (e) => { if (zoomed) { e.stopImmediatePropagation(); e.preventDefault(); } }, true);
 }
 
 // ---------- Trash ----------
