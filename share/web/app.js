@@ -157,7 +157,8 @@ async function loadHome() {
     decksEl.append(el("a", { class: "tile" + (d.kind === "rediscovery" ? " feature" : ""), href: "#deck=" + encodeURIComponent(d.id) },
       el("span", { class: "t", text: d.title }), el("span", { class: "n", text: sub })));
   }
-  if (!decksEl.children.length) decksEl.append(el("p", { class: "muted wide", text: "No decks waiting." }));
+  // An empty library has its own words above; "No decks waiting" would only repeat them.
+  if (!decksEl.children.length && months.length) decksEl.append(el("p", { class: "muted wide", text: "No decks waiting." }));
 
   const gEl = $("#home-groups"); gEl.replaceChildren();
   for (const g of groups.groups.filter((g) => g.items > 0)) {
