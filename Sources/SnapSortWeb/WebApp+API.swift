@@ -86,7 +86,15 @@ extension WebApp {
                     return .object([
                         ("id", .int(o.fileID)), ("undone", .opt(o.undone?.rawValue)), ("restored", .opt(o.restored?.rawValue)),
                         ("count", .int(o.count)), ("name", .opt(o.path.map { ($0 as NSString).lastPathComponent })),
-                        ("kind", .string(o.notSimilarPhotos > 0 ? "not_similar" : o.keeperChoice ? "keeper" : "decision")),
+                        (
+                            "kind",
+                            .string(
+                                o.notSimilarPhotos > 0
+                                    ? "not_similar"
+                                    : o.unmarkedPhotos > 0
+                                        ? "unmark" : o.restoredFrom != nil ? "restore" : o.keeperChoice ? "keeper" : "decision")
+                        ),
+                        ("restored_from", .opt(o.restoredFrom?.rawValue)),
                         ("committed_since", .int(committed)),
                         ("session", try o.session.map { try sessionJSON($0, lib) } ?? .null), ("summary", try summary(lib)),
                     ])
@@ -160,7 +168,7 @@ extension WebApp {
                     if body["all"]?.boolValue == true {
                         outcomes = try Trash.restoreAll(library: lib, clock: clock)
                     } else {
-                        outcomes += try Trash.unstage(fileIDs: ids, library: lib)
+                        outcomes += try Trash.unstage(fileIDs: ids, library: lib, clock: clock)
                         outcomes += try Trash.restore(ledgerIDs: ledger, library: lib, clock: clock)
                     }
                     return try withOutcomes(trashJSON(lib), outcomes, key: "restored")
@@ -191,6 +199,19 @@ extension WebApp {
             return Self.json(settingsJSON())
         case ("POST settings", _):
             return Self.json(try saveSettings(body))
+        case ("GET version", _):
+            return Self.json(try withLibrary { try versionJSON($0) })
+        case ("GET chapters", _):
+            return Self.json(try withLibrary { try chaptersJSON($0) })
+        case ("GET later", _):
+            return Self.json(try withLibrary { try laterJSON($0) })
+        case ("GET kept", _):
+            let offset =
+                try r.query["offset"].map { q -> Int in
+                    guard let n = Int(q), (0...10_000_000).contains(n) else { throw WebError.bad("'offset' must be a whole number") }
+                    return n
+                } ?? 0
+            return Self.json(try withLibrary { try keptJSON($0, offset: offset, limit: 200) })
         case ("GET bulk/old-screenshots", _), ("POST bulk/old-screenshots", _):
             let days =
                 try Self.integer(body, "days") ?? r.query["days"].map { q in
@@ -219,6 +240,7 @@ extension WebApp {
         ("undo", "POST"), ("items/*", "GET"), ("groups", "GET"), ("similar", "GET"), ("similar/keeper", "POST"),
         ("similar/trash-rest", "POST"), ("similar/not-similar", "POST"), ("trash", "GET"), ("trash/restore", "POST"),
         ("trash/commit", "POST"), ("stats", "GET"), ("settings", "GET, POST"), ("bulk/old-screenshots", "GET, POST"),
+        ("version", "GET"), ("chapters", "GET"), ("later", "GET"), ("kept", "GET"),
     ].map { (path: $0.0.split(separator: "/").map(String.init), methods: $0.1) }
 
     static func body(_ r: HTTPRequest) throws -> JSON {
@@ -305,7 +327,20 @@ extension WebApp {
             ("goal_met", .bool(s.goalMet)), ("finished", .bool(s.isFinished)), ("current", .opt(s.current)),
             // Today's decisions, every deck and the terminal's: the goal is one a day.
             ("done_today", .int(try Stats.doneToday(library: lib, clock: options.clock))),
-            ("cards", .array(cards)),
+            ("cards", .array(cards)), ("recap", try recapJSON(s, lib)),
+        ])
+    }
+
+    /// What a session did, for the recap of a finished deck: its items' verdicts as they
+    /// stand (a card decided again elsewhere counts as it is now) and the bytes it staged.
+    func recapJSON(_ s: DeckSession, _ lib: Library) throws -> JSON {
+        var by: [String: Int] = [:]
+        for r in try lib.db.rows("SELECT decision, count(*) FROM decisions WHERE session_id = ? GROUP BY decision", s.id) {
+            if let d = r.string(0) { by[d] = Int(r.int(1) ?? 0) }
+        }
+        return .object([
+            ("kept", .int(by["keep"] ?? 0)), ("trashed", .int(by["trash"] ?? 0)), ("skipped", .int(by["skip"] ?? 0)),
+            ("later", .int(by["later"] ?? 0)), ("bytes", .int(s.bytes)),
         ])
     }
 
@@ -322,8 +357,11 @@ extension WebApp {
 
     func similarJSON(_ lib: Library) throws -> JSON {
         var sets: [JSON] = []
+        let eyes = try KeeperScore.worstEyes(library: lib)
         for set in try lib.similarGroups() {
             var members: [JSON] = []
+            // What decided the keeper, in words, and what each other frame lacks beside it.
+            let why = try KeeperScore.reasons(set, library: lib, eyes: eyes)
             for m in set.members {
                 let d = try Review.decision(for: m.fileID, library: lib)
                 members.append(
@@ -333,6 +371,7 @@ extension WebApp {
                         ("keeper", .bool(m.isKeeper)), ("chosen_by_user", .bool(m.chosenByUser)), ("duplicate_of", .opt(m.duplicateOf)),
                         ("decision", .opt(d?.decision.rawValue)), ("thumb", .string("/media/\(m.fileID)/thumb")),
                         ("display", .string("/media/\(m.fileID)/display")), ("original", .string("/media/\(m.fileID)/original")),
+                        ("why", .array((why[m.fileID] ?? []).map { .string($0) })),
                     ]))
             }
             sets.append(.object([("id", .string(set.id)), ("reclaimable_bytes", .int(set.reclaimableBytes)), ("members", .array(members))]))

@@ -11,6 +11,7 @@ extension WebApp {
         return .object([
             ("reminder", .string(c.reminder)), ("reminder_time", .string(c.reminderTime)),
             ("reminder_weekday", .string(c.reminderWeekday)), ("session_goal", .int(c.sessionGoal)),
+            ("reminder_day", .int(c.reminderDay)), ("quiet_hours", .string(c.quietHours ?? "off")),
             ("roots", .array(c.effectiveRoots(arguments: [], env: options.env).map { .string($0) })),
             ("configured_roots", .array(c.roots.map { .string($0) })),
             ("config_path", .string(Configuration.path(options.env))),
@@ -22,8 +23,12 @@ extension WebApp {
         var text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
         let home = options.env.home
         let (current, before) = Configuration.parse(text, home: home)
-        for key in ["reminder", "reminder_time", "reminder_weekday"] {
+        for key in ["reminder", "reminder_time", "reminder_weekday", "quiet_hours"] {
             if let v = try Self.text(body, key) { text = Self.setting(key, v, in: text) }
+        }
+        if let d = try Self.integer(body, "reminder_day") {
+            guard (1...31).contains(d) else { throw WebError.bad("'reminder_day' must be from 1 to 31") }
+            text = Self.setting("reminder_day", String(d), in: text)
         }
         if let g = try Self.integer(body, "session_goal") {
             guard (1...1000).contains(g) else { throw WebError.bad("'session_goal' must be from 1 to 1000") }

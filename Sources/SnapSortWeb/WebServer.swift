@@ -170,6 +170,9 @@ final class WebApp: Sendable {
     let security = Mutex<WebSecurity?>(nil)
     /// The configuration as the settings view last wrote it.
     let config: Mutex<Configuration>
+    /// State-changing API requests answered (part of `/api/version`: every tab of the page
+    /// shares one connection, whose own commits SQLite's `data_version` does not count).
+    let changes = Mutex(0)
     typealias Options = WebServer.Options
 
     init(library: Library, options: Options, webRoot: String?) {
@@ -293,7 +296,11 @@ final class WebApp: Sendable {
             }
         }
         do {
-            if r.path.hasPrefix("/api/") { return try api(r) }
+            if r.path.hasPrefix("/api/") {
+                let res = try api(r)
+                if r.method == "POST" { changes.withLock { $0 += 1 } }
+                return res
+            }
             if r.path.hasPrefix("/media/") { return try media(r) }
             guard r.method == "GET" || r.method == "HEAD" else { throw WebError.methodNotAllowed(r, allow: "GET, HEAD") }
             var res = try staticFile(r.path)

@@ -289,6 +289,49 @@ import Testing
         #expect(try Review.decision(for: a.id, library: lib) == nil)
     }
 
+    /// `trash restore` is an undo step, and `undo` says what it took back: the photo put back
+    /// from the Trash is staged again, still in its folder (the next commit asks first).
+    @Test func aRestoreIsTakenBackByUndo() throws {
+        let dir = TempDir()
+        dir.write("Pictures/a.jpg", Fixtures.jpeg(seed: 93, width: 96, height: 72))
+        dir.write("Pictures/b.jpg", Fixtures.jpeg(seed: 94, width: 96, height: 72))
+        let db = dir.at("lib.sqlite3")
+        let env = ["HOME": dir.path, "XDG_DATA_HOME": dir.at("share"), "XDG_RUNTIME_DIR": dir.at("run")]
+        func run(_ args: [String]) throws -> SnapsortBinary.Result { try SnapsortBinary.run(["--db", db] + args, env: env) }
+        let a = dir.at("Pictures/a.jpg"), b = dir.at("Pictures/b.jpg")
+        #expect(try run(["scan", "--quiet", "--no-models", dir.at("Pictures")]).status == 0)
+        #expect(try run(["decide", "trash", a]).status == 0)
+        #expect(try run(["trash", "commit", "--yes"]).status == 0)
+        #expect(try run(["decide", "trash", b]).status == 0)
+        #expect(try run(["trash", "restore", a, b]).status == 0)
+        let listed = JSON.parse(try run(["trash", "list", "--json"]).stdout)
+        #expect(FileSystem.exists(a) && listed?["staged_count"]?.intValue == 0)
+        let undo = try run(["undo"])
+        #expect(
+            undo.status == 0 && undo.stdout.contains("undid the restore of") && undo.stdout.contains("and 1 more of the same restore"),
+            "\(undo.stdout)\(undo.stderr)")
+        let list = JSON.parse(try run(["trash", "list", "--json"]).stdout)
+        #expect(Set(list?["staged"]?.arrayValue?.compactMap { $0["path"]?.stringValue } ?? []) == [a, b], "\(list?.serialized() ?? "")")
+        #expect(FileSystem.exists(a) && FileSystem.exists(b))
+        // Then b's staging, then nothing (a's was sealed by its commit).
+        #expect(try run(["undo"]).stdout.contains("undid trash on"))
+        #expect(try run(["undo"]).status == 1)
+    }
+
+    /// A deck of what was reviewed already (Favourites and kept) is to look back on: it
+    /// said "1 waiting, 1/1 reviewed".
+    @Test func aDeckOfKeptPhotosIsToLookBackOn() throws {
+        let dir = TempDir()
+        dir.write("Pictures/a.jpg", Fixtures.jpeg(seed: 91, width: 96, height: 72))
+        let db = dir.at("lib.sqlite3")
+        let env = ["HOME": dir.path, "XDG_RUNTIME_DIR": dir.at("run")]
+        #expect(try SnapsortBinary.run(["--db", db, "scan", "--quiet", "--no-models", dir.at("Pictures")], env: env).status == 0)
+        #expect(try SnapsortBinary.run(["--db", db, "decide", "keep", dir.at("Pictures/a.jpg")], env: env).status == 0)
+        let decks = try SnapsortBinary.run(["--db", db, "decks"], env: env).stdout.split(separator: "\n")
+        let favourites = try #require(decks.first { $0.hasPrefix("filter:favourites") }, "\(decks)")
+        #expect(favourites.hasSuffix("1 to look back on, all reviewed"), "\(favourites)")
+    }
+
     @Test func trashListAndRestoreAndResumeSayWhatHappened() throws {
         let dir = TempDir()
         dir.write("Pictures/new\nline.jpg", Fixtures.jpeg(seed: 95, width: 96, height: 72))

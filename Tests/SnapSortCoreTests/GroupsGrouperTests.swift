@@ -435,6 +435,43 @@ import Testing
         #expect(try run(["similar", "unmark", mark]).status == 0)
         #expect(try t.library.similarGroups().count == 1)
         #expect(try run(["similar", "unmark", mark]).status == 1)
+        // The unmark is an undo step too: the mark comes back as it was (its id), the set goes.
+        let undoUnmark = try run(["undo"])
+        #expect(undoUnmark.status == 0 && undoUnmark.stdout.contains("undid unmark on \(set.members.count) photos"), "\(undoUnmark.stdout)")
+        #expect(try t.library.similarGroups().isEmpty)
+        #expect(try run(["similar", "marks"]).stdout.hasPrefix(mark + "\t"))
+        // And the "not similar" before it is the next step.
+        #expect(try run(["undo"]).stdout.contains("undid not similar"))
+        #expect(try t.library.similarGroups().count == 1)
+        #expect(try t.library.notSimilarPairs().isEmpty)
+    }
+
+    /// What decided the keeper is said in words from the frames' own pixels: a shaken frame
+    /// is "less sharp" beside it, a downscaled copy "a copy" and "smaller"; a keeper the user
+    /// chose says so.
+    @Test func theKeepersReasonsComeFromTheFrames() throws {
+        let t = try TestLibrary()
+        let scene = Fixtures.scene(width: 720, height: 480, seed: 5)
+        t.dir.write("Pictures/IMG_0.jpg", Fixtures.jpeg(Self.frame(scene, x: 0), quality: 92, dateTimeOriginal: Self.exif(0)))
+        t.dir.write("Pictures/IMG_1.jpg", Fixtures.jpeg(Self.frame(scene, x: 14), quality: 92, dateTimeOriginal: Self.exif(1)))
+        t.dir.write(
+            "Pictures/IMG_2.jpg",
+            Fixtures.jpeg(GroupsRulesTests.boxBlur(Self.frame(scene, x: 28), radius: 4), quality: 92, dateTimeOriginal: Self.exif(2)))
+        try t.scan()
+        try Grouper(library: t.library).regroupAll()
+        let sets = try Self.sets(t.library)
+        let set = try #require(try t.library.similarGroups().first { $0.members.count == 3 }, "\(sets)")
+        let blurred = try #require(set.members.first { $0.path.hasSuffix("IMG_2.jpg") })
+        #expect(!blurred.isKeeper)
+        let eyes = try KeeperScore.worstEyes(library: t.library)
+        let why = try KeeperScore.reasons(set, library: t.library, eyes: eyes)
+        #expect(why[blurred.fileID]?.contains("less sharp") == true, "\(why)")
+        #expect(why[set.keeper.fileID]?.contains("less sharp") == false && why[set.keeper.fileID]?.contains("your choice") == false)
+        // The user's keeper says so.
+        let other = try #require(set.members.first { !$0.isKeeper && $0.fileID != blurred.fileID })
+        _ = try SimilarReview.chooseKeeper(fileID: other.fileID, library: t.library, clock: .live)
+        let chosen = try #require(try t.library.similarGroup(containing: other.fileID))
+        #expect(try KeeperScore.reasons(chosen, library: t.library, eyes: eyes)[other.fileID]?.first == "your choice")
     }
 
     @Test func incrementalRegroupingEqualsFullRegrouping() throws {

@@ -589,6 +589,42 @@ struct TrashTests {
         #expect(Trash.fitted("IMG_1.jpg") == "IMG_1.jpg")
     }
 
+    @Test("a restore, from staging or from the Trash, is one undo step, undone in order; undone, it stages again and moves nothing")
+    func aRestoreIsAnUndoStep() throws {
+        let s = try TrashSetup(["a.jpg", "b.jpg", "c.jpg", "d.jpg"])
+        let lib = s.lib.library
+        let a = try s.stage("a.jpg")
+        #expect(try s.commit().succeeded.count == 1)
+        let kept = try #require(try lib.item(path: s.lib.root + "/d.jpg")).id
+        try Review.decide(.keep, fileID: kept, library: lib, clock: s.clock)
+        let b = try s.stage("b.jpg"), c = try s.stage("c.jpg")
+        // Two staged items taken back in one action, then the committed one put back.
+        let unstaged = try Trash.restore(paths: [s.lib.root + "/b.jpg", s.lib.root + "/c.jpg"], library: lib, clock: s.clock)
+        #expect(unstaged.map(\.result) == [.unstaged, .unstaged])
+        let back = try Trash.restore(paths: [s.lib.root + "/a.jpg"], library: lib, clock: s.clock)
+        #expect(back.map(\.result) == [.restored] && FileSystem.exists(s.lib.root + "/a.jpg"))
+        #expect(try Review.decision(for: a, library: lib) == nil)
+        #expect(try Review.undoDepth(library: lib) == 5)  // keep d, stage b, stage c, unstage b+c, restore a
+        // The newest first: the restore from the Trash. The photo stays in its folder, staged
+        // again; the next commit asks before moving it.
+        let u1 = try #require(try Review.undo(library: lib, clock: s.clock))
+        #expect(u1.restoredFrom == .trash && u1.fileID == a && u1.restored == .trash && u1.count == 1)
+        #expect(FileSystem.exists(s.lib.root + "/a.jpg") && !FileSystem.exists(s.homeTrash + "/files/a.jpg"))
+        #expect(try Trash.staged(library: lib).map(\.fileID) == [a])
+        // Then the two un-staged together, staged again together.
+        let u2 = try #require(try Review.undo(library: lib, clock: s.clock))
+        #expect(u2.restoredFrom == .staging && u2.count == 2)
+        #expect(Set(try Trash.staged(library: lib).map(\.fileID)) == [a, b, c])
+        // Then the decisions before it, in order.
+        #expect(try Review.undo(library: lib, clock: s.clock)?.fileID == c)
+        #expect(try Review.undo(library: lib, clock: s.clock)?.fileID == b)
+        #expect(try Review.undo(library: lib, clock: s.clock)?.undone == .keep)
+        #expect(try Review.undo(library: lib, clock: s.clock) == nil)
+        // The photo staged again by the undo goes at the next commit (it is the file reviewed).
+        #expect(try s.commit().succeeded.map(\.path) == [s.lib.root + "/a.jpg"])
+        #expect(FileSystem.exists(s.homeTrash + "/files/a.jpg"))
+    }
+
     @Test("restore --all un-stages staged items (they become undecided)")
     func unstage() throws {
         let s = try TrashSetup(["a.jpg"])

@@ -352,6 +352,95 @@ import Testing
         #expect(String(decoding: try FileSystem.readFile(conf, limit: 65536), as: UTF8.self) == text)
     }
 
+    /// The bulk stage of old screenshots and restores (from staging, from the system Trash) are
+    /// one undo step each, undone newest first; an undone restore stages again and moves nothing.
+    @Test func bulkStagingAndRestoresAreUndoneInOrder() throws {
+        let h = try WebHarness()
+        _ = h.lib.dir.write("Pictures/Screenshot_20230102_090000.png", Fixtures.png(seed: 6, width: 360, height: 640))
+        try h.lib.scan([h.lib.root])
+        try Grouper(library: h.lib.library).regroupAll()
+        let kept = h.id("IMG_0001.jpg"), beach = h.id("beach.jpg"), frame = h.id("IMG_0002.jpg")
+        _ = try h.post("/api/decide", #"{"id":\#(kept),"decision":"keep"}"#)
+        let bulk = h.json(try h.post("/api/bulk/old-screenshots", #"{"days":30}"#))
+        #expect(bulk["count"]?.intValue == 2 && bulk["summary"]?["undo_depth"]?.intValue == 2, "\(bulk)")
+        _ = try h.post("/api/decide", #"{"id":\#(beach),"decision":"trash"}"#)
+        let c = h.json(try h.post("/api/trash/commit", #"{"confirm":true,"ids":[\#(beach)]}"#))
+        let ledger = try #require(c["in_system_trash"]?.arrayValue?.first?["ledger"]?.intValue)
+        _ = try h.post("/api/trash/restore", #"{"ledger":[\#(ledger)]}"#)
+        #expect(FileSystem.exists(h.lib.root + "/beach.jpg"))
+        _ = try h.post("/api/decide", #"{"id":\#(frame),"decision":"trash"}"#)
+        let unstaged = h.json(try h.post("/api/trash/restore", #"{"ids":[\#(frame)]}"#))
+        #expect(unstaged["count"]?.intValue == 2, "the two screenshots stay staged: \(unstaged)")
+        func undo() throws -> JSON {
+            let r = try h.post("/api/undo", "{}")
+            #expect(r.status == 200, "\(r.text)")
+            return h.json(r)
+        }
+        let u1 = try undo()
+        #expect(u1["kind"]?.stringValue == "restore" && u1["restored_from"]?.stringValue == "staging" && u1["id"]?.intValue == Int(frame))
+        #expect(try Review.decision(for: frame, library: h.lib.library)?.decision == .trash)
+        #expect(try undo()["undone"]?.stringValue == "trash")
+        #expect(try Review.decision(for: frame, library: h.lib.library) == nil)
+        let u3 = try undo()
+        #expect(u3["kind"]?.stringValue == "restore" && u3["restored_from"]?.stringValue == "trash" && u3["name"]?.stringValue == "beach.jpg")
+        // Staged again, not moved: the photo is in its folder until the next commit.
+        let staged = h.json(try h.get("/api/trash"))
+        #expect(FileSystem.exists(h.lib.root + "/beach.jpg") && staged["count"]?.intValue == 3)
+        let u4 = try undo()
+        #expect(u4["kind"]?.stringValue == "decision" && u4["count"]?.intValue == 2, "the bulk stage, at once: \(u4)")
+        #expect(h.json(try h.get("/api/trash"))["count"]?.intValue == 1)
+        #expect(try undo()["undone"]?.stringValue == "keep")
+        #expect(try h.post("/api/undo", "{}").status == 409)
+    }
+
+    /// What the page browses besides decks: the Later stack with when each item comes back,
+    /// the kept items, the chapters of finished sessions with a finished deck's recap, the
+    /// reminder's monthly day and quiet hours; and a version that moves when the library does
+    /// (another connection — the agent, the terminal — or this page), and only then.
+    @Test func laterKeptChaptersSettingsAndTheVersion() throws {
+        let h = try WebHarness()
+        let v0 = try #require(h.json(try h.get("/api/version"))["version"]?.stringValue)
+        #expect(h.json(try h.get("/api/version"))["version"]?.stringValue == v0, "nothing changed, the version stays")
+        // Decided in another connection (the terminal): the page sees the version move.
+        try Review.decide(.later, fileID: h.id("beach.jpg"), library: h.lib.library, clock: .live)
+        let v1 = try #require(h.json(try h.get("/api/version"))["version"]?.stringValue)
+        #expect(v1 != v0)
+        let later = h.json(try h.get("/api/later"))
+        let resting = try #require(later["resting"]?.arrayValue?.first)
+        #expect(resting["name"]?.stringValue == "beach.jpg" && later["back"]?.arrayValue?.isEmpty == true, "\(later)")
+        let backAt = try #require(resting["back_at"]?.doubleValue)
+        #expect(backAt > Date().timeIntervalSince1970 + 6 * 86_400 && backAt < Date().timeIntervalSince1970 + 8 * 86_400)
+        // Its week over, it is back.
+        try h.lib.library.db.run("UPDATE decisions SET later_until = 1 WHERE file_id = ?", h.id("beach.jpg"))
+        #expect(h.json(try h.get("/api/later"))["back"]?.arrayValue?.first?["name"]?.stringValue == "beach.jpg")
+        // A whole deck decided: its session has a recap and becomes a chapter.
+        let s = h.json(try h.post("/api/sessions", #"{"deck":"month:2024-05"}"#))
+        let sid = try #require(s["id"]?.intValue)
+        var last = JSON.null
+        for (i, card) in (s["cards"]?.arrayValue ?? []).enumerated() {
+            let verdict = ["keep", "trash", "keep", "later"][i % 4]
+            last = h.json(try h.post("/api/decide", #"{"id":\#(card["id"]!.intValue!),"decision":"\#(verdict)","session":\#(sid)}"#))
+        }
+        #expect(h.json(try h.get("/api/version"))["version"]?.stringValue != v1, "this page's own decisions move the version too")
+        let recap = try #require(last["session"]?["recap"])
+        #expect(recap["kept"]?.intValue == 2 && recap["trashed"]?.intValue == 1 && recap["later"]?.intValue == 1, "\(recap)")
+        #expect(recap["bytes"]?.intValue ?? 0 > 0 && last["session"]?["cards"]?.arrayValue?.isEmpty == true)
+        let chapters = h.json(try h.get("/api/chapters"))["chapters"]?.arrayValue ?? []
+        #expect(chapters.count == 1 && chapters[0]["deck"]?.stringValue == "month:2024-05" && chapters[0]["decisions"]?.intValue == 4, "\(chapters)")
+        #expect(chapters[0]["cover"]?.stringValue?.hasPrefix("/media/") == true)
+        let kept = h.json(try h.get("/api/kept"))
+        #expect(kept["total"]?.intValue == 2 && kept["items"]?.arrayValue?.count == 2 && kept["items"]?.arrayValue?.first?["kept_at"] != nil)
+        #expect(h.json(try h.get("/api/kept?offset=1"))["items"]?.arrayValue?.count == 1)
+        #expect(try h.get("/api/kept?offset=-1").status == 400)
+        // The monthly day and quiet hours, written to snapsort.conf and read back.
+        let saved = h.json(try h.post("/api/settings", #"{"reminder":"monthly","reminder_day":15,"quiet_hours":"23:30-07:00"}"#))
+        #expect(saved["reminder_day"]?.intValue == 15 && saved["quiet_hours"]?.stringValue == "23:30-07:00", "\(saved)")
+        let off = h.json(try h.post("/api/settings", #"{"quiet_hours":"off"}"#))
+        #expect(off["quiet_hours"]?.stringValue == "off")
+        #expect(try h.post("/api/settings", #"{"reminder_day":32}"#).status == 400)
+        #expect(try h.post("/api/settings", #"{"quiet_hours":"late"}"#).status == 400)
+    }
+
     /// A card says where its file is (copies of a picture differ only there) and, for a file
     /// the scan could not read, why; its pictures are a placeholder, not a decoding error (500).
     @Test func aCardSaysWhereItsFileIsAndWhyItCannotBeRead() throws {

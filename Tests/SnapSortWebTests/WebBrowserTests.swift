@@ -9,7 +9,9 @@ import Testing
 /// The page in a real browser: Tests/browser/run.sh drives headless Chromium (Debian's
 /// /usr/bin/chromium, through Playwright from PyPI) against a live server on a temp library:
 /// swipes with pointer events and keys, undo, full screen, keeper change, restore and a
-/// commit into the temp home's Trash; screenshots of every view (light, dark, phone width)
+/// commit into the temp home's Trash, browsing by filter and year, Later, Kept, chapters, a
+/// finished deck's recap, the refresh when photos are added, the banner while the server
+/// does not answer; screenshots of every view (light, dark, phone width)
 /// land in .build/artifacts/web/. SNAPSORT_SKIP_BROWSER=1 skips it (no chromium).
 @Suite(.serialized) struct WebBrowserTests {
     static var repo: String {
@@ -28,6 +30,10 @@ import Testing
         p.arguments = ["http://127.0.0.1:\(h.port)/?token=\(h.token)", h.home, h.lib.root, artifacts]
         var env = ProcessInfo.processInfo.environment
         env["HOME"] = h.home
+        // The page refreshes when photos are added behind its back: the script adds one and
+        // scans it with the real binary, as the agent would, into the served library.
+        env["SNAPSORT_BIN"] = SnapsortBinary.path
+        env["SNAPSORT_DB"] = h.lib.dbPath
         p.environment = env
         let out = Pipe()
         p.standardOutput = out

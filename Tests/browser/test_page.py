@@ -9,6 +9,8 @@ ARTIFACTS_DIR. Exit 0 when every check passed.
 """
 import os
 import re
+import shutil
+import subprocess
 import sys
 import urllib.parse
 
@@ -150,6 +152,33 @@ def main():
         page.wait_for_timeout(200)
         shot(page, "similar-light")
         a11y(page, "similar")
+        # Large enough to judge, side by side; a frame kept already (in a deck, the terminal) is tagged.
+        w = page.locator(".simrow .shot").first.bounding_box()["width"]
+        check(w >= 200, f"Similar Shots are large enough to judge ({w:.0f} px)")
+        # Zoom on press: holding a frame magnifies it under the pointer; letting go chooses nothing.
+        frame = page.locator(".simrow").first.locator(".shot[aria-pressed='false']").first
+        fid = frame.get_attribute("data-id")
+        fb = frame.locator(".frame").bounding_box()
+        page.mouse.move(fb["x"] + fb["width"] * 0.3, fb["y"] + fb["height"] * 0.4)
+        page.mouse.down()
+        page.wait_for_timeout(600)
+        zoom = page.evaluate("(id) => { const b = document.querySelector(`.shot[data-id='${id}']`); return [b.classList.contains('loupe'), getComputedStyle(b.querySelector('img')).transform]; }", fid)
+        shot(page, "similar-zoom-light")
+        page.mouse.up()
+        page.wait_for_timeout(300)
+        check(zoom[0] and zoom[1].startswith("matrix(3"), f"holding a frame zooms it ({zoom})")
+        check(page.locator(f'.shot[data-id="{fid}"]').get_attribute("aria-pressed") == "false", "a press that zoomed chose no keeper")
+        kept_frame = page.evaluate("""async () => {
+            const d = await (await fetch("/api/similar")).json();
+            const m = d.sets[0].members.find((x) => !x.keeper && !x.decision);
+            await fetch("/api/decide", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ id: m.id, decision: "keep" }) });
+            return m.id; }""")
+        goto_view(page, "#stats")
+        goto_view(page, "#similar")
+        expect(page.locator(f'.shot[data-id="{kept_frame}"] .tag.kept')).to_have_text("Kept")
+        check(all(isinstance(m.get("why"), list) for s in api(page, "similar")["sets"] for m in s["members"]), "each frame carries what set it apart")
+        with page.expect_response("**/api/undo"):
+            page.keyboard.press("Control+z")
 
         # Deck: swipe left with pointer events.
         goto_view(page, "#deck=month:2024-05")
@@ -273,6 +302,17 @@ def main():
             page.locator("#trash-restore").click()
         expect(page.locator("#trash-grid li")).to_have_count(1)
         check(api(page, "trash")["count"] == 1, "restore put one item back")
+        # The restore is an undo step: Ctrl+Z stages the item again (restored again after).
+        page.locator("body").focus()
+        with page.expect_response("**/api/undo"):
+            page.keyboard.press("Control+z")
+        expect(page.locator("#trash-grid li")).to_have_count(2)
+        said = page.locator("#status").inner_text()
+        check(said.startswith("Undone: the restore of"), f"the page says the restore was undone ({said!r})")
+        page.locator("#trash-grid input").first.check()
+        with page.expect_response("**/api/trash/restore"):
+            page.locator("#trash-restore").click()
+        expect(page.locator("#trash-grid li")).to_have_count(1)
         staged = api(page, "trash")["items"][0]["name"]
         page.locator("#trash-commit").click()
         expect(page.locator("#confirm")).to_be_visible()
@@ -294,6 +334,9 @@ def main():
         check(urllib.parse.unquote(path) == os.path.join(ROOT, staged), f".trashinfo Path= is the original path ({path})")
         check(any(re.fullmatch(r"DeletionDate=\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d", l) for l in lines), ".trashinfo DeletionDate= is YYYY-MM-DDThh:mm:ss")
         shot(page, "trash-after-commit-light")
+        # "Nothing staged" spans the grid, not one narrow column.
+        width = page.evaluate("() => document.querySelector('#trash-grid li.wide').getBoundingClientRect().width")
+        check(width > 400, f"the empty Trash's text spans the grid ({width:.0f} px)")
 
         # Putting it back where a file now stands is refused, and the page says so.
         occupant = os.path.join(ROOT, staged)
@@ -325,6 +368,24 @@ def main():
         playing = page.evaluate("() => [...document.querySelectorAll('#stack .card video')].map((v) => !v.paused)")
         check(len(playing) < 2 or (playing[0] and not any(playing[1:])), f"only the top card's video plays ({playing})")
         check(re.fullmatch(r"\d+:\d\d", duration.inner_text()) is not None, f"a video card shows its length ({duration.inner_text()!r})")
+        # Full screen, the card's video stops under the viewer, and plays again after.
+        top_card(page).focus()
+        page.keyboard.press("Enter")
+        expect(page.locator("#viewer")).to_be_visible()
+        paused = page.evaluate("() => [...document.querySelectorAll('#stack .card video')].every((v) => v.paused)")
+        check(paused, "the card's video pauses under the viewer")
+        # The viewer is opaque (the deck's buttons showed through its bar), and its buttons keep
+        # their look on hover in light mode (they were blank light discs).
+        bg = page.evaluate("() => getComputedStyle(document.querySelector('#viewer')).backgroundColor")
+        check(bg == "rgb(8, 8, 10)", f"the viewer is opaque ({bg})")
+        page.locator("#viewer-zoom-in").hover()
+        look = page.evaluate("() => { const s = getComputedStyle(document.querySelector('#viewer-zoom-in')); return [s.color, s.backgroundColor]; }")
+        check(look == ["rgb(255, 255, 255)", "rgba(255, 255, 255, 0.18)"], f"a hovered viewer button stays light on dark ({look})")
+        shot(page, "fullscreen-video-light")
+        page.keyboard.press("Escape")
+        expect(page.locator("#viewer")).to_be_hidden()
+        page.wait_for_function("() => { const v = document.querySelector('#stack .card video'); return !v || !v.paused; }", timeout=5000)
+        check(True, "the top card's video plays again after the viewer")
 
         # What the scan read shows on the card: a ticket's code, a letter's words (as text).
         goto_view(page, "#deck=group:qr")
@@ -359,14 +420,123 @@ def main():
         a11y(page, "stats")
         goto_view(page, "#settings")
         expect(page.locator("#set-goal")).to_have_value(re.compile(r"\d+"))
+        expect(page.locator("#set-day")).to_have_value(re.compile(r"\d+"))
         shot(page, "settings-light")
         a11y(page, "settings")
+        # The monthly day and quiet hours are saved from the page.
+        page.fill("#set-day", "15")
+        page.locator("#set-quiet").check()
+        page.fill("#set-quiet-from", "23:00")
+        page.fill("#set-quiet-to", "07:30")
+        with page.expect_response("**/api/settings"):
+            page.locator("#settings-form button[type=submit]").click()
+        saved = api(page, "settings")
+        check(saved["reminder_day"] == 15 and saved["quiet_hours"] == "23:00-07:30", f"day and quiet hours saved ({saved['reminder_day']}, {saved['quiet_hours']})")
+        # Opened straight on Settings, Undo is there when there is something to undo.
+        page.goto(BASE + "/#settings")
+        expect(page.locator("#set-goal")).to_have_value(re.compile(r"\d+"))
+        expect(page.locator("#undo")).to_be_enabled(timeout=5000)
+        check(True, "Undo is enabled on a freshly opened Settings page")
+
+        # Browse: a filter and a year are choices, not typed ids.
+        goto_view(page, "#home")
+        page.wait_for_selector("#browse-year option[value='2022']", state="attached")
+        kinds = page.locator("#browse-filter option").all_inner_texts()
+        check("Everything" in kinds and "Videos" in kinds and "Screenshots" in kinds, f"the filters are offered by name ({kinds})")
+        page.select_option("#browse-filter", "all")
+        page.select_option("#browse-year", "2022")
+        page.locator("#browse-open").click()
+        page.wait_for_function("() => location.hash === '#deck=' + encodeURIComponent('filter:all@2022')")
+        check("beach.jpg" in (top_card(page).get_attribute("aria-label") or ""), "the 2022 deck holds the 2022 photo")
+        # A finished deck: a recap and the next deck to open.
+        page.locator("body").focus()
+        with page.expect_response("**/api/decide"):
+            page.keyboard.press("ArrowRight")
+        expect(page.locator("#deck-empty")).to_be_visible()
+        figures = page.locator("#recap-figures").inner_text()
+        check("kept" in figures and "skipped" in figures and "to free" in figures, f"the recap counts what was done ({figures!r})")
+        check(page.locator("#recap-figures li").first.locator(".big").inner_text() == "1", "one kept in the recap")
+        nxt = page.locator("#recap-next")
+        expect(nxt).to_be_visible()
+        check(nxt.inner_text().startswith("Next: ") and nxt.get_attribute("href").startswith("#deck="), f"the next deck is offered ({nxt.inner_text()!r})")
+        shot(page, "deck-done-light")
+        a11y(page, "deck done")
+        # It is a chapter in Stats, which says what counts for the streak.
+        goto_view(page, "#stats")
+        expect(page.locator("#stats-chapters li img").first).to_be_visible()
+        check("decision" in page.locator("#stats-chapters li").first.inner_text(), "a chapter says what its session did")
+        check("skip" in page.locator("#stats-streak-note").inner_text(), "Stats says whether a skip counts for the streak")
+
+        # Later: the resting items, with when they come back.
+        resting = page.evaluate("""async () => {
+            const post = (p, b) => fetch(p, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(b) }).then((r) => r.json());
+            const s = await post("/api/sessions", { deck: "filter:all@2021" });
+            const c = s.cards && s.cards[0]; if (!c) return null;
+            await post("/api/decide", { id: c.id, decision: "later" });
+            return c.name; }""")
+        goto_view(page, "#later")
+        if resting:
+            expect(page.locator("#later-resting li img")).to_have_count(1)
+            note = page.locator("#later-resting li .note").inner_text()
+            check(note.startswith("back "), f"a resting item says when it comes back ({note!r})")
+        shot(page, "later-light")
+        a11y(page, "later")
+        # Kept: browsable, full screen on press.
+        goto_view(page, "#kept")
+        expect(page.locator("#kept-grid li .cell").first).to_be_visible()
+        check(re.fullmatch(r"\d+ items?", page.locator("#kept-total").inner_text()) is not None, "Kept says how many")
+        page.locator("#kept-grid li .cell").first.click()
+        expect(page.locator("#viewer")).to_be_visible()
+        page.keyboard.press("Escape")
+        expect(page.locator("#viewer")).to_be_hidden()
+        shot(page, "kept-light")
+        a11y(page, "kept")
+
+        # Photos added behind the page's back (the agent's scan) show without a reload.
+        goto_view(page, "#home")
+        page.wait_for_selector("#home-months li")
+        page.evaluate("() => { window.__noReload = 1; }")
+        copy_dir = os.path.join(ROOT, "copies")
+        os.makedirs(copy_dir, exist_ok=True)
+        shutil.copy(os.path.join(ROOT, "beach.jpg"), os.path.join(copy_dir, "beach-copy.jpg"))
+        scan = subprocess.run([os.environ["SNAPSORT_BIN"], "--db", os.environ["SNAPSORT_DB"], "scan", "--quiet", "--no-models", ROOT],
+                              capture_output=True, text=True, timeout=180)
+        check(scan.returncode == 0, f"the scan of the added photo ran ({scan.stderr[-300:]!r})")
+        try:
+            page.wait_for_function("""() => [...document.querySelectorAll('#home-months a')].some(
+                (a) => /2022: \\d+ of 2 reviewed/.test(a.getAttribute('aria-label') || ''))""", timeout=20000)
+            refreshed = True
+        except Exception:
+            refreshed = False
+        check(refreshed and page.evaluate("() => window.__noReload") == 1, "Home shows the added photo without a reload")
 
         # The dark-mode toggle.
         goto_view(page, "#home")
         page.locator("#theme").click()
         check(page.evaluate("() => document.documentElement.dataset.theme") == "dark", "the toggle switches to dark")
         check(not errors, f"no JavaScript errors: {errors[:3]}")
+
+        # An empty library says how to add a folder (the decks answered empty).
+        page.route("**/api/decks", lambda route: route.fulfill(status=200, content_type="application/json", body='{"decks":[]}'))
+        goto_view(page, "#stats")
+        goto_view(page, "#home")
+        expect(page.locator("#home-empty")).to_be_visible()
+        check("roots add" in page.locator("#home-empty").inner_text(), "the empty state says how to add a folder")
+        shot(page, "home-empty-light")
+        page.unroute("**/api/decks")
+
+        # The server stops answering: a banner, and actions wait until it is back.
+        goto_view(page, "#stats")
+        goto_view(page, "#home")
+        page.wait_for_selector("#home-months li")
+        page.route("**/api/**", lambda route: route.abort())
+        expect(page.locator("#offline")).to_be_visible(timeout=15000)
+        check(page.locator("#browse-open").is_disabled() and page.locator("#old-screenshots-btn").is_disabled(), "actions are disabled while the server does not answer")
+        shot(page, "offline-light")
+        page.unroute("**/api/**")
+        expect(page.locator("#offline")).to_be_hidden(timeout=15000)
+        expect(page.locator("#browse-open")).to_be_enabled(timeout=5000)
+        check(True, "the banner goes and actions come back when the server answers")
         ctx.close()
 
         # Every view in dark mode (prefers-color-scheme), and at phone width.
@@ -378,7 +548,8 @@ def main():
             pg.goto(URL)
             pg.wait_for_selector("#home-months li")
             shot(pg, f"home-{suffix}")
-            for view, name in [("#deck=month:2023-08", "deck"), ("#similar", "similar"), ("#trash", "trash"), ("#stats", "stats"), ("#settings", "settings")]:
+            for view, name in [("#deck=month:2023-08", "deck"), ("#similar", "similar"), ("#trash", "trash"), ("#stats", "stats"), ("#settings", "settings"),
+                               ("#later", "later"), ("#kept", "kept")]:
                 goto_view(pg, view)
                 pg.wait_for_timeout(400)
                 shot(pg, f"{name}-{suffix}")

@@ -48,7 +48,9 @@ function svg(tag, attrs = {}) {
   for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
   return e;
 }
-function say(text) { $("#status").textContent = text; }
+function say(text) { $("#status").textContent = text; $("#status").classList.remove("error"); }
+/** An error, said where it is seen: the status line becomes a red banner until the next message. */
+function sayError(text) { say(text); if (text) $("#status").classList.add("error"); }
 
 // ---------- API ----------
 async function api(path, body) {
@@ -56,10 +58,13 @@ async function api(path, body) {
     : { method: "POST", credentials: "same-origin", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) };
   let res;
   try { res = await fetch("/api/" + path, opts); } catch (_) {
-    // The server is gone (stopped, restarted elsewhere): say so in words, not "Failed to fetch".
+    // The server is gone (stopped, restarted elsewhere): said in a banner, actions wait for it.
+    setOffline(true);
     const err = new Error("SnapSort is not answering: start the agent or 'snapsort serve', then try again — nothing was changed");
     err.status = 0; throw err;
   }
+  // This page's own change: the next poll takes the new version without redrawing the view.
+  if (body !== undefined) live.version = null;
   let data = null;
   try { data = await res.json(); } catch (_) { data = null; }
   if (!res.ok) {
@@ -80,7 +85,7 @@ function applySummary(s) {
   $("#trash-badge").textContent = s.trash && s.trash.count ? String(s.trash.count) : "";
   $("#undo").disabled = !(s.undo_depth > 0);
 }
-async function refreshSummary() { try { applySummary(await api("summary")); } catch (e) { say(e.message); } }
+async function refreshSummary() { try { applySummary(await api("summary")); } catch (e) { sayError(e.message); } }
 
 // ---------- theme ----------
 function setTheme(t) {
@@ -105,7 +110,7 @@ function initTheme() {
 }
 
 // ---------- routing ----------
-const views = ["home", "deck", "similar", "trash", "stats", "settings"];
+const views = ["home", "deck", "similar", "trash", "stats", "settings", "later", "kept"];
 function route() {
   if (!$("#celebrate").hidden) closeCelebration();  // another view: the dialog does not stay over it
   if (!$("#viewer").hidden) closeViewer();  // Back (a phone's back gesture) leaves the full-screen photo too
@@ -119,10 +124,15 @@ function route() {
     if (a.dataset.nav === view) a.setAttribute("aria-current", "page"); else a.removeAttribute("aria-current");
   }
   state.view = view;
+  // A card's video does not play on behind another view.
+  if (view !== "deck") for (const v of $$("#stack video")) v.pause();
   // A message said just before (undo from another view) outlives the re-render.
   if (state.keepMessage) state.keepMessage = false; else say("");
-  const loaders = { home: loadHome, deck: () => openDeck(arg), similar: loadSimilar, trash: loadTrash, stats: loadStats, settings: loadSettings };
-  loaders[view]().catch((e) => say(e.message));
+  const loaders = { home: loadHome, deck: () => openDeck(arg), similar: loadSimilar, trash: loadTrash, stats: loadStats, settings: loadSettings,
+    later: loadLater, kept: loadKept };
+  loaders[view]().catch((e) => sayError(e.message));
+  // Every view wakes the Undo button (Settings and Stats once left it as the page opened).
+  if (view !== "deck") refreshSummary();
 }
 
 // ---------- Home ----------
@@ -132,17 +142,23 @@ async function loadHome() {
   const months = list.filter((d) => d.kind === "month");
   const waiting = months.reduce((n, d) => n + (d.total - d.reviewed), 0);
   // An empty library is no reviewed one: say where photos come from.
-  $("#home-lead").textContent = !months.length ? "No photos yet: add your photo folders under Settings, and the agent looks at them."
-    : waiting > 0 ? `${count(waiting, "photo or video is", "photos and videos are")} waiting for a look.` : "Everything has been reviewed. Nice!";
+  $("#home-lead").textContent = !months.length ? "" : waiting > 0 ? `${count(waiting, "photo or video is", "photos and videos are")} waiting for a look.` : "Everything has been reviewed. Nice!";
+  $("#home-lead").hidden = !months.length;
+  $("#home-empty").hidden = months.length > 0;
+  fillBrowse(list);
+  homeLists().catch(() => {});
   const decksEl = $("#home-decks"); decksEl.replaceChildren();
   // Rediscover, On This Day and the items back from later, then the filters (videos,
   // screenshots, favourites, a camera): every deck `snapsort decks` lists that has cards.
   for (const d of list.filter((d) => ["rediscovery", "on-this-day", "later", "filter"].includes(d.kind) && (d.kind === "rediscovery" || d.waiting > 0))) {
-    const sub = d.kind === "later" ? `${d.waiting} back from later` : `${d.waiting} to look at`;
+    // A deck of what was reviewed already (Favourites and kept) is to look back on, not "waiting".
+    const sub = d.kind === "later" ? `${d.waiting} back from later`
+      : d.total > 0 && d.reviewed >= d.total ? `${d.waiting} to look back on, all reviewed` : `${d.waiting} to look at`;
     decksEl.append(el("a", { class: "tile" + (d.kind === "rediscovery" ? " feature" : ""), href: "#deck=" + encodeURIComponent(d.id) },
       el("span", { class: "t", text: d.title }), el("span", { class: "n", text: sub })));
   }
-  if (!decksEl.children.length) decksEl.append(el("p", { class: "muted", text: "No decks waiting." }));
+  // An empty library has its own words above; "No decks waiting" would only repeat them.
+  if (!decksEl.children.length && months.length) decksEl.append(el("p", { class: "muted wide", text: "No decks waiting." }));
 
   const gEl = $("#home-groups"); gEl.replaceChildren();
   for (const g of groups.groups.filter((g) => g.items > 0)) {
@@ -150,7 +166,7 @@ async function loadHome() {
     const detail = g.id === "similar" || g.id === "duplicate" ? `${count(g.sets, "set")} · ${humanBytes(g.reclaimable_bytes)} to gain` : `${count(g.items, "item")} · ${humanBytes(g.bytes)}`;
     gEl.append(el("a", { class: "tile", href }, el("span", { class: "t", text: g.title }), el("span", { class: "n", text: detail })));
   }
-  if (!gEl.children.length) gEl.append(el("p", { class: "muted", text: "No smart groups yet: the agent fills them as it analyzes." }));
+  if (!gEl.children.length) gEl.append(el("p", { class: "muted wide", text: "No smart groups yet: the agent fills them as it analyzes." }));
 
   $("#old-screenshots-text").textContent = old.count > 0 ? `${count(old.count, "screenshot")} (${humanBytes(old.bytes)}) older than 30 days.` : "No old screenshots waiting.";
   $("#old-screenshots-btn").disabled = old.count === 0;
@@ -165,6 +181,67 @@ async function loadHome() {
   }
   await refreshSummary();
 }
+// The filters and the years as choices: a deck of one kind of photo from one year, without
+// typing its id ("filter:selfies@2023").
+function fillBrowse(list) {
+  const what = $("#browse-filter"), year = $("#browse-year");
+  const keep = [what.value, year.value];
+  const filters = list.filter((d) => d.kind === "filter" && !/@\d+$/.test(d.id));
+  what.replaceChildren(el("option", { value: "all", text: "Everything" }),
+    ...filters.map((d) => el("option", { value: d.id.slice("filter:".length), text: d.title })));
+  const years = [...new Set(list.filter((d) => d.kind === "month").map((d) => d.id.slice(6, 10)))].sort().reverse();
+  year.replaceChildren(el("option", { value: "", text: "any year" }), ...years.map((y) => el("option", { value: y, text: y })));
+  if ([...what.options].some((o) => o.value === keep[0])) what.value = keep[0];
+  if ([...year.options].some((o) => o.value === keep[1])) year.value = keep[1];
+  $("#browse-open").disabled = !list.some((d) => d.kind === "month");
+}
+function openBrowse(e) {
+  e.preventDefault();
+  const f = $("#browse-filter").value || "all", y = $("#browse-year").value;
+  location.hash = "#deck=" + encodeURIComponent("filter:" + f + (y ? "@" + y : ""));
+}
+async function homeLists() {
+  const [later, kept] = await Promise.all([api("later"), api("kept")]);
+  $("#home-later-n").textContent = later.back.length || later.resting.length
+    ? `${later.back.length} back now · ${later.resting.length} resting` : "Nothing put off";
+  $("#home-kept-n").textContent = kept.total ? `${count(kept.total, "item")} kept` : "Nothing kept yet";
+}
+
+// ---------- Later and Kept ----------
+function whenBack(ts) {
+  return new Date(ts * 1000).toLocaleDateString(undefined, { weekday: "short", month: "short", day: "numeric" });
+}
+/** A grid cell for a listed item: its picture (full screen on press), name, folder and a note. */
+function listedCell(it, note) {
+  const open = el("button", { type: "button", class: "cell", "aria-label": `View ${it.name} full screen${note ? ", " + note : ""}`, title: `${it.folder}/${it.name}`,
+    onclick: () => openViewer({ kind: it.kind, status: it.status, format: it.format, name: it.name, bytes: it.bytes, display: it.display, original: it.original, taken_at: it.taken_at }) },
+    el("img", { src: it.thumb, alt: "", loading: "lazy" }));
+  return el("li", {}, el("div", { class: "cellwrap" }, open,
+    el("span", { class: "cap" }, fileName(it.name), el("span", { class: "muted", text: humanBytes(it.bytes) })),
+    el("span", { class: "cap dir muted", text: shortFolder(it.folder) }),
+    note ? el("span", { class: "cap note", text: note }) : null));
+}
+async function loadLater() {
+  const d = await api("later");
+  const back = $("#later-back"), resting = $("#later-resting");
+  back.replaceChildren(...d.back.map((it) => listedCell(it, it.deferrals > 1 ? `put off ${it.deferrals} times` : "back now")));
+  if (!d.back.length) back.append(el("li", { class: "muted wide", text: "Nothing is back yet." }));
+  resting.replaceChildren(...d.resting.map((it) => listedCell(it, `back ${whenBack(it.back_at)}`)));
+  if (!d.resting.length) resting.append(el("li", { class: "muted wide", text: "Nothing is resting: ↑ on a card puts it off for a week." }));
+  $("#later-open").hidden = !d.back.length;
+}
+let keptShown = 0;
+async function loadKept(more) {
+  const d = await api("kept" + (more ? `?offset=${keptShown}` : ""));
+  const grid = $("#kept-grid");
+  if (!more) { grid.replaceChildren(); keptShown = 0; }
+  grid.append(...d.items.map((it) => listedCell(it, it.kept_at ? `kept ${whenBack(it.kept_at)}` : null)));
+  keptShown += d.items.length;
+  if (!d.total) grid.append(el("li", { class: "muted wide", text: "Nothing kept yet: → on a card keeps it." }));
+  $("#kept-total").textContent = count(d.total, "item");
+  $("#kept-more").hidden = keptShown >= d.total;
+}
+
 async function stageOldScreenshots() {
   const r = await api("bulk/old-screenshots", { days: 30 });
   applySummary(r.summary);
@@ -291,12 +368,42 @@ function renderDeck() {
   });
   if (nodes[0]) attachDrag(nodes[0]);
   $("#deck-empty").hidden = left > 0;
-  for (const b of $$(".decide button")) b.disabled = left === 0;
+  // Done: the recap takes the card's place (it sat under an empty stack's height).
+  stack.hidden = left === 0; $(".decide").hidden = left === 0; $("#view-deck .hint").hidden = left === 0;
+  if (!left) showRecap(s);
+  for (const b of $$(".decide button")) b.disabled = left === 0 || live.offline;
   prefetch(s.cards);
   // Celebrated when a decision here reaches today's goal (not again for each deck, and not for
   // a goal the terminal deck reached before this page opened).
   if (state.doneToday !== null && state.doneToday < goal && today >= goal) celebrate(s, today);
   state.doneToday = today;
+}
+
+// A finished deck: what was done in it, and the next deck to open (an empty library: where
+// photos come from).
+async function showRecap(s) {
+  const r = s.recap || { kept: 0, trashed: 0, skipped: 0, later: 0, bytes: 0 };
+  const figures = $("#recap-figures");
+  const fig = (n, what) => el("li", {}, el("span", { class: "big", text: String(n) }), el("span", { class: "muted", text: what }));
+  figures.replaceChildren(fig(r.kept, "kept"), fig(r.trashed, "staged for the Trash"), fig(r.skipped, "skipped"), fig(r.later, "put off"),
+    fig(humanBytes(r.bytes), "to free once you commit"));
+  const empty = s.total === 0;
+  $("#recap-title").textContent = empty ? "Nothing in this deck" : "This deck is done";
+  figures.hidden = empty;
+  $("#recap-lead").textContent = empty ? "" : r.trashed ? "Nothing has left your library yet: the Trash page moves what you staged." : "";
+  const next = $("#recap-next"); next.hidden = true;
+  try {
+    const decks = (await api("decks")).decks;
+    if (!decks.some((d) => d.kind === "month")) {
+      $("#recap-lead").textContent = "No photos yet: add a folder under Settings → Photo folders (or 'snapsort roots add DIR'), and the agent looks at it.";
+      return;
+    }
+    const order = ["later", "on-this-day", "month", "group", "filter"];
+    const cand = decks.filter((d) => d.id !== s.deck && d.kind !== "rediscovery" && (d.kind === "month" ? d.total > d.reviewed : d.waiting > 0))
+      .sort((a, b) => order.indexOf(a.kind) - order.indexOf(b.kind));
+    const n = cand[0];
+    if (n) { next.hidden = false; next.href = "#deck=" + encodeURIComponent(n.id); next.textContent = `Next: ${n.title}`; }
+  } catch (_) { /* offline: the banner says so */ }
 }
 
 const DIRS = { trash: [-1, 0], keep: [1, 0], later: [0, -1], skip: [0, 1] };
@@ -385,6 +492,7 @@ function flyAway(card, decision) {
 async function decide(decision) {
   const s = state.session;
   if (!s || !s.cards.length) return;
+  if (live.offline) { say("SnapSort is not answering: nothing was decided"); return; }
   // One card at a time: a press while the last card flies away is not taken for the next card.
   if (state.busy) { say("One card at a time: the next card is on its way"); return; }
   state.busy = true;
@@ -405,7 +513,7 @@ async function decide(decision) {
     if (card) card.remove();
     renderDeck();
   } catch (e) {
-    say(e.message);
+    sayError(e.message);
     if (e.status === 409) current.confirmed = true;
     if (card) { card.classList.remove("fly"); card.style.transform = ""; card.style.opacity = ""; showMark(card, null, 0); }
   } finally {
@@ -427,8 +535,14 @@ async function undo() {
     const r = await api("undo", state.undoPastCommit ? { past_commit: true } : {});
     state.undoPastCommit = false;
     applySummary(r.summary);
-    say((r.kind === "keeper" ? `Undone: ${r.name || "the photo"} chosen as the keeper` + (r.restored === "trash" ? " (staged for the Trash again)" : "")
-      : r.count > 1 ? `Undone: ${r.count} decisions of one action` : `Undone: ${r.undone || "decision"}` + (r.name ? ` on ${r.name}` : "")) +
+    const what = r.kind === "keeper" ? `Undone: ${r.name || "the photo"} chosen as the keeper` + (r.restored === "trash" ? " (staged for the Trash again)" : "")
+      : r.kind === "not_similar" ? "Undone: not similar (the photos may form a set again)"
+      : r.kind === "unmark" ? "Undone: the photos are marked not similar again"
+      // An undone restore stages again; nothing goes back to the Trash without a commit.
+      : r.kind === "restore" ? `Undone: the restore of ${r.count > 1 ? count(r.count, "item") : r.name || "the item"}` +
+        (r.restored_from === "trash" ? " — staged for the Trash again, still in its folder until you commit" : " — staged for the Trash again")
+      : r.count > 1 ? `Undone: ${r.count} decisions of one action` : `Undone: ${r.undone || "decision"}` + (r.name ? ` on ${r.name}` : "");
+    say(what +
       (r.committed_since > 0 ? ` (the last commit is not undone here: Trash → Put back)` : ""));
     if (state.view === "similar") await loadSimilar();
     if (state.view === "deck" && r.session && state.session && r.session.id === state.session.id) {
@@ -499,6 +613,8 @@ function openViewer(card) {
     full.src = c.original;
   }
   stage.replaceChildren(media);
+  // The card's video stops under the viewer (it played on, sound and all, behind it).
+  for (const v of $$("#stack video")) v.pause();
   $("#viewer-caption").textContent = [c.name, niceDate(c), humanBytes(c.bytes)].filter((x) => x).join(" · ");
   viewer.scale = 1; viewer.x = 0; viewer.y = 0; applyZoom();
   $("#viewer").hidden = false;
@@ -521,6 +637,8 @@ function closeViewer() {
   for (const e of document.body.children) e.inert = false;
   $("#viewer").hidden = true;
   $("#viewer-stage").replaceChildren();
+  const top = $("#stack .card video");
+  if (top && state.view === "deck") top.play().catch(() => {});
   if (viewer.opener && viewer.opener.focus) viewer.opener.focus();
 }
 function applyZoom() {
@@ -592,12 +710,19 @@ function renderSimilar(data, focusID) {
     for (const m of set.members) {
       const staged = m.decision === "trash";
       const b = el("button", { type: "button", class: "shot" + (staged ? " staged" : ""), "aria-pressed": m.keeper ? "true" : "false",
-        "aria-label": `${m.name} in ${m.folder}, ${humanBytes(m.bytes)}${m.keeper ? ", keeper" : ", make this the keeper"}${staged ? ", staged for the Trash" : ""}`,
+        "aria-label": `${m.name} in ${m.folder}, ${humanBytes(m.bytes)}${m.keeper ? ", keeper" : ", make this the keeper"}${staged ? ", staged for the Trash" : ""}` +
+          (m.decision === "keep" ? ", kept" : "") + (m.why && m.why.length ? `, ${m.why.join(", ")}` : ""),
         "data-id": String(m.id), title: `${m.folder}/${m.name}` },
-        el("img", { src: m.thumb, alt: "", loading: "lazy" }),
+        el("span", { class: "frame" }, el("img", { src: m.thumb, alt: "", loading: "lazy", draggable: "false" })),
         el("span", { class: "cap" }, fileName(m.name), el("span", { class: "size", text: `\u00a0· ${humanBytes(m.bytes)}` })),
         el("span", { class: "cap dir", text: shortFolder(m.folder) }),
-        m.keeper ? el("span", { class: "tag", text: m.chosen_by_user ? "Your keeper" : "Keeper" }) : (staged ? el("span", { class: "tag", text: "Trash" }) : null));
+        // What decided the keeper ("sharpest · eyes open"), what another frame lacks ("less sharp").
+        m.why && m.why.length ? el("span", { class: "cap why" + (m.keeper ? " good" : ""), text: m.why.join(" · ") }) : null,
+        m.keeper ? el("span", { class: "tag", text: (m.chosen_by_user ? "Your keeper" : "Keeper") + (m.decision === "keep" ? " · kept" : "") })
+          : staged ? el("span", { class: "tag", text: "Trash" })
+          // A frame already kept (in a deck, the terminal) says so: "trash the rest" leaves it.
+          : m.decision === "keep" ? el("span", { class: "tag kept", text: "Kept" }) : null);
+      attachLoupe(b, m.display);
       b.addEventListener("click", async () => {
         if (m.keeper) return;
         try {
@@ -605,7 +730,7 @@ function renderSimilar(data, focusID) {
           renderSimilar(r, m.id);
           await refreshSummary();  // the choice is an undo step: the Undo button wakes
           say(`${m.name} is the keeper now${r.unstaged ? " (no longer staged for the Trash)" : ""}`);
-        } catch (e) { say(e.message); }
+        } catch (e) { sayError(e.message); }
       });
       // A frame is judged full screen before it is chosen (the viewer zooms to every pixel).
       const ext = (/\.([a-z0-9]+)$/i.exec(m.name) || [])[1] || "";
@@ -626,13 +751,43 @@ function renderSimilar(data, focusID) {
       el("header", {},
         el("span", { text: `${count(set.members.length, "shot")} · ${summary}` }),
         el("span", {},
-          el("button", { type: "button", class: "btn", onclick: async () => { try { renderSimilar(await api("similar/not-similar", { set: set.id })); say("Marked as not similar"); } catch (e) { say(e.message); } } }, "Not similar"),
+          el("button", { type: "button", class: "btn", onclick: async () => { try { renderSimilar(await api("similar/not-similar", { set: set.id })); say("Marked as not similar"); } catch (e) { sayError(e.message); } } }, "Not similar"),
           " ",
-          el("button", { type: "button", class: "btn danger", disabled: keeperStaged || !pending.length, onclick: async () => { try { const r = await api("similar/trash-rest", { set: set.id }); renderSimilar(r); await refreshSummary(); say(`${r.staged} staged for the Trash`); } catch (e) { say(e.message); } } }, "Trash the rest"))),
+          el("button", { type: "button", class: "btn danger", disabled: keeperStaged || !pending.length, onclick: async () => { try { const r = await api("similar/trash-rest", { set: set.id }); renderSimilar(r); await refreshSummary(); say(`${r.staged} staged for the Trash`); } catch (e) { sayError(e.message); } } }, "Trash the rest"))),
       shots);
     list.append(row);
   });
   if (focusID != null) list.querySelector(`.shot[data-id="${focusID}"]`)?.focus();
+}
+
+/**
+ * Zoom on press: holding a frame down magnifies it 3× under the pointer (eyes, focus, blur are
+ * judged there); moving looks around; letting go ends it. A press that zoomed chooses nothing.
+ */
+function attachLoupe(button, full) {
+  const img = button.querySelector(".frame img");
+  let timer = null, zoomed = false;
+  const aim = (e) => {
+    const r = img.getBoundingClientRect();
+    const x = Math.max(0, Math.min(100, ((e.clientX - r.left) / r.width) * 100)), y = Math.max(0, Math.min(100, ((e.clientY - r.top) / r.height) * 100));
+    img.style.transformOrigin = `${x}% ${y}%`;
+  };
+  button.addEventListener("pointerdown", (e) => {
+    if (e.button !== 0) return;
+    aim(e);
+    timer = setTimeout(() => {
+      zoomed = true; button.classList.add("loupe");
+      // The thumbnail has too few pixels to judge at 3×: the larger rendition, once asked for.
+      if (full && !img.dataset.full) { img.dataset.full = "1"; img.src = full; }
+    }, 300);
+  });
+  button.addEventListener("pointermove", (e) => { if (zoomed) aim(e); });
+  const end = () => {
+    clearTimeout(timer); timer = null;
+    if (zoomed) { button.classList.remove("loupe"); setTimeout(() => { zoomed = false; }, 0); }
+  };
+  for (const t of ["pointerup", "pointerleave", "pointercancel"]) button.addEventListener(t, end);
+  button.addEventListener("click", (e) => { if (zoomed) { e.stopImmediatePropagation(); e.preventDefault(); } }, true);
 }
 
 // ---------- Trash ----------
@@ -660,7 +815,7 @@ function renderTrash() {
       // Nothing of its set stays once the staged items go (a duplicate or Similar Shots set staged whole).
       it.last_copy && it.last_copy_set ? el("span", { class: "cap flag", text: "Last copy: nothing of its set stays" }) : null)));
   }
-  if (!d.items.length) grid.append(el("li", { class: "muted", text: "Nothing staged. Swipe left on a card to stage it here." }));
+  if (!d.items.length) grid.append(el("li", { class: "muted wide", text: "Nothing staged. Swipe left on a card to stage it here." }));
   $("#trash-commit").disabled = d.count === 0;
   $("#trash-select-all").disabled = d.count === 0;
   const sys = $("#trash-system"); sys.replaceChildren();
@@ -679,7 +834,7 @@ function renderTrash() {
           const outs = (r.restored || []).filter((o) => !o.sidecar);
           const skipped = outs.filter((o) => o.result === "skipped");
           say(`${outs.length - skipped.length} put back` + (skipped.length ? `; not put back: ${skipped.map((o) => `${o.name} (${o.reason})`).join(", ")}` : ""));
-        } catch (e) { say(e.message); }
+        } catch (e) { sayError(e.message); }
       } }, `Put back all ${all.length}`)));
     }
     const ul = el("ul", { class: "plain" });
@@ -691,7 +846,7 @@ function renderTrash() {
             trashData = r; renderTrash(); await refreshSummary();
             const o = (r.restored || []).find((x) => !x.sidecar);
             say(o && o.result === "skipped" ? `Not put back: ${o.reason} (${o.folder}/${o.name})` : `${t.name} is back in ${t.folder}`);
-          } catch (e) { say(e.message); }
+          } catch (e) { sayError(e.message); }
         } }, "Put back")));
     }
     sys.append(ul);
@@ -715,7 +870,7 @@ let commitIDs = [];
 async function commitTrash() {
   // The list as it is now (another window or the terminal may have staged more): the dialog
   // names what the commit moves, and the commit moves only that.
-  try { trashData = await api("trash"); renderTrash(); } catch (e) { say(e.message); return; }
+  try { trashData = await api("trash"); renderTrash(); } catch (e) { sayError(e.message); return; }
   const d = trashData;
   commitIDs = d.items.map((it) => it.id);
   if (!commitIDs.length) { say("Nothing is staged for the Trash."); return; }
@@ -744,7 +899,7 @@ async function confirmCommit() {
     const skipped = r.outcomes.filter((o) => o.result === "skipped");
     say(`${r.committed} moved to the Trash (${humanBytes(r.committed_bytes)})` + (skipped.length ? `; ${skipped.length} left in place: ${skipped.map((s) => `${s.name} (${s.reason})`).join(", ")}` : "") +
       (r.left_staged ? `; ${r.left_staged} staged meanwhile ${r.left_staged === 1 ? "waits" : "wait"} for the next commit` : ""));
-  } catch (e) { say(e.message); }
+  } catch (e) { sayError(e.message); }
 }
 
 // ---------- Stats ----------
@@ -773,6 +928,15 @@ async function loadStats() {
     chart.append(r, lbl, val);
   });
   $("#stats-chart").replaceChildren(chart);
+  const chapters = (await api("chapters")).chapters;
+  const cl = $("#stats-chapters"); cl.replaceChildren();
+  for (const c of chapters) {
+    const when = new Date(c.finished_at * 1000).toLocaleDateString(undefined, { year: "numeric", month: "short", day: "numeric" });
+    cl.append(el("li", {}, c.cover ? el("img", { src: c.cover, alt: "", loading: "lazy" }) : el("span", { class: "nocover", "aria-hidden": "true" }),
+      el("span", { class: "t", text: c.title }),
+      el("span", { class: "muted", text: `${when} · ${count(c.decisions, "decision")}` + (c.bytes ? ` · ${humanBytes(c.bytes)} staged` : "") })));
+  }
+  if (!chapters.length) cl.append(el("li", { class: "muted wide", text: "A session that reaches its goal, or ends its deck, becomes a chapter here." }));
   const reached = new Map(s.milestones.map((m) => [m.id, m.reached_at]));
   const ms = $("#stats-milestones"); ms.replaceChildren();
   for (const [id, name] of Object.entries(milestoneNames)) {
@@ -786,6 +950,12 @@ async function loadSettings() {
   const s = await api("settings");
   $("#set-reminder").value = s.reminder; $("#set-time").value = s.reminder_time; $("#set-weekday").value = s.reminder_weekday;
   $("#set-goal").value = String(s.session_goal); $("#set-roots").value = s.configured_roots.join("\n");
+  $("#set-day").value = String(s.reminder_day);
+  const quiet = /^(\d\d?:\d\d)-(\d\d?:\d\d)$/.exec(s.quiet_hours || "");
+  $("#set-quiet").checked = !!quiet;
+  $("#set-quiet-from").value = quiet ? quiet[1].padStart(5, "0") : "22:00";
+  $("#set-quiet-to").value = quiet ? quiet[2].padStart(5, "0") : "08:00";
+  quietFields();
   $("#set-roots").placeholder = s.roots.join("\n");
   $("#settings-path").textContent = s.config_path;
 }
@@ -793,14 +963,79 @@ async function saveSettings(e) {
   e.preventDefault();
   const roots = $("#set-roots").value.split("\n").map((r) => r.trim()).filter(Boolean);
   try {
-    await api("settings", { reminder: $("#set-reminder").value, reminder_time: $("#set-time").value, reminder_weekday: $("#set-weekday").value, session_goal: Number($("#set-goal").value), roots });
+    const quiet = $("#set-quiet").checked ? `${$("#set-quiet-from").value}-${$("#set-quiet-to").value}` : "off";
+    await api("settings", { reminder: $("#set-reminder").value, reminder_time: $("#set-time").value, reminder_weekday: $("#set-weekday").value,
+      reminder_day: Number($("#set-day").value), quiet_hours: quiet, session_goal: Number($("#set-goal").value), roots });
     say("Settings saved");
-  } catch (err) { say(err.message); }
+  } catch (err) { sayError(err.message); }
+}
+
+function quietFields() {
+  for (const id of ["#set-quiet-from", "#set-quiet-to"]) $(id).disabled = !$("#set-quiet").checked || live.offline;
+}
+
+// ---------- live: new photos, and a server that stops ----------
+// The page polls a version number (SQLite's data_version and the server's own changes; one
+// small request every few seconds) and redraws the view it shows when the library changed —
+// the agent added photos, the terminal decided — with no reload. A poll that gets no answer
+// puts up the banner and disables every action until the server answers again.
+const live = { version: null, offline: false, pending: false };
+const POLL_MS = 3000;
+async function poll() {
+  let res = null;
+  try { res = await fetch("/api/version", { credentials: "same-origin", cache: "no-store" }); } catch (_) { res = null; }
+  if (!res) { setOffline(true); return; }
+  if (live.offline) { setOffline(false); live.version = null; return; }
+  if (!res.ok) return;
+  let v = null;
+  try { v = (await res.json()).version; } catch (_) { return; }
+  const changed = live.version !== null && v !== live.version;
+  live.version = v;
+  if (changed || live.pending) refreshView();
+}
+function startPolling() {
+  const tick = async () => { try { await poll(); } finally { setTimeout(tick, POLL_MS); } };
+  setTimeout(tick, POLL_MS);
+}
+/** Redraws what the view shows, unless the user is in the middle of something there. */
+function refreshView() {
+  // Not under the user's hands: a dialog, the viewer, a card in flight, or the keyboard focus
+  // in a list being worked through (a redraw would drop it). Redrawn at a later poll.
+  const focus = document.activeElement;
+  const working = focus && focus.closest && focus.getClientRects().length > 0 &&
+    focus.closest("#similar-list, #trash-grid, #kept-grid, #later-back, #later-resting, form");
+  const busy = state.busy || !$("#viewer").hidden || !$("#celebrate").hidden || $("#confirm").open || working;
+  live.pending = !!busy;
+  if (busy) return;
+  const quiet = (p) => p.catch(() => {});
+  if (state.view === "home") quiet(loadHome());
+  else if (state.view === "similar") quiet(api("similar").then((d) => renderSimilar(d)));
+  else if (state.view === "trash" && !selectedTrash().length) quiet(loadTrash());
+  else if (state.view === "stats") quiet(loadStats());
+  else if (state.view === "later") quiet(loadLater());
+  else if (state.view === "kept" && keptShown <= 200) quiet(loadKept());
+  else quiet(refreshSummary());
+}
+function setOffline(off) {
+  if (live.offline === off) return;
+  live.offline = off;
+  $("#offline").hidden = !off;
+  document.body.classList.toggle("offline", off);
+  if (off) {
+    for (const b of $$("main button, main input, main select, main textarea, #undo, #celebrate button")) {
+      if (!b.disabled) { b.disabled = true; b.dataset.offline = "1"; }
+    }
+  } else {
+    for (const b of $$("[data-offline]")) { b.disabled = false; delete b.dataset.offline; }
+    say("SnapSort is back");
+    state.keepMessage = true;
+    route();
+  }
 }
 
 async function newKey() {
   if (!window.confirm("Give the page a new key? Every other browser, bookmark and script with the old one must be opened again with 'snapsort open'.")) return;
-  try { await api("key", {}); say("The page has a new key"); } catch (err) { say(err.message); }
+  try { await api("key", {}); say("The page has a new key"); } catch (err) { sayError(err.message); }
 }
 
 // ---------- keyboard ----------
@@ -832,7 +1067,7 @@ function init() {
   $("#undo").addEventListener("click", undo);
   for (const b of $$(".decide [data-decide]")) b.addEventListener("click", () => decide(b.dataset.decide));
   $("#fullscreen-btn").addEventListener("click", () => openViewer());
-  $("#old-screenshots-btn").addEventListener("click", () => stageOldScreenshots().catch((e) => say(e.message)));
+  $("#old-screenshots-btn").addEventListener("click", () => stageOldScreenshots().catch((e) => sayError(e.message)));
   $("#similar-all").addEventListener("click", async () => {
     // Many files in one click: say how many first.
     try {
@@ -842,20 +1077,24 @@ function init() {
       const bytes = rest.reduce((a, m) => a + m.bytes, 0);
       if (!window.confirm(`Stage ${rest.length} photos (${humanBytes(bytes)}) for the Trash, keeping the keeper of each set? Nothing leaves the library until you commit on the Trash page.`)) return;
       const r = await api("similar/trash-rest", { all: true }); renderSimilar(r); await refreshSummary(); say(`${r.staged} staged for the Trash`);
-    } catch (e) { say(e.message); }
+    } catch (e) { sayError(e.message); }
   });
   $("#trash-select-all").addEventListener("click", () => { const boxes = $$("#trash-grid input"); const all = boxes.every((b) => b.checked); boxes.forEach((b) => { b.checked = !all; }); updateTrashButtons(); });
-  $("#trash-restore").addEventListener("click", () => restoreSelected().catch((e) => say(e.message)));
+  $("#trash-restore").addEventListener("click", () => restoreSelected().catch((e) => sayError(e.message)));
   $("#trash-commit").addEventListener("click", commitTrash);
   $("#confirm-ok").addEventListener("click", confirmCommit);
   $("#confirm-cancel").addEventListener("click", () => $("#confirm").close());
   $("#celebrate-more").addEventListener("click", closeCelebration);
   $("#celebrate-home").addEventListener("click", closeCelebration);
   $("#settings-form").addEventListener("submit", saveSettings);
+  $("#set-quiet").addEventListener("change", quietFields);
+  $("#browse-form").addEventListener("submit", openBrowse);
+  $("#kept-more").addEventListener("click", () => loadKept(true).catch((e) => sayError(e.message)));
   $("#new-key").addEventListener("click", newKey);
   document.addEventListener("keydown", trapViewerTab);
   document.addEventListener("keydown", onKey);
   window.addEventListener("hashchange", route);
   route();
+  startPolling();
 }
 document.addEventListener("DOMContentLoaded", init);

@@ -50,3 +50,57 @@ public enum KeeperScore {
         return out
     }
 }
+
+extension KeeperScore {
+    /// What set each member of `set` apart, in words, against the rest of its set: the
+    /// keeper's strengths ("sharpest", "best exposed", "eyes open", "largest", "the original"),
+    /// and what each other member lacks beside the keeper ("less sharp", "eyes closed", "a
+    /// copy"). The page shows them under each frame, so a set can be judged, not taken on trust.
+    /// Thresholds are the score's own steps: a sharpness or size step of 1.4×, an exposure
+    /// penalty of 0.1, eyes half closed.
+    public static func reasons(_ set: SimilarSet, library: Library, eyes worstEyes: [Int64: Double]) throws -> [Int64: [String]] {
+        struct Facts {
+            var sharp: Double?, exposure: Double?, pixels: Double?, eyes: Double, rating: Int, edited: Bool
+        }
+        var facts: [Int64: Facts] = [:]
+        for m in set.members {
+            let item = try library.item(id: m.fileID)
+            let metrics = item?.metrics
+            facts[m.fileID] = Facts(
+                sharp: metrics.map { log2(max($0.lapTileMax, 1e-3)) },
+                exposure: metrics.map { -GroupRules.exposurePenalty($0) - 4 * $0.clippedFraction },
+                pixels: item.flatMap { i in i.width.flatMap { w in i.height.map { Double(w * $0) } } },
+                eyes: VisionScore.eyes(worst: worstEyes[m.fileID]), rating: item?.rating ?? 0, edited: GroupRules.looksEdited(m.path))
+        }
+        let keeper = set.keeper
+        guard let k = facts[keeper.fileID] else { return [:] }
+        let others = set.members.filter { $0.fileID != keeper.fileID }.compactMap { facts[$0.fileID] }
+        var out: [Int64: [String]] = [:]
+        var mine: [String] = []
+        if keeper.chosenByUser { mine.append("your choice") }
+        if let s = k.sharp, let best = others.compactMap(\.sharp).max(), s - best >= 0.5 { mine.append("sharpest") }
+        if let e = k.exposure, let best = others.compactMap(\.exposure).max(), e - best >= 0.1 { mine.append("best exposed") }
+        if let worst = others.map(\.eyes).min(), k.eyes - worst >= 0.5 { mine.append("eyes open") }
+        if let p = k.pixels, let most = others.compactMap(\.pixels).max(), p >= most * 1.4 { mine.append("largest") }
+        if k.rating > 0, k.rating > others.map(\.rating).max() ?? 0 { mine.append("rated \(k.rating)★") }
+        if k.edited && !others.contains(where: \.edited) { mine.append("edited") }
+        if set.members.contains(where: { $0.duplicateOf == keeper.fileID }) { mine.append("the original") }
+        out[keeper.fileID] = mine
+        for m in set.members where m.fileID != keeper.fileID {
+            guard let f = facts[m.fileID] else { continue }
+            var why: [String] = []
+            if m.duplicateOf != nil { why.append("a copy") }
+            if let a = k.sharp, let b = f.sharp, a - b >= 0.5 { why.append("less sharp") }
+            if let a = k.exposure, let b = f.exposure, a - b >= 0.1 { why.append("worse exposed") }
+            if f.eyes <= -0.5 && k.eyes > f.eyes { why.append("eyes closed") }
+            if let a = k.pixels, let b = f.pixels, a >= b * 1.4 { why.append("smaller") }
+            out[m.fileID] = why
+        }
+        return out
+    }
+
+    /// Each photo's worst eye openness, for `reasons` (one query for every set).
+    public static func worstEyes(library: Library) throws -> [Int64: Double] {
+        try VisionScore.worstEyes(library.db)
+    }
+}

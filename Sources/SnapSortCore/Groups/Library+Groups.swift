@@ -179,11 +179,27 @@ extension Library {
 
     /// Takes a "not similar" mark back (`notSimilarMarks`): its photos are regrouped and may
     /// form a set again. Returns how many photos it kept apart; nil when there is no such mark.
-    public func removeNotSimilarMark(_ id: String) throws -> Int? {
+    /// One undo step: `Review.undo` puts the mark back as it was.
+    public func removeNotSimilarMark(_ id: String, at now: Date = Date()) throws -> Int? {
         guard let when = try notSimilarMarks().first(where: { $0.id == id })?.decidedAt else { return nil }
         let pairs = try db.rows("SELECT a, b FROM not_similar WHERE decided_at = ?", when).map { [$0.int(0)!, $0.int(1)!] }
-        try forgetNotSimilar(pairs)
+        try db.transaction {
+            for p in pairs { try db.run("DELETE FROM not_similar WHERE a = ? AND b = ?", p[0], p[1]) }
+            try Review.recordUnmarkStep(pairs, decidedAt: when, at: now, library: self)
+        }
+        try Grouper(library: self).regroup(changed: Set(pairs.flatMap { $0 }))
         return Set(pairs.flatMap { $0 }).count
+    }
+
+    /// Remembers `pairs` as not similar again, as marked at `decidedAt` (an unmark undone), and
+    /// regroups their photos.
+    func rememberNotSimilar(_ pairs: [[Int64]], decidedAt: String) throws {
+        try db.transaction {
+            for p in pairs where p.count == 2 {
+                try db.run("INSERT OR IGNORE INTO not_similar(a, b, decided_at) VALUES(?, ?, ?)", p[0], p[1], decidedAt)
+            }
+        }
+        try Grouper(library: self).regroup(changed: Set(pairs.flatMap { $0 }))
     }
 
     /// Every remembered "not similar" pair (a < b).

@@ -32,6 +32,30 @@ public struct UndoOutcome: Sendable, Equatable {
     public var keeperChoice = false
     /// The step was "not similar": how many photos it had kept apart (they are regrouped).
     public var notSimilarPhotos = 0
+    /// The step was a restore: from staging (the item is staged again) or from the system
+    /// Trash (the item is staged again, not moved there: the next commit asks first).
+    public var restoredFrom: RestoreSource?
+    /// The step was `similar unmark`: how many photos its mark keeps apart again.
+    public var unmarkedPhotos = 0
+}
+
+/// Where a restore took an item back from.
+public enum RestoreSource: String, Sendable, Equatable, Codable {
+    /// Staged for the Trash, never moved: the restore un-staged it.
+    case staging
+    /// Moved to the system Trash by a commit: the restore moved it back.
+    case trash
+}
+
+/// What an undo step records besides a decision (`undo_steps.action`, JSON).
+struct UndoAction: Codable, Equatable {
+    /// `restore` or `unmark`.
+    var kind: String
+    /// A restore's source.
+    var from: RestoreSource?
+    /// An unmark's pairs and the moment the mark was made.
+    var pairs: [[Int64]]?
+    var decidedAt: String?
 }
 
 /// A Similar Shots set's keeper as it was before a choice (an undo step's `keeper_before`):
@@ -171,14 +195,15 @@ public enum Review {
         return try db.transaction {
             guard let last = try db.row("SELECT id, batch, session_id FROM undo_steps ORDER BY id DESC LIMIT 1") else { return nil }
             if let session, last.int(2) != session { return nil }
-            // A bulk action's steps go back together, newest first.
+            // A bulk action's steps go back together, newest first (its own steps: one another
+            // process made meanwhile, between a restore's files, stays for its own undo).
             var outcome: UndoOutcome?
             if let batch = last.int(1) {
-                let n = Int(try db.scalar("SELECT count(*) FROM undo_steps WHERE batch=?", batch) ?? 1)
-                for _ in 0..<n { outcome = try undoStep(library: library, clock: clock) ?? outcome }
-                outcome?.count = n
+                let ids = try db.rows("SELECT id FROM undo_steps WHERE batch=? ORDER BY id DESC", batch).compactMap { $0.int(0) }
+                for id in ids { outcome = try undoStep(id, library: library, clock: clock) ?? outcome }
+                outcome?.count = ids.count
             } else {
-                outcome = try undoStep(library: library, clock: clock)
+                outcome = try undoStep(last.int(0)!, library: library, clock: clock)
             }
             // A milestone the undone decision earned goes with it.
             if outcome != nil { try Stats.withdrawMilestones(library: library, clock: clock) }
@@ -232,6 +257,39 @@ public enum Review {
         if !library.undoBatchOpen { try trimUndoHistory(library.db) }
     }
 
+    /// Records a restore of `fileID` as an undo step, and clears its decision (`record`, the
+    /// staging it had): undone, the item is staged for the Trash again. Returns the step's id
+    /// (`joinSteps` makes a restore of many items one step).
+    static func recordRestore(
+        fileID: Int64, record: DecisionRecord, from: RestoreSource, at now: Date, library: Library
+    ) throws -> Int64 {
+        let json = String(decoding: try JSONEncoder().encode(UndoAction(kind: "restore", from: from)), as: UTF8.self)
+        try library.db.run("DELETE FROM decisions WHERE file_id=?", fileID)
+        try library.db.run(
+            "INSERT INTO undo_steps(created_ts, file_id, before, action) VALUES(?,?,?,?)", now.timeIntervalSince1970, fileID, encode(record),
+            json)
+        let id = library.db.lastInsertRowID
+        if !library.undoBatchOpen { try trimUndoHistory(library.db) }
+        return id
+    }
+
+    /// Records `similar unmark` of `pairs` (made at `decidedAt`) as one undo step, inside the
+    /// caller's transaction: undone, the mark is back as it was.
+    static func recordUnmarkStep(_ pairs: [[Int64]], decidedAt: String, at now: Date, library: Library) throws {
+        guard let first = pairs.first?.first else { return }
+        let action = UndoAction(kind: "unmark", pairs: pairs, decidedAt: decidedAt)
+        let json = String(decoding: try JSONEncoder().encode(action), as: UTF8.self)
+        try library.db.run("INSERT INTO undo_steps(created_ts, file_id, action) VALUES(?,?,?)", now.timeIntervalSince1970, first, json)
+        if !library.undoBatchOpen { try trimUndoHistory(library.db) }
+    }
+
+    /// Makes the steps `ids` (one action's, e.g. a restore of several items) one undo step.
+    static func joinSteps(_ ids: [Int64], library: Library) throws {
+        guard ids.count > 1, let first = ids.min() else { return }
+        try library.db.run("UPDATE undo_steps SET batch=? WHERE id IN (\(ids.map(String.init).joined(separator: ",")))", first)
+        if !library.undoBatchOpen { try trimUndoHistory(library.db) }
+    }
+
     /// Puts a set's keeper back as `snapshot` says (inside the caller's transaction); members
     /// regrouped elsewhere since keep their choices as they were.
     private static func restoreKeeper(_ snapshot: KeeperSnapshot, library: Library) throws {
@@ -246,19 +304,35 @@ public enum Review {
         }
     }
 
-    /// Takes back the newest undo step (inside the caller's transaction).
-    private static func undoStep(library: Library, clock: Clock) throws -> UndoOutcome? {
+    /// Takes back undo step `id` (inside the caller's transaction).
+    private static func undoStep(_ id: Int64, library: Library, clock: Clock) throws -> UndoOutcome? {
         let db = library.db
         do {
             guard
                 let step = try db.row(
                     """
-                    SELECT id, file_id, before, session_id, session_before, event_id, chapter_id, keeper_before, not_similar
-                    FROM undo_steps ORDER BY id DESC LIMIT 1
-                    """)
+                    SELECT id, file_id, before, session_id, session_before, event_id, chapter_id, keeper_before, not_similar, action
+                    FROM undo_steps WHERE id=?
+                    """, id)
             else { return nil }
             let stepID = step.int(0)!, fileID = step.int(1)!
             let current = try decision(for: fileID, library: library)
+            if let text = step.string(9), let action = try? JSONDecoder().decode(UndoAction.self, from: Data(text.utf8)) {
+                try db.run("DELETE FROM undo_steps WHERE id=?", stepID)
+                var o = UndoOutcome(fileID: fileID, path: try library.item(id: fileID)?.path, undone: nil, restored: current?.decision, session: nil)
+                if action.kind == "unmark", let pairs = action.pairs {
+                    // The mark is back as it was made (its id and moment), and the photos regrouped.
+                    try library.rememberNotSimilar(pairs, decidedAt: action.decidedAt ?? StatusTimestamp.string(clock.now()))
+                    o.unmarkedPhotos = Set(pairs.flatMap { $0 }).count
+                } else if action.kind == "restore", let before = step.string(2).flatMap(decode) {
+                    // Staged again as it was reviewed — never moved to the Trash by an undo: the
+                    // next commit asks first. A file gone since has nothing to stage.
+                    if let item = try library.item(id: fileID), item.status != .gone { try before.write(db) }
+                    o.restoredFrom = action.from ?? .staging
+                    o.restored = try decision(for: fileID, library: library)?.decision
+                }
+                return o
+            }
             if let text = step.string(8) {
                 // "Not similar": its pairs are forgotten, and the photos regrouped.
                 let pairs = (try? JSONDecoder().decode([[Int64]].self, from: Data(text.utf8))) ?? []
@@ -316,14 +390,8 @@ public enum Review {
         Int(try library.db.scalar("SELECT count(DISTINCT COALESCE(batch, id)) FROM undo_steps") ?? 0)
     }
 
-    /// Clears an item's decision outside the undo history (a restore from the trash) and drops
-    /// its undo steps, so an undo never resurrects a decision the user took back another way.
-    static func clearDecision(fileID: Int64, library: Library) throws {
-        try library.db.run("DELETE FROM decisions WHERE file_id=?", fileID)
-        try sealHistory(fileID: fileID, library: library)
-    }
-
-    /// Drops an item's undo steps (after a commit or a restore: those are not undoable).
+    /// Drops an item's undo steps (after a commit: moving a file to the Trash is not undone;
+    /// a restore is, as a step of its own).
     static func sealHistory(fileID: Int64, library: Library) throws {
         try library.db.run("DELETE FROM undo_steps WHERE file_id=?", fileID)
     }

@@ -197,5 +197,12 @@ public enum Schema {
             sql: """
                 ALTER TABLE undo_steps ADD COLUMN not_similar TEXT;
                 """),
+        // A restore (from staging or from the system Trash) and "similar unmark" are undo steps
+        // too: `action` says which (JSON), `before` is the decision a restore cleared.
+        Migration(
+            version: 66,
+            sql: """
+                ALTER TABLE undo_steps ADD COLUMN action TEXT;
+                """),
     ]
 }

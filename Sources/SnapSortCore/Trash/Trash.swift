@@ -677,19 +677,31 @@ public enum Trash {
 
     // MARK: - Restore
 
-    /// Un-stages items (they become undecided; the files never moved).
-    public static func unstage(fileIDs: [Int64], library: Library) throws -> [TrashOutcome] {
-        try library.db.transaction {
+    /// Un-stages items (they become undecided; the files never moved): one undo step, which
+    /// stages them again.
+    public static func unstage(fileIDs: [Int64], library: Library, clock: Clock) throws -> [TrashOutcome] {
+        var steps: [Int64] = []
+        let out = try unstage(fileIDs: fileIDs, library: library, clock: clock, steps: &steps)
+        try Review.joinSteps(steps, library: library)
+        return out
+    }
+
+    static func unstage(fileIDs: [Int64], library: Library, clock: Clock, steps: inout [Int64]) throws -> [TrashOutcome] {
+        let now = clock.now()
+        var made: [Int64] = []
+        let out = try library.db.transaction {
             var out: [TrashOutcome] = []
             for id in fileIDs {
                 guard let d = try Review.decision(for: id, library: library), d.decision == .trash,
                     let item = try library.item(id: id), item.status != .gone
                 else { continue }
-                try Review.clearDecision(fileID: id, library: library)
+                made.append(try Review.recordRestore(fileID: id, record: d, from: .staging, at: now, library: library))
                 out.append(TrashOutcome(path: item.path, bytes: item.bytes, result: .unstaged, isSidecar: false))
             }
             return out
         }
+        steps += made
+        return out
     }
 
     /// Restores files from the system Trash to their original paths, refusing to overwrite a
@@ -697,7 +709,15 @@ public enum Trash {
     /// it when it cannot come back (its metadata beside another file would belong to that one).
     /// The item's row comes back
     /// (same identity), its trash decision is cleared and the bytes are no longer cleared.
+    /// One undo step: undone, the items are staged for the Trash again (not moved there).
     public static func restore(ledgerIDs: [Int64], library: Library, clock: Clock) throws -> [TrashOutcome] {
+        var steps: [Int64] = []
+        let out = try restore(ledgerIDs: ledgerIDs, library: library, clock: clock, steps: &steps)
+        try Review.joinSteps(steps, library: library)
+        return out
+    }
+
+    static func restore(ledgerIDs: [Int64], library: Library, clock: Clock, steps: inout [Int64]) throws -> [TrashOutcome] {
         try library.withTrashLock {
             var out: [TrashOutcome] = []
             for id in ledgerIDs {
@@ -709,7 +729,7 @@ public enum Trash {
                         """, id)
                 else { continue }
                 let t = trashedFile(r)
-                let photo = try restoreOne(t, trashDir: r.string(3) ?? "", name: r.string(4) ?? "", library: library, clock: clock)
+                let photo = try restoreOne(t, trashDir: r.string(3) ?? "", name: r.string(4) ?? "", library: library, clock: clock, steps: &steps)
                 out.append(photo)
                 guard photo.succeeded else { continue }
                 for sr in try library.db.rows(
@@ -718,7 +738,8 @@ public enum Trash {
                     WHERE parent_id=? AND state='trashed'
                     """, id)
                 {
-                    var o = try restoreOne(trashedFile(sr), trashDir: sr.string(3) ?? "", name: sr.string(4) ?? "", library: library, clock: clock)
+                    var o = try restoreOne(
+                        trashedFile(sr), trashDir: sr.string(3) ?? "", name: sr.string(4) ?? "", library: library, clock: clock, steps: &steps)
                     o.isSidecar = true
                     out.append(o)
                 }
@@ -727,14 +748,17 @@ public enum Trash {
         }
     }
 
-    /// Restores by original path: un-stages a staged item, or brings a trashed file back.
+    /// Restores by original path: un-stages a staged item, or brings a trashed file back (one
+    /// undo step for them all).
     public static func restore(paths: [String], library: Library, clock: Clock) throws -> [TrashOutcome] {
-        try library.withTrashLock {
+        var steps: [Int64] = []
+        defer { try? Review.joinSteps(steps, library: library) }
+        return try library.withTrashLock {
             _ = try noticeRestores(library: library, clock: clock)
             var out: [TrashOutcome] = []
             for p in paths {
                 if let row = try library.liveRow(path: p), try Review.decision(for: row.id, library: library)?.decision == .trash {
-                    out += try unstage(fileIDs: [row.id], library: library)
+                    out += try unstage(fileIDs: [row.id], library: library, clock: clock, steps: &steps)
                     continue
                 }
                 let ids = try library.db.rows("SELECT id FROM trash_ledger WHERE original_path=? AND state='trashed' ORDER BY id DESC LIMIT 1", p)
@@ -747,22 +771,25 @@ public enum Trash {
                         : "neither staged nor in the Trash by SnapSort"
                     out.append(TrashOutcome(path: p, bytes: 0, result: .skipped(why), isSidecar: false))
                 } else {
-                    out += try restore(ledgerIDs: ids, library: library, clock: clock)
+                    out += try restore(ledgerIDs: ids, library: library, clock: clock, steps: &steps)
                 }
             }
             return out
         }
     }
 
-    /// `restore --all`: un-stages everything staged and brings back everything committed.
+    /// `restore --all`: un-stages everything staged and brings back everything committed (one
+    /// undo step).
     public static func restoreAll(library: Library, clock: Clock) throws -> [TrashOutcome] {
-        try library.withTrashLock {
+        var steps: [Int64] = []
+        defer { try? Review.joinSteps(steps, library: library) }
+        return try library.withTrashLock {
             _ = try noticeRestores(library: library, clock: clock)
-            var out = try unstage(fileIDs: staged(library: library).map(\.fileID), library: library)
+            var out = try unstage(fileIDs: staged(library: library).map(\.fileID), library: library, clock: clock, steps: &steps)
             let ids = try library.db.rows("SELECT id FROM trash_ledger WHERE state='trashed' AND parent_id IS NULL ORDER BY id").compactMap {
                 $0.int(0)
             }
-            out += try restore(ledgerIDs: ids, library: library, clock: clock)
+            out += try restore(ledgerIDs: ids, library: library, clock: clock, steps: &steps)
             // Sidecars whose photo is no longer in the Trash (restored or purged meanwhile); those of
             // a photo that stayed stay with it.
             let orphans = try library.db.rows(
@@ -778,7 +805,8 @@ public enum Trash {
                         SELECT id, file_id, original_path, trash_dir, trash_name, bytes, trashed_ts, parent_id, info FROM trash_ledger WHERE id=?
                         """, id)
                 else { continue }
-                var o = try restoreOne(trashedFile(r), trashDir: r.string(3) ?? "", name: r.string(4) ?? "", library: library, clock: clock)
+                var o = try restoreOne(
+                    trashedFile(r), trashDir: r.string(3) ?? "", name: r.string(4) ?? "", library: library, clock: clock, steps: &steps)
                 o.isSidecar = true
                 out.append(o)
             }
@@ -786,7 +814,9 @@ public enum Trash {
         }
     }
 
-    static func restoreOne(_ t: TrashedFile, trashDir: String, name: String, library: Library, clock: Clock) throws -> TrashOutcome {
+    static func restoreOne(
+        _ t: TrashedFile, trashDir: String, name: String, library: Library, clock: Clock, steps: inout [Int64]
+    ) throws -> TrashOutcome {
         func skipped(_ why: String) -> TrashOutcome {
             TrashOutcome(path: t.originalPath, bytes: t.bytes, result: .skipped(why), isSidecar: t.isSidecar)
         }
@@ -817,7 +847,7 @@ public enum Trash {
         }
         FileSystem.syncDirectory(of: t.originalPath)
         try? FileSystem.remove(trashDir + "/info/" + name + ".trashinfo")
-        try recordRestored(t, library: library, clock: clock)
+        if let step = try recordRestored(t, library: library, clock: clock) { steps.append(step) }
         return TrashOutcome(path: t.originalPath, bytes: t.bytes, result: .restored, isSidecar: t.isSidecar)
     }
 
@@ -841,11 +871,13 @@ public enum Trash {
         }
     }
 
-    /// Back at its path: the same row comes back live, the decision is cleared, the bytes are
-    /// no longer cleared.
-    static func recordRestored(_ t: TrashedFile, library: Library, clock: Clock) throws {
+    /// Back at its path: the same row comes back live, the decision is cleared (an undo step,
+    /// whose id is returned, when it was the staging), the bytes are no longer cleared.
+    @discardableResult
+    static func recordRestored(_ t: TrashedFile, library: Library, clock: Clock, undoable: Bool = true) throws -> Int64? {
         let now = clock.now()
-        try library.db.transaction {
+        return try library.db.transaction {
+            var step: Int64?
             try library.db.run("UPDATE trash_ledger SET state='restored', restored_ts=? WHERE id=?", now.timeIntervalSince1970, t.ledgerID)
             if let f = t.fileID, let st = FileSystem.lstatusIfExists(t.originalPath) {
                 if let row = try library.item(id: f) {
@@ -857,13 +889,19 @@ public enum Trash {
                             restoreStatus: row.status == .gone ? try library.revivedStatus(id: f) : nil)
                     }
                 }
-                try Review.clearDecision(fileID: f, library: library)
+                if undoable, let d = try Review.decision(for: f, library: library), d.decision == .trash {
+                    step = try Review.recordRestore(fileID: f, record: d, from: .trash, at: now, library: library)
+                } else {
+                    try library.db.run("DELETE FROM decisions WHERE file_id=?", f)
+                    try Review.sealHistory(fileID: f, library: library)
+                }
             }
             try library.db.run(
                 "INSERT INTO review_events(ts, kind, file_id, bytes) VALUES(?, 'restored', ?, ?)",
                 now.timeIntervalSince1970, t.fileID, -t.bytes)
             // A "100 MB cleared" badge goes with the bytes put back (as one goes with an undo).
             try Stats.withdrawMilestones(library: library, clock: clock)
+            return step
         }
     }
 
@@ -906,7 +944,8 @@ public enum Trash {
                 if back {
                     var moved = t
                     if let f = t.fileID, let item = try library.item(id: f), item.status != .gone { moved.originalPath = item.path }
-                    try recordRestored(moved, library: library, clock: clock)
+                    // Put back outside SnapSort (a file manager): not an undo step of ours.
+                    try recordRestored(moved, library: library, clock: clock, undoable: false)
                     restored += 1
                     // A restore killed between the move and removing the `.trashinfo` left ours
                     // behind: a file manager would list a photo that is not there.
@@ -919,7 +958,9 @@ public enum Trash {
                         WHERE parent_id=? AND state='trashed'
                         """, t.ledgerID)
                     {
-                        _ = try restoreOne(trashedFile(sr), trashDir: sr.string(3) ?? "", name: sr.string(4) ?? "", library: library, clock: clock)
+                        var none: [Int64] = []
+                        _ = try restoreOne(
+                            trashedFile(sr), trashDir: sr.string(3) ?? "", name: sr.string(4) ?? "", library: library, clock: clock, steps: &none)
                         settled.insert(trashedFile(sr).ledgerID)
                     }
                 } else {

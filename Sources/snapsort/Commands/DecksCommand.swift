@@ -80,7 +80,11 @@ enum DecksCommand: Command {
                 d.id == .later
                 ? "\(d.waiting) back from later"
                     + (d.progress.total > d.waiting ? ", \(d.progress.total - d.waiting) resting until their week is up" : "")
-                : "\(d.waiting) waiting, \(d.progress.reviewed)/\(d.progress.total) reviewed"
+                    // A deck of what was reviewed already (Favourites and kept) waits for nothing:
+                    // "101 waiting, 101/101 reviewed" read as a contradiction.
+                : d.waiting > 0 && d.progress.reviewed >= d.progress.total
+                    ? "\(d.waiting) to look back on, all reviewed"
+                    : "\(d.waiting) waiting, \(d.progress.reviewed)/\(d.progress.total) reviewed"
             ctx.out("\(id)\(title)\(counts)" + (d.progress.bytesToGain > 0 ? ", \(humanBytes(d.progress.bytesToGain)) staged" : ""))
         }
         return ExitCode.ok

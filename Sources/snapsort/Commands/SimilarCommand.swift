@@ -17,7 +17,8 @@ enum SimilarCommand: Command {
         not-similar  remembers that GROUP's photos are not similar: the group never comes back
                      (one undo step: 'snapsort undo' forgets it and the photos are regrouped)
         marks        lists the "not similar" marks, newest first: MARK, when, the photos
-        unmark       forgets mark MARK (as listed, e.g. m20261202065246): its photos may form a set again
+        unmark       forgets mark MARK (as listed, e.g. m20261202065246): its photos may form a set
+                     again (one undo step: 'snapsort undo' puts the mark back)
         trash-rest   stages every photo of GROUP (or of every group) but its keeper for the
                      Trash; each one is its own undo step
         GROUP is the id 'report' shows as similar_group (e.g. s42).
@@ -61,7 +62,7 @@ enum SimilarCommand: Command {
                 }
             case "unmark":
                 guard words.count == 1 else { throw UsageError("similar unmark takes one MARK") }
-                guard let n = try library.removeNotSimilarMark(words[0]) else {
+                guard let n = try library.removeNotSimilarMark(words[0], at: clock.now()) else {
                     throw CommandFailure(ExitCode.error, "no \"not similar\" mark '\(words[0])' ('snapsort similar marks' lists them)")
                 }
                 ctx.out("\(words[0]): \(n) photos may form a set again")

@@ -20,6 +20,7 @@ enum TrashCommand: Command {
                  terminal it exits 2. A file changed since it was reviewed is left in place.
         restore  un-stages staged FILEs (they become undecided) and moves trashed FILEs back
                  to their original path, never overwriting; --all does both for everything.
+                 One undo step: 'snapsort undo' stages them for the Trash again.
         Exit: 0 ok (answering no at the prompt too: nothing moves), 1 error, 2 usage or no terminal
               to confirm in (pass --yes), 4 some files were skipped.
         """

@@ -10,6 +10,8 @@ enum UndoCommand: Command {
 
         Takes back the newest decision made from any front end (CLI, terminal deck, web page):
         the item's previous decision comes back, and a deck session returns to that card.
+        Keeper choices, "not similar", "similar unmark", bulk actions and restores are steps
+        too; an undone restore stages the items for the Trash again (never moves them there).
         The history keeps at least the last 20 decisions across restarts. Moving files to the
         Trash is not undone here: use 'snapsort trash restore'. Right after a commit, undo says
         so and does nothing; --past-commit takes back the decision before the commit.
@@ -45,6 +47,19 @@ enum UndoCommand: Command {
             let name = o.path.map(field) ?? "item \(o.fileID)"
             if o.notSimilarPhotos > 0 {
                 ctx.out("undid not similar on \(o.notSimilarPhotos) photos (\(name) and others): they may form a set again")
+                continue
+            }
+            if o.unmarkedPhotos > 0 {
+                ctx.out("undid unmark on \(o.unmarkedPhotos) photos (\(name) and others): they are marked not similar again")
+                continue
+            }
+            if let from = o.restoredFrom {
+                // Never moved back to the Trash by an undo: staged again, the next commit asks.
+                let more = o.count > 1 ? " and \(o.count - 1) more of the same restore" : ""
+                ctx.out(
+                    from == .trash
+                        ? "undid the restore of \(name)\(more): staged for the Trash again ('snapsort trash commit' moves it there)"
+                        : "undid the restore of \(name)\(more): staged for the Trash again")
                 continue
             }
             if o.keeperChoice {
