@@ -217,4 +217,11 @@ public final class Library: @unchecked Sendable {
 
     /// The schema version on disk.
     public var schemaVersion: Int { (try? db.userVersion) ?? 0 }
+
+    /// SQLite's `PRAGMA data_version`: it changes when another connection (the CLI, the page)
+    /// commits to the database, never for this connection's own writes. The agent compares it
+    /// to notice the others' changes. See: https://sqlite.org/pragma.html#pragma_data_version
+    public func dataVersion() throws -> Int64 {
+        try db.scalar("PRAGMA data_version") ?? 0
+    }
 }
