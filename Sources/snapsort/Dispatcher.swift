@@ -3,8 +3,9 @@ import Glibc
 import SnapSortCore
 import SnapSortSystem
 
-/// Parses the global options, dispatches to a command and maps its outcome to an exit code.
-enum Main {
+/// Parses the global options, dispatches to a command and maps its outcome to an exit code
+/// (`main.swift`, the entry point, calls it).
+enum Dispatcher {
     static let version = "0.1.0"
 
     static func run(_ argv: [String], commands: [any Command.Type]) -> Int32 {
