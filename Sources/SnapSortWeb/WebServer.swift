@@ -140,7 +140,7 @@ public final class WebServer: Sendable {
         guard options.writeInfo else { return }
         WebInfo.remove(options.env, token: token, database: options.dbPath)
         // The opener file holds the key too: it goes with the page.
-        PathName.withCString(PageOpener.path(options.env, port: port)) { _ = unlink($0) }
+        try? FileSystem.remove(PageOpener.path(options.env, port: port))
         // The server this one stood in front of in web.json (another library's page, the
         // agent's) is named again if it still serves: 'snapsort open' finds it.
         if let previousInfo, WebInfo.read(options.env) == nil, WebClient.answers(previousInfo) {
@@ -192,7 +192,7 @@ final class WebApp: Sendable {
 
     var info: WebInfo {
         let port = security.withLock { $0?.port ?? 0 }
-        return WebInfo(url: "http://127.0.0.1:\(port)/", port: port, token: token, pid: Int(getpid()), database: options.dbPath)
+        return WebInfo(url: "http://127.0.0.1:\(port)/", port: port, token: token, pid: Int(SystemProcess.currentID), database: options.dbPath)
     }
 
     /// A new key for the page: kept next to the library (the user's server), written to

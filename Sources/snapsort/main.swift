@@ -1,5 +1,4 @@
 import Foundation
-import Glibc
 import SnapSortCore
 import SnapSortSystem
 
@@ -15,4 +14,4 @@ if let problem = SystemTimeZone.normalizeEnvironment() { FileHandle.standardErro
 // The arguments as the kernel passed them: a file name that is not UTF-8 stays the name of its
 // file (`PathName`); `CommandLine.arguments` would replace its bytes with U+FFFD.
 let arguments = (1..<Int(CommandLine.argc)).map { PathName.decode(cString: CommandLine.unsafeArgv[$0]!) }
-exit(Dispatcher.run(arguments, commands: commands))
+SystemProcess.exit(Dispatcher.run(arguments, commands: commands))

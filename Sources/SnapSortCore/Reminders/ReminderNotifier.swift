@@ -119,7 +119,7 @@ extension ReviewPage {
     /// process that wrote it is gone.
     static func runningInfo(_ env: Environment, database: String?) -> WebInfo? {
         guard let info = database.map({ WebInfo.read(env, database: $0) }) ?? WebInfo.read(env) else { return nil }
-        if info.pid > 0, kill(pid_t(clamping: info.pid), 0) != 0, errno == ESRCH { return nil }
+        if info.pid > 0, !SystemProcess.exists(Int32(clamping: info.pid)) { return nil }
         return info
     }
 }

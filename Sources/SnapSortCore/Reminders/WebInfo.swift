@@ -74,7 +74,9 @@ public struct WebInfo: Sendable, Equatable {
 
     /// Removes the files that still describe this server (a newer server may have replaced them).
     public static func remove(_ env: Environment, token: String, database: String? = nil) {
-        if let current = read(env), current.token == token { unlink(path(env)) }
-        if let database, let own = read(at: path(env, database: database)), own.token == token { unlink(path(env, database: database)) }
+        if let current = read(env), current.token == token { try? FileSystem.remove(path(env)) }
+        if let database, let own = read(at: path(env, database: database)), own.token == token {
+            try? FileSystem.remove(path(env, database: database))
+        }
     }
 }

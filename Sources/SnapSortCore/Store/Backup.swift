@@ -1,5 +1,4 @@
 import Foundation
-import Glibc
 import SnapSortSystem
 
 /// Daily copies of the database next to it (`VACUUM INTO`): decisions are the user's work.
@@ -17,7 +16,7 @@ public enum Backup {
         f.dateFormat = "yyyyMMdd-HHmmss"
         let target = library.path + ".backup-" + f.string(from: now)
         let tmp = target + ".partial"
-        unlink(tmp)  // a partial copy from an interrupted run (our own temporary name)
+        try? FileSystem.remove(tmp)  // a partial copy from an interrupted run (our own temporary name)
         // A copy of a damaged library must not push the good backups out: SQLite stops the copy
         // at a bad page it reads, and the finished copy is checked.
         do {
@@ -25,15 +24,13 @@ public enum Backup {
             try FileSystem.setMode(tmp, 0o600)  // as private as the database
             if let problem = try Database(path: tmp, readOnly: true).quickCheck() { throw Library.damaged(library.path, problem) }
         } catch let e as SystemError where Library.isDamage(e) {
-            unlink(tmp)
+            try? FileSystem.remove(tmp)
             throw Library.damaged(library.path, e.message)
         } catch {
-            unlink(tmp)
+            try? FileSystem.remove(tmp)
             throw error
         }
-        let fd = try FileDescriptor.open(tmp, O_RDONLY | O_CLOEXEC)
-        _ = try valueOrErrno("fsync") { fsync(fd.raw) }
-        fd.close()
+        try FileSystem.syncFile(tmp)
         try FileSystem.rename(tmp, target)
         try prune(library.path, keep: keep)
         return target
@@ -52,6 +49,6 @@ public enum Backup {
 
     static func prune(_ dbPath: String, keep: Int) throws {
         let all = list(dbPath)
-        for old in all.dropLast(max(1, keep)) { unlink(old) }
+        for old in all.dropLast(max(1, keep)) { try? FileSystem.remove(old) }
     }
 }

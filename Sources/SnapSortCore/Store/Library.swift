@@ -172,10 +172,10 @@ public final class Library: @unchecked Sendable {
     static func readOnlyPart(_ path: String) -> String {
         let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
         for (file, what) in [(path, "the file is read-only"), (folder.isEmpty ? "/" : folder, "its folder is read-only")]
-        where FileSystem.lstatusIfExists(file) != nil && access(file, W_OK) != 0 {
+        where FileSystem.lstatusIfExists(file) != nil && !FileSystem.isWritable(file) {
             return what
         }
-        for side in ["-wal", "-shm"] where FileSystem.lstatusIfExists(path + side) != nil && access(path + side, W_OK) != 0 {
+        for side in ["-wal", "-shm"] where FileSystem.lstatusIfExists(path + side) != nil && !FileSystem.isWritable(path + side) {
             let name = (path + side).split(separator: "/").last.map(String.init) ?? side
             return
                 "its \(name) (SQLite's working file, left read-only by an earlier opening) is not writable: 'chmod u+w' it, or remove it while no SnapSort runs"

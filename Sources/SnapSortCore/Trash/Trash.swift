@@ -111,7 +111,7 @@ public enum Trash {
         do {
             return (try FileSystem.lstatusUnlessMissing(path), nil)
         } catch let e as SystemError {
-            return (nil, e.code.errnoValue.map { String(cString: strerror($0)) } ?? e.message)
+            return (nil, e.code.errnoText ?? e.message)
         } catch {
             return (nil, "\(error)")
         }
