@@ -87,7 +87,7 @@ public final class WebServer: Sendable {
         // The library first: it makes its folder, where the token is kept (a new account's first
         // page had neither, and the token's file could not be created).
         let library = try Library(path: options.dbPath)
-        let token = options.writeInfo ? try WebSecurity.keptToken(at: options.dbPath + ".web-token") : try WebSecurity.makeToken()
+        let token = options.writeInfo ? try WebSecurity.keptToken(at: LibraryFiles(database: options.dbPath).webToken) : try WebSecurity.makeToken()
         let webRoot = options.webRoot ?? DataDirectory.find(options.env).map { $0 + "/web" }
         let app = WebApp(library: library, options: options, webRoot: webRoot)
         let server = try HTTPServer(
@@ -154,7 +154,7 @@ public final class WebServer: Sendable {
     /// open --new-key` with the page stopped): the next server opens with the new one, and
     /// cookies and links with the old one are refused.
     public static func replaceKeptKey(dbPath: String) throws {
-        try WebSecurity.keepToken(try WebSecurity.makeToken(), at: dbPath + ".web-token")
+        try WebSecurity.keepToken(try WebSecurity.makeToken(), at: LibraryFiles(database: dbPath).webToken)
     }
 }
 
@@ -199,7 +199,7 @@ final class WebApp: Sendable {
     /// `web.json`, and from now on the only one accepted (cookies with the old one get 401).
     func newKey() throws -> WebSecurity {
         let token = try WebSecurity.makeToken()
-        if options.writeInfo { try WebSecurity.keepToken(token, at: options.dbPath + ".web-token") }
+        if options.writeInfo { try WebSecurity.keepToken(token, at: LibraryFiles(database: options.dbPath).webToken) }
         let sec = try security.withLock { s -> WebSecurity in
             guard let old = s else { throw WebError(503, "starting") }
             s = WebSecurity(token: token, port: old.port)

@@ -14,8 +14,8 @@ public enum Backup {
         f.locale = Locale(identifier: "en_US_POSIX")
         f.timeZone = TimeZone(identifier: "UTC")
         f.dateFormat = "yyyyMMdd-HHmmss"
-        let target = library.path + ".backup-" + f.string(from: now)
-        let tmp = target + ".partial"
+        let target = library.files.backup(stamp: f.string(from: now))
+        let tmp = library.files.partialBackup(stamp: f.string(from: now))
         try? FileSystem.remove(tmp)  // a partial copy from an interrupted run (our own temporary name)
         // A copy of a damaged library must not push the good backups out: SQLite stops the copy
         // at a bad page it reads, and the finished copy is checked.
@@ -38,13 +38,13 @@ public enum Backup {
 
     /// The existing backups of `dbPath`, oldest first.
     public static func list(_ dbPath: String) -> [String] {
-        let slash = dbPath.lastIndex(of: "/")
-        let dir = slash.map { String(dbPath[..<$0]) } ?? "."
-        let prefix = (slash.map { String(dbPath[dbPath.index(after: $0)...]) } ?? dbPath) + ".backup-"
-        let names = ((try? FileSystem.listDirectory(dir.isEmpty ? "/" : dir)) ?? []).map(\.name).filter {
+        let files = LibraryFiles(database: dbPath)
+        let dir = files.folder
+        let prefix = files.backupNamePrefix
+        let names = ((try? FileSystem.listDirectory(dir)) ?? []).map(\.name).filter {
             $0.hasPrefix(prefix) && !$0.hasSuffix(".partial") && $0.count == prefix.count + 15
         }
-        return names.sorted().map { dir + "/" + $0 }
+        return names.sorted().map { (dir == "/" ? "" : dir) + "/" + $0 }
     }
 
     static func prune(_ dbPath: String, keep: Int) throws {

@@ -40,7 +40,7 @@ public final class Library: @unchecked Sendable {
     private func trashLocked<T>(wait: Bool, _ body: () throws -> T) throws -> T? {
         if path == ":memory:" { return try body() }
         if trashLockDepth == 0 {
-            let lockPath = path + ".trash.lock"
+            let lockPath = files.trashLock
             guard let lock = wait ? try FileLock.lock(lockPath) : try FileLock.tryLock(lockPath) else { return nil }
             trashLock = lock
         }
@@ -136,9 +136,13 @@ public final class Library: @unchecked Sendable {
         for m in Schema.all { try db.transaction { try apply(m) } }
     }
 
+    /// The files SnapSort keeps for this library apart from the database (locks, key, backups,
+    /// the page's and the status's files).
+    public var files: LibraryFiles { LibraryFiles(database: path) }
+
     /// The lock a scan of this library holds, from its walk to the end of its regroup (the CLI's
     /// `scan` and the agent's reconciles): two scans at once would both insert a new file's row.
-    public var scanLockPath: String { path + ".scan.lock" }
+    public var scanLockPath: String { files.scanLock }
 
     /// Whether SQLite says the file is damaged or not a database (SQLITE_CORRUPT, SQLITE_NOTADB).
     public static func isDamage(_ e: SystemError) -> Bool {
@@ -199,7 +203,7 @@ public final class Library: @unchecked Sendable {
     /// one (it makes them daily while it runs), else how to start over without losing the file
     /// (it pointed to backups that, with the CLI alone, never existed).
     static func backupAdvice(_ path: String) -> String {
-        let pattern = ((path as NSString).lastPathComponent) + ".backup-YYYYMMDD-HHMMSS"
+        let pattern = LibraryFiles(database: path).backupNamePrefix + "YYYYMMDD-HHMMSS"
         let backups = Backup.list(path)
         if let newest = backups.last {
             return "The agent's newest backup is \(newest) (\(backups.count) kept, \(pattern)): stop the agent and copy it over the library"
