@@ -128,7 +128,7 @@ public final class Agent: @unchecked Sendable {
     }
 
     /// The lock file that keeps one agent per database.
-    public static func lockPath(_ dbPath: String) -> String { dbPath + ".agent.lock" }
+    public static func lockPath(_ dbPath: String) -> String { LibraryFiles(database: dbPath).agentLock }
 
     /// Whether an agent is running on this database.
     public static func isRunning(dbPath: String) -> Bool { FileLock.isHeld(lockPath(dbPath)) }

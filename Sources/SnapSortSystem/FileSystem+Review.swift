@@ -66,6 +66,19 @@ extension FileSystem {
         _ = Glibc.close(fd)
     }
 
+    /// Opens `path` read-only and `fsync(2)`s it: its bytes are on disk before a rename
+    /// publishes it under its final name.
+    public static func syncFile(_ path: String) throws {
+        let fd = try FileDescriptor.open(path, O_RDONLY | O_CLOEXEC)
+        defer { fd.close() }
+        _ = try valueOrErrno("fsync") { fsync(fd.raw) }
+    }
+
+    /// Whether this process may write `path` (`access(2)` with `W_OK`: its real user's rights).
+    public static func isWritable(_ path: String) -> Bool {
+        PathName.withCString(path) { access($0, W_OK) } == 0
+    }
+
     /// `unlink(2)`.
     public static func remove(_ path: String) throws {
         _ = try valueOrErrno("unlink") { PathName.withCString(path) { unlink($0) } }

@@ -24,6 +24,8 @@ public struct SystemError: Error, CustomStringConvertible, Sendable, Equatable {
 
         /// The errno value, when this is one.
         public var errnoValue: Int32? { if case .errno(let e) = value { return e } else { return nil } }
+        /// What `strerror(3)` says of the errno, for an errno code.
+        public var errnoText: String? { errnoValue.map { String(cString: strerror($0)) } }
         /// The SQLite result code, when this is one.
         public var sqliteValue: Int32? { if case .sqlite(let c) = value { return c } else { return nil } }
 

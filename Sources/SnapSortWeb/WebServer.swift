@@ -87,7 +87,7 @@ public final class WebServer: Sendable {
         // The library first: it makes its folder, where the token is kept (a new account's first
         // page had neither, and the token's file could not be created).
         let library = try Library(path: options.dbPath)
-        let token = options.writeInfo ? try WebSecurity.keptToken(at: options.dbPath + ".web-token") : try WebSecurity.makeToken()
+        let token = options.writeInfo ? try WebSecurity.keptToken(at: LibraryFiles(database: options.dbPath).webToken) : try WebSecurity.makeToken()
         let webRoot = options.webRoot ?? DataDirectory.find(options.env).map { $0 + "/web" }
         let app = WebApp(library: library, options: options, webRoot: webRoot)
         let server = try HTTPServer(
@@ -140,7 +140,7 @@ public final class WebServer: Sendable {
         guard options.writeInfo else { return }
         WebInfo.remove(options.env, token: token, database: options.dbPath)
         // The opener file holds the key too: it goes with the page.
-        PathName.withCString(PageOpener.path(options.env, port: port)) { _ = unlink($0) }
+        try? FileSystem.remove(PageOpener.path(options.env, port: port))
         // The server this one stood in front of in web.json (another library's page, the
         // agent's) is named again if it still serves: 'snapsort open' finds it.
         if let previousInfo, WebInfo.read(options.env) == nil, WebClient.answers(previousInfo) {
@@ -154,7 +154,7 @@ public final class WebServer: Sendable {
     /// open --new-key` with the page stopped): the next server opens with the new one, and
     /// cookies and links with the old one are refused.
     public static func replaceKeptKey(dbPath: String) throws {
-        try WebSecurity.keepToken(try WebSecurity.makeToken(), at: dbPath + ".web-token")
+        try WebSecurity.keepToken(try WebSecurity.makeToken(), at: LibraryFiles(database: dbPath).webToken)
     }
 }
 
@@ -195,14 +195,14 @@ final class WebApp: Sendable {
 
     var info: WebInfo {
         let port = security.withLock { $0?.port ?? 0 }
-        return WebInfo(url: "http://127.0.0.1:\(port)/", port: port, token: token, pid: Int(getpid()), database: options.dbPath)
+        return WebInfo(url: "http://127.0.0.1:\(port)/", port: port, token: token, pid: Int(SystemProcess.currentID), database: options.dbPath)
     }
 
     /// A new key for the page: kept next to the library (the user's server), written to
     /// `web.json`, and from now on the only one accepted (cookies with the old one get 401).
     func newKey() throws -> WebSecurity {
         let token = try WebSecurity.makeToken()
-        if options.writeInfo { try WebSecurity.keepToken(token, at: options.dbPath + ".web-token") }
+        if options.writeInfo { try WebSecurity.keepToken(token, at: LibraryFiles(database: options.dbPath).webToken) }
         let sec = try security.withLock { s -> WebSecurity in
             guard let old = s else { throw WebError(503, "starting") }
             s = WebSecurity(token: token, port: old.port)

@@ -114,4 +114,40 @@ import Testing
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.split(separator: "\n").count == 16)
     }
+
+    /// The live-row rule, written once (`Library.live`), is the partial indexes' own predicate:
+    /// SQLite takes a partial index only for a query whose `WHERE` implies the index's, so a
+    /// query of live rows by path or by kind searches them, aliased in a join or not.
+    @Test func theLiveRuleIsThePartialIndexesRule() throws {
+        let t = try TestLibrary()
+        for index in ["files_live_path", "files_kind_live"] {
+            let sql = try #require(try t.library.db.row("SELECT sql FROM sqlite_master WHERE name = ?", index)?.string(0))
+            #expect(sql.hasSuffix("WHERE \(Library.live())"), "\(sql)")
+        }
+        func plan(_ sql: String, _ args: SQLBindable...) throws -> String {
+            try t.library.db.rows("EXPLAIN QUERY PLAN " + sql, arguments: args).compactMap { $0.string(3) }.joined(separator: "; ")
+        }
+        #expect(try plan("SELECT id FROM files WHERE \(Library.live()) AND path = ?", "/a").contains("USING INDEX files_live_path (path=?)"))
+        #expect(try plan("SELECT f.id FROM files f WHERE \(Library.live("f")) AND f.path = ?", "/a").contains("USING INDEX files_live_path (path=?)"))
+        #expect(try plan("SELECT f.id FROM files f WHERE \(Library.live("f")) AND f.kind = 'photo'").contains("files_kind_live (kind=?)"))
+        // A tombstone is not live; the others are.
+        t.dir.write("Pictures/a.jpg", Fixtures.jpeg(seed: 1, width: 64, height: 48))
+        t.dir.write("Pictures/b.jpg", Fixtures.jpeg(seed: 2, width: 64, height: 48))
+        try t.scan()
+        try t.library.markGone(ids: [try #require(try t.library.liveRow(path: t.root + "/a.jpg")).id], at: Date())
+        #expect(try t.library.db.scalar("SELECT count(*) FROM files WHERE \(Library.live())") == 1)
+        #expect(try t.library.db.scalar("SELECT count(*) FROM files WHERE status = ?", Library.goneStatus) == 1)
+    }
+
+    /// `dataVersion` changes when another connection commits, not for this one's own writes
+    /// (how the agent notices the CLI's and the page's changes).
+    @Test func theDataVersionChangesForAnotherConnectionsCommit() throws {
+        let t = try TestLibrary()
+        let other = try Library(path: t.dbPath)
+        let first = try t.library.dataVersion()
+        try t.library.setAgentState("k", "1", at: Date())
+        #expect(try t.library.dataVersion() == first)
+        try other.setAgentState("k", "2", at: Date())
+        #expect(try t.library.dataVersion() != first)
+    }
 }

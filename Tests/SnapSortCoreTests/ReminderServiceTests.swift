@@ -102,15 +102,15 @@ struct ReminderServiceTests {
             dir.write(String(path.dropFirst(dir.path.count + 1)), Array(text.utf8))
         }
         // B's page started last: web.json names it; A's page is in A's own file.
-        page(PageFiles.shared(env), port: 6002, database: "/libs/b.sqlite3")
-        page(PageFiles.own(env, database: "/libs/a.sqlite3"), port: 6001, database: "/libs/a.sqlite3")
-        page(PageFiles.own(env, database: "/libs/b.sqlite3"), port: 6002, database: "/libs/b.sqlite3")
+        page(LibraryFiles.sharedWebInfo(env), port: 6002, database: "/libs/b.sqlite3")
+        page(LibraryFiles(database: "/libs/a.sqlite3").webInfo(env), port: 6001, database: "/libs/a.sqlite3")
+        page(LibraryFiles(database: "/libs/b.sqlite3").webInfo(env), port: 6002, database: "/libs/b.sqlite3")
         #expect(ReviewPage.webURL(env, deck: "later", database: "/libs/a.sqlite3") == "http://127.0.0.1:6001/?token=t6001#deck=later")
         #expect(ReviewPage.webURL(env, deck: "later", database: "/libs/b.sqlite3") == "http://127.0.0.1:6002/?token=t6002#deck=later")
         // A library with no page of its own: web.json serves another one, so nothing opens.
         #expect(ReviewPage.webURL(env, deck: "later", database: "/libs/c.sqlite3") == nil)
         // A web.json written before pages named their library still opens.
-        page(PageFiles.shared(env), port: 6003, database: nil)
+        page(LibraryFiles.sharedWebInfo(env), port: 6003, database: nil)
         #expect(ReviewPage.webURL(env, deck: "later", database: "/libs/c.sqlite3") == "http://127.0.0.1:6003/?token=t6003#deck=later")
     }
 

@@ -1,5 +1,5 @@
 import Foundation
-import Glibc
+import SnapSortSystem
 
 /// When a photo was taken, and how we know.
 ///
@@ -44,13 +44,10 @@ public struct CaptureTime: Sendable, Equatable {
 
     /// An instant (mtime) shown in local time with its offset.
     public static func fromInstant(_ seconds: Double, source: Source) -> CaptureTime {
-        var t = time_t(seconds.rounded(.down))
-        var tm = tm()
-        localtime_r(&t, &tm)
-        let off = Int(tm.tm_gmtoff)
+        let local = CalendarTime.local(Int64(seconds.rounded(.down)))
+        let off = local.offsetSeconds
         let c = Components(
-            year: Int(tm.tm_year) + 1900, month: Int(tm.tm_mon) + 1, day: Int(tm.tm_mday),
-            hour: Int(tm.tm_hour), minute: Int(tm.tm_min), second: Int(tm.tm_sec))
+            year: local.year, month: local.month, day: local.day, hour: local.hour, minute: local.minute, second: local.second)
         return CaptureTime(text: c.rfc3339 + formatOffset(off), timestamp: seconds, source: source, offset: formatOffset(off))
     }
 
@@ -124,15 +121,12 @@ public struct CaptureTime: Sendable, Equatable {
     }
 
     private static func make(_ c: Components, offset: Int?, fraction: Double, source: Source) -> CaptureTime {
-        var tm = tm()
-        tm.tm_year = Int32(c.year - 1900); tm.tm_mon = Int32(c.month - 1); tm.tm_mday = Int32(c.day)
-        tm.tm_hour = Int32(c.hour); tm.tm_min = Int32(c.minute); tm.tm_sec = Int32(c.second)
-        tm.tm_isdst = -1
+        let wall = CalendarTime(year: c.year, month: c.month, day: c.day, hour: c.hour, minute: c.minute, second: c.second)
         if let off = offset {
-            let utc = Double(timegm(&tm)) - Double(off) + fraction
+            let utc = Double(wall.secondsReadAsUTC) - Double(off) + fraction
             return CaptureTime(text: c.rfc3339 + formatOffset(off), timestamp: utc, source: source, offset: formatOffset(off))
         }
-        let local = Double(mktime(&tm)) + fraction
+        let local = Double(wall.secondsReadAsLocal) + fraction
         return CaptureTime(text: c.rfc3339, timestamp: local, source: source, offset: nil)
     }
 

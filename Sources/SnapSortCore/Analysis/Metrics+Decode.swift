@@ -1,8 +1,5 @@
 import Foundation
-
-#if canImport(Glibc)
-    import Glibc
-#endif
+import SnapSortSystem
 
 extension Metrics {
     /// The keys `encoded()` writes, in its order.
@@ -15,8 +12,8 @@ extension Metrics {
 
     /// Reads the flat object of numbers `encoded()` writes, keys in its order, without
     /// `JSONDecoder` (~50 µs a row; every regroup reads the metrics of the whole library, 100 000
-    /// rows and more): the bytes are walked once and each number is read by `strtod`. Nil when
-    /// the text is anything else (`decode` then asks `JSONDecoder`).
+    /// rows and more): the bytes are walked once and each number is read by `strtod`
+    /// (`CNumber.double`). Nil when the text is anything else (`decode` then asks `JSONDecoder`).
     static func decodeFlat(_ text: String) -> Metrics? {
         var v = [Double](repeating: 0, count: flatKeys.count)
         let ok = text.withCString { start -> Bool in
@@ -41,7 +38,7 @@ extension Metrics {
                 let c = p.pointee
                 guard c == UInt8(ascii: "-") || (c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9")) else { return false }
                 var end: UnsafeMutablePointer<CChar>?
-                let value = strtod(p, &end)
+                let value = CNumber.double(p, end: &end)
                 guard let end, end > p, value.isFinite else { return false }
                 for q in p..<UnsafePointer(end) where !"-+.eE0123456789".utf8.contains(UInt8(bitPattern: q.pointee)) { return false }
                 v[k] = value

@@ -4,9 +4,7 @@ extension Configuration {
     /// The status file: `status_file` from the configuration, else
     /// `$XDG_RUNTIME_DIR/snapsort/status.json`, else `$XDG_STATE_HOME/snapsort/status.json`.
     public func statusFilePath(_ env: Environment) -> String {
-        if let s = statusFile { return s }
-        if let run = env.runtimeDir { return run + "/snapsort/status.json" }
-        return env.stateHome + "/snapsort/status.json"
+        statusFile ?? LibraryFiles.sharedStatus(env)
     }
 
     /// The status file of the agent of the library at `database`: `statusFilePath` for the
@@ -14,9 +12,8 @@ extension Configuration {
     /// the page's `web-KEY.json`): two agents wrote one file, and each library's bar showed
     /// whichever wrote last. A configured `status_file` is used as it is.
     public func statusFilePath(_ env: Environment, database: String) -> String {
-        let shared = statusFilePath(env)
-        guard statusFile == nil, database != env.defaultDatabasePath else { return shared }
-        return (shared as NSString).deletingLastPathComponent + "/status-" + PageFiles.key(database) + ".json"
+        guard statusFile == nil, database != env.defaultDatabasePath else { return statusFilePath(env) }
+        return LibraryFiles(database: database).status(env)
     }
 
     /// The pictures folder the scanner falls back to: `XDG_PICTURES_DIR`, else `~/Pictures`.

@@ -156,7 +156,7 @@ public enum Decks {
             try library.db.scalar(
                 """
                 SELECT count(*) FROM files f LEFT JOIN decisions d ON d.file_id=f.id
-                WHERE f.status != 'gone' AND f.kind IN ('photo','video') AND f.id NOT IN (SELECT sidecar_id FROM sidecars)
+                WHERE \(Library.live("f")) AND f.kind IN ('photo','video') AND f.id NOT IN (SELECT sidecar_id FROM sidecars)
                   AND \(DecisionRecord.waitingSQL)
                 """, now) ?? 0)
     }
@@ -174,14 +174,14 @@ public enum Decks {
             SELECT count(DISTINCT CASE WHEN m.group_id='similar' THEN f.id END), count(DISTINCT CASE WHEN m.group_id='screenshot' THEN f.id END)
             FROM group_members m JOIN files f ON f.id=m.file_id LEFT JOIN decisions d ON d.file_id=f.id
             LEFT JOIN similar_sets s ON s.file_id=m.file_id
-            WHERE m.group_id IN ('similar','screenshot') AND f.status != 'gone' AND \(waiting)
+            WHERE m.group_id IN ('similar','screenshot') AND \(Library.live("f")) AND \(waiting)
               AND (m.group_id != 'similar' OR s.set_key IN (\(Library.liveSetKeys)))
             """, now)
         let bytes =
             try library.db.scalar(
                 """
                 SELECT COALESCE(sum(f.size), 0) FROM files f LEFT JOIN decisions d ON d.file_id=f.id
-                WHERE f.status != 'gone' AND \(waiting) AND f.id NOT IN (SELECT sidecar_id FROM sidecars) AND f.id IN (
+                WHERE \(Library.live("f")) AND \(waiting) AND f.id NOT IN (SELECT sidecar_id FROM sidecars) AND f.id IN (
                     SELECT file_id FROM similar_sets WHERE keeper = 0 AND set_key IN (\(Library.liveSetKeys))
                     UNION SELECT file_id FROM group_members WHERE group_id IN ('blurry','oops','screenshot','unreadable'))
                 """, now) ?? 0
@@ -221,7 +221,7 @@ public enum Decks {
         }
         return try library.db.rows(
             """
-            SELECT \(Item.columns) FROM files WHERE status != 'gone' AND kind IN ('photo','video')
+            SELECT \(Item.columns) FROM files WHERE \(Library.live()) AND kind IN ('photo','video')
               AND id NOT IN (SELECT sidecar_id FROM sidecars) ORDER BY taken_ts, path
             """
         ).map { r in

@@ -514,7 +514,7 @@ final class ItemRows: @unchecked Sendable {
         if wanted.count * 4 > items.count {
             // Most of the library: one pass over the table beats the lookups.
             let before = self.loaded!
-            try db.forEach("SELECT id, metrics FROM files WHERE status != 'gone'") { r in
+            try db.forEach("SELECT id, metrics FROM files WHERE \(Library.live())") { r in
                 if let i = slot[r.int(0)!], !before[i] { items[i].metrics = r.string(1).flatMap(Metrics.decode) }
             }
             self.loaded = nil
@@ -671,13 +671,13 @@ struct GroupItem: Sendable {
         var out: [GroupItem] = []
         // The exact size: grown by doubling, 100 000 rows held room for 131 072, and the copy at
         // each step held both buffers.
-        out.reserveCapacity(Int(try db.scalar("SELECT count(*) FROM files WHERE status != 'gone'") ?? 0))
+        out.reserveCapacity(Int(try db.scalar("SELECT count(*) FROM files WHERE \(Library.live())") ?? 0))
         try db.forEach(
             """
             SELECT id, path, kind, format, status, size, width, height, taken_ts, taken_source, make, model, software, rating,
                    duration_s, \(metrics ? "metrics" : "NULL"), phash, dhash, content_hash, analyzed_at, mtime_ns, orientation, taken_at,
                    reason_code
-            FROM files WHERE status != 'gone' ORDER BY id
+            FROM files WHERE \(Library.live()) ORDER BY id
             """
         ) { r in
             out.append(

@@ -93,7 +93,7 @@ extension Library {
     public func setKeeper(fileID: Int64, at now: Date = Date()) throws {
         let ts = StatusTimestamp.string(now)
         try db.transaction {
-            guard try db.scalar("SELECT count(*) FROM files WHERE id=? AND status != 'gone'", fileID) == 1 else {
+            guard try db.scalar("SELECT count(*) FROM files WHERE id=? AND \(Library.live())", fileID) == 1 else {
                 throw LibraryError(.notFound, "no live file with id \(fileID)")
             }
             if let key = try db.scalar("SELECT set_key FROM similar_sets WHERE file_id=?", fileID) {
@@ -215,7 +215,7 @@ extension Library {
     /// the grouping as it stands and changes nothing.
     static let liveSetKeys = """
         SELECT ls.set_key FROM similar_sets ls JOIN files lf ON lf.id = ls.file_id
-        WHERE lf.status != 'gone' GROUP BY ls.set_key HAVING count(*) >= 2
+        WHERE \(Library.live("lf")) GROUP BY ls.set_key HAVING count(*) >= 2
         """
 
     /// Every Similar Shots set, members best first (keeper first), sets ordered by reclaimable bytes.
@@ -235,7 +235,7 @@ extension Library {
             SELECT s.set_key, s.file_id, f.path, f.size, s.keeper, s.duplicate_of, s.score,
                    (SELECT count(*) FROM keeper_choices k WHERE k.file_id = s.file_id)
             FROM similar_sets s JOIN files f ON f.id = s.file_id
-            WHERE f.status != 'gone' \(clause)
+            WHERE \(Library.live("f")) \(clause)
             """, arguments: arguments)
         var byKey: [Int64: [SimilarMember]] = [:]
         for r in rows {
@@ -273,7 +273,7 @@ extension Library {
                            COALESCE(sum(CASE WHEN \(freed) THEN f.size ELSE 0 END), 0)
                     FROM group_members m JOIN similar_sets s ON s.file_id = m.file_id
                     JOIN files f INDEXED BY files_group_sizes ON f.id = m.file_id
-                    WHERE m.group_id = ? AND f.status != 'gone' AND s.set_key IN (\(Library.liveSetKeys))
+                    WHERE m.group_id = ? AND \(Library.live("f")) AND s.set_key IN (\(Library.liveSetKeys))
                     """, g.rawValue)
                 out.append(
                     GroupSummary(
@@ -282,7 +282,7 @@ extension Library {
                 let r = try db.row(
                     """
                     SELECT count(*), COALESCE(sum(f.size), 0) FROM group_members m JOIN files f INDEXED BY files_group_sizes ON f.id = m.file_id
-                    WHERE m.group_id = ? AND f.status != 'gone'
+                    WHERE m.group_id = ? AND \(Library.live("f"))
                     """, g.rawValue)
                 let items = Int(r?.int(0) ?? 0), bytes = r?.int(1) ?? 0
                 out.append(GroupSummary(id: g, items: items, sets: items, bytes: bytes, reclaimableBytes: bytes))
@@ -311,7 +311,7 @@ extension Library {
             FROM group_members m JOIN files f ON f.id = m.file_id
             LEFT JOIN similar_sets s ON s.file_id = m.file_id
             LEFT JOIN file_findings ff ON ff.file_id = m.file_id
-            WHERE m.group_id = ? AND f.status != 'gone'
+            WHERE m.group_id = ? AND \(Library.live("f"))
               AND (m.group_id NOT IN ('similar', 'duplicate') OR s.set_key IN (\(Library.liveSetKeys)))
             ORDER BY s.set_key, \(group == .duplicate ? "s.duplicate_of IS NULL" : "COALESCE(s.keeper, 0)") DESC, m.score DESC, f.path
             """, group.rawValue)
@@ -338,7 +338,7 @@ extension Library {
             """
             SELECT m.file_id, m.group_id FROM group_members m JOIN files f ON f.id = m.file_id
             LEFT JOIN similar_sets s ON s.file_id = m.file_id
-            WHERE f.status != 'gone' AND (m.group_id NOT IN ('similar', 'duplicate') OR s.set_key IN (\(Library.liveSetKeys)))
+            WHERE \(Library.live("f")) AND (m.group_id NOT IN ('similar', 'duplicate') OR s.set_key IN (\(Library.liveSetKeys)))
             ORDER BY m.file_id, m.group_id
             """
         ) { r in
@@ -350,7 +350,7 @@ extension Library {
         let sets = try db.rows(
             """
             SELECT s.file_id, s.set_key, s.keeper, s.duplicate_of, o.path FROM similar_sets s JOIN files f ON f.id = s.file_id
-            LEFT JOIN files o ON o.id = s.duplicate_of WHERE f.status != 'gone' AND s.set_key IN (\(Library.liveSetKeys))
+            LEFT JOIN files o ON o.id = s.duplicate_of WHERE \(Library.live("f")) AND s.set_key IN (\(Library.liveSetKeys))
             """)
         for r in sets {
             let id = r.int(0)!

@@ -9,7 +9,7 @@ import SnapSortSystem
 public enum PageOpener {
     /// The opener file of the page on `port`: `$XDG_RUNTIME_DIR/snapsort/open-PORT.html`.
     public static func path(_ env: Environment, port: Int) -> String {
-        ((PageFiles.shared(env) as NSString).deletingLastPathComponent) + "/open-\(port).html"
+        LibraryFiles.opener(env, port: port)
     }
 
     /// Writes the opener file of the page in `info` (on `deck` when given) and returns its

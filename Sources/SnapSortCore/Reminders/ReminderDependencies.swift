@@ -37,7 +37,7 @@ public struct ReminderDependencies: Sendable {
 extension ReminderDependencies {
     /// The production wiring: today's progress, the streak and the milestones from `Stats`
     /// (issue 6), the group numbers from the status providers' `groups` (the groups feature
-    /// plugs in there), the review page from the library's own page file (`PageFiles`), `xdg-open`, and the system time zone
+    /// plugs in there), the review page from the library's own page file (`LibraryFiles`), `xdg-open`, and the system time zone
     /// re-read each time.
     public static func standard(
         library: Library, configuration: Configuration, clock: Clock, env: Environment,

@@ -81,7 +81,7 @@ public struct ReviewPage: Sendable {
         self.open = open
     }
 
-    /// Reads where the running page of the library at `database` is (`PageFiles`), writes its
+    /// Reads where the running page of the library at `database` is (`LibraryFiles`), writes its
     /// opener file (`PageOpener`: the key stays out of the browser's arguments) and opens that
     /// with `URLOpener` (in its own systemd scope when a user manager runs).
     public static func live(_ env: Environment, database: String? = nil) -> ReviewPage {
@@ -119,29 +119,7 @@ extension ReviewPage {
     /// process that wrote it is gone.
     static func runningInfo(_ env: Environment, database: String?) -> WebInfo? {
         guard let info = database.map({ WebInfo.read(env, database: $0) }) ?? WebInfo.read(env) else { return nil }
-        if info.pid > 0, kill(pid_t(clamping: info.pid), 0) != 0, errno == ESRCH { return nil }
+        if info.pid > 0, !SystemProcess.exists(Int32(clamping: info.pid)) { return nil }
         return info
-    }
-}
-
-/// Where a running review page says it is: `web.json` (the page started last, a contract) and
-/// each library's own `web-KEY.json` beside it (KEY: 16 hex digits of the database path's
-/// FNV-1a hash), under `$XDG_RUNTIME_DIR/snapsort`, else `$XDG_STATE_HOME/snapsort` (the status
-/// file's fallback). Written by the page (`WebInfo`), read by `open`, `serve` and the reminders.
-public enum PageFiles {
-    public static func shared(_ env: Environment) -> String {
-        (env.runtimeDir ?? env.stateHome) + "/snapsort/web.json"
-    }
-
-    public static func own(_ env: Environment, database: String) -> String {
-        (env.runtimeDir ?? env.stateHome) + "/snapsort/web-" + key(database) + ".json"
-    }
-
-    /// A library's key in the names of its own files (`web-KEY.json`, `status-KEY.json`): 16
-    /// hex digits of the database path's FNV-1a hash.
-    public static func key(_ database: String) -> String {
-        var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        for b in database.utf8 { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
-        return String(format: "%016llx", h)
     }
 }

@@ -22,7 +22,7 @@ public struct WebInfo: Sendable, Equatable {
 
     /// The file: `$XDG_RUNTIME_DIR/snapsort/web.json`, else `$XDG_STATE_HOME/snapsort/web.json`
     /// (the same fallback as the status file).
-    public static func path(_ env: Environment) -> String { PageFiles.shared(env) }
+    public static func path(_ env: Environment) -> String { LibraryFiles.sharedWebInfo(env) }
 
     /// The URL that opens the page and hands it the token: `http://127.0.0.1:PORT/?token=…`.
     public var openURL: String { "\(url)?token=\(token)" }
@@ -34,7 +34,7 @@ public struct WebInfo: Sendable, Equatable {
     /// The page of one library: `web-KEY.json` beside `web.json` (KEY: 16 hex digits of the
     /// database path's FNV-1a hash). `web.json` names the page started last; with two libraries
     /// served (two agents, an agent and `serve`), each one's own file still says where its page is.
-    public static func path(_ env: Environment, database: String) -> String { PageFiles.own(env, database: database) }
+    public static func path(_ env: Environment, database: String) -> String { LibraryFiles(database: database).webInfo(env) }
 
     /// Writes `web.json` and, when the database is known, the library's own file: 0600 (the
     /// folder 0700), atomically.
@@ -74,7 +74,9 @@ public struct WebInfo: Sendable, Equatable {
 
     /// Removes the files that still describe this server (a newer server may have replaced them).
     public static func remove(_ env: Environment, token: String, database: String? = nil) {
-        if let current = read(env), current.token == token { unlink(path(env)) }
-        if let database, let own = read(at: path(env, database: database)), own.token == token { unlink(path(env, database: database)) }
+        if let current = read(env), current.token == token { try? FileSystem.remove(path(env)) }
+        if let database, let own = read(at: path(env, database: database)), own.token == token {
+            try? FileSystem.remove(path(env, database: database))
+        }
     }
 }

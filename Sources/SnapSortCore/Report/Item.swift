@@ -78,14 +78,14 @@ extension Library {
     /// Live items, optionally only under some folders (or exactly some files), ordered by path.
     public func items(under paths: [String] = []) throws -> [Item] {
         if paths.isEmpty {
-            return try db.rows("SELECT \(Item.columns) FROM files WHERE status != 'gone' ORDER BY path").map(Item.init)
+            return try db.rows("SELECT \(Item.columns) FROM files WHERE \(Library.live()) ORDER BY path").map(Item.init)
         }
         var out: [Item] = []
         var seen = Set<Int64>()
         for p in paths {
             let (lo, hi) = Library.prefixBounds(p)
             for r in try db.rows(
-                "SELECT \(Item.columns) FROM files WHERE status != 'gone' AND (path = ? OR (path >= ? AND path < ?)) ORDER BY path", p, lo, hi)
+                "SELECT \(Item.columns) FROM files WHERE \(Library.live()) AND (path = ? OR (path >= ? AND path < ?)) ORDER BY path", p, lo, hi)
             {
                 let item = Item(r)
                 if seen.insert(item.id).inserted { out.append(item) }
@@ -96,7 +96,7 @@ extension Library {
 
     /// One live item by path.
     public func item(path: String) throws -> Item? {
-        try db.row("SELECT \(Item.columns) FROM files WHERE status != 'gone' AND path = ?", path).map(Item.init)
+        try db.row("SELECT \(Item.columns) FROM files WHERE \(Library.live()) AND path = ?", path).map(Item.init)
     }
 
     /// One item by id (gone ones included).

@@ -402,7 +402,7 @@ public enum Review {
             try db.scalar(
                 """
                 SELECT file_id FROM decisions d JOIN files f ON f.id=d.file_id
-                WHERE d.session_id=? AND d.decision='keep' AND f.status != 'gone' AND f.kind='photo' ORDER BY d.decided_ts LIMIT 1
+                WHERE d.session_id=? AND d.decision='keep' AND \(Library.live("f")) AND f.kind='photo' ORDER BY d.decided_ts LIMIT 1
                 """, s.id)
             ?? db.scalar(
                 """

@@ -39,7 +39,7 @@ extension Library {
 
     /// Live items and how many of them are analyzed (not pending).
     public func itemCounts() throws -> (total: Int, analyzed: Int) {
-        let r = try db.row("SELECT count(*), coalesce(sum(status != 'pending'), 0) FROM files WHERE status != 'gone'")
+        let r = try db.row("SELECT count(*), coalesce(sum(status != 'pending'), 0) FROM files WHERE \(Library.live())")
         return (Int(r?.int(0) ?? 0), Int(r?.int(1) ?? 0))
     }
 }
@@ -47,19 +47,17 @@ extension Library {
 /// RFC 3339 timestamps in UTC (`2026-11-29T13:20:50Z`).
 public enum StatusTimestamp {
     /// `d` in whole seconds, as `ISO8601DateFormatter` writes it by default (ICU rounds to the
-    /// millisecond, then drops the fraction), from `gmtime_r`: a formatter costs ~0.4 ms to make,
-    /// and the scanner stamps every row it stores with one of these.
+    /// millisecond, then drops the fraction), from `gmtime_r` (`CalendarTime.utc`): a formatter
+    /// costs ~0.4 ms to make, and the scanner stamps every row it stores with one of these.
     public static func string(_ d: Date) -> String {
         let milliseconds = (d.timeIntervalSince1970 * 1000).rounded()
-        var t = time_t((milliseconds / 1000).rounded(.down))
-        var parts = tm()
-        gmtime_r(&t, &parts)
-        func digits(_ v: Int32, _ width: Int) -> String {
+        let parts = CalendarTime.utc(Int64((milliseconds / 1000).rounded(.down)))
+        func digits(_ v: Int, _ width: Int) -> String {
             let s = String(v)
             return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
         }
-        return digits(parts.tm_year + 1900, 4) + "-" + digits(parts.tm_mon + 1, 2) + "-" + digits(parts.tm_mday, 2) + "T"
-            + digits(parts.tm_hour, 2) + ":" + digits(parts.tm_min, 2) + ":" + digits(parts.tm_sec, 2) + "Z"
+        return digits(parts.year, 4) + "-" + digits(parts.month, 2) + "-" + digits(parts.day, 2) + "T"
+            + digits(parts.hour, 2) + ":" + digits(parts.minute, 2) + ":" + digits(parts.second, 2) + "Z"
     }
 
     public static func date(_ s: String) -> Date? {

@@ -1,5 +1,4 @@
 import Foundation
-import Glibc
 import SnapSortSystem
 
 /// Daily copies of the database next to it (`VACUUM INTO`): decisions are the user's work.
@@ -15,9 +14,9 @@ public enum Backup {
         f.locale = Locale(identifier: "en_US_POSIX")
         f.timeZone = TimeZone(identifier: "UTC")
         f.dateFormat = "yyyyMMdd-HHmmss"
-        let target = library.path + ".backup-" + f.string(from: now)
-        let tmp = target + ".partial"
-        unlink(tmp)  // a partial copy from an interrupted run (our own temporary name)
+        let target = library.files.backup(stamp: f.string(from: now))
+        let tmp = library.files.partialBackup(stamp: f.string(from: now))
+        try? FileSystem.remove(tmp)  // a partial copy from an interrupted run (our own temporary name)
         // A copy of a damaged library must not push the good backups out: SQLite stops the copy
         // at a bad page it reads, and the finished copy is checked.
         do {
@@ -25,15 +24,13 @@ public enum Backup {
             try FileSystem.setMode(tmp, 0o600)  // as private as the database
             if let problem = try Database(path: tmp, readOnly: true).quickCheck() { throw Library.damaged(library.path, problem) }
         } catch let e as SystemError where Library.isDamage(e) {
-            unlink(tmp)
+            try? FileSystem.remove(tmp)
             throw Library.damaged(library.path, e.message)
         } catch {
-            unlink(tmp)
+            try? FileSystem.remove(tmp)
             throw error
         }
-        let fd = try FileDescriptor.open(tmp, O_RDONLY | O_CLOEXEC)
-        _ = try valueOrErrno("fsync") { fsync(fd.raw) }
-        fd.close()
+        try FileSystem.syncFile(tmp)
         try FileSystem.rename(tmp, target)
         try prune(library.path, keep: keep)
         return target
@@ -41,17 +38,17 @@ public enum Backup {
 
     /// The existing backups of `dbPath`, oldest first.
     public static func list(_ dbPath: String) -> [String] {
-        let slash = dbPath.lastIndex(of: "/")
-        let dir = slash.map { String(dbPath[..<$0]) } ?? "."
-        let prefix = (slash.map { String(dbPath[dbPath.index(after: $0)...]) } ?? dbPath) + ".backup-"
-        let names = ((try? FileSystem.listDirectory(dir.isEmpty ? "/" : dir)) ?? []).map(\.name).filter {
+        let files = LibraryFiles(database: dbPath)
+        let dir = files.folder
+        let prefix = files.backupNamePrefix
+        let names = ((try? FileSystem.listDirectory(dir)) ?? []).map(\.name).filter {
             $0.hasPrefix(prefix) && !$0.hasSuffix(".partial") && $0.count == prefix.count + 15
         }
-        return names.sorted().map { dir + "/" + $0 }
+        return names.sorted().map { (dir == "/" ? "" : dir) + "/" + $0 }
     }
 
     static func prune(_ dbPath: String, keep: Int) throws {
         let all = list(dbPath)
-        for old in all.dropLast(max(1, keep)) { unlink(old) }
+        for old in all.dropLast(max(1, keep)) { try? FileSystem.remove(old) }
     }
 }

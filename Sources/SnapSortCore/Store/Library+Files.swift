@@ -46,7 +46,7 @@ extension Library {
         return try db.rows(
             """
             SELECT d.decision, count(*) FROM decisions d JOIN files f ON f.id = d.file_id
-            WHERE f.status != 'gone' AND (f.path = ? OR (f.path >= ? AND f.path < ?)) GROUP BY d.decision ORDER BY d.decision
+            WHERE \(Library.live("f")) AND (f.path = ? OR (f.path >= ? AND f.path < ?)) GROUP BY d.decision ORDER BY d.decision
             """, dir, lo, hi
         ).compactMap { r in r.string(0).map { ($0, Int(r.int(1) ?? 0)) } }
     }
@@ -62,8 +62,8 @@ extension Library {
     /// the folder itself). Two searches, not one `OR`: SQLite answers an `OR` of two ranges
     /// through the table's rows, each search alone from the covering `files_path_identity`.
     static let liveRowsSQL = """
-        SELECT \(identityColumns) FROM files WHERE status != 'gone' AND path >= ? AND path < ?
-        UNION ALL SELECT \(identityColumns) FROM files WHERE status != 'gone' AND path = ?
+        SELECT \(identityColumns) FROM files WHERE \(Library.live()) AND path >= ? AND path < ?
+        UNION ALL SELECT \(identityColumns) FROM files WHERE \(Library.live()) AND path = ?
         """
 
     /// Live (not gone) rows at `path` or under it.
@@ -82,8 +82,8 @@ extension Library {
         var out: [String: Int64] = [:]
         try db.forEach(
             """
-            SELECT path, sidecar_mtime_ns FROM files WHERE sidecar_mtime_ns IS NOT NULL AND status != 'gone' AND path >= ? AND path < ?
-            UNION ALL SELECT path, sidecar_mtime_ns FROM files WHERE sidecar_mtime_ns IS NOT NULL AND status != 'gone' AND path = ?
+            SELECT path, sidecar_mtime_ns FROM files WHERE sidecar_mtime_ns IS NOT NULL AND \(Library.live()) AND path >= ? AND path < ?
+            UNION ALL SELECT path, sidecar_mtime_ns FROM files WHERE sidecar_mtime_ns IS NOT NULL AND \(Library.live()) AND path = ?
             """, arguments: [lo, hi, path]
         ) { r in
             if let p = r.string(0), let t = r.int(1) { out[p] = t }
@@ -93,7 +93,7 @@ extension Library {
 
     /// The live row at exactly `path`.
     public func liveRow(path: String) throws -> StoredIdentity? {
-        try db.row("SELECT \(Library.identityColumns) FROM files WHERE status != 'gone' AND path = ?", path).map(Library.identity)
+        try db.row("SELECT \(Library.identityColumns) FROM files WHERE \(Library.live()) AND path = ?", path).map(Library.identity)
     }
 
     /// Rows of this size that could be the source of a move: tombstones and live rows
@@ -150,7 +150,7 @@ extension Library {
         let ts = StatusTimestamp.string(at)
         for id in ids {
             try db.run(
-                "UPDATE files SET status='gone', gone_at=?, deleted=? WHERE id=?", ts, deleted ? 1 : 0, id)
+                "UPDATE files SET status='\(Library.goneStatus)', gone_at=?, deleted=? WHERE id=?", ts, deleted ? 1 : 0, id)
         }
     }
 

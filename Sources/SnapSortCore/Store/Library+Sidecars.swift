@@ -19,7 +19,7 @@ extension Library {
         try db.rows(
             """
             SELECT f.id, f.path, f.format, s.kind FROM sidecars s JOIN files f ON f.id = s.sidecar_id
-            WHERE s.file_id = ? AND f.status != 'gone' ORDER BY f.path
+            WHERE s.file_id = ? AND \(Library.live("f")) ORDER BY f.path
             """, id
         ).map { Sidecar(id: $0.int(0)!, path: $0.string(1) ?? "", format: $0.string(2), kind: $0.string(3) ?? "raw") }
     }
@@ -54,7 +54,7 @@ extension Library {
         let rows = try db.rows(
             """
             SELECT id, path, format, taken_ts, duration_s, status FROM files
-            WHERE status != 'gone' AND format IN (\(formats)) AND (path = ? OR (path >= ? AND path < ?))
+            WHERE \(Library.live()) AND format IN (\(formats)) AND (path = ? OR (path >= ? AND path < ?))
             """, dir, lo, hi)
         struct Entry {
             var id: Int64

@@ -40,7 +40,7 @@ public final class Library: @unchecked Sendable {
     private func trashLocked<T>(wait: Bool, _ body: () throws -> T) throws -> T? {
         if path == ":memory:" { return try body() }
         if trashLockDepth == 0 {
-            let lockPath = path + ".trash.lock"
+            let lockPath = files.trashLock
             guard let lock = wait ? try FileLock.lock(lockPath) : try FileLock.tryLock(lockPath) else { return nil }
             trashLock = lock
         }
@@ -136,9 +136,13 @@ public final class Library: @unchecked Sendable {
         for m in Schema.all { try db.transaction { try apply(m) } }
     }
 
+    /// The files SnapSort keeps for this library apart from the database (locks, key, backups,
+    /// the page's and the status's files).
+    public var files: LibraryFiles { LibraryFiles(database: path) }
+
     /// The lock a scan of this library holds, from its walk to the end of its regroup (the CLI's
     /// `scan` and the agent's reconciles): two scans at once would both insert a new file's row.
-    public var scanLockPath: String { path + ".scan.lock" }
+    public var scanLockPath: String { files.scanLock }
 
     /// Whether SQLite says the file is damaged or not a database (SQLITE_CORRUPT, SQLITE_NOTADB).
     public static func isDamage(_ e: SystemError) -> Bool {
@@ -172,10 +176,10 @@ public final class Library: @unchecked Sendable {
     static func readOnlyPart(_ path: String) -> String {
         let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
         for (file, what) in [(path, "the file is read-only"), (folder.isEmpty ? "/" : folder, "its folder is read-only")]
-        where FileSystem.lstatusIfExists(file) != nil && access(file, W_OK) != 0 {
+        where FileSystem.lstatusIfExists(file) != nil && !FileSystem.isWritable(file) {
             return what
         }
-        for side in ["-wal", "-shm"] where FileSystem.lstatusIfExists(path + side) != nil && access(path + side, W_OK) != 0 {
+        for side in ["-wal", "-shm"] where FileSystem.lstatusIfExists(path + side) != nil && !FileSystem.isWritable(path + side) {
             let name = (path + side).split(separator: "/").last.map(String.init) ?? side
             return
                 "its \(name) (SQLite's working file, left read-only by an earlier opening) is not writable: 'chmod u+w' it, or remove it while no SnapSort runs"
@@ -199,7 +203,7 @@ public final class Library: @unchecked Sendable {
     /// one (it makes them daily while it runs), else how to start over without losing the file
     /// (it pointed to backups that, with the CLI alone, never existed).
     static func backupAdvice(_ path: String) -> String {
-        let pattern = ((path as NSString).lastPathComponent) + ".backup-YYYYMMDD-HHMMSS"
+        let pattern = LibraryFiles(database: path).backupNamePrefix + "YYYYMMDD-HHMMSS"
         let backups = Backup.list(path)
         if let newest = backups.last {
             return "The agent's newest backup is \(newest) (\(backups.count) kept, \(pattern)): stop the agent and copy it over the library"
@@ -217,4 +221,11 @@ public final class Library: @unchecked Sendable {
 
     /// The schema version on disk.
     public var schemaVersion: Int { (try? db.userVersion) ?? 0 }
+
+    /// SQLite's `PRAGMA data_version`: it changes when another connection (the CLI, the page)
+    /// commits to the database, never for this connection's own writes. The agent compares it
+    /// to notice the others' changes. See: https://sqlite.org/pragma.html#pragma_data_version
+    public func dataVersion() throws -> Int64 {
+        try db.scalar("PRAGMA data_version") ?? 0
+    }
 }

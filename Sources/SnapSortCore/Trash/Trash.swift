@@ -111,7 +111,7 @@ public enum Trash {
         do {
             return (try FileSystem.lstatusUnlessMissing(path), nil)
         } catch let e as SystemError {
-            return (nil, e.code.errnoValue.map { String(cString: strerror($0)) } ?? e.message)
+            return (nil, e.code.errnoText ?? e.message)
         } catch {
             return (nil, "\(error)")
         }
@@ -195,7 +195,7 @@ public enum Trash {
                    d.reviewed_size, d.reviewed_mtime_ns, d.reviewed_hash, d.decided_ts,
                    d.reviewed_device, d.reviewed_inode, d.reviewed_btime_ns
             FROM decisions d JOIN files f ON f.id=d.file_id
-            WHERE d.decision='trash' AND f.status != 'gone' AND (?1 IS NULL OR d.file_id = ?1)
+            WHERE d.decision='trash' AND \(Library.live("f")) AND (?1 IS NULL OR d.file_id = ?1)
               AND NOT EXISTS(SELECT 1 FROM trash_ledger l WHERE l.file_id=f.id AND l.state='planned')
             ORDER BY d.decided_ts, f.id
             """, fileID
@@ -218,7 +218,7 @@ public enum Trash {
         let r = try library.db.row(
             """
             SELECT count(*), COALESCE(sum(f.size),0) FROM decisions d JOIN files f ON f.id=d.file_id
-            WHERE d.decision='trash' AND f.status != 'gone'
+            WHERE d.decision='trash' AND \(Library.live("f"))
             """)
         return (Int(r?.int(0) ?? 0), r?.int(1) ?? 0)
     }
@@ -409,7 +409,7 @@ public enum Trash {
     static func otherPath(ofSameFile st: FileStatus, id: Int64, library: Library) throws -> String? {
         guard st.linkCount <= 1 else { return nil }
         for r in try library.db.rows(
-            "SELECT path FROM files WHERE size=? AND status != 'gone' AND device=? AND inode=? AND id != ?",
+            "SELECT path FROM files WHERE size=? AND \(Library.live()) AND device=? AND inode=? AND id != ?",
             st.size, st.device, st.inode, id)
         {
             guard let p = r.string(0), let now = FileSystem.lstatusIfExists(p) else { continue }

@@ -1,5 +1,4 @@
 import Foundation
-import Glibc
 import SnapSortAgent
 import SnapSortCore
 import SnapSortSystem
@@ -142,7 +141,7 @@ enum StatusCommand: Command {
         if Agent.isRunning(dbPath: ctx.dbPath),
             let bytes = try? FileSystem.readFile(path, limit: 4 << 20),
             let j = JSON.parse(String(decoding: bytes, as: UTF8.self)),
-            let doc = StatusDocument(json: j), doc.agent.pid.map({ kill(pid_t($0), 0) == 0 || errno == EPERM }) ?? false
+            let doc = StatusDocument(json: j), doc.agent.pid.map({ SystemProcess.exists(Int32($0)) }) ?? false
         {
             return doc
         }

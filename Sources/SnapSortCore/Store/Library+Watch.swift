@@ -1,5 +1,4 @@
 import Foundation
-import SnapSortCore
 import SnapSortSystem
 
 /// The database side of watch events: moves and removals that need no analysis.
@@ -39,7 +38,7 @@ extension Library {
             let old = try liveRows(under: from).filter { taken.contains(to + $0.path.dropFirst(from.count)) }.map(\.id)
             if !old.isEmpty { try markGone(ids: old, at: now) }
             try db.run(
-                "UPDATE files SET path = ? || substr(path, ?) WHERE status != 'gone' AND path >= ? AND path < ?",
+                "UPDATE files SET path = ? || substr(path, ?) WHERE \(Library.live()) AND path >= ? AND path < ?",
                 to, from.utf8.count + 1, lo, hi)
             let moved = db.changes
             // The stamps under either name no longer describe the rows there: a folder that came

@@ -1,14 +1,14 @@
 import Foundation
-import Glibc
 import SnapSortCore
 import SnapSortSystem
 
-/// Parses the global options, dispatches to a command and maps its outcome to an exit code.
-enum Main {
+/// Parses the global options, dispatches to a command and maps its outcome to an exit code
+/// (`main.swift`, the entry point, calls it).
+enum Dispatcher {
     static let version = "0.1.0"
 
     static func run(_ argv: [String], commands: [any Command.Type]) -> Int32 {
-        signal(SIGPIPE, SIG_IGN)
+        SystemProcess.ignoreBrokenPipe()
         var args = Arguments(argv)
         let env = Environment.live
         do {
@@ -50,7 +50,7 @@ enum Main {
                 dbPath: db.map { Context.clean($0.hasPrefix("/") ? $0 : FileSystem.currentDirectory + "/" + $0) }
                     ?? env.defaultDatabasePath,
                 databaseNamed: db != nil || env["SNAPSORT_DB"] != nil,
-                quiet: quiet, stdoutIsTTY: isatty(1) == 1, stderrIsTTY: isatty(2) == 1,
+                quiet: quiet, stdoutIsTTY: Terminal.isTerminal(1), stderrIsTTY: Terminal.isTerminal(2),
                 logger: .stderr(label: "snapsort", level: verbose ? .debug : (quiet ? .warning : .notice), systemdPrefixes: underSystemd))
             let code: Int32
             do {

@@ -251,7 +251,7 @@ import Testing
     @Test func humanStatusWithoutAnAgentIsComputedFromTheLibrary() throws {
         let dir = TempDir("snapsort-status")
         let env = ["HOME": dir.path, "XDG_CONFIG_HOME": dir.at("config"), "XDG_STATE_HOME": dir.at("state"), "XDG_RUNTIME_DIR": dir.folder("run")]
-        dir.write("Pictures/a.jpg", photo(1))
+        dir.write("Pictures/a.jpg", Fixtures.jpeg(seed: 1, width: 96, height: 72))
         #expect(try SnapsortBinary.run(["scan", "--quiet", dir.at("Pictures")], env: env).status == 0)
         let r = try SnapsortBinary.run(["status"], env: env)
         #expect(r.status == 0)
