@@ -92,7 +92,7 @@ public final class Agent: @unchecked Sendable {
         nextDegradedCheck = start.addingTimeInterval(options.degradedInterval)
         nextBackupCheck = start
         pausedUntil = try library.pausedUntil(now: start)
-        dataVersion = try library.db.scalar("PRAGMA data_version") ?? 0
+        dataVersion = try library.dataVersion()
         libraryFile = try FileSystem.status(options.dbPath)
         let counters = countersBox
         services = ServiceRunner(logger: options.logger)
@@ -433,7 +433,7 @@ public final class Agent: @unchecked Sendable {
     /// The CLI (or the review page) wrote to the database: reload the pause state and refresh
     /// the status. The data version changes only for commits by other connections.
     private func checkDatabase() {
-        guard let v = try? library.db.scalar("PRAGMA data_version"), v != dataVersion else { return }
+        guard let v = try? library.dataVersion(), v != dataVersion else { return }
         dataVersion = v
         countersBox.update { $0.databaseChanges += 1 }
         services.databaseChanged(now: now)
@@ -485,7 +485,7 @@ public final class Agent: @unchecked Sendable {
         do {
             let copy = try Backup.run(library, keep: options.backupsKept, now: t)
             try library.setAgentState("last_backup_at", StatusTimestamp.string(t), at: t)
-            dataVersion = (try? library.db.scalar("PRAGMA data_version")) ?? dataVersion
+            dataVersion = (try? library.dataVersion()) ?? dataVersion
             countersBox.update { $0.backups += 1 }
             // The copies there are now (at most `backupsKept`), not the most there may be.
             logger.info("database backed up", ["backup.path": copy, "backups.kept": "\(Backup.list(options.dbPath).count)"])
