@@ -20,7 +20,7 @@ The trees (made once under --work, kept with --keep-trees, else removed at the e
 
   bench/memory.py --bin .build-memory2-rel/release/snapsort --work /tmp/snapsort-memory
 """
-import argparse, glob, json, os, re, shutil, signal, subprocess, sys, tempfile, time
+import argparse, glob, json, os, re, shutil, signal, sqlite3, subprocess, sys, tempfile, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 EVAL = os.path.join(HERE, "..", "..", "shared", "eval")
@@ -124,8 +124,13 @@ def measure(binary, name, tree, home, settle):
     # The grouper's phases (SNAPSORT_GROUPS_TRACE): the RSS and heap in use after each.
     with open(log, errors="replace") as f:
         phases = [" ".join(line.split("\t")[1:2] + line.split("\t")[3:]).strip() for line in f if line.startswith("phase\t")]
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as c:
+        stored = {"similar_pairs": c.execute("SELECT count(*) FROM similar_pairs").fetchone()[0],
+                  "sets": c.execute("SELECT count(DISTINCT set_key) FROM similar_sets").fetchone()[0],
+                  "set_members": c.execute("SELECT count(*) FROM similar_sets").fetchone()[0]}
     out = {"tree": name, "files": sum(len(fs) for _, _, fs in os.walk(tree)),
-           "scan": {"exit": rc, "peak_rss_mb": round(peak, 1), "wall_s": round(wall, 1), "cpu_s": round(cpu, 1), "grouper": phases}}
+           "scan": {"exit": rc, "peak_rss_mb": round(peak, 1), "wall_s": round(wall, 1), "cpu_s": round(cpu, 1), "grouper": phases,
+                    "stored": stored}}
     with open(os.path.join(home, "agent.log"), "ab") as log:
         p = subprocess.Popen([binary, "--db", db, "agent", tree], env=env, stdout=subprocess.DEVNULL, stderr=log)
     try:
