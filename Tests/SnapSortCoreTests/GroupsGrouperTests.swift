@@ -722,3 +722,58 @@ extension GroupsGrouperTests {
         }
     }
 }
+
+extension GroupsGrouperTests {
+    /// The files of one content are joined by their hash, not by pairs (issue 30 item 6: a
+    /// backup's 1 205 photos × 83 copies made 4.1 million pairs of the same bytes, most of a
+    /// regroup's memory): 60 copies of one photo and a second name of one of them are one
+    /// duplicate set, `similar_pairs` records one link from each file to the content's first,
+    /// and the pair lists the grouper scores leave them all out (the window's still counted).
+    @Test func copiesOfOneContentAreJoinedByTheirHashNotByPairs() throws {
+        let t = try TestLibrary()
+        let same = Fixtures.png(seed: 4343, width: 64, height: 48)
+        for i in 0..<60 { t.dir.write("Pictures/Copies/c\(i).png", same) }
+        #expect(link(t.dir.at("Pictures/Copies/c0.png"), t.dir.at("Pictures/Copies/linked.png")) == 0)
+        for i in 0..<5 { t.dir.write("Pictures/Other/o\(i).png", Fixtures.png(seed: UInt64(500 + i), width: 64, height: 48)) }
+        try t.scan()
+        let stats = try Grouper(library: t.library).regroupAll()
+        let sets = try t.library.similarGroups()
+        let copies = try #require(sets.first { $0.members.contains { $0.path.hasSuffix("/c0.png") } })
+        #expect(sets.count == 1 && copies.members.count == 61, "\(sets.map { $0.members.count })")
+        #expect(copies.members.filter { $0.duplicateOf == nil }.count == 1)
+        #expect(try t.library.db.scalar("SELECT count(*) FROM similar_pairs WHERE copy = 2") == 60)
+
+        let rules = GroupRules()
+        let rows = ItemRows(try GroupItem.loadAll(t.library.db, metrics: true), metricsLoaded: true)
+        let photos = ItemTable(rows) { rules.isSimilarCandidate($0) }
+        let clustering = SimilarClustering(photos: photos, rules: rules, verdicts: [], keeperChoices: [], trace: nil) { _ in [:] }
+        let every = clustering.windowPairs(of: nil), scored = clustering.windowPairs(of: nil, sameContent: false)
+        #expect(!scored.pairs.contains(where: clustering.sameContent))
+        #expect(scored.sameContent == every.filter(clustering.sameContent).count && scored.sameContent > 0)
+        #expect(scored.pairs.count + scored.sameContent == every.count && stats.aligned == every.count)
+        let copyPairs = clustering.duplicatePairs(of: nil, sameContent: false)
+        #expect(!copyPairs.contains(where: clustering.sameContent))
+        #expect(clustering.duplicatePairs(of: nil).filter(clustering.sameContent).count > 60)
+    }
+
+    /// The hash links every two files of one content but a pair the user called not similar and
+    /// two names of one file: a copy split out of its set stays out (incrementally and from
+    /// scratch), and a photo under two names with no other copy is no set.
+    @Test func theHashLinksEveryTwoCopiesButAVerdictOrOneFile() throws {
+        let t = try TestLibrary()
+        let same = Fixtures.png(seed: 4444, width: 64, height: 48)
+        for i in 0..<6 { t.dir.write("Pictures/Copies/c\(i).png", same) }
+        t.dir.write("Pictures/Lone/a.png", Fixtures.png(seed: 4545, width: 64, height: 48))
+        #expect(link(t.dir.at("Pictures/Lone/a.png"), t.dir.at("Pictures/Lone/b.png")) == 0)
+        try t.scan()
+        try Grouper(library: t.library).regroupAll()
+        let all = (0..<6).map { "c\($0).png" }
+        #expect(try Self.sets(t.library) == [all])
+        let ids = try (0..<6).map { try #require(try t.library.item(path: t.dir.at("Pictures/Copies/c\($0).png"))).id }
+        try t.library.markNotSimilar(ids[3], from: ids)
+        #expect(try Self.sets(t.library) == [all.filter { $0 != "c3.png" }])
+        try Grouper(library: t.library).regroupAll()
+        #expect(try Self.sets(t.library) == [all.filter { $0 != "c3.png" }])
+        #expect(try t.library.db.scalar("SELECT count(*) FROM similar_pairs WHERE copy = 2") == 5 + 1)
+    }
+}

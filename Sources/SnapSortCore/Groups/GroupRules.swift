@@ -44,9 +44,11 @@ public struct GroupRules: Sendable {
     /// helper (`--no-models`) no pair is verified; pairs verified before stay as they were scored.
     public var verifyShared: Double = 0.62
     /// What the stored pair scores (`similar_pairs`) depend on: the alignment's version, the
-    /// window and the thresholds. Another key makes the next regroup align every pair again.
+    /// window and the thresholds. Another key makes the next regroup align every pair again
+    /// (`same-bytes-by-hash`: the pairs of one content are no longer stored, but a link each to
+    /// the content's first photo).
     var pairKey: String {
-        "align4 copy-edits edit-raw-pairs edit-bridges window=\(window),\(windowNeighbours),\(copyCandidates) threshold=\(similarThreshold) overlap=\(minimumOverlap) copy=\(nearCopyRadius),\(nearCopyCorrelation),\(nearCopyColorDistance),\(nearCopySharpnessStops),\(sameCaptureSeconds) verify=\(verifySeconds),\(verifyFloor),\(verifyInliers),\(verifyShared)"
+        "align4 copy-edits edit-raw-pairs edit-bridges same-bytes-by-hash window=\(window),\(windowNeighbours),\(copyCandidates) threshold=\(similarThreshold) overlap=\(minimumOverlap) copy=\(nearCopyRadius),\(nearCopyCorrelation),\(nearCopyColorDistance),\(nearCopySharpnessStops),\(sameCaptureSeconds) verify=\(verifySeconds),\(verifyFloor),\(verifyInliers),\(verifyShared)"
     }
     /// What the stored per-file groups (blurry, oops, screenshot, document, qr, videos) depend
     /// on beyond the files themselves: the version of these rules and their thresholds. Another

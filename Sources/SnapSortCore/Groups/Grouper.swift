@@ -155,18 +155,20 @@ public struct Grouper {
             try GroupItem.thumbnails(db, ids: ids)
         }
         clustering.checkpoint = checkpoint
+        clustering.identity = try Self.identities(db, of: clustering.sharedContentPhotos)
         if let matcher = frameMatcher { clustering.matchFrames = { matcher.match($0, $1) } }
         phase("clustering index")
         try checkpoint()
         // Pair scores and copy links: kept from earlier regroups unless the rules that made them
-        // changed; the pairs of changed files are scored again.
+        // changed; the pairs of changed files are scored again. The pairs of the same bytes are
+        // never held: the clustering links them by their hashes.
         let storedKey = try library.agentState(Self.pairRulesKey)
         let rescore = full || storedKey != rules.pairKey
         var edges: [FilePair: Double] = [:], copyLinks: [FilePair: Double] = [:]
         if !rescore {
             try db.forEach("SELECT a, b, similar, copy FROM similar_pairs") { r in
                 let key = FilePair(r.int(0)!, r.int(1)!)
-                guard !changed.contains(key.a) && !changed.contains(key.b) else { return }
+                guard !changed.contains(key.a) && !changed.contains(key.b), !clustering.sameContent(key) else { return }
                 if let s = r.double(2) { edges[key] = s }
                 if let c = r.double(3) { copyLinks[key] = c }
             }
@@ -175,9 +177,7 @@ public struct Grouper {
         phase("stored pairs")
         // The pairs scored now are those with a changed file (every pair, when all are scored
         // again): the stored ones were read without them. They are stored from `edges` and
-        // `copyLinks` themselves: a dictionary of their own held every pair a second time
-        // (~200 MB for the 2 million copy links of 600 photos × 83 copies).
-        func scoredNow(_ key: FilePair) -> Bool { scope == nil || changed.contains(key.a) || changed.contains(key.b) }
+        // `copyLinks` themselves: a dictionary of their own held every pair a second time.
         // The lists of pairs to score end with this block (millions of pairs in a
         // duplicate-heavy library), before the clustering builds its own tables.
         var aligned = 0
@@ -185,15 +185,15 @@ public struct Grouper {
         // stored pair when storing them took seconds in a duplicate-heavy library.
         var scoredKeys: [FilePair] = []
         do {
-            let windowPairs = clustering.windowPairs(of: scope)
-            aligned = windowPairs.count
+            let (windowPairs, copies) = clustering.windowPairs(of: scope, sameContent: false)
+            aligned = windowPairs.count + copies
             for (key, score) in zip(windowPairs, try clustering.align(windowPairs)) where score >= rules.similarThreshold {
                 edges[key] = score
                 if scope != nil { scoredKeys.append(key) }
             }
         }
         do {
-            let copyPairs = clustering.duplicatePairs(of: scope)
+            let copyPairs = clustering.duplicatePairs(of: scope, sameContent: false)
             try needMetrics(copyPairs.lazy.flatMap { [$0.a, $0.b] })
             for (key, score) in zip(copyPairs, try clustering.copyScores(copyPairs)) {
                 guard let score else { continue }
@@ -202,18 +202,6 @@ public struct Grouper {
             }
         }
         phase("pairs scored")
-        // One file under two names (a hard link, a folder known by two paths) is not its own
-        // copy: trashing one name frees nothing, and through a second path it took the file.
-        // The pairs of the same bytes are read where they are, not gathered into one set first:
-        // in a duplicate-heavy library they are nearly every pair (~3 million, ~100 MB as a set).
-        let sameFile = try Self.sameFilePairs(db, among: [edges.keys.lazy, copyLinks.keys.lazy].lazy.joined().filter(clustering.sameContent))
-        // Stored all the same, as scored (`newPairs` below).
-        var sameFileScores: [FilePair: (similar: Double?, copy: Double?)] = [:]
-        for key in sameFile {
-            if scoredNow(key) { sameFileScores[key] = (edges[key], copyLinks[key]) }
-            edges[key] = nil
-            copyLinks[key] = nil
-        }
         clustering.copyLinks = copyLinks
         clustering.edges = edges
         // Every component when pairs were scored again or the per-file rules changed (an
@@ -252,19 +240,24 @@ public struct Grouper {
                 try db.run("DELETE FROM similar_pairs")
             } else {
                 for id in changed { try db.run("DELETE FROM similar_pairs WHERE a=? OR b=?", id, id) }
+                // The region's links of the same bytes (copy 2) are recorded again below.
+                try Self.fillIDs(db, region)
+                try db.run("DELETE FROM similar_pairs WHERE copy = 2 AND (a IN \(Self.ids) OR b IN \(Self.ids))")
             }
             var newPairs: [FilePair] = []
             if scope == nil {
                 for key in edges.keys { newPairs.append(key) }
                 for key in copyLinks.keys where edges[key] == nil { newPairs.append(key) }
-                newPairs += sameFileScores.keys
             } else {
                 newPairs = scoredKeys
             }
+            // The files of one content are recorded by a link each to the content's first photo
+            // (the clustering joins them by their hashes; the table says how every set was joined).
+            newPairs += clustering.sameContentChains(touching: scope == nil ? nil : region)
             newPairs.sort { ($0.a, $0.b) < ($1.a, $1.b) }
             for (i, key) in newPairs.enumerated() where i == 0 || newPairs[i - 1] != key {
-                let p = sameFileScores[key] ?? (edges[key], copyLinks[key])
-                try db.run("INSERT OR REPLACE INTO similar_pairs(a, b, similar, copy) VALUES(?,?,?,?)", key.a, key.b, p.similar, p.copy)
+                let (similar, copy) = clustering.sameContent(key) ? (clustering.sameContentEdge(key.a, key.b), 2) : (edges[key], copyLinks[key])
+                try db.run("INSERT OR REPLACE INTO similar_pairs(a, b, similar, copy) VALUES(?,?,?,?)", key.a, key.b, similar, copy)
             }
             try library.setAgentState(Self.pairRulesKey, rules.pairKey)
             for (id, f) in newFindings.sorted(by: { $0.key < $1.key }) {
@@ -385,24 +378,13 @@ public struct Grouper {
         }
     }
 
-    /// Those of `pairs` (of the same bytes: one file has one content) whose two rows are one
-    /// file now (the same device and inode).
-    /// `pairs` is walked twice (its files, then the pairs) and may repeat a pair.
-    static func sameFilePairs(_ db: Database, among pairs: some Sequence<FilePair>) throws -> Set<FilePair> {
-        var files = Set<Int64>()
-        for p in pairs {
-            files.insert(p.a)
-            files.insert(p.b)
-        }
-        guard !files.isEmpty else { return [] }
-        var identity: [Int64: (Int64, Int64)] = [:]
-        try forEach(db, "SELECT id, device, inode FROM files WHERE id", in: files.sorted()) { r in
-            if let id = r.int(0), let d = r.int(1), let i = r.int(2) { identity[id] = (d, i) }
-        }
-        var out = Set<FilePair>()
-        for p in pairs {
-            guard let x = identity[p.a], let y = identity[p.b], x == y else { continue }
-            out.insert(p)
+    /// Where each of `ids` is on disk now (device and inode), those that say: one file under
+    /// two names (a hard link, a folder known by two paths) is not its own copy — trashing one
+    /// name frees nothing, and through a second path it took the file.
+    static func identities(_ db: Database, of ids: [Int64]) throws -> [Int64: DiskIdentity] {
+        var out: [Int64: DiskIdentity] = [:]
+        try forEach(db, "SELECT id, device, inode FROM files WHERE id", in: ids.sorted()) { r in
+            if let id = r.int(0), let d = r.int(1), let i = r.int(2) { out[id] = DiskIdentity(device: d, inode: i) }
         }
         return out
     }

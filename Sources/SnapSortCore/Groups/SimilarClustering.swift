@@ -28,6 +28,12 @@ struct ComputedSet {
 ///   duplicate cluster is one *picture*; its original (`GroupRules.originalOrder`) stands for it.
 ///   One picture is one capture: links are merged best first, and never across two capture
 ///   times (`GroupRules.separateCaptures`), so two frames of a static scene stay two pictures.
+/// - The files of one content need no pairs: every two of them are copies (score 2) and align
+///   perfectly (1) — but two names of one file (`identity`) and pairs the user called not
+///   similar — so their links follow from the hashes (`sameContentParts`, `sameContentEdge`).
+///   A duplicate-heavy library (1 205 photos × 83 copies) held 4.1 million such pairs (2.6
+///   million alignments, 3.9 million copy links), most of its regroup's memory; `windowPairs(of:sameContent:)` and `duplicatePairs(of:sameContent:)`
+///   leave them out for the grouper.
 /// - Pictures taken at most `window` apart are compared by `Thumbnail.aligned`; pairs scoring at
 ///   least `similarThreshold` at an overlap of at least `minimumOverlap` are merged greedily, best first, by **complete linkage**: two
 ///   clusters join only when every cross pair scores at least `similarThreshold`, so A~B and B~C
@@ -66,6 +72,11 @@ struct SimilarClustering {
         }
     }
     private var copyPartners: [Int64: [Int64]] = [:]
+    /// Where each photo of a shared content is on disk (device, inode; set by the caller): two
+    /// names of one file are not its copies — trashing one frees nothing.
+    var identity: [Int64: DiskIdentity] = [:]
+    /// The files the user's "not similar" verdicts name.
+    private let judged: Set<Int64>
     /// `GroupRules.ownCaptureTime` of each photo, by its place on the `timeline`.
     private let ownTimes: [Double?]
     private let byID: ItemTable
@@ -94,6 +105,7 @@ struct SimilarClustering {
         self.keeperChoices = keeperChoices
         self.trace = trace
         self.loadThumbnails = loadThumbnails
+        judged = Set(verdicts.lazy.flatMap { [$0.a, $0.b] })
         byID = photos
         let timeline = photos.all.map { (t: $0.taken ?? Double($0.mtime) / 1e9, id: $0.id) }.sorted { ($0.t, $0.id) < ($1.t, $1.id) }
         self.timeline = timeline
@@ -125,6 +137,61 @@ struct SimilarClustering {
     }
 
     func time(_ id: Int64) -> Double { timeline[position[id]!].t }
+
+    /// The photos of every content that more than one photo has (whose identities the caller
+    /// reads into `identity`).
+    var sharedContentPhotos: [Int64] { byContent.values.flatMap { $0 } }
+
+    /// Whether two rows are one file now (the same device and inode).
+    func sameFile(_ a: Int64, _ b: Int64) -> Bool {
+        guard let x = identity[a], let y = identity[b] else { return false }
+        return x == y
+    }
+
+    /// The pairs that record in `similar_pairs` what the hashes join: each photo of a shared
+    /// content with the content's first photo, for the contents with a photo in `ids` (nil: all).
+    func sameContentChains(touching ids: Set<Int64>?) -> [FilePair] {
+        var out: [FilePair] = []
+        for members in byContent.values where ids.map({ members.contains(where: $0.contains) }) ?? true {
+            for m in members.dropFirst() { out.append(FilePair(members[0], m)) }
+        }
+        return out
+    }
+
+    /// The alignment score `windowPairs` and `align` give two files of the same bytes (1) when
+    /// the window takes them (at most `windowNeighbours` places and `window` apart on the
+    /// timeline) and it reaches the threshold; nil for other pairs and two names of one file.
+    func sameContentEdge(_ a: Int64, _ b: Int64) -> Double? {
+        guard 1 >= rules.similarThreshold, sameContent(FilePair(a, b)), !sameFile(a, b),
+            let pa = position[a], let pb = position[b], abs(pa - pb) <= rules.windowNeighbours,
+            abs(timeline[pa].t - timeline[pb].t) <= rules.window
+        else { return nil }
+        return 1
+    }
+
+    /// `ids` (files of one content) in the parts their byte-identical links join: every two are
+    /// linked but two names of one file and a pair the user called not similar. Without either
+    /// (nearly always) they are one part; else a walk that takes, from each file reached, every
+    /// file not yet reached that it links to.
+    func sameContentParts(_ ids: [Int64]) -> [[Int64]] {
+        let names = Set(ids.map { identity[$0] })
+        if names.count == 1, names.first! != nil { return ids.map { [$0] } }
+        if !ids.contains(where: judged.contains) && (names.count > 1 || names.first! == nil) { return [ids] }
+        var left = ids[...]
+        var out: [[Int64]] = []
+        while let start = left.popFirst() {
+            var part = [start], queue = [start]
+            while let v = queue.popLast() {
+                var kept: [Int64] = []
+                for u in left {
+                    if sameFile(u, v) || verdicts.contains(FilePair(u, v)) { kept.append(u) } else { part.append(u); queue.append(u) }
+                }
+                left = kept[...]
+            }
+            out.append(part.sorted())
+        }
+        return out
+    }
 
     /// The two files of a pair in the order they are aligned: the earlier photo first, then the
     /// smaller path. Alignment is not exactly symmetric (the best transform one way round is not
@@ -172,25 +239,33 @@ struct SimilarClustering {
 
     /// Every pair of candidates taken at most `window` apart with at least one file in `ids`
     /// (nil: every such pair), in timeline order.
-    func windowPairs(of ids: Set<Int64>?) -> [FilePair] {
+    func windowPairs(of ids: Set<Int64>?) -> [FilePair] { windowPairs(of: ids, sameContent: true).pairs }
+
+    /// `windowPairs(of:)`, with or without the pairs of the same bytes (`sameContentEdge` gives
+    /// their scores), and how many of those there were.
+    func windowPairs(of ids: Set<Int64>?, sameContent: Bool) -> (pairs: [FilePair], sameContent: Int) {
         var out: [FilePair] = []
-        func walk(from p: Int, _ step: Int, _ add: (FilePair) -> Void) {
+        var skipped = 0
+        func walk(from p: Int, _ step: Int, _ body: (FilePair) -> Void) {
             var j = p + step
             while j >= 0 && j < timeline.count && abs(j - p) <= rules.windowNeighbours && abs(timeline[j].t - timeline[p].t) <= rules.window {
-                add(FilePair(timeline[p].id, timeline[j].id))
+                body(FilePair(timeline[p].id, timeline[j].id))
                 j += step
             }
         }
+        func take(_ key: FilePair) {
+            if !sameContent && self.sameContent(key) { skipped += 1 } else { out.append(key) }
+        }
         guard let ids else {
-            for p in timeline.indices { walk(from: p, 1) { out.append($0) } }
-            return out
+            for p in timeline.indices { walk(from: p, 1, take) }
+            return (out, skipped)
         }
         var unique = Set<FilePair>()
         for p in ids.compactMap({ position[$0] }).sorted() {
-            walk(from: p, -1) { if unique.insert($0).inserted { out.append($0) } }
-            walk(from: p, 1) { if unique.insert($0).inserted { out.append($0) } }
+            walk(from: p, -1) { if unique.insert($0).inserted { take($0) } }
+            walk(from: p, 1) { if unique.insert($0).inserted { take($0) } }
         }
-        return out
+        return (out, skipped)
     }
 
     /// The alignment score of each pair (0 below `minimumOverlap` or without thumbnails), on all
@@ -275,12 +350,18 @@ struct SimilarClustering {
     /// they were taken at different times and have one aspect ratio (`mayBeCopies`). The
     /// thumbnails decide (`copyScores`). A library of crops of a few scenes holds thousands of
     /// close pHashes per scene; the capture times rule most of them out before any thumbnail.
-    func duplicatePairs(of ids: Set<Int64>?) -> [FilePair] {
+    func duplicatePairs(of ids: Set<Int64>?) -> [FilePair] { duplicatePairs(of: ids, sameContent: true) }
+
+    /// `duplicatePairs(of:)`, with or without the pairs of the same bytes (`sameContentParts`
+    /// links them).
+    func duplicatePairs(of ids: Set<Int64>?, sameContent: Bool) -> [FilePair] {
         var unique = Set<FilePair>()
         var out: [FilePair] = []
         for id in (ids.map { Array($0) } ?? timeline.map(\.id)).sorted() {
-            for other in duplicateCandidates(id) where mayBeCopies(id, other) && unique.insert(FilePair(id, other)).inserted {
-                out.append(FilePair(id, other))
+            for other in duplicateCandidates(id) where mayBeCopies(id, other) {
+                let key = FilePair(id, other)
+                guard sameContent || !self.sameContent(key), unique.insert(key).inserted else { continue }
+                out.append(key)
             }
         }
         return out
@@ -354,6 +435,9 @@ struct SimilarClustering {
         }
         for key in edges.keys { link(key) }
         for key in copyLinks.keys { link(key) }
+        // The files of one content are linked by their hash (two names of one file too: a
+        // component may hold files no link joins, which cluster apart).
+        for members in byContent.values { for m in members.dropFirst() { link(FilePair(members[0], m)) } }
         var classes: [Int64: [Int64]] = [:]
         for id in parent.keys { classes[find(id), default: []].append(id) }
         var out: [[Int64]] = []
@@ -406,6 +490,17 @@ struct SimilarClustering {
         // file without a capture time of its own cannot bridge two captures either.
         // The same bytes are one file whatever their names say.
         var copyMembers = Dictionary(uniqueKeysWithValues: ids.map { ($0, [$0]) })
+        // The byte-identical links first (score 2, above every other): the files of one content
+        // in the region, in the parts those links join.
+        var ofContent: [ContentKey: [Int64]] = [:]
+        for id in ids { if let c = byID[id]!.contentHash, byContent[c] != nil { ofContent[c, default: []].append(id) } }
+        for members in ofContent.values where members.count > 1 {
+            for part in sameContentParts(members) where part.count > 1 {
+                for m in part.dropFirst() { parent[m] = part[0] }
+                copyMembers[part[0]] = part
+                for m in part.dropFirst() { copyMembers[m] = nil }
+            }
+        }
         for (n, link) in links.enumerated() {
             if n % 1024 == 1023 { try checkpoint() }
             let (ra, rb) = (find(link.a), find(link.b))
@@ -444,7 +539,7 @@ struct SimilarClustering {
             if !rules.maySimilar(byID[a]!, byID[b]!, pageWords: pageWords) {
                 s = 0
             } else if abs(time(a) - time(b)) <= rules.window {
-                s = edges[key] ?? 0
+                s = edges[key] ?? sameContentEdge(a, b) ?? 0
             } else if case (let x, let y) = alignmentOrder(key), let ta = thumbs[x], let tb = thumbs[y] {
                 let r = ta.aligned(with: tb)
                 s = r.overlap >= rules.minimumOverlap ? r.score : 0
@@ -575,4 +670,9 @@ private final class LazyIndex {
         entries = []
         return result
     }
+}
+
+/// Where a file is on disk: its device and inode (`files.device`, `files.inode`).
+struct DiskIdentity: Hashable {
+    let device: Int64, inode: Int64
 }

@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+"""bench/memory.py --bin BIN [--work DIR] [--only dups|natural] [--files N] [--settle S] [--keep-trees]
+
+Issue 30 item 6: memory stays bounded — peak RSS <= 300 MB for the first scan of 100 000 files,
+duplicate-heavy or not, and <= 150 MB for the agent watching them. Numbers, never test
+assertions. For each tree it prints one JSON line:
+  scan    `BIN --db NEW scan --quiet --no-models TREE` under /usr/bin/time -v: peak RSS
+          ("Maximum resident set size"), wall and CPU seconds, exit code;
+  agent   `BIN --db THAT agent TREE` started on the library just scanned (its start reconciles,
+          finds nothing changed, regroups nothing), until the status file says "watching", then
+          `--settle` seconds idle: VmRSS then, and VmHWM (its peak, the start included).
+The trees (made once under --work, kept with --keep-trees, else removed at the end):
+  dups     bench/make_duplicate_tree.py: 1 205 small JPEGs x 83 byte-identical copies (100 015
+           files), as a careless backup makes;
+  natural  100 000 distinct photos: 2 000 make_scale photos (640x480 crops of real photographs
+           with camera EXIF, ../shared/eval/make_scale.py, run with --python, the eval venv),
+           shrunk to 160 px with their EXIF, and bench/make_rescan_tree.py --distinct copies of
+           them, each with its own bytes and capture time, 97 s apart (making 100 000 with
+           make_scale takes hours on a shared host).
+
+  bench/memory.py --bin .build-memory2-rel/release/snapsort --work /tmp/snapsort-memory
+"""
+import argparse, glob, json, os, re, shutil, signal, sqlite3, subprocess, sys, tempfile, time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+EVAL = os.path.join(HERE, "..", "..", "shared", "eval")
+
+
+def make_dups(out, files):
+    photos = max(1, round(files / 83))
+    subprocess.run([sys.executable, os.path.join(HERE, "make_duplicate_tree.py"), "--photos", str(photos), "--copies", "83",
+                    "--out", out], check=True, stdout=subprocess.DEVNULL)
+
+
+SHRINK = """
+import os, sys
+from PIL import Image
+src, dst = sys.argv[1], sys.argv[2]
+for d, _, fs in os.walk(src):
+    for f in fs:
+        p = os.path.join(d, f)
+        q = os.path.join(dst, os.path.relpath(p, src))
+        os.makedirs(os.path.dirname(q), exist_ok=True)
+        try:
+            im = Image.open(p)
+            exif = im.info.get("exif", b"")
+            im = im.convert("RGB")
+            im.thumbnail((160, 160))
+            im.save(q, "JPEG", quality=90, exif=exif)
+        except OSError as e:  # one cut short when make_scale was stopped
+            print("skipped", p, e, file=sys.stderr)
+"""
+
+
+def make_natural(out, files, python, sources):
+    src, small = out + "-sources", out + "-small"
+    if not os.path.isdir(os.path.join(small, "library")):
+        if not os.path.isdir(os.path.join(src, "library")):
+            # make_scale needs every source photo of its manifest; one missing (an optional
+            # package's sample) is left out rather than stopping the run.
+            manifest = os.path.join(os.path.dirname(out), "sources_manifest.json")
+            with open(os.path.join(EVAL, "sources_manifest.json")) as f:
+                entries = [s for s in json.load(f) if os.path.exists(s["path"])]
+            with open(manifest, "w") as f:
+                json.dump(entries, f)
+            subprocess.run([python, "-W", "ignore", os.path.join(EVAL, "make_scale.py"), "--count", str(sources), "--out", src,
+                            "--manifest", manifest, "--dup-rate", "0"], check=True, stdout=subprocess.DEVNULL)
+        # At most 160 px, EXIF kept, as make_duplicate_tree's: the first scan of 100 000
+        # 640x480 photos takes most of an hour on a shared host, and what grows with the
+        # library (rows, pairs, the grouper's tables) does not depend on the pixels.
+        subprocess.run([python, "-c", SHRINK, os.path.join(src, "library"), os.path.join(small, "library")], check=True)
+    subprocess.run([sys.executable, os.path.join(HERE, "make_rescan_tree.py"), "--count", str(files), "--out", out,
+                    "--from", os.path.join(small, "library"), "--distinct"], check=True)
+
+
+def env_for(home):
+    run = os.path.join(home, "run")
+    os.makedirs(run, mode=0o700, exist_ok=True)
+    e = dict(os.environ)
+    e.update(HOME=home, XDG_CONFIG_HOME=f"{home}/config", XDG_STATE_HOME=f"{home}/state", XDG_RUNTIME_DIR=run)
+    for k in ("NOTIFY_SOCKET", "WATCHDOG_USEC", "JOURNAL_STREAM", "INVOCATION_ID", "SNAPSORT_DB"):
+        e.pop(k, None)
+    return e
+
+
+def timed(cmd, env, stderr):
+    """Runs cmd under /usr/bin/time -v: (exit code, peak RSS MB, wall s, CPU s)."""
+    with tempfile.NamedTemporaryFile("r", suffix=".time") as t:
+        rc = subprocess.run(["/usr/bin/time", "-v", "-o", t.name] + cmd, env=env, stdout=subprocess.DEVNULL, stderr=stderr).returncode
+        text = t.read()
+    num = lambda pat: float(re.search(pat, text).group(1))
+    wall = re.search(r"Elapsed \(wall clock\) time.*: (?:(\d+):)?(\d+):([\d.]+)", text)
+    wall_s = int(wall.group(1) or 0) * 3600 + int(wall.group(2)) * 60 + float(wall.group(3))
+    cpu = num(r"User time \(seconds\): ([\d.]+)") + num(r"System time \(seconds\): ([\d.]+)")
+    return rc, num(r"Maximum resident set size \(kbytes\): (\d+)") / 1024, wall_s, cpu
+
+
+def vm(pid):
+    vals = {}
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith(("VmRSS", "VmHWM")):
+                k, v = line.split(":")
+                vals[k] = round(int(v.split()[0]) / 1024, 1)
+    return vals
+
+
+def state(home):
+    for path in glob.glob(os.path.join(home, "run", "snapsort", "status*.json")):
+        try:
+            with open(path) as f:
+                return json.load(f).get("agent", {}).get("state")
+        except (OSError, ValueError):
+            pass
+    return None
+
+
+def measure(binary, name, tree, home, settle):
+    os.makedirs(home, exist_ok=True)
+    env, db = env_for(home), os.path.join(home, "library.sqlite3")
+    log = os.path.join(home, "scan.log")
+    with open(log, "wb") as f:
+        rc, peak, wall, cpu = timed([binary, "--db", db, "scan", "--quiet", "--no-models", tree], dict(env, SNAPSORT_GROUPS_TRACE="1"), f)
+    # The grouper's phases (SNAPSORT_GROUPS_TRACE): the RSS and heap in use after each.
+    with open(log, errors="replace") as f:
+        phases = [" ".join(line.split("\t")[1:2] + line.split("\t")[3:]).strip() for line in f if line.startswith("phase\t")]
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as c:
+        stored = {"similar_pairs": c.execute("SELECT count(*) FROM similar_pairs").fetchone()[0],
+                  "sets": c.execute("SELECT count(DISTINCT set_key) FROM similar_sets").fetchone()[0],
+                  "set_members": c.execute("SELECT count(*) FROM similar_sets").fetchone()[0]}
+    out = {"tree": name, "files": sum(len(fs) for _, _, fs in os.walk(tree)),
+           "scan": {"exit": rc, "peak_rss_mb": round(peak, 1), "wall_s": round(wall, 1), "cpu_s": round(cpu, 1), "grouper": phases,
+                    "stored": stored}}
+    with open(os.path.join(home, "agent.log"), "ab") as log:
+        p = subprocess.Popen([binary, "--db", db, "agent", tree], env=env, stdout=subprocess.DEVNULL, stderr=log)
+    try:
+        t0 = time.monotonic()
+        while state(home) != "watching" and p.poll() is None and time.monotonic() - t0 < 1800:
+            time.sleep(0.2)
+        watching = time.monotonic() - t0
+        at_watching = vm(p.pid)
+        time.sleep(settle)
+        settled = vm(p.pid)
+        out["agent"] = {"watching_after_s": round(watching, 1), "rss_at_watching_mb": at_watching.get("VmRSS"),
+                        f"rss_after_{settle}s_mb": settled.get("VmRSS"), "peak_rss_mb": settled.get("VmHWM")}
+    finally:
+        if p.poll() is None:
+            p.send_signal(signal.SIGTERM)
+            try:
+                p.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                p.kill()
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--work", default="/tmp/snapsort-memory")
+    ap.add_argument("--only", choices=["dups", "natural"])
+    ap.add_argument("--files", type=int, default=100_000)
+    ap.add_argument("--sources", type=int, default=2000, help="make_scale photos behind the natural tree")
+    ap.add_argument("--python", default="/tmp/snapsort-eval/.eval-venv/bin/python", help="a Python with make_scale's packages")
+    ap.add_argument("--settle", type=int, default=30)
+    ap.add_argument("--keep-trees", action="store_true")
+    a = ap.parse_args()
+    binary = os.path.abspath(a.bin)
+    os.makedirs(a.work, exist_ok=True)
+    made = []
+    try:
+        for name in ["dups", "natural"]:
+            if a.only not in (None, name):
+                continue
+            tree = os.path.join(a.work, name)
+            made.append(tree)
+            if name == "dups":
+                make_dups(tree, a.files)
+            else:
+                made += [tree + "-sources", tree + "-small"]
+                make_natural(tree, a.files, a.python, a.sources)
+            home = tempfile.mkdtemp(prefix=f"run-{name}-", dir=a.work)
+            try:
+                print(json.dumps(measure(binary, name, tree, home, a.settle)), flush=True)
+            finally:
+                shutil.rmtree(home, ignore_errors=True)
+    finally:
+        if not a.keep_trees:
+            for tree in made:
+                shutil.rmtree(tree, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
