@@ -5,9 +5,11 @@
 
 The corpus's labels.json (../shared/eval/make_corpus.py) names the source photograph of each
 file; bench/categories_labels.json says by hand which sources are pets, food, scenery or people
-(and where either answer is fine). A file inherits its source's labels, except files whose
-content is no longer recognisable or never was a source photo: oops shots (dark, blown out,
-fog, pocket), hostile files, and files without a source (documents, screenshots, videos).
+(and where either answer is fine). A file inherits its source's labels, except files that
+never were a source photo (documents, screenshots, videos) and hostile files. An oops shot
+(dark, blown out, fog, pocket) may have lost what made its source a pet or food, so it only
+counts against a group its source is not in (a blown-out leaf in Pets is false; a dark dog
+outside Pets is no miss).
 `snapsort report --jsonl` gives the groups of each file (`bench/quality.sh` keeps its reports
 with KEEP=1 and runs this after score.py). Prints one line per category with the wrong files'
 sources, and a SUMMARY line.
@@ -17,7 +19,7 @@ import json
 import os
 import sys
 
-SKIPPED_ROLES = {"oops", "hostile"}
+SKIPPED_ROLES = {"hostile"}
 
 
 def prf(tp, fp, fn):
@@ -53,8 +55,9 @@ def score(corpus, report, hand):
             continue
         truth = hand["sources"][src]
         have = got.get(f["path"], set())
+        oops = f.get("params", {}).get("role") == "oops"
         for c in cats:
-            if c in truth.get("dont_care", []):
+            if c in truth.get("dont_care", []) or (oops and c in truth["in"]):
                 continue
             r = res[c]
             r["n"] += 1
