@@ -57,5 +57,14 @@ extension Schema {
             sql: """
                 ALTER TABLE vision ADD COLUMN document REAL;
                 """),
+        // v66 (54 belongs to the groups): a sheet of paper found in the photo (`VisionDocuments.Sheet`, the helper's
+        // `page` request): its share of the frame and the text lines of the page rectified;
+        // NULL when none was found.
+        Migration(
+            version: 66,
+            sql: """
+                ALTER TABLE vision ADD COLUMN sheet_share REAL;
+                ALTER TABLE vision ADD COLUMN sheet_lines INTEGER;
+                """),
     ]
 }
