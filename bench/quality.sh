@@ -35,4 +35,9 @@ for corpus in "$@"; do
     echo "== $corpus"
     echo "scan + grouping: $(echo "$end - $start" | bc) s for $(wc -l < "$work/report$n.jsonl") files; $(wc -l < "$work/stderr$n.txt") stderr lines"
     python3 "$eval_dir/score.py" --labels "$corpus/labels.json" --report "$work/report$n.jsonl" --root "$corpus/library"
+    # Pets / Food / Scenery / People against the hand labels of the source photos (a video
+    # corpus has none of them).
+    if grep -q '"source": "' "$corpus/labels.json"; then
+        python3 bench/categories.py --corpus "$corpus" --report "$work/report$n.jsonl"
+    fi
 done

@@ -9,6 +9,9 @@
 //   classes W H\n + W*H*3 bytes → {"scores":[1000 ImageNet probabilities],"ms":…}
 //   embed W H\n + W*H*3 bytes   → {"embedding":[1280 floats: the pooled features before the
 //                                  classifier's last layer],"ms":…} (measurements: bench/embedding.sh)
+//   page W H\n + W*H*3 bytes    → {"page":{"corners":[8 numbers: x,y of top-left, top-right,
+//                                  bottom-right, bottom-left],"share":0…1,"lines":n,"ink":0…1}|null,
+//                                  "ms":…} (a sheet of paper, rectified: `ssv_find_page`)
 //   match WA HA WB HB\n + WA*HA + WB*HB bytes (two grey frames)
 //                              → {"keypoints":[a,b],"matches":n,"inliers":n,"shared":0…1,"ms":…}
 //                                (ORB + RANSAC homography: `ssv_match_frames`)
@@ -228,6 +231,18 @@ func faces(width: Int, height: Int, pixels: [UInt8], models: inout Models) -> St
     return "{\"faces\":[\(items.joined(separator: ","))],\"ms\":\(number(Float(monotonicMs() - start)))}"
 }
 
+func page(width: Int, height: Int, pixels: [UInt8]) -> String {
+    var msg = [CChar](repeating: 0, count: 512)
+    let start = monotonicMs()
+    var p = ssv_page()
+    guard ssv_find_page(pixels, Int32(width), Int32(height), &p, &msg, msg.count) == 0 else { return "{\"error\":\(quoted(text(msg)))}" }
+    let ms = number(Float(monotonicMs() - start))
+    guard p.found == 1 else { return "{\"page\":null,\"ms\":\(ms)}" }
+    let corners = withUnsafeBytes(of: p.corners) { Array($0.bindMemory(to: Float.self)) }.map(number)
+    return
+        "{\"page\":{\"corners\":[\(corners.joined(separator: ","))],\"share\":\(number(p.share)),\"lines\":\(p.lines),\"ink\":\(number(p.ink))},\"ms\":\(ms)}"
+}
+
 func match(_ a: (width: Int, height: Int, pixels: [UInt8]), _ b: (width: Int, height: Int, pixels: [UInt8])) -> String {
     var msg = [CChar](repeating: 0, count: 512)
     let start = monotonicMs()
@@ -246,7 +261,7 @@ while let line = readRequestLine() {
     switch words.first {
     case "hello":
         reply(hello())
-    case "faces", "classes", "embed":
+    case "faces", "classes", "embed", "page":
         guard words.count == 3, let w = Int(words[1]), let h = Int(words[2]), (1...maxSide).contains(w), (1...maxSide).contains(h) else {
             reply("{\"error\":\"bad image request\"}")
             exit(2)  // the stream is out of step: start over
@@ -255,6 +270,7 @@ while let line = readRequestLine() {
         switch words[0] {
         case "faces": reply(faces(width: w, height: h, pixels: pixels, models: &models))
         case "classes": reply(classes(width: w, height: h, pixels: pixels, models: &models))
+        case "page": reply(page(width: w, height: h, pixels: pixels))
         default: reply(embedding(width: w, height: h, pixels: pixels, models: &models))
         }
     case "match":

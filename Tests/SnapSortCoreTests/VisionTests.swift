@@ -325,9 +325,26 @@ import Testing
     /// over the hundred-odd animal classes, summing to half with none above 0.16 (review 8).
     @Test func petsAndFoodWantTheirTopClassAmongTheirs() {
         #expect(VisionCategories.members(pets: 0.55, food: 0, scenery: 0, topScore: 0.12, topClass: 904).pets == false)
-        #expect(VisionCategories.members(pets: 0.55, food: 0, scenery: 0, topScore: 0.3, topClass: 281).pets == true)
+        #expect(VisionCategories.members(pets: 0.75, food: 0, scenery: 0, topScore: 0.3, topClass: 281).pets == true)
         #expect(VisionCategories.members(pets: 0, food: 0.6, scenery: 0, topScore: 0.1, topClass: 904).food == false)
         #expect(VisionCategories.members(pets: 0, food: 0.6, scenery: 0, topScore: 0.4, topClass: 963).food == true)
+    }
+
+    /// Pets and Food only on strong evidence (groups issue, item 7; hand labels in
+    /// bench/categories_labels.json, measured by bench/categories.py): an aloe whose spikes
+    /// give the animal classes 0.55–0.57 with a harvestman leading is no pet (animals: 0.78–0.98),
+    /// and rows of plastic cups, 0.7–0.84 of ImageNet's "cup", are no food — tableware counts
+    /// under a dish (espresso, a pizza), never alone.
+    @Test(
+        arguments: [
+            // (pets, food, top class) → (pets, food)
+            (0.57, 0.02, 70, false, false), (0.55, 0.03, 70, false, false), (0.78, 0.0, 372, true, false), (0.98, 0.0, 285, true, false),
+            (0.02, 0.84, 968, false, false), (0.03, 0.73, 968, false, false), (0.01, 0.55, 923, false, false),
+            (0.01, 0.95, 967, false, true), (0.02, 0.68, 939, false, true), (0.0, 0.6, 963, false, true),
+        ] as [(Double, Double, Int, Bool, Bool)])
+    func petsAndFoodWantStrongEvidence(_ pets: Double, _ food: Double, _ top: Int, _ p: Bool, _ f: Bool) {
+        let m = VisionCategories.members(pets: pets, food: food, scenery: 0, topScore: 0.4, topClass: top)
+        #expect(m.pets == p && m.food == f)
     }
 
     /// The labelled check set (Tests/Fixtures/vision/README.md): each photo in exactly its groups.
@@ -380,6 +397,51 @@ import Testing
         #expect(try lib.library.groupMembers(.document).map { ($0.item.path as NSString).lastPathComponent } == ["sudoku.jpg"])
     }
 
+    /// Paper photographed at an angle (groups issue, item 5): the helper finds the sheet as a
+    /// bright, colourless quadrilateral, rectifies it and counts its text lines. A receipt held
+    /// turned and keystoned over a real photo (bench/docs_angle.py) shows many; the bright
+    /// quadrilaterals of photos without a page — a light box with dark shapes, a chessboard
+    /// target, a white façade, a blue sky — none or few.
+    @Test(arguments: [
+        ("receipt-angle.jpg", true), ("letter-angle.jpg", true), ("lightbox.jpg", false), ("chessboard.jpg", false),
+        ("building.jpg", false), ("kite.jpg", false), ("coffee.jpg", false),
+    ])
+    func helperFindsASheetOfPaperAndItsTextLines(_ name: String, _ page: Bool) throws {
+        let helper = VisionHelper(executable: Self.helperPath)
+        defer { helper.stop() }
+        let picture = try VisionImage.load(path: Self.fixtures + "/" + name, format: "jpeg", orientation: 1)
+        let sheet = helper.sheet(in: picture)
+        let rules = GroupRules()
+        if page {
+            let s = try #require(sheet, "no sheet found in \(name)")
+            #expect(s.lines >= rules.minSheetLines + 4 && s.share >= 0.15 && s.share <= 0.8, "\(s)")
+        } else {
+            #expect((sheet?.lines ?? 0) < rules.minSheetLines, "\(String(describing: sheet))")
+        }
+    }
+
+    /// The photographed pages are Docs & Receipts from tier 2 alone (no OCR here), the photos
+    /// without a page are not; after the pass, the regroup of the files it names is enough.
+    @Test func aSheetPhotographedAtAnAngleIsADocument() throws {
+        let lib = try TestLibrary()
+        let names = ["receipt-angle.jpg", "letter-angle.jpg", "lightbox.jpg", "chessboard.jpg", "building.jpg"]
+        for name in names { lib.dir.write("Pictures/" + name, try Self.photo(name)) }
+        try lib.scan()
+        var grouper = Grouper(library: lib.library)
+        grouper.inspector = .none
+        try grouper.regroupAll()
+        #expect(try lib.library.groupMembers(.document).isEmpty)
+        let helper = VisionHelper(executable: Self.helperPath)
+        defer { helper.stop() }
+        let summary = try VisionAnalyzer(library: lib.library, helper: helper, logger: .silent).run()
+        try grouper.regroup(changed: summary.setMembersChanged)
+        let docs = try lib.library.groupMembers(.document).map { ($0.item.path as NSString).lastPathComponent }
+        #expect(Set(docs) == ["receipt-angle.jpg", "letter-angle.jpg"])
+        let lines = try lib.library.db.row(
+            "SELECT v.sheet_lines FROM vision v JOIN files f ON f.id = v.file_id WHERE f.path LIKE '%receipt-angle.jpg'")
+        #expect((lines?.int(0) ?? 0) >= Int64(GroupRules().minSheetLines))
+    }
+
     @Test func aMissingClassifierLeavesFacesOnAndSaysSo() throws {
         let lib = try TestLibrary()
         lib.dir.write("Pictures/astronaut.jpg", try Self.photo("astronaut.jpg"))
@@ -399,7 +461,8 @@ import Testing
     @Test(
         arguments: [
             (0.9, 0.0, 0.0, true, false, false), (0.0, 0.96, 0.0, false, true, false), (0.27, 0.01, 0.37, false, false, true),
-            (0.06, 0.01, 0.01, false, false, false), (0.49, 0.49, 0.29, false, false, false), (0.5, 0.5, 0.3, true, true, true),
+            (0.06, 0.01, 0.01, false, false, false), (0.49, 0.49, 0.29, false, false, false), (0.7, 0.5, 0.3, true, true, true),
+            (0.69, 0.0, 0.0, false, false, false),
         ] as [(Double, Double, Double, Bool, Bool, Bool)])
     func categoryRules(_ pets: Double, _ food: Double, _ scenery: Double, _ p: Bool, _ f: Bool, _ s: Bool) {
         let m = VisionCategories.members(pets: pets, food: food, scenery: scenery)

@@ -69,6 +69,30 @@ typedef struct {
 int ssv_match_frames(const uint8_t *gray_a, int width_a, int height_a, const uint8_t *gray_b, int width_b, int height_b,
                      ssv_match *out, char *msg, size_t msg_len);
 
+/// A sheet of paper found in a photo (`ssv_find_page`).
+typedef struct {
+    /// 1 when a page was found; the other fields are 0 otherwise.
+    int found;
+    /// Its corners in pixels of the image passed in: top-left, top-right, bottom-right,
+    /// bottom-left (x, y each).
+    float corners[8];
+    /// The page's share of the frame (its quadrilateral's area over the frame's).
+    float share;
+    /// Text lines across the page rectified to a rectangle: bands of rows with ink, each at most
+    /// a tenth of the page high, counted along the page and across it; the larger count.
+    int lines;
+    /// The share of the rectified page's pixels that are ink (darker than their surroundings).
+    float ink;
+} ssv_page;
+
+/// Looks for a sheet of paper in an 8-bit RGB image: regions of at least 8 % of the frame —
+/// bright and colourless, or enclosed by edges — whose outline is a convex quadrilateral they
+/// fill (a page seen at an angle is one, under perspective); rectifies each (a perspective warp
+/// to a rectangle of its mean side lengths) and keeps the one with the most text lines (bands
+/// of ink made of separate marks). Returns 0 (with `out` filled; no page is not an error), or
+/// -1 with a message.
+int ssv_find_page(const uint8_t *rgb, int width, int height, ssv_page *out, char *msg, size_t msg_len);
+
 #ifdef __cplusplus
 }
 #endif

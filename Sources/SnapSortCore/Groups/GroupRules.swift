@@ -55,7 +55,7 @@ public struct GroupRules: Sendable {
     /// key makes the next regroup judge every file again (no decoding: metrics and OCR/QR
     /// findings are stored), so an upgrade applies new rules to a library already scanned.
     var fileKey: String {
-        "files5 favourites edits-no-oops unreadable-not-denied page160 long=\(longVideoSeconds) docwords=\(minDocumentWords) page=\(minPageScore),\(maxPaperSpread) ink=\(softPageInkRatio),\(softPageInkDepth) blurstops=\(relativeBlurStops) setoops=\(setOopsLevels) samepage=\(samePageWords)"
+        "files5 favourites edits-no-oops unreadable-not-denied page160 long=\(longVideoSeconds) docwords=\(minDocumentWords) page=\(minPageScore),\(maxPaperSpread) sheet=\(minSheetLines),\(minSheetShare) ink=\(softPageInkRatio),\(softPageInkDepth) blurstops=\(relativeBlurStops) setoops=\(setOopsLevels) samepage=\(samePageWords)"
     }
     /// Near-copies: pHash within this Hamming distance…
     public var nearCopyRadius = 6
@@ -234,8 +234,11 @@ public struct GroupRules: Sendable {
         // grey dots on light grey had "ink on paper" (91 of 20 000 icons were receipts).
         let pageSized = min(item.width ?? 0, item.height ?? 0) >= GroupRules.minUnreadPageSide
         let softPage = !screenshot && !reads && pageSized && isSoftPage(m)
-        let document = !screenshot && (reads || (pageSized && isUnreadablePage(item, m)) || softPage)
-        if document { out.append((.document, reads ? Double(findings.ocrWords ?? 0) : item.pageScore ?? 0)) }
+        let sheet = isPhotographedSheet(item)
+        let document = !screenshot && (reads || (pageSized && isUnreadablePage(item, m)) || softPage || sheet)
+        if document {
+            out.append((.document, reads ? Double(findings.ocrWords ?? 0) : sheet ? Double(item.sheet?.lines ?? 0) : item.pageScore ?? 0))
+        }
         // A page that reads is a document, not a failed exposure (white paper clips; a soft
         // page is low-contrast); a graphic was never exposed or focused.
         // A favourite (4 or 5 stars) was chosen as it is: a soft portrait, a dark night scene.
@@ -340,6 +343,26 @@ public struct GroupRules: Sendable {
     func isUnreadablePage(_ item: GroupItem, _ m: Metrics) -> Bool {
         guard let score = item.pageScore else { return false }
         return score >= minPageScore && m.saturation < 0.1 && m.p95 >= 140 && m.p95 - m.p50 <= maxPaperSpread
+    }
+
+    /// A sheet of paper photographed at any angle (tier 2, `VisionDocuments.Sheet`): the helper
+    /// found a colourless quadrilateral (by its brightness or its edges) filling at least
+    /// `minSheetShare` of the frame and, rectified by its perspective, at least `minSheetLines`
+    /// text lines on it. The whole-frame tests miss such a page: its median pixel is the table
+    /// around it (the OCR gate wants paper there), and Tesseract reads keystoned, turned lines
+    /// poorly. A real photo of printed text that fills the frame is its own sheet. Fitted on
+    /// DEV (seed 1): its photographed receipts and letters show 13–36 lines, its scans 14–27,
+    /// its real photos of printed text (defocused, shaken) 15 and 19; its 57 other photos with
+    /// a bright or outlined quadrilateral (a light box, a white façade, a chessboard target, a
+    /// foggy sky over a pier) 0–5. On 24 pages photographed turned and keystoned over DEV's
+    /// scenes (`bench/docs_angle.py`): 22 show 13–35 lines, 2 letters on a bright grey façade or
+    /// in fog 3 (their outline merges with it); the 12 scenes alone at most 2.
+    public var minSheetLines = 10
+    public var minSheetShare = 0.1
+
+    func isPhotographedSheet(_ item: GroupItem) -> Bool {
+        guard let s = item.sheet else { return false }
+        return s.lines >= minSheetLines && s.share >= minSheetShare
     }
 
     /// A page too soft to read: washed out like fog (`isWashedOut`), colourless (mean saturation

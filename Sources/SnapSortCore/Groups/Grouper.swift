@@ -579,6 +579,9 @@ struct GroupItem: Sendable {
     var worstEyes: Double? = nil
     /// How much the classifier sees a page (tier 2, photos without faces); nil without models.
     var pageScore: Double? = nil
+    /// The sheet of paper the helper found in the photo (tier 2, photos without faces); nil
+    /// without one or without models.
+    var sheet: VisionDocuments.Sheet? = nil
     /// Its part in a RAW+JPEG pair (`Library.pairSidecars`): the pair is one item, the JPEG (or
     /// HEIC) standing for it.
     var rawPair: RawPair = .none
@@ -676,6 +679,7 @@ struct GroupItem: Sendable {
         }
         let eyes = try VisionScore.worstEyes(db)
         let pages = try VisionDocuments.pageScores(db)
+        let sheets = try VisionDocuments.sheets(db)
         var pairs: [Int64: RawPair] = [:]
         try db.forEach("SELECT file_id, sidecar_id FROM sidecars") { r in
             pairs[r.int(0)!] = .owner
@@ -686,6 +690,7 @@ struct GroupItem: Sendable {
         for i in out.indices {
             out[i].worstEyes = eyes[out[i].id]
             out[i].pageScore = pages[out[i].id]
+            out[i].sheet = sheets[out[i].id]
             out[i].rawPair = pairs[out[i].id] ?? .none
             if (out[i].rating ?? 0) == 0, let r = rawRatings[out[i].id] { out[i].rating = r }
         }

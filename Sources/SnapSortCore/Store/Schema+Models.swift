@@ -57,5 +57,14 @@ extension Schema {
             sql: """
                 ALTER TABLE vision ADD COLUMN document REAL;
                 """),
+        // v67 (54 belongs to the groups, 66 to the undo steps): a sheet of paper found in the photo (`VisionDocuments.Sheet`, the helper's
+        // `page` request): its share of the frame and the text lines of the page rectified;
+        // NULL when none was found.
+        Migration(
+            version: 67,
+            sql: """
+                ALTER TABLE vision ADD COLUMN sheet_share REAL;
+                ALTER TABLE vision ADD COLUMN sheet_lines INTEGER;
+                """),
     ]
 }

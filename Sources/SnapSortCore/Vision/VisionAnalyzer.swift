@@ -33,7 +33,8 @@ public struct VisionSummary: Sendable, Equatable {
     /// Seconds spent.
     public var seconds = 0.0
     /// Files to regroup: members of a Similar Shots set whose faces changed (their keeper may
-    /// change), and photos whose page score crossed `GroupRules.minPageScore` (Docs & Receipts).
+    /// change), and photos whose page score crossed `GroupRules.minPageScore` or whose sheet of
+    /// paper became or stopped being a document (`GroupRules.isPhotographedSheet`; Docs & Receipts).
     public var setMembersChanged: Set<Int64> = []
 }
 
@@ -47,7 +48,9 @@ public final class VisionAnalyzer {
     /// Bump when the tier-2 code or its rules change.
     /// 3: the page-class score (`vision.document`, Docs & Receipts for pages OCR cannot read).
     /// 4: faces by OpenCV's SSD detector (scores 0…1, `VisionRules.minFaceScore`).
-    public static let version = 4
+    /// 5: the sheet of paper (`vision.sheet_share`, `sheet_lines`: Docs & Receipts for pages
+    /// photographed at an angle).
+    public static let version = 5
     public let library: Library
     public let helper: VisionHelper
     public var rules = VisionRules()
@@ -111,19 +114,23 @@ public final class VisionAnalyzer {
                     try db.run(
                         """
                         INSERT OR REPLACE INTO vision(file_id, version, analyzed_at, status, faces, people_faces, worst_eyes, detail, ms,
-                                                      pets, food, scenery, top_class, top_score, horizon, document)
-                        VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+                                                      pets, food, scenery, top_class, top_score, horizon, document,
+                                                      sheet_share, sheet_lines)
+                        VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
                         """, r.fileID, version, r.analyzedAt, r.status, r.faces, r.peopleFaces, r.worstEyes, r.detail, r.ms,
-                        r.pets, r.food, r.scenery, r.topClass, r.topScore, r.horizon, r.document)
+                        r.pets, r.food, r.scenery, r.topClass, r.topScore, r.horizon, r.document, r.sheet?.share, r.sheet?.lines)
                 }
             }
             batch.removeAll()
         }
-        let page = GroupRules().minPageScore
+        let groupRules = GroupRules(), page = groupRules.minPageScore
+        func sheetDocument(_ share: Double?, _ lines: Int?) -> Bool {
+            (lines ?? 0) >= groupRules.minSheetLines && (share ?? 0) >= groupRules.minSheetShare
+        }
         for (i, row) in pending.enumerated() {
             if shouldStop() { break }
             let id = row.int(0)!, path = row.string(1) ?? "", format = row.string(2) ?? ""
-            let before = try db.row("SELECT people_faces, worst_eyes, document FROM vision WHERE file_id=?", id)
+            let before = try db.row("SELECT people_faces, worst_eyes, document, sheet_share, sheet_lines FROM vision WHERE file_id=?", id)
             var r = VisionRow(fileID: id, analyzedAt: row.string(4), status: "ok")
             let side = Int(row.int(5) ?? 0)
             if !VisionImage.formats.contains(format) || (side > 0 && side < rules.minPictureSide) {
@@ -138,6 +145,7 @@ public final class VisionAnalyzer {
                         apply(faces, picture: bitmap, to: &r)
                         summary.analyzed += 1
                         if (r.peopleFaces ?? 0) > 0 { summary.withPeople += 1 }
+                        r.sheet = helper.sheet(in: bitmap)
                         if helper.classModel != nil {
                             switch helper.classes(in: bitmap) {
                             case .scores(let scores): apply(scores, sky: VisionSky.measure(bitmap), to: &r)
@@ -161,6 +169,9 @@ public final class VisionAnalyzer {
                 summary.setMembersChanged.insert(id)
             }
             if ((before?.double(2) ?? 0) >= page) != ((r.document ?? 0) >= page) { summary.setMembersChanged.insert(id) }
+            if sheetDocument(before?.double(3), before?.int(4).map(Int.init)) != sheetDocument(r.sheet?.share, r.sheet?.lines) {
+                summary.setMembersChanged.insert(id)
+            }
             batch.append(r)
             if batch.count >= batchSize { try flush() }
             progress?(i + 1, pending.count)
@@ -228,4 +239,5 @@ struct VisionRow {
     var topScore: Double?
     var horizon: Double?
     var document: Double?
+    var sheet: VisionDocuments.Sheet?
 }

@@ -22,4 +22,34 @@ enum VisionDocuments {
         ) { out[$0.int(0)!] = $0.double(1) }
         return out
     }
+
+    /// A sheet of paper the helper found in a photo (`VisionHelper.sheet`): a bright, colourless
+    /// convex quadrilateral that it fills — a page, a receipt, a letter, seen at any angle —
+    /// rectified by its perspective and measured for text lines.
+    struct Sheet: Sendable, Equatable {
+        /// Its share of the frame.
+        var share: Double
+        /// Text lines across the rectified page (bands of ink rows, each at most a tenth of the
+        /// page high; along or across it, the larger count).
+        var lines: Int
+
+        init(share: Double, lines: Int) {
+            self.share = share
+            self.lines = lines
+        }
+    }
+
+    /// The sheet of each photo with current tier-2 results and no face (a portrait before a
+    /// white wall is no page).
+    static func sheets(_ db: Database) throws -> [Int64: Sheet] {
+        var out: [Int64: Sheet] = [:]
+        try db.forEach(
+            """
+            SELECT v.file_id, v.sheet_share, v.sheet_lines FROM vision v JOIN files f ON f.id = v.file_id
+            WHERE v.status = 'ok' AND v.sheet_lines IS NOT NULL AND v.analyzed_at IS f.analyzed_at
+              AND coalesce(v.people_faces, 0) = 0
+            """
+        ) { out[$0.int(0)!] = Sheet(share: $0.double(1) ?? 0, lines: Int($0.int(2) ?? 0)) }
+        return out
+    }
 }

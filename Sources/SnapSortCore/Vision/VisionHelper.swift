@@ -154,6 +154,27 @@ public final class VisionHelper: @unchecked Sendable {
     }
 
     /// What a classification request came to.
+    /// The sheet of paper in an RGB picture (`ssv_find_page`): nil when there is none, or when
+    /// the helper is unavailable or failed on the picture.
+    func sheet(in bitmap: Bitmap) -> VisionDocuments.Sheet? {
+        start()
+        guard faceModel != nil, let c = child ?? restart() else { return nil }
+        precondition(bitmap.channels == 3, "the helper takes RGB")
+        do {
+            try c.send(Array("page \(bitmap.width) \(bitmap.height)\n".utf8) + bitmap.pixels)
+            guard let line = try c.readLine(timeoutMs: Int32(timeoutSeconds * 1000)), let reply = JSON.parseObject(line) else {
+                lost(c)
+                return nil
+            }
+            guard let page = reply["page"] as? [String: Any] else { return nil }
+            func d(_ k: String) -> Double { (page[k] as? NSNumber)?.doubleValue ?? 0 }
+            return VisionDocuments.Sheet(share: d("share"), lines: Int(d("lines")))
+        } catch {
+            lost(c)
+            return nil
+        }
+    }
+
     public enum ClassOutcome: Sendable, Equatable {
         case scores([Float])
         case failed(String)
