@@ -130,7 +130,12 @@ public final class VisionAnalyzer {
         for (i, row) in pending.enumerated() {
             if shouldStop() { break }
             let id = row.int(0)!, path = row.string(1) ?? "", format = row.string(2) ?? ""
-            let before = try db.row("SELECT people_faces, worst_eyes, document, sheet_share, sheet_lines FROM vision WHERE file_id=?", id)
+            // What the groups saw of the photo: a row of an earlier analysis of the file (an
+            // analyzer upgrade re-measured it) is not read by the grouper (`analyzed_at` must
+            // match), so the file was grouped without it and is regrouped once it is back.
+            let before = try db.row(
+                "SELECT people_faces, worst_eyes, document, sheet_share, sheet_lines FROM vision WHERE file_id=? AND status = 'ok' AND analyzed_at IS ?",
+                id, row.string(4))
             var r = VisionRow(fileID: id, analyzedAt: row.string(4), status: "ok")
             let side = Int(row.int(5) ?? 0)
             if !VisionImage.formats.contains(format) || (side > 0 && side < rules.minPictureSide) {
