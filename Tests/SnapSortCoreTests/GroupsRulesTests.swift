@@ -122,6 +122,108 @@ import Testing
         #expect(GroupRules().blurScore(m) == nil, "reblur tile \(m.reblurTile), frame \(m.reblur)")
     }
 
+    /// Real photos judged on their own (issue 29, item 3): a real shallow depth of field (a
+    /// maple leaf sharp on leaves in soft focus; the re-blur of the sharpest 4×4 tile reads it as
+    /// soft) is not blurry, a real motion-blurred photo is.
+    @Test(arguments: [("fallen-leaf.jpg", false), ("licenseplate-motion.jpg", true)])
+    func aRealShallowDepthOfFieldIsNotBlurryARealMotionBlurIs(_ photo: String, _ blurry: Bool) throws {
+        let m = try Self.realMetrics(photo)
+        #expect((GroupRules().blurScore(m) != nil) == blurry, "reblur tile \(m.reblurTile), subject \(GroupRules.subjectDetail(m)), noise \(m.noise)")
+    }
+
+    /// Mild motion blur in a set (issue 29, item 3): 0.7 % of the width along 30° over a real
+    /// photo leaves the sharpest tile's Laplacian within the stop the set asks, but takes the
+    /// detail along the motion; a frame shifted by 2 % or a stop darker with a pushed sensor's
+    /// grain is as sharp as its set.
+    @Test(arguments: [("motion", true), ("shifted", false), ("underexposed", false)])
+    func mildMotionBlurIsBlurryInItsSet(_ variant: String, _ blurry: Bool) throws {
+        var sharp = Self.item("/p/DCIM/Camera/IMG_1.jpg"), other = Self.item("/p/DCIM/Camera/IMG_2.jpg")
+        other.id = 2
+        sharp.metrics = try Self.realMetrics("fallen-leaf.jpg")
+        other.metrics = try Self.realMetrics("fallen-leaf.jpg") { b in
+            switch variant {
+            case "motion": b = Self.motionBlur(b, length: Double(b.width) * 0.007, degrees: 30)
+            case "shifted": b = Self.shifted(b, dx: b.width / 50, dy: b.height / 100)
+            default: b = Self.darkened(b, by: 0.5, noise: 2, seed: 7)
+            }
+        }
+        let flagged = GroupRules().relativelyBlurry([sharp, other]).map(\.0)
+        #expect(flagged == (blurry ? [2] : []), "tile \(other.metrics!.lapTileMax) of \(sharp.metrics!.lapTileMax)")
+    }
+
+    /// Oops tells an accident from a dark subject (issue 29, item 4): a bright subject on black
+    /// that fills half a percent of a real photo's frame (the moon on a night sky: even the
+    /// brightest 1 % is black) is no Oops Shot; the same photo underexposed by four stops, with
+    /// the grain a sensor pushed in the dark adds, or blurred and dark in a pocket, is.
+    @Test(arguments: [("moon", false), ("underexposed", true), ("pocket", true)])
+    func aDarkSubjectIsNoOopsShotAnUnderexposedFrameIs(_ variant: String, _ oops: Bool) throws {
+        let m = try Self.realMetrics("fallen-leaf.jpg") { b in
+            switch variant {
+            case "moon":
+                // A disc of the photo around the leaf's stem, black around it.
+                let cx = Double(b.width) * 0.7, cy = Double(b.height) * 0.55
+                let r = (0.005 * Double(b.width * b.height) / Double.pi).squareRoot()
+                for y in 0..<b.height {
+                    for x in 0..<b.width where (Double(x) - cx) * (Double(x) - cx) + (Double(y) - cy) * (Double(y) - cy) > r * r {
+                        for k in 0..<3 { b.pixels[(y * b.width + x) * 3 + k] = 2 }
+                    }
+                }
+            case "underexposed": b = Self.darkened(b, by: 1.0 / 16, noise: 3, seed: 5)
+            default: b = Self.darkened(Self.boxBlur(b, radius: 12), by: 1.0 / 24, noise: 3, seed: 6)
+            }
+        }
+        #expect((GroupRules().oopsScore(m) != nil) == oops, "p99 \(m.p99), subject \(GroupRules.subjectDetail(m)), noise \(m.noise)")
+    }
+
+    /// `b` blurred along a line of `length` pixels at `degrees` (nearest samples, clamped).
+    static func motionBlur(_ b: Bitmap, length: Double, degrees: Double) -> Bitmap {
+        var out = b
+        let n = max(2, Int(length.rounded()))
+        let dx = cos(degrees * .pi / 180), dy = -sin(degrees * .pi / 180)
+        let offsets = (0..<n).map { i -> (Int, Int) in
+            let t = Double(i) - Double(n - 1) / 2
+            return (Int((t * dx).rounded()), Int((t * dy).rounded()))
+        }
+        for y in 0..<b.height {
+            for x in 0..<b.width {
+                for k in 0..<b.channels {
+                    var sum = 0
+                    for (ox, oy) in offsets {
+                        let xx = min(b.width - 1, max(0, x + ox)), yy = min(b.height - 1, max(0, y + oy))
+                        sum += Int(b.pixels[(yy * b.width + xx) * b.channels + k])
+                    }
+                    out.pixels[(y * b.width + x) * b.channels + k] = UInt8(sum / n)
+                }
+            }
+        }
+        return out
+    }
+
+    /// `b` moved by (`dx`, `dy`) pixels, the edge repeated.
+    static func shifted(_ b: Bitmap, dx: Int, dy: Int) -> Bitmap {
+        var out = b
+        for y in 0..<b.height {
+            for x in 0..<b.width {
+                let xx = min(b.width - 1, max(0, x + dx)), yy = min(b.height - 1, max(0, y + dy))
+                for k in 0..<b.channels { out.pixels[(y * b.width + x) * b.channels + k] = b.pixels[(yy * b.width + xx) * b.channels + k] }
+            }
+        }
+        return out
+    }
+
+    /// `b` scaled by `factor` with Gaussian grain of `noise` levels added (the sensor's, pushed).
+    static func darkened(_ b: Bitmap, by factor: Double, noise: Double, seed: UInt64) -> Bitmap {
+        var out = b
+        var rng = SplitMix(seed: seed)
+        for i in 0..<b.pixels.count {
+            // Box–Muller.
+            let u1 = max(Double(rng.next() >> 11) / Double(1 << 53), 1e-12), u2 = Double(rng.next() >> 11) / Double(1 << 53)
+            let g = (-2 * log(u1)).squareRoot() * cos(2 * .pi * u2)
+            out.pixels[i] = UInt8(max(0, min(255, (Double(b.pixels[i]) * factor + g * noise).rounded())))
+        }
+        return out
+    }
+
     @Test(arguments: [
         ("normal", false), ("dark", true), ("pocket", true), ("blown", true), ("fog", true), ("night sky", false),
         ("overexposed", true),  // +1.5 EV: a sixth clipped, the median in the highlights

@@ -20,6 +20,18 @@ import Testing
         #expect(Metrics.decode(text) == flat)
     }
 
+    /// Metrics stored by analyzer version 5 (before the noise, the fine grid and the directions)
+    /// still read, the new measures 0 (the rules then leave them out) until a scan measures the
+    /// file again.
+    @Test func metricsOfAnalyzerVersion5StillRead() throws {
+        let text = try GroupsRulesTests.realMetrics("coffee.jpg").encoded()
+        let cut = try #require(text.range(of: ",\"noise\":"))
+        var expected = try #require(Metrics.decode(text))
+        #expect(expected.noise > 0 && expected.lapFineMax > 0 && expected.dir0 > 0)
+        (expected.noise, expected.lapFineMax, expected.dir0, expected.dir45, expected.dir90, expected.dir135) = (0, 0, 0, 0, 0, 0)
+        #expect(Metrics.decode(String(text[..<cut.lowerBound]) + "}") == expected)
+    }
+
     @Test func otherTextIsLeftToJSONDecoder() throws {
         let text = try GroupsRulesTests.realMetrics("coffee.jpg").encoded()
         // Reordered keys with spaces: not the flat form, still JSON.

@@ -23,6 +23,9 @@ import Testing
             ("brightFraction", fast.brightFraction, slow.brightFraction), ("clippedFraction", fast.clippedFraction, slow.clippedFraction),
             ("entropy", fast.entropy, slow.entropy), ("colorfulness", fast.colorfulness, slow.colorfulness),
             ("saturation", fast.saturation, slow.saturation), ("flatFraction", fast.flatFraction, slow.flatFraction),
+            ("noise", fast.noise, slow.noise), ("lapFineMax", fast.lapFineMax, slow.lapFineMax),
+            ("dir0", fast.dir0, slow.dir0), ("dir45", fast.dir45, slow.dir45), ("dir90", fast.dir90, slow.dir90),
+            ("dir135", fast.dir135, slow.dir135),
         ]
         for (name, a, b) in pairs {
             #expect(abs(a - b) <= 1e-6 * max(1, abs(b)), "\(label) o\(orientation) \(name): \(a) vs \(b)")

@@ -3,7 +3,7 @@ import SnapSortSystem
 
 @testable import SnapSortCore
 
-/// The metrics as first written (analyzer version 5): three full-size Float planes, per-pixel
+/// The metrics as first written (analyzer version 5; the fine grid and directions of 6): three full-size Float planes, per-pixel
 /// Double arithmetic. The optimized `MetricsComputer.measure` must give the same values
 /// (`MetricsEquivalenceTests`); this copy is the definition it is held to.
 enum MetricsReference {
@@ -66,10 +66,18 @@ enum MetricsReference {
         var tileSum = [Double](repeating: 0, count: tiles * tiles)
         var tileSq = [Double](repeating: 0, count: tiles * tiles)
         var tileN = [Double](repeating: 0, count: tiles * tiles)
+        // The fine grid (analyzer version 6): 16×16 tiles, columns as `fineColumnBounds` splits them.
+        let fine = MetricsComputer.fineTiles
+        let fineBounds = MetricsComputer.fineColumnBounds(w)
+        var fineSum = [Double](repeating: 0, count: fine * fine)
+        var fineSq = [Double](repeating: 0, count: fine * fine)
+        var fineN = [Double](repeating: 0, count: fine * fine)
+        var dir = [0.0, 0.0, 0.0, 0.0]
         var sum = 0.0, sq = 0.0, count = 0.0, edges = 0, flat = 0
         p.data.withUnsafeBufferPointer { d in
             for y in 1..<(h - 1) {
                 let ty = min(tiles - 1, y * tiles / h)
+                let fy = min(fine - 1, y * fine / h)
                 var rs = 0.0, rq = 0.0
                 for x in 1..<(w - 1) {
                     let i = y * w + x
@@ -79,6 +87,14 @@ enum MetricsReference {
                     if abs(lap) < 0.5 { flat += 1 }
                     let t = ty * tiles + min(tiles - 1, x * tiles / w)
                     tileSum[t] += lap; tileSq[t] += lap * lap; tileN[t] += 1
+                    let fx = (0..<fine).last { fineBounds[$0] <= x } ?? 0
+                    fineSum[fy * fine + fx] += lap; fineSq[fy * fine + fx] += lap * lap; fineN[fy * fine + fx] += 1
+                    for (k, (a, b)) in [(d[i - 1], d[i + 1]), (d[i - w + 1], d[i + w - 1]), (d[i - w], d[i + w]), (d[i - w - 1], d[i + w + 1])]
+                        .enumerated()
+                    {
+                        let second = Double(a + b - 2 * c)
+                        dir[k] += second * second
+                    }
                     let gx = (d[i - w + 1] + 2 * d[i + 1] + d[i + w + 1]) - (d[i - w - 1] + 2 * d[i - 1] + d[i + w - 1])
                     let gy = (d[i + w - 1] + 2 * d[i + w] + d[i + w + 1]) - (d[i - w - 1] + 2 * d[i - w] + d[i - w + 1])
                     if gx * gx + gy * gy > 48 * 48 * 16 { edges += 1 }
@@ -94,6 +110,14 @@ enum MetricsReference {
         tv.sort()
         m.lapTileMax = tv.last ?? 0
         m.lapTileMedian = tv.isEmpty ? 0 : (tv[(tv.count - 1) / 2] + tv[tv.count / 2]) / 2
+        var fv: [Double] = []
+        for t in 0..<(fine * fine) where fineN[t] > 0 {
+            fv.append(fineSq[t] / fineN[t] - (fineSum[t] / fineN[t]) * (fineSum[t] / fineN[t]))
+        }
+        fv.sort()
+        m.lapFineMax = fv.last ?? 0
+        m.noise = fv.isEmpty ? 0 : (max(0, fv[(fv.count - 1) / 10]) / 20).squareRoot()
+        (m.dir0, m.dir45, m.dir90, m.dir135) = (dir[0] / count, dir[1] / count, dir[2] / count, dir[3] / count)
         m.edgeDensity = Double(edges) / count
         m.flatFraction = Double(flat) / count
         m.reblur = reblur(p, x0: 0, y0: 0, x1: w, y1: h)

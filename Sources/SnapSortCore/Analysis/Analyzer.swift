@@ -117,7 +117,9 @@ public struct Analyzer: Sendable {
     /// 3: HEIC, WebP, RAW previews and videos analyzed; damaged JPEGs take their visual
     /// signature from the EXIF thumbnail.
     /// 5: `finderPatterns` counts cross-checked finder-pattern centres (the QR gate).
-    public static let version = 5
+    /// 6: `noise`, `lapFineMax` and the directional second differences (Blurry by the subject
+    /// and by the direction of motion; Oops by the noise of an underexposed frame).
+    public static let version = 6
 
     public var limits = AnalyzerLimits()
     /// Extra format handlers (the engine's second part plugs in HEIC, WebP, RAW, video here).

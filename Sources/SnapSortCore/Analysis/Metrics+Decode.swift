@@ -7,13 +7,18 @@ extension Metrics {
         "lap_var", "lap_tile_max", "lap_tile_median", "reblur", "reblur_tile", "edge_density", "mean_luma", "std_luma",
         "p01", "p05", "p50", "p95", "p99", "dark_fraction", "black_fraction", "bright_fraction", "clipped_fraction",
         "entropy", "colorfulness", "saturation", "finder_patterns", "flat_fraction", "working_width", "working_height",
-        "decode_scale",
+        "decode_scale", "noise", "lap_fine_max", "dir0", "dir45", "dir90", "dir135",
     ]
+
+    /// How many of `flatKeys` analyzer version 5 wrote (the rest read as 0 until a rescan
+    /// measures them again).
+    static let flatKeysVersion5 = 25
 
     /// Reads the flat object of numbers `encoded()` writes, keys in its order, without
     /// `JSONDecoder` (~50 µs a row; every regroup reads the metrics of the whole library, 100 000
     /// rows and more): the bytes are walked once and each number is read by `strtod`
-    /// (`CNumber.double`). Nil when the text is anything else (`decode` then asks `JSONDecoder`).
+    /// (`CNumber.double`). The keys of analyzer version 5 alone are read too (the later ones 0).
+    /// Nil when the text is anything else (`decode` then asks `JSONDecoder`).
     static func decodeFlat(_ text: String) -> Metrics? {
         var v = [Double](repeating: 0, count: flatKeys.count)
         let ok = text.withCString { start -> Bool in
@@ -21,6 +26,7 @@ extension Metrics {
             guard p.pointee == UInt8(ascii: "{") else { return false }
             p += 1
             for (k, key) in flatKeys.enumerated() {
+                if k == flatKeysVersion5 && p[0] == UInt8(ascii: "}") { break }
                 if k > 0 {
                     guard p.pointee == UInt8(ascii: ",") else { return false }
                     p += 1
@@ -54,6 +60,7 @@ extension Metrics {
             meanLuma: v[6], stdLuma: v[7], p01: v[8], p05: v[9], p50: v[10], p95: v[11], p99: v[12],
             darkFraction: v[13], blackFraction: v[14], brightFraction: v[15], clippedFraction: v[16],
             entropy: v[17], colorfulness: v[18], saturation: v[19], finderPatterns: finder, flatFraction: v[21],
-            workingWidth: width, workingHeight: height, decodeScale: scale)
+            workingWidth: width, workingHeight: height, decodeScale: scale, noise: v[25], lapFineMax: v[26],
+            dir0: v[27], dir45: v[28], dir90: v[29], dir135: v[30])
     }
 }

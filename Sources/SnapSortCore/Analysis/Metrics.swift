@@ -22,6 +22,15 @@ import SnapSortSystem
 ///   down the column and back along the row, on at least two rows) the binarized working image
 ///   holds; the cheap gate in front of zbar.
 /// - `workingWidth`, `workingHeight`, `decodeScale` (the JPEG DCT numerator over 8, 8 = none).
+/// - `noise`: the sensor noise, as the standard deviation (luma levels) of white noise that
+///   gives the 10th percentile of the Laplacian variances over a 16×16 grid of tiles (white
+///   noise of σ has a Laplacian variance of 20σ²): the flattest tenth of a frame holds little
+///   but noise, so grain is not taken for detail.
+/// - `lapFineMax`: the Laplacian variance of the sharpest tile of that 16×16 grid (a subject
+///   that fills a 256th of the frame: a glass, a drop, an eye).
+/// - `dir0`, `dir45`, `dir90`, `dir135`: the mean square of the second difference along each
+///   direction (horizontal, rising diagonal, vertical, falling diagonal) over the frame. Motion
+///   blur removes the fine detail along its direction only; white noise adds 6σ² to each.
 public struct Metrics: Codable, Sendable, Equatable {
     public var lapVar: Double
     public var lapTileMax: Double
@@ -48,6 +57,12 @@ public struct Metrics: Codable, Sendable, Equatable {
     public var workingWidth: Int
     public var workingHeight: Int
     public var decodeScale: Int
+    public var noise: Double = 0
+    public var lapFineMax: Double = 0
+    public var dir0: Double = 0
+    public var dir45: Double = 0
+    public var dir90: Double = 0
+    public var dir135: Double = 0
 
     /// Metrics as a JSON object (the report's `metrics`).
     public var json: JSON {
@@ -62,6 +77,8 @@ public struct Metrics: Codable, Sendable, Equatable {
             ("entropy", r(entropy)), ("colorfulness", r(colorfulness, 100)), ("saturation", r(saturation)),
             ("finder_patterns", .int(finderPatterns)), ("flat_fraction", r(flatFraction)),
             ("working_width", .int(workingWidth)), ("working_height", .int(workingHeight)), ("decode_scale", .int(decodeScale)),
+            ("noise", r(noise)), ("lap_fine_max", r(lapFineMax, 100)),
+            ("dir0", r(dir0)), ("dir45", r(dir45)), ("dir90", r(dir90)), ("dir135", r(dir135)),
         ])
     }
 
@@ -440,30 +457,57 @@ public enum MetricsComputer {
         }
     }
 
-    /// The Laplacian statistics (frame and tiles), edge density and flat share, then the re-blur.
-    /// Four pixels at a time (`SIMD4<Float>`): each lane computes exactly what the one-pixel
-    /// definition computes, and only the Double sums are added in another order.
+    /// The side of the fine tile grid (`Metrics.noise`, `Metrics.lapFineMax`): each of the 4×4
+    /// tiles is split into 4×4 fine tiles.
+    static let fineTiles = 16
+
+    /// The first column of each fine tile column (and `w - 1` after the last): the 4×4 grid's
+    /// columns start at ⌈t·w/4⌉ (x = 0 has no Laplacian, so the first starts at 1), and each is
+    /// split in four at offsets rounded down to a multiple of 4, so only the last part of a tile
+    /// column has an odd tail for the four-pixel loop.
+    static func fineColumnBounds(_ w: Int) -> [Int] {
+        let tiles = 4
+        var coarse = [Int](repeating: w - 1, count: tiles + 1)
+        coarse[0] = 1
+        for t in 1..<tiles { coarse[t] = min(w - 1, max(1, (t * w + tiles - 1) / tiles)) }
+        var fine = [Int](repeating: w - 1, count: fineTiles + 1)
+        for t in 0..<tiles {
+            let a = coarse[t], b = max(coarse[t], coarse[t + 1])
+            for k in 0..<4 { fine[t * 4 + k] = a + (((b - a) * k / 4) & ~3) }
+        }
+        return fine
+    }
+
+    /// The fine tile row of luma row `y` (its 4×4 tile row is this over 4).
+    @inline(__always)
+    static func fineRow(_ y: Int, _ h: Int) -> Int { min(fineTiles - 1, y * fineTiles / h) }
+
+    /// The Laplacian statistics (frame, 4×4 tiles, 16×16 fine tiles), the noise, the directional
+    /// second differences, edge density and flat share, then the re-blur. Four pixels at a time
+    /// (`SIMD4<Float>`): each lane computes exactly what the one-pixel definition computes, and
+    /// only the sums are added in another order.
     static func sharpness(_ p: Plane, into m: inout Metrics) {
         let w = p.width, h = p.height
         guard w >= 8 && h >= 8 else { return }
-        let tiles = 4
-        var tileSum = [Double](repeating: 0, count: tiles * tiles)
-        var tileSq = [Double](repeating: 0, count: tiles * tiles)
-        var tileN = [Double](repeating: 0, count: tiles * tiles)
-        // Tile columns: x in 1..<(w-1) belongs to column min(3, x·4/w).
-        var bounds = [Int](repeating: w - 1, count: tiles + 1)
-        bounds[0] = 1
-        for t in 1..<tiles { bounds[t] = min(w - 1, max(1, (t * w + tiles - 1) / tiles)) }
+        let tiles = 4, fine = fineTiles
+        var fineSum = [Double](repeating: 0, count: fine * fine)
+        var fineSq = [Double](repeating: 0, count: fine * fine)
+        var fineN = [Double](repeating: 0, count: fine * fine)
+        let bounds = fineColumnBounds(w)
         var sum = 0.0, sq = 0.0, count = 0.0, edges = 0, flat = 0
+        var directional = SIMD4<Double>()
         p.data.withUnsafeBufferPointer { buf in
             let d = buf.baseAddress!
             for y in 1..<(h - 1) {
-                let ty = min(tiles - 1, y * tiles / h)
-                for tx in 0..<tiles {
+                let ty = fineRow(y, h)
+                for tx in 0..<fine {
                     let xa = bounds[tx], xb = bounds[tx + 1]
                     guard xa < xb else { continue }
                     var vs = SIMD2<Double>(), vq = SIMD2<Double>()
                     var vFlat = SIMD4<Int32>(), vEdges = SIMD4<Int32>()
+                    // Second differences along 0°, 45°, 90°, 135°, squared; Float is exact
+                    // enough over one fine tile's row (at most a few dozen steps).
+                    var e0 = SIMD4<Float>(), e45 = SIMD4<Float>(), e90 = SIMD4<Float>(), e135 = SIMD4<Float>()
                     var i = y * w + xa
                     let end = y * w + xb
                     while i + 4 <= end {
@@ -479,10 +523,15 @@ public enum MetricsComputer {
                         let gx = (ur + 2 * r4 + br) - (ul + 2 * l4 + bl)
                         let gy = (bl + 2 * b4 + br) - (ul + 2 * u4 + ur)
                         vEdges &-= unsafeBitCast(gx * gx + gy * gy .> 48 * 48 * 16, to: SIMD4<Int32>.self)
+                        let twice = c + c
+                        let d0 = l4 + r4 - twice, d90 = u4 + b4 - twice
+                        let d45 = ur + bl - twice, d135 = ul + br - twice
+                        e0 += d0 * d0; e90 += d90 * d90; e45 += d45 * d45; e135 += d135 * d135
                         i += 4
                     }
                     var rs = vs.sum(), rq = vq.sum()
                     var rowEdges = Int(vEdges.wrappedSum()), rowFlat = Int(vFlat.wrappedSum())
+                    var rowDirectional = SIMD4<Double>(Double(e0.sum()), Double(e45.sum()), Double(e90.sum()), Double(e135.sum()))
                     while i < end {
                         let c = d[i]
                         let l = d[i - 1] + d[i + 1] + d[i - w] + d[i + w] - 4 * c
@@ -492,31 +541,50 @@ public enum MetricsComputer {
                         let gx = (d[i - w + 1] + 2 * d[i + 1] + d[i + w + 1]) - (d[i - w - 1] + 2 * d[i - 1] + d[i + w - 1])
                         let gy = (d[i + w - 1] + 2 * d[i + w] + d[i + w + 1]) - (d[i - w - 1] + 2 * d[i - w] + d[i - w + 1])
                         rowEdges &+= gx * gx + gy * gy > 48 * 48 * 16 ? 1 : 0
+                        let twice = c + c
+                        let d0 = d[i - 1] + d[i + 1] - twice, d90 = d[i - w] + d[i + w] - twice
+                        let d45 = d[i - w + 1] + d[i + w - 1] - twice, d135 = d[i - w - 1] + d[i + w + 1] - twice
+                        rowDirectional += SIMD4(Double(d0 * d0), Double(d45 * d45), Double(d90 * d90), Double(d135 * d135))
                         i += 1
                     }
-                    let t = ty * tiles + tx
-                    tileSum[t] += rs; tileSq[t] += rq; tileN[t] += Double(xb - xa)
+                    let t = ty * fine + tx
+                    fineSum[t] += rs; fineSq[t] += rq; fineN[t] += Double(xb - xa)
                     sum += rs; sq += rq
                     edges += rowEdges; flat += rowFlat
+                    directional += rowDirectional
                 }
                 count += Double(w - 2)
             }
         }
         m.lapVar = sq / count - (sum / count) * (sum / count)
-        var tv: [Double] = []
-        for t in 0..<(tiles * tiles) where tileN[t] > 0 {
-            tv.append(tileSq[t] / tileN[t] - (tileSum[t] / tileN[t]) * (tileSum[t] / tileN[t]))
+        func variance(_ s: Double, _ q: Double, _ n: Double) -> Double { q / n - (s / n) * (s / n) }
+        // The 4×4 tiles: each the sum of its 4×4 fine tiles.
+        var tileSum = [Double](repeating: 0, count: tiles * tiles)
+        var tileSq = [Double](repeating: 0, count: tiles * tiles)
+        var tileN = [Double](repeating: 0, count: tiles * tiles)
+        var fv: [Double] = []
+        for t in 0..<(fine * fine) where fineN[t] > 0 {
+            let c = (t / fine / 4) * tiles + (t % fine) / 4
+            tileSum[c] += fineSum[t]; tileSq[c] += fineSq[t]; tileN[c] += fineN[t]
+            fv.append(variance(fineSum[t], fineSq[t], fineN[t]))
         }
+        var tv: [Double] = []
+        for t in 0..<(tiles * tiles) where tileN[t] > 0 { tv.append(variance(tileSum[t], tileSq[t], tileN[t])) }
         tv.sort()
+        fv.sort()
         m.lapTileMax = tv.last ?? 0
         m.lapTileMedian = tv.medianOfSorted ?? 0
+        m.lapFineMax = fv.last ?? 0
+        m.noise = fv.isEmpty ? 0 : (max(0, fv[(fv.count - 1) / 10]) / 20).squareRoot()
+        m.dir0 = directional[0] / count; m.dir45 = directional[1] / count
+        m.dir90 = directional[2] / count; m.dir135 = directional[3] / count
         m.edgeDensity = Double(edges) / count
         m.flatFraction = Double(flat) / count
         m.reblur = reblur(p, x0: 0, y0: 0, x1: w, y1: h)
         // The sharpest tile's re-blur.
         var best = 0, bestV = -1.0
         for t in 0..<(tiles * tiles) where tileN[t] > 0 {
-            let v = tileSq[t] / tileN[t] - (tileSum[t] / tileN[t]) * (tileSum[t] / tileN[t])
+            let v = variance(tileSum[t], tileSq[t], tileN[t])
             if v > bestV { bestV = v; best = t }
         }
         let bx = best % tiles, by = best / tiles
