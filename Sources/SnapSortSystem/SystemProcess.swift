@@ -13,6 +13,10 @@ public enum SystemProcess {
     /// (`signal(SIGPIPE, SIG_IGN)`; `snapsort status | head` must not die of SIGPIPE).
     public static func ignoreBrokenPipe() { _ = signal(SIGPIPE, SIG_IGN) }
 
+    /// Sets the environment variable `name` to `value` for this process and its children
+    /// (`setenv(3)`; not thread-safe: at the start of a process only).
+    public static func setEnvironment(_ name: String, _ value: String) { _ = setenv(name, value, 1) }
+
     /// Whether a process with id `pid` exists: `kill(pid, 0)` succeeds, or is refused
     /// (`EPERM`: it exists and belongs to another user). See: man 2 kill.
     public static func exists(_ pid: Int32) -> Bool {

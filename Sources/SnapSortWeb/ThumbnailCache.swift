@@ -90,7 +90,7 @@ struct RenditionCache: Sendable {
         try FileSystem.makeDirectories(root, mode: 0o700)
         // Older renditions of the same item are stale now.
         if let entries = try? FileSystem.listDirectory(root) {
-            for e in entries where e.name.hasPrefix("\(item.id)-") { unlink(root + "/" + e.name) }
+            for e in entries where e.name.hasPrefix("\(item.id)-") { try? FileSystem.remove(root + "/" + e.name) }
         }
         try FileSystem.writeAtomically(name, jpeg, mode: 0o600)
         return jpeg

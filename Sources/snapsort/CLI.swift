@@ -98,12 +98,12 @@ struct Context {
     /// characters in a name (an ESC that recolours the terminal, a `\r` that hides a line) are
     /// shown as escapes (`TextSafety.visible`).
     func out(_ s: String) {
-        if !Context.stdout.line(TextSafety.visible(PathName.display(s))) { exit(ExitCode.ok) }
+        if !Context.stdout.line(TextSafety.visible(PathName.display(s))) { SystemProcess.exit(ExitCode.ok) }
     }
 
     /// Flushes stdout (for `--follow` streams).
     func flush() {
-        if !Context.stdout.flush() { exit(ExitCode.ok) }
+        if !Context.stdout.flush() { SystemProcess.exit(ExitCode.ok) }
     }
 
     func err(_ s: String) {

@@ -41,13 +41,13 @@ public enum SystemTimeZone {
     /// log when the value names no zone (UTC is then used, as glibc would), else nil.
     @discardableResult
     public static func normalizeEnvironment() -> String? {
-        guard let tz = getenv("TZ").map({ String(cString: $0) }), !tz.isEmpty else { return nil }
+        guard let tz = ProcessInfo.processInfo.environment["TZ"], !tz.isEmpty else { return nil }
         if !tz.hasPrefix(":"), !tz.hasPrefix("/"), !isRule(tz), TimeZone(identifier: tz) != nil { return nil }
         guard let name = resolve(tz) else {
             return "TZ='\(tz)' names no time zone this system knows; times are shown in UTC"
         }
         if name != tz {
-            setenv("TZ", name, 1)
+            SystemProcess.setEnvironment("TZ", name)
             NSTimeZone.resetSystemTimeZone()
         }
         return nil

@@ -100,7 +100,7 @@ enum OpenCommand: Command {
             let deadline = Date().addingTimeInterval(seconds)
             repeat {
                 if let info = served() { return info }
-                usleep(200_000)
+                Thread.sleep(forTimeInterval: 0.2)
             } while Date() < deadline
             return nil
         }

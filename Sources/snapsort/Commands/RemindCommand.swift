@@ -105,7 +105,7 @@ enum RemindCommand: Command {
     /// Asks the running agent (through the database, which it watches) to show the reminder,
     /// and waits up to 10 s for its answer. Nil: no answer (an agent with reminders off).
     static func throughAgent(_ library: Library) throws -> AgentAnswer? {
-        let request = "\(StatusTimestamp.string(Date()))/\(getpid())/\(UInt32.random(in: 0...UInt32.max))"
+        let request = "\(StatusTimestamp.string(Date()))/\(SystemProcess.currentID)/\(UInt32.random(in: 0...UInt32.max))"
         try library.setAgentState(ReminderAgentService.requestKey, request)
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
@@ -114,7 +114,7 @@ enum RemindCommand: Command {
                 if rest.hasPrefix("shown ") { return .success(String(rest.dropFirst(6))) }
                 return .failure(String(rest.hasPrefix("failed ") ? rest.dropFirst(7) : rest))
             }
-            usleep(50_000)
+            Thread.sleep(forTimeInterval: 0.05)
         }
         return nil
     }
