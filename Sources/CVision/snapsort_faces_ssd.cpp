@@ -18,6 +18,7 @@
 #include <vector>
 
 namespace {
+using ssv_internal::set_message;
 
 std::unique_ptr<cv::dnn::Net> face_net;
 
@@ -34,10 +35,6 @@ constexpr float report_floor = 0.2f;
 constexpr float verify_floor = 0.5f;
 constexpr float verify_margin = 1.6f;
 constexpr int verify_max = 4;
-
-void set_message(char *msg, size_t len, const char *text) {
-    if (msg && len > 0) std::snprintf(msg, len, "%s", text);
-}
 
 float overlap(const ssv_face &a, const ssv_face &b) {
     const float x0 = std::max(a.x, b.x), y0 = std::max(a.y, b.y);
@@ -81,23 +78,7 @@ float second_look(const cv::Mat &image, float x0, float y0, float x1, float y1) 
 }  // namespace
 
 extern "C" int ssv_load_face_detector(const char *config, const char *weights, char *msg, size_t msg_len) {
-    try {
-        cv::setNumThreads(1);
-        auto net = std::make_unique<cv::dnn::Net>(cv::dnn::readNetFromCaffe(config, weights));
-        if (net->empty()) {
-            set_message(msg, msg_len, "the face detector model is empty");
-            return -1;
-        }
-        net->setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);
-        net->setPreferableTarget(cv::dnn::DNN_TARGET_CPU);
-        face_net = std::move(net);
-        return 0;
-    } catch (const std::exception &e) {
-        set_message(msg, msg_len, e.what());
-    } catch (...) {
-        set_message(msg, msg_len, "unknown error loading the face detector");
-    }
-    return -1;
+    return ssv_internal::load_net([&] { return cv::dnn::readNetFromCaffe(config, weights); }, face_net, "the face detector", msg, msg_len);
 }
 
 extern "C" int ssv_detect_faces_ssd(const uint8_t *rgb, int width, int height, ssv_face *out, int max_faces, char *msg,

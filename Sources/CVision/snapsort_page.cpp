@@ -2,6 +2,7 @@
 // its perspective, and measured for text lines (Docs & Receipts for pages photographed at an
 // angle, which OCR on the whole frame and the page look of the whole frame miss).
 #include "snapsort_vision.h"
+#include "snapsort_vision_internal.hpp"
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
@@ -14,10 +15,7 @@
 #include <vector>
 
 namespace {
-
-void set_message(char *msg, size_t len, const char *text) {
-    if (msg && len > 0) std::snprintf(msg, len, "%s", text);
-}
+using ssv_internal::set_message;
 
 // The long side the outline is looked for at: a page of 8 % of the frame keeps a few dozen
 // pixels a side, and a 3 % closing bridges its text lines.

@@ -22,16 +22,13 @@
 #include <vector>
 
 namespace {
+using ssv_internal::set_message;
 
 std::unique_ptr<dlib::frontal_face_detector> detector;
 std::unique_ptr<dlib::shape_predictor> landmarks;
 // The last image's luma, for the landmarks of the faces found in it.
 dlib::array2d<unsigned char> last_gray;
 std::unique_ptr<cv::dnn::Net> classifier;
-
-void set_message(char *msg, size_t len, const char *text) {
-    if (msg && len > 0) std::snprintf(msg, len, "%s", text);
-}
 
 double distance(const dlib::point &a, const dlib::point &b) {
     const double dx = double(a.x() - b.x()), dy = double(a.y() - b.y());
@@ -136,24 +133,7 @@ extern "C" int ssv_eye_ratios(ssv_face *faces, int count, char *msg, size_t msg_
 }
 
 extern "C" int ssv_load_classifier(const char *path, char *msg, size_t msg_len) {
-    try {
-        // One thread: the helper is one low-priority worker; throughput is reported per core.
-        cv::setNumThreads(1);
-        auto net = std::make_unique<cv::dnn::Net>(cv::dnn::readNetFromONNX(path));
-        if (net->empty()) {
-            set_message(msg, msg_len, "the classifier model is empty");
-            return -1;
-        }
-        net->setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);
-        net->setPreferableTarget(cv::dnn::DNN_TARGET_CPU);
-        classifier = std::move(net);
-        return 0;
-    } catch (const std::exception &e) {
-        set_message(msg, msg_len, e.what());
-    } catch (...) {
-        set_message(msg, msg_len, "unknown error loading the classifier");
-    }
-    return -1;
+    return ssv_internal::load_net([&] { return cv::dnn::readNetFromONNX(path); }, classifier, "the classifier", msg, msg_len);
 }
 
 extern "C" int ssv_classify(const uint8_t *rgb, int width, int height, float *scores, int n_scores, float *embedding,
