@@ -12,6 +12,14 @@ import Testing
 @Suite struct AgentPartsTests {
     static let start = Date(timeIntervalSince1970: 1_800_000_000)
 
+    /// A root monitor of `roots`, started, looking for offline roots every 5 s.
+    static func monitor(_ roots: [String], _ logs: LogCapture) throws -> RootMonitor {
+        let monitor = RootMonitor(
+            roots: roots, watcher: try Watcher(rules: ExcludeRules(), logger: logs.logger()), logger: logs.logger(), checkInterval: 5)
+        monitor.start(at: start)
+        return monitor
+    }
+
     /// A root renamed away is offline (its watches dropped) from the event that said so, looked
     /// for every `checkInterval` on the injected time, and watched and reconciled once back.
     @Test func aRootMovedAwayIsOfflineUntilItIsBack() throws {
@@ -19,9 +27,7 @@ import Testing
         let root = dir.folder("Pictures")
         dir.folder("Pictures/2024")
         let logs = LogCapture()
-        let monitor = RootMonitor(
-            roots: [root], watcher: try Watcher(rules: ExcludeRules(), logger: logs.logger()), logger: logs.logger(), checkInterval: 5)
-        monitor.start(at: Self.start)
+        let monitor = try Self.monitor([root], logs)
         #expect(monitor.offline.isEmpty)
         #expect(monitor.watcher.isWatched(root + "/2024"))
         #expect(rename(root, dir.at("Elsewhere")) == 0)
@@ -55,9 +61,7 @@ import Testing
         let b = dir.folder("B")
         let missing = dir.at("C")
         let logs = LogCapture()
-        let monitor = RootMonitor(
-            roots: [a], watcher: try Watcher(rules: ExcludeRules(), logger: logs.logger()), logger: logs.logger(), checkInterval: 5)
-        monitor.start(at: Self.start)
+        let monitor = try Self.monitor([a], logs)
         monitor.setRoots([b, missing], rewatch: false, at: Self.start)
         #expect(monitor.roots == [b, missing])
         #expect(!monitor.watcher.isWatched(a))
@@ -72,9 +76,7 @@ import Testing
         let dir = TempDir("snapsort-parts")
         let root = dir.folder("Pictures")
         let logs = LogCapture()
-        let monitor = RootMonitor(
-            roots: [root], watcher: try Watcher(rules: ExcludeRules(), logger: logs.logger()), logger: logs.logger(), checkInterval: 5)
-        monitor.start(at: Self.start)
+        let monitor = try Self.monitor([root], logs)
         let overflows = Mutex(0)
         var options = AgentOptions(dbPath: dir.at("db"), env: Environment(variables: [:], home: dir.path))
         options.logger = logs.logger()
@@ -95,9 +97,7 @@ import Testing
         let dir = TempDir("snapsort-parts")
         let root = dir.folder("Pictures")
         let logs = LogCapture()
-        let monitor = RootMonitor(
-            roots: [root], watcher: try Watcher(rules: ExcludeRules(), logger: logs.logger()), logger: logs.logger(), checkInterval: 5)
-        monitor.start(at: Self.start)
+        let monitor = try Self.monitor([root], logs)
         var options = AgentOptions(dbPath: dir.at("db"), env: Environment(variables: [:], home: dir.path))
         options.debounce = 1
         let ingest = EventIngest(monitor: monitor, options: options) { _, _ in }

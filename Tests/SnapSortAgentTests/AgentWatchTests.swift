@@ -711,7 +711,7 @@ import Testing
         let before = h.agent.counters.statesWritten
         #expect(before.last == "watching", "\(before)")
         h.dir.write("Pictures/one.jpg", photo(31))
-        #expect(try waitUntil { try h.live(lib)[h.root + "/one.jpg"]?.status == "ok" })
+        #expect(try waitUntil(timeout: 60) { try h.live(lib)[h.root + "/one.jpg"]?.status == "ok" })
         #expect(h.waitIdle())
         #expect(waitUntil { h.status()?["agent"]?["done"]?.intValue == h.status()?["agent"]?["total"]?.intValue })
         let after = h.agent.counters.statesWritten
@@ -719,7 +719,7 @@ import Testing
         // Work that lasts: hidden for its first 2 s, then "grouping".
         endless.withLock { $0 = true }
         h.dir.write("Pictures/two.jpg", photo(32))
-        #expect(try waitUntil { try h.live(lib)[h.root + "/two.jpg"]?.status == "ok" })
+        #expect(try waitUntil(timeout: 60) { try h.live(lib)[h.root + "/two.jpg"]?.status == "ok" })
         usleep(300_000)
         #expect(h.status()?["agent"]?["state"]?.stringValue == "watching")
         time.advance(3)

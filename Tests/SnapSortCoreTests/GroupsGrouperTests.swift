@@ -18,15 +18,44 @@ import Testing
     static func exif(_ second: Int) -> String { String(format: "2024:10:19 10:00:%02d", second) }
 
     /// Writes a burst (3 frames), a copy of its first frame, and a different photo 2 s later.
-    static func writeBurst(_ t: TestLibrary, prefix: String = "DCIM/Camera", second: Int = 0) {
-        let scene = Fixtures.scene(width: 720, height: 480, seed: 5)
+    /// `soften`: the scenes out of focus (a box blur of that radius, twice, both ways): the
+    /// synthetic scene's edges are sharp where nothing is, which the absolute blur score
+    /// (`GroupRules.hasSharpSubject`) reads as a subject in focus.
+    static func writeBurst(_ t: TestLibrary, prefix: String = "DCIM/Camera", second: Int = 0, soften: Int = 0) {
+        let scene = Self.soften(Fixtures.scene(width: 720, height: 480, seed: 5), radius: soften)
         for (i, x) in [0, 14, 28].enumerated() {
             t.dir.write(
                 "Pictures/\(prefix)/IMG_\(second + i).jpg", Fixtures.jpeg(frame(scene, x: x), quality: 90, dateTimeOriginal: exif(second + i)))
         }
         t.dir.write(
             "Pictures/\(prefix)/IMG_\(second + 9).jpg",
-            Fixtures.jpeg(Fixtures.scene(width: 640, height: 480, seed: 77), dateTimeOriginal: exif(second + 4)))
+            Fixtures.jpeg(Self.soften(Fixtures.scene(width: 640, height: 480, seed: 77), radius: soften), dateTimeOriginal: exif(second + 4)))
+    }
+
+    /// A box blur of `radius` along the rows then the columns, twice (close to a Gaussian).
+    static func soften(_ b: Bitmap, radius: Int) -> Bitmap {
+        guard radius > 0 else { return b }
+        var out = b
+        for _ in 0..<2 {
+            for (dx, dy) in [(1, 0), (0, 1)] {
+                let src = out
+                for y in 0..<b.height {
+                    for x in 0..<b.width {
+                        for c in 0..<3 {
+                            var sum = 0, n = 0
+                            for k in -radius...radius {
+                                let xx = x + k * dx, yy = y + k * dy
+                                guard xx >= 0, yy >= 0, xx < b.width, yy < b.height else { continue }
+                                sum += Int(src.pixels[(yy * b.width + xx) * 3 + c])
+                                n += 1
+                            }
+                            out.pixels[(y * b.width + x) * 3 + c] = UInt8(sum / n)
+                        }
+                    }
+                }
+            }
+        }
+        return out
     }
 
     static func sets(_ lib: Library) throws -> [[String]] {
@@ -359,7 +388,7 @@ import Testing
     /// against each other and stay out; a frame that leaves its set gets the absolute score back.
     @Test func blurInASetIsJudgedAgainstTheSet() throws {
         let t = try TestLibrary()
-        Self.writeBurst(t)
+        Self.writeBurst(t, soften: 4)
         try t.scan()
         try Grouper(library: t.library).regroup()
         let blurry = { try Set(t.library.groupMembers(.blurry).map { String($0.item.path.split(separator: "/").last!) }) }
