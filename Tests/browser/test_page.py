@@ -69,6 +69,15 @@ def goto_view(page, view):
     page.wait_for_timeout(150)
 
 
+def settles(wait):
+    """True when a Playwright expectation holds within its timeout, False when it does not."""
+    try:
+        wait()
+        return True
+    except AssertionError:
+        return False
+
+
 def top_card(page):
     card = page.locator("#stack .card").first
     expect(card).to_be_visible(timeout=10000)
@@ -447,7 +456,9 @@ def main():
         page.select_option("#browse-year", "2022")
         page.locator("#browse-open").click()
         page.wait_for_function("() => location.hash === '#deck=' + encodeURIComponent('filter:all@2022')")
-        check("beach.jpg" in (top_card(page).get_attribute("aria-label") or ""), "the 2022 deck holds the 2022 photo")
+        # The hash changes before the deck's cards come: wait for the new deck's card, not the old one's.
+        check(settles(lambda: expect(top_card(page)).to_have_attribute("aria-label", re.compile(r"beach\.jpg"), timeout=10000)),
+              "the 2022 deck holds the 2022 photo")
         # A finished deck: a recap and the next deck to open.
         page.locator("body").focus()
         with page.expect_response("**/api/decide"):
