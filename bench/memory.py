@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""bench/memory.py --bin BIN [--work DIR] [--only dups|natural] [--files N] [--settle S] [--keep-trees]
+"""bench/memory.py --bin BIN [--work DIR] [--only dups|natural] [--files N] [--size PX] [--settle S] [--keep-trees]
 
 Issue 30 item 6: memory stays bounded — peak RSS <= 300 MB for the first scan of 100 000 files,
 duplicate-heavy or not, and <= 150 MB for the agent watching them. Numbers, never test
@@ -14,8 +14,9 @@ The trees (made once under --work, kept with --keep-trees, else removed at the e
            files), as a careless backup makes;
   natural  100 000 distinct photos: 2 000 make_scale photos (640x480 crops of real photographs
            with camera EXIF, ../shared/eval/make_scale.py, run with --python, the eval venv),
-           shrunk to 160 px with their EXIF, and bench/make_rescan_tree.py --distinct copies of
-           them, each with its own bytes and capture time, 97 s apart (making 100 000 with
+           shrunk to --size px (default 160; --size 640 keeps them as make_scale made them, as
+           the issue measured) with their EXIF, and bench/make_rescan_tree.py --distinct copies
+           of them, each with its own bytes and capture time, 97 s apart (making 100 000 with
            make_scale takes hours on a shared host).
 
   bench/memory.py --bin .build-memory2-rel/release/snapsort --work /tmp/snapsort-memory
@@ -35,7 +36,7 @@ def make_dups(out, files):
 SHRINK = """
 import os, sys
 from PIL import Image
-src, dst = sys.argv[1], sys.argv[2]
+src, dst, size = sys.argv[1], sys.argv[2], int(sys.argv[3])
 for d, _, fs in os.walk(src):
     for f in fs:
         p = os.path.join(d, f)
@@ -45,15 +46,15 @@ for d, _, fs in os.walk(src):
             im = Image.open(p)
             exif = im.info.get("exif", b"")
             im = im.convert("RGB")
-            im.thumbnail((160, 160))
+            im.thumbnail((size, size))
             im.save(q, "JPEG", quality=90, exif=exif)
         except OSError as e:  # one cut short when make_scale was stopped
             print("skipped", p, e, file=sys.stderr)
 """
 
 
-def make_natural(out, files, python, sources):
-    src, small = out + "-sources", out + "-small"
+def make_natural(out, files, python, sources, size):
+    src, small = out + "-sources", f"{out}-{size}px"
     if not os.path.isdir(os.path.join(small, "library")):
         if not os.path.isdir(os.path.join(src, "library")):
             # make_scale needs every source photo of its manifest; one missing (an optional
@@ -65,12 +66,17 @@ def make_natural(out, files, python, sources):
                 json.dump(entries, f)
             subprocess.run([python, "-W", "ignore", os.path.join(EVAL, "make_scale.py"), "--count", str(sources), "--out", src,
                             "--manifest", manifest, "--dup-rate", "0"], check=True, stdout=subprocess.DEVNULL)
-        # At most 160 px, EXIF kept, as make_duplicate_tree's: the first scan of 100 000
-        # 640x480 photos takes most of an hour on a shared host, and what grows with the
-        # library (rows, pairs, the grouper's tables) does not depend on the pixels.
-        subprocess.run([python, "-c", SHRINK, os.path.join(src, "library"), os.path.join(small, "library")], check=True)
+        # At most --size px, EXIF kept. 160 px (make_duplicate_tree's size) by default: the
+        # first scan of 100 000 640x480 photos takes most of an hour on a shared host, and what
+        # grows with the library (rows, pairs, the grouper's tables) does not depend on the
+        # pixels; what the analysis buffers keep does, and --size 640 measures it.
+        subprocess.run([python, "-c", SHRINK, os.path.join(src, "library"), os.path.join(small, "library"), str(size)], check=True)
+    made = f"{out}.made-{files}-{size}px"
+    if os.path.exists(made):  # kept (--keep-trees) from an earlier run: two binaries measured on one tree
+        return
     subprocess.run([sys.executable, os.path.join(HERE, "make_rescan_tree.py"), "--count", str(files), "--out", out,
                     "--from", os.path.join(small, "library"), "--distinct"], check=True)
+    open(made, "w").close()
 
 
 def env_for(home):
@@ -159,6 +165,7 @@ def main():
     ap.add_argument("--work", default="/tmp/snapsort-memory")
     ap.add_argument("--only", choices=["dups", "natural"])
     ap.add_argument("--files", type=int, default=100_000)
+    ap.add_argument("--size", type=int, default=160, help="the natural tree's photos at most this many pixels a side")
     ap.add_argument("--sources", type=int, default=2000, help="make_scale photos behind the natural tree")
     ap.add_argument("--python", default="/tmp/snapsort-eval/.eval-venv/bin/python", help="a Python with make_scale's packages")
     ap.add_argument("--settle", type=int, default=30)
@@ -176,8 +183,8 @@ def main():
             if name == "dups":
                 make_dups(tree, a.files)
             else:
-                made += [tree + "-sources", tree + "-small"]
-                make_natural(tree, a.files, a.python, a.sources)
+                made += [tree + "-sources", f"{tree}-{a.size}px", f"{tree}.made-{a.files}-{a.size}px"]
+                make_natural(tree, a.files, a.python, a.sources, a.size)
             home = tempfile.mkdtemp(prefix=f"run-{name}-", dir=a.work)
             try:
                 print(json.dumps(measure(binary, name, tree, home, a.settle)), flush=True)
@@ -187,6 +194,8 @@ def main():
         if not a.keep_trees:
             for tree in made:
                 shutil.rmtree(tree, ignore_errors=True)
+                if os.path.isfile(tree):
+                    os.remove(tree)
 
 
 if __name__ == "__main__":

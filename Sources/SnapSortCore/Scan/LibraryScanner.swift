@@ -63,6 +63,13 @@ public final class LibraryScanner: @unchecked Sendable {
     public var isCancelled: @Sendable () -> Bool = { false }
     /// Rows per write transaction.
     public var batchSize = 128
+    /// How often the committing thread gives the analysis workers' free memory back to the
+    /// kernel (`Memory.releaseFreeMemory`). The workers keep freed buffers for the next photo
+    /// (`Memory.keepLargeBlocksInTheHeap`), and photos of other sizes fragment what each
+    /// worker's arena keeps: unreturned, the resident set grows with the library while the heap
+    /// in use does not (bench/RESULTS.md, issue 30). Once in a while costs one photo's page
+    /// faults per worker; nil never trims.
+    public var releaseFreeMemoryEvery: TimeInterval? = 5
     /// The user's roots, when the scanned paths may be folders inside them (the agent
     /// reconciles single folders). Only a root is recorded in `roots`, and only a root can be
     /// offline; a missing folder inside one is simply gone. Nil: every scanned path is a root.
@@ -492,6 +499,7 @@ public final class LibraryScanner: @unchecked Sendable {
         var pendingTouched: [Job] = []
         var lastCommit = Date()
         var lastProgress = Date.distantPast
+        var lastRelease = Date()
         func commit() throws {
             guard !pending.isEmpty || !pendingTouched.isEmpty else { return }
             let batch = pending
@@ -559,6 +567,10 @@ public final class LibraryScanner: @unchecked Sendable {
             done += got.count
             finished = group.wait(timeout: .now()) == .success && results.withLock { $0.isEmpty } && touched.withLock { $0.isEmpty }
             if pending.count >= batchSize || Date().timeIntervalSince(lastCommit) > 1 || finished { try commit() }
+            if let every = releaseFreeMemoryEvery, Date().timeIntervalSince(lastRelease) > every {
+                Memory.releaseFreeMemory()
+                lastRelease = Date()
+            }
             if Date().timeIntervalSince(lastProgress) > 0.2 || finished {
                 lastProgress = Date()
                 let elapsed = max(0.001, Date().timeIntervalSince(start))
