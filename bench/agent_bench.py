@@ -16,6 +16,8 @@ The N-file library is tiny distinct JPEGs in day folders of <= 250 files (like
 """
 import argparse, json, os, resource, shutil, signal, socket, statistics, subprocess, sys, tempfile, time
 
+from procstat import vm_mb
+
 RUNNING = []
 
 def agent_env(home):
@@ -61,15 +63,6 @@ def cpu_seconds(pid):
         parts = f.read().rsplit(")", 1)[1].split()
     tick = os.sysconf("SC_CLK_TCK")
     return (int(parts[11]) + int(parts[12])) / tick
-
-def rss_mb(pid):
-    vals = {}
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith(("VmRSS", "VmHWM")):
-                k, v = line.split(":")
-                vals[k] = int(v.split()[0]) / 1024
-    return vals
 
 def start_agent(binary, home, root, notify=None):
     e = agent_env(home)
@@ -158,10 +151,10 @@ def many(binary, home, n, corpus):
             ready = time.monotonic() - t0
     wait(lambda: (status(home) or {}).get("agent", {}).get("state") == "watching", 600, 0.05)
     settled = time.monotonic() - t0
-    mem = rss_mb(p.pid)
+    mem = vm_mb(p.pid)
     stop(p)
     return {"files": n, "folders": folders, "first_scan_s": round(scan_s, 1), "ready_s": round(ready, 3),
-            "watching_after_reconcile_s": round(settled, 2), "rss_mb": round(mem.get("VmRSS", 0), 1), "peak_rss_mb": round(mem.get("VmHWM", 0), 1)}
+            "watching_after_reconcile_s": round(settled, 2), "rss_mb": mem.get("VmRSS", 0), "peak_rss_mb": mem.get("VmHWM", 0)}
 
 def main():
     ap = argparse.ArgumentParser()

@@ -23,6 +23,8 @@ The trees (made once under --work, kept with --keep-trees, else removed at the e
 """
 import argparse, glob, json, os, re, shutil, signal, sqlite3, subprocess, sys, tempfile, time
 
+from procstat import vm_mb
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 EVAL = os.path.join(HERE, "..", "..", "shared", "eval")
 
@@ -101,16 +103,6 @@ def timed(cmd, env, stderr):
     return rc, num(r"Maximum resident set size \(kbytes\): (\d+)") / 1024, wall_s, cpu
 
 
-def vm(pid):
-    vals = {}
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith(("VmRSS", "VmHWM")):
-                k, v = line.split(":")
-                vals[k] = round(int(v.split()[0]) / 1024, 1)
-    return vals
-
-
 def state(home):
     for path in glob.glob(os.path.join(home, "run", "snapsort", "status*.json")):
         try:
@@ -144,9 +136,9 @@ def measure(binary, name, tree, home, settle):
         while state(home) != "watching" and p.poll() is None and time.monotonic() - t0 < 1800:
             time.sleep(0.2)
         watching = time.monotonic() - t0
-        at_watching = vm(p.pid)
+        at_watching = vm_mb(p.pid)
         time.sleep(settle)
-        settled = vm(p.pid)
+        settled = vm_mb(p.pid)
         out["agent"] = {"watching_after_s": round(watching, 1), "rss_at_watching_mb": at_watching.get("VmRSS"),
                         f"rss_after_{settle}s_mb": settled.get("VmRSS"), "peak_rss_mb": settled.get("VmHWM")}
     finally:

@@ -88,24 +88,35 @@ static double monotonic_now(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-// Cuts (shutdown(2): the connection's thread sees the end of its stream and closes it) every
-// untrusted connection older than `header_seconds`, and, while more than `untrusted` untrusted
+// The open connections not cut yet (`untrusted_only`: the untrusted ones). Called with the lock.
+static unsigned int count_open(const ss_http_daemon *d, int untrusted_only) {
+    unsigned int open = 0;
+    for (const ss_conn *c = d->head; c; c = c->next)
+        if (!c->cut && !(untrusted_only && c->trusted)) open++;
+    return open;
+}
+
+// Cuts `c` (shutdown(2): the connection's thread sees the end of its stream and closes it).
+// Called with the lock.
+static void cut(ss_conn *c) {
+    shutdown(c->fd, SHUT_RDWR);
+    c->cut = 1;
+}
+
+// Cuts every untrusted connection older than `header_seconds`, and, while more than `untrusted` untrusted
 // ones are open, the oldest of those older than `grace_seconds` (a burst of real requests is
 // untrusted for the milliseconds their headers take: it is never cut). Returns the seconds
 // until the next connection could be due, or -1 when none is untrusted. Called with the lock.
 // libmicrohttpd has no deadline for a request's headers: its timeout is an idle timeout that
 // every byte resets, so a socket sending a byte every few seconds held a slot for ever.
 static double reap_locked(ss_http_daemon *d, double now) {
-    int open = 0;
+    unsigned int open = count_open(d, 1);
     double next = -1;
-    for (ss_conn *c = d->head; c; c = c->next)
-        if (!c->trusted && !c->cut) open++;
     for (ss_conn *c = d->head; c; c = c->next) {
         if (c->trusted || c->cut) continue;
         double age = now - c->started;
         if (age >= d->limits.header_seconds || (open > d->limits.untrusted && age >= d->limits.grace_seconds)) {
-            shutdown(c->fd, SHUT_RDWR);
-            c->cut = 1;
+            cut(c);
             open--;
             continue;
         }
@@ -156,13 +167,10 @@ static void on_connection(void *cls, struct MHD_Connection *connection, void **s
         // Over the limit: the oldest untrusted connections make room at once (libmicrohttpd's
         // own limit, above ours, resets a new connection when reached: it is a request of the
         // page's as likely as not).
-        unsigned int open = 0;
-        for (ss_conn *o = d->head; o; o = o->next)
-            if (!o->cut) open++;
+        unsigned int open = count_open(d, 0);
         for (ss_conn *o = d->head; o && o != c && open > d->limits.connections; o = o->next) {
             if (o->trusted || o->cut) continue;
-            shutdown(o->fd, SHUT_RDWR);
-            o->cut = 1;
+            cut(o);
             open--;
         }
         pthread_cond_signal(&d->wake);
@@ -220,24 +228,52 @@ static void buffer_add_line_safe(ss_buffer *b, const char *s) {
         if (b->text[i] == '\n' || b->text[i] == '\r') b->text[i] = ' ';
 }
 
-static enum MHD_Result collect_header(void *cls, enum MHD_ValueKind kind, const char *key, const char *value) {
-    (void)kind;
-    ss_buffer *b = cls;
+// Appends one "KEY<separator>VALUE\n" line.
+static void buffer_add_entry(ss_buffer *b, const char *key, const char *separator, const char *value) {
     buffer_add_line_safe(b, key);
-    buffer_add(b, ": ");
+    buffer_add(b, separator);
     buffer_add_line_safe(b, value ? value : "");
     buffer_add(b, "\n");
+}
+
+static enum MHD_Result collect_header(void *cls, enum MHD_ValueKind kind, const char *key, const char *value) {
+    (void)kind;
+    buffer_add_entry(cls, key, ": ", value);
     return MHD_YES;
 }
 
 static enum MHD_Result collect_argument(void *cls, enum MHD_ValueKind kind, const char *key, const char *value) {
     (void)kind;
-    ss_buffer *b = cls;
-    buffer_add_line_safe(b, key);
-    buffer_add(b, "=");
-    buffer_add_line_safe(b, value ? value : "");
-    buffer_add(b, "\n");
+    buffer_add_entry(cls, key, "=", value);
     return MHD_YES;
+}
+
+// Collects the request's headers and arguments and hands it to the handler; returns what the
+// handler set (answered, trusted; its strings are freed). `up`: the body read, NULL for the
+// call made when the headers have arrived.
+static ss_http_request handle(ss_http_daemon *d, struct MHD_Connection *connection, const char *method, const char *url,
+                              const ss_upload *up) {
+    ss_buffer headers = {0}, arguments = {0};
+    buffer_add(&headers, "");
+    buffer_add(&arguments, "");
+    mhd.MHD_get_connection_values(connection, MHD_HEADER_KIND, collect_header, &headers);
+    mhd.MHD_get_connection_values(connection, MHD_GET_ARGUMENT_KIND, collect_argument, &arguments);
+    ss_http_request request = {
+        .method = method,
+        .url = url,
+        .headers = headers.text ? headers.text : "",
+        .arguments = arguments.text ? arguments.text : "",
+        .body = up ? up->body : NULL,
+        .body_len = up ? up->len : 0,
+        .body_too_large = up ? up->too_large : 0,
+        .connection = connection,
+        .headers_only = up == NULL,
+    };
+    d->handler(d->context, &request);
+    free(headers.text);
+    free(arguments.text);
+    request.headers = request.arguments = NULL;
+    return request;
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, const char *url, const char *method,
@@ -254,22 +290,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
         up = calloc(1, sizeof *up);
         if (!up) return MHD_NO;
         *con_cls = up;
-        ss_buffer headers = {0}, arguments = {0};
-        buffer_add(&headers, "");
-        buffer_add(&arguments, "");
-        mhd.MHD_get_connection_values(connection, MHD_HEADER_KIND, collect_header, &headers);
-        mhd.MHD_get_connection_values(connection, MHD_GET_ARGUMENT_KIND, collect_argument, &arguments);
-        ss_http_request request = {
-            .method = method,
-            .url = url,
-            .headers = headers.text ? headers.text : "",
-            .arguments = arguments.text ? arguments.text : "",
-            .connection = connection,
-            .headers_only = 1,
-        };
-        d->handler(d->context, &request);
-        free(headers.text);
-        free(arguments.text);
+        ss_http_request request = handle(d, connection, method, url, NULL);
         if (request.trusted) trust_connection(d, connection);
         up->answered = request.answered;
         return MHD_YES;
@@ -299,25 +320,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
         *upload_data_size = 0;
         return MHD_YES;
     }
-    ss_buffer headers = {0}, arguments = {0};
-    buffer_add(&headers, "");
-    buffer_add(&arguments, "");
-    mhd.MHD_get_connection_values(connection, MHD_HEADER_KIND, collect_header, &headers);
-    mhd.MHD_get_connection_values(connection, MHD_GET_ARGUMENT_KIND, collect_argument, &arguments);
-    ss_http_request request = {
-        .method = method,
-        .url = url,
-        .headers = headers.text ? headers.text : "",
-        .arguments = arguments.text ? arguments.text : "",
-        .body = up->body,
-        .body_len = up->len,
-        .body_too_large = up->too_large,
-        .connection = connection,
-        .answered = 0,
-    };
-    d->handler(d->context, &request);
-    free(headers.text);
-    free(arguments.text);
+    ss_http_request request = handle(d, connection, method, url, up);
     if (!request.answered) {
         static const char text[] = "{\"error\":{\"message\":\"internal error\"}}";
         struct MHD_Response *r = mhd.MHD_create_response_from_buffer(sizeof text - 1, (void *)text, MHD_RESPMEM_PERSISTENT);

@@ -91,7 +91,7 @@ extern "C" int ssv_detect_faces_ssd(const uint8_t *rgb, int width, int height, s
         set_message(msg, msg_len, "empty image");
         return -1;
     }
-    try {
+    return ssv_internal::guarded("unknown error in face detection", msg, msg_len, [&]() -> int {
         ssv_internal::keep_luma(rgb, width, height);
         const cv::Mat image(height, width, CV_8UC3, const_cast<uint8_t *>(rgb));
         const double k = double(input_long_side) / double(std::max(width, height));
@@ -131,10 +131,5 @@ extern "C" int ssv_detect_faces_ssd(const uint8_t *rgb, int width, int height, s
         const int n = int(found.size());
         for (int i = 0; i < n && i < max_faces && out; i++) out[i] = found[size_t(i)];
         return n;
-    } catch (const std::exception &e) {
-        set_message(msg, msg_len, e.what());
-    } catch (...) {
-        set_message(msg, msg_len, "unknown error in face detection");
-    }
-    return -1;
+    });
 }

@@ -148,7 +148,7 @@ extern "C" int ssv_find_page(const uint8_t *rgb, int width, int height, ssv_page
         set_message(msg, msg_len, "empty image");
         return -1;
     }
-    try {
+    return ssv_internal::guarded("unknown error in page finding", msg, msg_len, [&]() -> int {
         cv::setNumThreads(1);
         *out = ssv_page{};
         const cv::Mat image(height, width, CV_8UC3, const_cast<uint8_t *>(rgb));
@@ -223,10 +223,5 @@ extern "C" int ssv_find_page(const uint8_t *rgb, int width, int height, ssv_page
         out->lines = best.lines;
         out->ink = best.ink;
         return 0;
-    } catch (const std::exception &e) {
-        set_message(msg, msg_len, e.what());
-    } catch (...) {
-        set_message(msg, msg_len, "unknown error in page finding");
-    }
-    return -1;
+    });
 }

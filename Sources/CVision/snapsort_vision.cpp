@@ -60,17 +60,12 @@ void ssv_internal::keep_luma(const uint8_t *rgb, int width, int height) {
 }
 
 extern "C" int ssv_load_landmarks(const char *path, char *msg, size_t msg_len) {
-    try {
+    return ssv_internal::guarded("unknown error loading the landmark model", msg, msg_len, [&]() -> int {
         auto model = std::make_unique<dlib::shape_predictor>();
         dlib::deserialize(path) >> *model;
         landmarks = std::move(model);
         return 0;
-    } catch (const std::exception &e) {
-        set_message(msg, msg_len, e.what());
-    } catch (...) {
-        set_message(msg, msg_len, "unknown error loading the landmark model");
-    }
-    return -1;
+    });
 }
 
 extern "C" int ssv_detect_faces(const uint8_t *rgb, int width, int height, ssv_face *out, int max_faces, char *msg,
@@ -79,7 +74,7 @@ extern "C" int ssv_detect_faces(const uint8_t *rgb, int width, int height, ssv_f
         set_message(msg, msg_len, "empty image");
         return -1;
     }
-    try {
+    return ssv_internal::guarded("unknown error in face detection", msg, msg_len, [&]() -> int {
         if (!detector) detector = std::make_unique<dlib::frontal_face_detector>(dlib::get_frontal_face_detector());
         ssv_internal::keep_luma(rgb, width, height);
         std::vector<dlib::rect_detection> found;
@@ -100,12 +95,7 @@ extern "C" int ssv_detect_faces(const uint8_t *rgb, int width, int height, ssv_f
             n++;
         }
         return n;
-    } catch (const std::exception &e) {
-        set_message(msg, msg_len, e.what());
-    } catch (...) {
-        set_message(msg, msg_len, "unknown error in face detection");
-    }
-    return -1;
+    });
 }
 
 extern "C" int ssv_eye_ratios(ssv_face *faces, int count, char *msg, size_t msg_len) {
@@ -113,7 +103,7 @@ extern "C" int ssv_eye_ratios(ssv_face *faces, int count, char *msg, size_t msg_
         set_message(msg, msg_len, "the landmark model is not loaded");
         return -1;
     }
-    try {
+    return ssv_internal::guarded("unknown error in face landmarks", msg, msg_len, [&]() -> int {
         for (int i = 0; i < count; i++) {
             ssv_face &f = faces[i];
             const dlib::rectangle box(long(f.x), long(f.y), long(f.x + f.width) - 1, long(f.y + f.height) - 1);
@@ -124,12 +114,7 @@ extern "C" int ssv_eye_ratios(ssv_face *faces, int count, char *msg, size_t msg_
             }
         }
         return 0;
-    } catch (const std::exception &e) {
-        set_message(msg, msg_len, e.what());
-    } catch (...) {
-        set_message(msg, msg_len, "unknown error in face landmarks");
-    }
-    return -1;
+    });
 }
 
 extern "C" int ssv_load_classifier(const char *path, char *msg, size_t msg_len) {
@@ -146,7 +131,7 @@ extern "C" int ssv_classify(const uint8_t *rgb, int width, int height, float *sc
         set_message(msg, msg_len, "empty image");
         return -1;
     }
-    try {
+    return ssv_internal::guarded("unknown error in classification", msg, msg_len, [&]() -> int {
         const cv::Mat image(height, width, CV_8UC3, const_cast<uint8_t *>(rgb));
         // EfficientNet-Lite's TF preprocessing: (v − 127) / 128, RGB, the whole frame.
         const cv::Mat blob = cv::dnn::blobFromImage(image, 1.0 / 128.0, cv::Size(224, 224), cv::Scalar(127, 127, 127), false, false);
@@ -163,12 +148,7 @@ extern "C" int ssv_classify(const uint8_t *rgb, int width, int height, float *sc
         const float *e = outs[1].ptr<float>();
         for (int i = 0; i < dims && i < n_embedding && embedding; i++) embedding[i] = e[i];
         return dims;
-    } catch (const std::exception &e) {
-        set_message(msg, msg_len, e.what());
-    } catch (...) {
-        set_message(msg, msg_len, "unknown error in classification");
-    }
-    return -1;
+    });
 }
 
 namespace {
@@ -197,7 +177,7 @@ extern "C" int ssv_match_frames(const uint8_t *gray_a, int width_a, int height_a
         set_message(msg, msg_len, "empty image");
         return -1;
     }
-    try {
+    return ssv_internal::guarded("unknown error in frame matching", msg, msg_len, [&]() -> int {
         cv::setNumThreads(1);
         *out = ssv_match{};
         cv::Mat a(height_a, width_a, CV_8UC1, const_cast<uint8_t *>(gray_a));
@@ -268,10 +248,5 @@ extern "C" int ssv_match_frames(const uint8_t *gray_a, int width_a, int height_a
         const float ba_share = covered_share(h.inv(), width_b, height_b, width_a, height_a);
         out->shared_area = std::min(ab_share, ba_share);
         return 0;
-    } catch (const std::exception &e) {
-        set_message(msg, msg_len, e.what());
-    } catch (...) {
-        set_message(msg, msg_len, "unknown error in frame matching");
-    }
-    return -1;
+    });
 }

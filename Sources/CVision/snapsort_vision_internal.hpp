@@ -19,31 +19,41 @@ inline void set_message(char *msg, size_t len, const char *text) {
     if (msg && len > 0) std::snprintf(msg, len, "%s", text);
 }
 
+/// Runs `body` (an entry point's work, returning its result) with every exception kept in here:
+/// its message, or `unknown` when it has none, in `msg`, and -1.
+template <typename Body>
+int guarded(const char *unknown, char *msg, size_t msg_len, Body body) {
+    try {
+        return body();
+    } catch (const std::exception &e) {
+        set_message(msg, msg_len, e.what());
+    } catch (...) {
+        set_message(msg, msg_len, unknown);
+    }
+    return -1;
+}
+
 /// Loads a network with `read` into `slot`, on one thread (the helper is one low-priority
 /// worker; throughput is reported per core) and OpenCV's own CPU backend. 0, or -1 with why in
 /// `msg` (`what` names the model: "the classifier"). Every exception stays in here.
 template <typename Read>
 int load_net(Read read, std::unique_ptr<cv::dnn::Net> &slot, const char *what, char *msg, size_t msg_len) {
     char why[160];
-    try {
+    std::snprintf(why, sizeof why, "unknown error loading %s", what);
+    return guarded(why, msg, msg_len, [&]() -> int {
         cv::setNumThreads(1);
         auto net = std::make_unique<cv::dnn::Net>(read());
         if (net->empty()) {
-            std::snprintf(why, sizeof why, "%s model is empty", what);
-            set_message(msg, msg_len, why);
+            char empty[160];
+            std::snprintf(empty, sizeof empty, "%s model is empty", what);
+            set_message(msg, msg_len, empty);
             return -1;
         }
         net->setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);
         net->setPreferableTarget(cv::dnn::DNN_TARGET_CPU);
         slot = std::move(net);
         return 0;
-    } catch (const std::exception &e) {
-        set_message(msg, msg_len, e.what());
-    } catch (...) {
-        std::snprintf(why, sizeof why, "unknown error loading %s", what);
-        set_message(msg, msg_len, why);
-    }
-    return -1;
+    });
 }
 }  // namespace ssv_internal
 #endif

@@ -8,14 +8,15 @@ import Synchronization
 /// descriptors with a timeout that is the next due timer; analysis threads run only inside a
 /// reconcile, whose progress callback keeps serving events, signals and the watchdog.
 ///
-/// The loop (this type: poll, timers, signals, services, configuration, backups) drives four
-/// parts, each with one responsibility: `RootMonitor` (roots online and offline, the mount
-/// table), `EventIngest` (inotify events into changes), `Reconciler` (changes into the library
-/// through `LibraryUpdate`) and `StatusPublisher` (the status file, `STATUS=`, the tray).
-public final class Agent: @unchecked Sendable {
+/// The loop (this type: poll, timers, signals, services) drives parts, each with one
+/// responsibility: `RootMonitor` (roots online and offline, the mount table), `EventIngest`
+/// (inotify events into changes), `Reconciler` (changes into the library through
+/// `LibraryUpdate`), `StatusPublisher` (the status file, `STATUS=`, the tray), `OutsideChanges`
+/// (the CLI's database writes, the configuration, the library file) and `BackupSchedule`.
+public final class Agent: ReconcilerHost, @unchecked Sendable {
     public let options: AgentOptions
     public let library: Library
-    public private(set) var configuration: Configuration
+    public var configuration: Configuration { outside.configuration }
     public var roots: [String] { monitor.roots }
     public var statusPath: String { publisher.path }
     var watcher: Watcher { monitor.watcher }
@@ -23,8 +24,12 @@ public final class Agent: @unchecked Sendable {
     let events: EventIngest
     let reconciler: Reconciler
     let publisher: StatusPublisher
-    private let meta: Inotify
-    private var metaWatches: [Int32: String] = [:]
+    /// The CLI's writes to the database, the configuration, the library file.
+    let outside: OutsideChanges
+    /// The database's backups.
+    let backups: BackupSchedule
+    /// The services in the loop (the page, the reminders, the tray, the models).
+    let services: ServiceRunner
     private let wakeup: WakeupFD
     private var signals: SignalFD?
     private let lock: FileLock
@@ -35,19 +40,11 @@ public final class Agent: @unchecked Sendable {
     private let stopFlag = Atomic<Bool>(false)
     private let reloadFromOutside = Atomic<Bool>(false)
     private var stopping = false
-    private var reloadRequested = false
-    private var dataVersion: Int64 = 0
 
     // Timers (on the injected clock), and the watchdog (on the monotonic clock).
     private var nextReconcile: Date
     private var nextDegradedCheck: Date
-    private var nextBackupCheck: Date
-    private var databaseCheckAt: Date?
-    private var configCheckAt: Date?
     private var lastWatchdog = ContinuousClock.now
-
-    /// The services in the loop (the page, the reminders, the tray, the models).
-    let services: ServiceRunner
 
     private let countersBox = CounterBox()
     /// What the agent did so far (readable from any thread).
@@ -57,10 +54,6 @@ public final class Agent: @unchecked Sendable {
     /// "busy" otherwise), readable from any thread.
     public var currentState: String { stateBox.withLock { $0 } }
 
-    /// The library file the agent opened: removed or replaced under it (a user starting over
-    /// with `rm -rf ~/.local/state/snapsort`), the agent would go on writing to an unlinked
-    /// file, process nothing and look alive to systemd's watchdog.
-    private var libraryFile: FileStatus
     /// Why the agent stopped on its own (its exit code is then 1, and systemd restarts it).
     private var stoppedBecause: String?
 
@@ -77,7 +70,6 @@ public final class Agent: @unchecked Sendable {
         library = try Library(path: options.dbPath, checkIntegrity: true)
         let update = LibraryUpdate(library: library, steps: options.steps, clock: options.clock, logger: options.logger, regroup: options.regroup)
         let (config, problems) = Configuration.load(options.env)
-        configuration = config
         for p in problems { options.logger.warning(p.description) }
         let statusPath = options.statusPath ?? config.statusFilePath(options.env, database: options.dbPath)
         // Where this agent writes its status, for `snapsort status` (an agent started with
@@ -85,15 +77,13 @@ public final class Agent: @unchecked Sendable {
         try? lock.setContents("pid=\(ProcessInfo.processInfo.processIdentifier)\nstatus_file=\(statusPath)\n")
         let watcher = try Watcher(
             rules: ExcludeRules(excludedPaths: config.excludes), budget: options.watchBudget, limit: options.watchLimit, logger: options.logger)
-        meta = try Inotify()
+        outside = try OutsideChanges(library: library, configuration: config, statusPath: statusPath, options: options)
         wakeup = try WakeupFD()
         let start = options.clock.now()
         nextReconcile = start.addingTimeInterval(TimeInterval(config.reconcileIntervalMinutes * 60))
         nextDegradedCheck = start.addingTimeInterval(options.degradedInterval)
-        nextBackupCheck = start
+        backups = BackupSchedule(library: library, options: options, start: start)
         pausedUntil = try library.pausedUntil(now: start)
-        dataVersion = try library.dataVersion()
-        libraryFile = try FileSystem.status(options.dbPath)
         let counters = countersBox
         services = ServiceRunner(logger: options.logger)
         monitor = RootMonitor(
@@ -105,62 +95,14 @@ public final class Agent: @unchecked Sendable {
                 $0.overflows += overflows
             }
         }
-        publisher = StatusPublisher(path: statusPath, library: library, options: options) { state in
-            counters.update {
-                $0.statusWrites += 1
-                if $0.statesWritten.last != state.rawValue { $0.statesWritten.append(state.rawValue) }
-                // The newest only: an agent runs for months.
-                if $0.statesWritten.count > 64 { $0.statesWritten.removeFirst($0.statesWritten.count - 64) }
-            }
-        }
+        publisher = StatusPublisher(path: statusPath, library: library, options: options, wrote: counters.statusWritten)
         reconciler = Reconciler(
-            library: library, update: update, options: options, monitor: monitor, ingest: events, publisher: publisher, counters: countersBox,
-            facts: { fatalError("set below") })
-        reconciler.facts = { [unowned self] in statusFacts() }
-        reconciler.serve = { [unowned self] in serveFromInsideWork() }
-        reconciler.reconciled = { [unowned self] in services.reconciled(now: now) }
-        watchMeta()
+            library: library, update: update, options: options, monitor: monitor, ingest: events, publisher: publisher, counters: countersBox)
         monitor.start(at: start)
         // What changed while the agent was down (forgotten paths included: every root is listed).
         reconciler.markFolders(monitor.roots)
         _ = monitor.takeReconcile()
         _ = try? library.takeForgottenPaths()
-    }
-
-    /// The lock file that keeps one agent per database.
-    public static func lockPath(_ dbPath: String) -> String { LibraryFiles(database: dbPath).agentLock }
-
-    /// Whether an agent is running on this database.
-    public static func isRunning(dbPath: String) -> Bool { FileLock.isHeld(lockPath(dbPath)) }
-
-    /// The status file of the agent running for `dbPath`, nil when none runs (or it did not say).
-    public static func runningStatusPath(dbPath: String) -> String? {
-        guard isRunning(dbPath: dbPath), let text = FileLock.contents(lockPath(dbPath)) else { return nil }
-        let line = text.split(separator: "\n").first { $0.hasPrefix("status_file=") }
-        return line.map { String($0.dropFirst("status_file=".count)) }.flatMap { $0.hasPrefix("/") ? $0 : nil }
-    }
-
-    static func folder(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        return slash == path.startIndex ? "/" : String(path[..<slash])
-    }
-
-    /// How often the loop checks that the status file is still there.
-    static var statusFileCheckInterval: TimeInterval { StatusPublisher.fileCheckInterval }
-
-    /// Watches the database folder (to notice the CLI's writes) and the configuration folder.
-    private func watchMeta() {
-        let mask =
-            Inotify.modify | Inotify.closeWrite | Inotify.movedTo | Inotify.create | Inotify.delete | Inotify.movedFrom | Inotify.deleteSelf
-            | Inotify.onlyDir
-        // The configuration folder may not exist yet (a fresh install): create it, so a
-        // snapsort.conf written later is noticed without a SIGHUP.
-        try? FileSystem.makeDirectories(Agent.folder(of: Configuration.path(options.env)), mode: 0o700)
-        for dir in [Agent.folder(of: options.dbPath), Agent.folder(of: Configuration.path(options.env))] {
-            if let wd = try? meta.addWatch(dir, mask: mask) {
-                metaWatches[wd] = (metaWatches[wd].map { $0 + "\n" } ?? "") + dir
-            }
-        }
     }
 
     /// Asks the loop to stop (from any thread); the same as SIGTERM.
@@ -178,12 +120,10 @@ public final class Agent: @unchecked Sendable {
         wakeup.wake()
     }
 
-    private func checkLibraryFileIsThere() {
-        let now = FileSystem.lstatusIfExists(options.dbPath)
-        guard now?.device != libraryFile.device || now?.inode != libraryFile.inode else { return }
-        let why = now == nil ? "was removed" : "was replaced by another file"
-        stoppedBecause = "the library \(options.dbPath) \(why) while the agent ran"
-        logger.error("\(stoppedBecause!); stopping (started again, the agent opens the library that is there now)")
+    /// The library file removed or replaced under the agent (`OutsideChanges.libraryGone`).
+    private func stop(because why: String) {
+        stoppedBecause = why
+        logger.error("\(why); stopping (started again, the agent opens the library that is there now)")
         stop()
     }
 
@@ -196,7 +136,7 @@ public final class Agent: @unchecked Sendable {
 
     /// Runs until SIGTERM, SIGINT or `requestStop()`. Returns the exit code (0).
     public func run() throws -> Int32 {
-        publisher.publish(.starting, facts: statusFacts())
+        publisher.publish(.starting, facts: statusFacts)
         startServices()
         refreshStatus(force: true)
         options.notifier.send("READY=1\nSTATUS=\(statusLine())")
@@ -208,10 +148,10 @@ public final class Agent: @unchecked Sendable {
             if stopping { break }
             step()
         }
-        publisher.publish(.stopping, facts: statusFacts())
+        publisher.publish(.stopping, facts: statusFacts)
         options.notifier.send("STOPPING=1\nSTATUS=Stopping")
         services.stop()
-        publisher.writeStopped(statusFacts())
+        publisher.writeStopped(statusFacts)
         lock.unlock()
         logger.notice("agent stopped")
         return stoppedBecause == nil ? 0 : 1
@@ -220,27 +160,17 @@ public final class Agent: @unchecked Sendable {
     /// One pass over what is due: changes, timers, work, status.
     func step() {
         let t = now
-        if reloadFromOutside.exchange(false, ordering: .acquiring) { reloadRequested = true }
-        if reloadRequested || (configCheckAt.map { $0 <= t } ?? false) {
-            if reloadRequested && watcher.isDegraded {
-                // After 'sysctl fs.inotify.max_user_watches=…', as the message advises.
-                // What landed in them while they were not watched is looked for now (it waited
-                // for the hourly reconcile).
-                reconciler.markFolders(watcher.unwatched)
-                watcher.refreshBudget()
-                watcher.retryUnwatched()
-                noteDegraded()
-            }
-            reloadRequested = false
-            configCheckAt = nil
+        if reloadFromOutside.exchange(false, ordering: .acquiring) { outside.reloadRequested = true }
+        if outside.reloadDue(at: t) {
+            // After 'sysctl fs.inotify.max_user_watches=…', as the message advises. What landed
+            // in them while they were not watched is looked for now (it waited for the hourly
+            // reconcile).
+            if outside.reloadRequested && watcher.isDegraded { lookAtUnwatched() }
             reloadConfiguration()
             // The roots' mounts looked at again (a SIGHUP after mounting a disk by hand).
             monitor.checkMounts(at: t)
         }
-        if let at = databaseCheckAt, at <= t {
-            databaseCheckAt = nil
-            checkDatabase()
-        }
+        if outside.takeDatabaseChange(at: t) { databaseChanged() }
         if let p = pausedUntil, p <= t {
             pausedUntil = nil
             logger.notice("pause ended")
@@ -258,23 +188,18 @@ public final class Agent: @unchecked Sendable {
         if publisher.isDegradedNoted && !watcher.isDegraded { noteDegraded() }
         if watcher.isDegraded && t >= nextDegradedCheck {
             nextDegradedCheck = t.addingTimeInterval(options.degradedInterval)
-            reconciler.markFolders(watcher.unwatched)
-            watcher.refreshBudget()
-            watcher.retryUnwatched()
-            noteDegraded()
+            lookAtUnwatched()
         }
         takeFromMonitor()
         let mayWork = pausedUntil == nil && holdReason == nil && reconciler.mayRetry(at: t)
         if reconciler.hasWork && mayWork {
-            reconciler.reconcile()
+            reconciler.reconcile(for: self)
         } else if reconciler.groupingPending && mayWork {
-            reconciler.groupAgain()
+            reconciler.groupAgain(for: self)
         }
         // A SIGTERM served inside the reconcile: stop now, not after a backup.
         if stopping { return }
-        if !reconciler.hasWork && pausedUntil == nil && holdReason == nil && now >= nextBackupCheck {
-            backupIfDue()
-        }
+        if !reconciler.hasWork && pausedUntil == nil && holdReason == nil { backUpIfDue() }
         publisher.checkFileIsThere(at: t)
         refreshStatus()
         // Idle (for tests and benches) means: the status file says so and nothing is queued.
@@ -283,6 +208,15 @@ public final class Agent: @unchecked Sendable {
         if idle { publisher.burst = nil }
         let shown = idle ? "watching" : written == .watching ? "busy" : (written ?? .starting).rawValue
         stateBox.withLock { $0 = shown }
+    }
+
+    /// The folders not watched (the watch limit reached) reconciled, and watched when watches
+    /// are free again.
+    private func lookAtUnwatched() {
+        reconciler.markFolders(watcher.unwatched)
+        watcher.refreshBudget()
+        watcher.retryUnwatched()
+        noteDegraded()
     }
 
     /// The folders the root monitor wants reconciled, and its news for the status.
@@ -304,11 +238,10 @@ public final class Agent: @unchecked Sendable {
         if let d = events.nextDeadline { deadlines.append(d) }
         if watcher.isDegraded { deadlines.append(nextDegradedCheck) }
         if !monitor.offline.isEmpty { deadlines.append(monitor.nextOfflineCheck) }
-        if let d = databaseCheckAt { deadlines.append(d) }
-        if let d = configCheckAt { deadlines.append(d) }
+        deadlines += outside.deadlines
         if let p = pausedUntil, p != .distantFuture { deadlines.append(p) }
         let held = holdReason != nil
-        if pausedUntil == nil && !reconciler.hasWork && !held { deadlines.append(nextBackupCheck) }
+        if pausedUntil == nil && !reconciler.hasWork && !held { deadlines.append(backups.nextCheck) }
         if (reconciler.hasWork || reconciler.groupingPending) && pausedUntil == nil && !held {
             deadlines.append(max(t, reconciler.retryAt ?? t))
         }
@@ -322,14 +255,6 @@ public final class Agent: @unchecked Sendable {
         return Int32(min(ms.rounded(.up), Double(Int32.max)))
     }
 
-    /// The next midnight in the system's time zone (re-read: a laptop changes zones).
-    static func nextLocalMidnight(after t: Date) -> Date {
-        var cal = Calendar(identifier: .gregorian)
-        cal.timeZone = TimeZone.current
-        return cal.nextDate(after: t, matching: DateComponents(hour: 0, minute: 0, second: 0), matchingPolicy: .nextTime)
-            ?? t.addingTimeInterval(86_400)
-    }
-
     private func secondsSince(_ i: ContinuousClock.Instant) -> Double {
         let d = ContinuousClock.now - i
         return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
@@ -338,7 +263,7 @@ public final class Agent: @unchecked Sendable {
     /// Waits up to `timeoutMs` for events and handles them: signals, inotify, wakeups, the
     /// watchdog. Also called with 0 from inside a reconcile.
     func service(timeoutMs: Int32) {
-        var fds = [watcher.inotify.fd, meta.fd, wakeup.fd]
+        var fds = [watcher.inotify.fd, outside.fd, wakeup.fd]
         if let s = signals { fds.append(s.fd) }
         fds += services.descriptors
         let ready: [Int32]
@@ -353,7 +278,7 @@ public final class Agent: @unchecked Sendable {
                 switch sig {
                 case SignalNumber.hangUp:
                     logger.notice("SIGHUP: reloading the configuration")
-                    reloadRequested = true
+                    outside.reloadRequested = true
                 default:
                     logger.notice("stopping on signal", ["signal": "\(sig)"])
                     stop()
@@ -367,7 +292,7 @@ public final class Agent: @unchecked Sendable {
         if ready.contains(watcher.inotify.fd) {
             do { try events.read(at: now) } catch { publisher.noteError("cannot read inotify events", error) }
         }
-        if ready.contains(meta.fd) { readMetaEvents() }
+        if ready.contains(outside.fd), let why = outside.read(at: now) { stop(because: why) }
         runServices(ready)
         pingWatchdog()
     }
@@ -400,41 +325,20 @@ public final class Agent: @unchecked Sendable {
 
     /// Keeps serving the loop from inside a reconcile or a regroup: signals, events (so the
     /// queue does not overflow), the watchdog, a pause written by the CLI, the status.
-    private func serveFromInsideWork() {
+    func serveFromInsideWork() {
         service(timeoutMs: 0)
-        if let at = databaseCheckAt, at <= now {
-            databaseCheckAt = nil
-            checkDatabase()
-        }
+        if outside.takeDatabaseChange(at: now) { databaseChanged() }
         refreshStatus()
     }
 
+    /// After a reconcile that changed the library: the services hear of it.
+    func reconciled() { services.reconciled(now: now) }
+
     // MARK: The database and the configuration
 
-    private func readMetaEvents() {
-        guard let events = try? meta.read() else { return }
-        let dbName = String(options.dbPath.split(separator: "/").last ?? "")
-        let t = now
-        for e in events {
-            if e.has(Inotify.overflow) {
-                databaseCheckAt = t
-                continue
-            }
-            if e.name == dbName && (e.has(Inotify.delete) || e.has(Inotify.movedFrom) || e.has(Inotify.movedTo)) || e.has(Inotify.deleteSelf) {
-                checkLibraryFileIsThere()
-            } else if e.name == dbName || e.name == dbName + "-wal" {
-                if databaseCheckAt == nil { databaseCheckAt = t.addingTimeInterval(0.1) }
-            } else if e.name == "snapsort.conf", e.has(Inotify.closeWrite) || e.has(Inotify.movedTo) || e.has(Inotify.create) {
-                configCheckAt = t.addingTimeInterval(0.2)
-            }
-        }
-    }
-
     /// The CLI (or the review page) wrote to the database: reload the pause state and refresh
-    /// the status. The data version changes only for commits by other connections.
-    private func checkDatabase() {
-        guard let v = try? library.dataVersion(), v != dataVersion else { return }
-        dataVersion = v
+    /// the status.
+    private func databaseChanged() {
         countersBox.update { $0.databaseChanges += 1 }
         services.databaseChanged(now: now)
         let was = pausedUntil
@@ -446,27 +350,13 @@ public final class Agent: @unchecked Sendable {
         publisher.dirty = true
     }
 
+    /// Reads the configuration again and applies what changed (as a restart would).
     private func reloadConfiguration() {
-        let (config, problems) = Configuration.load(options.env)
-        for p in problems { logger.warning(p.description) }
+        let changed = outside.reload()
         countersBox.update { $0.configReloads += 1 }
-        guard config != configuration else { return }
-        let oldExcludes = configuration.excludes
-        if config.statusFile != configuration.statusFile && options.statusPath == nil {
-            // Bars follow the file the agent named in its lock at start: it stays where it is.
-            logger.notice(
-                "status_file changed in snapsort.conf: the agent keeps writing its status to \(statusPath) until it is restarted",
-                ["status.file": statusPath])
-        }
-        configuration = config
+        guard let (old, config) = changed else { return }
         services.configurationChanged(config, now: now)
-        watcher.rules = ExcludeRules(excludedPaths: config.excludes)
-        // As a restart would: a newly excluded folder is no longer watched and its photos
-        // leave the library at the reconcile that follows; a folder no longer excluded is
-        // watched and its photos come in (a reload only changed the rules, and the excluded
-        // folder kept being watched, its new photos added).
-        for e in config.excludes where !oldExcludes.contains(e) { watcher.unwatch(e) }
-        monitor.setRoots(config.effectiveRoots(arguments: options.roots, env: options.env), rewatch: config.excludes != oldExcludes, at: now)
+        monitor.configurationChanged(from: old, to: config, roots: config.effectiveRoots(arguments: options.roots, env: options.env), at: now)
         takeFromMonitor()
         nextReconcile = min(nextReconcile, now.addingTimeInterval(TimeInterval(config.reconcileIntervalMinutes * 60)))
         logger.notice("configuration reloaded", ["roots": "\(roots.count)"])
@@ -475,30 +365,20 @@ public final class Agent: @unchecked Sendable {
 
     // MARK: Backup
 
-    private func backupIfDue() {
-        let t = now
-        let last = (try? library.agentState("last_backup_at")).flatMap { $0 }.flatMap(StatusTimestamp.date)
-        if let last, t.timeIntervalSince(last) < options.backupInterval {
-            nextBackupCheck = last.addingTimeInterval(options.backupInterval)
-            return
-        }
+    private func backUpIfDue() {
         do {
-            let copy = try Backup.run(library, keep: options.backupsKept, now: t)
-            try library.setAgentState("last_backup_at", StatusTimestamp.string(t), at: t)
-            dataVersion = (try? library.dataVersion()) ?? dataVersion
+            guard try backups.runIfDue(at: now) else { return }
+            outside.agentWroteElsewhere()
             countersBox.update { $0.backups += 1 }
-            // The copies there are now (at most `backupsKept`), not the most there may be.
-            logger.info("database backed up", ["backup.path": copy, "backups.kept": "\(Backup.list(options.dbPath).count)"])
         } catch {
             publisher.noteError("database backup failed", error)
         }
-        nextBackupCheck = t.addingTimeInterval(options.backupInterval)
     }
 
     // MARK: Status
 
     /// What the status shows of the loop and its parts.
-    private func statusFacts() -> StatusPublisher.Facts {
+    var statusFacts: StatusPublisher.Facts {
         StatusPublisher.Facts(
             pausedUntil: pausedUntil, holdReason: holdReason, degraded: watcher.isDegraded, offlineRoots: monitor.offline.sorted(),
             pending: reconciler.pending, roots: roots.count, services: services.services, configuration: configuration)
@@ -507,7 +387,7 @@ public final class Agent: @unchecked Sendable {
     /// Rebuilds the status document when something changed (`StatusPublisher.refresh`).
     func refreshStatus(force: Bool = false) {
         takeFromMonitor()
-        publisher.refresh(force: force, statusFacts())
+        publisher.refresh(force: force, statusFacts)
     }
 
     /// The watch-limit note, as the watcher stands now.
@@ -516,5 +396,5 @@ public final class Agent: @unchecked Sendable {
     }
 
     /// The `STATUS=` line: "Analyzing 1 204 of 5 310 …", "Watching 12 431 photos in 3 folders".
-    func statusLine() -> String { publisher.serviceLine(statusFacts()) }
+    func statusLine() -> String { publisher.serviceLine(statusFacts) }
 }

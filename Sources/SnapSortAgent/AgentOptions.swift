@@ -104,4 +104,14 @@ final class CounterBox: Sendable {
     private let value = Mutex(AgentCounters())
     func update(_ body: (inout AgentCounters) -> Void) { value.withLock { body(&$0) } }
     var current: AgentCounters { value.withLock { $0 } }
+
+    /// The status file written with `state`.
+    func statusWritten(_ state: AgentState) {
+        update {
+            $0.statusWrites += 1
+            if $0.statesWritten.last != state.rawValue { $0.statesWritten.append(state.rawValue) }
+            // The newest only: an agent runs for months.
+            if $0.statesWritten.count > 64 { $0.statesWritten.removeFirst($0.statesWritten.count - 64) }
+        }
+    }
 }

@@ -6,7 +6,7 @@ import Synchronization
 /// The agent's part that brings the library up to date with what changed: moves and removals
 /// go straight to the database; written files and new folders wait, and a reconcile runs the
 /// use case `LibraryUpdate` over them (scan under the scan lock, the restores from the Trash,
-/// the regroup), serving the agent's loop from inside the work.
+/// the regroup), serving the agent's loop (its `ReconcilerHost`) from inside the work.
 final class Reconciler {
     private let library: Library
     private let update: LibraryUpdate
@@ -17,13 +17,6 @@ final class Reconciler {
     private var logger: Logger { options.logger }
     private var now: Date { options.clock.now() }
     private let counters: CounterBox
-
-    /// Serves the loop from inside a reconcile or a regroup (events, signals, the watchdog).
-    var serve: () -> Void = {}
-    /// What the status shows of the other parts.
-    var facts: () -> StatusPublisher.Facts
-    /// After a reconcile that changed the library (the services hear of it).
-    var reconciled: () -> Void = {}
 
     // Work waiting for a reconcile.
     private(set) var dirtyFiles: Set<String> = []
@@ -45,7 +38,7 @@ final class Reconciler {
 
     init(
         library: Library, update: LibraryUpdate, options: AgentOptions, monitor: RootMonitor, ingest: EventIngest, publisher: StatusPublisher,
-        counters: CounterBox, facts: @escaping () -> StatusPublisher.Facts
+        counters: CounterBox
     ) {
         self.library = library
         self.update = update
@@ -54,7 +47,6 @@ final class Reconciler {
         self.ingest = ingest
         self.publisher = publisher
         self.counters = counters
-        self.facts = facts
     }
 
     var hasWork: Bool { !dirtyFiles.isEmpty || !dirtyFolders.isEmpty }
@@ -78,6 +70,8 @@ final class Reconciler {
     func apply(_ changes: [Change], mayAnalyze: Bool) {
         guard !changes.isEmpty else { return }
         let t = now
+        // The roots looked at once for the batch, not once for each removal.
+        let absent = monitor.absentRoots()
         for c in changes {
             do {
                 switch c {
@@ -85,7 +79,7 @@ final class Reconciler {
                     if let st = FileSystem.lstatusIfExists(p), st.isRegular {
                         if dirtyFiles.insert(p).inserted && !mayAnalyze { publisher.dirty = true }
                     } else {
-                        try removed(p)
+                        try removed(p, absent: absent)
                     }
                 case .folder(let p):
                     guard FileSystem.lstatusIfExists(p)?.isDirectory == true else { continue }
@@ -103,15 +97,15 @@ final class Reconciler {
                         dirtyFolders.insert(to)
                     } else if try !library.followFileMove(from: from, to: to, now: t) {
                         dirtyFiles.insert(to)
-                        try removed(from)
+                        try removed(from, absent: absent)
                     }
                     publisher.dirty = true
                 case .removed(let p, let isDir):
                     if isDir { monitor.watcher.unwatch(p) }
-                    try removed(p)
+                    try removed(p, absent: absent)
                 case .deleted(let p, let isDir):
                     if isDir { monitor.watcher.unwatch(p) }
-                    try removed(p, deleted: true)
+                    try removed(p, absent: absent, deleted: true)
                 }
             } catch {
                 publisher.noteError("cannot apply a change", error)
@@ -119,9 +113,10 @@ final class Reconciler {
         }
     }
 
-    /// `deleted`: seen deleted, not moved away (see `Change.deleted`).
-    private func removed(_ path: String, deleted: Bool = false) throws {
-        if monitor.keepsMissing(path) { return }
+    /// `absent`: the roots not there (a path under one is kept). `deleted`: seen deleted, not
+    /// moved away (see `Change.deleted`).
+    private func removed(_ path: String, absent: RootMonitor.AbsentRoots, deleted: Bool = false) throws {
+        if absent.keepsMissing(path) { return }
         let n = try library.markMissingGone(at: path, now: now, deleted: deleted)
         if n > 0 {
             counters.update { $0.removals += n }
@@ -130,7 +125,7 @@ final class Reconciler {
     }
 
     /// Reconciles what is dirty (disk against database) and analyzes what is new or changed.
-    func reconcile() {
+    func reconcile(for host: ReconcilerHost) {
         // A path under a dirty folder is covered by it; a missing path that is not a root is a
         // removal (the scanner would take it for an offline root).
         // Paths under a root whose disk is unmounted wait for it (the bare mount point is not
@@ -138,7 +133,10 @@ final class Reconciler {
         let (paths, missing) = Reconciler.pathsToReconcile(
             folders: dirtyFolders, files: dirtyFiles, roots: Set(monitor.roots), waiting: monitor.waiting,
             isFolder: RootMonitor.isFolder, isFile: { FileSystem.lstatusIfExists($0)?.isRegular == true })
-        for p in missing { try? removed(p) }
+        if !missing.isEmpty {
+            let absent = monitor.absentRoots()
+            for p in missing { try? removed(p, absent: absent) }
+        }
         guard !paths.isEmpty else {
             dirtyFiles.removeAll()
             dirtyFolders.removeAll()
@@ -170,16 +168,16 @@ final class Reconciler {
             isWorking = false
             publisher.burst = (base.done + analyzedHere, base.total + analyzedHere)
         }
-        publisher.publish(.scanning, facts: facts())
-        publisher.refresh(facts())
+        publisher.publish(.scanning, facts: host.statusFacts)
+        publisher.refresh(host.statusFacts)
         do {
             let summary = try scanner.scan(paths) { p in
                 if p.phase == .analyzing {
                     analyzedHere = p.done
                     publisher.progress = (base.done + p.done, base.total + p.total)
-                    publisher.publish(.analyzing, facts: facts())
+                    publisher.publish(.analyzing, facts: host.statusFacts)
                 }
-                serve()
+                host.serveFromInsideWork()
             }
             if failing {
                 // The library answers again: what was kept dirty is in, and the bar's error goes.
@@ -212,18 +210,11 @@ final class Reconciler {
                 // tombstone: its trash decision is cleared and the restore counted.
                 // Not while a commit or restore runs (the page's, a terminal's): the loop never
                 // waits on one; the next reconcile notices.
-                group {
-                    // The new photos are in the library: say so now (done/total from the
-                    // library); grouping (OCR, QR codes) follows and the state turns "watching"
-                    // after it.
-                    if summary.analyzed > 0 {
-                        publisher.burst = (base.done + analyzedHere, base.total + analyzedHere)
-                        publisher.progress = nil
-                        publisher.dirty = true
-                        publisher.refresh(facts())
-                    }
-                }
-                if summary.analyzed + summary.moved + summary.gone > 0 { reconciled() }
+                // The new photos are in the library: said before the regroup (done/total from
+                // the library); grouping (OCR, QR codes) follows and the state turns "watching"
+                // after it.
+                group(for: host, announcing: summary.analyzed > 0 ? (base.done + analyzedHere, base.total + analyzedHere) : nil)
+                if summary.analyzed + summary.moved + summary.gone > 0 { host.reconciled() }
             }
         } catch {
             // A library locked by a long writer (a backup, an sqlite3 shell) or a disk full for a
@@ -240,7 +231,7 @@ final class Reconciler {
         // once trimmed.
         Memory.releaseFreeMemory()
         publisher.progress = nil
-        publisher.publishIdle(facts: facts())
+        publisher.publishIdle(facts: host.statusFacts)
         publisher.dirty = true
     }
 
@@ -296,7 +287,8 @@ final class Reconciler {
     /// checkpoints: a SIGTERM is honoured within a fraction of a second (a full regroup of
     /// 100 000 photos takes ~30 s), events are queued, the watchdog is pinged and the status says
     /// "grouping". Stopped by a stop, a pause or a hold, it runs again later (`groupAgain`).
-    private func group(beforeRegroup: () -> Void = {}) {
+    /// `announcing`: the burst of photos a reconcile analyzed, said once the restores are in.
+    private func group(for host: ReconcilerHost, announcing analyzed: (done: Int, total: Int)? = nil) {
         groupingPending = false
         let cancel = cancel
         let before = publisher.state
@@ -304,20 +296,27 @@ final class Reconciler {
         // Said once the regroup has work (its first checkpoint): a reconcile that changed
         // nothing does not flash "grouping" in the bars.
         var announced = false
-        defer { if announced { publisher.publish(before, facts: facts()) } }
+        defer { if announced { publisher.publish(before, facts: host.statusFacts) } }
         do {
-            _ = try update.afterScan(waitForTrashLock: false, beforeRegroup: beforeRegroup) { [self] in
+            try update.noticeRestores(waitForTrashLock: false)
+            if let analyzed {
+                publisher.burst = analyzed
+                publisher.progress = nil
+                publisher.dirty = true
+                publisher.refresh(host.statusFacts)
+            }
+            try update.regroupIfPending { [self] in
                 if !announced {
                     announced = true
                     // Done and total from the library (a reconcile that analyzed nothing left
                     // its progress at 0 of 0).
                     publisher.progress = nil
-                    publisher.publish(.grouping, facts: facts())
-                    publisher.refresh(facts())
+                    publisher.publish(.grouping, facts: host.statusFacts)
+                    publisher.refresh(host.statusFacts)
                 }
                 if ContinuousClock.now - served >= .milliseconds(200) {
                     served = ContinuousClock.now
-                    serve()
+                    host.serveFromInsideWork()
                 }
                 if cancel.isSet { throw Grouper.Cancelled() }
             }
@@ -330,15 +329,15 @@ final class Reconciler {
     }
 
     /// A regroup stopped earlier (`groupingPending`), run on its own under the scan lock.
-    func groupAgain() {
+    func groupAgain(for host: ReconcilerHost) {
         guard let scanLock = takeScanLock() else { return }
         defer { scanLock.unlock() }
         cancel = CancelFlag()
         isWorking = true
         defer { isWorking = false }
-        group()
+        group(for: host)
         Memory.releaseFreeMemory()
-        publisher.publishIdle(facts: facts())
+        publisher.publishIdle(facts: host.statusFacts)
         publisher.dirty = true
     }
 
@@ -386,4 +385,14 @@ final class Reconciler {
             }
         }
     }
+}
+
+/// What the reconciler asks of the loop that runs it.
+protocol ReconcilerHost: AnyObject {
+    /// What the status shows of the other parts.
+    var statusFacts: StatusPublisher.Facts { get }
+    /// Serves the loop from inside a reconcile or a regroup (events, signals, the watchdog).
+    func serveFromInsideWork()
+    /// After a reconcile that changed the library (the services hear of it).
+    func reconciled()
 }

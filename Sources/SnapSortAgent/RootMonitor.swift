@@ -81,12 +81,19 @@ final class RootMonitor {
         reconcile.formUnion(roots)
     }
 
-    /// Whether a missing `path` is offline like its root rather than deleted: under a root that
-    /// is not there (moved away, unmounted), an event queued before the root went is no
-    /// removal. With nested roots, any of them missing keeps it. A root whose disk was
-    /// unmounted is a folder still (the bare mount point): offline too.
-    func keepsMissing(_ path: String) -> Bool {
-        roots.contains { path.hasPrefix($0 + "/") && (offline.contains($0) || !RootMonitor.isFolder($0)) }
+    /// The roots not there now (offline, or their path leading to no folder), looked at once
+    /// for a batch of removals (`AbsentRoots.keepsMissing`).
+    func absentRoots() -> AbsentRoots { AbsentRoots(roots: roots.filter { offline.contains($0) || !RootMonitor.isFolder($0) }) }
+
+    /// The roots not there at one moment (`absentRoots`).
+    struct AbsentRoots {
+        let roots: [String]
+
+        /// Whether a missing `path` is offline like its root rather than deleted: under a root
+        /// that is not there (moved away, unmounted), an event queued before the root went is
+        /// no removal. With nested roots, any of them missing keeps it. A root whose disk was
+        /// unmounted is a folder still (the bare mount point): offline too.
+        func keepsMissing(_ path: String) -> Bool { roots.contains { path.hasPrefix($0 + "/") } }
     }
 
     /// The watched folder `dir` itself moved away or was deleted: a root goes offline.
@@ -114,6 +121,16 @@ final class RootMonitor {
         }
         roots = newRoots
         offline.formIntersection(roots)
+    }
+
+    /// A reloaded configuration's roots and exclusions, taken as a restart would: a newly
+    /// excluded folder is no longer watched and its photos leave the library at the reconcile
+    /// that follows; a folder no longer excluded is watched and its photos come in (a reload
+    /// only changed the rules, and the excluded folder kept being watched, its new photos added).
+    func configurationChanged(from old: Configuration, to new: Configuration, roots newRoots: [String], at t: Date) {
+        watcher.rules = ExcludeRules(excludedPaths: new.excludes)
+        for e in new.excludes where !old.excludes.contains(e) { watcher.unwatch(e) }
+        setRoots(newRoots, rewatch: new.excludes != old.excludes, at: t)
     }
 
     private func wentOffline(_ root: String, at t: Date) {
@@ -200,7 +217,7 @@ final class RootMonitor {
     }
 
     /// A root goes offline: its watches dropped, its rows kept (an event queued before is no
-    /// removal, see `keepsMissing`), until `checkOffline` finds it back. `away`: where its path
+    /// removal, see `AbsentRoots.keepsMissing`), until `checkOffline` finds it back. `away`: where its path
     /// leads now, when that is a folder (the bare mount point).
     private func takeOffline(_ r: String, at t: Date, away: (device: UInt64, mountID: Int?)? = nil) {
         watcher.unwatch(r)

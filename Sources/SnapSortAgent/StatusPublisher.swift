@@ -57,6 +57,8 @@ final class StatusPublisher {
     private var idleBeforeWork: AgentState?
     /// The watch-limit note while it stands (`noteDegraded`).
     private var degradedNote: String?
+    /// The library's counts, and the database's change mark they were counted under.
+    private var counts: (mark: Library.ChangeMark, total: Int, analyzed: Int)?
 
     init(path: String, library: Library, options: AgentOptions, wrote: @escaping (AgentState) -> Void) {
         self.path = path
@@ -131,9 +133,16 @@ final class StatusPublisher {
         }
     }
 
+    /// The next midnight in the system's time zone (re-read: a laptop changes zones).
+    static func nextLocalMidnight(after t: Date) -> Date {
+        var cal = Calendar(identifier: .gregorian)
+        cal.timeZone = TimeZone.current
+        return cal.nextDate(after: t, matching: DateComponents(hour: 0, minute: 0, second: 0), matchingPolicy: .nextTime)
+            ?? t.addingTimeInterval(86_400)
+    }
+
     /// The document's agent part.
     func agentPart(_ facts: Facts) -> StatusDocument.Agent {
-        let counts = (try? library.itemCounts()) ?? (total: 0, analyzed: 0)
         var shown = (state == .watching || state == .starting) && facts.isHeld ? .paused : state
         // A short burst of work from idle (a photo or two from a phone's sync) is not shown:
         // the bars went watching → scanning → analyzing → grouping → watching for each photo.
@@ -146,7 +155,7 @@ final class StatusPublisher {
         // library's count showed ("Analyzing 19 of 19", "212 of 212", "20 of 425"), and a
         // bar's count went back and forth.
         let busy = shown == .analyzing || shown == .scanning
-        let (done, total) = progress.map { ($0.done, $0.total) } ?? (busy ? burst : nil) ?? (counts.analyzed, counts.total)
+        let (done, total) = progress.map { ($0.done, $0.total) } ?? (busy ? burst : nil) ?? itemCounts()
         let servicesProblem = facts.services.lazy.compactMap { s in s.problem.map { "\(s.name): \($0)" } }.first
         return StatusDocument.Agent(
             state: shown.rawValue, pid: Int(ProcessInfo.processInfo.processIdentifier), done: done, total: total, degraded: facts.degraded,
@@ -166,7 +175,7 @@ final class StatusPublisher {
     func refresh(force: Bool = false, _ facts: Facts) {
         guard dirty || force || progress != nil || now >= dayEnds else { return }
         dirty = false
-        dayEnds = Agent.nextLocalMidnight(after: now)
+        dayEnds = StatusPublisher.nextLocalMidnight(after: now)
         let doc = options.providers.document(
             agent: agentPart(facts), inputs: StatusInputs(library: library, configuration: facts.configuration, now: now)
         ) { name, error in logger.warning("status provider failed", ["status.field": name, "error": "\(error)"]) }
@@ -197,10 +206,18 @@ final class StatusPublisher {
         var a = agentPart(facts)
         a.state = AgentState.stopped.rawValue
         a.pid = nil
-        let counts = (try? library.itemCounts()) ?? (total: 0, analyzed: 0)
-        a.done = counts.analyzed
-        a.total = counts.total
+        (a.done, a.total) = itemCounts()
         write(options.providers.document(agent: a, inputs: StatusInputs(library: library, configuration: facts.configuration, now: now)))
+    }
+
+    /// The library's analyzed and total items, counted again only when the database changed
+    /// (the document is rebuilt every few hundred milliseconds while the agent works).
+    private func itemCounts() -> (analyzed: Int, total: Int) {
+        guard let mark = try? library.changeMark() else { return (0, 0) }
+        if let counts, counts.mark == mark { return (counts.analyzed, counts.total) }
+        guard let c = try? library.itemCounts() else { return (0, 0) }
+        counts = (mark, c.total, c.analyzed)
+        return (c.analyzed, c.total)
     }
 
     private func write(_ doc: StatusDocument) {

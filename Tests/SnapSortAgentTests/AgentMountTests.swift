@@ -10,6 +10,24 @@ import Testing
 /// Removable roots on real mounts: a root that is itself a mount point (an SD card, a USB disk,
 /// a NAS share) unmounted and mounted again while the agent runs.
 @Suite(.serialized) struct AgentMountTests {
+    /// An agent (not started) whose root `Pictures` is `card` put in, holding `a.jpg`; `otherRoot`:
+    /// a second root, `Other`, beside it. Offline roots are looked for hourly: the mount table
+    /// alone brings one back. `mounted`: whether the card went in.
+    private static func agent(on card: Card, photo: [UInt8], otherRoot: Bool = false) throws -> (h: AgentHarness, mounted: Bool) {
+        var mounted = false
+        let h = try AgentHarness(
+            setup: { dir in
+                mounted = (try? card.insert(at: dir.folder("Pictures"))) != nil
+                dir.write("Pictures/a.jpg", photo)
+                if otherRoot { dir.folder("Other") }
+            },
+            tweak: { o in
+                if otherRoot { o.roots = [o.env.home + "/Pictures", o.env.home + "/Other"] }
+                o.offlineCheckInterval = 3600
+            })
+        return (h, mounted)
+    }
+
     /// A root that is a mount point, unmounted: offline (named in the status file, its rows
     /// kept), and the bare folder it was mounted on is not watched (a photo put there never
     /// comes in). Mounted again, with a new photo: watched and reconciled without a restart or a
@@ -19,23 +37,10 @@ import Testing
     /// fresh tmpfs each time (a card wiped elsewhere: its old photo is gone).
     @Test(.enabled(if: Tmpfs.canMount, "mounting a tmpfs needs root (CAP_SYS_ADMIN)"), arguments: [false, true])
     func aRootThatIsAMountPointIsOfflineWhileUnmountedAndComesBackWhenMounted(bind: Bool) throws {
-        let card = TempDir("snapsort-card")
-        func insert(_ root: String) throws {
-            if bind { try Tmpfs.bind(card.path + "/disk", at: root) } else { try Tmpfs.mount(at: root) }
-        }
-        if bind { try Tmpfs.mount(at: card.folder("disk")) }
-        defer { if bind { try? Tmpfs.unmount(card.path + "/disk") } }
-        var mounted = false
-        let h = try AgentHarness(
-            setup: { dir in
-                mounted = (try? insert(dir.folder("Pictures"))) != nil
-                dir.write("Pictures/a.jpg", photo(41))
-                dir.folder("Other")
-            },
-            tweak: { o in
-                o.roots = [o.env.home + "/Pictures", o.env.home + "/Other"]
-                o.offlineCheckInterval = 3600
-            })
+        let card = try Card(bind: bind)
+        defer { card.remove() }
+        let (h, inserted) = try Self.agent(on: card, photo: photo(41), otherRoot: true)
+        var mounted = inserted
         defer { if mounted { try? Tmpfs.unmount(h.root) } }
         #expect(mounted)
         h.start()
@@ -58,7 +63,7 @@ import Testing
         #expect(try lib.db.scalar("SELECT count(*) FROM files WHERE path LIKE '%bare.jpg'") == 0)
         #expect(h.status()?["agent"]?["state"]?.stringValue == "watching")
 
-        try insert(h.root)
+        try card.insert(at: h.root)
         mounted = true
         h.dir.write("Pictures/b.jpg", photo(44))
         #expect(try waitUntil { try h.live(lib)["\(h.root)/b.jpg"]?.status == "ok" }, "\(h.logs.messages)")
@@ -119,23 +124,13 @@ import Testing
     /// watches, which the kernel dropped (`bind` false).
     @Test(.enabled(if: Tmpfs.canMount, "mounting a tmpfs needs root (CAP_SYS_ADMIN)"), arguments: [false, true])
     func aDiskPutBackBeforeTheAgentLookedIsWatchedAsItIsNow(bind: Bool) throws {
-        let card = TempDir("snapsort-card")
-        func insert(_ root: String) throws {
-            if bind { try Tmpfs.bind(card.path + "/disk", at: root) } else { try Tmpfs.mount(at: root) }
-        }
-        if bind { try Tmpfs.mount(at: card.folder("disk")) }
-        defer { if bind { try? Tmpfs.unmount(card.path + "/disk") } }
-        var mounted = false
-        let h = try AgentHarness(
-            setup: { dir in
-                mounted = (try? insert(dir.folder("Pictures"))) != nil
-                dir.write("Pictures/a.jpg", photo(61))
-            },
-            tweak: { $0.offlineCheckInterval = 3600 })
+        let card = try Card(bind: bind)
+        defer { card.remove() }
+        let (h, mounted) = try Self.agent(on: card, photo: photo(61))
         defer { if mounted { try? Tmpfs.unmount(h.root) } }
         #expect(mounted)
         try Tmpfs.unmount(h.root)
-        try insert(h.root)
+        try card.insert(at: h.root)
         h.dir.write("Pictures/b.jpg", photo(62))
         h.start()
         defer { h.stop() }
@@ -149,4 +144,24 @@ import Testing
         let expected = (bind ? ["a", "b", "c"] : ["b", "c"]).map { "\(h.root)/\($0).jpg" }
         #expect(try waitUntil { try h.live(lib).keys.sorted() == expected }, "\(h.logs.messages)")
     }
+}
+
+/// A removable disk for a root: a fresh tmpfs each time it is put in, or (`bind`) a bind mount
+/// of a tmpfs that stays mounted elsewhere, so its files are there again each time.
+private struct Card {
+    let bind: Bool
+    let dir = TempDir("snapsort-card")
+
+    init(bind: Bool) throws {
+        self.bind = bind
+        if bind { try Tmpfs.mount(at: dir.folder("disk")) }
+    }
+
+    /// Puts the disk in: mounted at `root`.
+    func insert(at root: String) throws {
+        if bind { try Tmpfs.bind(dir.path + "/disk", at: root) } else { try Tmpfs.mount(at: root) }
+    }
+
+    /// The tmpfs kept mounted elsewhere, unmounted (the test's end).
+    func remove() { if bind { try? Tmpfs.unmount(dir.path + "/disk") } }
 }

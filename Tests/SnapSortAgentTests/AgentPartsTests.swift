@@ -37,7 +37,7 @@ import Testing
         #expect(!monitor.watcher.isWatched(root))
         #expect(monitor.nextOfflineCheck == Self.start.addingTimeInterval(5))
         // A file under it missing now is kept, not a removal.
-        #expect(monitor.keepsMissing(root + "/2024/a.jpg"))
+        #expect(monitor.absentRoots().keepsMissing(root + "/2024/a.jpg"))
         // Not back yet: looked for again 5 s later.
         monitor.checkOffline(at: Self.start.addingTimeInterval(5))
         #expect(monitor.offline == [root])
@@ -50,7 +50,7 @@ import Testing
         #expect(monitor.takeChanged())
         #expect(monitor.watcher.isWatched(root + "/2024"))
         #expect(monitor.nextOfflineCheck == .distantFuture)
-        #expect(!monitor.keepsMissing(root + "/2024/a.jpg"))
+        #expect(!monitor.absentRoots().keepsMissing(root + "/2024/a.jpg"))
     }
 
     /// New roots from a reloaded configuration are watched and reconciled, those gone are not

@@ -197,7 +197,7 @@ struct AgentServiceTests {
         #expect(h.status()?["agent"]?["state"]?.stringValue == "watching")
         try FileManager.default.removeItem(atPath: h.dir.at("run/snapsort"))
         #expect(h.status() == nil && WebInfo.read(env!) == nil)
-        time.advance(max(Agent.statusFileCheckInterval, WebAgentService.infoCheckInterval) + 1)
+        time.advance(max(StatusPublisher.fileCheckInterval, WebAgentService.infoCheckInterval) + 1)
         h.agent.wake()
         #expect(waitUntil { h.status()?["agent"]?["state"]?.stringValue == "watching" })
         #expect(waitUntil { WebInfo.read(env!) == info })
@@ -208,7 +208,7 @@ struct AgentServiceTests {
     /// "Goal: 3/3 today" into the next day.
     @Test("the status file's day turns over at local midnight")
     func theStatusDayTurnsOverAtMidnight() throws {
-        let midnight = Agent.nextLocalMidnight(after: Date(timeIntervalSince1970: 1_800_000_000))
+        let midnight = StatusPublisher.nextLocalMidnight(after: Date(timeIntervalSince1970: 1_800_000_000))
         let (clock, time) = Clock.manual(midnight.addingTimeInterval(-300))
         let h = try AgentHarness(
             setup: { dir in dir.write("Pictures/a.jpg", photo(21)) },

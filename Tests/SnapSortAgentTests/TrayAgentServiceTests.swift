@@ -11,70 +11,19 @@ import Testing
 /// A private session bus (a real `dbus-daemon`) and, when started, the fake panel tray of
 /// Tests/Fixtures/dbus/fake_watcher.py (an `org.kde.StatusNotifierWatcher` that reads the item).
 final class TrayBus: @unchecked Sendable {
-    let dir: TempDir
-    private(set) var address = ""
-    private let daemon = Process()
-    private var watcher: Process?
-    private var input: Pipe?
-    private let lines = TrayBox.Lines<[String: Any]>()
-
-    static var fixtures: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../Fixtures/dbus").standardized.path
-    }
+    private let bus: PrivateBus
+    private var watcher: FakeBusService?
+    var dir: TempDir { bus.dir }
+    var address: String { bus.address }
 
     /// `dir`: where the bus's socket goes (`dir/bus`; default a new temp folder).
-    init(dir: TempDir = TempDir("snapsort-tray")) throws {
-        self.dir = dir
-        let template = try String(contentsOfFile: Self.fixtures + "/session.conf.in", encoding: .utf8)
-        try template.replacingOccurrences(of: "@SOCKET@", with: dir.at("bus")).write(toFile: dir.at("bus.conf"), atomically: true, encoding: .utf8)
-        daemon.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
-        daemon.arguments = ["--config-file=" + dir.at("bus.conf"), "--print-address", "--nofork"]
-        let out = Pipe()
-        daemon.standardOutput = out
-        daemon.standardInput = FileHandle.nullDevice
-        try daemon.run()
-        // --print-address writes one line once the socket listens (blocking read until then).
-        var text = ""
-        while !text.contains("\n") {
-            let chunk = out.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
-        }
-        address = text.split(separator: "\n").first.map(String.init) ?? ""
-    }
+    init(dir: TempDir = TempDir("snapsort-tray")) throws { bus = try PrivateBus(dir: dir) }
 
     /// Starts the fake watcher and waits until it owns its name.
-    func startWatcher() throws {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        p.arguments = [Self.fixtures + "/fake_watcher.py", address]
-        let out = Pipe()
-        let input = Pipe()
-        p.standardOutput = out
-        p.standardInput = input
-        try p.run()
-        watcher = p
-        self.input = input
-        let handle = out.fileHandleForReading
-        let before = events("ready").count
-        Thread { [lines] in
-            var buffer = Data()
-            while true {
-                let chunk = handle.availableData
-                if chunk.isEmpty { break }
-                buffer.append(chunk)
-                while let nl = buffer.firstIndex(of: 0x0A) {
-                    let line = Data(buffer[buffer.startIndex..<nl])
-                    buffer.removeSubrange(buffer.startIndex...nl)
-                    if let obj = try? JSONSerialization.jsonObject(with: line) as? [String: Any] { lines.append(obj) }
-                }
-            }
-        }.start()
-        guard waitUntil(timeout: 15, { self.events("ready").count > before }) else { throw TrayFixtureError("the fake watcher did not start") }
-    }
+    func startWatcher() throws { watcher = try FakeBusService("fake_watcher.py", on: address) }
 
     /// What the watcher printed, by `event`.
-    func events(_ kind: String) -> [[String: Any]] { lines.all.filter { $0["event"] as? String == kind } }
+    func events(_ kind: String) -> [[String: Any]] { watcher?.events(kind) ?? [] }
 
     /// The item's signals the watcher saw, by member.
     func signals(_ member: String) -> [[String: Any]] { events("signal").filter { $0["member"] as? String == member } }
@@ -82,49 +31,28 @@ final class TrayBus: @unchecked Sendable {
     /// Sends a command and returns the watcher's answer of `answer` kind (nil: none, or an error).
     @discardableResult
     func command(_ line: String, answer: String? = nil) throws -> [String: Any]? {
-        let before = (events("done").count, answer.map { events($0).count } ?? 0, events("error").count)
-        input?.fileHandleForWriting.write(Data((line + "\n").utf8))
-        guard waitUntil(timeout: 10, { self.events("done").count > before.0 }) else { throw TrayFixtureError("the watcher did not do '\(line)'") }
-        if events("error").count > before.2 { throw TrayFixtureError("'\(line)': \(events("error").last?["message"] ?? "")") }
+        let before = answer.map { events($0).count } ?? 0
+        try watcher?.command(line)
         guard let answer else { return nil }
-        return events(answer).count > before.1 ? events(answer).last : nil
+        return events(answer).count > before ? events(answer).last : nil
     }
 
-    deinit {
-        if let watcher {
-            try? input?.fileHandleForWriting.close()
-            watcher.waitUntilExit()
-        }
-        // SIGKILL: children of a test's thread inherit its blocked signal mask (HACKING.md).
-        kill(daemon.processIdentifier, SIGKILL)
-        daemon.waitUntilExit()
-    }
+    // The watcher first, then the bus under it.
+    deinit { watcher?.stop() }
 }
 
 /// The tray service the agent's factory made (the factory runs on the agent's thread).
 final class TrayBox: @unchecked Sendable {
     var tray: TrayAgentService?
 
-    /// Values appended by one thread, read by another.
-    final class Lines<T>: @unchecked Sendable {
-        private var value: [T] = []
-        private let lock = NSLock()
-        func append(_ v: T) { lock.withLock { value.append(v) } }
-        var all: [T] { lock.withLock { value } }
-    }
-}
-
-struct TrayFixtureError: Error, CustomStringConvertible {
-    let description: String
-    init(_ d: String) { description = d }
 }
 
 /// Records the documents the agent hands its services, and the pages the tray opens.
 final class TrayRecorder: AgentService, @unchecked Sendable {
     let name = "recorder"
-    private let docs = TrayBox.Lines<StatusDocument>()
-    private let opened = TrayBox.Lines<String>()
-    private let tokens = TrayBox.Lines<String?>()
+    private let docs = LockedLines<StatusDocument>()
+    private let opened = LockedLines<String>()
+    private let tokens = LockedLines<String?>()
     /// The activation token each open was given.
     var openTokens: [String?] { tokens.all }
     var last: StatusDocument? { docs.all.last }
@@ -183,6 +111,19 @@ struct TrayAgentServiceTests {
         return h
     }
 
+    /// A bus with the fake watcher on it, and an agent on the manual clock serving the tray.
+    static func watched(config: String? = nil) throws -> (
+        bus: TrayBus, recorder: TrayRecorder, time: ManualTime, h: AgentHarness, tray: TrayAgentService?
+    ) {
+        let bus = try TrayBus()
+        try bus.startWatcher()
+        let recorder = TrayRecorder()
+        let (clock, time) = Clock.manual(Date(timeIntervalSince1970: 1_800_000_000))
+        var tray: TrayAgentService?
+        let h = try agent(bus, recorder: recorder, tray: &tray, clock: clock, config: config)
+        return (bus, recorder, time, h, tray)
+    }
+
     /// Makes the agent read the database again (its check runs 0.1 s after the write, on its clock).
     static func tick(_ h: AgentHarness, _ time: ManualTime) {
         time.advance(0.2)
@@ -191,12 +132,7 @@ struct TrayAgentServiceTests {
 
     @Test("a watcher on the bus sees the item register, reads its properties and menu; Activate and the menu open the page and pause")
     func registersAndServes() throws {
-        let bus = try TrayBus()
-        try bus.startWatcher()
-        let recorder = TrayRecorder()
-        let (clock, time) = Clock.manual(Date(timeIntervalSince1970: 1_800_000_000))
-        var tray: TrayAgentService?
-        let h = try Self.agent(bus, recorder: recorder, tray: &tray, clock: clock)
+        let (bus, recorder, time, h, tray) = try Self.watched()
         defer { h.stop() }
 
         // Registered with the connection's unique name.
@@ -291,12 +227,7 @@ struct TrayAgentServiceTests {
 
     @Test("the signals go out when the facts change, and only then")
     func signalsOnChange() throws {
-        let bus = try TrayBus()
-        try bus.startWatcher()
-        let recorder = TrayRecorder()
-        let (clock, time) = Clock.manual(Date(timeIntervalSince1970: 1_800_000_000))
-        var tray: TrayAgentService?
-        let h = try Self.agent(bus, recorder: recorder, tray: &tray, clock: clock)
+        let (bus, recorder, time, h, tray) = try Self.watched()
         defer { h.stop() }
         #expect(waitUntil { tray?.registered == true })
         let reader = try h.reader()
@@ -361,12 +292,7 @@ struct TrayAgentServiceTests {
 
     @Test("tray = no exports nothing; turning it on in snapsort.conf registers the item")
     func trayOff() throws {
-        let bus = try TrayBus()
-        try bus.startWatcher()
-        let recorder = TrayRecorder()
-        let (clock, time) = Clock.manual(Date(timeIntervalSince1970: 1_800_000_000))
-        var tray: TrayAgentService?
-        let h = try Self.agent(bus, recorder: recorder, tray: &tray, clock: clock, config: "tray = no\n")
+        let (bus, _, time, h, tray) = try Self.watched(config: "tray = no\n")
         defer { h.stop() }
         #expect(tray?.descriptors == [])
         #expect(tray?.registered == false)

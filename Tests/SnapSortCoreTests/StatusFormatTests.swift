@@ -1,9 +1,10 @@
 import Foundation
 import Glibc
-import SnapSortCore
 import SnapSortSystem
 import SnapSortTestSupport
 import Testing
+
+@testable import SnapSortCore
 
 /// Each bar's output, key by key against the bar's documented keys and value types.
 @Suite struct StatusFormatTests {

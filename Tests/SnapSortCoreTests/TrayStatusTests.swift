@@ -1,6 +1,7 @@
 import Foundation
-import SnapSortCore
 import Testing
+
+@testable import SnapSortCore
 
 @Suite("TrayStatus")
 struct TrayStatusTests {

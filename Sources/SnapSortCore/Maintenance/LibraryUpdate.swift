@@ -70,17 +70,20 @@ public final class LibraryUpdate: @unchecked Sendable {
     /// (not while a commit or a restore holds the trash lock when `waitForTrashLock` is false:
     /// the agent's loop never waits on one, the next update notices), then the library is
     /// regrouped if the scan changed something (`regroupIfPending`).
-    /// `beforeRegroup`: called once the restores are in, before the regroup (the agent says
-    /// the new photos are in there).
-    public func afterScan(
-        waitForTrashLock: Bool = true, beforeRegroup: () -> Void = {}, checkpoint: @escaping () throws -> Void = {}
-    ) throws -> Followup {
+    public func afterScan(waitForTrashLock: Bool = true, checkpoint: @escaping () throws -> Void = {}) throws -> Followup {
         var out = Followup()
-        out.restoresNoticed = try Trash.noticeRestores(library: library, clock: clock, waitForLock: waitForTrashLock)
-        if out.restoresNoticed > 0 { logger.info("restores from the Trash noticed", ["trash.restored": "\(out.restoresNoticed)"]) }
-        beforeRegroup()
+        out.restoresNoticed = try noticeRestores(waitForTrashLock: waitForTrashLock)
         out.regrouped = try regroupIfPending(checkpoint: checkpoint)
         return out
+    }
+
+    /// The photos put back from the Trash by a file manager, noticed (their trash decisions
+    /// cleared): the first step of `afterScan`. Returns how many.
+    @discardableResult
+    public func noticeRestores(waitForTrashLock: Bool = true) throws -> Int {
+        let n = try Trash.noticeRestores(library: library, clock: clock, waitForLock: waitForTrashLock)
+        if n > 0 { logger.info("restores from the Trash noticed", ["trash.restored": "\(n)"]) }
+        return n
     }
 
     /// Whether the last scans changed something the groups have not seen yet, or the groups

@@ -53,53 +53,39 @@ public struct StatusDocument: Sendable, Equatable {
         public var isWarningOnly: Bool { lastError != nil && lastErrorSeverity == "warning" }
     }
 
+    // The parts below are made by `StatusProviders` (and read back by `init?(json:)`): their
+    // memberwise initializers are internal.
+
+    /// A group of the review (`similar`, `blurry`, …): its items and their bytes.
     public struct Group: Sendable, Equatable {
         public var id: String
         public var items: Int
         public var bytes: Int64
-        public init(id: String, items: Int, bytes: Int64) {
-            self.id = id
-            self.items = items
-            self.bytes = bytes
-        }
     }
 
+    /// What waits in the Trash to be committed.
     public struct Trash: Sendable, Equatable {
         public var count: Int
         public var bytes: Int64
-        public init(count: Int, bytes: Int64) {
-            self.count = count
-            self.bytes = bytes
-        }
     }
 
+    /// Items cleared today, this week, ever.
     public struct Cleared: Sendable, Equatable {
         public var today: Int
         public var week: Int
         public var total: Int
-        public init(today: Int, week: Int, total: Int) {
-            self.today = today
-            self.week = week
-            self.total = total
-        }
     }
 
+    /// Days in a row with a review: now, and the longest.
     public struct Streak: Sendable, Equatable {
         public var current: Int
         public var longest: Int
-        public init(current: Int, longest: Int) {
-            self.current = current
-            self.longest = longest
-        }
     }
 
+    /// The daily goal and what was done of it today.
     public struct Goal: Sendable, Equatable {
         public var target: Int
         public var doneToday: Int
-        public init(target: Int, doneToday: Int) {
-            self.target = target
-            self.doneToday = doneToday
-        }
     }
 
     public var updatedAt: Date

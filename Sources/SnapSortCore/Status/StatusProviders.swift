@@ -38,31 +38,16 @@ public struct StatusInputs: Sendable {
 /// keep them to a few indexed queries. A provider that throws leaves its field `null` and
 /// the error is logged.
 public struct StatusProviders: Sendable {
-    public var groups: @Sendable (StatusInputs) throws -> [StatusDocument.Group]?
-    public var awaitingReview: @Sendable (StatusInputs) throws -> Int?
-    public var trash: @Sendable (StatusInputs) throws -> StatusDocument.Trash?
-    public var cleared: @Sendable (StatusInputs) throws -> StatusDocument.Cleared?
-    public var streak: @Sendable (StatusInputs) throws -> StatusDocument.Streak?
-    public var goal: @Sendable (StatusInputs) throws -> StatusDocument.Goal?
-    public var nextReminder: @Sendable (StatusInputs) throws -> Date?
+    public var groups: @Sendable (StatusInputs) throws -> [StatusDocument.Group]? = { _ in nil }
+    public var awaitingReview: @Sendable (StatusInputs) throws -> Int? = { _ in nil }
+    public var trash: @Sendable (StatusInputs) throws -> StatusDocument.Trash? = { _ in nil }
+    public var cleared: @Sendable (StatusInputs) throws -> StatusDocument.Cleared? = { _ in nil }
+    public var streak: @Sendable (StatusInputs) throws -> StatusDocument.Streak? = { _ in nil }
+    public var goal: @Sendable (StatusInputs) throws -> StatusDocument.Goal? = { _ in nil }
+    public var nextReminder: @Sendable (StatusInputs) throws -> Date? = { _ in nil }
 
-    public init(
-        groups: @escaping @Sendable (StatusInputs) throws -> [StatusDocument.Group]? = { _ in nil },
-        awaitingReview: @escaping @Sendable (StatusInputs) throws -> Int? = { _ in nil },
-        trash: @escaping @Sendable (StatusInputs) throws -> StatusDocument.Trash? = { _ in nil },
-        cleared: @escaping @Sendable (StatusInputs) throws -> StatusDocument.Cleared? = { _ in nil },
-        streak: @escaping @Sendable (StatusInputs) throws -> StatusDocument.Streak? = { _ in nil },
-        goal: @escaping @Sendable (StatusInputs) throws -> StatusDocument.Goal? = { _ in nil },
-        nextReminder: @escaping @Sendable (StatusInputs) throws -> Date? = { _ in nil }
-    ) {
-        self.groups = groups
-        self.awaitingReview = awaitingReview
-        self.trash = trash
-        self.cleared = cleared
-        self.streak = streak
-        self.goal = goal
-        self.nextReminder = nextReminder
-    }
+    /// Every field `null`; set the ones a feature provides.
+    public init() {}
 
     /// No feature fields: every one `null`.
     public static let none = StatusProviders()

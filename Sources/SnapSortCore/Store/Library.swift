@@ -228,4 +228,15 @@ public final class Library: @unchecked Sendable {
     public func dataVersion() throws -> Int64 {
         try db.scalar("PRAGMA data_version") ?? 0
     }
+
+    /// A mark that moves with every change to the database, this connection's (rows written,
+    /// `Database.totalChanges`) or another's (`dataVersion`): what was computed from the library
+    /// under one mark is current while the mark is the same.
+    public func changeMark() throws -> ChangeMark { ChangeMark(dataVersion: try dataVersion(), changes: db.totalChanges) }
+
+    /// See `changeMark`.
+    public struct ChangeMark: Equatable, Sendable {
+        let dataVersion: Int64
+        let changes: Int
+    }
 }

@@ -680,8 +680,13 @@ public enum Trash {
     /// Un-stages items (they become undecided; the files never moved): one undo step, which
     /// stages them again.
     public static func unstage(fileIDs: [Int64], library: Library, clock: Clock) throws -> [TrashOutcome] {
+        try oneUndoStep(library) { try unstage(fileIDs: fileIDs, library: library, clock: clock, steps: &$0) }
+    }
+
+    /// Runs `body`, whose undo steps (recorded in the array it is given) become one.
+    private static func oneUndoStep(_ library: Library, _ body: (inout [Int64]) throws -> [TrashOutcome]) throws -> [TrashOutcome] {
         var steps: [Int64] = []
-        let out = try unstage(fileIDs: fileIDs, library: library, clock: clock, steps: &steps)
+        let out = try body(&steps)
         try Review.joinSteps(steps, library: library)
         return out
     }
@@ -711,10 +716,7 @@ public enum Trash {
     /// (same identity), its trash decision is cleared and the bytes are no longer cleared.
     /// One undo step: undone, the items are staged for the Trash again (not moved there).
     public static func restore(ledgerIDs: [Int64], library: Library, clock: Clock) throws -> [TrashOutcome] {
-        var steps: [Int64] = []
-        let out = try restore(ledgerIDs: ledgerIDs, library: library, clock: clock, steps: &steps)
-        try Review.joinSteps(steps, library: library)
-        return out
+        try oneUndoStep(library) { try restore(ledgerIDs: ledgerIDs, library: library, clock: clock, steps: &$0) }
     }
 
     static func restore(ledgerIDs: [Int64], library: Library, clock: Clock, steps: inout [Int64]) throws -> [TrashOutcome] {

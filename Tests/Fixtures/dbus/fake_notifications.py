@@ -18,21 +18,13 @@ and takes commands on stdin, one a line:
   quit                 exit (also on end of input)
 Needs Debian's python3-dbus and python3-gi (run with /usr/bin/python3).
 """
-import json
-import sys
-
 import dbus
-import dbus.mainloop.glib
 import dbus.service
-from gi.repository import GLib
+
+from fake_bus import emit, serve
 
 IFACE = "org.freedesktop.Notifications"
 PATH = "/org/freedesktop/Notifications"
-
-
-def emit(obj):
-    sys.stdout.write(json.dumps(obj) + "\n")
-    sys.stdout.flush()
 
 
 def typed(v):
@@ -93,18 +85,13 @@ class Server(dbus.service.Object):
 
 
 def main():
-    dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
-    bus = dbus.bus.BusConnection(sys.argv[1])
-    server = Server(bus)
-    name = dbus.service.BusName(IFACE, bus, do_not_queue=True)
-    loop = GLib.MainLoop()
+    server = None
 
-    def on_input(source, condition):
-        line = sys.stdin.readline()
-        if not line:
-            loop.quit()
-            return False
-        parts = line.split()
+    def make(bus):
+        nonlocal server
+        server = Server(bus)
+
+    def on_line(parts):
         if not parts:
             return True
         cmd = parts[0]
@@ -120,14 +107,11 @@ def main():
         elif cmd == "hang":
             server.hang = parts[1] == "on"
         elif cmd == "quit":
-            loop.quit()
             return False
         emit({"event": "done", "command": cmd})
         return True
 
-    GLib.io_add_watch(sys.stdin, GLib.IO_IN | GLib.IO_HUP, on_input)
-    emit({"event": "ready", "name": name.get_name()})
-    loop.run()
+    serve(IFACE, make, on_line)
 
 
 if __name__ == "__main__":

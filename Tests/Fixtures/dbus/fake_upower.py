@@ -8,22 +8,16 @@ once the name is owned; on stdin, `battery on|off` changes the property and emit
 PropertiesChanged like upowerd, then prints {"event": "done"}. Ends at end of input.
 Needs Debian's python3-dbus and python3-gi (run with /usr/bin/python3).
 """
-import json
 import sys
 
 import dbus
-import dbus.mainloop.glib
 import dbus.service
-from gi.repository import GLib
+
+from fake_bus import emit, serve
 
 NAME = "org.freedesktop.UPower"
 PATH = "/org/freedesktop/UPower"
 PROPS = "org.freedesktop.DBus.Properties"
-
-
-def emit(obj):
-    sys.stdout.write(json.dumps(obj) + "\n")
-    sys.stdout.flush()
 
 
 class UPower(dbus.service.Object):
@@ -47,27 +41,20 @@ class UPower(dbus.service.Object):
 
 
 def main():
-    dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
-    bus = dbus.bus.BusConnection(sys.argv[1])
-    server = UPower(bus, len(sys.argv) > 2 and sys.argv[2] == "on")
-    name = dbus.service.BusName(NAME, bus, do_not_queue=True)
-    loop = GLib.MainLoop()
+    server = None
 
-    def on_input(source, condition):
-        line = sys.stdin.readline()
-        if not line:
-            loop.quit()
-            return False
-        parts = line.split()
+    def make(bus):
+        nonlocal server
+        server = UPower(bus, len(sys.argv) > 2 and sys.argv[2] == "on")
+
+    def on_line(parts):
         if parts[:1] == ["battery"]:
             server.on_battery = parts[1] == "on"
             server.PropertiesChanged(NAME, {"OnBattery": dbus.Boolean(server.on_battery)}, dbus.Array([], signature="s"))
         emit({"event": "done"})
         return True
 
-    GLib.io_add_watch(sys.stdin, GLib.IO_IN | GLib.IO_HUP, on_input)
-    emit({"event": "ready", "name": name.get_name()})
-    loop.run()
+    serve(NAME, make, on_line)
 
 
 if __name__ == "__main__":

@@ -23,22 +23,14 @@ and takes commands on stdin, one a line (they act on the item registered last):
   quit         exit (also on end of input)
 Needs Debian's python3-dbus and python3-gi (run with /usr/bin/python3).
 """
-import json
-import sys
-
 import dbus
-import dbus.mainloop.glib
 import dbus.service
-from gi.repository import GLib
+
+from fake_bus import emit, serve
 
 IFACE = "org.kde.StatusNotifierWatcher"
 ITEM = "org.kde.StatusNotifierItem"
 MENU = "com.canonical.dbusmenu"
-
-
-def emit(obj):
-    sys.stdout.write(json.dumps(obj) + "\n")
-    sys.stdout.flush()
 
 
 def plain(v):
@@ -90,32 +82,26 @@ class Watcher(dbus.service.Object):
 
 
 def main():
-    dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
-    bus = dbus.bus.BusConnection(sys.argv[1])
-    watcher = Watcher(bus)
+    watcher = None
 
     def on_signal(*args, **kw):
         emit({"event": "signal", "member": kw["member"], "path": kw["path"], "sender": kw["sender"],
               "args": [plain(a) for a in args]})
 
-    for iface in (ITEM, MENU):
-        bus.add_signal_receiver(on_signal, dbus_interface=iface, member_keyword="member", path_keyword="path",
-                                sender_keyword="sender")
-    name = dbus.service.BusName(IFACE, bus, do_not_queue=True)
-    loop = GLib.MainLoop()
+    def make(bus):
+        nonlocal watcher
+        watcher = Watcher(bus)
+        for iface in (ITEM, MENU):
+            bus.add_signal_receiver(on_signal, dbus_interface=iface, member_keyword="member", path_keyword="path",
+                                    sender_keyword="sender")
 
-    def on_input(source, condition):
-        line = sys.stdin.readline()
-        if not line:
-            loop.quit()
-            return False
-        parts = line.split()
+    def on_line(parts):
         if not parts:
             return True
         cmd = parts[0]
+        bus = watcher.bus
         try:
             if cmd == "quit":
-                loop.quit()
                 return False
             if cmd == "names":
                 own = bus.get_unique_name()
@@ -153,9 +139,7 @@ def main():
         emit({"event": "done", "command": cmd})
         return True
 
-    GLib.io_add_watch(sys.stdin, GLib.IO_IN | GLib.IO_HUP, on_input)
-    emit({"event": "ready", "name": name.get_name()})
-    loop.run()
+    serve(IFACE, make, on_line)
 
 
 if __name__ == "__main__":
