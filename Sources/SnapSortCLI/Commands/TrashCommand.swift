@@ -131,7 +131,7 @@ enum TrashCommand: Command {
             let staged = try Trash.staged(library: library)
             let total = staged.reduce(Int64(0)) { $0 + $1.bytes }
             if !yes && !staged.isEmpty {
-                guard Terminal.isTerminal(0) else {
+                guard ctx.console.isTerminal(0) else {
                     throw UsageError("trash commit needs a confirmation: run it in a terminal or pass --yes")
                 }
                 let sides = try staged.flatMap { try Trash.travellingSidecars(of: $0, library: library) }
@@ -144,11 +144,9 @@ enum TrashCommand: Command {
                 let bytes = total + sides.reduce(Int64(0)) { $0 + $1.bytes }
                 // A set staged whole leaves nothing of its pictures: said before the question, named.
                 let last = LastCopies.warning(staged).map { $0 + " " } ?? ""
-                FileHandle.standardError.write(
-                    Data(
-                        "\(last)Move \(staged.count) file\(staged.count == 1 ? "" : "s")\(withSides) (\(humanBytes(bytes))) to the Trash? [y/N] ".utf8
-                    ))
-                guard let answer = readLine(), ["y", "yes"].contains(answer.lowercased().trimmingCharacters(in: .whitespaces)) else {
+                ctx.console.error(
+                    "\(last)Move \(staged.count) file\(staged.count == 1 ? "" : "s")\(withSides) (\(humanBytes(bytes))) to the Trash? [y/N] ")
+                guard let answer = ctx.console.readLine(), ["y", "yes"].contains(answer.lowercased().trimmingCharacters(in: .whitespaces)) else {
                     ctx.err("Nothing moved.")
                     return ExitCode.ok
                 }
