@@ -257,11 +257,7 @@ public enum SnapsortBinary {
         public var stdout: String
         public var stderr: String
 
-        public init(status: Int32, stdout: String, stderr: String) {
-            self.status = status
-            self.stdout = stdout
-            self.stderr = stderr
-        }
+        public init(status: Int32, stdout: String, stderr: String) { (self.status, self.stdout, self.stderr) = (status, stdout, stderr) }
     }
 
     /// Runs `snapsort args…` as a user whose file permissions apply: as root, through

@@ -213,62 +213,51 @@ import Testing
     /// The list's total counts what goes with the staged photos (an .xmp here; a RAW or a clip
     /// weigh more): it said the photos' bytes alone (review 8).
     @Test func theTrashListTotalCountsWhatGoesWithThePhotos() throws {
-        let dir = TempDir()
+        let f = CLIFolder(photos: ["a.jpg": 98])
         let photo = Fixtures.jpeg(seed: 98, width: 96, height: 72)
-        dir.write("Pictures/a.jpg", photo)
         let xmp = Array(String(repeating: "<x:xmpmeta/>", count: 400).utf8)
-        dir.write("Pictures/a.jpg.xmp", xmp)
-        let db = dir.at("lib.sqlite3")
-        let env = ["HOME": dir.path, "XDG_DATA_HOME": dir.at("share"), "XDG_RUNTIME_DIR": dir.at("run")]
-        #expect(try InProcess.run(["--db", db, "scan", "--quiet", "--no-models", dir.at("Pictures")], env: env).status == 0)
-        #expect(try InProcess.run(["--db", db, "decide", "trash", dir.at("Pictures/a.jpg")], env: env).status == 0)
-        let list = try InProcess.run(["--db", db, "trash", "list"], env: env).stdout
+        f.dir.write("Pictures/a.jpg.xmp", xmp)
+        #expect(try f.scan().status == 0)
+        #expect(try f.run(["decide", "trash", f.photo("a.jpg")]).status == 0)
+        let list = try f.run(["trash", "list"]).stdout
         let total = Double(photo.count + xmp.count) / 1000
         #expect(list.contains("1 staged, \(String(format: total < 10 ? "%.1f kB" : "%.0f kB", total)) with the file that goes with them"), "\(list)")
-        let json = try #require(JSON.parse(try InProcess.run(["--db", db, "trash", "list", "--json"], env: env).stdout))
+        let json = try #require(JSON.parse(try f.run(["trash", "list", "--json"]).stdout))
         #expect(json["staged_bytes"]?.intValue == photo.count && json["sidecar_bytes"]?.intValue == xmp.count)
     }
 
     /// A misspelt group is a usage error as a misspelt filter is (exit 2; it was 1) (review 8).
     @Test func anUnknownDeckIsAUsageErrorWhateverItsKind() throws {
-        let dir = TempDir()
-        dir.folder("Pictures")
-        let env = ["HOME": dir.path, "XDG_CONFIG_HOME": dir.at("config"), "XDG_RUNTIME_DIR": dir.at("run")]
-        _ = try InProcess.run(["--db", dir.at("lib.sqlite3"), "scan", "--quiet", "--no-models", dir.at("Pictures")], env: env)
-        let group = try InProcess.run(["--db", dir.at("lib.sqlite3"), "decks", "--show", "group:blury"], env: env)
-        let filter = try InProcess.run(["--db", dir.at("lib.sqlite3"), "decks", "--show", "filter:favorites"], env: env)
+        let f = CLIFolder()
+        _ = try f.scan()
+        let group = try f.run(["decks", "--show", "group:blury"])
+        let filter = try f.run(["decks", "--show", "filter:favorites"])
         #expect(group.status == 2 && filter.status == 2 && group.stderr.contains("unknown group 'blury'"), "\(group.stderr) \(filter.stderr)")
-        #expect(try InProcess.run(["--db", dir.at("lib.sqlite3"), "decks", "--show", "group:blurry"], env: env).status == 0)
+        #expect(try f.run(["decks", "--show", "group:blurry"]).status == 0)
     }
 
     /// stats says a goal it cannot read, as config and review do (review 8).
     @Test func statsSaysAGoalItCannotRead() throws {
-        let dir = TempDir()
-        dir.write("config/snapsort/snapsort.conf", Array("session_goal = lots\n".utf8))
-        let env = ["HOME": dir.path, "XDG_CONFIG_HOME": dir.at("config"), "XDG_RUNTIME_DIR": dir.at("run")]
-        dir.folder("Pictures")
-        _ = try InProcess.run(["--db", dir.at("lib.sqlite3"), "scan", "--quiet", "--no-models", dir.at("Pictures")], env: env)
-        let r = try InProcess.run(["--db", dir.at("lib.sqlite3"), "stats"], env: env)
+        let f = CLIFolder()
+        f.dir.write("config/snapsort/snapsort.conf", Array("session_goal = lots\n".utf8))
+        _ = try f.scan()
+        let r = try f.run(["stats"])
         #expect(r.status == 0 && r.stderr.contains("session_goal") && r.stdout.contains("of 25 decisions"), "\(r.stdout) \(r.stderr)")
     }
 
     @Test func anUndoRightAfterACommitSaysSoAndTakesNothingBack() throws {
-        let dir = TempDir()
-        dir.write("Pictures/a.jpg", Fixtures.jpeg(seed: 96, width: 96, height: 72))
-        dir.write("Pictures/b.jpg", Fixtures.jpeg(seed: 97, width: 96, height: 72))
-        let db = dir.at("lib.sqlite3")
-        let env = ["HOME": dir.path, "XDG_DATA_HOME": dir.at("share"), "XDG_RUNTIME_DIR": dir.at("run")]
-        #expect(try InProcess.run(["--db", db, "scan", "--quiet", "--no-models", dir.at("Pictures")], env: env).status == 0)
-        #expect(try InProcess.run(["--db", db, "decide", "keep", dir.at("Pictures/a.jpg")], env: env).status == 0)
-        #expect(try InProcess.run(["--db", db, "decide", "trash", dir.at("Pictures/b.jpg")], env: env).status == 0)
-        #expect(try InProcess.run(["--db", db, "trash", "commit", "--yes"], env: env).status == 0)
+        let f = CLIFolder(photos: ["a.jpg": 96, "b.jpg": 97])
+        #expect(try f.scan().status == 0)
+        #expect(try f.run(["decide", "keep", f.photo("a.jpg")]).status == 0)
+        #expect(try f.run(["decide", "trash", f.photo("b.jpg")]).status == 0)
+        #expect(try f.run(["trash", "commit", "--yes"]).status == 0)
         // The keep of a, an older and unrelated decision, was taken back silently (review 8).
-        let undo = try InProcess.run(["--db", db, "undo"], env: env)
+        let undo = try f.run(["undo"])
         #expect(undo.status == 1 && undo.stderr.contains("nothing undone: the last commit moved 1 file") && undo.stderr.contains("--past-commit"))
-        let lib = try Library(path: db)
-        let a = try #require(try lib.item(path: dir.at("Pictures/a.jpg")))
+        let lib = try Library(path: f.db)
+        let a = try #require(try lib.item(path: f.photo("a.jpg")))
         #expect(try Review.decision(for: a.id, library: lib)?.decision == .keep)
-        let past = try InProcess.run(["--db", db, "undo", "--past-commit"], env: env)
+        let past = try f.run(["undo", "--past-commit"])
         #expect(past.status == 0 && past.stdout.contains("undid keep"), "\(past.stdout) \(past.stderr)")
         #expect(try Review.decision(for: a.id, library: lib) == nil)
     }
@@ -276,14 +265,10 @@ import Testing
     /// `trash restore` is an undo step, and `undo` says what it took back: the photo put back
     /// from the Trash is staged again, still in its folder (the next commit asks first).
     @Test func aRestoreIsTakenBackByUndo() throws {
-        let dir = TempDir()
-        dir.write("Pictures/a.jpg", Fixtures.jpeg(seed: 93, width: 96, height: 72))
-        dir.write("Pictures/b.jpg", Fixtures.jpeg(seed: 94, width: 96, height: 72))
-        let db = dir.at("lib.sqlite3")
-        let env = ["HOME": dir.path, "XDG_DATA_HOME": dir.at("share"), "XDG_RUNTIME_DIR": dir.at("run")]
-        func run(_ args: [String]) throws -> SnapsortBinary.Result { try InProcess.run(["--db", db] + args, env: env) }
-        let a = dir.at("Pictures/a.jpg"), b = dir.at("Pictures/b.jpg")
-        #expect(try run(["scan", "--quiet", "--no-models", dir.at("Pictures")]).status == 0)
+        let f = CLIFolder(photos: ["a.jpg": 93, "b.jpg": 94])
+        let run = f.run
+        let a = f.photo("a.jpg"), b = f.photo("b.jpg")
+        #expect(try f.scan().status == 0)
         #expect(try run(["decide", "trash", a]).status == 0)
         #expect(try run(["trash", "commit", "--yes"]).status == 0)
         #expect(try run(["decide", "trash", b]).status == 0)
@@ -305,39 +290,33 @@ import Testing
     /// A deck of what was reviewed already (Favourites and kept) is to look back on: it
     /// said "1 waiting, 1/1 reviewed".
     @Test func aDeckOfKeptPhotosIsToLookBackOn() throws {
-        let dir = TempDir()
-        dir.write("Pictures/a.jpg", Fixtures.jpeg(seed: 91, width: 96, height: 72))
-        let db = dir.at("lib.sqlite3")
-        let env = ["HOME": dir.path, "XDG_RUNTIME_DIR": dir.at("run")]
-        #expect(try InProcess.run(["--db", db, "scan", "--quiet", "--no-models", dir.at("Pictures")], env: env).status == 0)
-        #expect(try InProcess.run(["--db", db, "decide", "keep", dir.at("Pictures/a.jpg")], env: env).status == 0)
-        let decks = try InProcess.run(["--db", db, "decks"], env: env).stdout.split(separator: "\n")
+        let f = CLIFolder(photos: ["a.jpg": 91])
+        #expect(try f.scan().status == 0)
+        #expect(try f.run(["decide", "keep", f.photo("a.jpg")]).status == 0)
+        let decks = try f.run(["decks"]).stdout.split(separator: "\n")
         let favourites = try #require(decks.first { $0.hasPrefix("filter:favourites") }, "\(decks)")
         #expect(favourites.hasSuffix("1 to look back on, all reviewed"), "\(favourites)")
     }
 
     @Test func trashListAndRestoreAndResumeSayWhatHappened() throws {
-        let dir = TempDir()
-        dir.write("Pictures/new\nline.jpg", Fixtures.jpeg(seed: 95, width: 96, height: 72))
-        let db = dir.at("lib.sqlite3")
-        let env = ["HOME": dir.path, "XDG_DATA_HOME": dir.at("share"), "XDG_RUNTIME_DIR": dir.at("run")]
-        let photo = dir.at("Pictures/new\nline.jpg")
-        #expect(try InProcess.run(["--db", db, "scan", "--quiet", "--no-models", dir.at("Pictures")], env: env).status == 0)
-        #expect(try InProcess.run(["--db", db, "decide", "trash", photo], env: env).status == 0)
-        let list = try InProcess.run(["--db", db, "trash", "list"], env: env)
+        let f = CLIFolder(photos: ["new\nline.jpg": 95])
+        let photo = f.photo("new\nline.jpg")
+        #expect(try f.scan().status == 0)
+        #expect(try f.run(["decide", "trash", photo]).status == 0)
+        let list = try f.run(["trash", "list"])
         #expect(list.stdout.split(separator: "\n").contains { $0.hasSuffix("Pictures/new\\nline.jpg") }, "\(list.stdout)")
-        #expect(try InProcess.run(["--db", db, "trash", "commit", "--yes"], env: env).status == 0)
+        #expect(try f.run(["trash", "commit", "--yes"]).status == 0)
         // The commit is not undone by undo, which says so (here nothing else is left).
-        let undo = try InProcess.run(["--db", db, "undo"], env: env)
+        let undo = try f.run(["undo"])
         #expect(undo.status == 1 && undo.stderr.contains("the last commit moved 1 file to the Trash"), "\(undo.stderr)")
         // What is in the Trash is listed by name (escaped), so it can be put back by name.
-        let after = try InProcess.run(["--db", db, "trash", "list"], env: env).stdout.split(separator: "\n")
+        let after = try f.run(["trash", "list"]).stdout.split(separator: "\n")
         let heading = try #require(after.firstIndex { $0.hasPrefix("In the Trash") }, "\(after)")
         #expect(after.dropFirst(heading + 1).first?.hasSuffix("Pictures/new\\nline.jpg") == true, "\(after)")
-        dir.write("Pictures/new\nline.jpg", [1, 2, 3])
-        let refused = try InProcess.run(["--db", db, "trash", "restore", photo], env: env)
+        f.dir.write("Pictures/new\nline.jpg", [1, 2, 3])
+        let refused = try f.run(["trash", "restore", photo])
         #expect(refused.status == 4 && refused.stdout.contains("not overwritten"), "\(refused.status) \(refused.stdout)")
-        let resume = try InProcess.run(["--db", db, "resume"], env: env)
+        let resume = try f.run(["resume"])
         #expect(resume.status == 0 && resume.stderr.contains("was not paused"), "\(resume.stderr)")
     }
 

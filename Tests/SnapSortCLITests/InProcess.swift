@@ -16,3 +16,29 @@ enum InProcess {
         return SnapsortBinary.Result(status: status, stdout: capture.stdout, stderr: capture.stderr)
     }
 }
+
+/// One test's folder for the CLI: photos under `Pictures/`, the library `lib.sqlite3` beside
+/// them, and the environment of a user whose home, configuration, data (its Trash) and runtime
+/// folders are all in it.
+struct CLIFolder {
+    let dir = TempDir()
+    var db: String { dir.at("lib.sqlite3") }
+    var env: [String: String] {
+        ["HOME": dir.path, "XDG_CONFIG_HOME": dir.at("config"), "XDG_DATA_HOME": dir.at("share"), "XDG_RUNTIME_DIR": dir.at("run")]
+    }
+
+    /// A folder with a small JPEG of each seed at `Pictures/NAME`.
+    init(photos: [String: UInt64] = [:]) {
+        dir.folder("Pictures")
+        for (name, seed) in photos { dir.write("Pictures/" + name, Fixtures.jpeg(seed: seed, width: 96, height: 72)) }
+    }
+
+    /// The path of `Pictures/name`.
+    func photo(_ name: String) -> String { dir.at("Pictures/" + name) }
+
+    /// `snapsort --db lib.sqlite3 args…`, in-process, in this folder's environment.
+    func run(_ args: [String]) throws -> SnapsortBinary.Result { try InProcess.run(["--db", db] + args, env: env) }
+
+    /// The first scan: `scan --quiet --no-models Pictures`.
+    func scan() throws -> SnapsortBinary.Result { try run(["scan", "--quiet", "--no-models", dir.at("Pictures")]) }
+}
