@@ -78,8 +78,10 @@ let package = Package(
         .target(name: "SnapSortWeb", dependencies: ["SnapSortCore", "SnapSortSystem"]),
         // The long-running service.
         .target(name: "SnapSortAgent", dependencies: ["SnapSortCore", "SnapSortSystem", "SnapSortWeb"]),
-        // Wiring only.
-        .executableTarget(name: "snapsort", dependencies: ["SnapSortAgent", "SnapSortCore", "SnapSortSystem", "SnapSortWeb"]),
+        // The CLI as a library: argument parsing, the commands, wiring and printing; callable in-process.
+        .target(name: "SnapSortCLI", dependencies: ["SnapSortAgent", "SnapSortCore", "SnapSortSystem", "SnapSortWeb"]),
+        // The executable: `Dispatcher.main()`'s status becomes the process's exit.
+        .executableTarget(name: "snapsort", dependencies: ["SnapSortCLI"]),
         // The vision helper `snapsort scan` and the agent run as a child (see Sources/SnapSortCore/Vision).
         .executableTarget(name: "snapsort-vision", dependencies: ["CVision"]),
 
@@ -89,6 +91,9 @@ let package = Package(
         .testTarget(
             name: "SnapSortAgentTests",
             dependencies: ["SnapSortAgent", "SnapSortCore", "SnapSortSystem", "SnapSortWeb", "SnapSortTestSupport"]),
+        .testTarget(
+            name: "SnapSortCLITests",
+            dependencies: ["SnapSortCLI", "SnapSortCore", "SnapSortSystem", "SnapSortTestSupport"]),
         .testTarget(
             name: "SnapSortWebTests",
             dependencies: ["SnapSortWeb", "SnapSortCore", "SnapSortSystem", "SnapSortTestSupport"]),

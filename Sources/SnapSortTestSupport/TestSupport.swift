@@ -214,6 +214,18 @@ public struct TestLibrary {
         library = try Library(path: dir.at("state/library.sqlite3"))
     }
 
+    /// A library whose Pictures folder holds small JPEGs named `names` (each its own picture,
+    /// taken on its own day of May 2021), scanned.
+    public static func scanned(_ names: [String]) throws -> TestLibrary {
+        let lib = try TestLibrary()
+        for (i, n) in names.enumerated() {
+            lib.dir.write(
+                "Pictures/" + n, Fixtures.jpeg(seed: UInt64(i + 1), width: 48, height: 32, dateTimeOriginal: "2021:05:0\(i % 9 + 1) 10:00:00"))
+        }
+        try lib.scan()
+        return lib
+    }
+
     /// A scanner over this library with a manual-free live clock and two workers.
     public func scanner(workers: Int = 2) -> LibraryScanner {
         LibraryScanner(library: library, workers: workers)
@@ -244,6 +256,8 @@ public enum SnapsortBinary {
         public var status: Int32
         public var stdout: String
         public var stderr: String
+
+        public init(status: Int32, stdout: String, stderr: String) { (self.status, self.stdout, self.stderr) = (status, stdout, stderr) }
     }
 
     /// Runs `snapsort args…` as a user whose file permissions apply: as root, through

@@ -115,7 +115,8 @@ extension WebApp {
                         (
                             "groups",
                             .array(
-                                try lib.groupSummaries().map { g in
+                                // The overview `snapsort groups` prints too; the page's keys are its own.
+                                try GroupsOverview.load(library: lib).groups.map(\.summary).map { g in
                                     .object([
                                         ("id", .string(g.id.rawValue)), ("title", .string(g.id.title)), ("items", .int(g.items)),
                                         ("sets", .int(g.sets)), ("bytes", .int(g.bytes)), ("reclaimable_bytes", .int(g.reclaimableBytes)),
@@ -382,15 +383,17 @@ extension WebApp {
     func trashJSON(_ lib: Library) throws -> JSON {
         // Restores outside SnapSort, and a killed commit's file in flight, settled before listing.
         _ = try? Trash.noticeRestores(library: lib, clock: options.clock)
-        let staged = try Trash.staged(library: lib)
+        // The overview `snapsort trash list` prints too; the page's keys are its own.
+        let overview = try TrashOverview.load(library: lib)
+        let home = options.env.home
         var items: [JSON] = []
-        for s in staged {
-            let item = try lib.item(id: s.fileID)
+        for entry in overview.staged {
+            let s = entry.item
             items.append(
                 .object([
                     ("id", .int(s.fileID)), ("name", .string((s.path as NSString).lastPathComponent)), ("bytes", .int(s.bytes)),
-                    ("folder", .string(Self.folder(of: s.path, home: options.env.home))),
-                    ("kind", .string(item?.kind ?? "photo")), ("decided_at", .double(s.decidedAt)),
+                    ("folder", .string(Self.folder(of: s.path, home: home))),
+                    ("kind", .string(try lib.item(id: s.fileID)?.kind ?? "photo")), ("decided_at", .double(s.decidedAt)),
                     ("changed_since_review", .bool(s.changedSinceReview)), ("missing", .bool(s.missing)), ("unreachable", .opt(s.unreachable)),
                     ("last_copy", .bool(s.lastCopy)), ("last_copy_set", .opt(s.lastCopySet)),
                     ("thumb", .string("/media/\(s.fileID)/thumb")),
@@ -398,16 +401,16 @@ extension WebApp {
                     (
                         "sidecars",
                         .array(
-                            try Trash.travellingSidecars(of: s, library: lib).map {
+                            entry.sidecars.map {
                                 .object([("name", .string(($0.path as NSString).lastPathComponent)), ("bytes", .int($0.bytes))])
                             })
                     ),
                 ]))
         }
-        let inTrash = try Trash.inSystemTrash(library: lib).filter { !$0.isSidecar }
-        let lastSets = LastCopies.sets(staged)
+        let inTrash = overview.inTrash.filter { !$0.isSidecar }
+        let lastSets = overview.lastCopySets
         return .object([
-            ("count", .int(staged.count)), ("bytes", .int(staged.reduce(0) { $0 + $1.bytes })), ("items", .array(items)),
+            ("count", .int(overview.staged.count)), ("bytes", .int(overview.stagedBytes)), ("items", .array(items)),
             // The sets the commit leaves nothing of, and the words the commit's dialog adds (`LastCopies`).
             (
                 "last_copies",
@@ -423,7 +426,7 @@ extension WebApp {
                                 ])
                             })
                     ),
-                    ("message", .opt(LastCopies.warning(staged))),
+                    ("message", .opt(overview.lastCopiesWarning)),
                 ])
             ),
             (
@@ -432,12 +435,12 @@ extension WebApp {
                     inTrash.map { t in
                         .object([
                             ("ledger", .int(t.ledgerID)), ("id", .opt(t.fileID)), ("name", .string((t.originalPath as NSString).lastPathComponent)),
-                            ("folder", .string(Self.folder(of: t.originalPath, home: options.env.home))),
+                            ("folder", .string(Self.folder(of: t.originalPath, home: home))),
                             ("bytes", .int(t.bytes)), ("trashed_at", .double(t.trashedAt)),
                         ])
                     })
             ),
-            ("in_trash_bytes", .int(try Trash.inTrashBytes(library: lib))),
+            ("in_trash_bytes", .int(overview.inTrashBytes)),
         ])
     }
 

@@ -39,15 +39,7 @@ enum ReviewFixture {
     }
 
     /// A scanned library with `count` small JPEGs under Pictures/.
-    static func scanned(_ names: [String]) throws -> TestLibrary {
-        let lib = try TestLibrary()
-        for (i, n) in names.enumerated() {
-            lib.dir.write(
-                "Pictures/" + n, Fixtures.jpeg(seed: UInt64(i + 1), width: 48, height: 32, dateTimeOriginal: "2021:05:0\(i % 9 + 1) 10:00:00"))
-        }
-        try lib.scan()
-        return lib
-    }
+    static func scanned(_ names: [String]) throws -> TestLibrary { try TestLibrary.scanned(names) }
 }
 
 @Suite("Review: decisions and undo")
@@ -299,38 +291,6 @@ struct ReviewTests {
         let moved = try #require(try lib.library.item(path: lib.root + "/sub/a.jpg"))
         #expect(moved.id == item.id)
         #expect(try Review.decision(for: moved.id, library: lib.library)?.decision == .keep)
-    }
-
-    @Test("CLI: decide and undo; an unknown FILE exits 1 and records nothing")
-    func cli() throws {
-        let lib = try ReviewFixture.scanned(["a.jpg", "b.jpg"])
-        let env = ["SNAPSORT_DB": lib.dbPath, "XDG_DATA_HOME": lib.dir.at("share")]
-        let bad = try SnapsortBinary.run(["decide", "trash", lib.root + "/a.jpg", lib.root + "/nope.jpg"], env: env)
-        #expect(bad.status == 1 && bad.stderr.contains("nope.jpg: no such file"), "\(bad.stderr)")
-        #expect(try lib.library.db.scalar("SELECT count(*) FROM decisions") == 0)
-        // Each refusal says why: a folder, a file the library does not know yet.
-        let folder = try SnapsortBinary.run(["decide", "keep", lib.root], env: env)
-        #expect(folder.status == 1 && folder.stderr.contains("is a folder; decisions are on files"), "\(folder.stderr)")
-        lib.dir.write("Pictures/new.jpg", Fixtures.jpeg(seed: 5, width: 32, height: 32))
-        let unknown = try SnapsortBinary.run(["decide", "keep", lib.root + "/new.jpg"], env: env)
-        #expect(unknown.status == 1 && unknown.stderr.contains("new.jpg: not in the library (run 'snapsort scan' first)"), "\(unknown.stderr)")
-        let ok = try SnapsortBinary.run(["decide", "trash", lib.root + "/a.jpg", lib.root + "/b.jpg"], env: env)
-        #expect(ok.status == 0)
-        #expect(try Trash.staged(library: lib.library).count == 2)
-        let u = try SnapsortBinary.run(["undo"], env: env)
-        #expect(u.status == 0 && u.stdout.contains("b.jpg"))
-        #expect(try Trash.staged(library: lib.library).map(\.path) == [lib.root + "/a.jpg"])
-        // More steps than there are: what could be undone is, and it says it ran out.
-        let more = try SnapsortBinary.run(["undo", "--steps", "5"], env: env)
-        #expect(more.status == 0 && more.stdout.contains("a.jpg"))
-        #expect(more.stderr.contains("undid 1 of 5 steps: nothing more to undo"), "\(more.stderr)")
-        #expect(try SnapsortBinary.run(["undo"], env: env).status == 1)
-        let usage = try SnapsortBinary.run(["decide", "maybe", lib.root + "/a.jpg"], env: env)
-        #expect(usage.status == 2)
-        // A deferred card rests for its week: the later deck says so (review 7, F6).
-        #expect(try SnapsortBinary.run(["decide", "later", lib.root + "/a.jpg"], env: env).status == 0)
-        let decks = try SnapsortBinary.run(["decks"], env: env).stdout
-        #expect(decks.contains("0 back from later, 1 resting until their week is up"), "\(decks)")
     }
 
     @Test("the terminal deck's picture: libchafa renders a photo as terminal text")

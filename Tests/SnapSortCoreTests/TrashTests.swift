@@ -953,18 +953,4 @@ struct TrashTests {
         #expect(try watcher.db.scalar("SELECT count(*) FROM trash_ledger WHERE state='trashed'") == Int64(names.count))
         #expect(try watcher.db.scalar("SELECT count(DISTINCT file_id) FROM trash_ledger WHERE state='trashed'") == Int64(names.count))
     }
-
-    @Test("CLI: commit without --yes and without a terminal exits 2 and moves nothing")
-    func commitNeedsConfirmation() throws {
-        let s = try TrashSetup(["a.jpg"])
-        _ = try s.stage("a.jpg")
-        let env = ["SNAPSORT_DB": s.lib.dbPath, "XDG_DATA_HOME": s.dataHome]
-        let r = try SnapsortBinary.run(["trash", "commit"], env: env)
-        #expect(r.status == 2)
-        #expect(FileSystem.exists(s.lib.root + "/a.jpg"))
-        let list = try SnapsortBinary.run(["trash", "list", "--json"], env: env)
-        #expect(list.status == 0 && JSON.parse(list.stdout)?["staged_count"]?.intValue == 1)
-        let json = try SnapsortBinary.run(["stats", "--json"], env: env)
-        #expect(json.status == 0 && JSON.parse(json.stdout)?["reviewed_total"]?.intValue == 1)
-    }
 }

@@ -70,7 +70,7 @@ enum ScanCommand: Command {
         defer { scanLock.unlock() }
         let scanner = update.makeScanner(rules: rules, workers: workers ?? ProcessInfo.processInfo.activeProcessorCount)
         // Not on a terminal that cannot erase a line (TERM=dumb: an editor's shell buffer).
-        let bar = ProgressBar(enabled: !ctx.quiet && !jsonl && ctx.stderrIsTTY && ctx.env.variables["TERM"] != "dumb")
+        let bar = ProgressBar(enabled: !ctx.quiet && !jsonl && ctx.stderrIsTTY && ctx.env.variables["TERM"] != "dumb", console: ctx.console)
         let summary = try scanner.scan(scanned, prewalked: prewalked) { p in
             if jsonl {
                 ctx.out(
@@ -128,8 +128,12 @@ enum ScanCommand: Command {
 /// A one-line progress bar on a terminal: done/total, files per second, ETA.
 final class ProgressBar {
     let enabled: Bool
+    let console: Console
     var drawn = false
-    init(enabled: Bool) { self.enabled = enabled }
+    init(enabled: Bool, console: Console) {
+        self.enabled = enabled
+        self.console = console
+    }
 
     func update(_ p: ScanProgress, label: String? = nil) {
         guard enabled, p.phase == .analyzing, p.total > 0 else { return }
@@ -137,18 +141,15 @@ final class ProgressBar {
         // The terminal's width now (a tmux split, a resized window): a line that wraps is drawn
         // again below itself at every update. The rate and the ETA go first, then the bar shrinks.
         let columns = Terminal(output: 2).size().columns
-        FileHandle.standardError.write(
-            Data(
-                ("\r" + (label.map { $0 + " " } ?? "")
-                    + ProgressLine.render(
-                        done: p.done, total: p.total, filesPerSecond: p.filesPerSecond, eta: eta, columns: columns - (label.map { $0.count + 1 } ?? 0)
-                    )
-                    + "\u{1B}[K")
-                    .utf8))
+        console.error(
+            "\r" + (label.map { $0 + " " } ?? "")
+                + ProgressLine.render(
+                    done: p.done, total: p.total, filesPerSecond: p.filesPerSecond, eta: eta, columns: columns - (label.map { $0.count + 1 } ?? 0))
+                + "\u{1B}[K")
         drawn = true
     }
 
     func finish() {
-        if drawn { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        if drawn { console.error("\r\u{1B}[K") }
     }
 }

@@ -1,20 +1,22 @@
 import Foundation
 import Glibc
+import SnapSortCLI
 import SnapSortCore
 import SnapSortSystem
 import SnapSortTestSupport
 import Testing
 
-/// The CLI contract: names, flags, exit codes and the report format.
+/// The CLI contract: names, flags, output and the report format, through `Dispatcher.run` in
+/// this process (`CLIEndToEndTests` runs the binary).
 @Suite struct CLITests {
     @Test func scanAndReportWithDbBeforeOrAfterTheCommand() throws {
         let dir = TempDir()
         dir.write("Pictures/IMG_20240501_101010.jpg", Fixtures.jpeg(seed: 1))
         dir.write("Pictures/broken.jpg", [])
         let db = dir.at("db/lib.sqlite3")
-        let scan = try SnapsortBinary.run(["--db", db, "scan", "--quiet", dir.at("Pictures")])
+        let scan = try InProcess.run(["--db", db, "scan", "--quiet", dir.at("Pictures")])
         #expect(scan.status == 0, "\(scan.stderr)")
-        let report = try SnapsortBinary.run(["report", "--jsonl", "--db", db])
+        let report = try InProcess.run(["report", "--jsonl", "--db", db])
         #expect(report.status == 0)
         let lines = report.stdout.split(separator: "\n")
         #expect(lines.count == 2)
@@ -28,26 +30,8 @@ import Testing
             }
             #expect(o["path"]?.stringValue?.hasPrefix("/") == true)
         }
-        let env = try SnapsortBinary.run(["report", "--jsonl"], env: ["SNAPSORT_DB": db])
+        let env = try InProcess.run(["report", "--jsonl"], env: ["SNAPSORT_DB": db])
         #expect(env.stdout == report.stdout)
-    }
-
-    /// A file name that is not UTF-8, given on the command line as the shell passes it (its
-    /// bytes), names that file: `info` finds it, and what is printed shows the byte as U+FFFD.
-    @Test func aFileNamedInLatin1IsFoundFromTheCommandLine() throws {
-        let dir = TempDir()
-        let name = PathName.decode(Array("caf".utf8) + [0xE9] + Array(".jpg".utf8))
-        dir.write("Pictures/\(name)", Fixtures.jpeg(seed: 41, width: 64, height: 48))
-        let db = dir.at("lib.sqlite")
-        #expect(try SnapsortBinary.run(["--db", db, "scan", "--quiet", dir.at("Pictures")]).status == 0)
-        // Through sh and printf: Foundation's Process would pass the String's UTF-8.
-        let info = try SnapsortBinary.run(
-            ["-c", "exec \"$0\" --db \"$1\" info \"$2/$(printf 'caf\\351.jpg')\"", SnapsortBinary.path, db, dir.at("Pictures")], launcher: "/bin/sh")
-        #expect(
-            info.status == 0 && info.stdout.contains("Pictures/caf\u{FFFD}.jpg") && info.stdout.contains("status:    ok"),
-            "\(info.stdout)\(info.stderr)")
-        let report = try SnapsortBinary.run(["--db", db, "report", "--jsonl"])
-        #expect(report.stdout.contains("/caf\\udce9.jpg\""), "\(report.stdout)")
     }
 
     /// A file name with control characters (an ESC that recolours the terminal, a newline that
@@ -60,22 +44,22 @@ import Testing
         dir.write("Pictures/new\nline.jpg", bytes)
         dir.write("Pictures/evil\u{202E}gpj.jpg", bytes)
         let db = dir.at("lib.sqlite")
-        #expect(try SnapsortBinary.run(["--db", db, "scan", "--quiet", "--no-models", dir.at("Pictures")]).status == 0)
-        let trash = try SnapsortBinary.run(["--db", db, "decide", "trash", dir.at("Pictures/esc \u{1B}[31mred.jpg")])
-        let groups = try SnapsortBinary.run(["--db", db, "groups", "duplicate"])
-        let list = try SnapsortBinary.run(["--db", db, "trash", "list"])
+        #expect(try InProcess.run(["--db", db, "scan", "--quiet", "--no-models", dir.at("Pictures")]).status == 0)
+        let trash = try InProcess.run(["--db", db, "decide", "trash", dir.at("Pictures/esc \u{1B}[31mred.jpg")])
+        let groups = try InProcess.run(["--db", db, "groups", "duplicate"])
+        let list = try InProcess.run(["--db", db, "trash", "list"])
         for out in [trash.stdout, groups.stdout, list.stdout] {
             #expect(!out.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{202E}" }, "\(out)")
         }
         #expect(list.stdout.contains("esc \\x1b[31mred.jpg"), "\(list.stdout)")
         #expect(groups.stdout.contains("new\\nline.jpg") && groups.stdout.contains("evil\\u{202E}gpj.jpg"), "\(groups.stdout)")
         // `info` and `undo` name the file on one line too (review 7, F3).
-        let info = try SnapsortBinary.run(["--db", db, "info", dir.at("Pictures/new\nline.jpg")])
+        let info = try InProcess.run(["--db", db, "info", dir.at("Pictures/new\nline.jpg")])
         #expect(info.stdout.split(separator: "\n").first?.hasSuffix("Pictures/new\\nline.jpg") == true, "\(info.stdout)")
-        _ = try SnapsortBinary.run(["--db", db, "decide", "keep", dir.at("Pictures/new\nline.jpg")])
-        let undo = try SnapsortBinary.run(["--db", db, "undo"])
+        _ = try InProcess.run(["--db", db, "decide", "keep", dir.at("Pictures/new\nline.jpg")])
+        let undo = try InProcess.run(["--db", db, "undo"])
         #expect(undo.stdout.contains("new\\nline.jpg") && !undo.stdout.dropLast().contains("\n"), "\(undo.stdout)")
-        let report = try SnapsortBinary.run(["--db", db, "report", "--jsonl"])
+        let report = try InProcess.run(["--db", db, "report", "--jsonl"])
         #expect(report.stdout.contains("esc \\u001b[31mred.jpg") && report.stdout.contains("evil\\u202egpj.jpg"), "\(report.stdout)")
         for line in report.stdout.split(separator: "\n") { #expect(JSON.parse(String(line)) != nil) }
     }
@@ -88,15 +72,15 @@ import Testing
         let copies = ["Pictures/a.jpg", "Pictures/Backup/a.jpg", "Pictures/Old/a.jpg"].map { dir.write($0, bytes) }
         dir.write("Pictures/lone.jpg", Fixtures.jpeg(seed: 62, width: 320, height: 240, dateTimeOriginal: "2021:01:01 09:00:00"))
         let db = dir.at("lib.sqlite3")
-        #expect(try SnapsortBinary.run(["--db", db, "scan", "--quiet", "--no-models", dir.at("Pictures")]).status == 0)
-        let groups = try SnapsortBinary.run(["--db", db, "groups", "duplicate"]).stdout
+        #expect(try InProcess.run(["--db", db, "scan", "--quiet", "--no-models", dir.at("Pictures")]).status == 0)
+        let groups = try InProcess.run(["--db", db, "groups", "duplicate"]).stdout
         #expect(groups.contains("Backup/a.jpg"), "\(groups)")
         func list() throws -> [String: JSON] {
-            let out = try SnapsortBinary.run(["--db", db, "trash", "list", "--json"]).stdout
+            let out = try InProcess.run(["--db", db, "trash", "list", "--json"]).stdout
             let staged = try #require(JSON.parse(out)?["staged"]?.arrayValue, "\(out)")
             return Dictionary(uniqueKeysWithValues: staged.map { ($0["path"]?.stringValue ?? "", $0) })
         }
-        #expect(try SnapsortBinary.run(["--db", db, "decide", "trash"] + copies + [dir.at("Pictures/lone.jpg")]).status == 0)
+        #expect(try InProcess.run(["--db", db, "decide", "trash"] + copies + [dir.at("Pictures/lone.jpg")]).status == 0)
         let all = try list()
         for path in copies {
             let item = try #require(all[path])
@@ -108,7 +92,7 @@ import Testing
         #expect(all[dir.at("Pictures/lone.jpg")]?["last_copy"]?.boolValue == true)
         #expect(all[dir.at("Pictures/lone.jpg")]?["last_copy_set"] == .null)
         let set = try #require(all[copies[0]]?["last_copy_set"]?.stringValue)
-        let text = try SnapsortBinary.run(["--db", db, "trash", "list"]).stdout
+        let text = try InProcess.run(["--db", db, "trash", "list"]).stdout
         // Copies share a name: each is shown with its folder.
         let line = try #require(
             text.split(separator: "\n").first { $0.hasPrefix("3 of them are the last copies of duplicate set \(set) (") }, "\(text)")
@@ -122,10 +106,10 @@ import Testing
             #expect(copies.allSatisfy(FileSystem.exists))
         }
         // One copy kept: the others are no last copies, and nothing is named.
-        #expect(try SnapsortBinary.run(["--db", db, "decide", "keep", copies[1]]).status == 0)
+        #expect(try InProcess.run(["--db", db, "decide", "keep", copies[1]]).status == 0)
         let some = try list()
         #expect(some[copies[0]]?["last_copy"]?.boolValue == false && some[copies[2]]?["last_copy"]?.boolValue == false, "\(some)")
-        #expect(!(try SnapsortBinary.run(["--db", db, "trash", "list"]).stdout.contains("last cop")))
+        #expect(!(try InProcess.run(["--db", db, "trash", "list"]).stdout.contains("last cop")))
     }
 
     /// The scan's progress line fits the terminal: the rate and the ETA give way first, then
@@ -147,8 +131,8 @@ import Testing
             "Pictures/a.jpg",
             Fixtures.jpeg(seed: 51, width: 64, height: 48, dateTimeOriginal: "2024:05:01 10:00:00", make: "Canon", model: "Canon EOS R6 Mark II"))
         let db = dir.at("lib.sqlite3")
-        #expect(try SnapsortBinary.run(["--db", db, "scan", "--quiet", "--no-models", dir.at("Pictures")]).status == 0)
-        let decks = try SnapsortBinary.run(["--db", db, "decks"]).stdout
+        #expect(try InProcess.run(["--db", db, "scan", "--quiet", "--no-models", dir.at("Pictures")]).status == 0)
+        let decks = try InProcess.run(["--db", db, "decks"]).stdout
         let line = try #require(decks.split(separator: "\n").first { $0.hasPrefix("filter:camera=") }, "\(decks)")
         #expect(line.hasPrefix("filter:camera=Canon EOS R6 Mark II  "), "\(line)")
     }
@@ -162,11 +146,11 @@ import Testing
         let original = Array("# Photos de l'".utf8) + [0xE9] + Array("t\u{E9}\nroot = \(dir.at("lib"))\nsession_goal = 50\n".utf8)
         dir.write("config/snapsort/snapsort.conf", original)
         let env = ["XDG_CONFIG_HOME": dir.at("config"), "HOME": dir.path]
-        let add = try SnapsortBinary.run(["roots", "add", photos], env: env)
+        let add = try InProcess.run(["roots", "add", photos], env: env)
         #expect(add.status == 1 && add.stderr.contains("line 1") && add.stderr.contains("nothing was changed"), "\(add.stderr)")
         #expect(try FileSystem.readFile(conf, limit: 4096) == original)
         // The other lines still count, and the byte is reported.
-        let config = try SnapsortBinary.run(["config"], env: env)
+        let config = try InProcess.run(["config"], env: env)
         #expect(config.stdout.contains("session_goal = 50") && config.stderr.contains("not UTF-8"), "\(config.stdout)\n\(config.stderr)")
     }
 
@@ -177,13 +161,13 @@ import Testing
         dir.write("Pictures/a.jpg", Fixtures.jpeg(seed: 5, width: 64, height: 48))
         dir.write("config/snapsort/snapsort.conf", Array("root = \(dir.at("Pictures"))\nroot = \(dir.at("Pictrues"))\n".utf8))
         let env = ["XDG_CONFIG_HOME": dir.at("config"), "HOME": dir.path]
-        let config = try SnapsortBinary.run(["config"], env: env)
+        let config = try InProcess.run(["config"], env: env)
         #expect(config.stderr.contains("the root \(dir.at("Pictrues")) is not there"), "\(config.stderr)")
         let db = dir.at("lib.sqlite3")
-        let scan = try SnapsortBinary.run(["--db", db, "scan", "--no-models"], env: env)
+        let scan = try InProcess.run(["--db", db, "scan", "--no-models"], env: env)
         #expect(
             scan.status == 0 && scan.stderr.contains("\(dir.at("Pictrues")) in snapsort.conf is not there and was never scanned"), "\(scan.stderr)")
-        #expect(try SnapsortBinary.run(["--db", db, "report", "--jsonl"]).stdout.split(separator: "\n").count == 1)
+        #expect(try InProcess.run(["--db", db, "report", "--jsonl"]).stdout.split(separator: "\n").count == 1)
     }
 
     /// Roots inside one another, or one folder twice, are scanned once (each file one row).
@@ -192,10 +176,10 @@ import Testing
         dir.write("Pictures/a.jpg", Fixtures.jpeg(seed: 3, width: 64, height: 48))
         dir.write("Pictures/sub/b.jpg", Fixtures.jpeg(seed: 4, width: 64, height: 48))
         let db = dir.at("lib.sqlite3")
-        let scan = try SnapsortBinary.run(
+        let scan = try InProcess.run(
             ["--db", db, "scan", "--quiet", "--no-models", dir.at("Pictures/sub"), dir.at("Pictures"), dir.at("Pictures") + "/"])
         #expect(scan.status == 0, "\(scan.stderr)")
-        let report = try SnapsortBinary.run(["--db", db, "report", "--jsonl"])
+        let report = try InProcess.run(["--db", db, "report", "--jsonl"])
         #expect(report.stdout.split(separator: "\n").count == 2, "\(report.stdout)")
     }
 
@@ -206,11 +190,11 @@ import Testing
         let dir = TempDir()
         dir.write("Pictures/a.jpg", Fixtures.jpeg(seed: 91, width: 96, height: 72))
         let db = dir.at("lib.sqlite3")
-        #expect(try SnapsortBinary.run(["--db", db, "scan", "--quiet", "--no-models", dir.at("Pictures")]).status == 0)
+        #expect(try InProcess.run(["--db", db, "scan", "--quiet", "--no-models", dir.at("Pictures")]).status == 0)
         try DatabaseDamage.breakTable(db, "files")
         let before = try FileSystem.readFile(db, limit: 1 << 26)
         for args in [["report", "--jsonl"], ["decide", "keep", dir.at("Pictures/a.jpg")], ["scan", "--quiet", "--no-models", dir.at("Pictures")]] {
-            let r = try SnapsortBinary.run(["--db", db] + args)
+            let r = try InProcess.run(["--db", db] + args)
             #expect(r.status == 1, "\(args): \(r.status) \(r.stderr)")
             #expect(r.stderr.contains("is damaged") && r.stderr.contains(".backup-"), "\(args): \(r.stderr)")
             // With the CLI alone no agent made a backup: said, with how to start over (review 7, L7).
@@ -218,7 +202,7 @@ import Testing
         }
         // A backup there is named.
         dir.write("lib.sqlite3.backup-20261130-101500", Array(before.prefix(4096)))
-        let named = try SnapsortBinary.run(["--db", db, "report", "--jsonl"])
+        let named = try InProcess.run(["--db", db, "report", "--jsonl"])
         #expect(named.stderr.contains("newest backup is \(dir.at("lib.sqlite3.backup-20261130-101500"))"), "\(named.stderr)")
         #expect(try FileSystem.readFile(db, limit: 1 << 26) == before)
     }
@@ -229,62 +213,51 @@ import Testing
     /// The list's total counts what goes with the staged photos (an .xmp here; a RAW or a clip
     /// weigh more): it said the photos' bytes alone (review 8).
     @Test func theTrashListTotalCountsWhatGoesWithThePhotos() throws {
-        let dir = TempDir()
+        let f = CLIFolder(photos: ["a.jpg": 98])
         let photo = Fixtures.jpeg(seed: 98, width: 96, height: 72)
-        dir.write("Pictures/a.jpg", photo)
         let xmp = Array(String(repeating: "<x:xmpmeta/>", count: 400).utf8)
-        dir.write("Pictures/a.jpg.xmp", xmp)
-        let db = dir.at("lib.sqlite3")
-        let env = ["HOME": dir.path, "XDG_DATA_HOME": dir.at("share"), "XDG_RUNTIME_DIR": dir.at("run")]
-        #expect(try SnapsortBinary.run(["--db", db, "scan", "--quiet", "--no-models", dir.at("Pictures")], env: env).status == 0)
-        #expect(try SnapsortBinary.run(["--db", db, "decide", "trash", dir.at("Pictures/a.jpg")], env: env).status == 0)
-        let list = try SnapsortBinary.run(["--db", db, "trash", "list"], env: env).stdout
+        f.dir.write("Pictures/a.jpg.xmp", xmp)
+        #expect(try f.scan().status == 0)
+        #expect(try f.run(["decide", "trash", f.photo("a.jpg")]).status == 0)
+        let list = try f.run(["trash", "list"]).stdout
         let total = Double(photo.count + xmp.count) / 1000
         #expect(list.contains("1 staged, \(String(format: total < 10 ? "%.1f kB" : "%.0f kB", total)) with the file that goes with them"), "\(list)")
-        let json = try #require(JSON.parse(try SnapsortBinary.run(["--db", db, "trash", "list", "--json"], env: env).stdout))
+        let json = try #require(JSON.parse(try f.run(["trash", "list", "--json"]).stdout))
         #expect(json["staged_bytes"]?.intValue == photo.count && json["sidecar_bytes"]?.intValue == xmp.count)
     }
 
     /// A misspelt group is a usage error as a misspelt filter is (exit 2; it was 1) (review 8).
     @Test func anUnknownDeckIsAUsageErrorWhateverItsKind() throws {
-        let dir = TempDir()
-        dir.folder("Pictures")
-        let env = ["HOME": dir.path, "XDG_CONFIG_HOME": dir.at("config"), "XDG_RUNTIME_DIR": dir.at("run")]
-        _ = try SnapsortBinary.run(["--db", dir.at("lib.sqlite3"), "scan", "--quiet", "--no-models", dir.at("Pictures")], env: env)
-        let group = try SnapsortBinary.run(["--db", dir.at("lib.sqlite3"), "decks", "--show", "group:blury"], env: env)
-        let filter = try SnapsortBinary.run(["--db", dir.at("lib.sqlite3"), "decks", "--show", "filter:favorites"], env: env)
+        let f = CLIFolder()
+        _ = try f.scan()
+        let group = try f.run(["decks", "--show", "group:blury"])
+        let filter = try f.run(["decks", "--show", "filter:favorites"])
         #expect(group.status == 2 && filter.status == 2 && group.stderr.contains("unknown group 'blury'"), "\(group.stderr) \(filter.stderr)")
-        #expect(try SnapsortBinary.run(["--db", dir.at("lib.sqlite3"), "decks", "--show", "group:blurry"], env: env).status == 0)
+        #expect(try f.run(["decks", "--show", "group:blurry"]).status == 0)
     }
 
     /// stats says a goal it cannot read, as config and review do (review 8).
     @Test func statsSaysAGoalItCannotRead() throws {
-        let dir = TempDir()
-        dir.write("config/snapsort/snapsort.conf", Array("session_goal = lots\n".utf8))
-        let env = ["HOME": dir.path, "XDG_CONFIG_HOME": dir.at("config"), "XDG_RUNTIME_DIR": dir.at("run")]
-        dir.folder("Pictures")
-        _ = try SnapsortBinary.run(["--db", dir.at("lib.sqlite3"), "scan", "--quiet", "--no-models", dir.at("Pictures")], env: env)
-        let r = try SnapsortBinary.run(["--db", dir.at("lib.sqlite3"), "stats"], env: env)
+        let f = CLIFolder()
+        f.dir.write("config/snapsort/snapsort.conf", Array("session_goal = lots\n".utf8))
+        _ = try f.scan()
+        let r = try f.run(["stats"])
         #expect(r.status == 0 && r.stderr.contains("session_goal") && r.stdout.contains("of 25 decisions"), "\(r.stdout) \(r.stderr)")
     }
 
     @Test func anUndoRightAfterACommitSaysSoAndTakesNothingBack() throws {
-        let dir = TempDir()
-        dir.write("Pictures/a.jpg", Fixtures.jpeg(seed: 96, width: 96, height: 72))
-        dir.write("Pictures/b.jpg", Fixtures.jpeg(seed: 97, width: 96, height: 72))
-        let db = dir.at("lib.sqlite3")
-        let env = ["HOME": dir.path, "XDG_DATA_HOME": dir.at("share"), "XDG_RUNTIME_DIR": dir.at("run")]
-        #expect(try SnapsortBinary.run(["--db", db, "scan", "--quiet", "--no-models", dir.at("Pictures")], env: env).status == 0)
-        #expect(try SnapsortBinary.run(["--db", db, "decide", "keep", dir.at("Pictures/a.jpg")], env: env).status == 0)
-        #expect(try SnapsortBinary.run(["--db", db, "decide", "trash", dir.at("Pictures/b.jpg")], env: env).status == 0)
-        #expect(try SnapsortBinary.run(["--db", db, "trash", "commit", "--yes"], env: env).status == 0)
+        let f = CLIFolder(photos: ["a.jpg": 96, "b.jpg": 97])
+        #expect(try f.scan().status == 0)
+        #expect(try f.run(["decide", "keep", f.photo("a.jpg")]).status == 0)
+        #expect(try f.run(["decide", "trash", f.photo("b.jpg")]).status == 0)
+        #expect(try f.run(["trash", "commit", "--yes"]).status == 0)
         // The keep of a, an older and unrelated decision, was taken back silently (review 8).
-        let undo = try SnapsortBinary.run(["--db", db, "undo"], env: env)
+        let undo = try f.run(["undo"])
         #expect(undo.status == 1 && undo.stderr.contains("nothing undone: the last commit moved 1 file") && undo.stderr.contains("--past-commit"))
-        let lib = try Library(path: db)
-        let a = try #require(try lib.item(path: dir.at("Pictures/a.jpg")))
+        let lib = try Library(path: f.db)
+        let a = try #require(try lib.item(path: f.photo("a.jpg")))
         #expect(try Review.decision(for: a.id, library: lib)?.decision == .keep)
-        let past = try SnapsortBinary.run(["--db", db, "undo", "--past-commit"], env: env)
+        let past = try f.run(["undo", "--past-commit"])
         #expect(past.status == 0 && past.stdout.contains("undid keep"), "\(past.stdout) \(past.stderr)")
         #expect(try Review.decision(for: a.id, library: lib) == nil)
     }
@@ -292,14 +265,10 @@ import Testing
     /// `trash restore` is an undo step, and `undo` says what it took back: the photo put back
     /// from the Trash is staged again, still in its folder (the next commit asks first).
     @Test func aRestoreIsTakenBackByUndo() throws {
-        let dir = TempDir()
-        dir.write("Pictures/a.jpg", Fixtures.jpeg(seed: 93, width: 96, height: 72))
-        dir.write("Pictures/b.jpg", Fixtures.jpeg(seed: 94, width: 96, height: 72))
-        let db = dir.at("lib.sqlite3")
-        let env = ["HOME": dir.path, "XDG_DATA_HOME": dir.at("share"), "XDG_RUNTIME_DIR": dir.at("run")]
-        func run(_ args: [String]) throws -> SnapsortBinary.Result { try SnapsortBinary.run(["--db", db] + args, env: env) }
-        let a = dir.at("Pictures/a.jpg"), b = dir.at("Pictures/b.jpg")
-        #expect(try run(["scan", "--quiet", "--no-models", dir.at("Pictures")]).status == 0)
+        let f = CLIFolder(photos: ["a.jpg": 93, "b.jpg": 94])
+        let run = f.run
+        let a = f.photo("a.jpg"), b = f.photo("b.jpg")
+        #expect(try f.scan().status == 0)
         #expect(try run(["decide", "trash", a]).status == 0)
         #expect(try run(["trash", "commit", "--yes"]).status == 0)
         #expect(try run(["decide", "trash", b]).status == 0)
@@ -321,39 +290,33 @@ import Testing
     /// A deck of what was reviewed already (Favourites and kept) is to look back on: it
     /// said "1 waiting, 1/1 reviewed".
     @Test func aDeckOfKeptPhotosIsToLookBackOn() throws {
-        let dir = TempDir()
-        dir.write("Pictures/a.jpg", Fixtures.jpeg(seed: 91, width: 96, height: 72))
-        let db = dir.at("lib.sqlite3")
-        let env = ["HOME": dir.path, "XDG_RUNTIME_DIR": dir.at("run")]
-        #expect(try SnapsortBinary.run(["--db", db, "scan", "--quiet", "--no-models", dir.at("Pictures")], env: env).status == 0)
-        #expect(try SnapsortBinary.run(["--db", db, "decide", "keep", dir.at("Pictures/a.jpg")], env: env).status == 0)
-        let decks = try SnapsortBinary.run(["--db", db, "decks"], env: env).stdout.split(separator: "\n")
+        let f = CLIFolder(photos: ["a.jpg": 91])
+        #expect(try f.scan().status == 0)
+        #expect(try f.run(["decide", "keep", f.photo("a.jpg")]).status == 0)
+        let decks = try f.run(["decks"]).stdout.split(separator: "\n")
         let favourites = try #require(decks.first { $0.hasPrefix("filter:favourites") }, "\(decks)")
         #expect(favourites.hasSuffix("1 to look back on, all reviewed"), "\(favourites)")
     }
 
     @Test func trashListAndRestoreAndResumeSayWhatHappened() throws {
-        let dir = TempDir()
-        dir.write("Pictures/new\nline.jpg", Fixtures.jpeg(seed: 95, width: 96, height: 72))
-        let db = dir.at("lib.sqlite3")
-        let env = ["HOME": dir.path, "XDG_DATA_HOME": dir.at("share"), "XDG_RUNTIME_DIR": dir.at("run")]
-        let photo = dir.at("Pictures/new\nline.jpg")
-        #expect(try SnapsortBinary.run(["--db", db, "scan", "--quiet", "--no-models", dir.at("Pictures")], env: env).status == 0)
-        #expect(try SnapsortBinary.run(["--db", db, "decide", "trash", photo], env: env).status == 0)
-        let list = try SnapsortBinary.run(["--db", db, "trash", "list"], env: env)
+        let f = CLIFolder(photos: ["new\nline.jpg": 95])
+        let photo = f.photo("new\nline.jpg")
+        #expect(try f.scan().status == 0)
+        #expect(try f.run(["decide", "trash", photo]).status == 0)
+        let list = try f.run(["trash", "list"])
         #expect(list.stdout.split(separator: "\n").contains { $0.hasSuffix("Pictures/new\\nline.jpg") }, "\(list.stdout)")
-        #expect(try SnapsortBinary.run(["--db", db, "trash", "commit", "--yes"], env: env).status == 0)
+        #expect(try f.run(["trash", "commit", "--yes"]).status == 0)
         // The commit is not undone by undo, which says so (here nothing else is left).
-        let undo = try SnapsortBinary.run(["--db", db, "undo"], env: env)
+        let undo = try f.run(["undo"])
         #expect(undo.status == 1 && undo.stderr.contains("the last commit moved 1 file to the Trash"), "\(undo.stderr)")
         // What is in the Trash is listed by name (escaped), so it can be put back by name.
-        let after = try SnapsortBinary.run(["--db", db, "trash", "list"], env: env).stdout.split(separator: "\n")
+        let after = try f.run(["trash", "list"]).stdout.split(separator: "\n")
         let heading = try #require(after.firstIndex { $0.hasPrefix("In the Trash") }, "\(after)")
         #expect(after.dropFirst(heading + 1).first?.hasSuffix("Pictures/new\\nline.jpg") == true, "\(after)")
-        dir.write("Pictures/new\nline.jpg", [1, 2, 3])
-        let refused = try SnapsortBinary.run(["--db", db, "trash", "restore", photo], env: env)
+        f.dir.write("Pictures/new\nline.jpg", [1, 2, 3])
+        let refused = try f.run(["trash", "restore", photo])
         #expect(refused.status == 4 && refused.stdout.contains("not overwritten"), "\(refused.status) \(refused.stdout)")
-        let resume = try SnapsortBinary.run(["--db", db, "resume"], env: env)
+        let resume = try f.run(["resume"])
         #expect(resume.status == 0 && resume.stderr.contains("was not paused"), "\(resume.stderr)")
     }
 
@@ -365,16 +328,16 @@ import Testing
         #expect(symlink(photo, dir.at("Pictures/link.jpg")) == 0)
         #expect(mkfifo(dir.at("Pictures/pipe.jpg"), 0o600) == 0)
         let db = dir.at("lib.sqlite3")
-        #expect(try SnapsortBinary.run(["--db", db, "scan", "--quiet", "--no-models", dir.at("Pictures")]).status == 0)
-        let link = try SnapsortBinary.run(["--db", db, "info", dir.at("Pictures/link.jpg")])
+        #expect(try InProcess.run(["--db", db, "scan", "--quiet", "--no-models", dir.at("Pictures")]).status == 0)
+        let link = try InProcess.run(["--db", db, "info", dir.at("Pictures/link.jpg")])
         #expect(link.status == 1 && link.stderr.contains("is a symbolic link (to \(photo))"), "\(link.stderr)")
-        let fifo = try SnapsortBinary.run(["--db", db, "info", dir.at("Pictures/pipe.jpg")])
+        let fifo = try InProcess.run(["--db", db, "info", dir.at("Pictures/pipe.jpg")])
         #expect(fifo.status == 1 && fifo.stderr.contains("is not a regular file"), "\(fifo.stderr)")
-        let slash = try SnapsortBinary.run(["roots", "add", "/"], env: ["XDG_CONFIG_HOME": dir.at("config"), "HOME": dir.path])
+        let slash = try InProcess.run(["roots", "add", "/"], env: ["XDG_CONFIG_HOME": dir.at("config"), "HOME": dir.path])
         #expect(slash.status == 1 && !FileSystem.exists(dir.at("config/snapsort/snapsort.conf")), "\(slash.stderr)")
         // A folder whose name holds a line break: refused (the name escaped), the file untouched.
         let odd = dir.folder("new\nline")
-        let newline = try SnapsortBinary.run(["roots", "add", odd], env: ["XDG_CONFIG_HOME": dir.at("config"), "HOME": dir.path])
+        let newline = try InProcess.run(["roots", "add", odd], env: ["XDG_CONFIG_HOME": dir.at("config"), "HOME": dir.path])
         #expect(newline.status == 1 && newline.stderr.contains("new\\nline: a name with a line break"), "\(newline.stderr)")
         #expect(!FileSystem.exists(dir.at("config/snapsort/snapsort.conf")))
     }
@@ -385,13 +348,13 @@ import Testing
         let dir = TempDir()
         let a = dir.write("Pictures/a.jpg", Fixtures.jpeg(seed: 61, width: 64, height: 48))
         let db = dir.at("lib.sqlite3")
-        #expect(try SnapsortBinary.run(["--db", db, "scan", "--quiet", "--no-models", dir.at("Pictures")]).status == 0)
-        #expect(try SnapsortBinary.run(["--db", db, "decide", "trash", a]).status == 0)
-        #expect(try SnapsortBinary.run(["--db", db, "info", a]).stdout.contains("decision:  trash (staged: 'snapsort trash commit'"))
+        #expect(try InProcess.run(["--db", db, "scan", "--quiet", "--no-models", dir.at("Pictures")]).status == 0)
+        #expect(try InProcess.run(["--db", db, "decide", "trash", a]).status == 0)
+        #expect(try InProcess.run(["--db", db, "info", a]).stdout.contains("decision:  trash (staged: 'snapsort trash commit'"))
         dir.write("Pictures/a.jpg", Fixtures.jpeg(seed: 62, width: 64, height: 48))
-        let info = try SnapsortBinary.run(["--db", db, "info", a])
+        let info = try InProcess.run(["--db", db, "info", a])
         #expect(info.stdout.contains("changed since it was reviewed: a commit leaves it in place"), "\(info.stdout)")
-        let json = JSON.parse(try SnapsortBinary.run(["--db", db, "info", "--json", a]).stdout)
+        let json = JSON.parse(try InProcess.run(["--db", db, "info", "--json", a]).stdout)
         #expect(json?["changed_since_review"]?.boolValue == true, "\(String(describing: json))")
     }
 
@@ -403,33 +366,15 @@ import Testing
         let b = dir.write("Pictures/Old/b.jpg", Fixtures.jpeg(seed: 98, width: 64, height: 48))
         dir.write("Pictures/Keep/c.jpg", Fixtures.jpeg(seed: 99, width: 64, height: 48))
         let db = dir.at("lib.sqlite3")
-        #expect(try SnapsortBinary.run(["--db", db, "scan", "--quiet", "--no-models", dir.at("Pictures")]).status == 0)
-        #expect(try SnapsortBinary.run(["--db", db, "decide", "trash", a]).status == 0)
-        #expect(try SnapsortBinary.run(["--db", db, "decide", "keep", b]).status == 0)
-        let r = try SnapsortBinary.run(["--db", db, "forget", dir.at("Pictures/Old")])
+        #expect(try InProcess.run(["--db", db, "scan", "--quiet", "--no-models", dir.at("Pictures")]).status == 0)
+        #expect(try InProcess.run(["--db", db, "decide", "trash", a]).status == 0)
+        #expect(try InProcess.run(["--db", db, "decide", "keep", b]).status == 0)
+        let r = try InProcess.run(["--db", db, "forget", dir.at("Pictures/Old")])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stderr.contains("forgot 2 items") && r.stderr.contains("1 kept") && r.stderr.contains("1 staged for the Trash"), "\(r.stderr)")
         #expect(FileSystem.exists(a) && FileSystem.exists(b))
-        let report = try SnapsortBinary.run(["--db", db, "report", "--jsonl"])
+        let report = try InProcess.run(["--db", db, "report", "--jsonl"])
         #expect(report.stdout.split(separator: "\n").count == 1)
-    }
-
-    /// `remind --now` with no notification server to reach (the bus address names no socket)
-    /// fails once, with the reason and exit 3; a one-shot does not promise a retry.
-    @Test func remindNowWithoutANotificationServerSaysSoOnce() throws {
-        let dir = TempDir()
-        let db = dir.at("lib.sqlite3")
-        dir.folder("Pictures")
-        #expect(try SnapsortBinary.run(["--db", db, "scan", "--quiet", "--no-models", dir.at("Pictures")]).status == 0)
-        let r = try SnapsortBinary.run(
-            ["--db", db, "remind", "--now"],
-            env: [
-                "HOME": dir.path, "XDG_CONFIG_HOME": dir.at("config"), "XDG_RUNTIME_DIR": dir.at("run"),
-                "DBUS_SESSION_BUS_ADDRESS": "unix:path=\(dir.at("no-bus"))",
-            ])
-        #expect(r.status == 3, "\(r.status) \(r.stderr)")
-        #expect(r.stderr.components(separatedBy: "cannot show").count == 2, "\(r.stderr)")
-        #expect(!r.stderr.contains("retry"), "\(r.stderr)")
     }
 
     /// A photo the scan may not read (its permissions) is tried again by every scan: nothing is
@@ -442,7 +387,7 @@ import Testing
         let dir = TempDir()
         let photo = dir.write("Pictures/a.jpg", Fixtures.jpeg(seed: 83, width: 96, height: 72))
         let db = dir.at("lib.sqlite3")
-        #expect(try SnapsortBinary.run(["--db", db, "scan", "--quiet", "--no-models", dir.at("Pictures")]).status == 0)
+        #expect(try InProcess.run(["--db", db, "scan", "--quiet", "--no-models", dir.at("Pictures")]).status == 0)
         chmod(db, 0o444)
         #expect(try SnapsortBinary.runUnprivileged(["--db", db, "groups"]).status == 0)
         chmod(db, 0o644)
@@ -461,11 +406,11 @@ import Testing
     @Test func aFirstScanWithoutPhotosPointsToRootsAndTheDemo() throws {
         let dir = TempDir()
         let env = ["HOME": dir.path, "XDG_CONFIG_HOME": dir.at("config"), "XDG_STATE_HOME": dir.at("state"), "XDG_DATA_HOME": dir.at("share")]
-        let none = try SnapsortBinary.run(["scan", "--no-models"], env: env)
+        let none = try InProcess.run(["scan", "--no-models"], env: env)
         #expect(none.status == 0 && none.stderr.contains("no photos folder yet") && none.stderr.contains("'snapsort demo --scan'"), "\(none.stderr)")
         #expect(!none.stderr.contains("snapsort.conf") && !none.stderr.contains("roots remove"), "\(none.stderr)")
         dir.folder("Pictures")
-        let empty = try SnapsortBinary.run(["scan", "--no-models"], env: env)
+        let empty = try InProcess.run(["scan", "--no-models"], env: env)
         #expect(empty.status == 0 && empty.stderr.contains("no photos in") && empty.stderr.contains("'snapsort demo --scan'"), "\(empty.stderr)")
         // A file under a folder that cannot be searched is "permission denied", not "no such
         // file" (review 7, L3).
@@ -476,7 +421,7 @@ import Testing
         let denied = try SnapsortBinary.runUnprivileged(["info", dir.at("Locked/x.jpg")], env: env)
         #expect(denied.status == 1 && denied.stderr.contains("permission denied"), "\(denied.stderr)")
         // A report of a folder that never was (a typo) says so, as scan does (review 7, L2).
-        let typo = try SnapsortBinary.run(["report", "--jsonl", dir.at("Pictres")], env: env)
+        let typo = try InProcess.run(["report", "--jsonl", dir.at("Pictres")], env: env)
         #expect(typo.status == 1 && typo.stderr.contains("no such file or folder"), "\(typo.stderr)")
     }
 
@@ -496,8 +441,8 @@ import Testing
         #expect(try row()?.string(1) == "permission")
         // No clutter: a good photo its permissions hide is not offered for the Trash (review 8, F6);
         // `info` says why it is not read.
-        #expect(try !SnapsortBinary.run(["--db", db, "groups", "unreadable"]).stdout.contains("b.jpg"))
-        let info = try SnapsortBinary.run(["--db", db, "info", locked])
+        #expect(try !InProcess.run(["--db", db, "groups", "unreadable"]).stdout.contains("b.jpg"))
+        let info = try InProcess.run(["--db", db, "info", locked])
         #expect(info.stdout.contains("permission denied") && info.stdout.contains("once they allow"), "\(info.stdout)")
         // Still denied: read again, nothing written, nothing regrouped.
         try lib.db.run("UPDATE files SET analyzed_at = '2000-01-01T00:00:00Z' WHERE path = ?", locked)
@@ -513,34 +458,7 @@ import Testing
         #expect(try row()?.string(1) == nil)
         #expect(try lib.db.scalar("SELECT count(*) FROM files") == 2)
         #expect(try lib.db.scalar("SELECT count(*) FROM grouped_files") == 2)
-        #expect(try !SnapsortBinary.run(["--db", db, "groups", "unreadable"]).stdout.contains("b.jpg"))
-    }
-
-    /// Two scans of one library do not run at once (both would insert a new file's row): the
-    /// second says it waits, and runs when the first ends.
-    @Test func aSecondScanWaitsForTheFirst() throws {
-        let dir = TempDir()
-        dir.write("Pictures/a.jpg", Fixtures.jpeg(seed: 83, width: 96, height: 72))
-        let db = dir.at("lib.sqlite3")
-        #expect(try SnapsortBinary.run(["--db", db, "scan", "--quiet", "--no-models", dir.at("Pictures/a.jpg")]).status == 0)
-        dir.write("Pictures/b.jpg", Fixtures.jpeg(seed: 84, width: 96, height: 72))
-        let lib = try Library(path: db)
-        let first = try #require(try FileLock.tryLock(lib.scanLockPath))  // the first scan, running
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: SnapsortBinary.path)
-        p.arguments = ["--db", db, "scan", "--no-models", dir.at("Pictures")]
-        let errPath = dir.at("scan.err")
-        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
-        p.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-        p.standardOutput = FileHandle.nullDevice
-        try p.run()
-        #expect(waitUntil { (try? String(contentsOfFile: errPath, encoding: .utf8))?.contains("waiting for it to end") == true })
-        #expect(p.isRunning)
-        #expect(try lib.db.scalar("SELECT count(*) FROM files") == 1)
-        first.unlock()
-        p.waitUntilExit()
-        #expect(p.terminationStatus == 0)
-        #expect(try lib.db.scalar("SELECT count(*) FROM files") == 2)
+        #expect(try !InProcess.run(["--db", db, "groups", "unreadable"]).stdout.contains("b.jpg"))
     }
 
     /// Typos are errors, said as one line: a folder to scan that is not there and never was
@@ -551,17 +469,17 @@ import Testing
         dir.write("Pictures/a.jpg", Fixtures.jpeg(seed: 85, width: 96, height: 72))
         dir.write("Pictures/locked/b.jpg", Fixtures.jpeg(seed: 86, width: 96, height: 72))
         let db = dir.at("lib.sqlite3")
-        let typo = try SnapsortBinary.run(["--db", db, "scan", "--quiet", dir.at("Pictrues")])
+        let typo = try InProcess.run(["--db", db, "scan", "--quiet", dir.at("Pictrues")])
         #expect(typo.status == 1)
         #expect(typo.stderr.contains("Pictrues: no such file or folder"), "\(typo.stderr)")
-        #expect(try SnapsortBinary.run(["--db", db, "scan", "--quiet", dir.at("Pictures")]).status == 0)
-        let info = try SnapsortBinary.run(["--db", db, "info", dir.at("Pictures")])
+        #expect(try InProcess.run(["--db", db, "scan", "--quiet", dir.at("Pictures")]).status == 0)
+        let info = try InProcess.run(["--db", db, "info", dir.at("Pictures")])
         #expect(info.status == 1)
         #expect(info.stderr.contains("is a folder"), "\(info.stderr)")
         // A known root that went away is offline, not a typo.
         let moved = dir.at("Elsewhere")
         #expect(rename(dir.at("Pictures"), moved) == 0)
-        let offline = try SnapsortBinary.run(["--db", db, "scan", dir.at("Pictures")])
+        let offline = try InProcess.run(["--db", db, "scan", dir.at("Pictures")])
         #expect(offline.status == 0, "\(offline.stderr)")
         #expect(offline.stderr.contains("offline (kept as is)"))
         #expect(rename(moved, dir.at("Pictures")) == 0)
@@ -575,7 +493,7 @@ import Testing
         let listable = try SnapsortBinary.runUnprivileged(["--db", db, "scan", dir.at("Pictures")])
         #expect(listable.status == 4)
         #expect(listable.stderr.contains("1 folder could not be read; its items were kept:\n  " + dir.at("Pictures/locked")), "\(listable.stderr)")
-        #expect(try SnapsortBinary.run(["--db", db, "report", "--jsonl"]).stdout.split(separator: "\n").count == 2)
+        #expect(try InProcess.run(["--db", db, "report", "--jsonl"]).stdout.split(separator: "\n").count == 2)
     }
 
     /// `pause DURATION`: a day or more says the date it ends; an absurd one is a usage error.
@@ -583,18 +501,18 @@ import Testing
         let dir = TempDir()
         let db = dir.at("lib.sqlite3")
         dir.folder("Pictures")
-        #expect(try SnapsortBinary.run(["--db", db, "scan", "--quiet", dir.at("Pictures")]).status == 0)
-        let days = try SnapsortBinary.run(["--db", db, "pause", "3d"])
+        #expect(try InProcess.run(["--db", db, "scan", "--quiet", dir.at("Pictures")]).status == 0)
+        let days = try InProcess.run(["--db", db, "pause", "3d"])
         #expect(days.status == 0)
         let date = Date().addingTimeInterval(3 * 86400)
         let f = DateFormatter()
         f.locale = Locale(identifier: "en_US_POSIX")
         f.dateFormat = "yyyy-MM-dd"
         #expect(days.stderr.contains("analysis paused until \(f.string(from: date)) "), "\(days.stderr)")
-        let absurd = try SnapsortBinary.run(["--db", db, "pause", "99999999999d"])
+        let absurd = try InProcess.run(["--db", db, "pause", "99999999999d"])
         #expect(absurd.status == 2)
         #expect(absurd.stderr.contains("at most 366d"))
-        #expect(try SnapsortBinary.run(["--db", db, "resume"]).status == 0)
+        #expect(try InProcess.run(["--db", db, "resume"]).status == 0)
     }
 
     /// `roots`: add, list and remove through snapsort.conf; a nested root is pointed out; removing
@@ -603,25 +521,25 @@ import Testing
         let dir = TempDir()
         let env = ["XDG_CONFIG_HOME": dir.at("config"), "HOME": dir.path]
         dir.folder("Photos/Phone")
-        let add = try SnapsortBinary.run(["roots", "add", dir.at("Photos")], env: env)
+        let add = try InProcess.run(["roots", "add", dir.at("Photos")], env: env)
         #expect(add.status == 0, "\(add.stderr)")
         // A folder inside a root is covered by it: said, and not added (the review issue: it
         // was said and added all the same).
-        let nested = try SnapsortBinary.run(["roots", "add", dir.at("Photos/Phone")], env: env)
+        let nested = try InProcess.run(["roots", "add", dir.at("Photos/Phone")], env: env)
         #expect(
             nested.status == 0 && nested.stderr.contains("is inside the root \(dir.at("Photos")), which already covers it: not added"),
             "\(nested.stderr)")
-        #expect(try SnapsortBinary.run(["roots", "list"], env: env).stdout == dir.at("Photos") + "\n")
-        let missing = try SnapsortBinary.run(["roots", "remove", dir.at("Elsewhere")], env: env)
+        #expect(try InProcess.run(["roots", "list"], env: env).stdout == dir.at("Photos") + "\n")
+        let missing = try InProcess.run(["roots", "remove", dir.at("Elsewhere")], env: env)
         #expect(missing.status == 1 && missing.stderr == "snapsort: \(dir.at("Elsewhere")) is not a configured root\n")
         // A folder holding a root is added, and the root inside it is pointed out.
         dir.folder("All/Phone")
-        #expect(try SnapsortBinary.run(["roots", "add", dir.at("All/Phone")], env: env).status == 0)
-        let outer = try SnapsortBinary.run(["roots", "add", dir.at("All")], env: env)
+        #expect(try InProcess.run(["roots", "add", dir.at("All/Phone")], env: env).status == 0)
+        let outer = try InProcess.run(["roots", "add", dir.at("All")], env: env)
         #expect(outer.status == 0 && outer.stderr.contains("note: the root \(dir.at("All/Phone")) is inside \(dir.at("All"))"), "\(outer.stderr)")
-        #expect(try SnapsortBinary.run(["roots", "remove", dir.at("All/Phone")], env: env).status == 0)
-        #expect(try SnapsortBinary.run(["roots", "remove", dir.at("All")], env: env).status == 0)
-        #expect(try SnapsortBinary.run(["roots", "add", dir.at("nope")], env: env).status == 1)
+        #expect(try InProcess.run(["roots", "remove", dir.at("All/Phone")], env: env).status == 0)
+        #expect(try InProcess.run(["roots", "remove", dir.at("All")], env: env).status == 0)
+        #expect(try InProcess.run(["roots", "add", dir.at("nope")], env: env).status == 1)
     }
 
     /// The first root added keeps the pictures folder that was watched by default (adding a
@@ -631,12 +549,12 @@ import Testing
         let env = ["XDG_CONFIG_HOME": dir.at("config"), "HOME": dir.path]
         dir.folder("Pictures")
         dir.folder("usb/DCIM")
-        let add = try SnapsortBinary.run(["roots", "add", dir.at("usb/DCIM")], env: env)
+        let add = try InProcess.run(["roots", "add", dir.at("usb/DCIM")], env: env)
         #expect(add.status == 0 && add.stderr.contains("\(dir.at("Pictures")) stays watched"), "\(add.stderr)")
-        #expect(try SnapsortBinary.run(["roots", "list"], env: env).stdout == dir.at("Pictures") + "\n" + dir.at("usb/DCIM") + "\n")
+        #expect(try InProcess.run(["roots", "list"], env: env).stdout == dir.at("Pictures") + "\n" + dir.at("usb/DCIM") + "\n")
         // Roots configured already: nothing is added behind the user's back.
         dir.folder("more")
-        let again = try SnapsortBinary.run(["roots", "add", dir.at("more")], env: env)
+        let again = try InProcess.run(["roots", "add", dir.at("more")], env: env)
         #expect(again.status == 0 && !again.stderr.contains("stays watched"))
     }
 
@@ -646,8 +564,8 @@ import Testing
         let dir = TempDir()
         dir.write("Pictures/new\nline\tand\\.jpg", Fixtures.jpeg(seed: 88, width: 96, height: 72))
         let db = dir.at("lib.sqlite3")
-        #expect(try SnapsortBinary.run(["--db", db, "scan", "--quiet", "--no-models", dir.at("Pictures")]).status == 0)
-        let r = try SnapsortBinary.run(["--db", db, "decide", "trash", dir.at("Pictures/new\nline\tand\\.jpg")])
+        #expect(try InProcess.run(["--db", db, "scan", "--quiet", "--no-models", dir.at("Pictures")]).status == 0)
+        let r = try InProcess.run(["--db", db, "decide", "trash", dir.at("Pictures/new\nline\tand\\.jpg")])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout == "trash\t" + dir.at("Pictures") + "/new\\nline\\tand\\\\.jpg\n")
     }
@@ -657,7 +575,7 @@ import Testing
         dir.write("Pictures/a.jpg", Fixtures.jpeg(seed: 71, width: 96, height: 72))
         dir.write("Pictures/b.jpg", Fixtures.jpeg(seed: 72, width: 96, height: 72))
         let db = dir.at("lib.sqlite3")
-        let scan = { try SnapsortBinary.run(["--db", db, "scan", "--quiet", dir.at("Pictures")]) }
+        let scan = { try InProcess.run(["--db", db, "scan", "--quiet", dir.at("Pictures")]) }
         #expect(try scan().status == 0)
         let lib = try Library(path: db)
         #expect(try lib.db.scalar("SELECT count(*) FROM grouped_files") == 2)
@@ -692,14 +610,14 @@ import Testing
         dir.write("Pictures/ticket.png", try FileSystem.readFile(ticket, limit: 1 << 20))
         dir.write("Pictures/a.jpg", Fixtures.jpeg(seed: 71, width: 96, height: 72))
         let db = dir.at("lib.sqlite3")
-        let first = try SnapsortBinary.run(["--db", db, "scan", "--quiet", "--no-models", "--no-groups", dir.at("Pictures")])
+        let first = try InProcess.run(["--db", db, "scan", "--quiet", "--no-models", "--no-groups", dir.at("Pictures")])
         #expect(first.status == 0, "\(first.stderr)")
         let lib = try Library(path: db)
         #expect(try lib.db.scalar("SELECT count(*) FROM files WHERE status = 'ok'") == 2)
         #expect(try lib.db.scalar("SELECT count(*) FROM grouped_files") == 0)
         #expect(try lib.db.scalar("SELECT count(*) FROM file_findings") == 0)
         #expect(try lib.agentState(LibraryScanner.regroupPendingKey) != nil)
-        let second = try SnapsortBinary.run(["--db", db, "scan", "--quiet", "--no-models", dir.at("Pictures")])
+        let second = try InProcess.run(["--db", db, "scan", "--quiet", "--no-models", dir.at("Pictures")])
         #expect(second.status == 0, "\(second.stderr)")
         #expect(try lib.db.scalar("SELECT count(*) FROM grouped_files") == 2)
         #expect(try lib.db.scalar("SELECT count(*) FROM group_members WHERE group_id = 'qr'") == 1)
@@ -715,10 +633,10 @@ import Testing
         dir.write("Pictures/letter.png", try FileSystem.readFile(fixtures + "/ocr/page.png", limit: 1 << 22))
         dir.write("Pictures/a.jpg", Fixtures.jpeg(seed: 71, width: 96, height: 72))
         let db = dir.at("lib.sqlite3")
-        let scan = try SnapsortBinary.run(["--db", db, "scan", "--quiet", "--no-models", dir.at("Pictures")])
+        let scan = try InProcess.run(["--db", db, "scan", "--quiet", "--no-models", dir.at("Pictures")])
         #expect(scan.status == 0, "\(scan.stderr)")
         func info(_ name: String) throws -> JSON {
-            let r = try SnapsortBinary.run(["--db", db, "info", "--json", dir.at("Pictures/" + name)])
+            let r = try InProcess.run(["--db", db, "info", "--json", dir.at("Pictures/" + name)])
             #expect(r.status == 0, "\(r.stderr)")
             return try #require(JSON.parse(r.stdout))
         }
@@ -731,46 +649,25 @@ import Testing
         let plain = try info("a.jpg")
         #expect(plain["text"] == nil && plain["qr"] == nil)
         #expect(plain["decision"] == .null)
-        #expect(try SnapsortBinary.run(["--db", db, "decide", "trash", dir.at("Pictures/a.jpg")]).status == 0)
+        #expect(try InProcess.run(["--db", db, "decide", "trash", dir.at("Pictures/a.jpg")]).status == 0)
         #expect(try info("a.jpg")["decision"]?.stringValue == "trash")
-        let human = try SnapsortBinary.run(["--db", db, "info", dir.at("Pictures/letter.png")])
+        let human = try InProcess.run(["--db", db, "info", dir.at("Pictures/letter.png")])
         #expect(human.stdout.contains("  text:      ") && human.stdout.contains("students"), "\(human.stdout)")
-        #expect(try SnapsortBinary.run(["--db", db, "info", dir.at("Pictures/a.jpg")]).stdout.contains("  decision:  trash (staged"))
+        #expect(try InProcess.run(["--db", db, "info", dir.at("Pictures/a.jpg")]).stdout.contains("  decision:  trash (staged"))
         // A file outside the library is read on the spot, and nothing is stored.
         let outside = dir.write("elsewhere/ticket.png", try FileSystem.readFile(fixtures + "/qr/ticket.png", limit: 1 << 20))
-        let r = try SnapsortBinary.run(["--db", db, "info", "--json", outside])
+        let r = try InProcess.run(["--db", db, "info", "--json", outside])
         let o = try #require(JSON.parse(r.stdout))
         #expect(o["in_library"]?.boolValue == false)
         #expect(o["qr"]?.stringValue == "https://example.com/t/SNAPSORT-42", "\(r.stdout)")
-        #expect(try SnapsortBinary.run(["--db", db, "info", outside]).stdout.contains("(not in the library: read now, nothing stored)"))
+        #expect(try InProcess.run(["--db", db, "info", outside]).stdout.contains("(not in the library: read now, nothing stored)"))
         #expect(try Library(path: db).db.scalar("SELECT count(*) FROM files") == 3)
-    }
-
-    @Test func exitCodes() throws {
-        let dir = TempDir()
-        let db = dir.at("lib.sqlite3")
-        #expect(try SnapsortBinary.run(["--db", db, "frobnicate"]).status == 2)
-        #expect(try SnapsortBinary.run(["--db", db, "scan", "--bogus"]).status == 2)
-        #expect(try SnapsortBinary.run(["--db", db, "info", dir.at("nope.jpg")]).status == 1)
-        #expect(try SnapsortBinary.run(["--version"]).stdout.hasPrefix("snapsort "))
-        for c in ["scan", "report", "info", "demo"] {
-            let h = try SnapsortBinary.run([c, "--help"])
-            #expect(h.status == 0 && h.stdout.contains("Usage: snapsort \(c)"))
-        }
-        // A newer database is refused with one clear line.
-        _ = try SnapsortBinary.run(["--db", db, "report", "--jsonl"])
-        let lib = try Library(path: db)
-        try lib.db.execute("PRAGMA user_version=9999")
-        let r = try SnapsortBinary.run(["--db", db, "report", "--jsonl"])
-        #expect(r.status == 1)
-        #expect(r.stderr.contains("newer SnapSort"))
-        #expect(r.stderr.split(separator: "\n").count == 1)
     }
 
     @Test func infoOnAFileOutsideTheLibrary() throws {
         let dir = TempDir()
         let f = dir.write("x/IMG_1.jpg", Fixtures.jpeg(seed: 2, dateTimeOriginal: "2020:02:02 02:02:02", make: "Fuji", model: "X"))
-        let r = try SnapsortBinary.run(["--db", dir.at("lib.sqlite3"), "info", "--json", f])
+        let r = try InProcess.run(["--db", dir.at("lib.sqlite3"), "info", "--json", f])
         #expect(r.status == 0)
         let o = try #require(JSON.parse(r.stdout))
         #expect(o["in_library"]?.boolValue == false)
@@ -785,28 +682,28 @@ import Testing
         let dir = TempDir()
         let db = dir.at("missing/dir/lib.sqlite3")
         for args in [["status"], ["groups"], ["report", "--jsonl"], ["decks"], ["stats"], ["trash", "list"]] {
-            let r = try SnapsortBinary.run(["--db", db] + args)
+            let r = try InProcess.run(["--db", db] + args)
             #expect(r.status == 1, "\(args)")
             #expect(r.stderr.contains("no library at \(db)"), "\(args): \(r.stderr)")
-            let e = try SnapsortBinary.run(args, env: ["SNAPSORT_DB": db])
+            let e = try InProcess.run(args, env: ["SNAPSORT_DB": db])
             #expect(e.status == 1, "\(args)")
         }
         #expect(!FileSystem.exists(dir.at("missing")))
-        #expect(try SnapsortBinary.run(["--db", "", "status"]).status == 2)
+        #expect(try InProcess.run(["--db", "", "status"]).status == 2)
         dir.write("Pictures/a.jpg", Fixtures.jpeg(seed: 87, width: 96, height: 72))
-        #expect(try SnapsortBinary.run(["--db", db, "scan", "--quiet", dir.at("Pictures")]).status == 0)
-        #expect(try SnapsortBinary.run(["--db", db, "status"]).status == 0)
-        #expect(try SnapsortBinary.run(["--db", db, "--version"]).stdout.hasPrefix("snapsort "))
+        #expect(try InProcess.run(["--db", db, "scan", "--quiet", dir.at("Pictures")]).status == 0)
+        #expect(try InProcess.run(["--db", db, "status"]).status == 0)
+        #expect(try InProcess.run(["--db", db, "--version"]).stdout.hasPrefix("snapsort "))
     }
 
     @Test func demoWritesALibraryOutsideThePhotoFoldersAndScansIt() throws {
         let dir = TempDir()
-        let r = try SnapsortBinary.run(
+        let r = try InProcess.run(
             ["--db", dir.at("lib.sqlite3"), "demo", "--scan", "--no-models", "--quiet"],
             env: ["XDG_DATA_HOME": dir.at("data"), "HOME": dir.path])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.hasPrefix(dir.at("data/snapsort/demo-library")))
-        let report = try SnapsortBinary.run(["--db", dir.at("lib.sqlite3"), "report", "--jsonl"])
+        let report = try InProcess.run(["--db", dir.at("lib.sqlite3"), "report", "--jsonl"])
         let lines = report.stdout.split(separator: "\n")
         #expect(lines.count >= 14)
         #expect(lines.contains { $0.contains("Screenshot From") })
@@ -815,7 +712,7 @@ import Testing
         let receipt = try #require(lines.first { $0.contains("receipt.jpg") }.flatMap { JSON.parse(String($0)) })
         #expect(receipt["groups"]?.arrayValue?.contains(.string("document")) == true, "\(receipt.serialized())")
         // One day's story: no demo file lands in this month's deck for lack of a capture time.
-        let decks = try SnapsortBinary.run(["--db", dir.at("lib.sqlite3"), "decks"])
+        let decks = try InProcess.run(["--db", dir.at("lib.sqlite3"), "decks"])
         let f = DateFormatter()
         f.dateFormat = "yyyy-MM"
         #expect(!decks.stdout.contains("month:" + f.string(from: Date())), "\(decks.stdout)")
@@ -829,51 +726,10 @@ import Testing
         // Its video too: the container's date is the day in its name.
         #expect(!decks.stdout.contains("month:2024-10"), "\(decks.stdout)")
         // Not quiet: it says what to do next, on stderr (stdout stays the folder).
-        let again = try SnapsortBinary.run(
+        let again = try InProcess.run(
             ["--db", dir.at("lib.sqlite3"), "demo", "--scan", "--no-models"],
             env: ["XDG_DATA_HOME": dir.at("data"), "HOME": dir.path])
         #expect(again.status == 0 && again.stderr.contains("next: 'snapsort groups'"), "\(again.stderr)")
         #expect(again.stdout.split(separator: "\n").first.map(String.init) == dir.at("data/snapsort/demo-library"))
-    }
-}
-
-/// Tesseract, zbar and libheif (with the sixty-odd libraries they pull in) are opened on first
-/// use, not at start: the dynamic loader's own trace (`LD_DEBUG=files`) shows which a run loaded.
-@Suite struct OptionalLibraryTests {
-    static let optional = ["libtesseract.so.5", "libzbar.so.0", "libheif.so.1"]
-
-    /// The optional libraries a run of `snapsort args…` loaded, by the loader's trace on stderr.
-    static func loaded(_ args: [String]) throws -> (status: Int32, libraries: Set<String>) {
-        let r = try SnapsortBinary.run(args, env: ["LD_DEBUG": "files"])
-        let lines = r.stderr.split(separator: "\n").filter { $0.contains("file=") }
-        return (r.status, Set(optional.filter { lib in lines.contains { $0.contains("file=\(lib)") } }))
-    }
-
-    /// Commands that read no text, code or HEIC (a status bar runs `snapsort status` every few
-    /// seconds) load none of them; a scan that meets a page, a code and a HEIC file loads each.
-    @Test func theyLoadOnlyWhenAFileNeedsThem() throws {
-        let dir = TempDir()
-        dir.write("Pictures/IMG_20240501_101010.jpg", Fixtures.jpeg(seed: 1))
-        let db = dir.at("lib.sqlite3")
-        for args in [
-            ["--db", db, "scan", "--quiet", "--no-models", dir.at("Pictures")], ["--db", db, "report", "--jsonl"],
-            ["--db", db, "groups", "--json"], ["--db", db, "status", "--json"],
-        ] {
-            let run = try Self.loaded(args)
-            #expect(run.status == 0, "\(args)")
-            #expect(run.libraries.isEmpty, "\(args): \(run.libraries)")
-        }
-        dir.write("Pictures/IMG_20240501_101500.jpg", Fixtures.jpeg(try OCRTests.page(), quality: 92))
-        let code = try MetricsFinderPatternTests.withCode(
-            try MetricsFinderPatternTests.photo("astronaut.jpg"), side: 150, degrees: 0, cx: 300, cy: 330)
-        dir.write("Pictures/IMG_20240501_102000.jpg", Fixtures.jpeg(code, quality: 92))
-        var expected: Set<String> = ["libtesseract.so.5", "libzbar.so.0"]
-        if HEIF.canEncode {
-            dir.write("Pictures/IMG_0001.HEIC", try HEIF.encode(Fixtures.scene(width: 320, height: 240, seed: 4), quality: 70))
-            expected.insert("libheif.so.1")
-        }
-        let scan = try Self.loaded(["--db", db, "scan", "--quiet", "--no-models", dir.at("Pictures")])
-        #expect(scan.status == 0)
-        #expect(scan.libraries == expected)
     }
 }

@@ -2,15 +2,50 @@ import Foundation
 import SnapSortCore
 import SnapSortSystem
 
-/// Parses the global options, dispatches to a command and maps its outcome to an exit code
-/// (`main.swift`, the entry point, calls it).
-enum Dispatcher {
+/// Parses the global options, dispatches to a command and maps its outcome to an exit code.
+/// `run` is the CLI in-process (the environment and the console are parameters; the tests call
+/// it); `main` is the process's (`Sources/snapsort/main.swift` hands its code to `exit`).
+public enum Dispatcher {
     static let version = "0.1.0"
 
-    static func run(_ argv: [String], commands: [any Command.Type]) -> Int32 {
+    /// The process's entry: process-wide setup, then `run` over the arguments as the kernel
+    /// passed them, the live environment and console. Returns the exit status.
+    public static func main() -> Int32 {
+        Memory.keepLargeBlocksInTheHeap()
+        // A closed pipe is an error return (`snapsort status | head`), not a SIGPIPE death.
         SystemProcess.ignoreBrokenPipe()
+        // Before anything reads the time zone: a TZ in a form Foundation misreads (`:Europe/Paris`,
+        // `CET-1CEST,M3.5.0,M10.5.0/3`) is turned into its zone's name, not read as UTC.
+        if let problem = SystemTimeZone.normalizeEnvironment() { Console.live.error("snapsort: \(problem)\n") }
+        // The arguments as the kernel passed them: a file name that is not UTF-8 stays the name of its
+        // file (`PathName`); `CommandLine.arguments` would replace its bytes with U+FFFD.
+        let arguments = (1..<Int(CommandLine.argc)).map { PathName.decode(cString: CommandLine.unsafeArgv[$0]!) }
+        return run(arguments)
+    }
+
+    /// Ends the process with `code` (the executable's second line).
+    public static func exit(_ code: Int32) -> Never { SystemProcess.exit(code) }
+
+    /// Runs one command line in this process: `environment` gives the database path and the XDG
+    /// folders, `console` receives standard output and error. Returns the exit status; nothing
+    /// in a command ends the process (but the live console's reader going away, see `Console`).
+    public static func run(_ argv: [String], environment: Environment = .live, console: Console = .live) -> Int32 {
+        run(argv, environment: environment, console: console, commands: allCommands)
+    }
+
+    static func run(_ argv: [String], environment: Environment, console: Console, commands: [any Command.Type]) -> Int32 {
+        let code = dispatch(argv, environment: environment, console: console, commands: commands)
+        _ = console.flush()
+        return code
+    }
+
+    private static func dispatch(_ argv: [String], environment env: Environment, console: Console, commands: [any Command.Type]) -> Int32 {
         var args = Arguments(argv)
-        let env = Environment.live
+        func print(_ s: String) { _ = console.line(s) }
+        func fail(_ message: String) {
+            _ = console.flush()
+            console.error("snapsort: \(message)\n")
+        }
         do {
             if argv.first == "--version" || argv.first == "version" {
                 print("snapsort \(version) (analyzer \(Analyzer.version), schema \(Schema.currentVersion), sqlite \(Database.libraryVersion))")
@@ -46,12 +81,12 @@ enum Dispatcher {
             }
             let underSystemd = env["JOURNAL_STREAM"] != nil || env["INVOCATION_ID"] != nil
             let ctx = Context(
-                env: env,
+                env: env, console: console,
                 dbPath: db.map { Context.clean($0.hasPrefix("/") ? $0 : FileSystem.currentDirectory + "/" + $0) }
                     ?? env.defaultDatabasePath,
                 databaseNamed: db != nil || env["SNAPSORT_DB"] != nil,
-                quiet: quiet, stdoutIsTTY: Terminal.isTerminal(1), stderrIsTTY: Terminal.isTerminal(2),
-                logger: .stderr(label: "snapsort", level: verbose ? .debug : (quiet ? .warning : .notice), systemdPrefixes: underSystemd))
+                quiet: quiet, stdoutIsTTY: console.isTerminal(1), stderrIsTTY: console.isTerminal(2),
+                logger: console.logger(label: "snapsort", level: verbose ? .debug : (quiet ? .warning : .notice), systemdPrefixes: underSystemd))
             let code: Int32
             do {
                 code = try command.run(&args, ctx)
@@ -60,20 +95,18 @@ enum Dispatcher {
             } catch let e as SystemError {
                 throw Library.explained(ctx.dbPath, e) ?? e
             }
-            Context.stdout.flush()
             return code
         } catch let e as UsageError {
-            Context.stdout.flush()
-            FileHandle.standardError.write(Data("snapsort: \(e.description)\n".utf8))
+            fail(e.description)
             return ExitCode.usage
         } catch let e as CommandFailure {
-            FileHandle.standardError.write(Data("snapsort: \(e.description)\n".utf8))
+            fail(e.description)
             return e.code
         } catch let e as LibraryError {
-            FileHandle.standardError.write(Data("snapsort: \(e.message)\n".utf8))
+            fail(e.message)
             return ExitCode.error
         } catch {
-            FileHandle.standardError.write(Data("snapsort: \(error)\n".utf8))
+            fail("\(error)")
             return ExitCode.error
         }
     }

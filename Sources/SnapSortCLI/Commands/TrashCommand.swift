@@ -24,6 +24,39 @@ enum TrashCommand: Command {
               to confirm in (pass --yes), 4 some files were skipped.
         """
 
+    /// `trash list --json` (its keys are a contract).
+    static func listJSON(_ overview: TrashOverview) -> JSON {
+        JSON.object([
+            (
+                "staged",
+                .array(
+                    overview.staged.map { entry in
+                        let s = entry.item
+                        return .object([
+                            ("path", .string(s.path)), ("bytes", .int(s.bytes)), ("changed_since_review", .bool(s.changedSinceReview)),
+                            ("missing", .bool(s.missing)), ("unreachable", .opt(s.unreachable)),
+                            // Nothing that stays holds its pixels (`LastCopies`); the set it leaves whole.
+                            ("last_copy", .bool(s.lastCopy)), ("last_copy_set", .opt(s.lastCopySet)),
+                            ("sidecars", .array(entry.sidecars.map { .object([("path", .string($0.path)), ("bytes", .int($0.bytes))]) })),
+                        ])
+                    })
+            ),
+            ("staged_count", .int(overview.staged.count)), ("staged_bytes", .int(overview.stagedBytes)),
+            ("sidecar_bytes", .int(overview.sidecarBytes)),
+            (
+                "in_trash",
+                .array(
+                    overview.inTrash.map {
+                        .object([
+                            ("path", .string($0.originalPath)), ("trash_path", .string($0.trashPath)), ("bytes", .int($0.bytes)),
+                            ("sidecar", .bool($0.isSidecar)),
+                        ])
+                    })
+            ),
+            ("in_trash_bytes", .int(overview.inTrashBytes)),
+        ])
+    }
+
     static func run(_ args: inout Arguments, _ ctx: Context) throws -> Int32 {
         let json = args.flag("--json")
         let yes = args.flag("--yes", "-y")
@@ -36,45 +69,16 @@ enum TrashCommand: Command {
         switch sub {
         case "list":
             guard words.isEmpty else { throw UsageError("trash list takes no FILE") }
-            let staged = try Trash.staged(library: library)
-            let sidecars = try staged.map { try Trash.travellingSidecars(of: $0, library: library) }
-            let inTrash = try Trash.inSystemTrash(library: library)
-            let total = staged.reduce(Int64(0)) { $0 + $1.bytes }
-            let inTrashBytes = try Trash.inTrashBytes(library: library)
+            let overview = try TrashOverview.load(library: library)
             if json {
-                ctx.out(
-                    JSON.object([
-                        (
-                            "staged",
-                            .array(
-                                zip(staged, sidecars).map { s, sides in
-                                    .object([
-                                        ("path", .string(s.path)), ("bytes", .int(s.bytes)), ("changed_since_review", .bool(s.changedSinceReview)),
-                                        ("missing", .bool(s.missing)), ("unreachable", .opt(s.unreachable)),
-                                        // Nothing that stays holds its pixels (`LastCopies`); the set it leaves whole.
-                                        ("last_copy", .bool(s.lastCopy)), ("last_copy_set", .opt(s.lastCopySet)),
-                                        ("sidecars", .array(sides.map { .object([("path", .string($0.path)), ("bytes", .int($0.bytes))]) })),
-                                    ])
-                                })
-                        ),
-                        ("staged_count", .int(staged.count)), ("staged_bytes", .int(total)),
-                        ("sidecar_bytes", .int(sidecars.flatMap { $0 }.reduce(Int64(0)) { $0 + $1.bytes })),
-                        (
-                            "in_trash",
-                            .array(
-                                inTrash.map {
-                                    .object([
-                                        ("path", .string($0.originalPath)), ("trash_path", .string($0.trashPath)), ("bytes", .int($0.bytes)),
-                                        ("sidecar", .bool($0.isSidecar)),
-                                    ])
-                                })
-                        ),
-                        ("in_trash_bytes", .int(inTrashBytes)),
-                    ]).serialized(pretty: true))
+                ctx.out(listJSON(overview).serialized(pretty: true))
                 return ExitCode.ok
             }
+            let staged = overview.stagedItems, inTrash = overview.inTrash, inTrashBytes = overview.inTrashBytes
+            let total = overview.stagedBytes
             if staged.isEmpty { ctx.out("Nothing staged for the Trash.") }
-            for (s, sides) in zip(staged, sidecars) {
+            for entry in overview.staged {
+                let s = entry.item
                 ctx.out(
                     "\(humanBytes(s.bytes).padding(toLength: 9, withPad: " ", startingAt: 0)) \(field(s.path))"
                         + (s.unreachable.map { "  [cannot be reached now: \($0)]" }
@@ -83,21 +87,21 @@ enum TrashCommand: Command {
                                 : s.changedSinceReview ? "  [changed since it was reviewed: decide again]" : ""))
                 )
                 // What goes with it (an .xmp, a Live Photo's clip).
-                for side in sides {
+                for side in entry.sidecars {
                     ctx.out("\(humanBytes(side.bytes).padding(toLength: 9, withPad: " ", startingAt: 0))   + \(field(side.path)) (goes with it)")
                 }
             }
             // What goes with them (an .xmp, a RAW, a Live Photo's clip) is counted too: "300 kB"
             // while 4.9 MB would move (review 8).
-            let going = sidecars.flatMap { $0 }
-            let goingBytes = going.reduce(Int64(0)) { $0 + $1.bytes }
+            let going = overview.sidecars
+            let goingBytes = overview.sidecarBytes
             if !staged.isEmpty {
                 let with =
                     going.isEmpty
                     ? "" : " with the \(going.count == 1 ? "file" : "\(going.count) files") that go\(going.count == 1 ? "es" : "") with them"
                 ctx.out("\(staged.count) staged, \(humanBytes(total + goingBytes))\(with) — 'snapsort trash commit' moves them to the Trash")
             }
-            if let warning = LastCopies.warning(staged) { ctx.out(warning) }
+            if let warning = overview.lastCopiesWarning { ctx.out(warning) }
             let changed = staged.filter { $0.changedSinceReview && !$0.missing }.count
             if changed > 0 {
                 ctx.out("\(changed) of them changed since they were reviewed: a commit leaves \(changed == 1 ? "it" : "them") in place")
@@ -131,7 +135,7 @@ enum TrashCommand: Command {
             let staged = try Trash.staged(library: library)
             let total = staged.reduce(Int64(0)) { $0 + $1.bytes }
             if !yes && !staged.isEmpty {
-                guard Terminal.isTerminal(0) else {
+                guard ctx.console.isTerminal(0) else {
                     throw UsageError("trash commit needs a confirmation: run it in a terminal or pass --yes")
                 }
                 let sides = try staged.flatMap { try Trash.travellingSidecars(of: $0, library: library) }
@@ -144,11 +148,9 @@ enum TrashCommand: Command {
                 let bytes = total + sides.reduce(Int64(0)) { $0 + $1.bytes }
                 // A set staged whole leaves nothing of its pictures: said before the question, named.
                 let last = LastCopies.warning(staged).map { $0 + " " } ?? ""
-                FileHandle.standardError.write(
-                    Data(
-                        "\(last)Move \(staged.count) file\(staged.count == 1 ? "" : "s")\(withSides) (\(humanBytes(bytes))) to the Trash? [y/N] ".utf8
-                    ))
-                guard let answer = readLine(), ["y", "yes"].contains(answer.lowercased().trimmingCharacters(in: .whitespaces)) else {
+                ctx.console.error(
+                    "\(last)Move \(staged.count) file\(staged.count == 1 ? "" : "s")\(withSides) (\(humanBytes(bytes))) to the Trash? [y/N] ")
+                guard let answer = ctx.console.readLine(), ["y", "yes"].contains(answer.lowercased().trimmingCharacters(in: .whitespaces)) else {
                     ctx.err("Nothing moved.")
                     return ExitCode.ok
                 }

@@ -24,10 +24,10 @@ struct CompletionTests {
 
     @Test func everyCommandOptionAndGroupIsOffered() throws {
         let shells = [("bash", try Self.file("snapsort.bash")), ("zsh", try Self.file("_snapsort")), ("fish", try Self.file("snapsort.fish"))]
-        let help = try SnapsortBinary.run(["--help"])
+        let help = try InProcess.run(["--help"])
         for command in Self.commands {
             #expect(help.stdout.contains(command), "\(command) is a command of --help")
-            let usage = try SnapsortBinary.run([command, "--help"]).stdout
+            let usage = try InProcess.run([command, "--help"]).stdout
             let options = Set(usage.matches(of: /--[a-z][a-z-]*/).map { String($0.output) }).subtracting(Self.notOptions).subtracting(["--help"])
             for (shell, text) in shells {
                 #expect(text.contains(command), "\(shell) offers the command \(command)")

@@ -45,7 +45,7 @@ enum AgentCommand: Command {
         // Under systemd (or any service manager speaking sd_notify) every line carries its
         // sd-daemon(3) priority prefix so journald keeps the levels.
         let underManager = ctx.env["JOURNAL_STREAM"] != nil || ctx.env["INVOCATION_ID"] != nil || ctx.env["NOTIFY_SOCKET"] != nil
-        var logger = Logger.stderr(label: "snapsort-agent", level: ctx.logger.level == .debug ? .debug : .info, systemdPrefixes: underManager)
+        var logger = ctx.console.logger(label: "snapsort-agent", level: ctx.logger.level == .debug ? .debug : .info, systemdPrefixes: underManager)
         if ctx.quiet { logger.level = .warning }
         options.logger = logger
         options.notifier = .live

@@ -54,27 +54,28 @@ enum GroupsCommand: Command {
             }
             return ExitCode.ok
         }
-        let summaries = try library.groupSummaries()
-        let unavailable = try VisionTier.unavailableGroups(library)
+        let overview = try GroupsOverview.load(library: library)
         if json {
             ctx.out(
                 JSON.object([
                     (
                         "groups",
                         .array(
-                            summaries.map { s in
+                            overview.groups.map { g in
+                                let s = g.summary
                                 var fields: [(String, JSON)] = [
                                     ("id", .string(s.id.rawValue)), ("items", .int(s.items)), ("sets", .int(s.sets)),
                                     ("bytes", .int(s.bytes)), ("reclaimable_bytes", .int(s.reclaimableBytes)),
                                 ]
-                                if let why = unavailable[s.id] { fields.append(("unavailable", .string(why))) }
+                                if let why = g.unavailable { fields.append(("unavailable", .string(why))) }
                                 return .object(fields)
                             })
                     )
                 ]).serialized())
         } else {
-            for s in summaries {
-                if let why = unavailable[s.id] {
+            for g in overview.groups {
+                let s = g.summary
+                if let why = g.unavailable {
                     ctx.out("\(s.id.rawValue.padding(toLength: 17, withPad: " ", startingAt: 0)) unavailable: \(why)")
                     continue
                 }

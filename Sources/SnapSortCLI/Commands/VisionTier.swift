@@ -42,16 +42,4 @@ enum VisionTier {
             ctx.err(line)
         }
     }
-
-    /// The model groups the last tier-2 pass could not fill, with why (for `snapsort groups`).
-    static func unavailableGroups(_ library: Library) throws -> [GroupID: String] {
-        guard let state = try library.modelsAvailability() else { return [:] }
-        var out: [GroupID: String] = [:]
-        if !state.available {
-            for g in [GroupID.people, .pets, .food, .scenery] { out[g] = state.problem ?? "the local models are off" }
-        } else if let why = state.classesProblem {
-            for g in [GroupID.pets, .food, .scenery] { out[g] = why }
-        }
-        return out
-    }
 }

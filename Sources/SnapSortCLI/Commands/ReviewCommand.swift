@@ -27,7 +27,7 @@ enum ReviewCommand: Command {
         let deckText = try args.option("--deck")
         let fresh = args.flag("--new")
         guard try args.positionals().isEmpty else { throw UsageError("review takes no FILE") }
-        guard Terminal.isTerminal(0), Terminal.isTerminal(1) else { throw UsageError("review needs a terminal") }
+        guard ctx.console.isTerminal(0), ctx.console.isTerminal(1) else { throw UsageError("review needs a terminal") }
         guard ctx.env.variables["TERM"] != "dumb" else {
             throw UsageError("review draws on the whole screen, which this terminal (TERM=dumb) cannot do; 'snapsort open' opens the review page")
         }

@@ -75,41 +75,10 @@ enum StatusCommand: Command {
         guard follow else { return ExitCode.ok }
         // Tests shorten the wait (`SNAPSORT_FOLLOW_RECHECK_MS`) rather than sleep through it.
         let recheckMs = ctx.env["SNAPSORT_FOLLOW_RECHECK_MS"].flatMap { Int32($0) }.map { max(50, $0) } ?? Self.recheckMs
-        // An atomic rename replaces the file's inode, so the folder is watched, not the file.
-        // Without an inotify instance (every one of the user's taken) the follower re-reads the
-        // document every few seconds instead of ending: a bar whose command ends stays frozen.
-        func watch(_ path: String) throws -> (Inotify?, String) {
-            let folder = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
-            try FileSystem.makeDirectories(folder, mode: 0o700)
-            let name = String(path.split(separator: "/").last ?? "")
-            let inotify: Inotify
-            do {
-                inotify = try Inotify()
-            } catch {
-                ctx.err("snapsort status: \(error); re-reading every \(recheckMs / 1000) s instead")
-                return (nil, name)
-            }
-            _ = try inotify.addWatch(folder, mask: Inotify.movedTo | Inotify.closeWrite | Inotify.delete | Inotify.onlyDir)
-            return (inotify, name)
-        }
-        var (inotify, name) = try watch(path)
         var failing: String?
-        while true {
-            // The bar went away (its pipe closed): leave now, not at the next change hours later
-            // (each orphan held an inotify instance). Every few seconds without a change the
-            // document is read again: an agent killed with -9 never rewrites its file, and the
-            // line must say it stopped.
-            let (ready, hungUp) = try Poll.readable(inotify.map { [$0.fd] } ?? [], orHangUpOf: 1, timeoutMs: recheckMs)
-            if hungUp { return ExitCode.ok }
-            if let inotify, !ready.isEmpty {
-                let events = try inotify.read()
-                guard events.contains(where: { $0.name == name || $0.has(Inotify.overflow) }) else { continue }
-            }
-            let now = currentPath()
-            if now != path, let w = try? watch(now) {
-                path = now
-                (inotify, name) = w
-            }
+        let follower = StatusFollow(recheckMs: recheckMs, reader: ctx.console.outputDescriptor) { ctx.err("snapsort status: \($0)") }
+        try follower.run(path: currentPath) { now in
+            path = now
             do {
                 let doc = try resolve(ctx, config: config, path: path)
                 line = render(doc)
@@ -131,6 +100,7 @@ enum StatusCommand: Command {
                 failing = message
             }
         }
+        return ExitCode.ok
     }
 
     /// How often `--follow` reads the document again without a change (the agent may have died).

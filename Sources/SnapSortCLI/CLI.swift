@@ -3,12 +3,12 @@ import SnapSortCore
 import SnapSortSystem
 
 /// Exit codes (a contract): 0 ok, 1 error, 2 usage, 3 agent or service unavailable, 4 partial.
-enum ExitCode {
-    static let ok: Int32 = 0
-    static let error: Int32 = 1
-    static let usage: Int32 = 2
-    static let unavailable: Int32 = 3
-    static let partial: Int32 = 4
+public enum ExitCode {
+    public static let ok: Int32 = 0
+    public static let error: Int32 = 1
+    public static let usage: Int32 = 2
+    public static let unavailable: Int32 = 3
+    public static let partial: Int32 = 4
 }
 
 /// A usage error: exit 2 with one line.
@@ -81,9 +81,10 @@ struct Arguments {
     }
 }
 
-/// What every command gets: the environment, the database path, output streams.
+/// What every command gets: the environment, the database path, the console.
 struct Context {
     var env: Environment
+    var console: Console
     var dbPath: String
     /// Whether the database was named (`--db`, `SNAPSORT_DB`) rather than the default one.
     var databaseNamed = false
@@ -98,22 +99,18 @@ struct Context {
     /// characters in a name (an ESC that recolours the terminal, a `\r` that hides a line) are
     /// shown as escapes (`TextSafety.visible`).
     func out(_ s: String) {
-        if !Context.stdout.line(TextSafety.visible(PathName.display(s))) { SystemProcess.exit(ExitCode.ok) }
+        if !console.line(TextSafety.visible(PathName.display(s))) { console.readerGone() }
     }
 
     /// Flushes stdout (for `--follow` streams).
     func flush() {
-        if !Context.stdout.flush() { SystemProcess.exit(ExitCode.ok) }
+        if !console.flush() { console.readerGone() }
     }
 
     func err(_ s: String) {
-        Context.stdout.flush()
-        let e = OutputBuffer(fd: 2)
-        e.line(TextSafety.visible(PathName.display(s)))
-        e.flush()
+        _ = console.flush()
+        console.error(TextSafety.visible(PathName.display(s)) + "\n")
     }
-
-    static let stdout = OutputBuffer(fd: 1)
 
     /// Opens the library. The default one is created on first use; a named one (`--db`,
     /// `SNAPSORT_DB`) only by a command that fills it (`create`: scan), so a mistyped path is an
@@ -143,6 +140,14 @@ struct Context {
             parts.append(c)
         }
         return "/" + parts.joined(separator: "/")
+    }
+}
+
+extension Console {
+    /// A logger writing to this console's standard error; with `systemdPrefixes` each line
+    /// starts with its sd-daemon(3) `<N>` priority.
+    func logger(label: String, level: Logger.Level, systemdPrefixes: Bool) -> Logger {
+        Logger(label: label, level: level) { [self] lvl, line in error((systemdPrefixes ? "<\(lvl.rawValue)>" : "") + line + "\n") }
     }
 }
 
