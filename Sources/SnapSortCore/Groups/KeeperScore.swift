@@ -10,8 +10,8 @@ import Foundation
 ///   −1 for half as sharp), floored at −3. A person judges a frame where its subject is: a frame
 ///   focused on the subject over a soft background beats one a little soft all over (the
 ///   median tile, which counted at half weight until issue 29, made the frame soft all over the
-///   keeper), and grain is no detail (a frame with a pushed sensor's grain read up to 1.6 stops
-///   sharper than the same frame clean on the sharpest 4×4 tile). Not divided by the frame's
+///   keeper), and grain is no detail (the same frame with a pushed sensor's grain read half a stop
+///   sharper than clean on the sharpest 4×4 tile, up to 1.6 with the median tile). Not divided by the frame's
 ///   contrast (as `GroupRules.relativelyBlurry` is): the dark frames of a burst then read
 ///   sharper than the right exposure (their noise), and the keeper was wrong in a third of the
 ///   corpora's bursts. Instead a member its set calls blurry is never the keeper while another
