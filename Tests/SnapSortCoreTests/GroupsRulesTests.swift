@@ -175,6 +175,53 @@ import Testing
         #expect((GroupRules().oopsScore(m) != nil) == oops, "p99 \(m.p99), subject \(GroupRules.subjectDetail(m)), noise \(m.noise)")
     }
 
+    /// Oops tells an accident from a bright subject (issue 29, item 4), on real photos exposed
+    /// again in linear light: a light box clipped over a third of a frame exposed for the shapes
+    /// on it (a stop over its first exposure: the scene keeps its dark median), and a snow
+    /// field over a real scene (the upper two thirds bright and textured, a ninth of the frame
+    /// clipped: its highlights keep their gradation under white) are no Oops Shots — both
+    /// were before; a portrait
+    /// two stops over (clipped over 60 %), a street a stop and a half over and a cup two stops
+    /// over (the whole tone scale pushed up, the highlights piled against white) are.
+    @Test(arguments: [
+        ("lightbox.jpg", "+1", false), ("dune.jpg", "snow", false),
+        ("cameraman.jpg", "+2", true), ("building.jpg", "+1.5", true), ("coffee.jpg", "+2", true),
+    ])
+    func aBrightSubjectIsNoOopsShotABlownFrameIs(_ photo: String, _ variant: String, _ oops: Bool) throws {
+        let m = try Self.realMetrics(photo) { b in
+            if variant == "snow" {
+                // Snow over the lower third: around 241 levels, a quarter of the photo's own
+                // texture and a grain of σ = 8 (a fifth of its highlights clipped).
+                var rng = SplitMix(seed: 9)
+                for i in 0..<(b.pixels.count * 2 / 3) {
+                    let u1 = max(Double(rng.next() >> 11) / Double(1 << 53), 1e-12), u2 = Double(rng.next() >> 11) / Double(1 << 53)
+                    let g = (-2 * log(u1)).squareRoot() * cos(2 * .pi * u2)
+                    b.pixels[i] = UInt8(max(0, min(255, (241 + (Double(b.pixels[i]) - 144) * 0.25 + g * 8).rounded())))
+                }
+            } else {
+                b = Self.exposed(b, stops: Double(variant)!)
+            }
+        }
+        #expect(
+            (GroupRules().oopsScore(m) != nil) == oops,
+            "clipped \(m.clippedFraction), bright \(m.brightFraction), p50 \(m.p50), p01 \(m.p01) p99 \(m.p99)")
+    }
+
+    /// `b` exposed `stops` more: the sRGB values to linear light, times 2^stops, clipped at
+    /// white, and back.
+    static func exposed(_ b: Bitmap, stops: Double) -> Bitmap {
+        let gain = pow(2, stops)
+        let table = (0..<256).map { v -> UInt8 in
+            let s = Double(v) / 255
+            let linear = min(1, gain * (s <= 0.04045 ? s / 12.92 : pow((s + 0.055) / 1.055, 2.4)))
+            let out = linear <= 0.0031308 ? linear * 12.92 : 1.055 * pow(linear, 1 / 2.4) - 0.055
+            return UInt8((out * 255).rounded())
+        }
+        var out = b
+        for i in 0..<b.pixels.count { out.pixels[i] = table[Int(b.pixels[i])] }
+        return out
+    }
+
     /// `b` blurred along a line of `length` pixels at `degrees` (nearest samples, clamped).
     static func motionBlur(_ b: Bitmap, length: Double, degrees: Double) -> Bitmap {
         var out = b

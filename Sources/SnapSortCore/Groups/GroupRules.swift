@@ -55,7 +55,7 @@ public struct GroupRules: Sendable {
     /// key makes the next regroup judge every file again (no decoding: metrics and OCR/QR
     /// findings are stored), so an upgrade applies new rules to a library already scanned.
     var fileKey: String {
-        "files6 favourites edits-no-oops unreadable-not-denied page160 subject=\(subjectDetail),\(GroupRules.darkSubjectDetail) long=\(longVideoSeconds) docwords=\(minDocumentWords) page=\(minPageScore),\(maxPaperSpread) sheet=\(minSheetLines),\(minSheetShare) ink=\(softPageInkRatio),\(softPageInkDepth) blurstops=\(relativeBlurStops),\(relativeMotionStops) setoops=\(setOopsLevels) samepage=\(samePageWords)"
+        "files7 favourites edits-no-oops unreadable-not-denied page160 keeper-subject blown=\(GroupRules.blownFraction),\(GroupRules.highlightsClipped) subject=\(subjectDetail),\(GroupRules.darkSubjectDetail) long=\(longVideoSeconds) docwords=\(minDocumentWords) page=\(minPageScore),\(maxPaperSpread) sheet=\(minSheetLines),\(minSheetShare) ink=\(softPageInkRatio),\(softPageInkDepth) blurstops=\(relativeBlurStops),\(relativeMotionStops) setoops=\(setOopsLevels) samepage=\(samePageWords)"
     }
     /// Near-copies: pHash within this Hamming distance…
     public var nearCopyRadius = 6
@@ -418,8 +418,11 @@ public struct GroupRules: Sendable {
         // dark (a pocket shot has none); the moon on a black sky, stars, a lit window at night
         // keep edges of their full contrast over a clean black.
         if m.p99 < 100 && subjectDetail(m) < darkSubjectDetail { p = max(p, min(1, (100 - m.p99) / 60)) }
-        // Blown out: most of the frame clipped…
-        if m.clippedFraction > 0.1 { p = max(p, min(1, (m.clippedFraction - 0.1) / 0.3)) }
+        // Blown out: most of the frame clipped (an Oops Shot from half of it). A bright sky,
+        // a window or a light box clips a third of a frame exposed right for what is under it
+        // (the scene keeps its median, `brightToneScalePenalty` does not apply); a frame
+        // clipped over half its area has lost its picture whatever it showed.
+        if m.clippedFraction > 0.1 { p = max(p, min(1, (m.clippedFraction - 0.1) / (2 * (blownFraction - 0.1)))) }
         // Washed out: the whole histogram squeezed into a narrow, bright band (an oops from a
         // spread of 75 levels down: fog or a veil over a contrasty scene keeps about a fifth of
         // its 0–255 range).
@@ -437,10 +440,31 @@ public struct GroupRules: Sendable {
     /// up. A bright sky over a normal scene clips as much but keeps its median; a page clips less
     /// (its paper sits just below white); but a white façade under a bright sky, snow or a beach
     /// reads the same as a frame two stops over, so in a set the set decides (`oopsInSet`).
+    ///
+    /// …and the highlights piled against the ceiling: at least `highlightsClipped` of the
+    /// highlights (> 232) clipped (≥ 250). A bright subject exposed right — snow, a white wall,
+    /// a high-key portrait — keeps its gradation under white (an exposure meters for it); a
+    /// frame pushed a stop or more drives its highlights into the clip.
     static func brightToneScalePenalty(_ m: Metrics) -> Double {
-        guard m.clippedFraction >= 0.1 && m.brightFraction >= 0.2 && m.p50 >= 170 else { return 0 }
+        guard m.clippedFraction >= 0.1 && m.brightFraction >= 0.2 && m.p50 >= 170,
+            m.clippedFraction >= highlightsClipped * m.brightFraction
+        else { return 0 }
         return min(1, 0.5 + (m.p50 - 170) / 170)
     }
+
+    /// The share of a frame clipped from which it is blown out (`failedExposurePenalty`):
+    /// most of it. DEV's blown frames clip 13–40 % with the whole tone scale pushed up (the
+    /// bright tone scale finds them); real photos of the tests' fixtures pushed a stop and
+    /// more clip 20–68 %.
+    static let blownFraction = 0.5
+
+    /// The share of a frame's highlights clipped from which its tone scale reads pushed
+    /// (`brightToneScalePenalty`): about what highlights spread evenly over their 23 levels
+    /// (233–255) leave in the top 6 (≥ 250), 0.26. A bright subject exposed right thins out
+    /// towards white (a snow field peaking 14 levels under it: 0.20); a pushed frame piles up
+    /// there. DEV's blown frames (seed 1) clip 52–54 % of theirs, the tests' real photos pushed
+    /// by 1–3 stops 33–92 %.
+    static let highlightsClipped = 0.25
 
     /// Fog or a veil: the 1st–99th percentile spread under 100 levels with the darkest 1 % above 60.
     static func isWashedOut(_ m: Metrics) -> Bool {
