@@ -130,4 +130,52 @@ import Testing
         // The pan's frames were asked, and said no.
         #expect(verified.contains { $0.contains("IMG_7.jpg\t") && $0.contains("IMG_8.jpg\t") && $0.hasSuffix("\tno") }, "\(verified)")
     }
+
+    /// Two real frames 1 s apart of a fixed camera over a mall while people walk (OpenCV's
+    /// `vtest.avi`): most of the frame is unchanged where it stands. The same frame panned by a
+    /// tenth, and another scene of the same size, keep little.
+    @Test func aStillCameraKeepsMostOfTheFrameAPanAndACutDoNot() throws {
+        let a = try Self.scene("mall-burst-0.jpg"), b = try Self.scene("mall-burst-1.jpg")
+        #expect(a.width == 384 && a.height == 288)
+        let burst = FrameMatcher.stillShare(VisionImage.grey(a), VisionImage.grey(b))
+        #expect(burst >= Self.rules.verifyStill, "\(burst)")
+        let panned = Self.frame(a, x: 0, y: 0, width: 340, height: 288), next = Self.frame(a, x: 38, y: 0, width: 340, height: 288)
+        let pan = FrameMatcher.stillShare(VisionImage.grey(panned), VisionImage.grey(next))
+        #expect(pan < Self.rules.verifyStill, "\(pan)")
+        let cut = FrameMatcher.stillShare(
+            VisionImage.grey(a), VisionImage.grey(Self.frame(try Self.scene("building.jpg"), x: 40, width: 384, height: 288)))
+        #expect(cut < 0.1, "\(cut)")
+        // Frames of two sizes are not compared.
+        #expect(FrameMatcher.stillShare(VisionImage.grey(a), VisionImage.grey(panned)) == 0)
+    }
+
+    /// A regroup with the helper: the still camera's burst is one set through its unchanged
+    /// share alone (the thumbnails' threshold and the homography's inliers raised out of reach),
+    /// while a pan's frames taken seconds later stay apart.
+    @Test func aRegroupJoinsAStillCameraBurstAndKeepsAPanApart() throws {
+        let t = try TestLibrary()
+        for i in 0..<2 {
+            let frame = try Self.scene("mall-burst-\(i).jpg")
+            t.dir.write("Pictures/IMG_\(i).jpg", Fixtures.jpeg(frame, quality: 90, dateTimeOriginal: GroupsGrouperTests.exif(i)))
+        }
+        let dune = try Self.scene("dune.jpg")
+        t.dir.write("Pictures/IMG_7.jpg", Fixtures.jpeg(Self.frame(dune, x: 20, width: 480), dateTimeOriginal: GroupsGrouperTests.exif(14)))
+        t.dir.write("Pictures/IMG_8.jpg", Fixtures.jpeg(Self.frame(dune, x: 260, width: 480), dateTimeOriginal: GroupsGrouperTests.exif(17)))
+        try t.scan()
+        var rules = GroupRules()
+        rules.similarThreshold = 0.995
+        rules.verifyInliers = 1_000_000
+        let helper = VisionHelper(executable: VisionTests.helperPath)
+        defer { helper.stop() }
+        let lines = Mutex<[String]>([])
+        var grouper = Grouper(library: t.library)
+        grouper.rules = rules
+        grouper.frameMatcher = FrameMatcher(helper: helper)
+        grouper.trace = { line in lines.withLock { $0.append(line) } }
+        try grouper.regroupAll()
+        let sets = try GroupsGrouperTests.sets(t.library)
+        let verified = lines.withLock { $0.filter { $0.hasPrefix("verify") } }
+        #expect(sets == [["IMG_0.jpg", "IMG_1.jpg"]], "\(sets): \(verified)")
+        #expect(verified.contains { $0.contains("IMG_7.jpg\t") && $0.contains("IMG_8.jpg\t") && $0.hasSuffix("\tno") }, "\(verified)")
+    }
 }

@@ -43,12 +43,21 @@ public struct GroupRules: Sendable {
     /// thumbnails' own line; DEV's pan and crop pairs share 0.23–0.54). Without the vision
     /// helper (`--no-models`) no pair is verified; pairs verified before stay as they were scored.
     public var verifyShared: Double = 0.62
+    /// …or, for a camera that stood still, when at least this share of the frame is unchanged
+    /// where it stands (`FrameMatch.still`): a small subject moved across a plain scene (a coin
+    /// pushed over a table) leaves the homography too few corners (5–7 inliers) but keeps the
+    /// rest of the frame, pixel for pixel. The coin's burst (a pen moving through it too) keeps
+    /// 0.65–0.84 of it, a mall's fixed camera 0.84–0.90 one to three seconds apart; the verified
+    /// scene cuts, pans, crops and moved cameras of DEV, DEV2, DEV3 and the real video bursts
+    /// keep at most 0.14 (a pan over a plain sky; bench/still_pairs.py). The line is
+    /// `verifyShared`'s, not fitted: the share two frames must have in common to be one moment.
+    public var verifyStill: Double = 0.62
     /// What the stored pair scores (`similar_pairs`) depend on: the alignment's version, the
     /// window and the thresholds. Another key makes the next regroup align every pair again
     /// (`same-bytes-by-hash`: the pairs of one content are no longer stored, but a link each to
     /// the content's first photo).
     var pairKey: String {
-        "align4 copy-edits edit-raw-pairs edit-bridges same-bytes-by-hash window=\(window),\(windowNeighbours),\(copyCandidates) threshold=\(similarThreshold) overlap=\(minimumOverlap) copy=\(nearCopyRadius),\(nearCopyCorrelation),\(nearCopyColorDistance),\(nearCopySharpnessStops),\(sameCaptureSeconds) verify=\(verifySeconds),\(verifyFloor),\(verifyInliers),\(verifyShared)"
+        "align4 copy-edits edit-raw-pairs edit-bridges same-bytes-by-hash window=\(window),\(windowNeighbours),\(copyCandidates) threshold=\(similarThreshold) overlap=\(minimumOverlap) copy=\(nearCopyRadius),\(nearCopyCorrelation),\(nearCopyColorDistance),\(nearCopySharpnessStops),\(sameCaptureSeconds) verify=\(verifySeconds),\(verifyFloor),\(verifyInliers),\(verifyShared),\(verifyStill)"
     }
     /// What the stored per-file groups (blurry, oops, screenshot, document, qr, videos) depend
     /// on beyond the files themselves: the version of these rules and their thresholds. Another

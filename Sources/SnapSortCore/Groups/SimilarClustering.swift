@@ -312,16 +312,17 @@ struct SimilarClustering {
     /// Whether geometric verification (`matchFrames`) finds `key`'s two photos one moment: taken
     /// at most `GroupRules.verifySeconds` apart by their own capture times, with thumbnails that
     /// still score `verifyFloor`, and a homography over at least `verifyInliers` keypoint
-    /// matches that keeps `verifyShared` of each frame inside the other.
+    /// matches that keeps `verifyShared` of each frame inside the other, or frames whose
+    /// `verifyStill` share is unchanged where it stands (a still camera, a small subject moved).
     func verified(_ key: FilePair, thumbnailScore: Double) -> Bool {
         guard let matchFrames, thumbnailScore >= rules.verifyFloor,
             let ta = ownTime(key.a), let tb = ownTime(key.b), abs(ta - tb) <= rules.verifySeconds,
             let x = byID[key.a], let y = byID[key.b]
         else { return false }
         guard let m = alignmentOrder(key).0 == key.a ? matchFrames(x, y) : matchFrames(y, x) else { return false }
-        let yes = m.inliers >= rules.verifyInliers && m.shared >= rules.verifyShared
+        let yes = (m.inliers >= rules.verifyInliers && m.shared >= rules.verifyShared) || m.still >= rules.verifyStill
         trace?(
-            "verify\t\(x.path)\t\(y.path)\tdt=\(Int(abs(ta - tb)))\tscore=\(String(format: "%.3f", thumbnailScore))\tkeypoints=\(m.keypoints.0),\(m.keypoints.1)\tmatches=\(m.matches)\tinliers=\(m.inliers)\tshared=\(String(format: "%.2f", m.shared))\t\(yes ? "same" : "no")"
+            "verify\t\(x.path)\t\(y.path)\tdt=\(Int(abs(ta - tb)))\tscore=\(String(format: "%.3f", thumbnailScore))\tkeypoints=\(m.keypoints.0),\(m.keypoints.1)\tmatches=\(m.matches)\tinliers=\(m.inliers)\tshared=\(String(format: "%.2f", m.shared))\tstill=\(String(format: "%.2f", m.still))\t\(yes ? "same" : "no")"
         )
         return yes
     }

@@ -11,9 +11,13 @@ public struct FrameMatch: Sendable, Equatable {
     public var inliers: Int
     /// The smaller of the two frames' shares that the other covers under the homography (0…1).
     public var shared: Double
+    /// The share of the frame that is unchanged where it stands (`FrameMatcher.stillShare`; 0
+    /// for frames of two sizes): a camera that did not move.
+    public var still: Double = 0
 
     public static func == (a: FrameMatch, b: FrameMatch) -> Bool {
         a.keypoints == b.keypoints && a.matches == b.matches && a.inliers == b.inliers && a.shared == b.shared
+            && a.still == b.still
     }
 }
 
@@ -43,7 +47,65 @@ public final class FrameMatcher: @unchecked Sendable {
     func match(_ a: GroupItem, _ b: GroupItem) -> FrameMatch? {
         guard let fa = frame(a), let fb = frame(b) else { return nil }
         pairs += 1
-        return helper.match(fa, fb)
+        guard var m = helper.match(fa, fb) else { return nil }
+        m.still = FrameMatcher.stillShare(fa, fb)
+        return m
+    }
+
+    /// Blocks on each side of the grid `stillShare` compares.
+    static let stillGrid = 16
+    /// The mean absolute difference, in grey levels at `longSide`, under which a block is
+    /// unchanged (JPEG noise and a still camera's sensor noise stay under it).
+    static let stillDifference = 4.0
+
+    /// The share of the frame that is unchanged where it stands: the two grey frames reduced to
+    /// `longSide`, the second's exposure scaled to the first's mean, cut into `stillGrid` ×
+    /// `stillGrid` blocks; a block is unchanged when its mean absolute difference is at most
+    /// `stillDifference`. No alignment: a camera that stood still while a small subject moved
+    /// keeps most blocks, whatever the scene's texture (a plain table has too few corners for a
+    /// homography); a moved camera, a pan or another scene keeps few. 0 for frames of two sizes.
+    static func stillShare(_ a: Bitmap, _ b: Bitmap) -> Double {
+        let a = reduced(a, longSide: longSide), b = reduced(b, longSide: longSide)
+        let w = a.width, h = a.height, n = stillGrid
+        guard a.channels == 1, b.channels == 1, w == b.width, h == b.height, w >= n, h >= n else { return 0 }
+        var sumA = 0, sumB = 0
+        for i in 0..<(w * h) {
+            sumA += Int(a.pixels[i])
+            sumB += Int(b.pixels[i])
+        }
+        let gain = (Double(sumA) + 1) / (Double(sumB) + 1)
+        var differences = [Double](repeating: 0, count: n * n), counts = [Int](repeating: 0, count: n * n)
+        for y in 0..<h {
+            let row = y * n / h * n
+            for x in 0..<w {
+                let i = y * w + x
+                differences[row + x * n / w] += abs(Double(a.pixels[i]) - gain * Double(b.pixels[i]))
+                counts[row + x * n / w] += 1
+            }
+        }
+        let unchanged = zip(differences, counts).filter { $0.0 <= stillDifference * Double($0.1) }.count
+        return Double(unchanged) / Double(n * n)
+    }
+
+    /// A grey frame reduced so its long side is at most `longSide` (area average, as
+    /// `VisionImage.shrink` reduces an RGB one).
+    static func reduced(_ b: Bitmap, longSide: Int) -> Bitmap {
+        let long = max(b.width, b.height)
+        guard b.channels == 1, long > longSide else { return b }
+        let w = max(1, b.width * longSide / long), h = max(1, b.height * longSide / long)
+        var out = [UInt8](repeating: 0, count: w * h)
+        for y in 0..<h {
+            let y0 = y * b.height / h, y1 = max(y0 + 1, (y + 1) * b.height / h)
+            for x in 0..<w {
+                let x0 = x * b.width / w, x1 = max(x0 + 1, (x + 1) * b.width / w)
+                var sum = 0
+                for sy in y0..<y1 {
+                    for sx in x0..<x1 { sum += Int(b.pixels[sy * b.width + sx]) }
+                }
+                out[y * w + x] = UInt8(sum / ((y1 - y0) * (x1 - x0)))
+            }
+        }
+        return Bitmap(width: w, height: h, channels: 1, pixels: out)
     }
 
     private func frame(_ item: GroupItem) -> Bitmap? {
