@@ -149,6 +149,29 @@ import Testing
         #expect(FrameMatcher.stillShare(VisionImage.grey(a), VisionImage.grey(panned)) == 0)
     }
 
+    /// The frames are reduced in grey as the pictures in RGB: one area average, each channel on
+    /// its own, the channel count kept (a grey frame was once read as RGB, past its end).
+    @Test func aGreyFrameShrinksAsEachChannelOfAColourOne() throws {
+        let rgb = try Self.scene("mall-burst-0.jpg"), grey = VisionImage.grey(rgb)
+        let small = VisionImage.shrink(grey, longSide: 96), smallRGB = VisionImage.shrink(rgb, longSide: 96)
+        #expect(small.channels == 1 && small.width == 96 && small.height == 72)
+        #expect(smallRGB.channels == 3 && smallRGB.width == 96 && smallRGB.height == 72)
+        // Each output pixel is the mean of its 4×4 block, in grey as in each colour channel.
+        for (x, y) in [(0, 0), (50, 30), (95, 71)] {
+            var sum = 0, sumGreen = 0
+            for sy in (y * 4)..<(y * 4 + 4) {
+                for sx in (x * 4)..<(x * 4 + 4) {
+                    sum += Int(grey.pixels[sy * grey.width + sx])
+                    sumGreen += Int(rgb.pixels[(sy * rgb.width + sx) * 3 + 1])
+                }
+            }
+            #expect(Int(small.pixels[y * 96 + x]) == sum / 16)
+            #expect(Int(smallRGB.pixels[(y * 96 + x) * 3 + 1]) == sumGreen / 16)
+        }
+        let larger = VisionImage.enlarge(small, longSide: 192)
+        #expect(larger.channels == 1 && larger.width == 192 && larger.pixels.count == 192 * 144)
+    }
+
     /// A regroup with the helper: the still camera's burst is one set through its unchanged
     /// share alone (the thumbnails' threshold and the homography's inliers raised out of reach),
     /// while a pan's frames taken seconds later stay apart.

@@ -65,7 +65,7 @@ public final class FrameMatcher: @unchecked Sendable {
     /// keeps most blocks, whatever the scene's texture (a plain table has too few corners for a
     /// homography); a moved camera, a pan or another scene keeps few. 0 for frames of two sizes.
     static func stillShare(_ a: Bitmap, _ b: Bitmap) -> Double {
-        let a = reduced(a, longSide: longSide), b = reduced(b, longSide: longSide)
+        let a = VisionImage.shrink(a, longSide: longSide), b = VisionImage.shrink(b, longSide: longSide)
         let w = a.width, h = a.height, n = stillGrid
         guard a.channels == 1, b.channels == 1, w == b.width, h == b.height, w >= n, h >= n else { return 0 }
         var sumA = 0, sumB = 0
@@ -85,27 +85,6 @@ public final class FrameMatcher: @unchecked Sendable {
         }
         let unchanged = zip(differences, counts).filter { $0.0 <= stillDifference * Double($0.1) }.count
         return Double(unchanged) / Double(n * n)
-    }
-
-    /// A grey frame reduced so its long side is at most `longSide` (area average, as
-    /// `VisionImage.shrink` reduces an RGB one).
-    static func reduced(_ b: Bitmap, longSide: Int) -> Bitmap {
-        let long = max(b.width, b.height)
-        guard b.channels == 1, long > longSide else { return b }
-        let w = max(1, b.width * longSide / long), h = max(1, b.height * longSide / long)
-        var out = [UInt8](repeating: 0, count: w * h)
-        for y in 0..<h {
-            let y0 = y * b.height / h, y1 = max(y0 + 1, (y + 1) * b.height / h)
-            for x in 0..<w {
-                let x0 = x * b.width / w, x1 = max(x0 + 1, (x + 1) * b.width / w)
-                var sum = 0
-                for sy in y0..<y1 {
-                    for sx in x0..<x1 { sum += Int(b.pixels[sy * b.width + sx]) }
-                }
-                out[y * w + x] = UInt8(sum / ((y1 - y0) * (x1 - x0)))
-            }
-        }
-        return Bitmap(width: w, height: h, channels: 1, pixels: out)
     }
 
     private func frame(_ item: GroupItem) -> Bitmap? {

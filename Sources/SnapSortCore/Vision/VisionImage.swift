@@ -104,42 +104,45 @@ enum VisionImage {
         return Bitmap(width: b.width, height: b.height, channels: 1, pixels: out)
     }
 
-    /// Box-filter downscale so the long side is at most `longSide` (area average: no aliasing).
+    /// Box-filter downscale so the long side is at most `longSide` (area average: no aliasing),
+    /// of any number of channels (the buffer is read unchecked: its layout comes from `b`).
     static func shrink(_ b: Bitmap, longSide: Int) -> Bitmap {
         let long = max(b.width, b.height)
         guard long > longSide else { return b }
         let w = max(1, b.width * longSide / long), h = max(1, b.height * longSide / long)
-        var out = [UInt8](repeating: 0, count: w * h * 3)
+        let c = b.channels
+        var out = [UInt8](repeating: 0, count: w * h * c)
+        var sums = [Int](repeating: 0, count: c)
         b.pixels.withUnsafeBufferPointer { src in
             for y in 0..<h {
                 let y0 = y * b.height / h, y1 = max(y0 + 1, (y + 1) * b.height / h)
                 for x in 0..<w {
                     let x0 = x * b.width / w, x1 = max(x0 + 1, (x + 1) * b.width / w)
-                    var r = 0, g = 0, bl = 0
+                    for k in 0..<c { sums[k] = 0 }
                     for sy in y0..<y1 {
-                        var i = (sy * b.width + x0) * 3
+                        var i = (sy * b.width + x0) * c
                         for _ in x0..<x1 {
-                            r += Int(src[i]); g += Int(src[i + 1]); bl += Int(src[i + 2])
-                            i += 3
+                            for k in 0..<c { sums[k] += Int(src[i + k]) }
+                            i += c
                         }
                     }
                     let n = (y1 - y0) * (x1 - x0)
-                    let o = (y * w + x) * 3
-                    out[o] = UInt8(r / n)
-                    out[o + 1] = UInt8(g / n)
-                    out[o + 2] = UInt8(bl / n)
+                    let o = (y * w + x) * c
+                    for k in 0..<c { out[o + k] = UInt8(sums[k] / n) }
                 }
             }
         }
-        return Bitmap(width: w, height: h, channels: 3, pixels: out)
+        return Bitmap(width: w, height: h, channels: c, pixels: out)
     }
 
-    /// Bilinear upscale so the long side is `longSide` (small pictures: faces reach the detector's size).
+    /// Bilinear upscale so the long side is `longSide` (small pictures: faces reach the detector's size),
+    /// of any number of channels.
     static func enlarge(_ b: Bitmap, longSide: Int) -> Bitmap {
         let long = max(b.width, b.height)
         guard long < longSide, b.width >= 2, b.height >= 2 else { return b }
         let w = max(1, b.width * longSide / long), h = max(1, b.height * longSide / long)
-        var out = [UInt8](repeating: 0, count: w * h * 3)
+        let n = b.channels
+        var out = [UInt8](repeating: 0, count: w * h * n)
         let sx = Double(b.width - 1) / Double(max(w - 1, 1)), sy = Double(b.height - 1) / Double(max(h - 1, 1))
         b.pixels.withUnsafeBufferPointer { src in
             for y in 0..<h {
@@ -150,9 +153,9 @@ enum VisionImage {
                     let fx = Double(x) * sx
                     let x0 = min(Int(fx), b.width - 2)
                     let tx = fx - Double(x0)
-                    let i00 = (y0 * b.width + x0) * 3, i10 = i00 + 3, i01 = i00 + b.width * 3, i11 = i01 + 3
-                    let o = (y * w + x) * 3
-                    for c in 0..<3 {
+                    let i00 = (y0 * b.width + x0) * n, i10 = i00 + n, i01 = i00 + b.width * n, i11 = i01 + n
+                    let o = (y * w + x) * n
+                    for c in 0..<n {
                         let top = Double(src[i00 + c]) * (1 - tx) + Double(src[i10 + c]) * tx
                         let bottom = Double(src[i01 + c]) * (1 - tx) + Double(src[i11 + c]) * tx
                         out[o + c] = UInt8(max(0, min(255, (top * (1 - ty) + bottom * ty).rounded())))
@@ -160,7 +163,7 @@ enum VisionImage {
                 }
             }
         }
-        return Bitmap(width: w, height: h, channels: 3, pixels: out)
+        return Bitmap(width: w, height: h, channels: n, pixels: out)
     }
 
     /// Applies an EXIF orientation (1…8) so the picture is upright (`Bitmap.oriented`).
