@@ -12,6 +12,20 @@ import Testing
 @Suite struct GroupsFrameMatchTests {
     static let rules = GroupRules()
 
+    /// A regroup under `rules` with the vision helper's frame matcher: the sets, and the
+    /// verification lines of the trace.
+    static func regroupWithTheHelper(_ library: Library, rules: GroupRules) throws -> (sets: [[String]], verified: [String]) {
+        let helper = VisionHelper(executable: VisionTests.helperPath)
+        defer { helper.stop() }
+        let lines = Mutex<[String]>([])
+        var grouper = Grouper(library: library)
+        grouper.rules = rules
+        grouper.frameMatcher = FrameMatcher(helper: helper)
+        grouper.trace = { line in lines.withLock { $0.append(line) } }
+        try grouper.regroupAll()
+        return (try GroupsGrouperTests.sets(library), lines.withLock { $0.filter { $0.hasPrefix("verify") } })
+    }
+
     /// A `width`×`height` window of `scene` at (`x`, `y`), turned by `degrees` about its centre
     /// (bilinear), with a horizontal motion blur of `blur` pixels (a box along the row).
     static func frame(_ scene: Bitmap, x: Int, y: Int = 20, width: Int = 640, height: Int = 400, degrees: Double = 0, blur: Int = 0) -> Bitmap {
@@ -116,16 +130,7 @@ import Testing
         alone.rules = rules
         try alone.regroupAll()
         #expect(try GroupsGrouperTests.sets(t.library).isEmpty)
-        let helper = VisionHelper(executable: VisionTests.helperPath)
-        defer { helper.stop() }
-        let lines = Mutex<[String]>([])
-        var grouper = Grouper(library: t.library)
-        grouper.rules = rules
-        grouper.frameMatcher = FrameMatcher(helper: helper)
-        grouper.trace = { line in lines.withLock { $0.append(line) } }
-        try grouper.regroupAll()
-        let sets = try GroupsGrouperTests.sets(t.library)
-        let verified = lines.withLock { $0.filter { $0.hasPrefix("verify") } }
+        let (sets, verified) = try Self.regroupWithTheHelper(t.library, rules: rules)
         #expect(sets == [["IMG_0.jpg", "IMG_1.jpg", "IMG_2.jpg"]], "\(sets): \(verified)")
         // The pan's frames were asked, and said no.
         #expect(verified.contains { $0.contains("IMG_7.jpg\t") && $0.contains("IMG_8.jpg\t") && $0.hasSuffix("\tno") }, "\(verified)")
@@ -188,16 +193,7 @@ import Testing
         var rules = GroupRules()
         rules.similarThreshold = 0.995
         rules.verifyInliers = 1_000_000
-        let helper = VisionHelper(executable: VisionTests.helperPath)
-        defer { helper.stop() }
-        let lines = Mutex<[String]>([])
-        var grouper = Grouper(library: t.library)
-        grouper.rules = rules
-        grouper.frameMatcher = FrameMatcher(helper: helper)
-        grouper.trace = { line in lines.withLock { $0.append(line) } }
-        try grouper.regroupAll()
-        let sets = try GroupsGrouperTests.sets(t.library)
-        let verified = lines.withLock { $0.filter { $0.hasPrefix("verify") } }
+        let (sets, verified) = try Self.regroupWithTheHelper(t.library, rules: rules)
         #expect(sets == [["IMG_0.jpg", "IMG_1.jpg"]], "\(sets): \(verified)")
         #expect(verified.contains { $0.contains("IMG_7.jpg\t") && $0.contains("IMG_8.jpg\t") && $0.hasSuffix("\tno") }, "\(verified)")
     }
