@@ -61,6 +61,21 @@ def sha256(path):
     return h.hexdigest()
 
 
+def image_size(path):
+    """(width, height) of a PNG or JPEG from its header."""
+    with open(path, "rb") as f:
+        head = f.read(1 << 16)
+    if head[:8] == b"\x89PNG\r\n\x1a\n":
+        return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+    i = 2
+    while i + 9 < len(head):
+        marker, length = head[i + 1], int.from_bytes(head[i + 2:i + 4], "big")
+        if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
+            return int.from_bytes(head[i + 7:i + 9], "big"), int.from_bytes(head[i + 5:i + 7], "big")
+        i += 2 + length
+    return 0, 0
+
+
 def subject_detail(m):
     """GroupRules.subjectDetail: the sharpest 16×16 tile's Laplacian over the noise's."""
     if not m.get("lap_fine_max"):
@@ -104,6 +119,9 @@ def main():
     ap.add_argument("--manifest", default=os.path.join(here, "..", "..", "shared", "eval", "sources_manifest.json"))
     ap.add_argument("--no-models", action="store_true", help="scan with --no-models (tier 1 only)")
     ap.add_argument("--keep", action="store_true", help="keep the library, database and report in --work")
+    ap.add_argument("--all-nebulae", action="store_true",
+                    help="also every other telescope photograph of stellarium-data's nebulae/default 512 px and up "
+                         "(not looked at one by one: counted apart, as 'more night skies')")
     a = ap.parse_args()
     labels = json.load(open(a.labels))
     used = set()
@@ -126,6 +144,19 @@ def main():
         os.makedirs(os.path.dirname(dst), exist_ok=True)
         shutil.copy2(src, dst)
         photos[dst] = dict(p, package=pkg)
+
+    extra = set()
+    if a.all_nebulae and "stellarium-data" in roots:
+        folder = roots["stellarium-data"][0] + "/usr/share/stellarium/nebulae/default"
+        listed = {os.path.basename(p["path"]) for p in labels["photos"]}
+        for name in sorted(os.listdir(folder)):
+            src = os.path.join(folder, name)
+            if name in listed or not name.lower().endswith((".png", ".jpg")) or min(image_size(src)) < 512:
+                continue
+            dst = os.path.join(lib, "stellarium-data-all", name)
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            shutil.copy2(src, dst)
+            extra.add(dst)
 
     db = os.path.join(a.work, "db.sqlite")
     for f in glob.glob(db + "*"):
@@ -155,11 +186,18 @@ def main():
             if key in (o.get("groups") or []):
                 false.append((path, o))
         rate = len(false) / n if n else 0.0
-        extra = f"; {accepted} accepted (soft or dark on purpose)" if accepted else ""
-        print(f"{name:16s} false positives {len(false)}/{n} = {rate:.3f}{extra}")
+        note = f"; {accepted} accepted (soft or dark on purpose)" if accepted else ""
+        print(f"{name:16s} false positives {len(false)}/{n} = {rate:.3f}{note}")
         for path, o in false:
             print(f"    {os.path.relpath(path, lib)}: {evidence(key, o)}")
         summary.append(f"{name} {len(false)}/{n}")
+    if extra:
+        print(f"more night skies: {len(extra)} other telescope photographs of stellarium-data (not looked at one by one)")
+        for key, name in GROUPS:
+            false = sorted(p for p in extra if key in (got.get(p, {}).get("groups") or []))
+            print(f"{name:16s} {len(false)}/{len(extra)} = {len(false) / len(extra):.3f}")
+            for path in false:
+                print(f"    {os.path.relpath(path, lib)}: {evidence(key, got[path])}")
     others = sum(1 for path in photos if set(got.get(path, {}).get("groups") or []) & {"unreadable"})
     if others:
         print(f"unreadable: {others}")
