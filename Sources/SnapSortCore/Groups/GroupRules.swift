@@ -64,7 +64,7 @@ public struct GroupRules: Sendable {
     /// key makes the next regroup judge every file again (no decoding: metrics and OCR/QR
     /// findings are stored), so an upgrade applies new rules to a library already scanned.
     var fileKey: String {
-        "files7 favourites edits-no-oops unreadable-not-denied page160 keeper-subject blown=\(GroupRules.blownFraction),\(GroupRules.highlightsClipped) subject=\(subjectDetail),\(GroupRules.darkSubjectDetail) long=\(longVideoSeconds) docwords=\(minDocumentWords) page=\(minPageScore),\(maxPaperSpread) sheet=\(minSheetLines),\(minSheetShare) ink=\(softPageInkRatio),\(softPageInkDepth) blurstops=\(relativeBlurStops),\(relativeMotionStops) setoops=\(setOopsLevels) samepage=\(samePageWords)"
+        "files8 favourites edits-no-oops unreadable-not-denied page160 keeper-subject blown=\(GroupRules.blownFraction),\(GroupRules.highlightsClipped) subject=\(subjectDetail),\(GroupRules.darkSubjectDetail),\(GroupRules.paleSubjectDetail) long=\(longVideoSeconds) docwords=\(minDocumentWords) page=\(minPageScore),\(maxPaperSpread) sheet=\(minSheetLines),\(minSheetShare) ink=\(softPageInkRatio),\(softPageInkDepth) blurstops=\(relativeBlurStops),\(relativeMotionStops) setoops=\(setOopsLevels) samepage=\(samePageWords)"
     }
     /// Near-copies: pHash within this Hamming distance…
     public var nearCopyRadius = 6
@@ -434,10 +434,22 @@ public struct GroupRules: Sendable {
         if m.clippedFraction > 0.1 { p = max(p, min(1, (m.clippedFraction - 0.1) / (2 * (blownFraction - 0.1)))) }
         // Washed out: the whole histogram squeezed into a narrow, bright band (an oops from a
         // spread of 75 levels down: fog or a veil over a contrasty scene keeps about a fifth of
-        // its 0–255 range).
-        if isWashedOut(m) { p = max(p, min(1, (100 - (m.p99 - m.p01)) / 50)) }
+        // its 0–255 range), and the detail squeezed with it into the sensor's grain. A pale
+        // subject in focus (wood grain, a white wall, snow, a sheet of paper) has a narrow
+        // band of its own but keeps edges of its full contrast far above the grain.
+        if isWashedOut(m) && subjectDetail(m) < paleSubjectDetail { p = max(p, min(1, (100 - (m.p99 - m.p01)) / 50)) }
         return p
     }
+
+    /// A washed-out frame whose sharpest tile stands this many times above its noise
+    /// (`subjectDetail`) shows a pale subject in focus, not a veil. A veil keeps a fifth of the
+    /// scene's contrast or less (the corpora's fog 0.12–0.22), detail included, while the
+    /// grain stays: the corpora's camera photos stand at most 41, 46 and 42 times above their
+    /// noise (DEV, DEV2, DEV3), so a veiled one at most about 10, and their fog shots stand
+    /// 1.8–9.4 (every washed-out DEV file, pages too, at most 9.4: none moves). Debian's
+    /// `mate-backgrounds` wood grain (`Wood.jpg`, a 58-level band at 172–230) stands 20
+    /// (`bench/wallpapers.py`); the line leaves room on both sides.
+    static let paleSubjectDetail = 15.0
 
     /// A dark frame whose sharpest tile stands this many times above its noise (`subjectDetail`)
     /// shows a subject: it is dark on purpose. The line of `GroupRules.subjectDetail`: DEV's
