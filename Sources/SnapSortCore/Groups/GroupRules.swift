@@ -55,9 +55,9 @@ public struct GroupRules: Sendable {
     /// What the stored pair scores (`similar_pairs`) depend on: the alignment's version, the
     /// window and the thresholds. Another key makes the next regroup align every pair again
     /// (`same-bytes-by-hash`: the pairs of one content are no longer stored, but a link each to
-    /// the content's first photo).
+    /// the content's first photo; `same-pixels-by-hash`: nor those of one pixel class).
     var pairKey: String {
-        "align4 copy-edits edit-raw-pairs edit-bridges same-bytes-by-hash window=\(window),\(windowNeighbours),\(copyCandidates) threshold=\(similarThreshold) overlap=\(minimumOverlap) copy=\(nearCopyRadius),\(nearCopyCorrelation),\(nearCopyColorDistance),\(nearCopySharpnessStops),\(sameCaptureSeconds) verify=\(verifySeconds),\(verifyFloor),\(verifyInliers),\(verifyShared),\(verifyStill)"
+        "align4 copy-edits edit-raw-pairs edit-bridges same-bytes-by-hash same-pixels-by-hash window=\(window),\(windowNeighbours),\(copyCandidates) threshold=\(similarThreshold) overlap=\(minimumOverlap) copy=\(nearCopyRadius),\(nearCopyCorrelation),\(nearCopyColorDistance),\(nearCopySharpnessStops),\(sameCaptureSeconds) verify=\(verifySeconds),\(verifyFloor),\(verifyInliers),\(verifyShared),\(verifyStill)"
     }
     /// What the stored per-file groups (blurry, oops, screenshot, document, qr, videos) depend
     /// on beyond the files themselves: the version of these rules and their thresholds. Another
