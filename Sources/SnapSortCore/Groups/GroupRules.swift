@@ -47,7 +47,7 @@ public struct GroupRules: Sendable {
     /// where it stands (`FrameMatch.still`): a small subject moved across a plain scene (a coin
     /// pushed over a table) leaves the homography too few corners (5–7 inliers) but keeps the
     /// rest of the frame, pixel for pixel. The coin's bursts (a pen moving through them too) keep
-    /// 0.72–0.87 of it, a mall's fixed camera 0.84–0.90 one to three seconds apart; the verified
+    /// 0.72–0.86 of it, a mall's fixed camera 0.84–0.90 one to three seconds apart; the verified
     /// scene cuts, pans, crops and moved cameras of DEV, DEV2, DEV3 and the two sets of real video
     /// bursts keep at most 0.16 (a pan over a plain sky; bench/still_pairs.py). The line is
     /// `verifyShared`'s, not fitted: the share two frames must have in common to be one moment.
