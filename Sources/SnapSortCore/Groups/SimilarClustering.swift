@@ -40,7 +40,8 @@ struct ComputedSet {
 ///   million alignments, 3.9 million copy links), most of its regroup's memory; `windowPairs(of:sameContent:)` and `duplicatePairs(of:sameContent:)`
 ///   leave them out for the grouper.
 /// - Pictures taken at most `window` apart are compared by `Thumbnail.aligned`; pairs scoring at
-///   least `similarThreshold` at an overlap of at least `minimumOverlap` are merged greedily, best first, by **complete linkage**: two
+///   least `similarThreshold` at an overlap of at least `minimumOverlap` (at any overlap for a
+///   burst's frames, `GroupRules.burstSeconds`) are merged greedily, best first, by **complete linkage**: two
 ///   clusters join only when every cross pair scores at least `similarThreshold`, so A~B and B~C
 ///   never pull in a C unlike A. Remembered "not similar" verdicts forbid a merge outright.
 struct SimilarClustering {
@@ -340,7 +341,8 @@ struct SimilarClustering {
         return (out, skipped)
     }
 
-    /// The alignment score of each pair (0 below `minimumOverlap` or without thumbnails), on all
+    /// The alignment score of each pair (0 below `minimumOverlap` but for a `burst`'s frames, or
+    /// without thumbnails), on all
     /// cores. Thumbnails are loaded a batch of pairs at a time, so aligning the window pairs of a
     /// whole library holds a few thousand of them, not the library's.
     /// Two files of the same bytes align perfectly (1; the alignment gives them 1 up to its float
@@ -369,7 +371,7 @@ struct SimilarClustering {
             for (key, r) in zip(part, results) {
                 defer { next += 1 }
                 guard let r else { out[slots[next]] = 0; continue }
-                out[slots[next]] = r.refined && r.overlap >= rules.minimumOverlap ? r.score : 0
+                out[slots[next]] = r.refined && (r.overlap >= rules.minimumOverlap || burst(key)) ? r.score : 0
                 tracePair(key, (r.score, r.overlap), refined: r.refined)
             }
             // A second opinion, one pair at a time (the helper is one process): the frames
@@ -381,18 +383,28 @@ struct SimilarClustering {
         return out
     }
 
+    /// Whether `key`'s two photos are frames of one burst: at most `GroupRules.burstSeconds`
+    /// apart by their own capture times (a copied folder's files sit seconds apart at their mtime).
+    func burst(_ key: FilePair) -> Bool {
+        guard let ta = ownTime(key.a), let tb = ownTime(key.b) else { return false }
+        return abs(ta - tb) <= rules.burstSeconds
+    }
+
     /// Whether geometric verification (`matchFrames`) finds `key`'s two photos one moment: taken
     /// at most `GroupRules.verifySeconds` apart by their own capture times, with thumbnails that
     /// still score `verifyFloor`, and a homography over at least `verifyInliers` keypoint
     /// matches that keeps `verifyShared` of each frame inside the other, or frames whose
-    /// `verifyStill` share is unchanged where it stands (a still camera, a small subject moved).
+    /// `verifyStill` share is unchanged where it stands (a still camera, a subject moved); a
+    /// burst's frames (`burst`) with a homography over `burstInliers` matches, whatever it shares.
     func verified(_ key: FilePair, thumbnailScore: Double) -> Bool {
         guard let matchFrames, thumbnailScore >= rules.verifyFloor,
             let ta = ownTime(key.a), let tb = ownTime(key.b), abs(ta - tb) <= rules.verifySeconds,
             let x = byID[key.a], let y = byID[key.b]
         else { return false }
         guard let m = alignmentOrder(key).0 == key.a ? matchFrames(x, y) : matchFrames(y, x) else { return false }
-        let yes = (m.inliers >= rules.verifyInliers && m.shared >= rules.verifyShared) || m.still >= rules.verifyStill
+        let yes =
+            (m.inliers >= rules.verifyInliers && m.shared >= rules.verifyShared) || m.still >= rules.verifyStill
+            || (abs(ta - tb) <= rules.burstSeconds && m.inliers >= rules.burstInliers)
         trace?(
             "verify\t\(x.path)\t\(y.path)\tdt=\(Int(abs(ta - tb)))\tscore=\(String(format: "%.3f", thumbnailScore))\tkeypoints=\(m.keypoints.0),\(m.keypoints.1)\tmatches=\(m.matches)\tinliers=\(m.inliers)\tshared=\(String(format: "%.2f", m.shared))\tstill=\(String(format: "%.2f", m.still))\t\(yes ? "same" : "no")"
         )
