@@ -11,6 +11,8 @@ never within the grouper's window: grouping is the duplicate sets alone, no alig
 
   bench/make_duplicate_tree.py --photos 600 --copies 83 --out /tmp/snapsort-dups/600x83   # 49 800 files
   bench/make_duplicate_tree.py --photos 200 --copies 50 --out /tmp/snapsort-dups/200x50   # 10 000 files
+  bench/make_duplicate_tree.py --photos 200 --copies 50 --touched --out /tmp/snapsort-dups/200x50t
+      # the same, each copy's metadata rewritten: pixel-identical files of other bytes
 """
 import argparse, datetime as dt, math, os, shutil, subprocess
 
@@ -18,6 +20,9 @@ ap = argparse.ArgumentParser()
 ap.add_argument("--photos", type=int, required=True)
 ap.add_argument("--copies", type=int, required=True, help="files per photo, the original included")
 ap.add_argument("--out", required=True)
+ap.add_argument("--touched", action="store_true",
+                help="each copy's metadata rewritten (a JPEG comment of its own after SOI), its pixels untouched:"
+                     " every file its own bytes, the copies of a photo one picture")
 a = ap.parse_args()
 
 W, H = 160, 120
@@ -50,4 +55,14 @@ for k in range(1, a.copies):
         dst = os.path.join(folder, name)
         if not os.path.exists(dst):
             shutil.copy2(os.path.join(originals, name), dst)
+            if a.touched:
+                # As a tagger rewrites a photo's metadata: a COM segment of the copy's own; the
+                # entropy-coded data, and so the pixels, stay the original's.
+                with open(dst, "rb") as f:
+                    data = f.read()
+                note = b"backup %02d" % k
+                segment = b"\xff\xfe" + (len(note) + 2).to_bytes(2, "big") + note
+                with open(dst, "wb") as f:
+                    f.write(data[:2] + segment + data[2:])
+                shutil.copystat(os.path.join(originals, name), dst)
 print(f"{a.photos * a.copies} files ({a.photos} photos × {a.copies}) under {a.out}")

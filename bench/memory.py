@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""bench/memory.py --bin BIN [--work DIR] [--only dups|natural] [--files N] [--size PX] [--settle S] [--keep-trees]
+"""bench/memory.py --bin BIN [--work DIR] [--only dups|touched|natural] [--files N] [--size PX] [--settle S] [--keep-trees]
 
 Issue 30 item 6: memory stays bounded — peak RSS <= 300 MB for the first scan of 100 000 files,
 duplicate-heavy or not, and <= 150 MB for the agent watching them. Numbers, never test
@@ -12,6 +12,8 @@ assertions. For each tree it prints one JSON line:
 The trees (made once under --work, kept with --keep-trees, else removed at the end):
   dups     bench/make_duplicate_tree.py: 1 205 small JPEGs x 83 byte-identical copies (100 015
            files), as a careless backup makes;
+  touched  the same with each copy's metadata rewritten (make_duplicate_tree.py --touched: a
+           comment segment of its own): 100 015 files of their own bytes, 1 205 pictures;
   natural  100 000 distinct photos: 2 000 make_scale photos (640x480 crops of real photographs
            with camera EXIF, ../shared/eval/make_scale.py, run with --python, the eval venv),
            shrunk to --size px (default 160; --size 640 keeps them as make_scale made them, as
@@ -29,10 +31,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 EVAL = os.path.join(HERE, "..", "..", "shared", "eval")
 
 
-def make_dups(out, files):
+def make_dups(out, files, touched=False):
     photos = max(1, round(files / 83))
     subprocess.run([sys.executable, os.path.join(HERE, "make_duplicate_tree.py"), "--photos", str(photos), "--copies", "83",
-                    "--out", out], check=True, stdout=subprocess.DEVNULL)
+                    "--out", out] + (["--touched"] if touched else []), check=True, stdout=subprocess.DEVNULL)
 
 
 SHRINK = """
@@ -155,7 +157,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
     ap.add_argument("--work", default="/tmp/snapsort-memory")
-    ap.add_argument("--only", choices=["dups", "natural"])
+    ap.add_argument("--only", choices=["dups", "touched", "natural"])
     ap.add_argument("--files", type=int, default=100_000)
     ap.add_argument("--size", type=int, default=160, help="the natural tree's photos at most this many pixels a side")
     ap.add_argument("--sources", type=int, default=2000, help="make_scale photos behind the natural tree")
@@ -167,13 +169,13 @@ def main():
     os.makedirs(a.work, exist_ok=True)
     made = []
     try:
-        for name in ["dups", "natural"]:
+        for name in ["dups", "touched", "natural"]:
             if a.only not in (None, name):
                 continue
             tree = os.path.join(a.work, name)
             made.append(tree)
-            if name == "dups":
-                make_dups(tree, a.files)
+            if name in ("dups", "touched"):
+                make_dups(tree, a.files, touched=name == "touched")
             else:
                 made += [tree + "-sources", f"{tree}-{a.size}px", f"{tree}.made-{a.files}-{a.size}px"]
                 make_natural(tree, a.files, a.python, a.sources, a.size)

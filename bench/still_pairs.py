@@ -9,9 +9,9 @@ pair, with what the grouper had: the time apart, the thumbnails' score and overl
 distance, and the verification's keypoints, inliers, shared area and still share (the `verify`
 line; none when the pair was not asked). With --all, every window pair within 60 s instead,
 with the still share computed here as `FrameMatcher.stillShare` computes it (grey frames
-reduced to 256 px by area, the second's mean scaled to the first's, 16 x 16 blocks, a block
-unchanged at a mean absolute difference of at most 4 grey levels), to see its distribution on
-same-set, different and must-not pairs (djpeg and numpy).
+reduced to 256 px by area, 16 x 16 blocks, the second's exposure scaled by the median of the
+blocks' mean ratios, a block unchanged at a mean absolute difference of at most 4 grey levels),
+to see its distribution on same-set, different and must-not pairs (djpeg and numpy).
 """
 import argparse, itertools, json, subprocess
 import numpy as np
@@ -39,13 +39,15 @@ def still_share(a, b, n=16, limit=4.0):
     if a.shape != b.shape or min(a.shape) < n:
         return 0.0
     h, w = a.shape
-    gain = (a.sum() + 1) / (b.sum() + 1)
-    d = np.abs(a - gain * b)
     by = (np.arange(h) * n // h)[:, None]
     bx = (np.arange(w) * n // w)[None, :]
     cell = (by * n + bx).ravel()
-    sums = np.bincount(cell, weights=d.ravel(), minlength=n * n)
     counts = np.bincount(cell, minlength=n * n)
+    ma = np.bincount(cell, weights=a.ravel(), minlength=n * n) / counts
+    mb = np.bincount(cell, weights=b.ravel(), minlength=n * n) / counts
+    gain = np.sort((ma + 1) / (mb + 1))[n * n // 2]
+    d = np.abs(a - gain * b)
+    sums = np.bincount(cell, weights=d.ravel(), minlength=n * n)
     return float((sums <= limit * counts).sum()) / (n * n)
 
 

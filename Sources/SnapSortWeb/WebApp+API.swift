@@ -116,11 +116,16 @@ extension WebApp {
                             "groups",
                             .array(
                                 // The overview `snapsort groups` prints too; the page's keys are its own.
-                                try GroupsOverview.load(library: lib).groups.map(\.summary).map { g in
-                                    .object([
+                                try GroupsOverview.load(library: lib).groups.map { entry in
+                                    let g = entry.summary
+                                    var fields: [(String, JSON)] = [
                                         ("id", .string(g.id.rawValue)), ("title", .string(g.id.title)), ("items", .int(g.items)),
                                         ("sets", .int(g.sets)), ("bytes", .int(g.bytes)), ("reclaimable_bytes", .int(g.reclaimableBytes)),
-                                    ])
+                                    ]
+                                    // Why a model group stays empty (the models are off, the helper or a
+                                    // model file is missing), as `snapsort groups` says it.
+                                    if let why = entry.unavailable { fields.append(("unavailable", .string(why))) }
+                                    return .object(fields)
                                 })
                         )
                     ])

@@ -323,6 +323,16 @@ import Testing
         #expect(st["streak"]?["current"]?.intValue != nil && st["last_7_days"]?.arrayValue?.count == 7)
         let g = h.json(try h.get("/api/groups"))["groups"]?.arrayValue ?? []
         #expect(g.contains { $0["id"]?.stringValue == "similar" })
+        #expect(!g.contains { $0["unavailable"] != nil })
+        // A tier-2 pass that could not run: the model groups say why, as `snapsort groups` does.
+        try h.lib.library.db.run("INSERT OR REPLACE INTO vision_state(id, available, problem) VALUES(1, 0, 'the vision helper is not installed')")
+        let off = h.json(try h.get("/api/groups"))["groups"]?.arrayValue ?? []
+        let why = Dictionary(uniqueKeysWithValues: off.compactMap { e in e["unavailable"]?.stringValue.map { (e["id"]!.stringValue!, $0) } })
+        #expect(
+            why == [
+                "people": "the vision helper is not installed", "pets": "the vision helper is not installed",
+                "food": "the vision helper is not installed", "scenery": "the vision helper is not installed",
+            ])
         let preview = h.json(try h.get("/api/bulk/old-screenshots?days=30"))
         #expect(preview["count"]?.intValue == 1)
         let staged = h.json(try h.post("/api/bulk/old-screenshots", #"{"days":30}"#))

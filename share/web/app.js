@@ -167,6 +167,12 @@ async function loadHome() {
     gEl.append(el("a", { class: "tile", href }, el("span", { class: "t", text: g.title }), el("span", { class: "n", text: detail })));
   }
   if (!gEl.children.length) gEl.append(el("p", { class: "muted wide", text: "No smart groups yet: the agent fills them as it analyzes." }));
+  // Groups the local models fill, when they could not run: say why once, not as empty tiles.
+  const off = groups.groups.filter((g) => g.unavailable && g.items === 0);
+  for (const why of [...new Set(off.map((g) => g.unavailable))]) {
+    const names = off.filter((g) => g.unavailable === why).map((g) => g.title).join(", ");
+    gEl.append(el("p", { class: "muted wide unavailable", text: `${names}: unavailable — ${why}` }));
+  }
 
   $("#old-screenshots-text").textContent = old.count > 0 ? `${count(old.count, "screenshot")} (${humanBytes(old.bytes)}) older than 30 days.` : "No old screenshots waiting.";
   $("#old-screenshots-btn").disabled = old.count === 0;

@@ -41,6 +41,8 @@ public struct AnalysisResult: Sendable {
     public var metrics: Metrics?
     public var signature: VisualSignature?
     public var contentHash: [UInt8]?
+    /// The hash of the data its pixels are decoded from (`PixelHash`; JPEG and PNG read whole).
+    public var pixelHash: [UInt8]?
     public var quickHash: [UInt8]?
     /// How many image decodes this analysis ran (tests assert that moves decode nothing).
     public var decodes: Int = 0
@@ -233,6 +235,9 @@ public struct Analyzer: Sendable {
             ctx.result.capture = CaptureTime.fromFileName(name) ?? .fromInstant(Double(st.mtimeNanoseconds) / 1e9, source: .mtime)
         }
         if ctx.result.status == .pending { ctx.result.status = .ok }
+        if ctx.result.status == .ok, Int64(ctx.bytes.count) == st.size {
+            ctx.result.pixelHash = PixelHash.of(ctx.bytes, format: ctx.result.format)
+        }
         return ctx.result
     }
 

@@ -573,6 +573,8 @@ struct GroupItem: Sendable {
     var phash: UInt64?
     var dhash: UInt64?
     var contentHash: ContentKey?
+    /// `files.pixel_hash` (`PixelHash`): the same pixels whatever the metadata.
+    var pixelHash: ContentKey?
     var analyzedAt: String?
     var mtime: Int64
     /// The eye openness of the photo's worst face (tier 2); nil without faces or models.
@@ -661,7 +663,7 @@ struct GroupItem: Sendable {
             """
             SELECT id, path, kind, format, status, size, width, height, taken_ts, taken_source, make, model, software, rating,
                    duration_s, \(metrics ? "metrics" : "NULL"), phash, dhash, content_hash, analyzed_at, mtime_ns, orientation, taken_at,
-                   reason_code
+                   reason_code, pixel_hash
             FROM files WHERE \(Library.live()) ORDER BY id
             """
         ) { r in
@@ -676,6 +678,7 @@ struct GroupItem: Sendable {
                     phash: r.int(16).map { UInt64(bitPattern: $0) }, dhash: r.int(17).map { UInt64(bitPattern: $0) },
                     contentHash: r.blob(18), analyzedAt: r.string(19), mtime: r.int(20) ?? 0, takenAt: r.string(22)))
             out[out.count - 1].reasonCode = r.string(23)
+            out[out.count - 1].pixelHash = ContentKey(r.blob(24))
         }
         let eyes = try VisionScore.worstEyes(db)
         let pages = try VisionDocuments.pageScores(db)

@@ -31,11 +31,17 @@ struct ComputedSet {
 /// - The files of one content need no pairs: every two of them are copies (score 2) and align
 ///   perfectly (1) — but two names of one file (`identity`) and pairs the user called not
 ///   similar — so their links follow from the hashes (`sameContentParts`, `sameContentEdge`).
+///   A content is the same bytes (`contentHash`), or the same pixels (`pixelHash`: the bytes
+///   but the metadata) of files nothing else the copy rules read tells apart (`PixelClass`):
+///   every two such files would be linked as near copies anyway, at a cost that grew with the
+///   square of their number (1 205 photos × 83 copies whose metadata a tagger rewrote held
+///   4 million copy links).
 ///   A duplicate-heavy library (1 205 photos × 83 copies) held 4.1 million such pairs (2.6
 ///   million alignments, 3.9 million copy links), most of its regroup's memory; `windowPairs(of:sameContent:)` and `duplicatePairs(of:sameContent:)`
 ///   leave them out for the grouper.
 /// - Pictures taken at most `window` apart are compared by `Thumbnail.aligned`; pairs scoring at
-///   least `similarThreshold` at an overlap of at least `minimumOverlap` are merged greedily, best first, by **complete linkage**: two
+///   least `similarThreshold` at an overlap of at least `minimumOverlap` (at any overlap for a
+///   burst's frames, `GroupRules.burstSeconds`) are merged greedily, best first, by **complete linkage**: two
 ///   clusters join only when every cross pair scores at least `similarThreshold`, so A~B and B~C
 ///   never pull in a C unlike A. Remembered "not similar" verdicts forbid a merge outright.
 struct SimilarClustering {
@@ -90,8 +96,10 @@ struct SimilarClustering {
     private let timelessIDs: [Int64]
     /// The photos with a capture time of their own, by that time.
     private let byOwnTime: [(t: Double, id: Int64)]
-    /// The photos of each content that more than one photo has.
-    private let byContent: [ContentKey: [Int64]]
+    /// The photos of each content that more than one photo has (in id order), and the content
+    /// of each of those photos (its place in `contents`).
+    private let contents: [[Int64]]
+    private let contentOf: [Int64: Int]
 
     /// `GroupRules.ownCaptureTime` of the photo `id`.
     private func ownTime(_ id: Int64) -> Double? { position[id].flatMap { ownTimes[$0] } }
@@ -116,31 +124,96 @@ struct SimilarClustering {
         var own = [Double?](repeating: nil, count: timeline.count)
         var timeless = HashIndex()
         var timelessIDs: [Int64] = []
-        // Only contents two photos share are kept: a list for each of 100 000 contents was ~7 MB.
-        var firstWith: [ContentKey: Int64] = [:], shared: [ContentKey: [Int64]] = [:]
         for p in photos.all {
             own[pos[p.id]!] = p.ownCaptureTime
             if let h = p.phash, p.ownCaptureTime == nil {
                 timeless.insert(h)
                 timelessIDs.append(p.id)
             }
-            if let c = p.contentHash {
-                if let first = firstWith[c] { shared[c, default: [first]].append(p.id) } else { firstWith[c] = p.id }
-            }
         }
+        (contents, contentOf) = Self.contents(of: photos.all)
         ownTimes = own
         wholeIndex = LazyIndex(photos.all.compactMap { p in p.phash.map { (p.id, $0) } })
         timelessIndex = timeless
         self.timelessIDs = timelessIDs
         byOwnTime = zip(own, timeline).compactMap { t, e in t.map { (t: $0, id: e.id) } }.sorted { ($0.t, $0.id) < ($1.t, $1.id) }
-        byContent = shared
+    }
+
+    /// What of a file decides, besides its pixels, whether it may be a copy of another
+    /// (`mayBeCopies`, `copyScore`, `GroupRules.mayBeCopy`, `separateCaptures`): files of one
+    /// pixel class share all of it, so every two of them would be linked as copies (identical
+    /// thumbnails, metrics and sizes). Nil for a file whose name makes it an edit of another
+    /// (`GroupRules.editBase`): edits and originals are told apart by name, pair by pair.
+    struct PixelClass: Hashable {
+        let pixels: ContentKey
+        let orientation: Int, width: Int, height: Int
+        let capture: Double?
+        let camera: Bool, edited: Bool, lossless: Bool
+
+        init?(_ p: GroupItem) {
+            guard let pixels = p.pixelHash, let width = p.width, let height = p.height, GroupRules.editBase(p.name) == nil else { return nil }
+            self.pixels = pixels
+            orientation = p.orientation ?? 1
+            self.width = width
+            self.height = height
+            capture = p.ownCaptureTime
+            camera = p.hasCamera
+            edited = GroupRules.looksEdited(p.path)
+            lossless = p.isLossless
+        }
+    }
+
+    /// The contents that more than one photo has: the photos joined by the same bytes or by one
+    /// `PixelClass` (a file of the same bytes as one class's file joins that class), each content
+    /// in id order, and each such photo's content. Only contents two photos share are kept: a
+    /// list for each of 100 000 contents was ~7 MB.
+    static func contents(of photos: some Sequence<GroupItem>) -> ([[Int64]], [Int64: Int]) {
+        var up: [Int64: Int64] = [:]
+        func root(_ x: Int64) -> Int64 {
+            var x = x
+            while let p = up[x], p != x {
+                let next = up[p] ?? p
+                up[x] = next
+                x = next
+            }
+            return x
+        }
+        func join(_ a: Int64, _ b: Int64) {
+            if up[a] == nil { up[a] = a }
+            if up[b] == nil { up[b] = b }
+            let (ra, rb) = (root(a), root(b))
+            if ra != rb { up[max(ra, rb)] = min(ra, rb) }
+        }
+        do {
+            var firstWithBytes: [ContentKey: Int64] = [:], firstWithPixels: [PixelClass: Int64] = [:]
+            for p in photos {
+                if let c = p.contentHash {
+                    if let first = firstWithBytes[c] { join(first, p.id) } else { firstWithBytes[c] = p.id }
+                }
+                if let k = PixelClass(p) {
+                    if let first = firstWithPixels[k] { join(first, p.id) } else { firstWithPixels[k] = p.id }
+                }
+            }
+        }
+        var byRoot: [Int64: Int] = [:], out: [[Int64]] = [], of: [Int64: Int] = [:]
+        for id in up.keys.sorted() {
+            let r = root(id)
+            let slot = byRoot[r] ?? out.count
+            if slot == out.count {
+                byRoot[r] = slot
+                out.append([])
+            }
+            out[slot].append(id)
+            of[id] = slot
+        }
+        return (out, of)
     }
 
     func time(_ id: Int64) -> Double { timeline[position[id]!].t }
 
     /// The photos of every content that more than one photo has (whose identities the caller
     /// reads into `identity`).
-    var sharedContentPhotos: [Int64] { byContent.values.flatMap { $0 } }
+    var sharedContentPhotos: [Int64] { contents.flatMap { $0 } }
 
     /// Whether two rows are one file now (the same device and inode).
     func sameFile(_ a: Int64, _ b: Int64) -> Bool {
@@ -152,7 +225,7 @@ struct SimilarClustering {
     /// content with the content's first photo, for the contents with a photo in `ids` (nil: all).
     func sameContentChains(touching ids: Set<Int64>?) -> [FilePair] {
         var out: [FilePair] = []
-        for members in byContent.values where ids.map({ members.contains(where: $0.contains) }) ?? true {
+        for members in contents where ids.map({ members.contains(where: $0.contains) }) ?? true {
             for m in members.dropFirst() { out.append(FilePair(members[0], m)) }
         }
         return out
@@ -214,7 +287,7 @@ struct SimilarClustering {
         guard let item = byID[id] else { return [] }
         var out: [Int64] = []
         let limit = rules.copyCandidates + 1
-        if let c = item.contentHash { out += byContent[c, default: []].prefix(limit).filter { $0 != id } }
+        if let c = contentOf[id] { out += contents[c].prefix(limit).filter { $0 != id } }
         guard let h = item.phash, out.count < rules.copyCandidates else { return out }
         let radius = rules.nearCopyRadius
         guard let t = ownTime(id) else {
@@ -268,7 +341,8 @@ struct SimilarClustering {
         return (out, skipped)
     }
 
-    /// The alignment score of each pair (0 below `minimumOverlap` or without thumbnails), on all
+    /// The alignment score of each pair (0 below `minimumOverlap` but for a `burst`'s frames, or
+    /// without thumbnails), on all
     /// cores. Thumbnails are loaded a batch of pairs at a time, so aligning the window pairs of a
     /// whole library holds a few thousand of them, not the library's.
     /// Two files of the same bytes align perfectly (1; the alignment gives them 1 up to its float
@@ -297,7 +371,7 @@ struct SimilarClustering {
             for (key, r) in zip(part, results) {
                 defer { next += 1 }
                 guard let r else { out[slots[next]] = 0; continue }
-                out[slots[next]] = r.refined && r.overlap >= rules.minimumOverlap ? r.score : 0
+                out[slots[next]] = r.refined && (r.overlap >= rules.minimumOverlap || burst(key)) ? r.score : 0
                 tracePair(key, (r.score, r.overlap), refined: r.refined)
             }
             // A second opinion, one pair at a time (the helper is one process): the frames
@@ -309,28 +383,39 @@ struct SimilarClustering {
         return out
     }
 
+    /// Whether `key`'s two photos are frames of one burst: at most `GroupRules.burstSeconds`
+    /// apart by their own capture times (a copied folder's files sit seconds apart at their mtime).
+    func burst(_ key: FilePair) -> Bool {
+        guard let ta = ownTime(key.a), let tb = ownTime(key.b) else { return false }
+        return abs(ta - tb) <= rules.burstSeconds
+    }
+
     /// Whether geometric verification (`matchFrames`) finds `key`'s two photos one moment: taken
     /// at most `GroupRules.verifySeconds` apart by their own capture times, with thumbnails that
     /// still score `verifyFloor`, and a homography over at least `verifyInliers` keypoint
     /// matches that keeps `verifyShared` of each frame inside the other, or frames whose
-    /// `verifyStill` share is unchanged where it stands (a still camera, a small subject moved).
+    /// `verifyStill` share is unchanged where it stands (a still camera, a subject moved); a
+    /// burst's frames (`burst`) with a homography over `burstInliers` matches, whatever it shares.
     func verified(_ key: FilePair, thumbnailScore: Double) -> Bool {
         guard let matchFrames, thumbnailScore >= rules.verifyFloor,
             let ta = ownTime(key.a), let tb = ownTime(key.b), abs(ta - tb) <= rules.verifySeconds,
             let x = byID[key.a], let y = byID[key.b]
         else { return false }
         guard let m = alignmentOrder(key).0 == key.a ? matchFrames(x, y) : matchFrames(y, x) else { return false }
-        let yes = (m.inliers >= rules.verifyInliers && m.shared >= rules.verifyShared) || m.still >= rules.verifyStill
+        let yes =
+            (m.inliers >= rules.verifyInliers && m.shared >= rules.verifyShared) || m.still >= rules.verifyStill
+            || (abs(ta - tb) <= rules.burstSeconds && m.inliers >= rules.burstInliers)
         trace?(
             "verify\t\(x.path)\t\(y.path)\tdt=\(Int(abs(ta - tb)))\tscore=\(String(format: "%.3f", thumbnailScore))\tkeypoints=\(m.keypoints.0),\(m.keypoints.1)\tmatches=\(m.matches)\tinliers=\(m.inliers)\tshared=\(String(format: "%.2f", m.shared))\tstill=\(String(format: "%.2f", m.still))\t\(yes ? "same" : "no")"
         )
         return yes
     }
 
-    /// Whether the pair's two files hold the same bytes (their content hashes).
+    /// Whether the pair's two files are of one content: the same bytes (their content hashes),
+    /// or the same pixels of one `PixelClass`.
     func sameContent(_ key: FilePair) -> Bool {
-        guard let x = byID[key.a], let y = byID[key.b], let c = x.contentHash else { return false }
-        return c == y.contentHash
+        guard let c = contentOf[key.a] else { return false }
+        return c == contentOf[key.b]
     }
 
     /// Calls `body` for consecutive batches of `pairs` with the thumbnails of their files (a
@@ -371,7 +456,7 @@ struct SimilarClustering {
     /// The checks of `copyScore` that need no thumbnail.
     private func mayBeCopies(_ a: Int64, _ b: Int64) -> Bool {
         guard let x = byID[a], let y = byID[b] else { return false }
-        if let ca = x.contentHash, ca == y.contentHash { return true }
+        if sameContent(FilePair(a, b)) { return true }
         guard !rules.separateCaptures(ownTime(a), ownTime(b)),
             let pa = x.phash, let pb = y.phash, (pa ^ pb).nonzeroBitCount <= rules.nearCopyRadius,
             let wa = x.width, let ha = x.height, let wb = y.width, let hb = y.height, ha > 0, hb > 0
@@ -438,7 +523,7 @@ struct SimilarClustering {
         for key in copyLinks.keys { link(key) }
         // The files of one content are linked by their hash (two names of one file too: a
         // component may hold files no link joins, which cluster apart).
-        for members in byContent.values { for m in members.dropFirst() { link(FilePair(members[0], m)) } }
+        for members in contents { for m in members.dropFirst() { link(FilePair(members[0], m)) } }
         var classes: [Int64: [Int64]] = [:]
         for id in parent.keys { classes[find(id), default: []].append(id) }
         var out: [[Int64]] = []
@@ -493,8 +578,8 @@ struct SimilarClustering {
         var copyMembers = Dictionary(uniqueKeysWithValues: ids.map { ($0, [$0]) })
         // The byte-identical links first (score 2, above every other): the files of one content
         // in the region, in the parts those links join.
-        var ofContent: [ContentKey: [Int64]] = [:]
-        for id in ids { if let c = byID[id]!.contentHash, byContent[c] != nil { ofContent[c, default: []].append(id) } }
+        var ofContent: [Int: [Int64]] = [:]
+        for id in ids { if let c = contentOf[id] { ofContent[c, default: []].append(id) } }
         for members in ofContent.values where members.count > 1 {
             for part in sameContentParts(members) where part.count > 1 {
                 for m in part.dropFirst() { parent[m] = part[0] }
@@ -639,7 +724,7 @@ struct SimilarClustering {
     /// bytes, else the thumbnails' unaligned correlation; nil when they are not copies.
     private func copyScore(_ a: Int64, _ b: Int64, _ thumbs: [Int64: Thumbnail]) -> Double? {
         let x = byID[a]!, y = byID[b]!
-        if let ca = x.contentHash, ca == y.contentHash { return 2 }
+        if sameContent(FilePair(a, b)) { return 2 }
         // `duplicatePairs` gave only pairs that pass `mayBeCopies`: the thumbnails decide.
         guard let pa = x.phash, let pb = y.phash, let ta = thumbs[a], let tb = thumbs[b] else { return nil }
         let r = ta.direct(with: tb), c = ta.colorDistance(to: tb)

@@ -204,5 +204,22 @@ public enum Schema {
             sql: """
                 ALTER TABLE undo_steps ADD COLUMN action TEXT;
                 """),
+        // The hash of the data a picture's pixels are decoded from, without its metadata
+        // (`PixelHash`): copies whose metadata a tool rewrote are joined by it as the same bytes
+        // are by `content_hash`, not compared two by two (a backup of 1 205 photos × 83 such
+        // copies held 4 million copy links). Only the files that may have such a copy — a JPEG or
+        // PNG sharing its pHash and size with a file of other bytes — are analyzed again to get
+        // it; the others get it when they next change.
+        Migration(
+            version: 68,
+            sql: """
+                ALTER TABLE files ADD COLUMN pixel_hash BLOB;
+                UPDATE files SET analyzer_version = 0
+                WHERE status = 'ok' AND format IN ('jpeg', 'png') AND phash IS NOT NULL
+                  AND (phash, width, height) IN (
+                    SELECT phash, width, height FROM files
+                    WHERE status = 'ok' AND format IN ('jpeg', 'png') AND phash IS NOT NULL
+                    GROUP BY phash, width, height HAVING count(DISTINCT content_hash) > 1);
+                """),
     ]
 }
