@@ -94,6 +94,8 @@ import Testing
 }
 
 extension PixelHashTests {
+    final class Box: @unchecked Sendable { var ids: [Int64] = [] }
+
     static func sets(_ lib: Library) throws -> [[String]] {
         try lib.similarGroups().map { $0.members.map { $0.path.split(separator: "/").suffix(2).joined(separator: "/") }.sorted() }
     }
@@ -131,6 +133,20 @@ extension PixelHashTests {
         #expect(try t.library.db.scalar("SELECT count(*) FROM similar_pairs WHERE copy = 2") == 29)
         #expect(try t.library.db.scalar("SELECT count(*) FROM similar_pairs WHERE copy < 2") == 0)
         let joined = try Self.outcome(t.library)
+
+        // Clustering the region reads the thumbnails of its pictures, not of each copy.
+        let rules = GroupRules()
+        let rows = ItemRows(try GroupItem.loadAll(t.library.db, metrics: true), metricsLoaded: true)
+        let loaded = Box()
+        let clustering = SimilarClustering(
+            photos: ItemTable(rows) { rules.isSimilarCandidate($0) }, rules: rules, verdicts: [], keeperChoices: [], trace: nil
+        ) { ids in
+            loaded.ids += ids
+            return try GroupItem.thumbnails(t.library.db, ids: ids)
+        }
+        let region = try #require(clustering.components(around: nil).first { $0.count == 30 })
+        #expect(try clustering.cluster(region).map(\.members.count) == [30])
+        #expect(loaded.ids.count == 1, "\(loaded.ids.count) thumbnails read for one picture")
 
         // The same library compared two by two, as before and as files analyzed before the
         // pixel hash are until they are analyzed again.
