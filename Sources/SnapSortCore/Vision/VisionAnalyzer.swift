@@ -50,7 +50,8 @@ public final class VisionAnalyzer {
     /// 4: faces by OpenCV's SSD detector (scores 0…1, `VisionRules.minFaceScore`).
     /// 5: the sheet of paper (`vision.sheet_share`, `sheet_lines`: Docs & Receipts for pages
     /// photographed at an angle).
-    public static let version = 5
+    /// 6: the eye landmarks placed from the square dlib's HOG gives the face (the eyes-open term).
+    public static let version = 6
     public let library: Library
     public let helper: VisionHelper
     public var rules = VisionRules()
