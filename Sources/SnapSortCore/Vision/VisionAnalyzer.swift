@@ -3,8 +3,8 @@ import SnapSortSystem
 
 /// What makes a face count for the People group.
 public struct VisionRules: Sendable {
-    /// A face of "reasonable size": its box (the square box from brows to chin the landmark
-    /// model wants) at least this share of the picture's short side.
+    /// A face of "reasonable size": its box (a square around the detector's box, of the mean of
+    /// its sides) at least this share of the picture's short side.
     public var minFaceShare = 0.08
     /// The detector's confidence a face needs. The helper's OpenCV SSD face detector scores 0…1,
     /// and gives what it finds from 0.5 a second look at the face's own scale, whose score it
