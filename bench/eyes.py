@@ -49,7 +49,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 OPEN, CLOSED = 0.25, 0.15
-VARIANTS = ["raw", "square", "square_up", "map", "map_up", "hog", "hog_up"]
+VARIANTS = ["raw", "square", "square_up", "map", "map_up", "hogcrop", "hog", "hog_up"]
 
 # Real photos with faces in Debian packages (found by running the SSD over every picture
 # installed: composites, reconstructions, drawn-over and rendered pictures left out).
