@@ -15,6 +15,8 @@ face from 0.9:
             from width and height by least squares) and checked on the others; or the map given
             with `--map`. The helper uses the symmetric one-scale form of the fit it prints
             (`--map 0 0.05 0.47 0.47`: centre 5 % of the height lower, side 0.94 × the mean side);
+  hogcrop   HOG run on the face's neighbourhood only (twice its side, scaled so the face is
+            ~100 px), its box where it finds the face there, the map's square where not;
   hog       HOG's own box (where HOG finds the face: the predictor's home ground);
   *_up      the same box on a crop scaled so that the box is 200 px wide (dlib gives whole
             pixels of the picture it is given: at 1024 px a small face's eye is 2-4 px high, and
