@@ -106,7 +106,10 @@ extern "C" int ssv_eye_ratios(ssv_face *faces, int count, char *msg, size_t msg_
     return ssv_internal::guarded("unknown error in face landmarks", msg, msg_len, [&]() -> int {
         for (int i = 0; i < count; i++) {
             ssv_face &f = faces[i];
-            const dlib::rectangle box(long(f.x), long(f.y), long(f.x + f.width) - 1, long(f.y + f.height) - 1);
+            const bool square = f.shape_side > 0;
+            const float x = square ? f.shape_x : f.x, y = square ? f.shape_y : f.y;
+            const float w = square ? f.shape_side : f.width, h = square ? f.shape_side : f.height;
+            const dlib::rectangle box(long(x), long(y), long(x + w) - 1, long(y + h) - 1);
             const dlib::full_object_detection shape = (*landmarks)(last_gray, box);
             if (shape.num_parts() == 68) {
                 f.right_eye = eye_aspect_ratio(shape, 36);

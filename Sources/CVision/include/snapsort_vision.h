@@ -15,6 +15,10 @@ typedef struct {
     /// Eye aspect ratios from the 68-point landmarks (Soukupová & Čech 2016): open eyes ≈ 0.3,
     /// closed < 0.2; -1 when the landmark model is not loaded.
     float left_eye, right_eye;
+    /// The square the landmark model is given (`ssv_eye_ratios`): its top-left corner and side.
+    /// The model was trained on the boxes of dlib's HOG detector, so a detector that frames faces
+    /// otherwise gives the square HOG would; a side of 0 means the face's own box.
+    float shape_x, shape_y, shape_side;
 } ssv_face;
 
 /// Loads the 68-point landmark model (dlib's shape_predictor_68_face_landmarks.dat) once.
@@ -32,14 +36,16 @@ int ssv_detect_faces(const uint8_t *rgb, int width, int height, ssv_face *out, i
 int ssv_load_face_detector(const char *config, const char *weights, char *msg, size_t msg_len);
 
 /// Finds faces in an 8-bit RGB image with the DNN detector (`ssv_load_face_detector` first), as
-/// `ssv_detect_faces` does: up to `max_faces` in `out`, surest first, as the square boxes the
-/// landmark model expects, `score` the detector's confidence 0…1 (from 0.2; from 0.5, that of a
+/// `ssv_detect_faces` does: up to `max_faces` in `out`, surest first, as squares around the
+/// detector's boxes (side the mean of their sides), the landmark model's squares in `shape_*`,
+/// `score` the detector's confidence 0…1 (from 0.2; from 0.5, that of a
 /// second look at the face's own scale); returns how many
 /// were found, or -1 with a message. The image is kept for `ssv_eye_ratios`.
 int ssv_detect_faces_ssd(const uint8_t *rgb, int width, int height, ssv_face *out, int max_faces, char *msg, size_t msg_len);
 
-/// Fills the eye aspect ratios of `count` faces found by the last `ssv_detect_faces` call, with
-/// the landmark model (`ssv_load_landmarks` first). Returns 0, or -1 with a message.
+/// Fills the eye aspect ratios of `count` faces found by the last `ssv_detect_faces` or
+/// `ssv_detect_faces_ssd` call, with the landmark model (`ssv_load_landmarks` first) placed from
+/// each face's `shape_*` square (its box when `shape_side` is 0). Returns 0, or -1 with a message.
 int ssv_eye_ratios(ssv_face *faces, int count, char *msg, size_t msg_len);
 
 /// Loads an ImageNet classifier in ONNX (OpenCV DNN, one thread) with two outputs, `scores`

@@ -3,8 +3,8 @@ import SnapSortSystem
 
 /// What makes a face count for the People group.
 public struct VisionRules: Sendable {
-    /// A face of "reasonable size": its box (the square box from brows to chin the landmark
-    /// model wants) at least this share of the picture's short side.
+    /// A face of "reasonable size": its box (a square around the detector's box, of the mean of
+    /// its sides) at least this share of the picture's short side.
     public var minFaceShare = 0.08
     /// The detector's confidence a face needs. The helper's OpenCV SSD face detector scores 0…1,
     /// and gives what it finds from 0.5 a second look at the face's own scale, whose score it
@@ -50,7 +50,8 @@ public final class VisionAnalyzer {
     /// 4: faces by OpenCV's SSD detector (scores 0…1, `VisionRules.minFaceScore`).
     /// 5: the sheet of paper (`vision.sheet_share`, `sheet_lines`: Docs & Receipts for pages
     /// photographed at an angle).
-    public static let version = 5
+    /// 6: the eye landmarks placed from the square dlib's HOG gives the face (the eyes-open term).
+    public static let version = 6
     public let library: Library
     public let helper: VisionHelper
     public var rules = VisionRules()
