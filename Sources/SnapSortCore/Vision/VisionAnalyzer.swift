@@ -51,7 +51,8 @@ public final class VisionAnalyzer {
     /// 5: the sheet of paper (`vision.sheet_share`, `sheet_lines`: Docs & Receipts for pages
     /// photographed at an angle).
     /// 6: the eye landmarks placed from the square dlib's HOG gives the face (the eyes-open term).
-    public static let version = 6
+    /// 7: `vision.pets` sums the animal classes without `VisionCategories.glowOnBlack`.
+    public static let version = 7
     public let library: Library
     public let helper: VisionHelper
     public var rules = VisionRules()

@@ -1,9 +1,16 @@
 /// Pets, Food and Scenery from an ImageNet classifier's 1000 probabilities, summed over
 /// documented class ranges (indices of share/models/imagenet_classes.txt, 0-based).
 public enum VisionCategories {
-    /// Animals: the whole animal part of ImageNet-1k (0 tench … 397 puffer): dogs 151–268, cats
-    /// 281–285, birds, fish, reptiles… — pets and animals alike.
-    public static let pets: [ClosedRange<Int>] = [0...397]
+    /// Animals: the animal part of ImageNet-1k (0 tench … 397 puffer): dogs 151–268, cats
+    /// 281–285, birds, fish, reptiles… — pets and animals alike — without `glowOnBlack`.
+    public static let pets: [ClosedRange<Int>] = [0...106, 108...109, 112...397]
+    /// The animal classes ImageNet pictures as faint light on black: 107 jellyfish (glowing in
+    /// dark water), 110 flatworm and 111 nematode (under a microscope's dark field). Nobody
+    /// photographs a nematode; what tops them in a library is a night sky — telescope photos
+    /// (nebulae, galaxies: 38 of `stellarium-data`'s 333 summed 0.70–0.96 here with one of the
+    /// three leading, `bench/wallpapers.py --all-nebulae`). No photo of an animal in DEV, DEV2 or
+    /// DEV3 leads with them. They are no Pets.
+    public static let glowOnBlack = [107, 110, 111]
     /// Food: the food itself (`dishes`) and the tableware it comes in (`tableware`).
     public static let food: [ClosedRange<Int>] = dishes + tableware
     /// The food itself, 924–969 (guacamole … eggnog) without 958 hay (scenery) and 968 cup.
