@@ -195,3 +195,30 @@ extension PixelHashTests {
             ])
     }
 }
+
+extension PixelHashTests {
+    /// A photo's near copies are found among the photos of its second by the nearest pHashes
+    /// first: 140 copies of a burst's first frame a second earlier (their pHash two bits away)
+    /// filled every candidate list of the second frame's copies, which were never linked — five
+    /// "originals" where there is one picture. Compared two by two (no pixel hash), as copies
+    /// re-encoded by a tool are.
+    @Test func aCrowdOfOnePicturesCopiesLeavesRoomForTheNextFramesCopies() throws {
+        let t = try TestLibrary()
+        let demo = t.dir.at("demo")
+        let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized.path
+        _ = try DemoLibrary.write(to: demo, sources: repo + "/share/demo")
+        let first = try FileSystem.readFile(demo + "/Camera/PXL_20240615_120000001.jpg", limit: 1 << 24)
+        let second = try FileSystem.readFile(demo + "/Camera/PXL_20240615_120001002.jpg", limit: 1 << 24)
+        for i in 0..<140 { t.dir.write("Pictures/a\(i)/PXL_20240615_120000001.jpg", first + Array("copy \(i)".utf8)) }
+        for i in 0..<5 { t.dir.write("Pictures/b\(i)/PXL_20240615_120001002.jpg", second + Array("copy \(i)".utf8)) }
+        try t.scan()
+        try t.library.db.run("UPDATE files SET pixel_hash = NULL")
+        try Grouper(library: t.library).regroupAll()
+        let members = try t.library.similarGroups().flatMap(\.members)
+        let seconds = members.filter { $0.path.contains("/b") && $0.path.hasSuffix("120001002.jpg") }
+        #expect(seconds.count == 5)
+        #expect(seconds.filter { $0.duplicateOf == nil }.count == 1, "\(seconds.map { ($0.path, $0.duplicateOf) })")
+        let firsts = members.filter { $0.path.hasSuffix("120000001.jpg") }
+        #expect(firsts.count == 140 && firsts.filter { $0.duplicateOf == nil }.count == 1)
+    }
+}

@@ -302,11 +302,23 @@ struct SimilarClustering {
             let mid = (lo + hi) / 2
             if byOwnTime[mid].t < t - rules.sameCaptureSeconds { lo = mid + 1 } else { hi = mid }
         }
-        while lo < byOwnTime.count && byOwnTime[lo].t <= t + rules.sameCaptureSeconds && out.count < 2 * limit {
+        // The nearest pHashes first: the first ones in time were taken before (a crowd of 1 500
+        // copies of one picture left no room for another picture's copies a second later, whose
+        // pHash is a bit or two away, and they were never linked).
+        var near: [(d: Int, id: Int64)] = []
+        while lo < byOwnTime.count && byOwnTime[lo].t <= t + rules.sameCaptureSeconds {
             let other = byOwnTime[lo].id
-            if other != id, let ph = byID[other]?.phash, (ph ^ h).nonzeroBitCount <= radius { out.append(other) }
+            if other != id, let ph = byID[other]?.phash {
+                let d = (ph ^ h).nonzeroBitCount
+                if d <= radius { near.append((d, other)) }
+            }
             lo += 1
         }
+        if near.count > 2 * limit - out.count {
+            // Stable: among equals, the walk's (time) order.
+            near = near.enumerated().sorted { ($0.element.d, $0.offset) < ($1.element.d, $1.offset) }.map(\.element)
+        }
+        out += near.prefix(max(0, 2 * limit - out.count)).map(\.id)
         return out
     }
 
