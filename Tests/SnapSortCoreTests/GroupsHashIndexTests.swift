@@ -23,4 +23,40 @@ import Testing
             #expect(index.neighbours(of: q, within: radius) == linear)
         }
     }
+
+    /// With a limit, the nearest hashes come first: 1 500 copies of one picture (one pHash)
+    /// stored before 5 copies of the next frame (2 bits away) filled the first 65 places of
+    /// the frame's query, and its copies never met. Among equal distances the value stored
+    /// first, and within a value the first entries, so a crowd names the same few.
+    @Test func aLimitTakesTheNearestHashesFirst() {
+        var index = HashIndex()
+        let a: UInt64 = 0x0123_4567_89AB_CDEF, b = a ^ 0b101
+        for _ in 0..<1500 { index.insert(a) }
+        for _ in 0..<5 { index.insert(b) }
+        let frame = index.neighbours(of: b, within: 7, limit: 65)
+        #expect(frame.count == 65 && Array(1500..<1505).allSatisfy(frame.contains))
+        #expect(index.neighbours(of: a, within: 7, limit: 65) == Array(0..<65))
+
+        // Against a linear scan ordered by distance, then the first index of each value.
+        var rng = SplitMix(seed: 7)
+        var random = HashIndex(), hashes: [UInt64] = []
+        let base = rng.next()
+        for i in 0..<3000 {
+            var h = base
+            for _ in 0..<(i % 6) { h ^= 1 << (rng.next() % 64) }
+            if i % 3 == 0, !hashes.isEmpty { h = hashes[Int(rng.next() % UInt64(hashes.count))] }
+            hashes.append(h)
+            random.insert(h)
+        }
+        let first = Dictionary(hashes.enumerated().map { ($0.element, $0.offset) }, uniquingKeysWith: min)
+        for q in [base, hashes[10], hashes[2999]] {
+            for limit in [1, 40, 500] {
+                let ranked = hashes.indices.filter { (hashes[$0] ^ q).nonzeroBitCount <= 7 }
+                    .sorted {
+                        ((hashes[$0] ^ q).nonzeroBitCount, first[hashes[$0]]!, $0) < ((hashes[$1] ^ q).nonzeroBitCount, first[hashes[$1]]!, $1)
+                    }
+                #expect(random.neighbours(of: q, within: 7, limit: limit) == Array(ranked.prefix(limit)).sorted())
+            }
+        }
+    }
 }

@@ -5,8 +5,15 @@
 public struct HashIndex: Sendable {
     /// The largest distance `neighbours(of:within:)` guarantees to find.
     public static let maxRadius = 7
-    private var tables: [[UInt16: [Int]]] = Array(repeating: [:], count: 4)
+    /// Each chunk's buckets hold distinct hash values (slots), not entries: a crowd of 1 500
+    /// copies with one pHash is one slot, so a query weighs each value once.
+    private var tables: [[UInt16: [Int32]]] = Array(repeating: [:], count: 4)
     private(set) var hashes: [UInt64] = []
+    private var slotOf: [UInt64: Int32] = [:]
+    private var slotHash: [UInt64] = []
+    /// The entries of a slot in insertion order: its first and last entry, and each entry's next.
+    private var slotFirst: [Int32] = [], slotLast: [Int32] = []
+    private var nextEntry: [Int32] = []
 
     public init() {}
 
@@ -15,29 +22,53 @@ public struct HashIndex: Sendable {
     public mutating func insert(_ h: UInt64) -> Int {
         let i = hashes.count
         hashes.append(h)
-        for c in 0..<4 { tables[c][HashIndex.chunk(h, c), default: []].append(i) }
+        nextEntry.append(-1)
+        if let slot = slotOf[h] {
+            nextEntry[Int(slotLast[Int(slot)])] = Int32(i)
+            slotLast[Int(slot)] = Int32(i)
+        } else {
+            let slot = Int32(slotHash.count)
+            slotOf[h] = slot
+            slotHash.append(h)
+            slotFirst.append(Int32(i))
+            slotLast.append(Int32(i))
+            for c in 0..<4 { tables[c][HashIndex.chunk(h, c), default: []].append(slot) }
+        }
         return i
     }
 
     static func chunk(_ h: UInt64, _ c: Int) -> UInt16 { UInt16(truncatingIfNeeded: h >> (16 * UInt64(c))) }
 
     /// Indices of stored hashes within `radius` (≤ 7) of `h`, each once, ascending. With a
-    /// `limit`, the search stops once it has that many (the first found: exact chunk matches,
-    /// lowest indices first, so a crowd of equal hashes all name the same few).
+    /// `limit`, the nearest hashes are taken first (among equal distances, the first value
+    /// stored; within a value, the first entries), so a crowd of one picture's copies leaves
+    /// room for another picture's a bit further, and a crowd of equal hashes all name the
+    /// same few.
     public func neighbours(of h: UInt64, within radius: Int, limit: Int = .max) -> [Int] {
         precondition(radius <= HashIndex.maxRadius, "multi-index hashing with 4 chunks covers distances up to 7")
-        var found = Set<Int>()
-        search: for c in 0..<4 {
+        var seen = Set<Int32>()
+        var near: [(d: Int, slot: Int32)] = []
+        for c in 0..<4 {
             let key = HashIndex.chunk(h, c)
             for flip in -1..<16 {
                 let probe = flip < 0 ? key : key ^ (1 << UInt16(flip))
                 guard let bucket = tables[c][probe] else { continue }
-                for i in bucket where (hashes[i] ^ h).nonzeroBitCount <= radius {
-                    found.insert(i)
-                    if found.count >= limit { break search }
+                for slot in bucket {
+                    let d = (slotHash[Int(slot)] ^ h).nonzeroBitCount
+                    if d <= radius, seen.insert(slot).inserted { near.append((d, slot)) }
                 }
             }
         }
-        return found.sorted()
+        near.sort { ($0.d, $0.slot) < ($1.d, $1.slot) }
+        var out: [Int] = []
+        taking: for (_, slot) in near {
+            var i = slotFirst[Int(slot)]
+            while i >= 0 {
+                if out.count >= limit { break taking }
+                out.append(Int(i))
+                i = nextEntry[Int(i)]
+            }
+        }
+        return out.sorted()
     }
 }
