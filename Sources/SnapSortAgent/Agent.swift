@@ -192,6 +192,9 @@ public final class Agent: ReconcilerHost, @unchecked Sendable {
         }
         takeFromMonitor()
         let mayWork = pausedUntil == nil && holdReason == nil && reconciler.mayRetry(at: t)
+        // Not idle while it works, whatever the bars show (a test that saw a photo analyzed
+        // must not read the last iteration's "watching" while its regroup still runs).
+        if (reconciler.hasWork || reconciler.groupingPending) && mayWork { stateBox.withLock { $0 = "busy" } }
         if reconciler.hasWork && mayWork {
             reconciler.reconcile(for: self)
         } else if reconciler.groupingPending && mayWork {
