@@ -192,13 +192,11 @@ public final class Agent: ReconcilerHost, @unchecked Sendable {
         }
         takeFromMonitor()
         let mayWork = pausedUntil == nil && holdReason == nil && reconciler.mayRetry(at: t)
-        // Not idle while it works, whatever the bars show (a test that saw a photo analyzed
-        // must not read the last iteration's "watching" while its regroup still runs).
-        if (reconciler.hasWork || reconciler.groupingPending) && mayWork { stateBox.withLock { $0 = "busy" } }
-        if reconciler.hasWork && mayWork {
-            reconciler.reconcile(for: self)
-        } else if reconciler.groupingPending && mayWork {
-            reconciler.groupAgain(for: self)
+        if mayWork && (reconciler.hasWork || reconciler.groupingPending) {
+            // Not idle while it works, whatever the bars show (a test that saw a photo analyzed
+            // must not read the last iteration's "watching" while its regroup still runs).
+            stateBox.withLock { $0 = "busy" }
+            if reconciler.hasWork { reconciler.reconcile(for: self) } else { reconciler.groupAgain(for: self) }
         }
         // A SIGTERM served inside the reconcile: stop now, not after a backup.
         if stopping { return }

@@ -8,10 +8,10 @@ public struct HashIndex: Sendable {
     /// Each chunk's buckets hold distinct hash values (slots), not entries: a crowd of 1 500
     /// copies with one pHash is one slot, so a query weighs each value once.
     private var tables: [[UInt16: [Int32]]] = Array(repeating: [:], count: 4)
-    private(set) var hashes: [UInt64] = []
     private var slotOf: [UInt64: Int32] = [:]
     private var slotHash: [UInt64] = []
-    /// The entries of a slot in insertion order: its first and last entry, and each entry's next.
+    /// The entries of a slot in insertion order: its first and last entry, and each entry's next
+    /// (-1: none); an entry's index is its place in `nextEntry`.
     private var slotFirst: [Int32] = [], slotLast: [Int32] = []
     private var nextEntry: [Int32] = []
 
@@ -20,8 +20,7 @@ public struct HashIndex: Sendable {
     /// Adds a hash; returns its index.
     @discardableResult
     public mutating func insert(_ h: UInt64) -> Int {
-        let i = hashes.count
-        hashes.append(h)
+        let i = nextEntry.count
         nextEntry.append(-1)
         if let slot = slotOf[h] {
             nextEntry[Int(slotLast[Int(slot)])] = Int32(i)
