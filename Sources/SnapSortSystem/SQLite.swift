@@ -129,10 +129,11 @@ public final class Database: @unchecked Sendable {
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, busyTimeoutMs)
         // Switching to WAL needs an exclusive lock: only do it when the file is not WAL yet,
-        // so a second process can open while another one writes.
-        if !readOnly, try rows("PRAGMA journal_mode").first?.string(0) != "wal" {
-            try execute("PRAGMA journal_mode=WAL")
-        }
+        // so a second process can open while another one writes. On a new file opened by two
+        // processes at once SQLite answers SQLITE_BUSY at once, without the busy handler (the
+        // agent, started while a bar ran `status`, stopped with "database is locked"): try
+        // again within the busy timeout; the other opener has often switched it meanwhile.
+        if !readOnly { try switchToWAL(busyTimeoutMs) }
         if !readOnly {
             try execute("PRAGMA synchronous=NORMAL")
         }
@@ -142,6 +143,20 @@ public final class Database: @unchecked Sendable {
     deinit {
         cache.removeAll()
         sqlite3_close_v2(handle)
+    }
+
+    private func switchToWAL(_ timeoutMs: Int32) throws {
+        var waited: Int32 = 0
+        while true {
+            do {
+                if try rows("PRAGMA journal_mode").first?.string(0) == "wal" { return }
+                try execute("PRAGMA journal_mode=WAL")
+            } catch let e as SystemError where e.code.sqliteValue.map({ $0 & 0xff == SQLITE_BUSY }) == true && waited < timeoutMs {
+                let pause = min(5 + waited / 8, 100)
+                sqlite3_sleep(pause)
+                waited += pause
+            }
+        }
     }
 
     func error(_ rc: Int32, _ op: String) -> SystemError {

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import SnapSortSystem
 import SnapSortTestSupport
+import Synchronization
 import Testing
 
 @testable import SnapSortCore
@@ -22,6 +23,30 @@ import Testing
         #expect(again.schemaVersion == Schema.currentVersion)
         let applied = try again.db.scalar("SELECT count(*) FROM schema_migrations")
         #expect(applied == Int64(Schema.all.count))
+    }
+
+    /// A new library opened by several programs at the same moment (the agent starting while a
+    /// bar runs `status`, which creates the default library) opens in each: switching the new
+    /// file to WAL answered "database is locked" at once, without the busy timeout, and the
+    /// agent stopped (a CI run). Connections of one process take SQLite's locks as processes do.
+    @Test func aNewLibraryOpenedByManyAtOnceOpensInEach() throws {
+        let dir = TempDir()
+        let failures = Mutex<[String]>([])
+        for round in 0..<40 {
+            let path = dir.at("r\(round)/library.sqlite3")
+            DispatchQueue.concurrentPerform(iterations: 6) { _ in
+                do {
+                    let library = try Library(path: path)
+                    _ = try library.db.scalar("SELECT count(*) FROM files")
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
+            }
+            let db = try Database(path: path, readOnly: true)
+            #expect(try db.row("PRAGMA journal_mode")?.string(0) == "wal")
+            #expect(try db.scalar("SELECT count(*) FROM schema_migrations") == Int64(Schema.all.count))
+        }
+        #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0.prefix(3) })")
     }
 
     /// A library another program holds says so in words, naming the file (SQLite's "database
