@@ -149,8 +149,9 @@ public final class Database: @unchecked Sendable {
         var waited: Int32 = 0
         while true {
             do {
-                if try rows("PRAGMA journal_mode").first?.string(0) == "wal" { return }
-                try execute("PRAGMA journal_mode=WAL")
+                // Once: a database that cannot be WAL (":memory:") answers with its own mode.
+                if try rows("PRAGMA journal_mode").first?.string(0) != "wal" { try execute("PRAGMA journal_mode=WAL") }
+                return
             } catch let e as SystemError where e.code.sqliteValue.map({ $0 & 0xff == SQLITE_BUSY }) == true && waited < timeoutMs {
                 let pause = min(5 + waited / 8, 100)
                 sqlite3_sleep(pause)

@@ -47,6 +47,9 @@ import Testing
             #expect(try db.scalar("SELECT count(*) FROM schema_migrations") == Int64(Schema.all.count))
         }
         #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0.prefix(3) })")
+        // A database that cannot be WAL opens in its own mode (the first version of the retry
+        // asked it again and again).
+        #expect(try Library(path: ":memory:").db.row("PRAGMA journal_mode")?.string(0) == "memory")
     }
 
     /// A library another program holds says so in words, naming the file (SQLite's "database
