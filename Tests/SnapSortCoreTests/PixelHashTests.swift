@@ -221,4 +221,31 @@ extension PixelHashTests {
         let firsts = members.filter { $0.path.hasSuffix("120000001.jpg") }
         #expect(firsts.count == 140 && firsts.filter { $0.duplicateOf == nil }.count == 1)
     }
+
+    /// The same with the pHash equal: a burst's blurred frame two seconds after its sharp one
+    /// (one pHash, the demo's 10:15 pair). Among equal pHashes the nearest in time come first, a
+    /// copy's own picture before the other frame: 140 copies of the sharp frame filled the
+    /// blurred frame's copies' lists and those were never linked (agent_bench's 20 000 copies of
+    /// the demo, compared two by two, made 94 sets of 33 "originals").
+    @Test func aCrowdOfOneFramesCopiesLeavesRoomForACopyOfTheFrameWithItsPHash() throws {
+        let t = try TestLibrary()
+        let demo = t.dir.at("demo")
+        let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized.path
+        _ = try DemoLibrary.write(to: demo, sources: repo + "/share/demo")
+        let sharp = try FileSystem.readFile(demo + "/Camera/PXL_20240615_101500123.jpg", limit: 1 << 24)
+        let blurred = try FileSystem.readFile(demo + "/Camera/PXL_20240615_101502999.jpg", limit: 1 << 24)
+        for i in 0..<140 { t.dir.write("Pictures/a\(i)/PXL_20240615_101500123.jpg", sharp + Array("copy \(i)".utf8)) }
+        for i in 0..<5 { t.dir.write("Pictures/b\(i)/PXL_20240615_101502999.jpg", blurred + Array("copy \(i)".utf8)) }
+        try t.scan()
+        let hashes = try t.library.db.rows("SELECT DISTINCT phash FROM files WHERE kind='photo'")
+        #expect(hashes.count == 1, "the two frames share their pHash: the case under test")
+        try t.library.db.run("UPDATE files SET pixel_hash = NULL")
+        try Grouper(library: t.library).regroupAll()
+        let members = try t.library.similarGroups().flatMap(\.members)
+        let blurredOnes = members.filter { $0.path.hasSuffix("101502999.jpg") }
+        #expect(blurredOnes.count == 5)
+        #expect(blurredOnes.filter { $0.duplicateOf == nil }.count == 1, "\(blurredOnes.map { ($0.path, $0.duplicateOf) })")
+        let sharpOnes = members.filter { $0.path.hasSuffix("101500123.jpg") }
+        #expect(sharpOnes.count == 140 && sharpOnes.filter { $0.duplicateOf == nil }.count == 1)
+    }
 }

@@ -302,21 +302,23 @@ struct SimilarClustering {
             let mid = (lo + hi) / 2
             if byOwnTime[mid].t < t - rules.sameCaptureSeconds { lo = mid + 1 } else { hi = mid }
         }
-        // The nearest pHashes first: the first ones in time were taken before (a crowd of 1 500
-        // copies of one picture left no room for another picture's copies a second later, whose
-        // pHash is a bit or two away, and they were never linked).
-        var near: [(d: Int, id: Int64)] = []
+        // The nearest pHashes first, then the nearest in time: the first ones in time were taken
+        // before (a crowd of 1 500 copies of one picture left no room for another picture's
+        // copies a second later, whose pHash is a bit or two away, and they were never linked;
+        // nor for those of a blurred frame two seconds later, whose pHash is the same: a copy
+        // keeps its picture's capture time to the subsecond).
+        var near: [(d: Int, dt: Double, id: Int64)] = []
         while lo < byOwnTime.count && byOwnTime[lo].t <= t + rules.sameCaptureSeconds {
             let other = byOwnTime[lo].id
             if other != id, let ph = byID[other]?.phash {
                 let d = (ph ^ h).nonzeroBitCount
-                if d <= radius { near.append((d, other)) }
+                if d <= radius { near.append((d, abs(byOwnTime[lo].t - t), other)) }
             }
             lo += 1
         }
         if near.count > 2 * limit - out.count {
             // Stable: among equals, the walk's (time) order.
-            near = near.enumerated().sorted { ($0.element.d, $0.offset) < ($1.element.d, $1.offset) }.map(\.element)
+            near = near.enumerated().sorted { ($0.element.d, $0.element.dt, $0.offset) < ($1.element.d, $1.element.dt, $1.offset) }.map(\.element)
         }
         out += near.prefix(max(0, 2 * limit - out.count)).map(\.id)
         return out
