@@ -248,4 +248,29 @@ extension PixelHashTests {
         let sharpOnes = members.filter { $0.path.hasSuffix("101500123.jpg") }
         #expect(sharpOnes.count == 140 && sharpOnes.filter { $0.duplicateOf == nil }.count == 1)
     }
+
+    /// A picture with more than 64 copies of the same bytes still meets its re-encoded copy's
+    /// copies: each file's lists were filled with its own bytes' copies (joined by their hash
+    /// anyway), so neither crowd ever named the other, and a photo and its re-encode were two
+    /// sets (agent_bench's 20 000 files). The demo's `IMG_copy_building.jpg` is a re-encode of
+    /// `PXL_20240615_113000456.jpg` without its capture time.
+    @Test func aPictureWithManyByteCopiesMeetsItsReencodedCopies() throws {
+        let t = try TestLibrary()
+        let demo = t.dir.at("demo")
+        let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized.path
+        _ = try DemoLibrary.write(to: demo, sources: repo + "/share/demo")
+        let photo = try FileSystem.readFile(demo + "/Camera/PXL_20240615_113000456.jpg", limit: 1 << 24)
+        let reencoded = try FileSystem.readFile(demo + "/Camera/IMG_copy_building.jpg", limit: 1 << 24)
+        #expect(photo != reencoded)
+        for i in 0..<70 { t.dir.write("Pictures/a\(i)/PXL_20240615_113000456.jpg", photo) }
+        for i in 0..<70 { t.dir.write("Pictures/b\(i)/IMG_copy_building.jpg", reencoded) }
+        try t.scan()
+        try Grouper(library: t.library).regroupAll()
+        let sets = try t.library.similarGroups()
+        #expect(sets.count == 1, "\(sets.map { $0.members.count })")
+        let members = sets.flatMap(\.members)
+        #expect(members.count == 140)
+        let originals = members.filter { $0.duplicateOf == nil }
+        #expect(originals.count == 1 && originals.first?.path.hasSuffix("PXL_20240615_113000456.jpg") == true, "\(originals.map(\.path))")
+    }
 }

@@ -73,7 +73,8 @@ public struct GroupRules: Sendable {
     /// window and the thresholds. Another key makes the next regroup align every pair again
     /// (`same-bytes-by-hash`: the pairs of one content are no longer stored, but a link each to
     /// the content's first photo; `same-pixels-by-hash`: nor those of one pixel class;
-    /// `copies-nearest`: a photo's near-copy candidates are the nearest pHashes, then times).
+    /// `copies-nearest`: a photo's near-copy candidates are the nearest pHashes, then times, outside
+    /// its own content and a few of any one content).
     var pairKey: String {
         "align4 copy-edits edit-raw-pairs edit-bridges same-bytes-by-hash same-pixels-by-hash copies-nearest window=\(window),\(windowNeighbours),\(copyCandidates) threshold=\(similarThreshold) overlap=\(minimumOverlap) copy=\(nearCopyRadius),\(nearCopyCorrelation),\(nearCopyColorDistance),\(nearCopySharpnessStops),\(sameCaptureSeconds) verify=\(verifySeconds),\(verifyFloor),\(verifyInliers),\(verifyShared),\(verifyStill) still-median burst=\(burstSeconds),\(burstInliers)"
     }

@@ -42,8 +42,9 @@ public struct HashIndex: Sendable {
     /// `limit`, the nearest hashes are taken first (among equal distances, the first value
     /// stored; within a value, the first entries), so a crowd of one picture's copies leaves
     /// room for another picture's a bit further, and a crowd of equal hashes all name the
-    /// same few.
-    public func neighbours(of h: UInt64, within radius: Int, limit: Int = .max) -> [Int] {
+    /// same few. `admit`, when given, is asked of each entry in that order: one it refuses
+    /// is skipped and takes no place.
+    public func neighbours(of h: UInt64, within radius: Int, limit: Int = .max, admit: ((Int) -> Bool)? = nil) -> [Int] {
         precondition(radius <= HashIndex.maxRadius, "multi-index hashing with 4 chunks covers distances up to 7")
         var seen = Set<Int32>()
         var near: [(d: Int, slot: Int32)] = []
@@ -64,7 +65,7 @@ public struct HashIndex: Sendable {
             var i = slotFirst[Int(slot)]
             while i >= 0 {
                 if out.count >= limit { break taking }
-                out.append(Int(i))
+                if admit?(Int(i)) ?? true { out.append(Int(i)) }
                 i = nextEntry[Int(i)]
             }
         }

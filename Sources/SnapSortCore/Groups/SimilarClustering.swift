@@ -283,19 +283,36 @@ struct SimilarClustering {
     /// capture only within `sameCaptureSeconds` (`separateCaptures`), so a photo with a capture
     /// time looks among the photos taken then and the photos that say nothing; only those look
     /// through the whole library's pHashes.
+    /// The near copies are looked for outside `id`'s own content, and at most
+    /// `candidatesPerContent` files of any one content are taken (its hash joins them all, so a
+    /// link to one reaches every one): a picture with more than 64 copies of the same bytes or
+    /// pixels filled its lists with them and never met its re-encoded copies, whose own crowd
+    /// filled theirs (agent_bench's 20 000 files: a photo's 1 539 copies and its re-encode's
+    /// 3 078 made two sets, not one).
+    static let candidatesPerContent = 4
+
     private func duplicateCandidates(_ id: Int64) -> [Int64] {
         guard let item = byID[id] else { return [] }
         var out: [Int64] = []
         let limit = rules.copyCandidates + 1
-        if let c = contentOf[id] { out += contents[c].prefix(limit).filter { $0 != id } }
-        guard let h = item.phash, out.count < rules.copyCandidates else { return out }
+        let own = contentOf[id]
+        if let c = own { out += contents[c].prefix(limit).filter { $0 != id } }
+        guard let h = item.phash else { return out }
+        var taken: [Int: Int] = [:]
+        func admit(_ other: Int64) -> Bool {
+            guard other != id else { return false }
+            guard let c = contentOf[other] else { return true }
+            let n = taken[c, default: 0]
+            guard c != own, n < Self.candidatesPerContent else { return false }
+            taken[c] = n + 1
+            return true
+        }
         let radius = rules.nearCopyRadius
         guard let t = ownTime(id) else {
             let whole = wholeIndex.built
-            out += whole.index.neighbours(of: h, within: radius, limit: limit).map { whole.ids[$0] }.filter { $0 != id }
-            return out
+            return out + whole.index.neighbours(of: h, within: radius, limit: limit) { admit(whole.ids[$0]) }.map { whole.ids[$0] }
         }
-        out += timelessIndex.neighbours(of: h, within: radius, limit: limit).map { timelessIDs[$0] }
+        var near = timelessIndex.neighbours(of: h, within: radius, limit: limit) { admit(timelessIDs[$0]) }.map { timelessIDs[$0] }
         // The photos taken within `sameCaptureSeconds` of t (a binary search, then a walk).
         var lo = 0, hi = byOwnTime.count
         while lo < hi {
@@ -307,21 +324,19 @@ struct SimilarClustering {
         // copies a second later, whose pHash is a bit or two away, and they were never linked;
         // nor for those of a blurred frame two seconds later, whose pHash is the same: a copy
         // keeps its picture's capture time to the subsecond).
-        var near: [(d: Int, dt: Double, id: Int64)] = []
+        var window: [(d: Int, dt: Double, id: Int64)] = []
         while lo < byOwnTime.count && byOwnTime[lo].t <= t + rules.sameCaptureSeconds {
             let other = byOwnTime[lo].id
-            if other != id, let ph = byID[other]?.phash {
+            if other != id, contentOf[other] == nil || contentOf[other] != own, let ph = byID[other]?.phash {
                 let d = (ph ^ h).nonzeroBitCount
-                if d <= radius { near.append((d, abs(byOwnTime[lo].t - t), other)) }
+                if d <= radius { window.append((d, abs(byOwnTime[lo].t - t), other)) }
             }
             lo += 1
         }
-        if near.count > 2 * limit - out.count {
-            // Stable: among equals, the walk's (time) order.
-            near = near.enumerated().sorted { ($0.element.d, $0.element.dt, $0.offset) < ($1.element.d, $1.element.dt, $1.offset) }.map(\.element)
-        }
-        out += near.prefix(max(0, 2 * limit - out.count)).map(\.id)
-        return out
+        // Stable: among equals, the walk's (time) order.
+        window = window.enumerated().sorted { ($0.element.d, $0.element.dt, $0.offset) < ($1.element.d, $1.element.dt, $1.offset) }.map(\.element)
+        for candidate in window where near.count < 2 * limit && admit(candidate.id) { near.append(candidate.id) }
+        return out + near
     }
 
     /// Every pair of candidates taken at most `window` apart with at least one file in `ids`
