@@ -59,4 +59,22 @@ import Testing
             }
         }
     }
+
+    /// An entry `admit` refuses takes no place: with the crowd refused after its first four, a
+    /// limit of 65 reaches the next frame's five (the clustering takes a few files of any one
+    /// content, whose hash joins the rest).
+    @Test func anEntryRefusedTakesNoPlace() {
+        var index = HashIndex()
+        let a: UInt64 = 0x0F0F_0F0F_F0F0_F0F0, b = a ^ 0b11
+        for _ in 0..<1500 { index.insert(a) }
+        for _ in 0..<5 { index.insert(b) }
+        var asked = 0
+        let got = index.neighbours(of: a, within: 7, limit: 65) { i in
+            asked += 1
+            return i < 4 || i >= 1500
+        }
+        #expect(got == [0, 1, 2, 3] + Array(1500..<1505))
+        #expect(asked == 1505)
+        #expect(index.neighbours(of: a, within: 7, limit: 3) { $0 % 2 == 1 } == [1, 3, 5])
+    }
 }
