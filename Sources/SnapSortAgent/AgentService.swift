@@ -273,10 +273,24 @@ public final class VisionAgentService: AgentService {
     public private(set) var problem: String?
     /// How long one slice may run.
     public var slice: TimeInterval = 0.5
+    /// When the sets the slices changed are regrouped (`RegroupPacing`).
+    public var pacing = RegroupPacing()
+    /// Set members changed by slices since the last regroup.
+    private var unregrouped: Set<Int64> = []
+    /// How many regroups the models pass ran (a tuning aid, and for the tests).
+    public private(set) var regroups = 0
+
+    /// The set members a slice changed and no regroup has seen yet, kept in the library until
+    /// one has (space-separated ids): an agent stopped or killed before the regroup regroups
+    /// them when it starts again (the models' results are stored; nothing else would notice).
+    public static let unregroupedKey = "models_unregrouped"
 
     public init(library: Library, helper: VisionHelper, logger: Logger) {
         models = ModelsStep(library: library, helper: helper, logger: logger)
         self.logger = logger
+        if let kept = try? library.agentState(Self.unregroupedKey) {
+            unregrouped = Set(kept.split(separator: " ").compactMap { Int64($0) })
+        }
     }
 
     public var name: String { "models" }
@@ -284,14 +298,29 @@ public final class VisionAgentService: AgentService {
     public func nextDeadline(now: Date) -> Date? { pending ? now : nil }
     public func reconciled(now: Date) { pending = true }
     public func stop() { models.analyzer.helper.stop() }
+    private var library: Library { models.analyzer.library }
 
     public func fire(now: Date, readable: [Int32]) {
         guard pending else { return }
-        let end = Date().addingTimeInterval(slice)
+        let start = Date()
+        let end = start.addingTimeInterval(slice)
         do {
-            let s = try models.run(shouldStop: { Date() > end })
+            let s = try models.run(shouldStop: { Date() > end }, regroup: false)
+            pacing.worked(Date().timeIntervalSince(start))
+            if !s.setMembersChanged.isSubset(of: unregrouped) {
+                unregrouped.formUnion(s.setMembersChanged)
+                try library.setAgentState(Self.unregroupedKey, unregrouped.sorted().map(String.init).joined(separator: " "))
+            }
             // Photos were looked at: maybe more wait. None: done until the next change.
             pending = s.available && s.analyzed + s.failed + s.skipped > 0
+            if pacing.due(changes: !unregrouped.isEmpty, passOver: !pending) {
+                let began = Date()
+                try models.regroup(unregrouped)
+                unregrouped = []
+                try library.setAgentState(Self.unregroupedKey, nil)
+                regroups += 1
+                pacing.regrouped(cost: Date().timeIntervalSince(began))
+            }
             problem = nil
         } catch {
             pending = false

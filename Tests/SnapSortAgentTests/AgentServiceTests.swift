@@ -294,6 +294,50 @@ struct AgentServiceTests {
         #expect(h.waitIdle())
     }
 
+    /// The models pass regroups the sets it changed once it ends (and meanwhile every
+    /// `RegroupPacing` interval), not after every slice: a regroup reads every file's row, and on
+    /// 100 000 files in sets one per half-second slice took nine tenths of the pass. The members
+    /// waiting for it are kept in the library, so an agent stopped before regroups them when it
+    /// starts again.
+    @Test func theModelsPassRegroupsItsSetsOnceAndAfterARestart() throws {
+        let helperPath = (SnapsortBinary.path as NSString).deletingLastPathComponent + "/snapsort-vision"
+        let t = try TestLibrary()
+        let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized.path
+        _ = try DemoLibrary.write(to: t.root, sources: repo + "/share/demo")
+        try t.scan()
+        try Grouper(library: t.library).regroupAll()
+        let members = try t.library.similarGroups().flatMap(\.members).count
+        #expect(members >= 4, "the demo's sets: the case under test")
+        func service() -> VisionAgentService {
+            let s = VisionAgentService(library: t.library, helper: VisionHelper(executable: helperPath), logger: .silent)
+            s.slice = 0.001  // a photo a slice
+            return s
+        }
+        // The first agent does three slices and is stopped: nothing regrouped yet, the members
+        // its slices changed kept.
+        let first = service()
+        for _ in 0..<3 { first.fire(now: Date(), readable: []) }
+        first.stop()
+        #expect(first.problem == nil)
+        #expect(first.regroups == 0)
+        let seen = try t.library.db.scalar("SELECT count(*) FROM vision") ?? 0
+        let kept = try #require(try t.library.agentState(VisionAgentService.unregroupedKey), "\(seen) looked at")
+        #expect(!kept.isEmpty)
+        // The next one finishes the pass and regroups once, the kept members with its own.
+        let second = service()
+        defer { second.stop() }
+        var slices = 0
+        while second.nextDeadline(now: Date()) != nil && slices < 500 {
+            second.fire(now: Date(), readable: [])
+            slices += 1
+        }
+        #expect(second.problem == nil)
+        #expect(slices > 3, "a pass of several slices")
+        #expect(second.regroups == 1)
+        #expect(try t.library.agentState(VisionAgentService.unregroupedKey) == nil)
+        #expect(try t.library.db.scalar("SELECT count(*) FROM vision") ?? 0 >= Int64(members))
+    }
+
     @Test("snapsort remind --now through the running agent: the request in the database is answered once")
     func remindThroughAgent() throws {
         let notifier = AgentRecordingNotifier()

@@ -73,7 +73,8 @@ public final class VisionAnalyzer {
     }
 
     /// Analyzes every live photo that lacks a current tier-2 result, then refreshes People.
-    /// `progress` gets (done, total); `shouldStop` is asked between photos (the agent pauses).
+    /// `progress` gets (done, total); `shouldStop` is asked between photos (the agent pauses),
+    /// after the first.
     public func run(progress: ((Int, Int) -> Void)? = nil, shouldStop: () -> Bool = { false }) throws -> VisionSummary {
         var summary = VisionSummary()
         let started = Date()
@@ -130,7 +131,9 @@ public final class VisionAnalyzer {
             (lines ?? 0) >= groupRules.minSheetLines && (share ?? 0) >= groupRules.minSheetShare
         }
         for (i, row) in pending.enumerated() {
-            if shouldStop() { break }
+            // At least one photo a call: a slice spent finding the photos or starting the helper
+            // looked at none, and the agent took that for a pass with nothing left to do.
+            if i > 0 && shouldStop() { break }
             let id = row.int(0)!, path = row.string(1) ?? "", format = row.string(2) ?? ""
             // What the groups saw of the photo: a row of an earlier analysis of the file (an
             // analyzer upgrade re-measured it) is not read by the grouper (`analyzed_at` must
