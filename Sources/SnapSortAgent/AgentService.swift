@@ -305,7 +305,7 @@ public final class VisionAgentService: AgentService {
         let start = Date()
         let end = start.addingTimeInterval(slice)
         do {
-            let s = try models.run(shouldStop: { Date() > end }, regroup: false)
+            let s = try models.run(shouldStop: { Date() > end }, limit: 256, regroup: false)
             pacing.worked(Date().timeIntervalSince(start))
             if !s.setMembersChanged.isSubset(of: unregrouped) {
                 unregrouped.formUnion(s.setMembersChanged)

@@ -152,10 +152,13 @@ public struct ModelsStep {
         analyzer = VisionAnalyzer(library: library, helper: helper, logger: logger)
     }
 
-    /// Looks at what needs the models until `shouldStop` (checked between photos); with
+    /// Looks at what needs the models (the first `limit` photos at most) until `shouldStop`
+    /// (checked between photos); with
     /// `regroup`, then regroups the sets whose members changed (else the caller does, `regroup(_:)`).
-    public func run(progress: ((Int, Int) -> Void)? = nil, shouldStop: () -> Bool = { false }, regroup: Bool = true) throws -> VisionSummary {
-        let summary = try analyzer.run(progress: progress, shouldStop: shouldStop)
+    public func run(
+        progress: ((Int, Int) -> Void)? = nil, shouldStop: () -> Bool = { false }, limit: Int? = nil, regroup: Bool = true
+    ) throws -> VisionSummary {
+        let summary = try analyzer.run(progress: progress, shouldStop: shouldStop, limit: limit)
         if regroup { try self.regroup(summary.setMembersChanged) }
         return summary
     }
