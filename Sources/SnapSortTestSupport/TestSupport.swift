@@ -236,6 +236,16 @@ public struct TestLibrary {
     public func scan(_ paths: [String]? = nil) throws -> ScanSummary {
         try scanner().scan(paths ?? [root])
     }
+
+    /// Writes the repository's demo library (`share/demo`, real photos) to `folder` (default:
+    /// outside the library's root) and returns the folder.
+    @discardableResult
+    public func writeDemo(to folder: String? = nil) throws -> String {
+        let to = folder ?? dir.at("demo")
+        let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized.path
+        _ = try DemoLibrary.write(to: to, sources: repo + "/share/demo")
+        return to
+    }
 }
 
 /// Runs the built `snapsort` binary (for end-to-end tests of the CLI contract).

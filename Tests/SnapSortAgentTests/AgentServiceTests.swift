@@ -302,8 +302,7 @@ struct AgentServiceTests {
     @Test func theModelsPassRegroupsItsSetsOnceAndAfterARestart() throws {
         let helperPath = (SnapsortBinary.path as NSString).deletingLastPathComponent + "/snapsort-vision"
         let t = try TestLibrary()
-        let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized.path
-        _ = try DemoLibrary.write(to: t.root, sources: repo + "/share/demo")
+        try t.writeDemo(to: t.root)
         try t.scan()
         try Grouper(library: t.library).regroupAll()
         let members = try t.library.similarGroups().flatMap(\.members).count

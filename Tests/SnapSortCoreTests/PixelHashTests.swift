@@ -197,23 +197,32 @@ extension PixelHashTests {
 }
 
 extension PixelHashTests {
+    /// A library of `a.count` copies of the demo's Camera photo `a.name` (in folders a0, a1, …)
+    /// and `b.count` of `b.name` (b0, …), scanned and grouped. `reencoded`: each copy has bytes
+    /// of its own after the image and no pixel hash, so copies are compared two by two, as
+    /// copies a tool re-encoded are; else they are byte copies.
+    static func copiesOfDemoPhotos(_ a: (name: String, count: Int), _ b: (name: String, count: Int), reencoded: Bool) throws -> TestLibrary {
+        let t = try TestLibrary()
+        let demo = try t.writeDemo()
+        for (folder, photo) in [("a", a), ("b", b)] {
+            let bytes = try FileSystem.readFile(demo + "/Camera/" + photo.name, limit: 1 << 24)
+            for i in 0..<photo.count {
+                t.dir.write("Pictures/\(folder)\(i)/\(photo.name)", bytes + (reencoded ? Array("copy \(i)".utf8) : []))
+            }
+        }
+        try t.scan()
+        if reencoded { try t.library.db.run("UPDATE files SET pixel_hash = NULL") }
+        try Grouper(library: t.library).regroupAll()
+        return t
+    }
+
     /// A photo's near copies are found among the photos of its second by the nearest pHashes
     /// first: 140 copies of a burst's first frame a second earlier (their pHash two bits away)
     /// filled every candidate list of the second frame's copies, which were never linked — five
     /// "originals" where there is one picture. Compared two by two (no pixel hash), as copies
     /// re-encoded by a tool are.
     @Test func aCrowdOfOnePicturesCopiesLeavesRoomForTheNextFramesCopies() throws {
-        let t = try TestLibrary()
-        let demo = t.dir.at("demo")
-        let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized.path
-        _ = try DemoLibrary.write(to: demo, sources: repo + "/share/demo")
-        let first = try FileSystem.readFile(demo + "/Camera/PXL_20240615_120000001.jpg", limit: 1 << 24)
-        let second = try FileSystem.readFile(demo + "/Camera/PXL_20240615_120001002.jpg", limit: 1 << 24)
-        for i in 0..<140 { t.dir.write("Pictures/a\(i)/PXL_20240615_120000001.jpg", first + Array("copy \(i)".utf8)) }
-        for i in 0..<5 { t.dir.write("Pictures/b\(i)/PXL_20240615_120001002.jpg", second + Array("copy \(i)".utf8)) }
-        try t.scan()
-        try t.library.db.run("UPDATE files SET pixel_hash = NULL")
-        try Grouper(library: t.library).regroupAll()
+        let t = try Self.copiesOfDemoPhotos(("PXL_20240615_120000001.jpg", 140), ("PXL_20240615_120001002.jpg", 5), reencoded: true)
         let members = try t.library.similarGroups().flatMap(\.members)
         let seconds = members.filter { $0.path.contains("/b") && $0.path.hasSuffix("120001002.jpg") }
         #expect(seconds.count == 5)
@@ -228,19 +237,9 @@ extension PixelHashTests {
     /// blurred frame's copies' lists and those were never linked (agent_bench's 20 000 copies of
     /// the demo, compared two by two, made 94 sets of 33 "originals").
     @Test func aCrowdOfOneFramesCopiesLeavesRoomForACopyOfTheFrameWithItsPHash() throws {
-        let t = try TestLibrary()
-        let demo = t.dir.at("demo")
-        let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized.path
-        _ = try DemoLibrary.write(to: demo, sources: repo + "/share/demo")
-        let sharp = try FileSystem.readFile(demo + "/Camera/PXL_20240615_101500123.jpg", limit: 1 << 24)
-        let blurred = try FileSystem.readFile(demo + "/Camera/PXL_20240615_101502999.jpg", limit: 1 << 24)
-        for i in 0..<140 { t.dir.write("Pictures/a\(i)/PXL_20240615_101500123.jpg", sharp + Array("copy \(i)".utf8)) }
-        for i in 0..<5 { t.dir.write("Pictures/b\(i)/PXL_20240615_101502999.jpg", blurred + Array("copy \(i)".utf8)) }
-        try t.scan()
+        let t = try Self.copiesOfDemoPhotos(("PXL_20240615_101500123.jpg", 140), ("PXL_20240615_101502999.jpg", 5), reencoded: true)
         let hashes = try t.library.db.rows("SELECT DISTINCT phash FROM files WHERE kind='photo'")
         #expect(hashes.count == 1, "the two frames share their pHash: the case under test")
-        try t.library.db.run("UPDATE files SET pixel_hash = NULL")
-        try Grouper(library: t.library).regroupAll()
         let members = try t.library.similarGroups().flatMap(\.members)
         let blurredOnes = members.filter { $0.path.hasSuffix("101502999.jpg") }
         #expect(blurredOnes.count == 5)
@@ -255,17 +254,8 @@ extension PixelHashTests {
     /// sets (agent_bench's 20 000 files). The demo's `IMG_copy_building.jpg` is a re-encode of
     /// `PXL_20240615_113000456.jpg` without its capture time.
     @Test func aPictureWithManyByteCopiesMeetsItsReencodedCopies() throws {
-        let t = try TestLibrary()
-        let demo = t.dir.at("demo")
-        let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized.path
-        _ = try DemoLibrary.write(to: demo, sources: repo + "/share/demo")
-        let photo = try FileSystem.readFile(demo + "/Camera/PXL_20240615_113000456.jpg", limit: 1 << 24)
-        let reencoded = try FileSystem.readFile(demo + "/Camera/IMG_copy_building.jpg", limit: 1 << 24)
-        #expect(photo != reencoded)
-        for i in 0..<70 { t.dir.write("Pictures/a\(i)/PXL_20240615_113000456.jpg", photo) }
-        for i in 0..<70 { t.dir.write("Pictures/b\(i)/IMG_copy_building.jpg", reencoded) }
-        try t.scan()
-        try Grouper(library: t.library).regroupAll()
+        let t = try Self.copiesOfDemoPhotos(("PXL_20240615_113000456.jpg", 70), ("IMG_copy_building.jpg", 70), reencoded: false)
+        #expect(try t.library.db.scalar("SELECT count(DISTINCT content_hash) FROM files") == 2)
         let sets = try t.library.similarGroups()
         #expect(sets.count == 1, "\(sets.map { $0.members.count })")
         let members = sets.flatMap(\.members)
