@@ -511,6 +511,9 @@ public final class LibraryScanner: @unchecked Sendable {
                 for job in touchedBatch {
                     guard let id = job.id else { continue }
                     try library.recordMove(id: id, to: job.path, status: job.status, restoreStatus: nil)
+                    // A file dated by its mtime alone moves with it (`touch -d`, a date-fixing
+                    // tool): its month, its deck and its place on Similar Shots' timeline.
+                    try library.retimeFromModification(id: id, status: job.status)
                 }
                 for (job, r) in batch {
                     if job.kind == .retry {

@@ -123,6 +123,17 @@ extension Library {
         }
     }
 
+    /// Dates the row `id` by the modification time in `st` when its capture time came from its
+    /// mtime (`CaptureTime.Source.mtime`: no EXIF, container or name said when it was taken): a
+    /// file whose times alone changed (`touch -d`, a date-fixing tool) moves to its new month.
+    /// The stored time is part of the grouper's fingerprint, so the next regroup places it anew.
+    public func retimeFromModification(id: Int64, status st: FileStatus) throws {
+        let capture = CaptureTime.fromInstant(Double(st.mtimeNanoseconds) / 1e9, source: .mtime)
+        try db.run(
+            "UPDATE files SET taken_at=?, taken_ts=? WHERE id=? AND taken_source=?", capture.text, capture.timestamp, id,
+            CaptureTime.Source.mtime.rawValue)
+    }
+
     /// The birth time to record for the file at `path` that `st` describes: -1 where its file
     /// system keeps none, nil when the path names another file now (it is looked up again).
     static func birthTime(_ path: String, _ st: FileStatus) -> Int64? {
@@ -239,7 +250,10 @@ extension Library {
 
     /// Drops every row at or under `dir` (files on disk are untouched). `dir` is added to the
     /// agent state's `forgottenPathsKey`: a running agent lists it again (what is under a watched
-    /// root comes back, as a `snapsort scan` would bring it) and clears the key.
+    /// root comes back, as a `snapsort scan` would bring it) and clears the key. The listing
+    /// stamps of the folders above `dir` go too: an agent started later walks its roots from
+    /// their stamps, and an unchanged parent was not listed again, so the forgotten folder's
+    /// photos never came back (70 rows for 120 files).
     public func forget(under dir: String) throws -> Int {
         let (lo, hi) = Library.prefixBounds(dir)
         return try db.transaction {
@@ -247,6 +261,12 @@ extension Library {
             let n = db.changes
             try db.run("DELETE FROM roots WHERE path = ? OR (path >= ? AND path < ?)", dir, lo, hi)
             try db.run("DELETE FROM folders WHERE path = ? OR (path >= ? AND path < ?)", dir, lo, hi)
+            var above = dir
+            while let slash = above.lastIndex(of: "/") {
+                above = slash == above.startIndex ? "/" : String(above[..<slash])
+                try db.run("DELETE FROM folders WHERE path = ?", above)
+                if above == "/" { break }
+            }
             let earlier = try agentState(Library.forgottenPathsKey).map { $0 + "\n" } ?? ""
             try setAgentState(Library.forgottenPathsKey, earlier + dir)
             return n
