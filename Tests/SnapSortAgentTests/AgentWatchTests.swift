@@ -505,6 +505,30 @@ import Testing
         #expect(try lib.agentState(Library.forgottenPathsKey) == nil)
     }
 
+    /// `snapsort forget DIR` while no agent runs, then the agent: the start-up reconcile lists
+    /// the forgotten folder's parent again (its stamp went with the rows) and every photo comes
+    /// back, not only those of folders that changed (issue 40: 70 rows for 120 files).
+    @Test func aFolderForgottenWhileTheAgentIsStoppedComesBackWhenItStarts() throws {
+        let first = try AgentHarness(setup: { dir in
+            for i in 0..<4 { dir.write("Pictures/Old/\(i).jpg", photo(UInt64(80 + i))) }
+            dir.write("Pictures/Keep/k.jpg", photo(90))
+        })
+        first.start()
+        let lib = try first.reader()
+        #expect(try waitUntil { try first.live(lib).count == 5 })
+        #expect(first.waitIdle())
+        #expect(first.stop())
+        let r = try SnapsortBinary.run(
+            ["--db", first.dbPath, "forget", first.root + "/Old"], env: ["HOME": first.dir.path, "XDG_CONFIG_HOME": first.dir.at("config")])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try first.live(lib).count == 1)
+        let again = try AgentHarness(reuse: first.dir)
+        again.start()
+        defer { again.stop() }
+        #expect(try waitUntil { try again.live(lib).count == 5 }, "\(again.logs.messages)")
+        #expect(again.waitIdle())
+    }
+
     @Test func aDeletedFileBecomesATombstone() throws {
         let h = try AgentHarness()
         let p = h.dir.write("Pictures/d.jpg", photo(10))

@@ -52,6 +52,28 @@ public struct GroupRules: Sendable {
     /// bursts keep at most 0.16 (a pan over a plain sky; bench/still_pairs.py). The line is
     /// `verifyShared`'s, not fitted: the share two frames must have in common to be one moment.
     public var verifyStill: Double = 0.62
+    /// Photos without a capture time of their own find the photos whose pixels may show their
+    /// moment through the pHash index, wherever they are on the timeline (`SimilarClustering`'s
+    /// content pairs): the pHashes within this many bits (of 64)…
+    public var similarRadius = 14
+    /// …at most this many of them, the nearest first.
+    public var contentNeighbours = 16
+    /// A folder's files without a capture time of their own whose mtimes put at least this many
+    /// of them within one second were written by a copy, not a camera (`WeakClock`): their
+    /// mtimes say nothing of when they were taken.
+    public var copiedAtOnce = 5
+    /// A photo mirrored left to right is a similar shot of the picture it mirrors when their
+    /// thumbnails, one mirrored, correlate at least this much unaligned (`SimilarClustering.mirrorEdges`).
+    public var mirrorCorrelation = 0.98
+    /// Without capture times, a pair whose thumbnails keep at least this share of the frame where
+    /// it stands (`Thumbnail.stillShare`) is asked of the keypoints whatever its pHashes: the
+    /// frames of a still camera over which a subject moved (below `verifyStill`'s line: the
+    /// thumbnails only preselect, the frames decide).
+    public var thumbnailStill = 0.45
+    /// Weak clocks (`WeakClock`) this many seconds apart say two photos are two moments, as
+    /// capture times `verifySeconds` apart do: a chat saved at once spreads its photos over
+    /// minutes, and a day apart is another day.
+    public var weakClockApart: Double = 86_400
     /// Frames at most this many seconds apart by their own capture times are a burst's: one
     /// moment whenever they show one scene, however the camera or the subject moved between them
     /// (a handheld camera following a bird whose head comes at the lens: its frames share half
@@ -76,14 +98,14 @@ public struct GroupRules: Sendable {
     /// `copies-nearest`: a photo's near-copy candidates are the nearest pHashes, then times, outside
     /// its own content and a few of any one content).
     var pairKey: String {
-        "align4 copy-edits edit-raw-pairs edit-bridges same-bytes-by-hash same-pixels-by-hash copies-nearest window=\(window),\(windowNeighbours),\(copyCandidates) threshold=\(similarThreshold) overlap=\(minimumOverlap) copy=\(nearCopyRadius),\(nearCopyCorrelation),\(nearCopyColorDistance),\(nearCopySharpnessStops),\(sameCaptureSeconds) verify=\(verifySeconds),\(verifyFloor),\(verifyInliers),\(verifyShared),\(verifyStill) still-median burst=\(burstSeconds),\(burstInliers)"
+        "align4 copy-edits edit-raw-pairs edit-bridges same-bytes-by-hash same-pixels-by-hash copies-nearest window=\(window),\(windowNeighbours),\(copyCandidates) threshold=\(similarThreshold) overlap=\(minimumOverlap) copy=\(nearCopyRadius),\(nearCopyCorrelation),\(nearCopyColorDistance),\(nearCopySharpnessStops),\(sameCaptureSeconds) verify=\(verifySeconds),\(verifyFloor),\(verifyInliers),\(verifyShared),\(verifyStill) still-median burst=\(burstSeconds),\(burstInliers) content=\(similarRadius),\(contentNeighbours),\(copiedAtOnce),\(weakClockApart) mirrors=\(mirrorCorrelation) thumb-still=\(thumbnailStill)"
     }
     /// What the stored per-file groups (blurry, oops, screenshot, document, qr, videos) depend
     /// on beyond the files themselves: the version of these rules and their thresholds. Another
     /// key makes the next regroup judge every file again (no decoding: metrics and OCR/QR
     /// findings are stored), so an upgrade applies new rules to a library already scanned.
     var fileKey: String {
-        "files8 favourites edits-no-oops unreadable-not-denied page160 keeper-subject blown=\(GroupRules.blownFraction),\(GroupRules.highlightsClipped) subject=\(subjectDetail),\(GroupRules.darkSubjectDetail),\(GroupRules.paleSubjectDetail) long=\(longVideoSeconds) docwords=\(minDocumentWords) page=\(minPageScore),\(maxPaperSpread) sheet=\(minSheetLines),\(minSheetShare) ink=\(softPageInkRatio),\(softPageInkDepth) blurstops=\(relativeBlurStops),\(relativeMotionStops) setoops=\(setOopsLevels) samepage=\(samePageWords)"
+        "files9 graphic-lossy favourites edits-no-oops unreadable-not-denied page160 keeper-subject blown=\(GroupRules.blownFraction),\(GroupRules.highlightsClipped) subject=\(subjectDetail),\(GroupRules.darkSubjectDetail),\(GroupRules.paleSubjectDetail) long=\(longVideoSeconds) docwords=\(minDocumentWords) page=\(minPageScore),\(maxPaperSpread) sheet=\(minSheetLines),\(minSheetShare) ink=\(softPageInkRatio),\(softPageInkDepth) blurstops=\(relativeBlurStops),\(relativeMotionStops) setoops=\(setOopsLevels) samepage=\(samePageWords)"
     }
     /// Near-copies: pHash within this Hamming distance…
     public var nearCopyRadius = 6
@@ -209,11 +231,6 @@ public struct GroupRules: Sendable {
     ///   shaken one) still joins the page it retakes.
     func maySimilar(_ a: GroupItem, _ b: GroupItem, pageWords: (Int64) -> Set<String>?) -> Bool {
         if GroupRules.isEditPair(a, b) || GroupRules.isRawAgainstRendered(a, b) { return false }
-        // Retakes are shots taken together: when neither photo says when it was taken (no EXIF
-        // time, no Takeout JSON, no time in its name), their times are file times — an unzipped
-        // or copied folder gives every file the same one — and two photos of one place a year
-        // apart became one set, the older offered for the Trash. Copies are found apart.
-        if a.ownCaptureTime == nil && b.ownCaptureTime == nil { return false }
         for item in [a, b] {
             if let m = item.metrics, isScreenshot(item, m) { return false }
         }
@@ -343,8 +360,17 @@ public struct GroupRules: Sendable {
     /// A graphic: rendered content without camera EXIF, never exposed or focused through a lens,
     /// so neither Oops nor Blurry. A camera photo is judged whatever its flatness: clipped
     /// highlights, a black frame and a heavily blurred frame are flat too.
+    ///
+    /// Without camera EXIF (a messenger's copy, a download) a lossy picture is a graphic only
+    /// when its flat areas are neither clipped highlights nor black (a blown-out photo's are) and
+    /// its edges stand far above its noise (`hasSharpSubject`: text, lines), which the smooth
+    /// ramps of a heavily blurred photo lack: such photos stayed out of Oops and Blurry once a
+    /// messenger took their EXIF. A lossless picture without a camera is judged as before.
     func isGraphic(_ item: GroupItem, _ m: Metrics) -> Bool {
-        isRendered(item, m) && !item.hasCamera
+        guard isRendered(item, m), !item.hasCamera else { return false }
+        if item.isLossless { return true }
+        // Flat nearly everywhere (a white poster with a line of text): rendered whatever its levels.
+        return (m.flatFraction - m.clippedFraction - m.blackFraction >= 0.30 || m.flatFraction >= 0.9) && hasSharpSubject(m)
     }
 
     // MARK: Documents and QR codes

@@ -157,6 +157,13 @@ public struct Grouper {
         clustering.checkpoint = checkpoint
         clustering.identity = try Self.identities(db, of: clustering.sharedContentPhotos)
         if let matcher = frameMatcher { clustering.matchFrames = { matcher.match($0, $1) } }
+        clustering.loadSignatures = { ids in
+            var out: [Int64: [UInt8]] = [:]
+            try Grouper.forEach(db, "SELECT id, signature FROM files WHERE id", in: ids) { r in
+                if let blob = r.blob(1) { out[r.int(0)!] = blob }
+            }
+            return out
+        }
         phase("clustering index")
         try checkpoint()
         // Pair scores and copy links: kept from earlier regroups unless the rules that made them
@@ -191,6 +198,10 @@ public struct Grouper {
                 edges[key] = score
                 if scope != nil { scoredKeys.append(key) }
             }
+        }
+        for (key, score) in try clustering.mirrorEdges(of: scope) where score > edges[key] ?? 0 {
+            edges[key] = score
+            if scope != nil { scoredKeys.append(key) }
         }
         do {
             let copyPairs = clustering.duplicatePairs(of: scope, sameContent: false)
@@ -649,6 +660,9 @@ struct GroupItem: Sendable {
         "\(path)|\(bytes)|\(status.rawValue)|\(analyzedAt ?? "")|\(taken ?? Double(mtime) / 1e9)" + (rawPair == .none ? "" : "|\(rawPair.rawValue)")
     }
     var hasCamera: Bool { make != nil || model != nil }
+    /// Whether its capture time is its mtime (`CaptureTime.Source.mtime`): nothing in the file
+    /// or its name said when it was taken.
+    var takenFromModification: Bool { takenSource == CaptureTime.Source.mtime.rawValue }
     /// Whether the format keeps every pixel (PNG; the WebP we read may be either, so it counts
     /// as lossy).
     var isLossless: Bool { format == "png" }

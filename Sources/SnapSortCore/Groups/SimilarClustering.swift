@@ -60,13 +60,25 @@ struct SimilarClustering {
     /// Geometric verification of two photos' frames (`FrameMatcher`), asked of the window pairs
     /// the thumbnails reject (`verified`); nil: none (no vision helper).
     var matchFrames: ((GroupItem, GroupItem) -> FrameMatch?)?
+    /// The stored signatures of photos (`files.signature`), for their mirrored pHashes
+    /// (`mirrorEdges`); nil: mirrors are not looked for.
+    var loadSignatures: (([Int64]) throws -> [Int64: [UInt8]])?
     /// Threads for the pairwise alignments.
     var workers = ProcessInfo.processInfo.activeProcessorCount
     /// Called on the calling thread between batches of pairs and every few thousand steps of a
     /// clustering (`Grouper.checkpoint`); throws to stop.
     var checkpoint: () throws -> Void = {}
-    /// Pairs within the window scoring at least `rules.similarThreshold`, with their score.
-    var edges: [FilePair: Double] = [:]
+    /// Pairs within the window or found by content (`candidatePairs`) scoring at least
+    /// `rules.similarThreshold`, with their score.
+    var edges: [FilePair: Double] = [:] {
+        didSet {
+            edgePartners = [:]
+            for key in edges.keys {
+                edgePartners[key.a, default: []].append(key.b)
+                edgePartners[key.b, default: []].append(key.a)
+            }
+        }
+    }
     /// Confirmed copy links (`copyScore`): 2 for the same bytes, else the unaligned correlation.
     var copyLinks: [FilePair: Double] = [:] {
         didSet {
@@ -78,6 +90,9 @@ struct SimilarClustering {
         }
     }
     private var copyPartners: [Int64: [Int64]] = [:]
+    /// Pairs scored similar (`edges`) by photo: the clustering takes a region's pairs from
+    /// them wherever they stand on the timeline (content found them, `contentPairs`).
+    private var edgePartners: [Int64: [Int64]] = [:]
     /// Where each photo of a shared content is on disk (device, inode; set by the caller): two
     /// names of one file are not its copies — trashing one frees nothing.
     var identity: [Int64: DiskIdentity] = [:]
@@ -85,6 +100,9 @@ struct SimilarClustering {
     private let judged: Set<Int64>
     /// `GroupRules.ownCaptureTime` of each photo, by its place on the `timeline`.
     private let ownTimes: [Double?]
+    /// The weak clock of each photo without a capture time of its own (`WeakClock`), by its
+    /// place on the `timeline`; nil where its mtime tells nothing.
+    private let weakTimes: [Double?]
     private let byID: ItemTable
     private let timeline: [(t: Double, id: Int64)]
     private let position: [Int64: Int]
@@ -103,6 +121,16 @@ struct SimilarClustering {
 
     /// `GroupRules.ownCaptureTime` of the photo `id`.
     private func ownTime(_ id: Int64) -> Double? { position[id].flatMap { ownTimes[$0] } }
+
+    /// When the photo `id` was taken as far as any clock tells: its own capture time, else its
+    /// weak clock (`WeakClock`); nil when neither says.
+    func clock(_ id: Int64) -> Double? { position[id].flatMap { ownTimes[$0] ?? weakTimes[$0] } }
+
+    /// How far apart two photos' clocks (`clock`) put them; nil when one of them has none.
+    func clockGap(_ key: FilePair) -> Double? {
+        guard let ta = clock(key.a), let tb = clock(key.b) else { return nil }
+        return abs(ta - tb)
+    }
 
     init(
         photos: ItemTable, rules: GroupRules, verdicts: Set<FilePair>, keeperChoices: Set<Int64>,
@@ -133,6 +161,7 @@ struct SimilarClustering {
         }
         (contents, contentOf) = Self.contents(of: photos.all)
         ownTimes = own
+        weakTimes = WeakClock.times(of: photos.all, ownTimes: own, position: pos, crowd: rules.copiedAtOnce)
         wholeIndex = LazyIndex(photos.all.compactMap { p in p.phash.map { (p.id, $0) } })
         timelessIndex = timeless
         self.timelessIDs = timelessIDs
@@ -340,8 +369,111 @@ struct SimilarClustering {
     }
 
     /// Every pair of candidates taken at most `window` apart with at least one file in `ids`
-    /// (nil: every such pair), in timeline order.
+    /// (nil: every such pair), in timeline order, then the pairs content finds
+    /// (`contentPairs`).
     func windowPairs(of ids: Set<Int64>?) -> [FilePair] { windowPairs(of: ids, sameContent: true).pairs }
+
+    /// The photos whose pixels may show the moment `id`'s show, wherever they are on the
+    /// timeline: for a photo without a capture time of its own, the nearest pHashes of the whole
+    /// library within `GroupRules.similarRadius` (at most `contentNeighbours`, outside its own
+    /// content and a few of any one content); for a photo with one, the nearest among the photos
+    /// without. Two photos that both say when they were taken are the window's to pair: their
+    /// times are evidence the content does not overrule. A messenger's or a download's copies
+    /// keep no time, and only their pixels can find their moment (issue 39).
+    private func contentCandidates(_ id: Int64) -> [Int64] {
+        guard rules.contentNeighbours > 0, let h = byID[id]?.phash else { return [] }
+        let own = contentOf[id]
+        var taken: [Int: Int] = [:]
+        func admit(_ other: Int64) -> Bool {
+            guard other != id else { return false }
+            guard let c = contentOf[other] else { return true }
+            let n = taken[c, default: 0]
+            guard c != own, n < Self.candidatesPerContent else { return false }
+            taken[c] = n + 1
+            return true
+        }
+        let limit = rules.contentNeighbours
+        if ownTime(id) == nil {
+            let whole = wholeIndex.built
+            return whole.index.neighbours(of: h, within: rules.similarRadius, limit: limit) { admit(whole.ids[$0]) }.map { whole.ids[$0] }
+        }
+        guard !timelessIDs.isEmpty else { return [] }
+        return timelessIndex.neighbours(of: h, within: rules.similarRadius, limit: limit) { admit(self.timelessIDs[$0]) }.map {
+            timelessIDs[$0]
+        }
+    }
+
+    /// The pairs `contentCandidates` gives the photos in `ids` (nil: every photo) that the window
+    /// does not hold already (`inWindow`), each once.
+    func contentPairs(of ids: Set<Int64>?, sameContent: Bool, excluding inWindow: Set<FilePair>) -> [FilePair] {
+        var unique = Set<FilePair>()
+        var out: [FilePair] = []
+        for id in (ids.map { Array($0) } ?? timeline.map(\.id)).sorted() {
+            for other in contentCandidates(id) {
+                let key = FilePair(id, other)
+                guard !inWindow.contains(key), sameContent || !self.sameContent(key), unique.insert(key).inserted else { continue }
+                out.append(key)
+            }
+        }
+        return out
+    }
+
+    /// Mirrored copies (issue 44): the photos whose pHash is within `nearCopyRadius` of the
+    /// mirrored pHash of a photo in `ids` (nil: every photo; `Thumbnail.mirroredHash`, from the
+    /// stored signature) and whose thumbnail agrees with its mirrored one as a copy's does
+    /// (`mirrorCorrelation`, `nearCopyColorDistance`), with the same aspect. A mirror is a
+    /// similar shot of its picture, not a duplicate (the flip was made on purpose, or by a front
+    /// camera: the person chooses), and never its keeper (`mirrorOf`). A picture that is its own
+    /// mirror (a symmetric façade) meets its copies the usual way. The relation is its own
+    /// inverse, so a changed photo finds the unchanged ones it mirrors, and they it.
+    func mirrorEdges(of ids: Set<Int64>?) throws -> [FilePair: Double] {
+        guard let loadSignatures else { return [:] }
+        let whole = wholeIndex.built
+        var out: [FilePair: Double] = [:]
+        let subjects = (ids.map { Array($0) } ?? timeline.map(\.id)).filter { byID.contains($0) }.sorted()
+        for start in stride(from: 0, to: subjects.count, by: 256) {
+            try checkpoint()
+            let part = Array(subjects[start..<min(subjects.count, start + 256)])
+            let signatures = try loadSignatures(part)
+            var wanted: [(id: Int64, mirror: Thumbnail, near: [Int64])] = []
+            var others = Set<Int64>()
+            for id in part {
+                guard let sig = signatures[id], let hash = Thumbnail.mirroredHash(signature: sig), let own = Thumbnail(signature: sig) else { continue }
+                let mirror = own.mirrored
+                if own.direct(with: mirror) >= rules.mirrorCorrelation { continue }
+                let near = whole.index.neighbours(of: hash, within: rules.nearCopyRadius, limit: rules.contentNeighbours).map { whole.ids[$0] }
+                    .filter { $0 != id && sameAspect(id, $0) }
+                guard !near.isEmpty else { continue }
+                wanted.append((id, mirror, near))
+                others.formUnion(near)
+            }
+            let thumbs = try loadThumbnails(others.sorted())
+            for w in wanted {
+                for other in w.near {
+                    guard let t = thumbs[other] else { continue }
+                    let r = w.mirror.direct(with: t)
+                    guard r >= rules.mirrorCorrelation, w.mirror.colorDistance(to: t) <= rules.nearCopyColorDistance else { continue }
+                    trace?("mirror\t\(byID[w.id]!.path)\t\(byID[other]!.path)\tr=\(String(format: "%.4f", r))")
+                    out[FilePair(w.id, other)] = r
+                }
+            }
+        }
+        return out
+    }
+
+    /// Whether two photos have one aspect ratio (within 2 %).
+    private func sameAspect(_ a: Int64, _ b: Int64) -> Bool {
+        guard let x = byID[a], let y = byID[b], let wa = x.width, let ha = x.height, let wb = y.width, let hb = y.height, ha > 0, hb > 0
+        else { return false }
+        return abs(Double(wa) / Double(ha) - Double(wb) / Double(hb)) <= 0.02 * Double(wa) / Double(ha)
+    }
+
+    /// Whether the window pairs two photos: at most `windowNeighbours` places and `window`
+    /// seconds apart on the timeline.
+    private func inWindow(_ key: FilePair) -> Bool {
+        guard let pa = position[key.a], let pb = position[key.b] else { return false }
+        return abs(pa - pb) <= rules.windowNeighbours && abs(timeline[pa].t - timeline[pb].t) <= rules.window
+    }
 
     /// `windowPairs(of:)`, with or without the pairs of the same bytes (`sameContentEdge` gives
     /// their scores), and how many of those there were.
@@ -360,6 +492,7 @@ struct SimilarClustering {
         }
         guard let ids else {
             for p in timeline.indices { walk(from: p, 1, take) }
+            out += contentPairs(of: nil, sameContent: sameContent, excluding: []).filter { !inWindow($0) }
             return (out, skipped)
         }
         var unique = Set<FilePair>()
@@ -367,6 +500,7 @@ struct SimilarClustering {
             walk(from: p, -1) { if unique.insert($0).inserted { take($0) } }
             walk(from: p, 1) { if unique.insert($0).inserted { take($0) } }
         }
+        out += contentPairs(of: ids, sameContent: sameContent, excluding: unique)
         return (out, skipped)
     }
 
@@ -406,17 +540,19 @@ struct SimilarClustering {
             // A second opinion, one pair at a time (the helper is one process): the frames
             // themselves, for the pairs of one moment the thumbnails reject.
             for (i, key) in part.enumerated() where out[slots[first + i]] < threshold {
-                if verified(key, thumbnailScore: results[i]?.score ?? 0) { out[slots[first + i]] = threshold }
+                let still = thumbs[key.a].flatMap { a in thumbs[key.b].map { a.stillShare(with: $0) } } ?? 0
+                if verified(key, thumbnailScore: results[i]?.score ?? 0, thumbnailStill: still) { out[slots[first + i]] = threshold }
             }
         }
         return out
     }
 
     /// Whether `key`'s two photos are frames of one burst: at most `GroupRules.burstSeconds`
-    /// apart by their own capture times (a copied folder's files sit seconds apart at their mtime).
+    /// apart by their clocks (`clock`: their own capture times, or a weak clock — the mtime of a
+    /// file no copy wrote at once with its folder's others, `WeakClock`).
     func burst(_ key: FilePair) -> Bool {
-        guard let ta = ownTime(key.a), let tb = ownTime(key.b) else { return false }
-        return abs(ta - tb) <= rules.burstSeconds
+        guard let dt = clockGap(key) else { return false }
+        return dt <= rules.burstSeconds
     }
 
     /// Whether geometric verification (`matchFrames`) finds `key`'s two photos one moment: taken
@@ -425,17 +561,32 @@ struct SimilarClustering {
     /// matches that keeps `verifyShared` of each frame inside the other, or frames whose
     /// `verifyStill` share is unchanged where it stands (a still camera, a subject moved); a
     /// burst's frames (`burst`) with a homography over `burstInliers` matches, whatever it shares.
-    func verified(_ key: FilePair, thumbnailScore: Double) -> Bool {
-        guard let matchFrames, thumbnailScore >= rules.verifyFloor,
-            let ta = ownTime(key.a), let tb = ownTime(key.b), abs(ta - tb) <= rules.verifySeconds,
-            let x = byID[key.a], let y = byID[key.b]
-        else { return false }
+    func verified(_ key: FilePair, thumbnailScore: Double, thumbnailStill: Double = 0) -> Bool {
+        // Capture times further apart than a minute (a burst, a blur ladder, a few retakes) say
+        // the two are two moments. A weak clock may be a chat's saving time, minutes off the
+        // moment (`WeakClock`): it says so only a day apart. Without a clock the content alone
+        // decides.
+        // Without both capture times the keypoints are asked of the pairs the content found
+        // (pHashes within `similarRadius`, `contentPairs`) or a weak clock puts within a minute:
+        // every window pair of a library without EXIF would be a helper call.
+        let dt = clockGap(key)
+        let bothOwn = ownTime(key.a) != nil && ownTime(key.b) != nil
+        guard let matchFrames, thumbnailScore >= rules.verifyFloor, let x = byID[key.a], let y = byID[key.b] else { return false }
+        if bothOwn {
+            guard let dt, dt <= rules.verifySeconds else { return false }
+        } else {
+            // …or whose thumbnails keep most of the frame where it stands (`Thumbnail.stillShare`:
+            // a still camera's frames, a subject moved over a plain scene, whatever their pHashes).
+            let near = x.phash.flatMap { a in y.phash.map { ($0 ^ a).nonzeroBitCount <= rules.similarRadius } } ?? false
+            let still = thumbnailStill >= rules.thumbnailStill
+            guard ((near || still) && (dt ?? 0) <= rules.weakClockApart) || (dt.map { $0 <= rules.verifySeconds } ?? false) else { return false }
+        }
         guard let m = alignmentOrder(key).0 == key.a ? matchFrames(x, y) : matchFrames(y, x) else { return false }
         let yes =
             (m.inliers >= rules.verifyInliers && m.shared >= rules.verifyShared) || m.still >= rules.verifyStill
-            || (abs(ta - tb) <= rules.burstSeconds && m.inliers >= rules.burstInliers)
+            || (dt.map { $0 <= rules.burstSeconds } ?? false && m.inliers >= rules.burstInliers)
         trace?(
-            "verify\t\(x.path)\t\(y.path)\tdt=\(Int(abs(ta - tb)))\tscore=\(String(format: "%.3f", thumbnailScore))\tkeypoints=\(m.keypoints.0),\(m.keypoints.1)\tmatches=\(m.matches)\tinliers=\(m.inliers)\tshared=\(String(format: "%.2f", m.shared))\tstill=\(String(format: "%.2f", m.still))\t\(yes ? "same" : "no")"
+            "verify\t\(x.path)\t\(y.path)\tdt=\(dt.map { String(Int($0)) } ?? "-")\tscore=\(String(format: "%.3f", thumbnailScore))\tkeypoints=\(m.keypoints.0),\(m.keypoints.1)\tmatches=\(m.matches)\tinliers=\(m.inliers)\tshared=\(String(format: "%.2f", m.shared))\tstill=\(String(format: "%.2f", m.still))\t\(yes ? "same" : "no")"
         )
         return yes
     }
@@ -655,6 +806,8 @@ struct SimilarClustering {
             var s = 0.0
             if !rules.maySimilar(byID[a]!, byID[b]!, pageWords: pageWords) {
                 s = 0
+            } else if let e = edges[key] {
+                s = e
             } else if abs(time(a) - time(b)) <= rules.window {
                 s = edges[key] ?? sameContentEdge(a, b) ?? 0
             } else if case (let x, let y) = alignmentOrder(key), let ta = thumbs[x], let tb = thumbs[y] {
@@ -678,6 +831,11 @@ struct SimilarClustering {
                 // files copied at once, timed by their mtime — cost quadratic time and memory.
                 let key = FilePair(a, b)
                 guard edges[key] != nil || sameContent(key) else { continue }
+                let s = score(a, b)
+                if s >= rules.similarThreshold { candidates.append((s, min(a, b), max(a, b))) }
+            }
+            // The pairs content found beyond the window (`contentPairs`), once each.
+            for b in edgePartners[a, default: []] where pictureOf[b] != nil && time(b) - time(a) > rules.window {
                 let s = score(a, b)
                 if s >= rules.similarThreshold { candidates.append((s, min(a, b), max(a, b))) }
             }
@@ -723,11 +881,14 @@ struct SimilarClustering {
                 set.members.append(.init(id: item.id, isKeeper: false, duplicateOf: dup, score: scoreOf[item.id] ?? ((scoreOf[root] ?? 0) - 1)))
             }
             let chosen = all.filter { keeperChoices.contains($0) }.min()
+            // A mirrored copy is never the keeper over the picture it mirrors.
+            let mirrors = mirrorsAmong(reps, thumbs)
             // Never a member its own set calls blurry (`relativelyBlurry`) while another is not.
             let blurry = Set(rules.relativelyBlurry(items.filter { originals.contains($0.id) }).map(\.0))
             let originalsFirst = set.members.filter { $0.duplicateOf == nil }
             let sharpOnes = originalsFirst.filter { !blurry.contains($0.id) }
             var pool = sharpOnes.isEmpty ? originalsFirst : sharpOnes
+            if pool.contains(where: { !mirrors.contains($0.id) }) { pool = pool.filter { !mirrors.contains($0.id) } }
             // The user's own word first: the frames rated highest, when that is a favourite
             // (4 or 5 stars, in darktable, digiKam or the camera), even one the set calls blurry;
             // a frame rejected there (−1) only when every frame is.
@@ -743,6 +904,23 @@ struct SimilarClustering {
         }
         // Tuning aid: the pairs this region asked `score` of (its cost grows with them).
         trace?("region\tfiles=\(ids.count)\tpictures=\(reps.count)\tscored=\(scores.count)\tsets=\(out.count)")
+        return out
+    }
+
+    /// The pictures among `reps` that mirror another of them (`mirrorEdges`' test on their
+    /// thumbnails), the one of each such pair that is less the original (`originalOrder`).
+    private func mirrorsAmong(_ reps: [Int64], _ thumbs: [Int64: Thumbnail]) -> Set<Int64> {
+        guard loadSignatures != nil, reps.count <= 64 else { return [] }
+        var out = Set<Int64>()
+        for (i, a) in reps.enumerated() {
+            guard let ta = thumbs[a] else { continue }
+            for b in reps[(i + 1)...] {
+                guard let tb = thumbs[b], edges[FilePair(a, b)] != nil, ta.direct(with: tb) < rules.mirrorCorrelation,
+                    ta.mirrored.direct(with: tb) >= rules.mirrorCorrelation
+                else { continue }
+                out.insert(rules.originalOrder(byID[a]!, byID[b]!) ? b : a)
+            }
+        }
         return out
     }
 

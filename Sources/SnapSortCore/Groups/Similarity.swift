@@ -21,11 +21,14 @@ public struct Thumbnail: Sendable {
     /// `full` and `half` with their summed-area tables (`aligned`).
     let fullPlane: SummedPlane
     let halfPlane: SummedPlane
+    /// The stored signature it was read from (`mirrored`).
+    let signature: [UInt8]
 
     /// Reads a stored signature blob; nil when it is not a 32×32 one.
     public init?(signature: [UInt8]) {
         let n = Thumbnail.side * Thumbnail.side
         guard signature.count >= n + 192 else { return nil }
+        self.signature = signature
         let luma = signature[0..<n].map(Float.init)
         full = Thumbnail.standardized(luma)
         var h = [Float](repeating: 0, count: n / 4)
@@ -472,6 +475,45 @@ public struct Thumbnail: Sendable {
                 }
             }
         }
+    }
+
+    /// The thumbnail of the picture mirrored left to right (what a front camera or an editor's
+    /// flip gives).
+    var mirrored: Thumbnail { Thumbnail(signature: Thumbnail.mirrorSignature(signature))! }
+
+    /// A stored signature (32×32 luma, then 8×8 RGB) mirrored left to right.
+    static func mirrorSignature(_ sig: [UInt8]) -> [UInt8] {
+        var out = sig
+        let s = side
+        for y in 0..<s { for x in 0..<s { out[y * s + x] = sig[y * s + (s - 1 - x)] } }
+        let n = s * s
+        guard sig.count >= n + 192 else { return out }
+        for y in 0..<8 { for x in 0..<8 { for c in 0..<3 { out[n + (y * 8 + x) * 3 + c] = sig[n + (y * 8 + (7 - x)) * 3 + c] } } }
+        return out
+    }
+
+    /// The pHash (`MetricsComputer.signature`'s) of the picture mirrored left to right, from its
+    /// stored signature: the DCT of a mirrored row is the row's with the odd horizontal
+    /// frequencies negated, the bits then set against the new median.
+    static func mirroredHash(signature sig: [UInt8]) -> UInt64? {
+        let n = side * side
+        guard sig.count >= n else { return nil }
+        var coeffs = MetricsComputer.dct8x8(sig[0..<n].map(Float.init))
+        for v in 0..<8 { for u in stride(from: 1, to: 8, by: 2) { coeffs[v * 8 + u] = -coeffs[v * 8 + u] } }
+        let median = coeffs.sorted()[32]
+        var h: UInt64 = 0
+        for c in coeffs { h = (h << 1) | (c > median ? 1 : 0) }
+        return h
+    }
+
+    /// The share of the 32×32 thumbnails' pixels that keep their (standardized) value where they
+    /// stand, within a quarter of a standard deviation: a still camera's frames keep the scene a
+    /// small subject moved over (a pen across a third of a table keeps ~0.6), while two different
+    /// pictures agree by chance on ~0.15 of them.
+    func stillShare(with other: Thumbnail) -> Double {
+        var n = 0
+        for i in 0..<full.count where abs(full[i] - other.full[i]) < 0.25 { n += 1 }
+        return Double(n) / Double(full.count)
     }
 
     /// Pearson r of the two 32×32 thumbnails as they are (no alignment): near-copies score ≈ 1.
