@@ -1,0 +1,93 @@
+import Foundation
+import SnapSortSystem
+
+/// An existing library file that is no library any more is never initialised over (issue 40):
+/// an emptied file (`: > library.sqlite3`, a crash on a file system that lost the data) was
+/// silently made a new, empty library, and its daily backup then pushed the good ones out.
+///
+/// The rule, checked at every opening of an existing file (`Library.init`), before anything is
+/// written to it:
+/// - the file is empty (0 bytes), or is no SQLite database (its first 16 bytes), or is one with
+///   no SnapSort schema (`user_version` 0 and no `schema_migrations`): refused;
+/// - it holds far less than a backup of it: the richest backup made after the library began
+///   (`library_began_at`: when this SnapSort created it or `snapsort backup restore` put it
+///   there; without it, every backup) holds at least `minimumHistory` review events and the
+///   library fewer than half as many. Review events (`review_events`: every verdict, clear and
+///   restore, the stats' history) are the measure because they only ever grow — decisions go
+///   legitimately (`snapsort forget`, an undo) — so a library with far fewer events than its
+///   own backup has lost them.
+///
+/// A brand-new path (no file) is created as before, whole or not at all (`Library.create`).
+extension Library {
+    /// The `agent_state` key that says when this library began: made new, or restored.
+    static let beganKey = "library_began_at"
+    /// A backup with fewer review events than this is not compared (a first session's few).
+    public static let minimumHistory = 10
+
+    /// What an existing file at `path` is before SQLite opens it, nil when it may be opened:
+    /// empty, or not a SQLite database at all, or one without a SnapSort schema whose header is
+    /// authoritative (rollback journal: no WAL can hold a newer first page).
+    static func refusalBeforeOpening(_ path: String) -> LibraryError? {
+        guard let st = try? FileSystem.status(path), st.isRegular else { return nil }
+        if st.size == 0 {
+            return refused(path, "is empty (0 bytes: emptied by a crash of its file system, or a redirect into it?)")
+        }
+        guard let head = try? FileSystem.readRange(path, offset: 0, count: 100) else { return nil }
+        if head.count < 16 || Array(head.prefix(16)) != Array("SQLite format 3\u{0}".utf8) {
+            // A damaged file (a bad first page) says so in SQLite's words through `damaged`; a
+            // file that is not even SQLite's (overwritten by another program's output) says so here.
+            return refused(path, "is not a SnapSort library (not a database at all: overwritten by another program, or a redirect into it?)")
+        }
+        // Offset 18: the write version, 1 for a rollback journal (2 is WAL); offset 60: the
+        // user version. See: https://sqlite.org/fileformat2.html#the_database_header
+        if head.count == 100 && head[18] == 1 && head[60..<64].allSatisfy({ $0 == 0 }) {
+            return refused(path, "holds no SnapSort library (a SQLite database without its tables)")
+        }
+        return nil
+    }
+
+    /// What an opened existing library is, nil when it may be used: a database without the
+    /// SnapSort schema, or one holding far less than its backups (see the rule above).
+    static func refusalAfterOpening(_ db: Database, path: String, version: Int) throws -> LibraryError? {
+        func hasTable(_ name: String) throws -> Bool {
+            try db.scalar("SELECT count(*) FROM sqlite_master WHERE type='table' AND name=?", name) == 1
+        }
+        if version == 0, try !hasTable("schema_migrations") {
+            return refused(path, "holds no SnapSort library (a SQLite database without its tables)")
+        }
+        let events = try hasTable("review_events") ? Int(try db.scalar("SELECT count(*) FROM review_events") ?? 0) : 0
+        let began = try hasTable("agent_state")
+            ? try db.row("SELECT value FROM agent_state WHERE key=?", beganKey)?.string(0).flatMap(StatusTimestamp.date) : nil
+        guard let richest = Backup.richest(path, since: began), richest.events >= minimumHistory, events * 2 < richest.events else {
+            return nil
+        }
+        return refused(
+            path,
+            "holds \(events) review event\(events == 1 ? "" : "s") (verdicts, clears, restores) where its backup \(Backup.name(richest.path)) holds \(richest.events): it lost its decisions and history"
+        )
+    }
+
+    /// The error for a library file that is not used: what it is, the backups beside it and
+    /// the command that puts one back, or how to start afresh.
+    static func refused(_ path: String, _ what: String) -> LibraryError {
+        LibraryError(
+            .refused,
+            "the library at \(path) \(what); SnapSort does not start a new library over it, and nothing was changed. \(recoveryAdvice(path))"
+        )
+    }
+
+    /// What to do about a library that cannot be used: the backups beside it and
+    /// `snapsort backup restore`, else how to start afresh without losing the file.
+    static func recoveryAdvice(_ path: String) -> String {
+        let backups = Backup.list(path)
+        let move = "mv '\(path)' '\(path).old'"
+        guard let newest = backups.last else {
+            let pattern = LibraryFiles(database: path).backupNamePrefix + "YYYYMMDD-HHMMSS"
+            return
+                "There is no backup beside it (the agent keeps them, \(pattern), while it runs): move the file aside (\(move); keep it: 'sqlite3 FILE .recover' may save its decisions) and 'snapsort scan' builds a new library"
+        }
+        let others = backups.count > 1 ? " and \(backups.count - 1) older" : ""
+        return
+            "Backups beside it: \(newest)\(others) ('snapsort backup list' shows what each holds); 'snapsort backup restore' puts the newest good one back and keeps this file aside (stop the agent first). To start afresh instead: \(move)"
+    }
+}
