@@ -102,8 +102,8 @@ import Testing
         #expect(restarted.nextCheck == Self.start.addingTimeInterval(3600))
         #expect(try restarted.runIfDue(at: Self.start.addingTimeInterval(3600)))
         #expect(try restarted.runIfDue(at: Self.start.addingTimeInterval(7200)))
-        // Two kept.
-        #expect(Backup.list(o.dbPath).count == 2)
+        // Two kept by generation, and the first of the week (and month) beside them (`Backup.retained`).
+        #expect(Backup.list(o.dbPath).map(Backup.date) == [0, 3600, 7200].map { Self.start.addingTimeInterval($0) })
         #expect(restarted.nextCheck == Self.start.addingTimeInterval(10_800))
     }
 }
