@@ -7,7 +7,7 @@ import Synchronization
 /// with no SnapSort schema, one holding far less than its backup — `Library+Refusal`). It never
 /// initialises the file and never exits for it (systemd restarted an agent that exited 1 every
 /// 5 s): it holds the agent's lock, says `error` in the status file with the refusal as
-/// `last_error` (every bar's ⚠, the tray's attention), and looks at the file again every
+/// `last_error` (every bar's ⚠; its services — the page, the tray — do not start), and looks at the file again every
 /// `checkInterval` on the injected clock, until the person decides — the file moved aside (a
 /// new library is then made) or a backup put back (`snapsort backup restore`, with the agent
 /// stopped) — or a signal stops it.

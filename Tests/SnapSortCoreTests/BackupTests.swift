@@ -195,7 +195,10 @@ import Testing
         _ = try Backup.run(library, keep: 5, now: Self.start.addingTimeInterval(60))
         let damaged = dir.write("state/library.sqlite3.backup-20270115-090000", Array(try FileSystem.readFile(rich, limit: 1 << 24).prefix(4096)))
         let entries = Backup.entries(library.path)
-        #expect(entries.map(\.name) == ["library.sqlite3.backup-20270115-090000", "library.sqlite3.backup-20270115-080100", "library.sqlite3.backup-20270115-080000"])
+        #expect(
+            entries.map(\.name) == [
+                "library.sqlite3.backup-20270115-090000", "library.sqlite3.backup-20270115-080100", "library.sqlite3.backup-20270115-080000",
+            ])
         #expect(entries[0].problem != nil && entries[1].problem == nil)
         #expect(entries.first { $0.isBest }?.path == rich)
         #expect(throws: LibraryError.self) { try Backup.restore(Backup.name(damaged), dbPath: library.path, now: Self.start) }

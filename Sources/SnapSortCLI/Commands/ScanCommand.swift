@@ -85,17 +85,17 @@ enum ScanCommand: Command {
         let summary: ScanSummary
         do {
             summary = try scanner.scan(scanned, prewalked: prewalked) { p in
-            if jsonl {
-                ctx.out(
-                    JSON.object([
-                        ("event", .string("progress")), ("phase", .string(p.phase.rawValue)), ("done", .int(p.done)), ("total", .int(p.total)),
-                        ("files_per_second", .double((p.filesPerSecond * 10).rounded() / 10)), ("eta_s", .opt(p.etaSeconds.map { $0.rounded() })),
-                    ]).serialized())
-                // Each event as it happens, also into a pipe (a bar, a front end reading it).
-                ctx.flush()
-            } else {
-                bar.update(p)
-            }
+                if jsonl {
+                    ctx.out(
+                        JSON.object([
+                            ("event", .string("progress")), ("phase", .string(p.phase.rawValue)), ("done", .int(p.done)), ("total", .int(p.total)),
+                            ("files_per_second", .double((p.filesPerSecond * 10).rounded() / 10)), ("eta_s", .opt(p.etaSeconds.map { $0.rounded() })),
+                        ]).serialized())
+                    // Each event as it happens, also into a pipe (a bar, a front end reading it).
+                    ctx.flush()
+                } else {
+                    bar.update(p)
+                }
             }
         } catch let e as SystemError {
             throw diskFull(e) ?? e

@@ -96,7 +96,8 @@ extension Backup {
         }
         defer { scanLock.unlock() }
         guard let trashLock = try FileLock.tryLock(files.trashLock) else {
-            throw LibraryError(.io, "a trash commit or restore holds the library at \(dbPath); nothing was changed: let it end and run the restore again")
+            throw LibraryError(
+                .io, "a trash commit or restore holds the library at \(dbPath); nothing was changed: let it end and run the restore again")
         }
         defer { trashLock.unlock() }
 
@@ -104,7 +105,8 @@ extension Backup {
         let chosen: Entry
         if let name {
             guard let e = all.first(where: { $0.name == name || $0.path == name }) else {
-                throw LibraryError(.notFound, "\(name) is not one of the backups of the library at \(dbPath) (see 'snapsort backup list'); nothing was changed")
+                throw LibraryError(
+                    .notFound, "\(name) is not one of the backups of the library at \(dbPath) (see 'snapsort backup list'); nothing was changed")
             }
             chosen = e
         } else {
@@ -119,7 +121,8 @@ extension Backup {
         }
         if let p = chosen.problem { throw LibraryError(.corrupt, "the backup \(chosen.path) cannot be restored: \(p); nothing was changed") }
 
-        let temp = FileSystem.exclusiveTempPrefix(for: dbPath) + "\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0 ... .max)).restore"
+        let temp =
+            FileSystem.exclusiveTempPrefix(for: dbPath) + "\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0 ... .max)).restore"
         defer { for suffix in ["", "-wal", "-shm", "-journal"] { try? FileSystem.remove(temp + suffix) } }
         do {
             try Database(path: chosen.path, readOnly: true).run("VACUUM INTO ?", temp)
@@ -154,7 +157,8 @@ extension Backup {
                 } catch let e as SystemError {
                     throw LibraryError(
                         .io,
-                        "cannot move \(dbPath + suffix) aside to \(target + suffix): \(e.message); the restore stopped (what was moved is at \(target)*)")
+                        "cannot move \(dbPath + suffix) aside to \(target + suffix): \(e.message); the restore stopped (what was moved is at \(target)*)"
+                    )
                 }
             }
             aside = target
@@ -162,7 +166,8 @@ extension Backup {
         do {
             try FileSystem.renameNoReplace(temp, dbPath)
         } catch let e as SystemError {
-            throw LibraryError(.io, "cannot put the backup in place at \(dbPath): \(e.message); the library that was there is at \(aside ?? "(none)")")
+            throw LibraryError(
+                .io, "cannot put the backup in place at \(dbPath): \(e.message); the library that was there is at \(aside ?? "(none)")")
         }
         FileSystem.syncDirectory(of: dbPath)
         return Restored(backup: chosen, keptAside: aside)

@@ -56,7 +56,8 @@ extension Library {
             return refused(path, "holds no SnapSort library (a SQLite database without its tables)")
         }
         let events = try hasTable("review_events") ? Int(try db.scalar("SELECT count(*) FROM review_events") ?? 0) : 0
-        let began = try hasTable("agent_state")
+        let began =
+            try hasTable("agent_state")
             ? try db.row("SELECT value FROM agent_state WHERE key=?", beganKey)?.string(0).flatMap(StatusTimestamp.date) : nil
         guard let richest = Backup.richest(path, since: began), richest.events >= minimumHistory, events * 2 < richest.events else {
             return nil

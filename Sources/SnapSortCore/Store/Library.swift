@@ -3,7 +3,8 @@ import SnapSortSystem
 
 /// An error of the library store with a code and a message fit for one stderr line.
 public struct LibraryError: Error, CustomStringConvertible, Sendable {
-    public enum Code: Sendable, Equatable { case newerSchema, corrupt, notFound, invalid, io
+    public enum Code: Sendable, Equatable {
+        case newerSchema, corrupt, notFound, invalid, io
         /// An existing file that is no library any more (`Library+Refusal`): never initialised over.
         case refused
     }
