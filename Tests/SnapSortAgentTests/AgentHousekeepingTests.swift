@@ -75,6 +75,9 @@ import Testing
         let (o, library) = try Self.library(dir)
         let outside = try OutsideChanges(library: library, configuration: Configuration(), statusPath: dir.at("run/status.json"), options: o)
         #expect(outside.libraryGone() == nil)
+        // `: > library.sqlite3` (issue 40): the same file, emptied.
+        try FileDescriptor.open(o.dbPath, O_WRONLY | O_TRUNC | O_CLOEXEC).close()
+        #expect(Self.read(outside, at: Self.start)?.hasSuffix("was emptied (0 bytes) while the agent ran") == true)
         #expect(rename(o.dbPath, o.dbPath + ".old") == 0)
         #expect(Self.read(outside, at: Self.start)?.hasSuffix("was removed while the agent ran") == true)
         dir.write("state/library.sqlite3", Array("not a library".utf8))

@@ -88,6 +88,13 @@ public enum Backup {
         return Contents(files: files, decisions: decisions, events: events)
     }
 
+    /// The review events a backup holds (its smallest count, read at every opening of the
+    /// library: `Library+Refusal`); nil when it cannot be read as a SnapSort library.
+    static func reviewEvents(_ path: String) -> Int? {
+        guard let db = try? Database(path: path, readOnly: true), (try? db.userVersion) ?? 0 > 0 else { return nil }
+        return (try? db.scalar("SELECT count(*) FROM review_events")).map { Int($0) }
+    }
+
     /// The backup holding the most review events among those made after the second `since`
     /// (all when nil; one made in that second may be of the library set aside then), the
     /// newest of equals; nil when none can be read.
@@ -95,8 +102,8 @@ public enum Backup {
         var best: (path: String, events: Int)?
         for b in list(dbPath).reversed() {
             if let since, let d = date(b), d <= since { continue }
-            guard let c = contents(b) else { continue }
-            if c.events > (best?.events ?? -1) { best = (b, c.events) }
+            guard let events = reviewEvents(b) else { continue }
+            if events > (best?.events ?? -1) { best = (b, events) }
         }
         return best
     }

@@ -138,6 +138,11 @@ public final class Library: @unchecked Sendable {
             try FileSystem.renameNoReplace(temp, path)
         } catch let e as SystemError where e.code == .errno(EEXIST) {
             return  // made by another process meanwhile: that one is opened
+        } catch let e as SystemError where e.code == .errno(EPERM) || e.code == .errno(EOPNOTSUPP) || e.code == .errno(ENOSYS) {
+            // A file system with neither the flag nor hard links (FAT): a plain rename, unless
+            // another process made it meanwhile.
+            if FileSystem.lstatusIfExists(path) != nil { return }
+            try FileSystem.rename(temp, path)
         }
         FileSystem.syncDirectory(of: path)
     }
