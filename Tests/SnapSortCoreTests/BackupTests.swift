@@ -88,7 +88,9 @@ import Testing
         let path = dir.at("state/library.sqlite3")
         do {
             let library = try Self.library(dir, decisions: 40)
-            try Backup.run(library, keep: 3, now: Date())
+            // Begun a day ago, backed up a minute ago.
+            try library.setAgentState(Library.beganKey, StatusTimestamp.string(Date().addingTimeInterval(-86_400)))
+            try Backup.run(library, keep: 3, now: Date().addingTimeInterval(-60))
             try library.db.execute("DELETE FROM decisions; DELETE FROM review_events")
             try Self.addDecisions(library, 5, from: 100)
         }

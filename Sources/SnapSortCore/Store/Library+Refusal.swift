@@ -7,8 +7,9 @@ import SnapSortSystem
 ///
 /// The rule, checked at every opening of an existing file (`Library.init`), before anything is
 /// written to it:
-/// - the file is empty (0 bytes), or is no SQLite database (its first 16 bytes), or is one with
-///   no SnapSort schema (`user_version` 0 and no `schema_migrations`): refused;
+/// - the file is empty (0 bytes), or is no SQLite database (SQLite says so at its first read), or
+///   is one with no SnapSort schema (`user_version` 0 and no `schema_migrations`), looked at
+///   before the connection puts it in WAL mode: refused;
 /// - it holds far less than a backup of it: the richest backup made after the library began
 ///   (`library_began_at`: when this SnapSort created it or `snapsort backup restore` put it
 ///   there; without it, every backup) holds at least `minimumHistory` review events and the
@@ -24,26 +25,18 @@ extension Library {
     /// A backup with fewer review events than this is not compared (a first session's few).
     public static let minimumHistory = 10
 
-    /// What an existing file at `path` is before SQLite opens it, nil when it may be opened:
-    /// empty, or not a SQLite database at all, or one without a SnapSort schema whose header is
-    /// authoritative (rollback journal: no WAL can hold a newer first page).
+    /// What an existing file at `path` is before SQLite opens it: empty, nil otherwise. Only
+    /// `stat`: a descriptor of ours opened and closed on a database this process has open would
+    /// drop that connection's POSIX locks (see: https://sqlite.org/howtocorrupt.html#_posix_advisory_locks_canceled_by_a_separate_thread_doing_close_),
+    /// and SQLite opening an empty file removes a `-wal` beside it.
     static func refusalBeforeOpening(_ path: String) -> LibraryError? {
-        guard let st = try? FileSystem.status(path), st.isRegular else { return nil }
-        if st.size == 0 {
-            return refused(path, "is empty (0 bytes: emptied by a crash of its file system, or a redirect into it?)")
-        }
-        guard let head = try? FileSystem.readRange(path, offset: 0, count: 100) else { return nil }
-        if head.count < 16 || Array(head.prefix(16)) != Array("SQLite format 3\u{0}".utf8) {
-            // A damaged file (a bad first page) says so in SQLite's words through `damaged`; a
-            // file that is not even SQLite's (overwritten by another program's output) says so here.
-            return refused(path, "is not a SnapSort library (not a database at all: overwritten by another program, or a redirect into it?)")
-        }
-        // Offset 18: the write version, 1 for a rollback journal (2 is WAL); offset 60: the
-        // user version. See: https://sqlite.org/fileformat2.html#the_database_header
-        if head.count == 100 && head[18] == 1 && head[60..<64].allSatisfy({ $0 == 0 }) {
-            return refused(path, "holds no SnapSort library (a SQLite database without its tables)")
-        }
-        return nil
+        guard let st = try? FileSystem.status(path), st.isRegular, st.size == 0 else { return nil }
+        return refused(path, "is empty (0 bytes: emptied by a crash of its file system, or a redirect into it?)")
+    }
+
+    /// The refusal for a file SQLite says is no database (`SQLITE_NOTADB` at its first read).
+    static func notADatabase(_ path: String) -> LibraryError {
+        refused(path, "is not a SnapSort library (not a database at all: overwritten by another program, or its first page damaged)")
     }
 
     /// What an opened existing library is, nil when it may be used: a database without the

@@ -86,7 +86,9 @@ public final class Library: @unchecked Sendable {
             // A new library appears whole or not at all: an empty file at its path is never
             // one being made, so it can be refused (`Library+Refusal`).
             if isNew { try Library.create(path) }
-            db = try Database(path: path, readOnly: readOnly)
+            // Not in WAL mode before it is known to be a library: a foreign database is left
+            // as it was.
+            db = try Database(path: path, readOnly: readOnly, wal: false)
         } catch let e as SystemError {
             throw LibraryError(.io, "cannot open the library at \(path): \(e.message)")
         }
@@ -96,6 +98,8 @@ public final class Library: @unchecked Sendable {
             if checkIntegrity, let problem = try db.quickCheck() { throw Library.damaged(path, problem) }
             version = try db.userVersion
             if path != ":memory:", let refusal = try Library.refusalAfterOpening(db, path: path, version: version) { throw refusal }
+        } catch let e as SystemError where e.code.sqliteValue.map({ $0 & 0xff == 26 }) == true {
+            throw Library.notADatabase(path)  // SQLITE_NOTADB
         } catch let e as SystemError where Library.isDamage(e) {
             throw Library.damaged(path, e.message)
         }
@@ -105,7 +109,14 @@ public final class Library: @unchecked Sendable {
                 "the library at \(path) was written by a newer SnapSort (schema \(version), this build knows \(Schema.currentVersion)); upgrade SnapSort — the database is left untouched"
             )
         }
-        if !readOnly { try Library.migrate(db, from: version) }
+        if !readOnly {
+            do {
+                try db.switchToWAL()
+            } catch let e as SystemError {
+                throw Library.explained(path, e) ?? LibraryError(.io, "cannot open the library at \(path): \(e.message)")
+            }
+            try Library.migrate(db, from: version)
+        }
     }
 
     /// Makes a new library at `path` whole: the schema is written to a temp file beside it
