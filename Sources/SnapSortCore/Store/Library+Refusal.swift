@@ -48,10 +48,18 @@ extension Library {
         if version == 0, try !hasTable("schema_migrations") {
             return refused(path, "holds no SnapSort library (a SQLite database without its tables)")
         }
-        let events = try hasTable("review_events") ? Int(try db.scalar("SELECT count(*) FROM review_events") ?? 0) : 0
-        let began =
-            try hasTable("agent_state")
-            ? try db.row("SELECT value FROM agent_state WHERE key=?", beganKey)?.string(0).flatMap(StatusTimestamp.date) : nil
+        // A damaged page in these two tables is no reason to refuse here: it is said as
+        // damaged where it is read (the agent's check, `scan`'s, the command that meets it).
+        let events: Int
+        let began: Date?
+        do {
+            events = try hasTable("review_events") ? Int(try db.scalar("SELECT count(*) FROM review_events") ?? 0) : 0
+            began =
+                try hasTable("agent_state")
+                ? try db.row("SELECT value FROM agent_state WHERE key=?", beganKey)?.string(0).flatMap(StatusTimestamp.date) : nil
+        } catch let e as SystemError where isDamage(e) {
+            return nil
+        }
         guard let richest = Backup.richest(path, since: began), richest.events >= minimumHistory, events * 2 < richest.events else {
             return nil
         }
