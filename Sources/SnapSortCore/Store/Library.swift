@@ -59,7 +59,9 @@ public final class Library: @unchecked Sendable {
         return try body()
     }
 
-    /// Opens (creating folders and the file as needed) and migrates the library.
+    /// Opens (creating folders and the file as needed) and migrates the library. An existing
+    /// file that is no library any more (empty, no SnapSort schema, far poorer than its backup:
+    /// `Library+Refusal`) throws `LibraryError.Code.refused` and is left as it is.
     ///
     /// `checkIntegrity`: run `PRAGMA quick_check` first, which reads every page (0.35 s for a
     /// 100 000-photo library with a warm cache, many seconds with a cold one): the agent at its
