@@ -75,6 +75,8 @@ final class OutsideChanges {
             if e.name == dbName && (e.has(Inotify.delete) || e.has(Inotify.movedFrom) || e.has(Inotify.movedTo)) || e.has(Inotify.deleteSelf) {
                 gone = libraryGone() ?? gone
             } else if e.name == dbName || e.name == dbName + "-wal" {
+                // `: > library.sqlite3` under the agent: truncating is a write of the file.
+                if e.name == dbName { gone = libraryGone() ?? gone }
                 if databaseCheckAt == nil { databaseCheckAt = t.addingTimeInterval(0.1) }
             } else if e.name == "snapsort.conf", e.has(Inotify.closeWrite) || e.has(Inotify.movedTo) || e.has(Inotify.create) {
                 configurationCheckAt = t.addingTimeInterval(0.2)
@@ -83,9 +85,14 @@ final class OutsideChanges {
         return gone
     }
 
-    /// Why the library file at the database's path is not the one opened, nil while it is.
+    /// Why the library file at the database's path is not the one opened, nil while it is: it
+    /// was removed, replaced, or emptied (0 bytes: a library in WAL mode always has its header;
+    /// started again, the agent waits for the person, `LibraryWait`).
     func libraryGone() -> String? {
         let st = FileSystem.lstatusIfExists(options.dbPath)
+        if let st, st.device == libraryFile.device, st.inode == libraryFile.inode, st.size == 0 {
+            return "the library \(options.dbPath) was emptied (0 bytes) while the agent ran"
+        }
         guard st?.device != libraryFile.device || st?.inode != libraryFile.inode else { return nil }
         let why = st == nil ? "was removed" : "was replaced by another file"
         return "the library \(options.dbPath) \(why) while the agent ran"

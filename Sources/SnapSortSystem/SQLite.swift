@@ -115,7 +115,9 @@ public final class Database: @unchecked Sendable {
     private var transactionDepth = 0
 
     /// Opens (creating if needed) a database with WAL, foreign keys and a busy timeout.
-    public init(path: String, readOnly: Bool = false, busyTimeoutMs: Int32 = 10_000) throws {
+    /// `wal` false: the journal mode is left as the file has it until `switchToWAL()` (a caller
+    /// that looks at a file before it writes anything to it).
+    public init(path: String, readOnly: Bool = false, busyTimeoutMs: Int32 = 10_000, wal: Bool = true) throws {
         var db: OpaquePointer?
         let flags = (readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)) | SQLITE_OPEN_NOMUTEX
         let rc = PathName.withCString(path) { sqlite3_open_v2($0, &db, flags, nil) }
@@ -133,16 +135,23 @@ public final class Database: @unchecked Sendable {
         // processes at once SQLite answers SQLITE_BUSY at once, without the busy handler (the
         // agent, started while a bar ran `status`, stopped with "database is locked"): try
         // again within the busy timeout; the other opener has often switched it meanwhile.
-        if !readOnly { try switchToWAL(busyTimeoutMs) }
-        if !readOnly {
-            try execute("PRAGMA synchronous=NORMAL")
-        }
+        self.busyTimeoutMs = busyTimeoutMs
+        if !readOnly && wal { try switchToWAL() }
         try execute("PRAGMA foreign_keys=ON")
     }
 
     deinit {
         cache.removeAll()
         sqlite3_close_v2(handle)
+    }
+
+    private let busyTimeoutMs: Int32
+
+    /// Puts the database in WAL mode (when it is not yet) with `synchronous=NORMAL`; `init`
+    /// does unless told `wal: false`.
+    public func switchToWAL() throws {
+        try switchToWAL(busyTimeoutMs)
+        try execute("PRAGMA synchronous=NORMAL")
     }
 
     private func switchToWAL(_ timeoutMs: Int32) throws {

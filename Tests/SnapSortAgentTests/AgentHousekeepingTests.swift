@@ -75,6 +75,9 @@ import Testing
         let (o, library) = try Self.library(dir)
         let outside = try OutsideChanges(library: library, configuration: Configuration(), statusPath: dir.at("run/status.json"), options: o)
         #expect(outside.libraryGone() == nil)
+        // `: > library.sqlite3` (issue 40): the same file, emptied.
+        try FileDescriptor.open(o.dbPath, O_WRONLY | O_TRUNC | O_CLOEXEC).close()
+        #expect(Self.read(outside, at: Self.start)?.hasSuffix("was emptied (0 bytes) while the agent ran") == true)
         #expect(rename(o.dbPath, o.dbPath + ".old") == 0)
         #expect(Self.read(outside, at: Self.start)?.hasSuffix("was removed while the agent ran") == true)
         dir.write("state/library.sqlite3", Array("not a library".utf8))
@@ -102,8 +105,8 @@ import Testing
         #expect(restarted.nextCheck == Self.start.addingTimeInterval(3600))
         #expect(try restarted.runIfDue(at: Self.start.addingTimeInterval(3600)))
         #expect(try restarted.runIfDue(at: Self.start.addingTimeInterval(7200)))
-        // Two kept.
-        #expect(Backup.list(o.dbPath).count == 2)
+        // Two kept by generation, and the first of the week (and month) beside them (`Backup.retained`).
+        #expect(Backup.list(o.dbPath).map(Backup.date) == [0, 3600, 7200].map { Self.start.addingTimeInterval($0) })
         #expect(restarted.nextCheck == Self.start.addingTimeInterval(10_800))
     }
 }

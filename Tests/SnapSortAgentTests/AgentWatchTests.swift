@@ -936,13 +936,14 @@ import Testing
         #expect(h.logs.messages.contains { $0.contains("library.sqlite3 was removed while the agent ran") }, "\(h.logs.messages)")
     }
 
-    @Test func backupsAreTakenAndOnlyTheNewestKept() throws {
+    /// The three newest are kept, and the first of their week and month (`Backup.retained`).
+    @Test func backupsAreTakenAndTheNewestKept() throws {
         let h = try AgentHarness()
         let lib = try h.reader()
         let start = Date(timeIntervalSince1970: 1_800_000_000)
         for day in 0..<5 { try Backup.run(lib, keep: 3, now: start.addingTimeInterval(Double(day) * 86_400)) }
         let kept = Backup.list(h.dbPath)
-        #expect(kept.count == 3)
+        #expect(kept.map { $0.suffix(15) } == ["20270115-080000", "20270117-080000", "20270118-080000", "20270119-080000"])
         #expect(kept.last?.hasSuffix("20270119-080000") == true)
         #expect(try kept.allSatisfy { try FileSystem.lstatus($0).mode & 0o777 == 0o600 })
         let copy = try Library(path: kept.last!, readOnly: true)
@@ -950,7 +951,8 @@ import Testing
         h.start()
         defer { h.stop() }
         #expect(waitUntil { h.agent.counters.backups == 1 })
-        #expect(Backup.list(h.dbPath).count == 3)
+        // Today's (older than those of 2027): the first of its week and month; the three newest.
+        #expect(Backup.list(h.dbPath).count == 4)
     }
 
     /// A damaged library is never copied over the good backups: the copy is checked before it

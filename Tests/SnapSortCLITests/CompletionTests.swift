@@ -12,7 +12,7 @@ import Testing
 struct CompletionTests {
     static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized.path
     static let commands = [
-        "scan", "report", "info", "demo", "groups", "agent", "status", "pause", "resume", "config", "roots", "forget", "decide",
+        "scan", "report", "info", "demo", "groups", "agent", "status", "pause", "resume", "config", "roots", "forget", "backup", "decide",
         "undo", "review", "decks", "trash", "similar", "stats", "open", "serve", "remind",
     ]
     /// Words of --help texts that are no options of the command (`systemd-run --user --scope`).

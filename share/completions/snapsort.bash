@@ -3,7 +3,7 @@ _snapsort() {
     local cur prev cmd i
     cur=${COMP_WORDS[COMP_CWORD]}
     prev=${COMP_WORDS[COMP_CWORD-1]}
-    local commands="scan report info demo groups agent status pause resume config roots forget decide undo review decks trash similar stats open serve remind help"
+    local commands="scan report info demo groups agent status pause resume config roots forget backup decide undo review decks trash similar stats open serve remind help"
     local groups="similar duplicate blurry oops screenshot document qr long_video downloaded_video heavy unreadable people pets food scenery"
     cmd=""
     for ((i = 1; i < COMP_CWORD; i++)); do
@@ -37,6 +37,7 @@ _snapsort() {
         info) [[ $cur == -* ]] && _snapsort_words "--json --help" || _snapsort_paths -f ;;
         demo) [[ $cur == -* ]] && _snapsort_words "--scan --no-models --help" || _snapsort_paths -d ;;
         forget) _snapsort_paths -d ;;
+        backup) if [[ $prev == backup ]]; then _snapsort_words "list restore"; else _snapsort_words "--json"; fi ;;
         groups) _snapsort_words "$groups --json" ;;
         agent) [[ $cur == -* ]] && _snapsort_words "--no-web --no-reminders --no-models --no-tray --workers --status-file --help" || _snapsort_paths -d ;;
         status) _snapsort_words "--json --format --follow --status-file" ;;

@@ -1,5 +1,5 @@
 # fish completion for snapsort. Kept in step with every command's --help by CompletionTests.
-set -l cmds scan report info demo groups agent status pause resume config roots forget decide undo review decks trash similar stats open serve remind help
+set -l cmds scan report info demo groups agent status pause resume config roots forget backup decide undo review decks trash similar stats open serve remind help
 set -l groups similar duplicate blurry oops screenshot document qr long_video downloaded_video heavy unreadable people pets food scenery
 complete -c snapsort -f
 complete -c snapsort -l db -r -F -d 'library database'
@@ -22,6 +22,8 @@ complete -c snapsort -n '__fish_seen_subcommand_from status' -l format -xa 'wayb
 complete -c snapsort -n '__fish_seen_subcommand_from status' -l follow -l json
 complete -c snapsort -n '__fish_seen_subcommand_from config' -l path -l pictures-dir
 complete -c snapsort -n '__fish_seen_subcommand_from roots' -a 'list add remove'
+complete -c snapsort -n '__fish_seen_subcommand_from backup' -a 'list restore'
+complete -c snapsort -n '__fish_seen_subcommand_from backup' -l json
 complete -c snapsort -n '__fish_seen_subcommand_from decide' -a 'trash keep skip later'
 complete -c snapsort -n '__fish_seen_subcommand_from undo' -l steps -x
 complete -c snapsort -n '__fish_seen_subcommand_from undo' -l past-commit -d 'take back the decision before the last commit'

@@ -24,6 +24,9 @@ enum AgentCommand: Command {
           --no-models         do not run the local models (faces, People, Pets, Food, Scenery)
           --no-tray           do not show the tray icon (as 'tray = no' in snapsort.conf)
         Signals: SIGTERM/SIGINT stop cleanly (exit 0); SIGHUP reloads snapsort.conf.
+        A library file that is empty, has no SnapSort schema or holds far less than its backup
+        is never initialised over: the agent waits in state 'error' (the status file's
+        last_error says why) until it is moved aside or a backup is put back ('snapsort backup').
         Exit: 0 stopped cleanly, 1 error, 3 another agent already runs on this database.
         """
 
@@ -76,6 +79,12 @@ enum AgentCommand: Command {
         }
         let agent: Agent
         do {
+            // A library file that is no library any more is never initialised over: the agent
+            // waits in `error` until the person decides (`LibraryWait`).
+            if let refusal = try LibraryWait.refusal(options.dbPath) {
+                if !underManager && !ctx.quiet { ctx.err("snapsort agent: waiting: \(refusal.message)") }
+                guard try LibraryWait(options).run(refusal) else { return ExitCode.ok }
+            }
             agent = try Agent(options)
         } catch let e as AgentError {
             // Exit 3 for "another agent runs": the unit does not restart on it

@@ -5,6 +5,7 @@ var allCommands: [any Command.Type] {
         DecideCommand.self, UndoCommand.self, ReviewCommand.self, DecksCommand.self, TrashCommand.self, StatsCommand.self,
         SimilarCommand.self, GroupsCommand.self,
         AgentCommand.self, StatusCommand.self, PauseCommand.self, ResumeCommand.self, ConfigCommand.self, RootsCommand.self, ForgetCommand.self,
+        BackupCommand.self,
         RemindCommand.self,
         OpenCommand.self, ServeCommand.self,
     ]

@@ -71,21 +71,41 @@ enum ScanCommand: Command {
         let scanner = update.makeScanner(rules: rules, workers: workers ?? ProcessInfo.processInfo.activeProcessorCount)
         // Not on a terminal that cannot erase a line (TERM=dumb: an editor's shell buffer).
         let bar = ProgressBar(enabled: !ctx.quiet && !jsonl && ctx.stderrIsTTY && ctx.env.variables["TERM"] != "dumb", console: ctx.console)
-        let summary = try scanner.scan(scanned, prewalked: prewalked) { p in
-            if jsonl {
-                ctx.out(
-                    JSON.object([
-                        ("event", .string("progress")), ("phase", .string(p.phase.rawValue)), ("done", .int(p.done)), ("total", .int(p.total)),
-                        ("files_per_second", .double((p.filesPerSecond * 10).rounded() / 10)), ("eta_s", .opt(p.etaSeconds.map { $0.rounded() })),
-                    ]).serialized())
-                // Each event as it happens, also into a pipe (a bar, a front end reading it).
-                ctx.flush()
-            } else {
-                bar.update(p)
+        // A full disk stops the scan, but the batches it committed stay: said, with how many.
+        let before = try library.itemCounts()
+        func diskFull(_ e: SystemError) -> CommandFailure? {
+            guard e.code.sqliteValue.map({ $0 & 0xff == 13 }) == true else { return nil }
+            bar.finish()
+            let after = (try? library.itemCounts()) ?? before
+            return CommandFailure(
+                ExitCode.error,
+                "the disk holding the library at \(library.path) is full; the scan stopped and kept what it had recorded (\(counted(max(0, after.total - before.total), "new item")), \(max(0, after.analyzed - before.analyzed)) more analyzed: \(after.analyzed) of \(after.total) items analyzed): free some space and run 'snapsort scan' again to go on"
+            )
+        }
+        let summary: ScanSummary
+        do {
+            summary = try scanner.scan(scanned, prewalked: prewalked) { p in
+                if jsonl {
+                    ctx.out(
+                        JSON.object([
+                            ("event", .string("progress")), ("phase", .string(p.phase.rawValue)), ("done", .int(p.done)), ("total", .int(p.total)),
+                            ("files_per_second", .double((p.filesPerSecond * 10).rounded() / 10)), ("eta_s", .opt(p.etaSeconds.map { $0.rounded() })),
+                        ]).serialized())
+                    // Each event as it happens, also into a pipe (a bar, a front end reading it).
+                    ctx.flush()
+                } else {
+                    bar.update(p)
+                }
             }
+        } catch let e as SystemError {
+            throw diskFull(e) ?? e
         }
         bar.finish()
-        if !summary.cancelled { _ = try update.afterScan() }
+        do {
+            if !summary.cancelled { _ = try update.afterScan() }
+        } catch let e as SystemError {
+            throw diskFull(e) ?? e
+        }
         if !noModels && !summary.cancelled { try VisionTier.run(update, ctx, jsonl: jsonl, bar: bar) }
         if jsonl {
             ctx.out(

@@ -5,6 +5,10 @@ import Foundation
 /// systemd `STATUS=` line here, the bars' text in `StatusSummary`.
 public enum AgentState: String, Sendable, CaseIterable {
     case starting, scanning, analyzing, grouping, watching, paused, stopping, stopped
+    /// The agent runs but cannot use its library (an emptied file, `Library+Refusal`): it waits
+    /// for the person to decide (`snapsort backup restore`, or the file moved aside); why is
+    /// the document's `last_error`.
+    case error
 
     /// The states of work: the agent left idle for them (a short burst of them is not shown,
     /// `AgentOptions.quietWork`), and they count their progress.
@@ -26,6 +30,7 @@ public enum AgentState: String, Sendable, CaseIterable {
         case .grouping: s = "Grouping \(n(a.total)) photos …"
         case .starting: s = "Starting …"
         case .stopping: s = "Stopping"
+        case .error: s = "Waiting: the library cannot be used (snapsort status says why)"
         case .paused:
             s = (holdReason.map { "Paused \($0)" } ?? "Paused") + "; watching \(n(a.total)) photos in \(folders)"
             if a.pending > 0 { s += "; \(n(a.pending)) change\(a.pending == 1 ? "" : "s") waiting" }

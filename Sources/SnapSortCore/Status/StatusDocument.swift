@@ -11,7 +11,8 @@ public struct StatusDocument: Sendable, Equatable {
 
     /// What the agent is doing.
     public struct Agent: Sendable, Equatable {
-        /// `starting` | `scanning` | `analyzing` | `grouping` | `watching` | `paused` | `stopping` | `stopped`.
+        /// `starting` | `scanning` | `analyzing` | `grouping` | `watching` | `paused` | `stopping` | `stopped` |
+        /// `error` (the library cannot be used; `last_error` says why).
         public var state: String
         public var pid: Int?
         public var done: Int

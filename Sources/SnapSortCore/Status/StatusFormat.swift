@@ -85,6 +85,12 @@ public struct StatusSummary: Sendable {
             shortText = "paused"
             color = "#888888"
             i3rsState = "Idle"
+        case .error:
+            // The library refused (an emptied file): nothing is watched until the person decides.
+            text = "SnapSort: library needs you"
+            shortText = "error"
+            color = "#bf616a"
+            i3rsState = "Critical"
         case .stopped, .stopping:
             text = review > 0 ? "SnapSort \(StatusSummary.number(review)) to review (stopped)" : "SnapSort stopped"
             shortText = "stopped"

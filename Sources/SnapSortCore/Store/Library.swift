@@ -3,7 +3,11 @@ import SnapSortSystem
 
 /// An error of the library store with a code and a message fit for one stderr line.
 public struct LibraryError: Error, CustomStringConvertible, Sendable {
-    public enum Code: Sendable, Equatable { case newerSchema, corrupt, notFound, invalid, io }
+    public enum Code: Sendable, Equatable {
+        case newerSchema, corrupt, notFound, invalid, io
+        /// An existing file that is no library any more (`Library+Refusal`): never initialised over.
+        case refused
+    }
     public let code: Code
     public let message: String
     public init(_ code: Code, _ message: String) {
@@ -55,7 +59,9 @@ public final class Library: @unchecked Sendable {
         return try body()
     }
 
-    /// Opens (creating folders and the file as needed) and migrates the library.
+    /// Opens (creating folders and the file as needed) and migrates the library. An existing
+    /// file that is no library any more (empty, no SnapSort schema, far poorer than its backup:
+    /// `Library+Refusal`) throws `LibraryError.Code.refused` and is left as it is.
     ///
     /// `checkIntegrity`: run `PRAGMA quick_check` first, which reads every page (0.35 s for a
     /// 100 000-photo library with a warm cache, many seconds with a cold one): the agent at its
@@ -77,11 +83,14 @@ public final class Library: @unchecked Sendable {
             throw LibraryError(.io, "the library at \(path) is a folder; the library is one database file (e.g. \(path)/library.sqlite3)")
         }
         let isNew = !readOnly && path != ":memory:" && !FileSystem.exists(path)
+        if path != ":memory:", !isNew, let refusal = Library.refusalBeforeOpening(path) { throw refusal }
         do {
-            db = try Database(path: path, readOnly: readOnly)
-            // Paths, and the text read off receipts and letters: for its owner only. SQLite
-            // gives the -wal and -shm files the database's mode.
-            if isNew { try FileSystem.setMode(path, 0o600) }
+            // A new library appears whole or not at all: an empty file at its path is never
+            // one being made, so it can be refused (`Library+Refusal`).
+            if isNew { try Library.create(path) }
+            // Not in WAL mode before it is known to be a library: a foreign database is left
+            // as it was.
+            db = try Database(path: path, readOnly: readOnly, wal: false)
         } catch let e as SystemError {
             throw LibraryError(.io, "cannot open the library at \(path): \(e.message)")
         }
@@ -90,6 +99,9 @@ public final class Library: @unchecked Sendable {
         do {
             if checkIntegrity, let problem = try db.quickCheck() { throw Library.damaged(path, problem) }
             version = try db.userVersion
+            if path != ":memory:", let refusal = try Library.refusalAfterOpening(db, path: path, version: version) { throw refusal }
+        } catch let e as SystemError where e.code.sqliteValue.map({ $0 & 0xff == 26 }) == true {
+            throw Library.notADatabase(path)  // SQLITE_NOTADB
         } catch let e as SystemError where Library.isDamage(e) {
             throw Library.damaged(path, e.message)
         }
@@ -99,14 +111,60 @@ public final class Library: @unchecked Sendable {
                 "the library at \(path) was written by a newer SnapSort (schema \(version), this build knows \(Schema.currentVersion)); upgrade SnapSort — the database is left untouched"
             )
         }
-        if !readOnly { try migrate(from: version) }
+        if !readOnly {
+            do {
+                try db.switchToWAL()
+            } catch let e as SystemError {
+                throw Library.explained(path, e) ?? LibraryError(.io, "cannot open the library at \(path): \(e.message)")
+            }
+            try Library.migrate(db, from: version)
+        }
+    }
+
+    /// Makes a new library at `path` whole: the schema is written to a temp file beside it
+    /// (0600: paths, and the text read off receipts and letters, are for its owner only), which
+    /// is synced and renamed to `path` without replacing anything (another process that made it
+    /// meanwhile wins). A `-wal` or `-shm` file left at `path` by a library removed without them
+    /// is not read into the new one: the `-wal` is kept aside (`.orphaned-wal-SECONDS`), the
+    /// `-shm` (an index SQLite rebuilds) removed.
+    static func create(_ path: String) throws {
+        let temp = FileSystem.exclusiveTempPrefix(for: path) + "\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0 ... .max)).new"
+        defer { for suffix in ["", "-wal", "-shm", "-journal"] { try? FileSystem.remove(temp + suffix) } }
+        do {
+            let db = try Database(path: temp)
+            try FileSystem.setMode(temp, 0o600)
+            try migrate(db, from: 0)
+            try db.run(
+                "INSERT INTO agent_state(key, value, updated_at) VALUES(?,?,?)", beganKey, StatusTimestamp.string(Date()),
+                StatusTimestamp.string(Date()))
+            // The whole library in the one file before it is renamed (its -wal stays behind).
+            try db.execute("PRAGMA journal_mode=DELETE")
+        }
+        try FileSystem.syncFile(temp)
+        if FileSystem.lstatusIfExists(path) == nil {
+            if FileSystem.lstatusIfExists(path + "-wal") != nil {
+                try? FileSystem.renameNoReplace(path + "-wal", path + ".orphaned-wal-\(Int(Date().timeIntervalSince1970))")
+            }
+            try? FileSystem.remove(path + "-shm")
+        }
+        do {
+            try FileSystem.renameNoReplace(temp, path)
+        } catch let e as SystemError where e.code == .errno(EEXIST) {
+            return  // made by another process meanwhile: that one is opened
+        } catch let e as SystemError where e.code == .errno(EPERM) || e.code == .errno(EOPNOTSUPP) || e.code == .errno(ENOSYS) {
+            // A file system with neither the flag nor hard links (FAT): a plain rename, unless
+            // another process made it meanwhile.
+            if FileSystem.lstatusIfExists(path) != nil { return }
+            try FileSystem.rename(temp, path)
+        }
+        FileSystem.syncDirectory(of: path)
     }
 
     /// Applies every known migration not yet applied, each in its own transaction.
     /// `user_version` holds the highest applied version (a newer one is refused above);
     /// `schema_migrations` lists each applied version, so concerns that own separate version
     /// ranges can land in any order.
-    private func migrate(from version: Int) throws {
+    private static func migrate(_ db: Database, from version: Int) throws {
         // Readers must not need the write lock: check first, migrate only when something is missing.
         let hasTable = try db.scalar("SELECT count(*) FROM sqlite_master WHERE type='table' AND name='schema_migrations'") == 1
         if hasTable {
@@ -198,24 +256,12 @@ public final class Library: @unchecked Sendable {
         }
     }
 
-    /// The error for a damaged library: what SQLite said and where the backups are.
-    /// What to do about a damaged library: the newest backup beside it when the agent has made
-    /// one (it makes them daily while it runs), else how to start over without losing the file
-    /// (it pointed to backups that, with the CLI alone, never existed).
-    static func backupAdvice(_ path: String) -> String {
-        let pattern = LibraryFiles(database: path).backupNamePrefix + "YYYYMMDD-HHMMSS"
-        let backups = Backup.list(path)
-        if let newest = backups.last {
-            return "The agent's newest backup is \(newest) (\(backups.count) kept, \(pattern)): stop the agent and copy it over the library"
-        }
-        return
-            "There is no backup beside it (the agent keeps daily ones, \(pattern), while it runs): move the file aside (keep it: 'sqlite3 FILE .recover' may save its decisions) and 'snapsort scan' builds a new library"
-    }
-
+    /// The error for a damaged library: what SQLite said, the backups and the command that
+    /// puts one back (`recoveryAdvice`).
     public static func damaged(_ path: String, _ detail: String) -> LibraryError {
         LibraryError(
             .corrupt,
-            "the library at \(path) is damaged (\(detail)); nothing was changed. \(backupAdvice(path))"
+            "the library at \(path) is damaged (\(detail)); nothing was changed. \(recoveryAdvice(path))"
         )
     }
 

@@ -1,0 +1,118 @@
+import Foundation
+import SnapSortCore
+import SnapSortSystem
+import Synchronization
+
+/// The agent's wait while its library is refused (`LibraryError.refused`: an emptied file, one
+/// with no SnapSort schema, one holding far less than its backup — `Library+Refusal`). It never
+/// initialises the file and never exits for it (systemd restarted an agent that exited 1 every
+/// 5 s): it holds the agent's lock, says `error` in the status file with the refusal as
+/// `last_error` (every bar's ⚠; its services — the page, the tray — do not start), and looks at the file again every
+/// `checkInterval` on the injected clock, until the person decides — the file moved aside (a
+/// new library is then made) or a backup put back (`snapsort backup restore`, with the agent
+/// stopped) — or a signal stops it.
+public final class LibraryWait: @unchecked Sendable {
+    /// How often the library file is looked at again.
+    public static let checkInterval: TimeInterval = 5
+    private let options: AgentOptions
+    private let wakeup: WakeupFD
+    private let stopFlag = Atomic<Bool>(false)
+    private var logger: Logger { options.logger }
+    /// Where the status is written (as the agent would write it).
+    public let statusPath: String
+
+    public init(_ options: AgentOptions) throws {
+        self.options = options
+        wakeup = try WakeupFD()
+        let (config, _) = Configuration.load(options.env)
+        statusPath = options.statusPath ?? config.statusFilePath(options.env, database: options.dbPath)
+    }
+
+    /// Whether the library at `dbPath` is refused now: the refusal, else nil (the library
+    /// opens; a missing file is then made, as an agent's start makes it).
+    public static func refusal(_ dbPath: String) throws -> LibraryError? {
+        do {
+            _ = try Library(path: dbPath)
+            return nil
+        } catch let e as LibraryError where e.code == .refused {
+            return e
+        }
+    }
+
+    /// Asks the wait to end (from any thread); the same as SIGTERM.
+    public func requestStop() {
+        stopFlag.store(true, ordering: .sequentiallyConsistent)
+        wakeup.wake()
+    }
+
+    /// Wakes the wait so it re-reads the clock (tests that advance a manual clock).
+    public func wake() { wakeup.wake() }
+
+    /// Waits while the library is refused. Returns true when it may be opened now (the agent
+    /// starts), false when stopped by a signal or `requestStop`. Throws
+    /// `AgentError.alreadyRunning` when another agent holds the library.
+    public func run(_ first: LibraryError) throws -> Bool {
+        try FileSystem.makeDirectories(Agent.folder(of: options.dbPath), mode: 0o700)
+        guard let lock = try FileLock.tryLock(Agent.lockPath(options.dbPath)) else {
+            throw AgentError(.alreadyRunning, "another snapsort agent is already running for \(options.dbPath)")
+        }
+        defer { lock.unlock() }
+        try? lock.setContents("pid=\(ProcessInfo.processInfo.processIdentifier)\nstatus_file=\(statusPath)\n")
+        let signals = options.handleSignals ? try SignalFD([SignalNumber.terminate, SignalNumber.interrupt, SignalNumber.hangUp]) : nil
+        var refusal = first
+        logger.error(refusal.message)
+        publish(refusal, ready: true)
+        var nextCheck = options.clock.now().addingTimeInterval(Self.checkInterval)
+        while true {
+            let wait = nextCheck.timeIntervalSince(options.clock.now())
+            var fds = [wakeup.fd]
+            if let signals { fds.append(signals.fd) }
+            var ms = max(0, wait * 1000)
+            if let w = options.notifier.watchdogInterval { ms = min(ms, w / 3 * 1000) }
+            let ready = (try? Poll.readable(fds, timeoutMs: Int32(min(ms.rounded(.up), Double(Int32.max))))) ?? []
+            if let signals, ready.contains(signals.fd), signals.read().contains(where: { $0 != SignalNumber.hangUp }) {
+                stopFlag.store(true, ordering: .sequentiallyConsistent)
+            }
+            if ready.contains(wakeup.fd) { wakeup.drain() }
+            if options.notifier.watchdogInterval != nil { options.notifier.send("WATCHDOG=1") }
+            if stopFlag.load(ordering: .sequentiallyConsistent) {
+                logger.notice("agent stopped while waiting for the library")
+                options.notifier.send("STOPPING=1\nSTATUS=Stopping")
+                return false
+            }
+            let t = options.clock.now()
+            guard t >= nextCheck else { continue }
+            nextCheck = t.addingTimeInterval(Self.checkInterval)
+            do {
+                guard let still = try Self.refusal(options.dbPath) else {
+                    logger.notice("the library can be used again; starting")
+                    return true
+                }
+                if still.message != refusal.message {
+                    refusal = still
+                    logger.error(refusal.message)
+                    publish(refusal, ready: false)
+                }
+            } catch {
+                // Another problem (a damaged file, an unreadable folder): the agent's start says it.
+                return true
+            }
+        }
+    }
+
+    /// The status file (`error`, the refusal as `last_error`) and the service manager's line.
+    private func publish(_ refusal: LibraryError, ready: Bool) {
+        let agent = StatusDocument.Agent(
+            state: AgentState.error.rawValue, pid: Int(ProcessInfo.processInfo.processIdentifier), lastError: PathName.display(refusal.message),
+            lastErrorSeverity: "error")
+        let doc = StatusDocument(updatedAt: options.clock.now(), agent: agent)
+        do {
+            try FileSystem.makeDirectories(Agent.folder(of: statusPath), mode: 0o700)
+            try FileSystem.writeAtomically(statusPath, Array((doc.json.serialized(pretty: true) + "\n").utf8))
+        } catch {
+            logger.error("cannot write the status file", ["error": "\(error)"])
+        }
+        let line = AgentState.serviceLine(agent, roots: 0, holdReason: nil)
+        options.notifier.send((ready ? "READY=1\n" : "") + "STATUS=\(line)")
+    }
+}
