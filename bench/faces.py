@@ -5,7 +5,7 @@
 
 Every JPEG (default: /tmp/snapsort-eval/dev/library, from ../shared/eval/make-dev-corpus.sh) is
 decoded once with djpeg, scaled by djpeg's own 1/8 steps to a long side of at most 1024 px (the
-parent sends 1024 px), and sent to each helper in turn, photo by photo, N times (default 3),
+parent sends 1024 px, upright; EXIF orientation is left alone here), and sent to each helper in turn, photo by photo, N times (default 3),
 so both see the same load. The time is the helper's own `ms` (detection, and the landmarks of
 the faces large enough to have them), the best of the N. `--new` defaults to the build tree's
 release helper (.build/release/snapsort-vision); `--old` is a helper built from an earlier
@@ -36,18 +36,32 @@ def photos(paths):
             yield p
 
 
-def decode(path):
-    """(width, height, RGB bytes) at a long side of at most 1024 px, or None."""
-    for scale in ("8/8", "4/8", "2/8", "1/8"):
-        r = subprocess.run(["djpeg", "-scale", scale, "-ppm", path], capture_output=True)
-        if r.returncode != 0 or not r.stdout.startswith(b"P6"):
-            return None
-        # P6\nW H\n255\n — djpeg writes no comments.
-        head = r.stdout.split(b"\n", 3)
-        w, h = map(int, head[1].split())
-        if max(w, h) <= 1024 or scale == "1/8":
-            return w, h, head[3]
+def jpeg_size(path):
+    """(width, height) from the JPEG's frame header (SOF0-SOF15 but DHT, JPG, DAC), or None."""
+    with open(path, "rb") as f:
+        data = f.read(1 << 20)
+    i = 2
+    while i + 9 < len(data) and data[i] == 0xFF:
+        marker, length = data[i + 1], int.from_bytes(data[i + 2 : i + 4], "big")
+        if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
+            return int.from_bytes(data[i + 7 : i + 9], "big"), int.from_bytes(data[i + 5 : i + 7], "big")
+        i += 2 + length
     return None
+
+
+def decode(path):
+    """(width, height, RGB bytes) at a long side of at most 1024 px (djpeg's M/8 scales), or None."""
+    size = jpeg_size(path)
+    if not size:
+        return None
+    eighths = max(1, min(8, 8 * 1024 // max(size)))
+    r = subprocess.run(["djpeg", "-scale", f"{eighths}/8", "-ppm", path], capture_output=True)
+    if r.returncode != 0 or not r.stdout.startswith(b"P6"):
+        return None
+    # P6\nW H\n255\n — djpeg writes no comments.
+    head = r.stdout.split(b"\n", 3)
+    w, h = map(int, head[1].split())
+    return w, h, head[3]
 
 
 class Helper:

@@ -229,11 +229,13 @@ import Testing
     }
 
     /// The eyes-open term on a real blink: frames of a rendered film clip (Megamind.avi) with
-    /// one face's eyes open and shut, in two shots. Landmarks placed from the SSD's own square
-    /// read the shut eyes of frame 33 at 0.29 (open, and more open than frame 89's open eyes)
-    /// and the open eyes of frame 164 at 0.22 (shut, and no more open than frame 175's shut
-    /// ones); from the square dlib's HOG gives the face, 0.19 and 0.31 (issue 29, item 6;
-    /// bench/eyes.py).
+    /// one face's eyes open and shut, in two shots. Landmarks placed from the res10 SSD's own
+    /// square read the shut eyes of frame 33 at 0.29 (open, and more open than frame 89's open
+    /// eyes) and the open eyes of frame 164 at 0.22 (shut, and no more open than frame 175's
+    /// shut ones); from the square dlib's HOG gives the face, 0.19 and 0.31 (issue 29, item 6;
+    /// bench/eyes.py). YuNet's square placed from its box read frame 164's open eyes at 0.21;
+    /// placed from its eye and mouth keypoints, 0.37 (issue 41). YuNet also finds the man at a
+    /// table behind her in frames 33 and 89 (the SSD did not): her face is the largest.
     @Test(arguments: [("megamind-089.jpg", "megamind-033.jpg"), ("megamind-164.jpg", "megamind-175.jpg")])
     func openEyesReadOpenAndWinOverShutOnesInAFilmClip(_ openFrame: String, _ shutFrame: String) throws {
         let helper = VisionHelper(executable: Self.helperPath)
@@ -242,8 +244,8 @@ import Testing
             let picture = try VisionImage.load(path: Self.fixtures + "/" + name, format: "jpeg", orientation: 1)
             guard case .faces(let all) = helper.faces(in: picture) else { return nil }
             let faces = all.filter { $0.score >= VisionRules().minFaceScore }
-            #expect(faces.count == 1, "\(name): \(all)")
-            return faces.first?.eyeOpenness
+            #expect((1...2).contains(faces.count), "\(name): \(all)")
+            return faces.max { $0.width < $1.width }?.eyeOpenness
         }
         let opened = try #require(try openness(openFrame)), shut = try #require(try openness(shutFrame))
         #expect(opened >= VisionScore.open, "\(openFrame): open eyes read \(opened)")

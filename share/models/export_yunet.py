@@ -139,10 +139,12 @@ def build(layers):
     def pool(x):
         return g.op("MaxPool", [x], "pool", kernel_shape=[2, 2], strides=[2, 2])
 
-    def up(x, channels):
-        # Nearest x2: a transposed depthwise 2x2 convolution of ones (the same in every OpenCV).
-        ones = g.const("up", np.ones((channels, 1, 2, 2)))
-        return g.op("ConvTranspose", [x, ones], "up", kernel_shape=[2, 2], strides=[2, 2], group=channels)
+    def up(x):
+        # Nearest x2 (libfacedetection's upsampleX2): ONNX Resize, which OpenCV runs as a resize
+        # (a transposed convolution of ones costs it a fifth of the network's time).
+        roi = g.const("roi", np.zeros(0))
+        scales = g.const("scales", np.array([1, 1, 2, 2]))
+        return g.op("Resize", [x, roi, scales], "up", mode="nearest", coordinate_transformation_mode="asymmetric", nearest_mode="floor")
 
     x = conv("input", 0, True)
     x = pool(dp(x, 1, 2))
@@ -158,9 +160,8 @@ def build(layers):
     for stride in (32, 16, 8):
         neck, cls, bbox, obj, kps = levels[stride]
         if stride != 32:
-            feature = g.op("Add", [up(feature, layers[previous + 1][0]), lateral[stride]], "add")
+            feature = g.op("Add", [up(feature), lateral[stride]], "add")
         feature = dp(feature, neck, neck + 1)
-        previous = neck
         for head, first in (("cls", cls), ("obj", obj), ("bbox", bbox), ("kps", kps)):
             outputs.append(dp(feature, first, first + 1, relu=False, output=f"{head}_{stride}"))
     sizes = {"cls": 1, "obj": 1, "bbox": 4, "kps": 10}
