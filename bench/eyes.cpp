@@ -4,7 +4,7 @@
 // Each image is decoded upright (OpenCV applies the EXIF orientation), scaled to a 1024 px long
 // side as `VisionImage` sends the helper, and looked at by
 // - YuNet as the helper runs it (`snapsort_faces_yunet.cpp`; SIDE: its input's long side,
-//   default 640), raw boxes kept;
+//   default 512), raw boxes kept;
 // - dlib's HOG frontal face detector (the boxes the landmark model was trained on), no upsampling
 //   and once upsampled 2× for faces under its 80 px window.
 // For each YuNet face from MIN_SCORE (default 0.8, the People threshold) it runs the shape predictor on
@@ -49,12 +49,12 @@ double iou(const Box &a, const Box &b) {
     return inter / ((a.x1 - a.x0) * (a.y1 - a.y0) + (b.x1 - b.x0) * (b.y1 - b.y0) - inter);
 }
 
-// YuNet as the helper runs it (`snapsort_faces_yunet.cpp`: 640 px on the long side, zero
+// YuNet as the helper runs it (`snapsort_faces_yunet.cpp`: 512 px on the long side, zero
 // padding to multiples of 32, B, G, R bytes, score sqrt(sigmoid(cls) · sigmoid(obj)), boxes
 // from 0.3, suppression at an overlap of 0.45), raw boxes kept.
 std::vector<Box> dnn_faces(const cv::Mat &rgb) {
     const char *side_env = std::getenv("SIDE");
-    const double k = (side_env ? std::atof(side_env) : 640.0) / std::max(rgb.cols, rgb.rows);
+    const double k = (side_env ? std::atof(side_env) : 512.0) / std::max(rgb.cols, rgb.rows);
     const int w = std::max(1, int(std::lround(rgb.cols * k))), h = std::max(1, int(std::lround(rgb.rows * k)));
     cv::Mat padded = cv::Mat::zeros((h + 31) / 32 * 32, (w + 31) / 32 * 32, CV_8UC3), scaled;
     cv::resize(rgb, scaled, cv::Size(w, h), 0, 0, k < 1 ? cv::INTER_AREA : cv::INTER_LINEAR);

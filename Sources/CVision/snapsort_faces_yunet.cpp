@@ -27,12 +27,13 @@ std::unique_ptr<cv::dnn::Net> face_net;
 
 // The network's input: the picture scaled whole (aspect kept) to this long side, padded with
 // black to multiples of 32 (the network's coarsest stride). YuNet finds faces from ~10 px to
-// ~300 px at its input; at 640 px a 4:3 picture's faces from 2 % of its short side (the
-// smallest People counts is 8 %: 38 px) up to two thirds of it are in that range, and a
+// ~300 px at its input; at 512 px a 4:3 picture's faces from 3 % of its short side (the
+// smallest People counts is 8 %: 31 px) up to three quarters of it are in that range, and a
 // portrait that fills the frame is found too (the stride-32 head's boxes grow with exp(d)).
-// At 320 px (a quarter of the time) DEV's faces of 8–10 % scored 0.80–0.81, a squirrel 0.75:
-// no room for a threshold; at 640 px they score 0.88 and up, the squirrel 0.67.
-constexpr int input_long_side = 640;
+// On DEV (seed 1) the faces of People's photos score 0.89 and up at 512 px, the rest at most
+// 0.72 (a squirrel); at 320 px DEV's faces of 8–10 % scored 0.80–0.81 and the squirrel 0.75, no
+// room for a threshold; at 640 px 0.88 and 0.67, in 1.6 times the time of 512 px.
+constexpr int input_long_side = 512;
 // Detections under this are not reported (the People rule asks for more, `VisionRules`).
 constexpr float report_floor = 0.3f;
 // Two boxes overlapping more than this (intersection over union) are one face: the surer one.

@@ -62,7 +62,7 @@ let classifierPath = modelPath("efficientnet_lite0.onnx", option: "--classifier"
 /// another scale, see `VisionRules.minFaceScore`).
 let faceModelPath = modelPath("face_detection_yunet.onnx", option: "--face-detector")
 /// The face detector's id in `hello` (the tier-2 version includes it: a new model re-runs tier 2).
-let faceModelID = "yunet-lfd2023-640+sp68"
+let faceModelID = "yunet-lfd2023-512+sp68"
 /// Faces whose side is under this share of the picture's short side get no landmarks (eyes -1):
 /// People counts faces from 8 % (`VisionRules.minFaceShare`) and scores only their eyes; the
 /// margin keeps a face near that size whose square a rounding makes smaller.

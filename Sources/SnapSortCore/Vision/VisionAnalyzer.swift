@@ -9,8 +9,8 @@ public struct VisionRules: Sendable {
     /// The detector's confidence a face needs. The helper's YuNet scores a face
     /// sqrt(sigmoid(cls) · sigmoid(obj)), 0…1: on DEV (seed 1) the faces of People's photos
     /// (colour and grey, frontal and three-quarter, blurred, dark, 8–55 % of the short side)
-    /// score 0.88 and up, everything else at most 0.67 (a squirrel; an evening-glow wallpaper
-    /// 0.60). The threshold sits in that gap, near its middle in log-odds (0.80).
+    /// score 0.89 and up, everything else at most 0.72 (a squirrel; a leaf wallpaper 0.54). The
+    /// threshold sits in that gap, near its middle (0.81, in log-odds 0.82).
     /// (The res10 SSD before it, with a second look, scored faces 0.99–1 and a leaf wallpaper up
     /// to 0.79, under 0.9; dlib's HOG scored faces 0.02–2 and texture up to 0.3, no gap at all.)
     public var minFaceScore = 0.8
