@@ -3,16 +3,16 @@
 //   eyes [--map DX DY SW SH] IMAGE…   one JSON line per image on stdout
 // Each image is decoded upright (OpenCV applies the EXIF orientation), scaled to a 1024 px long
 // side as `VisionImage` sends the helper, and looked at by
-// - OpenCV's res10 SSD as the helper runs it (384 px on the long side, a second look at 300×300
-//   in a square of 1.6× the box from 0.5 up: `snapsort_faces_ssd.cpp`), raw boxes kept;
+// - YuNet as the helper runs it (`snapsort_faces_yunet.cpp`; SIDE: its input's long side,
+//   default 512), raw boxes kept;
 // - dlib's HOG frontal face detector (the boxes the landmark model was trained on), no upsampling
 //   and once upsampled 2× for faces under its 80 px window.
-// For each SSD face from 0.9 (the People threshold) it runs the shape predictor on
-//   raw    the SSD box as it is;
-//   square the square the helper gives since the SSD came in (centred, side the mean of the sides);
+// For each YuNet face from MIN_SCORE (default 0.8, the People threshold) it runs the shape predictor on
+//   raw    the YuNet box as it is;
+//   square the square the helper gives since the YuNet came in (centred, side the mean of the sides);
 //   map    (with --map) the square centred at (cx + DX·w, cy + DY·h) of side SW·w + SH·h, where
-//          (cx, cy, w, h) is the SSD box — the linear map to HOG's framing eyes.py fits;
-//   hog    the HOG box overlapping the SSD box most, when there is one.
+//          (cx, cy, w, h) is the YuNet box — the linear map to HOG's framing eyes.py fits;
+//   hog    the HOG box overlapping the YuNet box most, when there is one.
 // and prints each variant's 68 points and eye aspect ratios.
 #include <dlib/image_processing.h>
 #include <dlib/image_processing/frontal_face_detector.h>
@@ -34,33 +34,13 @@ namespace {
 
 struct Box {
     double x0, y0, x1, y1, score;
+    // YuNet's keypoints: the eyes' midpoint and the mouth corners' midpoint (x, y each).
+    double ex = 0, ey = 0, mx = 0, my = 0;
 };
 
 cv::dnn::Net net;
-
-cv::Mat detect(const cv::Mat &image, const cv::Size &size) {
-    const cv::Mat blob = cv::dnn::blobFromImage(image, 1.0, size, cv::Scalar(104, 177, 123), true, false);
-    net.setInput(blob);
-    const cv::Mat result = net.forward();
-    return cv::Mat(result.size[2], result.size[3], CV_32F, const_cast<float *>(result.ptr<float>())).clone();
-}
-
-float second_look(const cv::Mat &image, float x0, float y0, float x1, float y1) {
-    const float cx = 0.5f * (x0 + x1), cy = 0.5f * (y0 + y1);
-    const float side = std::max(x1 - x0, y1 - y0) * 1.6f;
-    cv::Rect roi(int(std::lround(cx - side / 2)), int(std::lround(cy - side / 2)), int(std::lround(side)), int(std::lround(side)));
-    roi &= cv::Rect(0, 0, image.cols, image.rows);
-    if (roi.width < 2 || roi.height < 2) return 0;
-    const cv::Mat rows = detect(image(roi), cv::Size(300, 300));
-    float best = 0;
-    for (int r = 0; r < rows.rows; r++) {
-        const float *d = rows.ptr<float>(r);
-        const float ex = float(roi.x) + 0.5f * (d[3] + d[5]) * float(roi.width);
-        const float ey = float(roi.y) + 0.5f * (d[4] + d[6]) * float(roi.height);
-        if (std::abs(ex - cx) < 0.5f * (x1 - x0) && std::abs(ey - cy) < 0.5f * (y1 - y0)) best = std::max(best, d[2]);
-    }
-    return best;
-}
+// The People threshold (`VisionRules.minFaceScore`; MIN_SCORE overrides it).
+double min_score = 0.8;
 
 double iou(const Box &a, const Box &b) {
     const double x0 = std::max(a.x0, b.x0), y0 = std::max(a.y0, b.y0), x1 = std::min(a.x1, b.x1), y1 = std::min(a.y1, b.y1);
@@ -69,24 +49,48 @@ double iou(const Box &a, const Box &b) {
     return inter / ((a.x1 - a.x0) * (a.y1 - a.y0) + (b.x1 - b.x0) * (b.y1 - b.y0) - inter);
 }
 
-std::vector<Box> ssd_faces(const cv::Mat &rgb) {
-    const double k = 384.0 / std::max(rgb.cols, rgb.rows);
-    const cv::Mat rows = detect(rgb, cv::Size(std::max(1, int(std::lround(rgb.cols * k))), std::max(1, int(std::lround(rgb.rows * k)))));
-    std::vector<Box> found;
-    int looked = 0;
-    for (int r = 0; r < rows.rows; r++) {
-        const float *d = rows.ptr<float>(r);
-        float score = d[2];
-        if (!(score >= 0.2f)) continue;
-        const float x0 = std::clamp(d[3], 0.f, 1.f) * rgb.cols, y0 = std::clamp(d[4], 0.f, 1.f) * rgb.rows;
-        const float x1 = std::clamp(d[5], 0.f, 1.f) * rgb.cols, y1 = std::clamp(d[6], 0.f, 1.f) * rgb.rows;
-        if (x1 - x0 < 2 || y1 - y0 < 2) continue;
-        if (score >= 0.5f && looked < 4) {
-            score = second_look(rgb, x0, y0, x1, y1);
-            looked++;
+// YuNet as the helper runs it (`snapsort_faces_yunet.cpp`: 512 px on the long side, zero
+// padding to multiples of 32, B, G, R bytes, score sqrt(sigmoid(cls) · sigmoid(obj)), boxes
+// from 0.3, suppression at an overlap of 0.45), raw boxes kept.
+std::vector<Box> dnn_faces(const cv::Mat &rgb) {
+    const char *side_env = std::getenv("SIDE");
+    const double k = (side_env ? std::atof(side_env) : 512.0) / std::max(rgb.cols, rgb.rows);
+    const int w = std::max(1, int(std::lround(rgb.cols * k))), h = std::max(1, int(std::lround(rgb.rows * k)));
+    cv::Mat padded = cv::Mat::zeros((h + 31) / 32 * 32, (w + 31) / 32 * 32, CV_8UC3), scaled;
+    cv::resize(rgb, scaled, cv::Size(w, h), 0, 0, k < 1 ? cv::INTER_AREA : cv::INTER_LINEAR);
+    cv::cvtColor(scaled, padded(cv::Rect(0, 0, w, h)), cv::COLOR_RGB2BGR);
+    net.setInput(cv::dnn::blobFromImage(padded));
+    std::vector<cv::Mat> maps;
+    net.forward(maps, std::vector<cv::String>{"cls_8", "obj_8", "bbox_8", "kps_8", "cls_16", "obj_16", "bbox_16", "kps_16", "cls_32",
+                                              "obj_32", "bbox_32", "kps_32"});
+    std::vector<cv::Rect2d> boxes;
+    std::vector<float> scores;
+    std::vector<cv::Vec4d> features;
+    for (int level = 0; level < 3; level++) {
+        const int rows = maps[level * 4].size[2], cols = maps[level * 4].size[3], plane = rows * cols;
+        const float *c = maps[level * 4].ptr<float>(), *o = maps[level * 4 + 1].ptr<float>(), *b = maps[level * 4 + 2].ptr<float>();
+        const float *p = maps[level * 4 + 3].ptr<float>();
+        const float stride = float(8 << level);
+        for (int i = 0; i < plane; i++) {
+            const float score = std::sqrt(1 / (1 + std::exp(-c[i])) / (1 + std::exp(-o[i])));
+            if (score < 0.3f) continue;
+            const float cx = (float(i % cols) + b[i]) * stride, cy = (float(i / cols) + b[plane + i]) * stride;
+            const float bw = std::exp(b[2 * plane + i]) * stride, bh = std::exp(b[3 * plane + i]) * stride;
+            boxes.emplace_back((cx - bw / 2) / k, (cy - bh / 2) / k, bw / k, bh / k);
+            scores.push_back(score);
+            auto point = [&](int n, int axis) { return ((axis == 0 ? double(i % cols) : double(i / cols)) + p[(2 * n + axis) * plane + i]) * stride / k; };
+            features.emplace_back(0.5 * (point(0, 0) + point(1, 0)), 0.5 * (point(0, 1) + point(1, 1)), 0.5 * (point(3, 0) + point(4, 0)),
+                                  0.5 * (point(3, 1) + point(4, 1)));
         }
-        Box b{x0, y0, x1, y1, score};
-        if (std::none_of(found.begin(), found.end(), [&](const Box &g) { return iou(b, g) > 0.5; })) found.push_back(b);
+    }
+    std::vector<int> keep;
+    cv::dnn::NMSBoxes(boxes, scores, 0.3f, 0.45f, keep, 1.f, 1000);
+    std::vector<Box> found;
+    for (int i : keep) {
+        const cv::Rect2d &r = boxes[size_t(i)];
+        const cv::Vec4d &e = features[size_t(i)];
+        found.push_back({std::max(0.0, r.x), std::max(0.0, r.y), std::min(double(rgb.cols), r.x + r.width), std::min(double(rgb.rows), r.y + r.height),
+                         scores[size_t(i)], e[0], e[1], e[2], e[3]});
     }
     return found;
 }
@@ -162,7 +166,8 @@ std::string shape_json(const dlib::shape_predictor &sp, const dlib::array2d<unsi
 int main(int argc, char **argv) {
     const char *here = std::getenv("MODELS");
     const std::string models = here ? here : "share/models";
-    net = cv::dnn::readNetFromCaffe(models + "/res10_300x300_ssd_deploy.prototxt", models + "/res10_300x300_ssd_iter_140000.caffemodel");
+    if (const char *m = std::getenv("MIN_SCORE")) min_score = std::atof(m);
+    net = cv::dnn::readNetFromONNX(models + "/face_detection_yunet.onnx");
     net.setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);
     cv::setNumThreads(1);
     dlib::shape_predictor sp;
@@ -198,16 +203,16 @@ int main(int argc, char **argv) {
                 const cv::Vec3b p = scaled.at<cv::Vec3b>(y, x);
                 gray[y][x] = (unsigned char)((299 * p[0] + 587 * p[1] + 114 * p[2] + 500) / 1000);
             }
-        const std::vector<Box> ssd = ssd_faces(scaled);
+        const std::vector<Box> ssd = dnn_faces(scaled);
         std::vector<Box> hogs;
-        if (std::any_of(ssd.begin(), ssd.end(), [](const Box &f) { return f.score >= 0.9; })) {
+        if (std::any_of(ssd.begin(), ssd.end(), [](const Box &f) { return f.score >= min_score; })) {
             std::vector<dlib::rect_detection> found;
             hog(gray, found, 0.0);
             for (const auto &d : found)
                 hogs.push_back({double(d.rect.left()), double(d.rect.top()), double(d.rect.right() + 1), double(d.rect.bottom() + 1),
                                 d.detection_confidence});
             // Upsampled only for faces under HOG's 80 px window (slow on a 1024 px picture).
-            const bool small = std::any_of(ssd.begin(), ssd.end(), [](const Box &f) { return f.score >= 0.9 && f.x1 - f.x0 < 110; });
+            const bool small = std::any_of(ssd.begin(), ssd.end(), [](const Box &f) { return f.score >= min_score && f.x1 - f.x0 < 110; });
             if (small) {
                 dlib::array2d<unsigned char> twice(gray.nr() * 2, gray.nc() * 2);
                 dlib::resize_image(gray, twice);
@@ -222,7 +227,7 @@ int main(int argc, char **argv) {
         std::printf("{\"path\":\"%s\",\"w\":%d,\"h\":%d,\"faces\":[", argv[a], scaled.cols, scaled.rows);
         bool comma = false;
         for (const Box &f : ssd) {
-            if (f.score < 0.9) continue;
+            if (f.score < min_score) continue;
             const double w = f.x1 - f.x0, h = f.y1 - f.y0, cx = (f.x0 + f.x1) / 2, cy = (f.y0 + f.y1) / 2;
             std::string line = "{\"score\":" + std::to_string(f.score) + ",\"raw\":" + shape_json(sp, gray, f.x0, f.y0, f.x1, f.y1);
             if (crops) {
@@ -239,6 +244,15 @@ int main(int argc, char **argv) {
                 line += ",\"crop\":" + std::to_string(crop_index++);
             }
             const double side = (w + h) / 2;
+            // The helper's square: centred 0.47 of the way from the eyes' midpoint to the mouth's,
+            // side 0.98 of the mean side (snapsort_faces_yunet.cpp); the keypoints for the fit.
+            {
+                const double kx = f.ex + 0.47 * (f.mx - f.ex), ky = f.ey + 0.47 * (f.my - f.ey), ks = 0.98 * side;
+                char kp[160];
+                std::snprintf(kp, sizeof kp, ",\"kp\":[%.2f,%.2f,%.2f,%.2f]", f.ex, f.ey, f.mx, f.my);
+                line += kp;
+                line += ",\"kps\":" + shape_json(sp, gray, kx - ks / 2, ky - ks / 2, kx + ks / 2, ky + ks / 2);
+            }
             line += ",\"square\":" + shape_json(sp, gray, cx - side / 2, cy - side / 2, cx + side / 2, cy + side / 2);
             line += ",\"square_up\":" + shape_json(sp, gray, cx - side / 2, cy - side / 2, cx + side / 2, cy + side / 2, up);
             if (mapped) {

@@ -1,20 +1,23 @@
 #!/usr/bin/env python3
 """The eyes-open keeper term's landmarks (issue 29, item 6): which box to give dlib's 68-point
-shape predictor for the faces OpenCV's SSD finds.
+shape predictor for the faces YuNet finds.
 
     bench/eyes.py [--work DIR] [--corpora DIR…] [--sheets]
 
-dlib's predictor was trained on the boxes of dlib's HOG face detector (square, brows to chin);
-the SSD's box is taller (forehead to chin). bench/eyes.cpp (built here with g++) runs the SSD
-as the helper does and dlib's HOG on each picture, and the predictor on these boxes of each SSD
-face from 0.9:
-  raw       the SSD box as it is;
-  square    the helper's box since the SSD came in (centred, side the mean of the sides);
-  map       the linear map of the SSD box to HOG's framing, fitted on the faces both detectors
+dlib's predictor was trained on the boxes of dlib's HOG face detector (square, brows to chin).
+bench/eyes.cpp (built here with g++) runs YuNet as the helper does and dlib's HOG on each
+picture, and the predictor on these boxes of each YuNet face from MIN_SCORE (environment,
+default 0.8, the People threshold `VisionRules.minFaceScore`):
+  raw       YuNet's box as it is;
+  square    the face's square (centred, side the mean of the sides);
+  kps       the helper's square: centred on the line from YuNet's eyes' midpoint to its mouth
+            corners' midpoint, 0.47 of the way down, side 0.98 × the mean side (the fit prints
+            both numbers, from the faces both detectors find in the `--fit` set);
+  map       the linear map of YuNet's box to HOG's framing, fitted on the faces both detectors
             find in one set (`--fit`, default `photos`; centre offset in box widths/heights, side
             from width and height by least squares) and checked on the others; or the map given
             with `--map`. The helper uses the symmetric one-scale form of the fit it prints
-            (`--map 0 0.05 0.47 0.47`: centre 5 % of the height lower, side 0.94 × the mean side);
+            (`--map 0 0.04 0.49 0.49`: centre 4 % of the height lower, side 0.98 × the mean side);
   hogcrop   HOG run on the face's neighbourhood only (twice its side, scaled so the face is
             ~100 px), its box where it finds the face there, the map's square where not;
   hog       HOG's own box (where HOG finds the face: the predictor's home ground);
@@ -51,9 +54,9 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 OPEN, CLOSED = 0.25, 0.15
-VARIANTS = ["raw", "square", "square_up", "map", "map_up", "hogcrop", "hog", "hog_up"]
+VARIANTS = ["raw", "square", "square_up", "kps", "map", "map_up", "hogcrop", "hog", "hog_up"]
 
-# Real photos with faces in Debian packages (found by running the SSD over every picture
+# Real photos with faces in Debian packages (found by running the res10 SSD over every picture
 # installed: composites, reconstructions, drawn-over and rendered pictures left out).
 PHOTOS = [
     "/usr/share/doc/libdlib19.1/examples/faces/" + n
@@ -100,7 +103,7 @@ def run(exe, paths, mapping, out, crops=None):
 
 
 def fit(records):
-    """Least squares: HOG's centre = SSD centre + (dx·w, dy·h), HOG's side = sw·w + sh·h."""
+    """Least squares: HOG's centre = YuNet's centre + (dx·w, dy·h), HOG's side = sw·w + sh·h."""
     xs, ys, ss = [], [], []
     for r in records:
         for f in r["faces"]:
@@ -112,10 +115,21 @@ def fit(records):
             xs.append(((h0 + h2) / 2 - (x0 + x1) / 2) / w)
             ys.append(((h1 + h3) / 2 - (y0 + y1) / 2) / h)
             ss.append((w, h, h2 - h0))
+    along = []
+    for r in records:
+        for f in r["faces"]:
+            if "hog" in f and "kp" in f:
+                ex, ey, mx, my = f["kp"]
+                h0, h1, h2, h3 = f["hog"]["box"]
+                vx, vy = mx - ex, my - ey
+                along.append((((h0 + h2) / 2 - ex) * vx + ((h1 + h3) / 2 - ey) * vy) / (vx * vx + vy * vy))
+    if along:
+        print(f"keypoints: HOG's centre {statistics.fmean(along):.3f} ± {statistics.pstdev(along):.3f} of the way from the eyes' "
+              f"midpoint to the mouth's ({len(along)} faces)", flush=True)
     dx, dy = statistics.fmean(xs), statistics.fmean(ys)
     k = statistics.fmean(s / ((w + h) / 2) for w, h, s in ss)
     print(f"fit over {len(xs)} faces: centre offset ({dx:+.3f} ± {statistics.pstdev(xs):.3f}) w, ({dy:+.3f} ± {statistics.pstdev(ys):.3f}) h; "
-          f"side / mean of the SSD's sides {k:.3f} ± {statistics.pstdev(s / ((w + h) / 2) for w, h, s in ss):.3f} "
+          f"side / mean of YuNet's sides {k:.3f} ± {statistics.pstdev(s / ((w + h) / 2) for w, h, s in ss):.3f} "
           f"(the symmetric one-scale map: --map 0 {dy:.2f} {k / 2:.2f} {k / 2:.2f})", flush=True)
     # Two-variable least squares without numpy: normal equations.
     a = sum(w * w for w, _, _ in ss)
@@ -256,7 +270,7 @@ def main():
         print(f"(fitted: centre + ({mapping[0]:+.3f} w, {mapping[1]:+.3f} h), side {mapping[2]:.3f} w + {mapping[3]:.3f} h; "
               f"given instead: {args.map})")
         mapping, first = tuple(args.map), "the command line"
-    print(f"map from {first} ({n} faces both detectors find there): HOG centre = SSD centre + "
+    print(f"map from {first} ({n} faces both detectors find there): HOG centre = YuNet centre + "
           f"({mapping[0]:+.3f} w, {mapping[1]:+.3f} h), side = {mapping[2]:.3f} w + {mapping[3]:.3f} h", flush=True)
     records = {}
     for name, paths in runs.items():

@@ -98,7 +98,7 @@ extern "C" int ssv_detect_faces(const uint8_t *rgb, int width, int height, ssv_f
     });
 }
 
-extern "C" int ssv_eye_ratios(ssv_face *faces, int count, char *msg, size_t msg_len) {
+extern "C" int ssv_eye_ratios(ssv_face *faces, int count, float min_side, char *msg, size_t msg_len) {
     if (!landmarks) {
         set_message(msg, msg_len, "the landmark model is not loaded");
         return -1;
@@ -106,6 +106,7 @@ extern "C" int ssv_eye_ratios(ssv_face *faces, int count, char *msg, size_t msg_
     return ssv_internal::guarded("unknown error in face landmarks", msg, msg_len, [&]() -> int {
         for (int i = 0; i < count; i++) {
             ssv_face &f = faces[i];
+            if (f.width < min_side) continue;
             const bool square = f.shape_side > 0;
             const float x = square ? f.shape_x : f.x, y = square ? f.shape_y : f.y;
             const float w = square ? f.shape_side : f.width, h = square ? f.shape_side : f.height;

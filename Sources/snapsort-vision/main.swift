@@ -19,8 +19,8 @@
 // The parent decodes, orients and scales the photo (1024 px long side); we only see pixels.
 // Options: --landmarks PATH (default: Debian's libdlib-data file), --classifier PATH (default:
 // share/snapsort/models/efficientnet_lite0.onnx of our prefix, or share/models of a build tree),
-// --face-detector PATH and --face-detector-config PATH (OpenCV's res10 SSD, found likewise),
-// --hog (dlib's HOG detector instead of the SSD, for comparisons).
+// --face-detector PATH (YuNet in ONNX, found likewise), --hog (dlib's HOG detector instead of
+// YuNet, for comparisons).
 // The detector is loaded on the first request, the landmark model on the first photo with a
 // face, the classifier on the first `classes` request.
 import CVision
@@ -57,11 +57,16 @@ func modelPath(_ name: String, option: String) -> String? {
 
 /// The classifier: `--classifier PATH` or the shipped model.
 let classifierPath = modelPath("efficientnet_lite0.onnx", option: "--classifier")
-/// The face detector (OpenCV's ResNet-10 SSD): `--face-detector PATH` (the .caffemodel; its
-/// .prototxt is the shipped one) or the shipped model. `--hog` uses dlib's HOG detector instead
-/// (comparisons: its scores are on another scale, see `VisionRules.minFaceScore`).
-let faceWeightsPath = modelPath("res10_300x300_ssd_iter_140000.caffemodel", option: "--face-detector")
-let faceConfigPath = modelPath("res10_300x300_ssd_deploy.prototxt", option: "--face-detector-config")
+/// The face detector (YuNet, libfacedetection's network, in ONNX): `--face-detector PATH` or the
+/// shipped model. `--hog` uses dlib's HOG detector instead (comparisons: its scores are on
+/// another scale, see `VisionRules.minFaceScore`).
+let faceModelPath = modelPath("face_detection_yunet.onnx", option: "--face-detector")
+/// The face detector's id in `hello` (the tier-2 version includes it: a new model re-runs tier 2).
+let faceModelID = "yunet-lfd2023-512+sp68"
+/// Faces whose side is under this share of the picture's short side get no landmarks (eyes -1):
+/// People counts faces from 8 % (`VisionRules.minFaceShare`) and scores only their eyes; the
+/// margin keeps a face near that size whose square a rounding makes smaller.
+let landmarkMinShare: Float = 0.06
 let useHOG = CommandLine.arguments.contains("--hog")
 /// The classifier's id in `hello` (the tier-2 version includes it: a new model re-runs tier 2).
 let classifierID = "efficientnet-lite0-imagenet-onnx10"
@@ -153,10 +158,10 @@ func hello() -> String {
             "{\"helper\":1,\"faces\":null,\"problem\":\(quoted("the face landmark model is missing (\(landmarksPath)); install libdlib-data")),\(classes)}"
     }
     if useHOG { return "{\"helper\":1,\"faces\":\"dlib-hog+sp68\",\"problem\":null,\(classes)}" }
-    for path in [faceWeightsPath, faceConfigPath] where path.map({ access($0, R_OK) != 0 }) ?? true {
-        return "{\"helper\":1,\"faces\":null,\"problem\":\(quoted("the face detector model is missing (\(path ?? "?"))")),\(classes)}"
+    guard let path = faceModelPath, access(path, R_OK) == 0 else {
+        return "{\"helper\":1,\"faces\":null,\"problem\":\(quoted("the face detector model is missing (\(faceModelPath ?? "?"))")),\(classes)}"
     }
-    return "{\"helper\":1,\"faces\":\"ocv-res10-ssd384x2+sp68\",\"problem\":null,\(classes)}"
+    return "{\"helper\":1,\"faces\":\(quoted(faceModelID)),\"problem\":null,\(classes)}"
 }
 
 /// Loads the classifier on first use; the error reply when it cannot be loaded.
@@ -204,7 +209,7 @@ func faces(width: Int, height: Int, pixels: [UInt8], models: inout Models) -> St
     let start = monotonicMs()
     var found = [ssv_face](repeating: ssv_face(), count: 32)
     if !useHOG && !models.detectorLoaded {
-        guard let config = faceConfigPath, let weights = faceWeightsPath, ssv_load_face_detector(config, weights, &msg, msg.count) == 0 else {
+        guard let path = faceModelPath, ssv_load_face_detector(path, &msg, msg.count) == 0 else {
             return "{\"error\":\(quoted("face detector: " + text(msg)))}"
         }
         models.detectorLoaded = true
@@ -212,18 +217,19 @@ func faces(width: Int, height: Int, pixels: [UInt8], models: inout Models) -> St
     let n =
         useHOG
         ? ssv_detect_faces(pixels, Int32(width), Int32(height), &found, Int32(found.count), &msg, msg.count)
-        : ssv_detect_faces_ssd(pixels, Int32(width), Int32(height), &found, Int32(found.count), &msg, msg.count)
+        : ssv_detect_faces_dnn(pixels, Int32(width), Int32(height), &found, Int32(found.count), &msg, msg.count)
     guard n >= 0 else { return "{\"error\":\(quoted(text(msg)))}" }
     let count = Int(min(n, 32))
-    if count > 0 {
-        // The landmark model (~100 MB) loads on the first photo with a face.
+    let minSide = landmarkMinShare * Float(min(width, height))
+    if found.prefix(count).contains(where: { $0.width >= minSide }) {
+        // The landmark model (~100 MB) loads on the first photo with a face large enough.
         if !models.landmarksLoaded {
             guard ssv_load_landmarks(landmarksPath, &msg, msg.count) == 0 else {
                 return "{\"error\":\(quoted("landmark model: " + text(msg)))}"
             }
             models.landmarksLoaded = true
         }
-        guard ssv_eye_ratios(&found, Int32(count), &msg, msg.count) == 0 else { return "{\"error\":\(quoted(text(msg)))}" }
+        guard ssv_eye_ratios(&found, Int32(count), minSide, &msg, msg.count) == 0 else { return "{\"error\":\(quoted(text(msg)))}" }
     }
     let items = found.prefix(count).map { f in
         "{\"x\":\(number(f.x)),\"y\":\(number(f.y)),\"w\":\(number(f.width)),\"h\":\(number(f.height)),\"score\":\(number(f.score)),\"eyes\":[\(number(f.right_eye)),\(number(f.left_eye))]}"

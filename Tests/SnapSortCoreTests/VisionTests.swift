@@ -5,7 +5,7 @@ import Testing
 
 @testable import SnapSortCore
 
-/// The second analysis tier against the real `snapsort-vision` helper (OpenCV's SSD face detector,
+/// The second analysis tier against the real `snapsort-vision` helper (YuNet through OpenCV DNN,
 /// Debian's 68-point landmark model) on real photos (Tests/Fixtures/vision, with licences).
 @Suite struct VisionTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -22,7 +22,7 @@ import Testing
         let helper = VisionHelper(executable: Self.helperPath)
         defer { helper.stop() }
         #expect(helper.start(), "\(helper.problem ?? "")")
-        #expect(helper.faceModel == "ocv-res10-ssd384x2+sp68")
+        #expect(helper.faceModel == "yunet-lfd2023-512+sp68")
         let picture = try VisionImage.load(path: Self.fixtures + "/astronaut.jpg", format: "jpeg", orientation: 1)
         guard case .faces(let all) = helper.faces(in: picture) else { Issue.record("no reply"); return }
         // One confident face; anything else the detector reports is weak (her suit's patch).
@@ -61,9 +61,26 @@ import Testing
         defer { helper.stop() }
         let picture = try VisionImage.load(path: Self.fixtures + "/" + name, format: "jpeg", orientation: 1)
         guard case .faces(let all) = helper.faces(in: picture) else { Issue.record("no reply"); return }
-        // Weak detections are reported (the cat's face scores 0.86 at the second look); none reaches
-        // People's threshold.
+        // Weak detections may be reported; none reaches People's threshold.
         #expect(all.allSatisfy { $0.score < VisionRules().minFaceScore }, "\(all)")
+    }
+
+    /// What People counts on real photos (issue 41: YuNet instead of the res10 SSD): the
+    /// portrait's face and the cameraman's small grey three-quarter one, and no face in grey
+    /// coins with heads struck on them (scikit-image's Greek coins from Pompeii; issue 39: grey
+    /// coins taken for faces) nor in a coin pushed across a table.
+    @Test(arguments: [("astronaut.jpg", 1), ("cameraman.jpg", 1), ("coins.jpg", 0), ("coin-burst-0.jpg", 0), ("coin-burst-1.jpg", 0)])
+    func peopleCountsFacesAndNoCoins(_ name: String, _ people: Int) throws {
+        let helper = VisionHelper(executable: Self.helperPath)
+        defer { helper.stop() }
+        let picture = try VisionImage.load(path: Self.fixtures + "/" + name, format: "jpeg", orientation: 1)
+        guard case .faces(let all) = helper.faces(in: picture) else { Issue.record("no reply"); return }
+        let rules = VisionRules()
+        let short = Double(min(picture.width, picture.height))
+        let faces = all.filter { $0.score >= rules.minFaceScore && $0.width >= rules.minFaceShare * short }
+        #expect(faces.count == people, "\(name): \(all)")
+        // Each face People counts has its eyes read (it is large enough for the landmarks).
+        #expect(faces.allSatisfy { $0.eyeOpenness != nil }, "\(faces)")
     }
 
     @Test func aRotatedPhotoIsTurnedUprightBeforeDetection() throws {
@@ -73,8 +90,8 @@ import Testing
         #expect(VisionImage.oriented(sideways, 6) == upright)
         let helper = VisionHelper(executable: Self.helperPath)
         defer { helper.stop() }
-        // (The SSD finds some sideways faces too, so only the upright result is checked: one face,
-        // in the upper half where her head is.)
+        // (A detector finds some sideways faces too, so only the upright result is checked: one
+        // face, in the upper half where her head is.)
         guard case .faces(let fixed) = helper.faces(in: VisionImage.oriented(sideways, 6)) else { Issue.record("no reply"); return }
         let faces = fixed.filter { $0.score >= VisionRules().minFaceScore }
         #expect(faces.count == 1)
@@ -111,7 +128,7 @@ import Testing
         for helper in [
             VisionHelper(executable: nil), VisionHelper(executable: "/nonexistent/snapsort-vision"),
             VisionHelper(executable: Self.helperPath, arguments: ["--landmarks", "/nonexistent/sp68.dat"]),
-            VisionHelper(executable: Self.helperPath, arguments: ["--face-detector", "/nonexistent/res10.caffemodel"]),
+            VisionHelper(executable: Self.helperPath, arguments: ["--face-detector", "/nonexistent/face_detection_yunet.onnx"]),
         ] {
             let lib = try TestLibrary()
             lib.dir.write("Pictures/astronaut.jpg", try Self.photo("astronaut.jpg"))
@@ -212,11 +229,14 @@ import Testing
     }
 
     /// The eyes-open term on a real blink: frames of a rendered film clip (Megamind.avi) with
-    /// one face's eyes open and shut, in two shots. Landmarks placed from the SSD's own square
-    /// read the shut eyes of frame 33 at 0.29 (open, and more open than frame 89's open eyes)
-    /// and the open eyes of frame 164 at 0.22 (shut, and no more open than frame 175's shut
-    /// ones); from the square dlib's HOG gives the face, 0.19 and 0.31 (issue 29, item 6;
-    /// bench/eyes.py).
+    /// one face's eyes open and shut, in two shots. Landmarks placed from the res10 SSD's own
+    /// square read the shut eyes of frame 33 at 0.29 (open, and more open than frame 89's open
+    /// eyes) and the open eyes of frame 164 at 0.22 (shut, and no more open than frame 175's
+    /// shut ones); from the square dlib's HOG gives the face, 0.19 and 0.31 (issue 29, item 6;
+    /// bench/eyes.py). YuNet's square placed from its box read frame 164's open eyes at 0.21;
+    /// placed from its eye and mouth keypoints, 0.33, and frame 175's shut ones 0.21 (issue 41).
+    /// YuNet also finds the man at a table behind her in frames 33 and 89 (the SSD did not):
+    /// her face is the largest.
     @Test(arguments: [("megamind-089.jpg", "megamind-033.jpg"), ("megamind-164.jpg", "megamind-175.jpg")])
     func openEyesReadOpenAndWinOverShutOnesInAFilmClip(_ openFrame: String, _ shutFrame: String) throws {
         let helper = VisionHelper(executable: Self.helperPath)
@@ -225,8 +245,8 @@ import Testing
             let picture = try VisionImage.load(path: Self.fixtures + "/" + name, format: "jpeg", orientation: 1)
             guard case .faces(let all) = helper.faces(in: picture) else { return nil }
             let faces = all.filter { $0.score >= VisionRules().minFaceScore }
-            #expect(faces.count == 1, "\(name): \(all)")
-            return faces.first?.eyeOpenness
+            #expect((1...2).contains(faces.count), "\(name): \(all)")
+            return faces.max { $0.width < $1.width }?.eyeOpenness
         }
         let opened = try #require(try openness(openFrame)), shut = try #require(try openness(shutFrame))
         #expect(opened >= VisionScore.open, "\(openFrame): open eyes read \(opened)")

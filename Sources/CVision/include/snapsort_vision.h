@@ -10,7 +10,7 @@ extern "C" {
 /// One face found by a detector, in pixels of the image passed in.
 typedef struct {
     float x, y, width, height;
-    /// The detector's confidence (HOG: 0 is its default threshold, higher is surer; SSD: 0…1).
+    /// The detector's confidence (HOG: 0 is its default threshold, higher is surer; YuNet: 0…1).
     float score;
     /// Eye aspect ratios from the 68-point landmarks (Soukupová & Čech 2016): open eyes ≈ 0.3,
     /// closed < 0.2; -1 when the landmark model is not loaded.
@@ -31,22 +31,23 @@ int ssv_load_landmarks(const char *path, char *msg, size_t msg_len);
 /// `ssv_eye_ratios` until the next call.
 int ssv_detect_faces(const uint8_t *rgb, int width, int height, ssv_face *out, int max_faces, char *msg, size_t msg_len);
 
-/// Loads OpenCV's DNN face detector (a Caffe SSD: `config` the .prototxt, `weights` the
-/// .caffemodel; one thread). Returns 0, or -1 with a message in `msg`.
-int ssv_load_face_detector(const char *config, const char *weights, char *msg, size_t msg_len);
+/// Loads the DNN face detector (YuNet in ONNX, `share/models/face_detection_yunet.onnx`; one
+/// thread, OpenCV's CPU backend). Returns 0, or -1 with a message in `msg`.
+int ssv_load_face_detector(const char *model, char *msg, size_t msg_len);
 
 /// Finds faces in an 8-bit RGB image with the DNN detector (`ssv_load_face_detector` first), as
 /// `ssv_detect_faces` does: up to `max_faces` in `out`, surest first, as squares around the
 /// detector's boxes (side the mean of their sides), the landmark model's squares in `shape_*`,
-/// `score` the detector's confidence 0…1 (from 0.2; from 0.5, that of a
-/// second look at the face's own scale); returns how many
-/// were found, or -1 with a message. The image is kept for `ssv_eye_ratios`.
-int ssv_detect_faces_ssd(const uint8_t *rgb, int width, int height, ssv_face *out, int max_faces, char *msg, size_t msg_len);
+/// `score` the detector's confidence 0…1 (from 0.3); returns how many were found, or -1 with a
+/// message. The image is kept for `ssv_eye_ratios`.
+int ssv_detect_faces_dnn(const uint8_t *rgb, int width, int height, ssv_face *out, int max_faces, char *msg, size_t msg_len);
 
-/// Fills the eye aspect ratios of `count` faces found by the last `ssv_detect_faces` or
-/// `ssv_detect_faces_ssd` call, with the landmark model (`ssv_load_landmarks` first) placed from
-/// each face's `shape_*` square (its box when `shape_side` is 0). Returns 0, or -1 with a message.
-int ssv_eye_ratios(ssv_face *faces, int count, char *msg, size_t msg_len);
+/// Fills the eye aspect ratios of the first `count` faces found by the last `ssv_detect_faces`
+/// or `ssv_detect_faces_dnn` call whose side is at least `min_side` pixels (the others keep -1:
+/// a small face's eye is a few pixels high, its ratio noise), with the landmark model
+/// (`ssv_load_landmarks` first) placed from each face's `shape_*` square (its box when
+/// `shape_side` is 0). Returns 0, or -1 with a message.
+int ssv_eye_ratios(ssv_face *faces, int count, float min_side, char *msg, size_t msg_len);
 
 /// Loads an ImageNet classifier in ONNX (OpenCV DNN, one thread) with two outputs, `scores`
 /// (1000 probabilities) and `embedding`. Returns 0, or -1 with a message.

@@ -6,13 +6,14 @@ public struct VisionRules: Sendable {
     /// A face of "reasonable size": its box (a square around the detector's box, of the mean of
     /// its sides) at least this share of the picture's short side.
     public var minFaceShare = 0.08
-    /// The detector's confidence a face needs. The helper's OpenCV SSD face detector scores 0…1,
-    /// and gives what it finds from 0.5 a second look at the face's own scale, whose score it
-    /// reports: on DEV (seed 1) the faces (colour and grey, frontal and three-quarter, blurred,
-    /// dark, 8–55 % of the short side) score 0.99–1 there and the rest (a leaf wallpaper, a
-    /// squirrel: 0.72–0.78 from the whole picture) at most 0.79. The threshold sits in that gap.
-    /// (dlib's HOG scored faces 0.02–2 and texture up to 0.3, with no threshold between them.)
-    public var minFaceScore = 0.9
+    /// The detector's confidence a face needs. The helper's YuNet scores a face
+    /// sqrt(sigmoid(cls) · sigmoid(obj)), 0…1: on DEV (seed 1) the faces of People's photos
+    /// (colour and grey, frontal and three-quarter, blurred, dark, 8–55 % of the short side)
+    /// score 0.89 and up, everything else at most 0.72 (a squirrel; a leaf wallpaper 0.54). The
+    /// threshold sits in that gap, near its middle (0.81, in log-odds 0.82).
+    /// (The res10 SSD before it, with a second look, scored faces 0.99–1 and a leaf wallpaper up
+    /// to 0.79, under 0.9; dlib's HOG scored faces 0.02–2 and texture up to 0.3, no gap at all.)
+    public var minFaceScore = 0.8
     /// Pictures smaller than this on their short side are not looked at: an icon, an emoji, a
     /// thumbnail holds no face the detector finds (80 px) nor a class the classifier can tell
     /// (it scaled a 32×32 square up and called it a pet), and a folder of 20 000 of them took
@@ -52,7 +53,9 @@ public final class VisionAnalyzer {
     /// photographed at an angle).
     /// 6: the eye landmarks placed from the square dlib's HOG gives the face (the eyes-open term).
     /// 7: `vision.pets` sums the animal classes without `VisionCategories.glowOnBlack`.
-    public static let version = 7
+    /// 8: faces by YuNet (scores 0…1 on another scale than the SSD's, `VisionRules.minFaceScore`;
+    /// eyes only for faces large enough for People).
+    public static let version = 8
     public let library: Library
     public let helper: VisionHelper
     public var rules = VisionRules()
