@@ -48,9 +48,14 @@ import Testing
         t.dir.write("Pictures/WhatsApp/IMG-20240616-WA0001.jpg", Fixtures.jpeg(Self.flipped(building), quality: 80))
         t.dir.write("Pictures/DCIM/IMG_1002.JPG", Fixtures.jpeg(cat, quality: 95, dateTimeOriginal: "2024:06:15 12:00:00"))
         t.dir.write("Pictures/Edits/cat-flipped.jpg", Fixtures.jpeg(Self.flipped(cat), quality: 90))
-        t.dir.write("Pictures/DCIM/IMG_1003.JPG", Fixtures.jpeg(GroupsFrameMatchTests.frame(dune, x: 20, width: 480), dateTimeOriginal: "2024:06:15 14:00:00"))
-        t.dir.write("Pictures/DCIM/IMG_1004.JPG", Fixtures.jpeg(GroupsFrameMatchTests.frame(dune, x: 260, width: 480), dateTimeOriginal: "2024:06:15 14:00:03"))
-        t.dir.write("Pictures/DCIM/IMG_1005.JPG", Fixtures.jpeg(try GroupsFrameMatchTests.scene("coffee.jpg"), dateTimeOriginal: "2024:06:15 16:00:00"))
+        t.dir.write(
+            "Pictures/DCIM/IMG_1003.JPG", Fixtures.jpeg(GroupsFrameMatchTests.frame(dune, x: 20, width: 480), dateTimeOriginal: "2024:06:15 14:00:00")
+        )
+        t.dir.write(
+            "Pictures/DCIM/IMG_1004.JPG",
+            Fixtures.jpeg(GroupsFrameMatchTests.frame(dune, x: 260, width: 480), dateTimeOriginal: "2024:06:15 14:00:03"))
+        t.dir.write(
+            "Pictures/DCIM/IMG_1005.JPG", Fixtures.jpeg(try GroupsFrameMatchTests.scene("coffee.jpg"), dateTimeOriginal: "2024:06:15 16:00:00"))
         try t.scan()
         try Grouper(library: t.library).regroupAll()
         #expect(try GroupsGrouperTests.sets(t.library) == [["IMG-20240616-WA0001.jpg", "IMG_1001.JPG"], ["IMG_1002.JPG", "cat-flipped.jpg"]])

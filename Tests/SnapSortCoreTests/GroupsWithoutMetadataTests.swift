@@ -46,7 +46,10 @@ import Testing
         try t.scan()
         let (sets, verified) = try GroupsFrameMatchTests.regroupWithTheHelper(t.library, rules: GroupRules())
         #expect(
-            sets == [["IMG_2401.JPG", "IMG_2402.JPG"], ["IMG_2403.JPG", "IMG_2404.JPG"], ["IMG_2405.JPG", "IMG_2406.JPG"], ["IMG_2407.JPG", "IMG_2408.JPG"]],
+            sets == [
+                ["IMG_2401.JPG", "IMG_2402.JPG"], ["IMG_2403.JPG", "IMG_2404.JPG"], ["IMG_2405.JPG", "IMG_2406.JPG"],
+                ["IMG_2407.JPG", "IMG_2408.JPG"],
+            ],
             "\(sets): \(verified)")
     }
 
@@ -76,7 +79,9 @@ import Testing
         let dune = try Self.scene("dune.jpg")
         var frames: [(name: String, bitmap: Bitmap, at: Double)] = []
         for i in 0..<6 { frames.append(("IMG_25\(i)0.JPG", GroupsFrameMatchTests.frame(dune, x: 20 * i, width: 240, height: 200), Double(i) * 0.1)) }
-        for i in 0..<3 { frames.append(("IMG_26\(i)0.JPG", GroupsFrameMatchTests.frame(dune, x: 30 * i, width: 240, height: 200), 100 + Double(i) * 2)) }
+        for i in 0..<3 {
+            frames.append(("IMG_26\(i)0.JPG", GroupsFrameMatchTests.frame(dune, x: 30 * i, width: 240, height: 200), 100 + Double(i) * 2))
+        }
         try Self.write(t, frames)
         try t.scan()
         let rows = ItemRows(try GroupItem.loadAll(t.library.db, metrics: false), metricsLoaded: false)

@@ -438,7 +438,9 @@ struct SimilarClustering {
             var wanted: [(id: Int64, mirror: Thumbnail, near: [Int64])] = []
             var others = Set<Int64>()
             for id in part {
-                guard let sig = signatures[id], let hash = Thumbnail.mirroredHash(signature: sig), let own = Thumbnail(signature: sig) else { continue }
+                guard let sig = signatures[id], let hash = Thumbnail.mirroredHash(signature: sig), let own = Thumbnail(signature: sig) else {
+                    continue
+                }
                 let mirror = own.mirrored
                 if own.direct(with: mirror) >= rules.mirrorCorrelation { continue }
                 let near = whole.index.neighbours(of: hash, within: rules.nearCopyRadius, limit: rules.contentNeighbours).map { whole.ids[$0] }
