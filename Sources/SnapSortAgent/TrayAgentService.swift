@@ -58,7 +58,7 @@ public final class TrayAgentService: AgentService {
         let clock = c.clock
         self.init(
             enabled: c.configuration.tray, address: c.env["DBUS_SESSION_BUS_ADDRESS"], dbPath: c.dbPath,
-            page: .live(c.env, database: c.dbPath),
+            page: .live(c.env, database: c.dbPath, logger: c.logger),
             deck: { ReminderDependencies.standardDeck(library: library, clock: clock) }, logger: c.logger)
     }
 
@@ -141,7 +141,8 @@ public final class TrayAgentService: AgentService {
         }
         page.open(url, activationToken)
         activationToken = nil
-        logger.info("asked the browser to open the review page")
+        // The opener logs which one ran (`ReviewPage.log`).
+        logger.info("opening the review page")
     }
 
     /// Through the database, as `snapsort pause 2h` and `snapsort resume` do: the agent sees

@@ -16,6 +16,7 @@ public final class StatusNotifierItem: @unchecked Sendable {
         public var iconName: String
         /// The fallback when the host has no such icon: ARGB32 pixels in network byte order.
         public var pixmap: Pixmap?
+        /// The tooltip's title and body, plain text: `set` escapes them (`markup`).
         public var toolTipTitle: String
         public var toolTipBody: String
 
@@ -102,16 +103,39 @@ public final class StatusNotifierItem: @unchecked Sendable {
         if ss_tray_register(tray, &err, err.count) < 0 { throw DBusError(.disconnected, String(cBuffer: err)) }
     }
 
-    /// Sets the facts; the signals go out for those that changed.
+    /// Sets the facts; the signals go out for those that changed. The tooltip goes out as
+    /// markup, its text escaped: the spec lets the body carry markup, and hosts such as
+    /// xfce4-panel parse title and body with Pango, so a raw `&` ("Docs & Receipts") blanked
+    /// the tooltip. The item's `Title` is plain text by the spec and stays as it is.
+    /// See: https://www.freedesktop.org/wiki/Specifications/StatusNotifierItem/Markup/
     public func set(_ f: Facts) throws(DBusError) {
         var err = [CChar](repeating: 0, count: 512)
         let pixels = f.pixmap?.argb ?? []
+        let (tipTitle, tipBody) = (Self.markup(f.toolTipTitle), Self.markup(f.toolTipBody))
         let r = pixels.withUnsafeBufferPointer { p in
             ss_tray_set(
-                tray, f.title, f.status, f.iconName, f.toolTipTitle, f.toolTipBody, f.pixmap?.width ?? 0, f.pixmap?.height ?? 0,
+                tray, f.title, f.status, f.iconName, tipTitle, tipBody, f.pixmap?.width ?? 0, f.pixmap?.height ?? 0,
                 p.baseAddress, p.count, &err, err.count)
         }
         if r < 0 { throw DBusError(.disconnected, String(cBuffer: err)) }
+    }
+
+    /// `text` as markup that reads literally: `&`, `<`, `>` and both quotes as entities (the
+    /// five XML defines, which GMarkup/Pango and Qt's rich text all read).
+    public static func markup(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for c in text.unicodeScalars {
+            switch c {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&apos;"
+            default: out.unicodeScalars.append(c)
+            }
+        }
+        return out
     }
 
     /// Sets the menu; `LayoutUpdated` goes out when it changed.

@@ -1,4 +1,5 @@
 import Foundation
+import FoundationXML
 import Glibc
 import SnapSortCore
 import SnapSortSystem
@@ -95,6 +96,13 @@ struct TrayAgentServiceTests {
                 if let clock { o.clock = clock }
                 var p = StatusProviders.standard
                 p.awaitingReview = { i in try i.library.agentState("test_review").flatMap { Int($0) } ?? 0 }
+                // The Docs & Receipts group holds the count in `test_documents` (built from the
+                // status file's JSON: the group's initializer is Core's own).
+                p.groups = { i in
+                    guard let n = try i.library.agentState("test_documents") else { return nil }
+                    let json = #"{"schema_version":1,"agent":{"state":"watching"},"groups":{"document":{"items":\#(n),"bytes":2048}}}"#
+                    return JSON.parse(json).flatMap { StatusDocument(json: $0) }?.groups
+                }
                 o.providers = p
                 let page = recorder.page
                 o.services = { c in
@@ -163,7 +171,7 @@ struct TrayAgentServiceTests {
         #expect(tip[0] as? String == "snapsort")
         #expect(tip[2] as? String == "SnapSort")
         // The bars' tooltip, made by the same code.
-        #expect(tip[3] as? String == StatusSummary(doc).tooltip)
+        #expect(tip[3] as? String == StatusNotifierItem.markup(StatusSummary(doc).tooltip))
         #expect(((tip[3] as? String) ?? "").contains("Agent: watching"))
         #expect(try bus.command("props", answer: "props")?["menu_version"] as? Int == 3)
 
@@ -173,7 +181,7 @@ struct TrayAgentServiceTests {
         #expect(root["id"] as? Int == 0)
         let children = try #require(root["children"] as? [[String: Any]])
         let labels = children.compactMap { ($0["props"] as? [String: Any])?["label"] as? String }
-        #expect(labels == ["Open SnapSort", "Start a session", "Pause for 2 hours", "Today: 0 of 25"])
+        #expect(labels == ["Open SnapSort", "Start a session", "Pause for 2 hours", "0 reviewed today · goal 25"])
         let enabled = children.compactMap { ($0["props"] as? [String: Any])?["enabled"] as? Bool }
         #expect(enabled == [true, true, true, false])
         let group = try #require(try bus.command("group", answer: "group")?["items"] as? [[String: Any]])
@@ -223,6 +231,48 @@ struct TrayAgentServiceTests {
                 return recorder.last?.agent.state == "watching"
             })
         #expect(try reader.pausedUntil(now: time.current) == nil)
+    }
+
+    /// The text a markup parser reads from `markup`, nil when it is not well-formed (as Pango
+    /// in xfce4-panel refused "Docs & Receipts" and showed a blank tooltip).
+    static func markupText(_ markup: String) -> String? {
+        final class Collect: NSObject, XMLParserDelegate {
+            var text = ""
+            func parser(_ parser: XMLParser, foundCharacters string: String) { text += string }
+        }
+        let parser = XMLParser(data: Data(("<markup>" + markup + "</markup>").utf8))
+        let collect = Collect()
+        parser.delegate = collect
+        return parser.parse() ? collect.text : nil
+    }
+
+    @Test("the tooltip is markup that reads literally: a group named \"Docs & Receipts\" is escaped and parses back to its text")
+    func toolTipIsEscapedMarkup() throws {
+        let (bus, recorder, time, h, tray) = try Self.watched()
+        defer { h.stop() }
+        #expect(waitUntil { tray?.registered == true })
+        try h.reader().setAgentState("test_documents", "3")
+        #expect(
+            waitUntil {
+                Self.tick(h, time)
+                return recorder.last?.groups.contains { $0.id == "document" } == true
+            })
+        let plain = StatusSummary(try #require(recorder.last)).tooltip
+        #expect(plain.contains("Docs & Receipts: 3"))
+        var tip: [Any] = []
+        #expect(
+            waitUntil {
+                tip = (try? bus.command("props", answer: "props")?["props"] as? [String: Any])?["ToolTip"] as? [Any] ?? []
+                return ((tip.count == 4 ? tip[3] as? String : nil) ?? "").contains("Receipts")
+            })
+        let body = try #require(tip[3] as? String)
+        #expect(body.contains("Docs &amp; Receipts: 3"))
+        #expect(Self.markupText(body) == plain, "\(body)")
+        #expect(Self.markupText(try #require(tip[2] as? String)) == "SnapSort")
+        // Both quotes and the angle brackets too.
+        let odd = "Offline: /media/Tom & \"Jerry\" <2024> 'x'"
+        #expect(Self.markupText(StatusNotifierItem.markup(odd)) == odd)
+        #expect(Self.markupText(odd) == nil)
     }
 
     @Test("the signals go out when the facts change, and only then")

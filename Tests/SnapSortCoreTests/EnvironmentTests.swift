@@ -90,6 +90,31 @@ import Testing
         #expect(try String(contentsOfFile: log, encoding: .utf8) == "file:///x.html\n")
     }
 
+    /// The agent's path (a reminder's click, the tray) without a user manager: `systemd-run`
+    /// fails, `xdg-open` alone opens the page file, and the log says which opener ran (issue 43:
+    /// nothing opened while the agent logged that it had asked the browser).
+    @Test func theAgentsOpenerFallsBackToXdgOpenAndSaysWhichRan() throws {
+        let dir = TempDir()
+        let log = dir.at("opened")
+        dir.writeScript("bin/xdg-open", "#!/bin/sh\necho \"$1\" >> '\(log)'\n")
+        dir.writeScript("bin/systemd-run", "#!/bin/sh\necho 'Failed to connect to bus: No medium found' >&2\nexit 1\n")
+        dir.write("run/bus", [])
+        let env = Environment(variables: ["PATH": dir.at("bin"), "XDG_RUNTIME_DIR": dir.at("run")])
+        let logs = LogCapture()
+        let page = ReviewPage.live(env, logger: logs.logger(label: "reminders"))
+        let file = "file://" + dir.at("run/snapsort/open-8765.html")
+        page.open(file, "tok-1")
+        #expect(waitUntil { (try? String(contentsOfFile: log, encoding: .utf8)) == file + "\n" })
+        let said = { logs.messages.filter { $0.contains("started xdg-open alone") && $0.contains("opener=xdg-open") } }
+        #expect(waitUntil { said().count == 1 }, "\(logs.messages)")
+        #expect(!logs.messages.contains { $0.contains("systemd-run --user --scope") }, "\(logs.messages)")
+
+        // No opener at all: the log says none ran.
+        let none = LogCapture()
+        ReviewPage.live(Environment(variables: ["PATH": dir.at("nothing")]), logger: none.logger()).open(file, nil)
+        #expect(none.messages.contains { $0.contains("cannot open the review page: no opener ran") }, "\(none.messages)")
+    }
+
     @Test func relativeXDGValuesAreIgnored() {
         let env = Environment(variables: ["XDG_STATE_HOME": "relative/state", "HOME": "/home/u"])
         #expect(env.defaultDatabasePath == "/home/u/.local/state/snapsort/library.sqlite3")

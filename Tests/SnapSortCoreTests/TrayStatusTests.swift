@@ -37,7 +37,11 @@ struct TrayStatusTests {
         #expect(t.toolTip.contains("Streak: 3 days (longest 9)"))
         #expect(t.toolTip.contains("Goal: 7/25 today"))
         #expect(t.toolTip.contains("Next reminder: "))
-        #expect(t.today == "Today: 7 of 25")
+        // What each number is: "Today: 29 of 10" read as a fraction gone wrong (issue 43).
+        #expect(t.today == "7 reviewed today · goal 25")
+        #expect(
+            TrayStatus(StatusDocument(updatedAt: Self.now, agent: .init(state: "watching"), goal: .init(target: 10, doneToday: 29))).today
+                == "29 reviewed today · goal 10")
         #expect(!t.paused)
         #expect(TrayStatus(StatusDocument(updatedAt: Self.now, agent: .init(state: "paused"))).paused)
         #expect(TrayStatus(StatusDocument(updatedAt: Self.now, agent: .init(state: "watching"))).today == nil)

@@ -70,7 +70,7 @@ extension ReminderDependencies {
                 try Stats.report(library: library, clock: clock, timeZone: zone(), goal: goal).milestones.map(\.id)
             },
             deck: { standardDeck(library: library, clock: clock) },
-            page: .live(env, database: library.path), logger: logger)
+            page: .live(env, database: library.path, logger: logger), logger: logger)
     }
 }
 

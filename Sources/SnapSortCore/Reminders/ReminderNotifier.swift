@@ -83,16 +83,34 @@ public struct ReviewPage: Sendable {
 
     /// Reads where the running page of the library at `database` is (`LibraryFiles`), writes its
     /// opener file (`PageOpener`: the key stays out of the browser's arguments) and opens that
-    /// with `URLOpener` (in its own systemd scope when a user manager runs).
-    public static func live(_ env: Environment, database: String? = nil) -> ReviewPage {
+    /// with `URLOpener.start` (in its own systemd scope when a user manager runs, else, or when
+    /// the scope fails, by xdg-open alone); `logger` says which opener ran, or that none did.
+    public static func live(_ env: Environment, database: String? = nil, logger: Logger = .silent) -> ReviewPage {
         ReviewPage(
             url: { deck in
                 guard let info = runningInfo(env, database: database) else { return nil }
                 return try? PageOpener.write(info, deck: deck, env: env)
             },
             open: { url, token in
-                URLOpener.open(url, env: env, wait: false, silent: true, activationToken: token)
+                URLOpener.start(url, env: env, silent: true, activationToken: token) { log($0, logger) }
             })
+    }
+
+    /// The opener's truth in the log (the browser's own failure is not seen: xdg-open started,
+    /// not "opened").
+    static func log(_ opened: URLOpener.Opened, _ logger: Logger) {
+        switch opened {
+        case .scope:
+            logger.info("started the browser on the review page", ["opener": "systemd-run --user --scope xdg-open"])
+        case .xdgOpen(nil):
+            logger.info("started the browser on the review page", ["opener": "xdg-open"])
+        case .xdgOpen(let status?):
+            logger.notice(
+                "systemd-run could not open the review page in its own scope (no user manager?); started xdg-open alone",
+                ["opener": "xdg-open", "systemd_run.status": "\(status)"])
+        case .nothing(let why):
+            logger.warning("cannot open the review page: no opener ran", ["error": why])
+        }
     }
 
     /// A page that is never running (commands without a browser).

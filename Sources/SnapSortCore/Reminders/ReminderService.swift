@@ -308,8 +308,9 @@ public final class ReminderService: @unchecked Sendable {
                     if let url = dependencies.page.url(dependencies.deck()) {
                         dependencies.page.open(url, token)
                         pageOpened = true
-                        // Asked, not known: the browser starts on its own (its failure is not seen here).
-                        logger.info("asked the browser to open the review page")
+                        // The opener logs which one ran (`ReviewPage.log`); the browser's own
+                        // failure is not seen here.
+                        logger.info("opening the review page")
                     } else {
                         logger.notice("the review page is not running; start it to review from a reminder")
                     }

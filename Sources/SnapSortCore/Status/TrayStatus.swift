@@ -11,7 +11,8 @@ public struct TrayStatus: Sendable, Equatable {
     public var title: String
     /// The bars' tooltip, one fact a line.
     public var toolTip: String
-    /// "Today: 3 of 25" (nil without a goal).
+    /// "3 reviewed today · goal 25" (nil without a goal): what each number is ("Today: 29 of
+    /// 10" read as a fraction gone wrong).
     public var today: String?
     /// Whether analysis is paused (the menu offers Resume instead of Pause).
     public var paused: Bool
@@ -29,7 +30,7 @@ public struct TrayStatus: Sendable, Equatable {
         status = warning ? "NeedsAttention" : review > 0 ? "Active" : "Passive"
         title = s.text
         toolTip = s.tooltip
-        today = d.goal.map { "Today: \($0.doneToday) of \($0.target)" }
+        today = d.goal.map { "\($0.doneToday) reviewed today · goal \($0.target)" }
         paused = AgentState(a) == .paused
         color = s.color
     }
