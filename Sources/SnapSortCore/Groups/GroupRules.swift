@@ -98,7 +98,7 @@ public struct GroupRules: Sendable {
     /// `copies-nearest`: a photo's near-copy candidates are the nearest pHashes, then times, outside
     /// its own content and a few of any one content).
     var pairKey: String {
-        "align4 copy-edits edit-raw-pairs edit-bridges same-bytes-by-hash same-pixels-by-hash copies-nearest window=\(window),\(windowNeighbours),\(copyCandidates) threshold=\(similarThreshold) overlap=\(minimumOverlap) copy=\(nearCopyRadius),\(nearCopyCorrelation),\(nearCopyColorDistance),\(nearCopySharpnessStops),\(sameCaptureSeconds) verify=\(verifySeconds),\(verifyFloor),\(verifyInliers),\(verifyShared),\(verifyStill) still-median burst=\(burstSeconds),\(burstInliers) content=\(similarRadius),\(contentNeighbours),\(copiedAtOnce),\(weakClockApart) mirrors=\(mirrorCorrelation) thumb-still=\(thumbnailStill)"
+        "align4 copy-edits edit-raw-pairs edit-bridges same-bytes-by-hash same-pixels-by-hash copies-nearest window=\(window),\(windowNeighbours),\(copyCandidates) threshold=\(similarThreshold) overlap=\(minimumOverlap) copy=\(nearCopyRadius),\(nearCopyCorrelation),\(nearCopyColorDistance),\(nearCopySharpnessStops),\(sameCaptureSeconds) verify=\(verifySeconds),\(verifyFloor),\(verifyInliers),\(verifyShared),\(verifyStill) still-median burst=\(burstSeconds),\(burstInliers) content-edits content=\(similarRadius),\(contentNeighbours),\(copiedAtOnce),\(weakClockApart) mirrors=\(mirrorCorrelation) thumb-still=\(thumbnailStill)"
     }
     /// What the stored per-file groups (blurry, oops, screenshot, document, qr, videos) depend
     /// on beyond the files themselves: the version of these rules and their thresholds. Another
@@ -734,6 +734,13 @@ public struct GroupRules: Sendable {
     /// The rating from which a photo is a favourite (the Favourites deck, the keeper; never in
     /// Blurry or Oops, never staged by "trash the rest").
     public static let favouriteRating = 4
+
+    /// Whether a path's name says it is an edit (`looksEdited` without its sidecars).
+    static func namedAsEdit(_ path: String) -> Bool {
+        let n = path.lowercased()
+        if n.contains("-edited") || n.contains("_edit") || n.contains("-bearbeitet") { return true }
+        return editBase(String(n.split(separator: "/").last ?? "")) != nil
+    }
 
     /// Edited versions: `-edited`, `_edit`, `-bearbeitet` names, iOS's `IMG_E1234` (the edit
     /// Photos exports beside `IMG_1234`), or a darktable (`.xmp`) or RawTherapee (`.pp3`) sidecar

@@ -320,6 +320,21 @@ struct SimilarClustering {
     /// 3 078 made two sets, not one).
     static let candidatesPerContent = 4
 
+    /// Which of `id`'s candidates take a place: not itself, none of its own content, and at most
+    /// `candidatesPerContent` files of any other content (each call a fresh count).
+    private func admission(for id: Int64) -> (Int64) -> Bool {
+        let own = contentOf[id]
+        var taken: [Int: Int] = [:]
+        return { other in
+            guard other != id else { return false }
+            guard let c = self.contentOf[other] else { return true }
+            let n = taken[c, default: 0]
+            guard c != own, n < Self.candidatesPerContent else { return false }
+            taken[c] = n + 1
+            return true
+        }
+    }
+
     private func duplicateCandidates(_ id: Int64) -> [Int64] {
         guard let item = byID[id] else { return [] }
         var out: [Int64] = []
@@ -327,15 +342,7 @@ struct SimilarClustering {
         let own = contentOf[id]
         if let c = own { out += contents[c].prefix(limit).filter { $0 != id } }
         guard let h = item.phash else { return out }
-        var taken: [Int: Int] = [:]
-        func admit(_ other: Int64) -> Bool {
-            guard other != id else { return false }
-            guard let c = contentOf[other] else { return true }
-            let n = taken[c, default: 0]
-            guard c != own, n < Self.candidatesPerContent else { return false }
-            taken[c] = n + 1
-            return true
-        }
+        let admit = admission(for: id)
         let radius = rules.nearCopyRadius
         guard let t = ownTime(id) else {
             let whole = wholeIndex.built
@@ -381,16 +388,15 @@ struct SimilarClustering {
     /// times are evidence the content does not overrule. A messenger's or a download's copies
     /// keep no time, and only their pixels can find their moment (issue 39).
     private func contentCandidates(_ id: Int64) -> [Int64] {
-        guard rules.contentNeighbours > 0, let h = byID[id]?.phash else { return [] }
-        let own = contentOf[id]
-        var taken: [Int: Int] = [:]
-        func admit(_ other: Int64) -> Bool {
-            guard other != id else { return false }
-            guard let c = contentOf[other] else { return true }
-            let n = taken[c, default: 0]
-            guard c != own, n < Self.candidatesPerContent else { return false }
-            taken[c] = n + 1
-            return true
+        guard rules.contentNeighbours > 0, let item = byID[id], let h = item.phash else { return [] }
+        let counted = admission(for: id)
+        // A file named as an edit (`-edited`, `_edit`, `IMG_E…`) was made on purpose from a picture
+        // its pixels show: what its content finds is its original under another name, and an
+        // edit and its original are never offered against each other (`GroupRules.isEditPair`).
+        let edit = GroupRules.namedAsEdit(item.path)
+        let admit = { (other: Int64) in
+            guard let o = self.byID[other], GroupRules.namedAsEdit(o.path) == edit else { return false }
+            return counted(other)
         }
         let limit = rules.contentNeighbours
         if ownTime(id) == nil {
