@@ -120,23 +120,8 @@ public final class StatusNotifierItem: @unchecked Sendable {
         if r < 0 { throw DBusError(.disconnected, String(cBuffer: err)) }
     }
 
-    /// `text` as markup that reads literally: `&`, `<`, `>` and both quotes as entities (the
-    /// five XML defines, which GMarkup/Pango and Qt's rich text all read).
-    public static func markup(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for c in text.unicodeScalars {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            default: out.unicodeScalars.append(c)
-            }
-        }
-        return out
-    }
+    /// `text` as markup that reads literally (`Markup.escaped`), for the tooltip.
+    public static func markup(_ text: String) -> String { Markup.escaped(text) }
 
     /// Sets the menu; `LayoutUpdated` goes out when it changed.
     public func setMenu(_ items: [MenuItem]) throws(DBusError) {
