@@ -285,8 +285,10 @@ public final class VisionAgentService: AgentService {
     /// them when it starts again (the models' results are stored; nothing else would notice).
     public static let unregroupedKey = "models_unregrouped"
 
-    public init(library: Library, helper: VisionHelper, logger: Logger) {
+    /// `parallel`: helpers side by side (the agent's workers).
+    public init(library: Library, helper: VisionHelper, logger: Logger, parallel: Int = 1) {
         models = ModelsStep(library: library, helper: helper, logger: logger)
+        models.analyzer.parallel = max(1, parallel)
         self.logger = logger
         if let kept = try? library.agentState(Self.unregroupedKey) {
             unregrouped = Set(kept.split(separator: " ").compactMap { Int64($0) })
@@ -297,7 +299,7 @@ public final class VisionAgentService: AgentService {
     public var isAnalysis: Bool { true }
     public func nextDeadline(now: Date) -> Date? { pending ? now : nil }
     public func reconciled(now: Date) { pending = true }
-    public func stop() { models.analyzer.helper.stop() }
+    public func stop() { models.analyzer.stopHelpers() }
     private var library: Library { models.analyzer.library }
 
     public func fire(now: Date, readable: [Int32]) {

@@ -15,7 +15,7 @@
 //   match WA HA WB HB\n + WA*HA + WB*HB bytes (two grey frames)
 //                              → {"keypoints":[a,b],"matches":n,"inliers":n,"shared":0…1,"ms":…}
 //                                (ORB + RANSAC homography: `ssv_match_frames`)
-//   any of them may answer {"error":"…"}
+//   any of them may answer {"error":"…"}; every reply ends with "cpu_ms": the request's CPU time here
 // The parent decodes, orients and scales the photo (1024 px long side); we only see pixels.
 // Options: --landmarks PATH (default: Debian's libdlib-data file), --classifier PATH (default:
 // share/snapsort/models/efficientnet_lite0.onnx of our prefix, or share/models of a build tree),
@@ -67,6 +67,11 @@ let faceModelID = "yunet-lfd2023-512+sp68"
 /// People counts faces from 8 % (`VisionRules.minFaceShare`) and scores only their eyes; the
 /// margin keeps a face near that size whose square a rounding makes smaller.
 let landmarkMinShare: Float = 0.06
+/// Faces scored under this get no landmarks either: People counts faces from 0.8
+/// (`VisionRules.minFaceScore`) and the keeper's eyes term reads only People's faces; the margin
+/// keeps a face near the threshold. On DEV's 12-megapixel photos every face the detector reported
+/// was a texture scored 0.3–0.5 — the landmark model loaded and ran for none of People's faces.
+let landmarkMinScore: Float = 0.7
 let useHOG = CommandLine.arguments.contains("--hog")
 /// The classifier's id in `hello` (the tier-2 version includes it: a new model re-runs tier 2).
 let classifierID = "efficientnet-lite0-imagenet-onnx10"
@@ -78,8 +83,23 @@ struct Models {
     var detectorLoaded = false
 }
 
+/// The process's CPU time (ms) when the request being answered was read: every reply to a
+/// request says `"cpu_ms"`, the CPU it cost here (tier 2's profile, `bench/stages.py`).
+nonisolated(unsafe) var requestCPUStart: Double?
+
+func processCPUMs() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts)
+    return Double(ts.tv_sec) * 1000 + Double(ts.tv_nsec) / 1e6
+}
+
 func reply(_ line: String) {
     var text = line
+    if let start = requestCPUStart, text.hasSuffix("}") {
+        text.removeLast()
+        text += ",\"cpu_ms\":\(number(Float(processCPUMs() - start)))}"
+    }
+    requestCPUStart = nil
     text.append("\n")
     let bytes = Array(text.utf8)
     var off = 0
@@ -221,15 +241,20 @@ func faces(width: Int, height: Int, pixels: [UInt8], models: inout Models) -> St
     guard n >= 0 else { return "{\"error\":\(quoted(text(msg)))}" }
     let count = Int(min(n, 32))
     let minSide = landmarkMinShare * Float(min(width, height))
-    if found.prefix(count).contains(where: { $0.width >= minSide }) {
-        // The landmark model (~100 MB) loads on the first photo with a face large enough.
+    // Eyes only for the faces People may count: large enough and confident enough (HOG's
+    // scores are on another scale: all of its faces).
+    let scored = found.prefix(count).indices.filter { found[$0].width >= minSide && (useHOG || found[$0].score >= landmarkMinScore) }
+    if !scored.isEmpty {
+        // The landmark model (~100 MB, ~0.7 s of CPU) loads on the first photo with such a face.
         if !models.landmarksLoaded {
             guard ssv_load_landmarks(landmarksPath, &msg, msg.count) == 0 else {
                 return "{\"error\":\(quoted("landmark model: " + text(msg)))}"
             }
             models.landmarksLoaded = true
         }
-        guard ssv_eye_ratios(&found, Int32(count), minSide, &msg, msg.count) == 0 else { return "{\"error\":\(quoted(text(msg)))}" }
+        var chosen = scored.map { found[$0] }
+        guard ssv_eye_ratios(&chosen, Int32(chosen.count), minSide, &msg, msg.count) == 0 else { return "{\"error\":\(quoted(text(msg)))}" }
+        for (k, i) in scored.enumerated() { found[i] = chosen[k] }
     }
     let items = found.prefix(count).map { f in
         "{\"x\":\(number(f.x)),\"y\":\(number(f.y)),\"w\":\(number(f.width)),\"h\":\(number(f.height)),\"score\":\(number(f.score)),\"eyes\":[\(number(f.right_eye)),\(number(f.left_eye))]}"
@@ -263,6 +288,7 @@ func match(_ a: (width: Int, height: Int, pixels: [UInt8]), _ b: (width: Int, he
 var models = Models()
 while let line = readRequestLine() {
     alarm(requestTimeout)
+    requestCPUStart = processCPUMs()
     let words = line.split(separator: " ")
     switch words.first {
     case "hello":

@@ -55,6 +55,7 @@ enum AgentCommand: Command {
         // Without the reminder service no reminder comes: the bars must not announce one.
         if !reminders { options.providers.nextReminder = { _ in nil } }
         options.steps = LibraryUpdate.Steps(groups: true, models: models)
+        let modelHelpers = options.workers
         options.services = { c in
             var list: [AgentService] = [PowerAgentService(enabled: c.configuration.pauseOnBattery, logger: c.logger)]
             if web { list.append(WebAgentService(c)) }
@@ -73,7 +74,7 @@ enum AgentCommand: Command {
                 list.append(
                     VisionAgentService(
                         library: c.library, helper: VisionHelper(executable: VisionHelper.locate(environment: c.env.variables)),
-                        logger: c.logger))
+                        logger: c.logger, parallel: modelHelpers))
             }
             return list
         }

@@ -106,7 +106,9 @@ enum ScanCommand: Command {
         } catch let e as SystemError {
             throw diskFull(e) ?? e
         }
-        if !noModels && !summary.cancelled { try VisionTier.run(update, ctx, jsonl: jsonl, bar: bar) }
+        if !noModels && !summary.cancelled {
+            try VisionTier.run(update, ctx, jsonl: jsonl, workers: workers ?? ProcessInfo.processInfo.activeProcessorCount, bar: bar)
+        }
         if jsonl {
             ctx.out(
                 JSON.object([

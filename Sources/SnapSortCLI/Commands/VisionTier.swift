@@ -7,26 +7,29 @@ enum VisionTier {
     /// Runs tier 2 over what needs it, with progress. Missing helper or model: one notice, nothing else.
     /// `bar`: the scan's progress bar, drawn on for this phase too (it sat at "300/300 ETA 0:00"
     /// while the models took minutes); `--jsonl` gets progress events with phase "models".
-    static func run(_ update: LibraryUpdate, _ ctx: Context, jsonl: Bool, bar: ProgressBar? = nil) throws {
+    /// `workers`: the scan's; one helper runs for each (a core each).
+    static func run(_ update: LibraryUpdate, _ ctx: Context, jsonl: Bool, workers: Int, bar: ProgressBar? = nil) throws {
         let started = Date()
         var said = Date.distantPast
-        let summary = try update.runModels(progress: { done, total in
-            let now = Date()
-            guard done == total || now.timeIntervalSince(said) >= 1 else { return }
-            said = now
-            let rate = Double(done) / max(0.001, now.timeIntervalSince(started))
-            let eta = rate > 0 ? Double(total - done) / rate : nil
-            if jsonl {
-                ctx.out(
-                    JSON.object([
-                        ("event", .string("progress")), ("phase", .string("models")), ("done", .int(done)), ("total", .int(total)),
-                        ("files_per_second", .double((rate * 10).rounded() / 10)), ("eta_s", .opt(eta.map { $0.rounded() })),
-                    ]).serialized())
-                ctx.flush()
-            } else {
-                bar?.update(ScanProgress(phase: .analyzing, done: done, total: total, filesPerSecond: rate, etaSeconds: eta), label: "models")
-            }
-        })
+        let summary = try update.runModels(
+            parallel: workers,
+            progress: { done, total in
+                let now = Date()
+                guard done == total || now.timeIntervalSince(said) >= 1 else { return }
+                said = now
+                let rate = Double(done) / max(0.001, now.timeIntervalSince(started))
+                let eta = rate > 0 ? Double(total - done) / rate : nil
+                if jsonl {
+                    ctx.out(
+                        JSON.object([
+                            ("event", .string("progress")), ("phase", .string("models")), ("done", .int(done)), ("total", .int(total)),
+                            ("files_per_second", .double((rate * 10).rounded() / 10)), ("eta_s", .opt(eta.map { $0.rounded() })),
+                        ]).serialized())
+                    ctx.flush()
+                } else {
+                    bar?.update(ScanProgress(phase: .analyzing, done: done, total: total, filesPerSecond: rate, etaSeconds: eta), label: "models")
+                }
+            })
         bar?.finish()
         guard summary.available else { return }
         if jsonl {
@@ -34,7 +37,8 @@ enum VisionTier {
                 JSON.object([
                     ("event", .string("models")), ("analyzed", .int(summary.analyzed)), ("failed", .int(summary.failed)),
                     ("skipped", .int(summary.skipped)), ("people", .int(summary.withPeople)),
-                    ("seconds", .double((summary.seconds * 100).rounded() / 100)),
+                    ("seconds", .double((summary.seconds * 100).rounded() / 100)), ("helpers", .int(workers)),
+                    ("stages_s", .object(summary.stages.named.map { ($0.0, .double(($0.1 * 1000).rounded() / 1000)) })),
                 ]).serialized())
         } else if !ctx.quiet && summary.analyzed + summary.failed > 0 {
             var line = "models: \(summary.analyzed) photos looked at, \(summary.withPeople) with people"

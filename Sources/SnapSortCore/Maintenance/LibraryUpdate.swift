@@ -133,11 +133,13 @@ public final class LibraryUpdate: @unchecked Sendable {
     /// `ModelsStep`): the local models through the `snapsort-vision` helper, then the sets
     /// whose faces changed are regrouped (their keeper may change). A missing helper or model:
     /// one notice in the summary, nothing else. `progress(done, total)`.
-    public func runModels(helper: VisionHelper = VisionHelper(executable: VisionHelper.locate()), progress: ((Int, Int) -> Void)? = nil)
-        throws -> VisionSummary
-    {
-        defer { helper.stop() }
+    /// `parallel`: helpers side by side (one core each; `snapsort scan` gives its workers).
+    public func runModels(
+        helper: VisionHelper = VisionHelper(executable: VisionHelper.locate()), parallel: Int = 1, progress: ((Int, Int) -> Void)? = nil
+    ) throws -> VisionSummary {
         let step = ModelsStep(library: library, helper: helper, logger: logger)
+        step.analyzer.parallel = max(1, parallel)
+        defer { step.analyzer.stopHelpers() }
         return try step.run(progress: progress)
     }
 }

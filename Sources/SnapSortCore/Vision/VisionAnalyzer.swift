@@ -37,6 +37,8 @@ public struct VisionSummary: Sendable, Equatable {
     /// change), and photos whose page score crossed `GroupRules.minPageScore` or whose sheet of
     /// paper became or stopped being a document (`GroupRules.isPhotographedSheet`; Docs & Receipts).
     public var setMembersChanged: Set<Int64> = []
+    /// Where the pass's time went (`VisionStages`).
+    public var stages = VisionStages()
 }
 
 /// The second analysis tier: runs the local models on photos whose fast metrics are done.
@@ -62,11 +64,37 @@ public final class VisionAnalyzer {
     public var logger: Logger
     /// Photos per committed batch.
     public var batchSize = 16
+    /// Helpers that look at photos side by side (each its own `snapsort-vision` process, one
+    /// core each): `snapsort scan` runs one a worker, the agent one.
+    public var parallel = 1
+    /// The helpers beside `helper`, started on the first pass that wants them.
+    private var others: [VisionHelper] = []
+    /// How many helpers the last pass ran (fewer than `parallel` when one would not start).
+    public private(set) var helpersRunning = 0
 
     public init(library: Library, helper: VisionHelper, logger: Logger) {
         self.library = library
         self.helper = helper
         self.logger = logger
+    }
+
+    /// `helper` and as many more as `parallel` asks for that started with the same models (one
+    /// that did not is left out: the pass runs on those that did).
+    private func startHelpers() -> [VisionHelper] {
+        while others.count < parallel - 1 {
+            others.append(VisionHelper(executable: helper.executable, arguments: helper.arguments))
+        }
+        let same = others.prefix(max(0, parallel - 1)).filter {
+            $0.start() && $0.faceModel == helper.faceModel && $0.classModel == helper.classModel
+        }
+        return [helper] + same
+    }
+
+    /// Ends every helper (the first one's owner may also stop it).
+    public func stopHelpers() {
+        helper.stop()
+        for h in others { h.stop() }
+        others = []
     }
 
     /// The stored version string for the helper's current models (nil: models unavailable).
@@ -136,99 +164,68 @@ public final class VisionAnalyzer {
         func sheetDocument(_ share: Double?, _ lines: Int?) -> Bool {
             (lines ?? 0) >= groupRules.minSheetLines && (share ?? 0) >= groupRules.minSheetShare
         }
-        for (i, row) in pending.enumerated() {
+        let workers = startHelpers()
+        helpersRunning = workers.count
+        let measure = VisionMeasure(rules: rules, classify: helper.classModel != nil)
+        // One photo a helper at a time, two rounds' worth a batch: `shouldStop` is asked between
+        // batches, so one helper keeps the old photo-by-photo pace.
+        let round = workers.count == 1 ? 1 : workers.count * 2
+        var i = 0
+        while i < pending.count {
             // At least one photo a call: a slice spent finding the photos or starting the helper
             // looked at none, and the agent took that for a pass with nothing left to do.
             if i > 0 && shouldStop() { break }
-            let id = row.int(0)!, path = row.string(1) ?? "", format = row.string(2) ?? ""
-            // What the groups saw of the photo: a row of an earlier analysis of the file (an
-            // analyzer upgrade re-measured it) is not read by the grouper (`analyzed_at` must
-            // match), so the file was grouped without it and is regrouped once it is back.
-            let before = try db.row(
-                "SELECT people_faces, worst_eyes, document, sheet_share, sheet_lines FROM vision WHERE file_id=? AND status = 'ok' AND analyzed_at IS ?",
-                id, row.string(4))
-            var r = VisionRow(fileID: id, analyzedAt: row.string(4), status: "ok")
-            let side = Int(row.int(5) ?? 0)
-            if !VisionImage.formats.contains(format) || (side > 0 && side < rules.minPictureSide) {
-                r.status = "skipped"
-                summary.skipped += 1
-            } else {
-                let t0 = Date()
-                do {
-                    let bitmap = try VisionImage.load(path: path, format: format, orientation: Int(row.int(3) ?? 1))
-                    switch helper.faces(in: bitmap) {
-                    case .faces(let faces):
-                        apply(faces, picture: bitmap, to: &r)
-                        summary.analyzed += 1
-                        if (r.peopleFaces ?? 0) > 0 { summary.withPeople += 1 }
-                        r.sheet = helper.sheet(in: bitmap)
-                        if helper.classModel != nil {
-                            switch helper.classes(in: bitmap) {
-                            case .scores(let scores): apply(scores, sky: VisionSky.measure(bitmap), to: &r)
-                            case .failed(let why):
-                                logger.debug("the classifier failed on a photo", ["photo.id": "\(id)", "vision.error": why])
-                            }
-                        }
-                    case .failed(let why):
-                        r.status = "failed"
-                        summary.failed += 1
-                        logger.debug("tier 2 failed on a photo", ["photo.id": "\(id)", "vision.error": why])
-                    }
-                } catch {
-                    r.status = "failed"
+            let inputs = pending[i..<min(pending.count, i + round)].map { row in
+                VisionMeasure.Photo(
+                    fileID: row.int(0)!, path: row.string(1) ?? "", format: row.string(2) ?? "", orientation: Int(row.int(3) ?? 1),
+                    analyzedAt: row.string(4), shortSide: Int(row.int(5) ?? 0))
+            }
+            for (photo, out) in zip(inputs, measure.measure(inputs, helpers: workers)) {
+                let id = photo.fileID
+                var r = out.row
+                summary.stages.add(out.stages)
+                switch out.outcome {
+                case .skipped: summary.skipped += 1
+                case .analyzed:
+                    summary.analyzed += 1
+                    if (r.peopleFaces ?? 0) > 0 { summary.withPeople += 1 }
+                case .failed(let why):
                     summary.failed += 1
-                    logger.debug("tier 2 could not decode a photo", ["photo.id": "\(id)", "vision.error": "\(error)"])
+                    logger.debug("tier 2 failed on a photo", ["photo.id": "\(id)", "vision.error": why])
                 }
-                r.ms = Date().timeIntervalSince(t0) * 1000
+                if let why = out.classesFailed {
+                    logger.debug("the classifier failed on a photo", ["photo.id": "\(id)", "vision.error": why])
+                }
+                // What the groups saw of the photo: a row of an earlier analysis of the file (an
+                // analyzer upgrade re-measured it) is not read by the grouper (`analyzed_at` must
+                // match), so the file was grouped without it and is regrouped once it is back.
+                let before = try db.row(
+                    "SELECT people_faces, worst_eyes, document, sheet_share, sheet_lines FROM vision WHERE file_id=? AND status = 'ok' AND analyzed_at IS ?",
+                    id, photo.analyzedAt)
+                if inSets.contains(id), before?.int(0) != r.peopleFaces.map(Int64.init) || before?.double(1) != r.worstEyes {
+                    summary.setMembersChanged.insert(id)
+                }
+                if ((before?.double(2) ?? 0) >= page) != ((r.document ?? 0) >= page) { summary.setMembersChanged.insert(id) }
+                if sheetDocument(before?.double(3), before?.int(4).map(Int.init)) != sheetDocument(r.sheet?.share, r.sheet?.lines) {
+                    summary.setMembersChanged.insert(id)
+                }
+                r.fileID = id
+                batch.append(r)
+                if batch.count >= batchSize {
+                    let t0 = ContinuousClock.now
+                    try flush()
+                    summary.stages.write += (ContinuousClock.now - t0).seconds
+                }
+                i += 1
+                progress?(i, pending.count)
             }
-            if inSets.contains(id), before?.int(0) != r.peopleFaces.map(Int64.init) || before?.double(1) != r.worstEyes {
-                summary.setMembersChanged.insert(id)
-            }
-            if ((before?.double(2) ?? 0) >= page) != ((r.document ?? 0) >= page) { summary.setMembersChanged.insert(id) }
-            if sheetDocument(before?.double(3), before?.int(4).map(Int.init)) != sheetDocument(r.sheet?.share, r.sheet?.lines) {
-                summary.setMembersChanged.insert(id)
-            }
-            batch.append(r)
-            if batch.count >= batchSize { try flush() }
-            progress?(i + 1, pending.count)
         }
+        let written = ContinuousClock.now
         try flush()
         try library.refreshModelGroups()
+        summary.stages.write += (ContinuousClock.now - written).seconds
         summary.seconds = Date().timeIntervalSince(started)
         return summary
-    }
-
-    /// Fills the face columns of `r` from what the helper found in `picture`.
-    func apply(_ faces: [Face], picture: Bitmap, to r: inout VisionRow) {
-        let short = Double(min(picture.width, picture.height))
-        let people = faces.filter { $0.score >= rules.minFaceScore && $0.width >= rules.minFaceShare * short }
-        r.faces = faces.count
-        r.peopleFaces = people.count
-        r.worstEyes = people.compactMap(\.eyeOpenness).min().map { ($0 * 1000).rounded() / 1000 }
-        let w = Double(picture.width), h = Double(picture.height)
-        func n(_ v: Double) -> JSON { .double((v * 1000).rounded() / 1000) }
-        r.detail = JSON.array(
-            faces.map { f in
-                JSON.object([
-                    ("x", n(f.x / w)), ("y", n(f.y / h)), ("w", n(f.width / w)), ("h", n(f.height / h)), ("score", n(f.score)),
-                    ("eyes", f.eyes.map { JSON.array([n($0.0), n($0.1)]) } ?? .null),
-                ])
-            }
-        ).serialized()
-    }
-
-    /// Fills the category columns of `r` from the classifier's probabilities and the sky cue.
-    func apply(_ scores: [Float], sky: VisionSky.Cue, to r: inout VisionRow) {
-        func round3(_ v: Double) -> Double { (v * 1000).rounded() / 1000 }
-        r.pets = round3(VisionCategories.sum(scores, VisionCategories.pets))
-        r.food = round3(VisionCategories.sum(scores, VisionCategories.food))
-        r.scenery = round3(VisionCategories.sceneryScore(scores, sky: sky))
-        r.horizon = round3(sky.horizon)
-        r.document = round3(VisionCategories.sum(scores, VisionDocuments.pageClasses))
-        if let top = scores.indices.max(by: { scores[$0] < scores[$1] }) {
-            r.topClass = top
-            r.topScore = round3(Double(scores[top]))
-        }
     }
 
     private func recordAvailability(_ available: Bool, problem: String?) throws {
@@ -239,7 +236,7 @@ public final class VisionAnalyzer {
 }
 
 /// One `vision` row being written.
-struct VisionRow {
+struct VisionRow: Sendable {
     var fileID: Int64
     var analyzedAt: String?
     var status: String

@@ -46,6 +46,9 @@ public final class VisionHelper: @unchecked Sendable {
     public private(set) var classProblem: String?
     /// Children started so far (1 + restarts).
     public private(set) var starts = 0
+    /// The CPU seconds the helper spent on the last request it answered (its reply's `cpu_ms`;
+    /// 0 when it did not say): tier 2's profile.
+    public private(set) var lastCPUSeconds = 0.0
 
     /// A helper at `executable` (nil: not installed).
     public init(executable: String?, arguments: [String] = []) {
@@ -116,6 +119,7 @@ public final class VisionHelper: @unchecked Sendable {
                 lost(c)
                 return .failed("the vision helper answered nonsense")
             }
+            noteCPU(reply)
             if let e = reply["error"] as? String { return .failed(e) }
             let list = reply["faces"] as? [[String: Any]] ?? []
             return .faces(
@@ -143,6 +147,7 @@ public final class VisionHelper: @unchecked Sendable {
                 lost(c)
                 return .failed("the vision helper stopped on this photo")
             }
+            noteCPU(reply)
             if let e = reply["error"] as? String { return .failed(e) }
             let scores = (reply["scores"] as? [Any])?.compactMap { ($0 as? NSNumber)?.floatValue } ?? []
             guard scores.count == 1000 else { return .failed("the classifier answered \(scores.count) scores") }
@@ -166,6 +171,7 @@ public final class VisionHelper: @unchecked Sendable {
                 lost(c)
                 return nil
             }
+            noteCPU(reply)
             guard let page = reply["page"] as? [String: Any] else { return nil }
             func d(_ k: String) -> Double { (page[k] as? NSNumber)?.doubleValue ?? 0 }
             return VisionDocuments.Sheet(share: d("share"), lines: Int(d("lines")))
@@ -192,6 +198,7 @@ public final class VisionHelper: @unchecked Sendable {
                 lost(c)
                 return nil
             }
+            noteCPU(reply)
             func int(_ k: String) -> Int { (reply[k] as? NSNumber)?.intValue ?? 0 }
             guard reply["error"] == nil, let k = reply["keypoints"] as? [NSNumber], k.count == 2 else { return nil }
             return FrameMatch(
@@ -203,6 +210,10 @@ public final class VisionHelper: @unchecked Sendable {
         }
     }
 
+    private func noteCPU(_ reply: [String: Any]) {
+        lastCPUSeconds = ((reply["cpu_ms"] as? NSNumber)?.doubleValue ?? 0) / 1000
+    }
+
     /// Forgets a child that died or hung; the next request starts a new one.
     private func lost(_ c: ChildProcess) {
         c.terminate()
@@ -211,7 +222,7 @@ public final class VisionHelper: @unchecked Sendable {
 
     private func restart() -> ChildProcess? {
         guard faceModel != nil, let executable else { return nil }
-        guard let c = try? ChildProcess(path: executable, niceness: 10),
+        guard let c = try? ChildProcess(path: executable, arguments: arguments, niceness: 10),
             (try? c.send(Array("hello\n".utf8))) != nil,
             let line = try? c.readLine(timeoutMs: 30_000), JSON.parseObject(line)?["faces"] is String
         else { return nil }

@@ -21,16 +21,25 @@ enum VisionImage {
     /// `unsupported` there and never reach tier 2).
     static let formats: Set<String> = Set(["jpeg", "png", "webp", "heic"]).union(rawFormats)
 
+    /// The long side the models accept as it comes, without scaling: every model resizes what it
+    /// gets (faces to 512 px, the classifier to 224, the page finder to its own size), so a 12 MP
+    /// JPEG's 1/4 DCT scale (1000 px: the fast reduced decoder, no resampling after) serves as
+    /// well as 1024 px made from its 3/8 scale (a slower IDCT and a box filter over 1.7 MP).
+    static let leastLongSide = 920
+
     /// Decodes `path` (of `format`) to RGB, upright, long side `side` (`longSide` for the models;
-    /// a JPEG is DCT-scaled as far as `side` allows).
+    /// a JPEG is DCT-scaled as far as `side` allows). `least`: a long side from `least` up to
+    /// `side` is kept as decoded (the models pass `leastLongSide`); below, the picture is scaled up.
     static func load(
-        path: String, format: String, orientation: Int, side: Int = longSide, limits: AnalyzerLimits = AnalyzerLimits()
+        path: String, format: String, orientation: Int, side: Int = longSide, least: Int? = nil,
+        limits: AnalyzerLimits = AnalyzerLimits()
     ) throws -> Bitmap {
+        let least = min(side, least ?? side)
         var bitmap: Bitmap
         var orientation = orientation
         switch format {
         case "jpeg":
-            bitmap = try jpeg(try FileSystem.readFile(path, limit: limits.maxPhotoBytes), side: side, limits: limits)
+            bitmap = try jpeg(try FileSystem.readFile(path, limit: limits.maxPhotoBytes), side: least, limits: limits)
         case "png":
             bitmap = try PNG.decode(try FileSystem.readFile(path, limit: limits.maxPhotoBytes), channels: 3, maxPixels: limits.maxDecodePixels)
         case "webp":
@@ -46,12 +55,17 @@ enum VisionImage {
             // See ISO/IEC 23008-12 §6.5: irot/imir, already applied by libheif, are the orientation.
             orientation = 1
         case _ where rawFormats.contains(format):
-            bitmap = try jpeg(try rawPreview(path: path), side: side, limits: limits)
+            bitmap = try jpeg(try rawPreview(path: path), side: least, limits: limits)
         default:
             throw SystemError(.unsupported, "tier 2 does not read \(format)", operation: "vision decode")
         }
         bitmap = rgb(bitmap)
-        bitmap = max(bitmap.width, bitmap.height) > side ? shrink(bitmap, longSide: side) : enlarge(bitmap, longSide: side)
+        let long = max(bitmap.width, bitmap.height)
+        if long > side {
+            bitmap = shrink(bitmap, longSide: side)
+        } else if long < least {
+            bitmap = enlarge(bitmap, longSide: side)
+        }
         return oriented(bitmap, orientation)
     }
 
