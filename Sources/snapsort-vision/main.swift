@@ -28,9 +28,18 @@ import Glibc
 
 /// Where Debian's libdlib-data puts the 68-point landmark model.
 let defaultLandmarks = "/usr/share/dlib/shape_predictor_68_face_landmarks.dat"
-/// Seconds one request may take before the helper ends itself (SIGALRM), so a pathological
-/// input cannot stall the parent's scan.
-let requestTimeout: UInt32 = 60
+/// Seconds of CPU one request may use before the helper ends itself (SIGPROF, setitimer(2)'s
+/// ITIMER_PROF), so a pathological input cannot stall the parent's scan. CPU, not wall time: at
+/// nice 10 on a machine busy compiling, ordinary photos took 4–60 s of wall time each and a
+/// wall-clock alarm failed two of DEV3's photos for good (People lost them).
+let requestTimeout = 60
+
+/// Arms (or with 0 disarms) the request's CPU budget.
+func cpuBudget(_ seconds: Int) {
+    var t = itimerval()
+    t.it_value.tv_sec = seconds
+    _ = setitimer(__itimer_which_t(ITIMER_PROF.rawValue), &t, nil)
+}
 /// Largest accepted image side (the parent sends 1024 px; this bounds a bad header).
 let maxSide = 4096
 
@@ -287,7 +296,7 @@ func match(_ a: (width: Int, height: Int, pixels: [UInt8]), _ b: (width: Int, he
 
 var models = Models()
 while let line = readRequestLine() {
-    alarm(requestTimeout)
+    cpuBudget(requestTimeout)
     requestCPUStart = processCPUMs()
     let words = line.split(separator: " ")
     switch words.first {
@@ -316,5 +325,5 @@ while let line = readRequestLine() {
     default:
         reply("{\"error\":\"unknown request\"}")
     }
-    alarm(0)
+    cpuBudget(0)
 }

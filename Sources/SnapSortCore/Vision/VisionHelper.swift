@@ -35,7 +35,7 @@ public final class VisionHelper: @unchecked Sendable {
     public let executable: String?
     /// Its arguments (e.g. `--landmarks PATH`).
     public let arguments: [String]
-    /// Seconds one photo may take (the helper also ends itself after 60 s on one request).
+    /// Seconds one photo may take (the helper also ends itself after 60 s of CPU on one request).
     public var timeoutSeconds: Double = 90
     private var child: ChildProcess?
     private var started = false
