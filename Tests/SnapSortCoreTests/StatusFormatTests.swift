@@ -109,7 +109,9 @@ import Testing
         expected.groups.sort { $0.id < $1.id }
         #expect(back.content == expected.content)
         // Every contract key is present, in order.
-        let keys = ["schema_version", "updated_at", "agent", "groups", "awaiting_review", "trash", "cleared", "streak", "goal", "next_reminder"]
+        let keys = [
+            "schema_version", "updated_at", "agent", "groups", "awaiting_review", "trash", "cleared", "streak", "goal", "next_reminder", "models",
+        ]
         if case .object(let o) = d.json { #expect(o.map(\.0) == keys) }
         if case .object(let a)? = d.json["agent"] {
             #expect(

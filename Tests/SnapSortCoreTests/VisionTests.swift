@@ -235,6 +235,32 @@ import Testing
         #expect(stages.faces > stages.sky, "a detector costs more than the sky's cue")
     }
 
+    /// Issue 41: a person sees how far the models' first pass is — the status document's
+    /// `models` (and the bars' tooltip) counts the photos with a result of the current models.
+    @Test func theStatusSaysHowFarTheModelsPassIs() throws {
+        let lib = try TestLibrary()
+        for name in ["astronaut.jpg", "coffee.jpg", "chelsea.jpg"] { lib.dir.write("Pictures/" + name, try Self.photo(name)) }
+        try lib.scan()
+        let inputs = StatusInputs(library: lib.library, configuration: Configuration(), now: Date())
+        func document() -> StatusDocument {
+            StatusProviders.standard.document(agent: StatusDocument.Agent(state: "watching"), inputs: inputs)
+        }
+        #expect(document().models == nil, "no pass ran with the models yet")
+        let helper = VisionHelper(executable: Self.helperPath)
+        defer { helper.stop() }
+        let analyzer = VisionAnalyzer(library: lib.library, helper: helper, logger: .silent)
+        #expect(try analyzer.run(limit: 1).analyzed == 1)
+        let partway = document()
+        #expect(partway.models == StatusDocument.Models(done: 1, total: 3))
+        #expect(StatusDocument(json: try #require(JSON.parse(partway.json.serialized())))?.models == partway.models)
+        #expect(StatusFormat.waybar.render(partway).contains("Models: 1 of 3 photos looked at"))
+        _ = try analyzer.run()
+        #expect(document().models == StatusDocument.Models(done: 3, total: 3))
+        // Another model (a version the rows do not have): the pass starts over, and says so.
+        try lib.library.db.run("UPDATE vision SET version = '0/old'")
+        #expect(document().models == StatusDocument.Models(done: 0, total: 3))
+    }
+
     @Test func aCrashedHelperCostsOnlyThatPhoto() throws {
         // A wrapper that dies (SIGSEGV) on its first photo, then is the real helper.
         let dir = TempDir()

@@ -5,7 +5,7 @@ import Foundation
 /// `schema_version`, `updated_at`, `agent{state,pid,done,total,degraded,last_error,last_error_severity,offline_roots,pending,paused_until}`,
 /// `groups{ID:{items,bytes}}`, `awaiting_review`, `trash{count,bytes}`,
 /// `cleared{today,week,total}`, `streak{current,longest}`, `goal{target,done_today}`,
-/// `next_reminder`. A field whose feature is absent is `null` (`groups` is `{}`).
+/// `next_reminder`, `models{done,total}`. A field whose feature is absent is `null` (`groups` is `{}`).
 public struct StatusDocument: Sendable, Equatable {
     public static let schemaVersion = 1
 
@@ -98,11 +98,26 @@ public struct StatusDocument: Sendable, Equatable {
     public var streak: Streak?
     public var goal: Goal?
     public var nextReminder: Date?
+    /// The local models' pass (tier 2): photos with a current result of all it looks at; nil
+    /// until the models first ran (or without them). A first pass over a big library takes hours:
+    /// this is how far it is.
+    public var models: Models?
+
+    /// How far the models' pass is.
+    public struct Models: Sendable, Equatable {
+        public var done: Int
+        public var total: Int
+        public init(done: Int, total: Int) {
+            self.done = done
+            self.total = total
+        }
+    }
 
     public init(
         updatedAt: Date, agent: Agent, groups: [Group] = [], awaitingReview: Int? = nil, trash: Trash? = nil,
-        cleared: Cleared? = nil, streak: Streak? = nil, goal: Goal? = nil, nextReminder: Date? = nil
+        cleared: Cleared? = nil, streak: Streak? = nil, goal: Goal? = nil, nextReminder: Date? = nil, models: Models? = nil
     ) {
+        self.models = models
         self.updatedAt = updatedAt
         self.agent = agent
         self.groups = StatusDocument.inGroupOrder(groups)
@@ -143,6 +158,7 @@ public struct StatusDocument: Sendable, Equatable {
             ("streak", streak.map { .object([("current", .int($0.current)), ("longest", .int($0.longest))]) } ?? .null),
             ("goal", goal.map { .object([("target", .int($0.target)), ("done_today", .int($0.doneToday))]) } ?? .null),
             ("next_reminder", .opt(nextReminder.map(StatusTimestamp.string))),
+            ("models", models.map { .object([("done", .int($0.done)), ("total", .int($0.total))]) } ?? .null),
         ])
     }
 
@@ -177,5 +193,6 @@ public struct StatusDocument: Sendable, Equatable {
         streak = j["streak"].flatMap { s in s["current"]?.intValue.map { Streak(current: $0, longest: s["longest"]?.intValue ?? 0) } }
         goal = j["goal"].flatMap { g in g["target"]?.intValue.map { Goal(target: $0, doneToday: g["done_today"]?.intValue ?? 0) } }
         nextReminder = j["next_reminder"]?.stringValue.flatMap(StatusTimestamp.date)
+        models = j["models"].flatMap { m in m["done"]?.intValue.map { Models(done: $0, total: m["total"]?.intValue ?? 0) } }
     }
 }

@@ -133,6 +133,9 @@ public struct StatusSummary: Sendable {
         }
         var lines = ["Agent: \(a.state)" + (a.pid.map { " (pid \($0))" } ?? "")]
         lines.append("Analyzed: \(StatusSummary.number(a.done)) of \(StatusSummary.number(a.total))")
+        if let m = d.models, m.done < m.total {
+            lines.append("Models: \(StatusSummary.number(m.done)) of \(StatusSummary.number(m.total)) photos looked at (People, Pets, Food, Scenery)")
+        }
         // The groups that hold something, by their names (empty ones under internal ids were noise).
         for g in d.groups where g.items > 0 {
             lines.append("\(GroupID(rawValue: g.id)?.title ?? g.id): \(StatusSummary.number(g.items)) (\(StatusSummary.bytes(g.bytes)))")

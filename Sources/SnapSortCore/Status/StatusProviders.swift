@@ -45,6 +45,7 @@ public struct StatusProviders: Sendable {
     public var streak: @Sendable (StatusInputs) throws -> StatusDocument.Streak? = { _ in nil }
     public var goal: @Sendable (StatusInputs) throws -> StatusDocument.Goal? = { _ in nil }
     public var nextReminder: @Sendable (StatusInputs) throws -> Date? = { _ in nil }
+    public var models: @Sendable (StatusInputs) throws -> StatusDocument.Models? = { _ in nil }
 
     /// Every field `null`; set the ones a feature provides.
     public init() {}
@@ -68,6 +69,9 @@ public struct StatusProviders: Sendable {
         p.goal = { i in try snapshot.get(i).map { StatusDocument.Goal(target: $0.goalTarget, doneToday: $0.doneToday) } }
         // Reminders: the next reminder.s time.
         p.nextReminder = { i in ReminderService.nextReminder(library: i.library, configuration: i.configuration, now: i.now) }
+        // The models' pass (issue 41): counted again only when the database changed.
+        let models = ModelsProgressCache()
+        p.models = { i in try models.get(i.library) }
         return p
     }
 
@@ -82,6 +86,20 @@ public struct StatusProviders: Sendable {
         return StatusDocument(
             updatedAt: inputs.now, agent: agent, groups: get("groups", groups) ?? [], awaitingReview: get("awaiting_review", awaitingReview),
             trash: get("trash", trash), cleared: get("cleared", cleared), streak: get("streak", streak), goal: get("goal", goal),
-            nextReminder: get("next_reminder", nextReminder))
+            nextReminder: get("next_reminder", nextReminder), models: get("models", models))
+    }
+}
+
+/// The models' progress, counted again only when the database changed (the document is rebuilt
+/// every few hundred milliseconds while the agent works; the count joins every photo's row).
+final class ModelsProgressCache: Sendable {
+    private let cached = Mutex<(String, Library.ChangeMark, StatusDocument.Models?)?>(nil)
+
+    func get(_ library: Library) throws -> StatusDocument.Models? {
+        let mark = try library.changeMark()
+        if let c = cached.withLock({ $0 }), c.0 == library.path, c.1 == mark { return c.2 }
+        let progress = try library.modelsProgress().map { StatusDocument.Models(done: $0.done, total: $0.total) }
+        cached.withLock { $0 = (library.path, mark, progress) }
+        return progress
     }
 }

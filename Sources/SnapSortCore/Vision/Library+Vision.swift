@@ -31,6 +31,24 @@ extension Library {
         }
     }
 
+    /// The agent-state key of the models' version string the last tier-2 pass used.
+    static let modelsVersionKey = "models_version"
+
+    /// How far tier 2 is: the live photos with a result of the current models (the version the
+    /// last pass ran with) for their current analysis, of all live photos; nil before any pass
+    /// ran with the models.
+    public func modelsProgress() throws -> (done: Int, total: Int)? {
+        guard let version = try agentState(Self.modelsVersionKey) else { return nil }
+        let total = try db.scalar("SELECT count(*) FROM files WHERE status = 'ok' AND kind = 'photo'") ?? 0
+        let done =
+            try db.scalar(
+                """
+                SELECT count(*) FROM files f JOIN vision v ON v.file_id = f.id
+                WHERE f.status = 'ok' AND f.kind = 'photo' AND v.version = ? AND v.analyzed_at IS f.analyzed_at
+                """, version) ?? 0
+        return (Int(done), Int(total))
+    }
+
     /// Whether the local models ran at the last tier-2 pass (nil: never tried), and why not;
     /// `classesProblem` is set when the classifier (Pets, Food, Scenery) was unavailable.
     public func modelsAvailability() throws -> (available: Bool, problem: String?, classesProblem: String?)? {

@@ -122,6 +122,7 @@ public final class VisionAnalyzer {
             return summary
         }
         try recordAvailability(true, problem: nil)
+        if try library.agentState(Library.modelsVersionKey) != version { try library.setAgentState(Library.modelsVersionKey, version) }
         if helper.classModel == nil {
             logger.notice(
                 "the image classifier is off: Pets, Food and Scenery are unavailable",
