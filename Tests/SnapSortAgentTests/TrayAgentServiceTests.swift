@@ -320,6 +320,41 @@ struct TrayAgentServiceTests {
         #expect(counts()[3] == before[3] + 1)  // the pixmap's colour follows the state
     }
 
+    @Test("each state shows SnapSort's own icon in its own look: normal, photos to review, paused, a folder offline")
+    func iconsOfTheStates() throws {
+        let (bus, _, time, h, tray) = try Self.watched()
+        defer { h.stop() }
+        #expect(waitUntil { tray?.registered == true })
+        let reader = try h.reader()
+        /// The item's icon name and pixmap as the watcher reads them, once they are `name`.
+        func icon(_ name: String) -> (name: String, pixels: [Int])? {
+            var seen: (String, [Int])?
+            _ = waitUntil {
+                Self.tick(h, time)
+                guard let props = try? bus.command("props", answer: "props")?["props"] as? [String: Any],
+                    let n = props["IconName"] as? String, let p = (props["IconPixmap"] as? [[Any]])?.first?[2] as? [Int]
+                else { return false }
+                seen = (n, p)
+                return n == name
+            }
+            return seen.map { (name: $0.0, pixels: $0.1) }
+        }
+        let normal = try #require(icon("snapsort"))
+        try reader.setAgentState("test_review", "12")
+        let review = try #require(icon("snapsort-review"))
+        #expect(review.name == "snapsort-review", "\(review.name)")
+        try bus.command("click 3")  // Pause for 2 hours
+        let paused = try #require(icon("snapsort-paused"))
+        #expect(paused.name == "snapsort-paused", "\(paused.name)")
+        try bus.command("click 3")  // Resume
+        _ = try #require(icon("snapsort-review"))
+        // Every two states differ by their name and their pixels.
+        let all = [normal, review, paused]
+        #expect(Set(all.map(\.name)).count == all.count)
+        #expect(Set(all.map(\.pixels)).count == all.count)
+        #expect(all.allSatisfy { $0.pixels.count == 22 * 22 * 4 })
+    }
+
     @Test("with no watcher the item says so once; a watcher that starts later gets the registration")
     func watcherStartsLater() throws {
         let bus = try TrayBus()
