@@ -238,6 +238,14 @@ def main():
         page.wait_for_timeout(300)
         check(api(page, "summary")["trash"]["count"] == 0, "a short slow drag does not decide")
 
+        # A single click on the card (no drag) opens it full screen; Escape closes it.
+        box = top_card(page).bounding_box()
+        page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 3)
+        expect(page.locator("#viewer")).to_be_visible()
+        check(api(page, "summary")["trash"]["count"] == 0, "a click on a card opens it full screen and decides nothing")
+        page.keyboard.press("Escape")
+        expect(page.locator("#viewer")).to_be_hidden()
+
         # Keyboard: ← trashes.
         page.locator("body").focus()
         with page.expect_response("**/api/decide"):
@@ -477,6 +485,11 @@ def main():
         check(nxt.inner_text().startswith("Next: ") and nxt.get_attribute("href").startswith("#deck="), f"the next deck is offered ({nxt.inner_text()!r})")
         shot(page, "deck-done-light")
         a11y(page, "deck done")
+        # Reloaded (or opened again from its address), a finished deck keeps its recap.
+        page.reload()
+        expect(page.locator("#deck-empty")).to_be_visible()
+        check(page.locator("#recap-title").inner_text() == "This deck is done", f"a reloaded finished deck says it is done ({page.locator('#recap-title').inner_text()!r})")
+        check(page.locator("#recap-figures li").first.locator(".big").inner_text() == "1", "the reloaded recap keeps its figures")
         # It is a chapter in Stats, which says what counts for the streak.
         goto_view(page, "#stats")
         expect(page.locator("#stats-chapters li img").first).to_be_visible()
@@ -497,6 +510,17 @@ def main():
             check(note.startswith("back "), f"a resting item says when it comes back ({note!r})")
         shot(page, "later-light")
         a11y(page, "later")
+        if resting:
+            # A changed mind, where the item is listed: brought back now, and Ctrl+Z puts it off again.
+            with page.expect_response("**/api/decide"):
+                page.get_by_role("button", name=f"Bring back now: {resting}").click()
+            expect(page.locator("#later-resting li img")).to_have_count(0)
+            check(not api(page, "later")["resting"] and "is back now" in page.locator("#status").inner_text(), "Bring back now takes an item off Later")
+            page.locator("body").focus()
+            with page.expect_response("**/api/undo"):
+                page.keyboard.press("Control+z")
+            expect(page.locator("#later-resting li img")).to_have_count(1)
+            check(len(api(page, "later")["resting"]) == 1, "Ctrl+Z puts it off again")
         # Kept: browsable, full screen on press.
         goto_view(page, "#kept")
         expect(page.locator("#kept-grid li .cell").first).to_be_visible()
@@ -507,6 +531,33 @@ def main():
         expect(page.locator("#viewer")).to_be_hidden()
         shot(page, "kept-light")
         a11y(page, "kept")
+        kept_before = api(page, "kept")["total"]
+        unkeep = page.locator("#kept-grid li .change").first
+        check(unkeep.inner_text() == "Un-keep", "a kept item offers Un-keep where it is listed")
+        with page.expect_response("**/api/decide"):
+            unkeep.click()
+        page.wait_for_timeout(300)
+        check(api(page, "kept")["total"] == kept_before - 1, "Un-keep takes an item off Kept")
+        check(re.fullmatch(r"\d+ items?", page.locator("#kept-total").inner_text()) and int(page.locator("#kept-total").inner_text().split()[0]) == kept_before - 1,
+              "Kept's count follows")
+        page.locator("body").focus()
+        with page.expect_response("**/api/undo"):
+            page.keyboard.press("Control+z")
+        page.wait_for_timeout(300)
+        check(api(page, "kept")["total"] == kept_before, "Ctrl+Z keeps it again")
+        # A long name keeps its start and its extension in a list's cell (it was "S…100001.png").
+        for width in (1280, 390):
+            page.set_viewport_size({"width": width, "height": 900})
+            cut = page.evaluate("""() => {
+                const li = listedCell({ id: 0, name: "Screenshot_20241018-100001.png", kind: "photo", bytes: 2100000, folder: "~/Pictures/Screenshots", thumb: "", display: "", original: "" }, "kept Mon, Oct 21");
+                document.querySelector("#kept-grid").prepend(li);
+                const head = li.querySelector(".fname .head"), tail = li.querySelector(".fname .tail"), cell = li.querySelector(".cellwrap");
+                const perChar = head.scrollWidth / head.textContent.length;
+                const r = { shown: Math.floor(head.clientWidth / perChar), tail: tail.textContent,
+                            tailInside: tail.getBoundingClientRect().right <= cell.getBoundingClientRect().right + 0.5 };
+                li.remove(); return r; }""")
+            check(cut["shown"] >= 6 and cut["tail"].endswith(".png") and cut["tailInside"], f"a long name keeps its start and extension at {width} px ({cut})")
+        page.set_viewport_size({"width": 1280, "height": 900})
 
         # Photos added behind the page's back (the agent's scan) show without a reload.
         goto_view(page, "#home")

@@ -63,8 +63,10 @@ async function api(path, body) {
     const err = new Error("SnapSort is not answering: start the agent or 'snapsort serve', then try again — nothing was changed");
     err.status = 0; throw err;
   }
-  // This page's own change: the next poll takes the new version without redrawing the view.
-  if (body !== undefined) live.version = null;
+  // This page's own change: the version it leads to is taken without redrawing the view — read
+  // now, not at the next poll, which also took in a change made meanwhile elsewhere (a scan
+  // right after a decision here never showed).
+  if (body !== undefined) { live.version = null; syncVersion(); }
   let data = null;
   try { data = await res.json(); } catch (_) { data = null; }
   if (!res.ok) {
@@ -217,22 +219,37 @@ async function homeLists() {
 function whenBack(ts) {
   return new Date(ts * 1000).toLocaleDateString(undefined, { weekday: "short", month: "short", day: "numeric" });
 }
-/** A grid cell for a listed item: its picture (full screen on press), name, folder and a note. */
-function listedCell(it, note) {
+/**
+ * A grid cell for a listed item: its picture (full screen on press), name, folder and a note,
+ * and what changes the person's mind about it there (`action`: a label and what it does).
+ */
+function listedCell(it, note, action) {
   const open = el("button", { type: "button", class: "cell", "aria-label": `View ${it.name} full screen${note ? ", " + note : ""}`, title: `${it.folder}/${it.name}`,
     onclick: () => openViewer({ kind: it.kind, status: it.status, format: it.format, name: it.name, bytes: it.bytes, display: it.display, original: it.original, taken_at: it.taken_at }) },
     el("img", { src: it.thumb, alt: "", loading: "lazy" }));
   return el("li", {}, el("div", { class: "cellwrap" }, open,
     el("span", { class: "cap" }, fileName(it.name), el("span", { class: "muted", text: humanBytes(it.bytes) })),
     el("span", { class: "cap dir muted", text: shortFolder(it.folder) }),
-    note ? el("span", { class: "cap note", text: note }) : null));
+    note ? el("span", { class: "cap note", text: note }) : null,
+    action ? el("button", { type: "button", class: "btn small change", "aria-label": `${action.label}: ${it.name}`, onclick: action.run }, action.label) : null));
+}
+// A changed mind, through the decision the decks use: a skip takes the item off Later or Kept
+// and leaves it undecided in its decks again (one undo step, Ctrl+Z).
+async function changeMind(it, words, reload) {
+  try {
+    const r = await api("decide", { id: it.id, decision: "skip" });
+    applySummary(r.summary);
+    await reload();
+    say(`${it.name} ${words} — Undo (Ctrl+Z) takes it back`);
+  } catch (e) { sayError(e.message); }
 }
 async function loadLater() {
   const d = await api("later");
   const back = $("#later-back"), resting = $("#later-resting");
   back.replaceChildren(...d.back.map((it) => listedCell(it, it.deferrals > 1 ? `put off ${it.deferrals} times` : "back now")));
   if (!d.back.length) back.append(el("li", { class: "muted wide", text: "Nothing is back yet." }));
-  resting.replaceChildren(...d.resting.map((it) => listedCell(it, `back ${whenBack(it.back_at)}`)));
+  resting.replaceChildren(...d.resting.map((it) => listedCell(it, `back ${whenBack(it.back_at)}`,
+    { label: "Bring back now", run: () => changeMind(it, "is back now: it waits in its decks again", loadLater) })));
   if (!d.resting.length) resting.append(el("li", { class: "muted wide", text: "Nothing is resting: ↑ on a card puts it off for a week." }));
   $("#later-open").hidden = !d.back.length;
 }
@@ -241,7 +258,8 @@ async function loadKept(more) {
   const d = await api("kept" + (more ? `?offset=${keptShown}` : ""));
   const grid = $("#kept-grid");
   if (!more) { grid.replaceChildren(); keptShown = 0; }
-  grid.append(...d.items.map((it) => listedCell(it, it.kept_at ? `kept ${whenBack(it.kept_at)}` : null)));
+  grid.append(...d.items.map((it) => listedCell(it, it.kept_at ? `kept ${whenBack(it.kept_at)}` : null,
+    { label: "Un-keep", run: () => changeMind(it, "is no longer kept: it waits in its decks again", () => loadKept()) })));
   keptShown += d.items.length;
   if (!d.total) grid.append(el("li", { class: "muted wide", text: "Nothing kept yet: → on a card keeps it." }));
   $("#kept-total").textContent = count(d.total, "item");
@@ -470,16 +488,18 @@ function attachDrag(card) {
     let decision = null;
     if (axis === "x" && (Math.abs(dx) > w * FRACTION || (Math.abs(vx) > FLICK && Math.sign(vx) === Math.sign(dx)))) decision = directionFor(dx, dy, "x");
     if (axis === "y" && (Math.abs(dy) > h * FRACTION || (Math.abs(vy) > FLICK && Math.sign(vy) === Math.sign(dy)))) decision = directionFor(dx, dy, "y");
+    // A tap or a click (no drag) opens the photo full screen, as the seeds' "tap a card" says.
+    const tap = e.type === "pointerup" && axis === null && Math.hypot(dx, dy) < 10;
     start = null;
     if (decision && e.type !== "pointercancel") { decide(decision, { fromDrag: true }); return; }
     card.classList.add("settle");
     card.style.transform = "";
     showMark(card, null, 0);
     axis = null;
+    if (tap) openViewer();
   };
   card.addEventListener("pointerup", end);
   card.addEventListener("pointercancel", end);
-  card.addEventListener("dblclick", () => openViewer());
 }
 
 function flyAway(card, decision) {
@@ -998,6 +1018,12 @@ async function poll() {
   const changed = live.version !== null && v !== live.version;
   live.version = v;
   if (changed || live.pending) refreshView();
+}
+async function syncVersion() {
+  try {
+    const res = await fetch("/api/version", { credentials: "same-origin", cache: "no-store" });
+    if (res.ok && live.version === null) live.version = (await res.json()).version;
+  } catch (_) { /* the poll says when the server is gone */ }
 }
 function startPolling() {
   const tick = async () => { try { await poll(); } finally { setTimeout(tick, POLL_MS); } };
