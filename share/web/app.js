@@ -154,7 +154,9 @@ async function loadHome() {
   // screenshots, favourites, a camera): every deck `snapsort decks` lists that has cards.
   for (const d of list.filter((d) => ["rediscovery", "on-this-day", "later", "filter"].includes(d.kind) && (d.kind === "rediscovery" || d.waiting > 0))) {
     // A deck of what was reviewed already (Favourites and kept) is to look back on, not "waiting".
+    // "Favourites and kept" is Kept and the photos rated 4★ or more: said, so its count and Kept's agree.
     const sub = d.kind === "later" ? `${d.waiting} back from later`
+      : d.id === "filter:favourites" ? `${d.waiting} to look back on: kept, or rated 4★ or more`
       : d.total > 0 && d.reviewed >= d.total ? `${d.waiting} to look back on, all reviewed` : `${d.waiting} to look at`;
     decksEl.append(el("a", { class: "tile" + (d.kind === "rediscovery" ? " feature" : ""), href: "#deck=" + encodeURIComponent(d.id) },
       el("span", { class: "t", text: d.title }), el("span", { class: "n", text: sub })));
@@ -393,7 +395,8 @@ function renderDeck() {
   if (nodes[0]) attachDrag(nodes[0]);
   $("#deck-empty").hidden = left > 0;
   // Done: the recap takes the card's place (it sat under an empty stack's height).
-  stack.hidden = left === 0; $(".decide").hidden = left === 0; $("#view-deck .hint").hidden = left === 0;
+  stack.hidden = left === 0; $(".decide").hidden = left === 0;
+  for (const h of $$("#view-deck .hint")) h.hidden = left === 0;
   if (!left) showRecap(s);
   for (const b of $$(".decide button")) b.disabled = left === 0 || live.offline;
   prefetch(s.cards);
@@ -981,7 +984,7 @@ async function loadSettings() {
   $("#set-quiet").checked = !!quiet;
   $("#set-quiet-from").value = quiet ? quiet[1].padStart(5, "0") : "22:00";
   $("#set-quiet-to").value = quiet ? quiet[2].padStart(5, "0") : "08:00";
-  quietFields();
+  quietFields(); cadenceFields(); goalNote();
   $("#set-roots").placeholder = s.roots.join("\n");
   $("#settings-path").textContent = s.config_path;
 }
@@ -996,6 +999,23 @@ async function saveSettings(e) {
   } catch (err) { sayError(err.message); }
 }
 
+// "Weekly on" and "Monthly on day" only for that cadence (both showed whatever was chosen).
+function cadenceFields() {
+  const c = $("#set-reminder").value;
+  for (const e of $$("[data-cadence]")) {
+    const on = e.dataset.cadence === c;
+    e.hidden = !on;
+    if (e.tagName !== "LABEL") e.disabled = !on || live.offline;
+  }
+}
+// What the goal means, said beside it; a goal of 0 (or none) is refused in these words.
+function goalNote() {
+  const input = $("#set-goal"), n = Number(input.value);
+  const ok = input.value !== "" && Number.isInteger(n) && n >= 1 && n <= 1000;
+  const why = "A goal is 1 to 1000 decisions a day: there is no goal of 0. The goal bar fills at it, and reaching it brings the celebration once a day.";
+  input.setCustomValidity(ok ? "" : why);
+  $("#set-goal-note").textContent = ok ? `${count(n, "decision")} a day fill the goal bar; reaching ${n === 1 ? "it" : "them"} brings the celebration once a day.` : why;
+}
 function quietFields() {
   for (const id of ["#set-quiet-from", "#set-quiet-to"]) $(id).disabled = !$("#set-quiet").checked || live.offline;
 }
@@ -1036,7 +1056,7 @@ function refreshView() {
   const focus = document.activeElement;
   const working = focus && focus.closest && focus.getClientRects().length > 0 &&
     focus.closest("#similar-list, #trash-grid, #kept-grid, #later-back, #later-resting, form");
-  const busy = state.busy || !$("#viewer").hidden || !$("#celebrate").hidden || $("#confirm").open || working;
+  const busy = state.busy || !$("#viewer").hidden || !$("#celebrate").hidden || $("#confirm").open || $("#ask").open || working;
   live.pending = !!busy;
   if (busy) return;
   const quiet = (p) => p.catch(() => {});
@@ -1053,6 +1073,7 @@ function setOffline(off) {
   live.offline = off;
   $("#offline").hidden = !off;
   document.body.classList.toggle("offline", off);
+  bannerRoom();
   if (off) {
     for (const b of $$("main button, main input, main select, main textarea, #undo, #celebrate button")) {
       if (!b.disabled) { b.disabled = true; b.dataset.offline = "1"; }
@@ -1065,8 +1086,37 @@ function setOffline(off) {
   }
 }
 
+// The deck's card gives way to the banner (at 1280×800 the buttons dropped below the fold).
+function bannerRoom() {
+  document.documentElement.style.setProperty("--banner", live.offline ? `${$("#offline").offsetHeight}px` : "0px");
+}
+
+/** Asks with the page's own dialog (never the browser's confirm()); resolves true on its action. */
+function ask(title, text, action) {
+  const dlg = $("#ask");
+  $("#ask-title").textContent = title; $("#ask-text").textContent = text; $("#ask-ok").textContent = action;
+  return new Promise((resolve) => {
+    let settled = false;
+    const done = (yes) => {
+      if (settled) return;
+      settled = true;
+      dlg.removeEventListener("close", onClose);
+      if (dlg.open) dlg.close();
+      resolve(yes);
+    };
+    const onClose = () => done(false);
+    dlg.addEventListener("close", onClose);
+    $("#ask-ok").onclick = () => done(true);
+    $("#ask-cancel").onclick = () => done(false);
+    dlg.showModal();
+    $("#ask-cancel").focus();
+  });
+}
+
 async function newKey() {
-  if (!window.confirm("Give the page a new key? Every other browser, bookmark and script with the old one must be opened again with 'snapsort open'.")) return;
+  const yes = await ask("Give the page a new key?",
+    "Every other browser, bookmark and script with the old key must be opened again with 'snapsort open'. This browser keeps working.", "New key");
+  if (!yes) { say("The page keeps its key"); return; }
   try { await api("key", {}); say("The page has a new key"); } catch (err) { sayError(err.message); }
 }
 
@@ -1120,6 +1170,9 @@ function init() {
   $("#celebrate-home").addEventListener("click", closeCelebration);
   $("#settings-form").addEventListener("submit", saveSettings);
   $("#set-quiet").addEventListener("change", quietFields);
+  $("#set-reminder").addEventListener("change", cadenceFields);
+  $("#set-goal").addEventListener("input", goalNote);
+  window.addEventListener("resize", bannerRoom);
   $("#browse-form").addEventListener("submit", openBrowse);
   $("#kept-more").addEventListener("click", () => loadKept(true).catch((e) => sayError(e.message)));
   $("#new-key").addEventListener("click", newKey);
