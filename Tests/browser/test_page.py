@@ -819,6 +819,8 @@ def main():
             expect(pg.locator("#viewer")).to_be_visible()
             check(True, f"a single {'tap' if touch else 'click'} on a card opens it full screen")
             pg.keyboard.press("Escape")
+            if touch:
+                contrast(pg, "a phone's deck")
             goto_view(pg, "#similar")
             lead = " ".join(h.inner_text() for h in pg.locator("#view-similar .lead").all() if h.is_visible())
             check(("Tap" in lead) == touch and ("Click" in lead) != touch, f"Similar Shots says tap or click for the device ({lead!r})")
@@ -869,6 +871,16 @@ def main():
                     pg.keyboard.press("Escape")
             goto_view(pg, "#similar")
             shot(pg, f"similar-decided-{scheme}")
+            if scheme == "dark":
+                # Last of all (other browsers lose the old key): New key, confirmed in the page's dialog.
+                goto_view(pg, "#settings")
+                pg.locator("#new-key").click()
+                expect(pg.locator("#ask")).to_be_visible()
+                contrast(pg, "the page's question, dark")
+                with pg.expect_response("**/api/key"):
+                    pg.locator("#ask-ok").click()
+                expect(pg.locator("#ask")).to_be_hidden()
+                check(pg.locator("#status").inner_text() == "The page has a new key", f"New key, confirmed, gives the page a new key ({pg.locator('#status').inner_text()!r})")
             c.close()
         browser.close()
     print(f"{checks['passed']} passed, {checks['failed']} failed")
