@@ -104,7 +104,10 @@ install-files:
 	install -D -m 0644 share/completions/_snapsort $(DESTDIR)$(ZSHCOMPDIR)/_snapsort
 	install -D -m 0644 share/completions/snapsort.fish $(DESTDIR)$(FISHCOMPDIR)/snapsort.fish
 	install -D -m 0644 share/applications/snapsort.desktop $(DESTDIR)$(DATADIR)/applications/snapsort.desktop
-	install -D -m 0644 share/icons/snapsort.svg $(DESTDIR)$(DATADIR)/icons/hicolor/scalable/apps/snapsort.svg
+	@# SnapSort's icon and its tray states (TrayIcon): a scalable SVG and PNGs at 16–48 px each.
+	cd share/icons && find hicolor -type f | while IFS= read -r f; do \
+	    install -D -m 0644 "$$f" "$(DESTDIR)$(DATADIR)/icons/$$f" || exit 1; \
+	done
 
 # Removes what install-files installed (the service's enable links are the user's: disable it first).
 uninstall:
@@ -122,7 +125,8 @@ uninstall:
 	rmdir $(DESTDIR)$(DATADIR)/snapsort 2>/dev/null || true
 	rm -f $(DESTDIR)$(MANDIR)/man1/snapsort.1 $(DESTDIR)$(MANDIR)/man5/snapsort.conf.5
 	rm -f $(DESTDIR)$(BASHCOMPDIR)/snapsort $(DESTDIR)$(ZSHCOMPDIR)/_snapsort $(DESTDIR)$(FISHCOMPDIR)/snapsort.fish
-	rm -f $(DESTDIR)$(DATADIR)/applications/snapsort.desktop $(DESTDIR)$(DATADIR)/icons/hicolor/scalable/apps/snapsort.svg
+	rm -f $(DESTDIR)$(DATADIR)/applications/snapsort.desktop
+	cd share/icons && find hicolor -type f | while IFS= read -r f; do rm -f "$(DESTDIR)$(DATADIR)/icons/$$f"; done
 
 # A Debian package: packaging/debian copied to ./debian in a scratch tree, built with dpkg-buildpackage.
 deb: deps

@@ -86,6 +86,7 @@ check_installed_package() {
     done
     test -f /usr/share/applications/snapsort.desktop
     test -f /usr/share/icons/hicolor/scalable/apps/snapsort.svg
+    for size in 16 22 24 32 48; do test -f /usr/share/icons/hicolor/${size}x${size}/apps/snapsort-review.png; done
     test -f /usr/share/snapsort/web/index.html
     # The first run on a fresh machine: the demo, from the installed files, in a fresh HOME.
     env -i HOME="$scratch/home" PATH=/usr/bin:/bin LANG=C.UTF-8 \

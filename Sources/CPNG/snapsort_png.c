@@ -46,7 +46,7 @@ int ss_png_decode(const unsigned char *data, size_t len, int components, long lo
         png_image_free(&image);
         return -2;
     }
-    image.format = components == 1 ? PNG_FORMAT_GRAY : PNG_FORMAT_RGB;
+    image.format = components == 1 ? PNG_FORMAT_GRAY : components == 4 ? PNG_FORMAT_RGBA : PNG_FORMAT_RGB;
     png_color white = {255, 255, 255};
     size_t size = PNG_IMAGE_SIZE(image);
     unsigned char *buffer = malloc(size ? size : 1);
@@ -72,7 +72,7 @@ int ss_png_encode(const unsigned char *pixels, int width, int height, int compon
     image.version = PNG_IMAGE_VERSION;
     image.width = (png_uint_32)width;
     image.height = (png_uint_32)height;
-    image.format = components == 1 ? PNG_FORMAT_GRAY : PNG_FORMAT_RGB;
+    image.format = components == 1 ? PNG_FORMAT_GRAY : components == 4 ? PNG_FORMAT_RGBA : PNG_FORMAT_RGB;
     *out = NULL;
     png_alloc_size_t size = 0;
     if (!png_image_write_to_memory(&image, NULL, &size, 0, pixels, 0, NULL)) {

@@ -193,7 +193,7 @@ public final class TrayAgentService: AgentService {
         do {
             try item.set(
                 StatusNotifierItem.Facts(
-                    title: t?.title ?? "SnapSort", status: t?.status ?? "Passive", iconName: TrayStatus.iconName, pixmap: pixmap,
+                    title: t?.title ?? "SnapSort", status: t?.status ?? "Passive", iconName: t?.iconName ?? TrayStatus.iconName, pixmap: pixmap,
                     toolTipTitle: "SnapSort", toolTipBody: t?.toolTip ?? ""))
             try item.setMenu(menu)
         } catch {

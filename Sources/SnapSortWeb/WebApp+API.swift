@@ -28,6 +28,11 @@ extension WebApp {
                         return try sessionJSON(s, lib)
                     }
                     let built = try Decks.build(id, library: lib, clock: clock, timeZone: tz)
+                    // A finished deck opened again (a reload, its address) keeps its recap,
+                    // unless new cards came meanwhile.
+                    if built.items.isEmpty, let done = try DeckSession.finished(deckID: id.description, library: lib) {
+                        return try sessionJSON(done, lib)
+                    }
                     let s = try DeckSession.start(built, library: lib, clock: clock, goal: goal)
                     return try sessionJSON(s, lib)
                 })

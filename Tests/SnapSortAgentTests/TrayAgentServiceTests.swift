@@ -75,15 +75,17 @@ final class TrayRecorder: AgentService, @unchecked Sendable {
 struct TrayAgentServiceTests {
     /// An agent with the tray on `bus`; `awaiting_review` is read from the agent state
     /// `test_review`, which the test writes through a second connection as the CLI would.
-    static func agent(_ bus: TrayBus, recorder: TrayRecorder, tray: inout TrayAgentService?, clock: Clock? = nil, config: String? = nil) throws
-        -> AgentHarness
-    {
-        try agent(address: bus.address, recorder: recorder, tray: &tray, clock: clock, config: config)
+    static func agent(
+        _ bus: TrayBus, recorder: TrayRecorder, tray: inout TrayAgentService?, clock: Clock? = nil, config: String? = nil,
+        options: @escaping @Sendable (inout AgentOptions) -> Void = { _ in }
+    ) throws -> AgentHarness {
+        try agent(address: bus.address, recorder: recorder, tray: &tray, clock: clock, config: config, options: options)
     }
 
-    static func agent(address: String, recorder: TrayRecorder, tray: inout TrayAgentService?, clock: Clock? = nil, config: String? = nil) throws
-        -> AgentHarness
-    {
+    static func agent(
+        address: String, recorder: TrayRecorder, tray: inout TrayAgentService?, clock: Clock? = nil, config: String? = nil,
+        options: @escaping @Sendable (inout AgentOptions) -> Void = { _ in }
+    ) throws -> AgentHarness {
         let made = TrayBox()
         let h = try AgentHarness(
             setup: { dir in
@@ -94,6 +96,7 @@ struct TrayAgentServiceTests {
             },
             tweak: { o in
                 if let clock { o.clock = clock }
+                options(&o)
                 var p = StatusProviders.standard
                 p.awaitingReview = { i in try i.library.agentState("test_review").flatMap { Int($0) } ?? 0 }
                 // The Docs & Receipts group holds the count in `test_documents` (built from the
@@ -120,7 +123,7 @@ struct TrayAgentServiceTests {
     }
 
     /// A bus with the fake watcher on it, and an agent on the manual clock serving the tray.
-    static func watched(config: String? = nil) throws -> (
+    static func watched(config: String? = nil, options: @escaping @Sendable (inout AgentOptions) -> Void = { _ in }) throws -> (
         bus: TrayBus, recorder: TrayRecorder, time: ManualTime, h: AgentHarness, tray: TrayAgentService?
     ) {
         let bus = try TrayBus()
@@ -128,7 +131,7 @@ struct TrayAgentServiceTests {
         let recorder = TrayRecorder()
         let (clock, time) = Clock.manual(Date(timeIntervalSince1970: 1_800_000_000))
         var tray: TrayAgentService?
-        let h = try agent(bus, recorder: recorder, tray: &tray, clock: clock, config: config)
+        let h = try agent(bus, recorder: recorder, tray: &tray, clock: clock, config: config, options: options)
         return (bus, recorder, time, h, tray)
     }
 
@@ -318,6 +321,45 @@ struct TrayAgentServiceTests {
         #expect(bus.signals("NewStatus").last?["args"] as? [String] == ["Passive"])
         #expect(counts()[1] == before[1] + 1)
         #expect(counts()[3] == before[3] + 1)  // the pixmap's colour follows the state
+    }
+
+    @Test("each state shows SnapSort's own icon in its own look: normal, photos to review, paused, a folder offline")
+    func iconsOfTheStates() throws {
+        let (bus, _, time, h, tray) = try Self.watched(options: { $0.offlineCheckInterval = 0.1 })
+        defer { h.stop() }
+        #expect(waitUntil { tray?.registered == true })
+        let reader = try h.reader()
+        /// The item's icon name and pixmap as the watcher reads them, once they are `name`.
+        func icon(_ name: String) -> (name: String, pixels: [Int])? {
+            var seen: (String, [Int])?
+            _ = waitUntil {
+                Self.tick(h, time)
+                guard let props = try? bus.command("props", answer: "props")?["props"] as? [String: Any],
+                    let n = props["IconName"] as? String, let p = (props["IconPixmap"] as? [[Any]])?.first?[2] as? [Int]
+                else { return false }
+                seen = (n, p)
+                return n == name
+            }
+            return seen.map { (name: $0.0, pixels: $0.1) }
+        }
+        let normal = try #require(icon("snapsort"))
+        try reader.setAgentState("test_review", "12")
+        let review = try #require(icon("snapsort-review"))
+        #expect(review.name == "snapsort-review", "\(review.name)")
+        try bus.command("click 3")  // Pause for 2 hours
+        let paused = try #require(icon("snapsort-paused"))
+        #expect(paused.name == "snapsort-paused", "\(paused.name)")
+        try bus.command("click 3")  // Resume
+        _ = try #require(icon("snapsort-review"))
+        // The photo folder goes away (an unplugged drive): a warning.
+        try FileSystem.rename(h.root, h.dir.at("away"))
+        let attention = try #require(icon("snapsort-attention"))
+        #expect(attention.name == "snapsort-attention", "\(attention.name)")
+        // Every two states differ by their name and their pixels.
+        let all = [normal, review, paused, attention]
+        #expect(Set(all.map(\.name)).count == all.count)
+        #expect(Set(all.map(\.pixels)).count == all.count)
+        #expect(all.allSatisfy { $0.pixels.count == 22 * 22 * 4 })
     }
 
     @Test("with no watcher the item says so once; a watcher that starts later gets the registration")

@@ -78,3 +78,72 @@ import Testing
         #expect(why[focused.fileID]?.contains("sharpest") == true && why[soft.fileID]?.contains("less sharp") == true, "\(why)")
     }
 }
+
+/// The keeper's reasons are true (issue 43, item 3), on real photos.
+@Suite struct KeeperReasonsTests {
+    static var helperPath: String { (SnapsortBinary.path as NSString).deletingLastPathComponent + "/snapsort-vision" }
+    static let sameness: Set<String> = ["your choice", "the original", "a copy"]
+
+    /// A frame with shut eyes (Megamind.avi's frame 33), a byte-identical copy in a backup and
+    /// a PNG export of its pixels: one picture, so nothing but "the original" / "a copy" (and
+    /// the user's choice) tells them apart — whichever of them the vision step has measured,
+    /// and whichever is the keeper. With the copy the vision step had not reached chosen, it
+    /// read "eyes open" and its identical original "eyes closed".
+    @Test func identicalPixelsGetIdenticalReasons() throws {
+        let t = try TestLibrary()
+        let bytes = try FileSystem.readFile(VisionTests.fixtures + "/megamind-033.jpg", limit: 1 << 22)
+        t.dir.write("Pictures/DCIM/IMG_0033.jpg", bytes)
+        t.dir.write("Pictures/Backup/DCIM/IMG_0033.jpg", bytes)
+        let pixels = try JPEG.decode(bytes, scaleNumerator: 8, smoothChroma: true, maxHeaderPixels: 1 << 24, maxOutputPixels: 1 << 24).bitmap
+        t.dir.write("Pictures/Export/IMG_0033.png", Fixtures.png(pixels))
+        try t.scan()
+        try Grouper(library: t.library).regroupAll()
+        let sets = try t.library.similarGroups()
+        let set = try #require(sets.first { $0.members.count == 3 }, "\(sets)")
+        // The vision step has seen one of them so far (the agent's slices): shut eyes.
+        let helper = VisionHelper(executable: Self.helperPath)
+        defer { helper.stop() }
+        #expect(try VisionAnalyzer(library: t.library, helper: helper, logger: .silent).run(limit: 1).analyzed == 1)
+        let measured = try KeeperScore.worstEyes(library: t.library)
+        let seen = try #require(measured.first, "the vision step measured no eyes")
+        #expect(VisionScore.eyes(worst: seen.value) <= -0.5, "frame 33's eyes must read shut (\(seen.value))")
+        // The keeper is one the vision step has not measured (the user's choice, when needed).
+        let unseen = try #require(set.members.first { measured[$0.fileID] == nil })
+        if !unseen.isKeeper { _ = try SimilarReview.chooseKeeper(fileID: unseen.fileID, library: t.library, clock: .live) }
+        let chosen = try #require(try t.library.similarGroup(containing: unseen.fileID))
+        #expect(chosen.keeper.fileID == unseen.fileID)
+        let why = try KeeperScore.reasons(chosen, library: t.library, eyes: measured)
+        #expect(why.count == 3 && why.values.allSatisfy { Set($0).isSubset(of: Self.sameness) }, "\(why)")
+        // Every one measured: the same words.
+        _ = try VisionAnalyzer(library: t.library, helper: helper, logger: .silent).run()
+        let all = try KeeperScore.worstEyes(library: t.library)
+        #expect(all.count == 3)
+        #expect(try KeeperScore.reasons(chosen, library: t.library, eyes: all) == why)
+    }
+
+    /// A 2019 camera file (q85) and a 2021 re-encode of it at q92 with its EXIF kept, in a
+    /// "Trip2021" folder: the re-encode is larger, but the original is the earlier file, and
+    /// the words say so ("the original" / "a copy"). The larger file was the original.
+    @Test func theOriginalIsTheEarliestFileNotTheLatestReencode() throws {
+        let t = try TestLibrary()
+        let photo = try GroupsRulesTests.realPhoto("building.jpg")
+        let original = Fixtures.jpeg(photo, quality: 85, dateTimeOriginal: "2019:06:01 10:00:00")
+        let decoded = try JPEG.decode(original, scaleNumerator: 8, maxHeaderPixels: 1 << 24, maxOutputPixels: 1 << 24).bitmap
+        let reencode = Fixtures.jpeg(decoded, quality: 92, dateTimeOriginal: "2019:06:01 10:00:00")
+        #expect(reencode.count > original.count, "the re-encode must be the larger file")
+        t.dir.write("Pictures/2019/IMG_1234.jpg", original)
+        t.dir.write("Pictures/Trip2021/IMG_1234.jpg", reencode)
+        let day = { (s: String) in ISO8601DateFormatter().date(from: s)! }
+        try FileManager.default.setAttributes([.modificationDate: day("2019-06-01T10:00:00Z")], ofItemAtPath: t.dir.at("Pictures/2019/IMG_1234.jpg"))
+        try FileManager.default.setAttributes(
+            [.modificationDate: day("2021-08-14T18:30:00Z")], ofItemAtPath: t.dir.at("Pictures/Trip2021/IMG_1234.jpg"))
+        try t.scan()
+        try Grouper(library: t.library).regroupAll()
+        let set = try #require(try t.library.similarGroups().first, "no set")
+        let camera = try #require(set.members.first { $0.path.hasSuffix("2019/IMG_1234.jpg") })
+        let copy = try #require(set.members.first { $0.path.hasSuffix("Trip2021/IMG_1234.jpg") })
+        #expect(camera.duplicateOf == nil && copy.duplicateOf == camera.fileID && camera.isKeeper, "\(set.members)")
+        let why = try KeeperScore.reasons(set, library: t.library, eyes: [:])
+        #expect(why[camera.fileID]?.contains("the original") == true && why[copy.fileID]?.contains("a copy") == true, "\(why)")
+    }
+}

@@ -47,14 +47,29 @@ struct TrayStatusTests {
         #expect(TrayStatus(StatusDocument(updatedAt: Self.now, agent: .init(state: "watching"))).today == nil)
     }
 
-    @Test("the fallback pixmap is ARGB32 in network byte order: a disc in the bars' colour")
-    func pixmap() {
-        let t = TrayStatus(StatusDocument(updatedAt: Self.now, agent: .init(state: "watching"), awaitingReview: 4))
-        #expect(t.color == "#ebcb8b")
+    @Test(
+        "the icon tells the states apart: normal, photos to review, paused, a warning",
+        arguments: [
+            (StatusDocument(updatedAt: now, agent: .init(state: "watching"), awaitingReview: 0), TrayIcon.State.normal, "snapsort"),
+            (StatusDocument(updatedAt: now, agent: .init(state: "watching"), awaitingReview: 4), .review, "snapsort-review"),
+            (StatusDocument(updatedAt: now, agent: .init(state: "paused"), awaitingReview: 4), .paused, "snapsort-paused"),
+            (
+                StatusDocument(updatedAt: now, agent: .init(state: "watching", offlineRoots: ["/media/disk"]), awaitingReview: 4), .attention,
+                "snapsort-attention"
+            ),
+            (
+                StatusDocument(updatedAt: now, agent: .init(state: "watching", lastError: "scan: disk full", lastErrorSeverity: "error")), .attention,
+                "snapsort-attention"
+            ),
+        ])
+    func icon(_ d: StatusDocument, _ state: TrayIcon.State, _ name: String) {
+        let t = TrayStatus(d)
+        #expect(t.icon == state && t.iconName == name)
+        // The fallback pixmap is that icon: ARGB32 in network byte order, transparent corners.
         let p = t.pixmap(size: 22)
-        #expect(p.count == 22 * 22 * 4)
+        #expect(p == TrayIcon.argb(state, size: 22))
+        #expect(Array(p[0..<4]) == [0, 0, 0, 0])
         let centre = (11 * 22 + 11) * 4
-        #expect(Array(p[centre..<centre + 4]) == [255, 0xeb, 0xcb, 0x8b])
-        #expect(Array(p[0..<4]) == [0, 0, 0, 0])  // the corner is transparent
+        #expect(p[centre] == 255)
     }
 }

@@ -122,6 +122,24 @@ import Testing
         #expect(again["cards"]?.arrayValue?.first?["id"]?.intValue != card)
     }
 
+    /// A finished deck opened again (a reload of `#deck=…`) answers its last session, with its
+    /// recap, not an empty new one ("Nothing in this deck"); new cards since deal a new session.
+    @Test func aFinishedDeckKeepsItsRecap() throws {
+        let h = try WebHarness()
+        let first = h.json(try h.post("/api/sessions", #"{"deck":"month:2022-07"}"#))
+        let sid = try #require(first["id"]?.intValue)
+        let card = try #require(first["cards"]?.arrayValue?.first?["id"]?.intValue)
+        #expect(first["cards"]?.arrayValue?.count == 1)
+        _ = try h.post("/api/decide", #"{"id":\#(card),"decision":"keep","session":\#(sid)}"#)
+        let again = h.json(try h.post("/api/sessions", #"{"deck":"month:2022-07"}"#))
+        #expect(again["id"]?.intValue == sid && again["total"]?.intValue == 1 && again["cards"]?.arrayValue?.isEmpty == true, "\(again)")
+        #expect(again["recap"]?["kept"]?.intValue == 1 && again["finished"] == .bool(true), "\(again)")
+        // Undecided again: the deck has a card, and a session deals it.
+        _ = try h.post("/api/decide", #"{"id":\#(card),"decision":"skip"}"#)
+        let anew = h.json(try h.post("/api/sessions", #"{"deck":"month:2022-07"}"#))
+        #expect(anew["id"]?.intValue != sid && anew["cards"]?.arrayValue?.count == 1, "\(anew)")
+    }
+
     /// A file deleted since the scan: its renditions are a 404 the page can word (a 500 "stat:
     /// No such file or directory" drew a broken image on the card).
     @Test func aFileGoneSinceTheScanIsA404() throws {

@@ -63,8 +63,10 @@ async function api(path, body) {
     const err = new Error("SnapSort is not answering: start the agent or 'snapsort serve', then try again — nothing was changed");
     err.status = 0; throw err;
   }
-  // This page's own change: the next poll takes the new version without redrawing the view.
-  if (body !== undefined) live.version = null;
+  // This page's own change: the version it leads to is taken without redrawing the view — read
+  // now, not at the next poll, which also took in a change made meanwhile elsewhere (a scan
+  // right after a decision here never showed).
+  if (body !== undefined) { live.version = null; syncVersion(); }
   let data = null;
   try { data = await res.json(); } catch (_) { data = null; }
   if (!res.ok) {
@@ -152,7 +154,9 @@ async function loadHome() {
   // screenshots, favourites, a camera): every deck `snapsort decks` lists that has cards.
   for (const d of list.filter((d) => ["rediscovery", "on-this-day", "later", "filter"].includes(d.kind) && (d.kind === "rediscovery" || d.waiting > 0))) {
     // A deck of what was reviewed already (Favourites and kept) is to look back on, not "waiting".
+    // "Favourites and kept" is Kept and the photos rated 4★ or more: said, so its count and Kept's agree.
     const sub = d.kind === "later" ? `${d.waiting} back from later`
+      : d.id === "filter:favourites" ? `${d.waiting} to look back on: kept, or rated 4★ or more`
       : d.total > 0 && d.reviewed >= d.total ? `${d.waiting} to look back on, all reviewed` : `${d.waiting} to look at`;
     decksEl.append(el("a", { class: "tile" + (d.kind === "rediscovery" ? " feature" : ""), href: "#deck=" + encodeURIComponent(d.id) },
       el("span", { class: "t", text: d.title }), el("span", { class: "n", text: sub })));
@@ -217,22 +221,37 @@ async function homeLists() {
 function whenBack(ts) {
   return new Date(ts * 1000).toLocaleDateString(undefined, { weekday: "short", month: "short", day: "numeric" });
 }
-/** A grid cell for a listed item: its picture (full screen on press), name, folder and a note. */
-function listedCell(it, note) {
+/**
+ * A grid cell for a listed item: its picture (full screen on press), name, folder and a note,
+ * and what changes the person's mind about it there (`action`: a label and what it does).
+ */
+function listedCell(it, note, action) {
   const open = el("button", { type: "button", class: "cell", "aria-label": `View ${it.name} full screen${note ? ", " + note : ""}`, title: `${it.folder}/${it.name}`,
     onclick: () => openViewer({ kind: it.kind, status: it.status, format: it.format, name: it.name, bytes: it.bytes, display: it.display, original: it.original, taken_at: it.taken_at }) },
     el("img", { src: it.thumb, alt: "", loading: "lazy" }));
   return el("li", {}, el("div", { class: "cellwrap" }, open,
     el("span", { class: "cap" }, fileName(it.name), el("span", { class: "muted", text: humanBytes(it.bytes) })),
     el("span", { class: "cap dir muted", text: shortFolder(it.folder) }),
-    note ? el("span", { class: "cap note", text: note }) : null));
+    note ? el("span", { class: "cap note", text: note }) : null,
+    action ? el("button", { type: "button", class: "btn small change", "aria-label": `${action.label}: ${it.name}`, onclick: action.run }, action.label) : null));
+}
+// A changed mind, through the decision the decks use: a skip takes the item off Later or Kept
+// and leaves it undecided in its decks again (one undo step, Ctrl+Z).
+async function changeMind(it, words, reload) {
+  try {
+    const r = await api("decide", { id: it.id, decision: "skip" });
+    applySummary(r.summary);
+    await reload();
+    say(`${it.name} ${words} — Undo (Ctrl+Z) takes it back`);
+  } catch (e) { sayError(e.message); }
 }
 async function loadLater() {
   const d = await api("later");
   const back = $("#later-back"), resting = $("#later-resting");
   back.replaceChildren(...d.back.map((it) => listedCell(it, it.deferrals > 1 ? `put off ${it.deferrals} times` : "back now")));
   if (!d.back.length) back.append(el("li", { class: "muted wide", text: "Nothing is back yet." }));
-  resting.replaceChildren(...d.resting.map((it) => listedCell(it, `back ${whenBack(it.back_at)}`)));
+  resting.replaceChildren(...d.resting.map((it) => listedCell(it, `back ${whenBack(it.back_at)}`,
+    { label: "Bring back now", run: () => changeMind(it, "is back now: it waits in its decks again", loadLater) })));
   if (!d.resting.length) resting.append(el("li", { class: "muted wide", text: "Nothing is resting: ↑ on a card puts it off for a week." }));
   $("#later-open").hidden = !d.back.length;
 }
@@ -241,7 +260,8 @@ async function loadKept(more) {
   const d = await api("kept" + (more ? `?offset=${keptShown}` : ""));
   const grid = $("#kept-grid");
   if (!more) { grid.replaceChildren(); keptShown = 0; }
-  grid.append(...d.items.map((it) => listedCell(it, it.kept_at ? `kept ${whenBack(it.kept_at)}` : null)));
+  grid.append(...d.items.map((it) => listedCell(it, it.kept_at ? `kept ${whenBack(it.kept_at)}` : null,
+    { label: "Un-keep", run: () => changeMind(it, "is no longer kept: it waits in its decks again", () => loadKept()) })));
   keptShown += d.items.length;
   if (!d.total) grid.append(el("li", { class: "muted wide", text: "Nothing kept yet: → on a card keeps it." }));
   $("#kept-total").textContent = count(d.total, "item");
@@ -375,7 +395,8 @@ function renderDeck() {
   if (nodes[0]) attachDrag(nodes[0]);
   $("#deck-empty").hidden = left > 0;
   // Done: the recap takes the card's place (it sat under an empty stack's height).
-  stack.hidden = left === 0; $(".decide").hidden = left === 0; $("#view-deck .hint").hidden = left === 0;
+  stack.hidden = left === 0; $(".decide").hidden = left === 0;
+  for (const h of $$("#view-deck .hint")) h.hidden = left === 0;
   if (!left) showRecap(s);
   for (const b of $$(".decide button")) b.disabled = left === 0 || live.offline;
   prefetch(s.cards);
@@ -470,16 +491,18 @@ function attachDrag(card) {
     let decision = null;
     if (axis === "x" && (Math.abs(dx) > w * FRACTION || (Math.abs(vx) > FLICK && Math.sign(vx) === Math.sign(dx)))) decision = directionFor(dx, dy, "x");
     if (axis === "y" && (Math.abs(dy) > h * FRACTION || (Math.abs(vy) > FLICK && Math.sign(vy) === Math.sign(dy)))) decision = directionFor(dx, dy, "y");
+    // A tap or a click (no drag) opens the photo full screen, as the seeds' "tap a card" says.
+    const tap = e.type === "pointerup" && axis === null && Math.hypot(dx, dy) < 10;
     start = null;
     if (decision && e.type !== "pointercancel") { decide(decision, { fromDrag: true }); return; }
     card.classList.add("settle");
     card.style.transform = "";
     showMark(card, null, 0);
     axis = null;
+    if (tap) openViewer();
   };
   card.addEventListener("pointerup", end);
   card.addEventListener("pointercancel", end);
-  card.addEventListener("dblclick", () => openViewer());
 }
 
 function flyAway(card, decision) {
@@ -961,7 +984,7 @@ async function loadSettings() {
   $("#set-quiet").checked = !!quiet;
   $("#set-quiet-from").value = quiet ? quiet[1].padStart(5, "0") : "22:00";
   $("#set-quiet-to").value = quiet ? quiet[2].padStart(5, "0") : "08:00";
-  quietFields();
+  quietFields(); cadenceFields(); goalNote();
   $("#set-roots").placeholder = s.roots.join("\n");
   $("#settings-path").textContent = s.config_path;
 }
@@ -976,6 +999,23 @@ async function saveSettings(e) {
   } catch (err) { sayError(err.message); }
 }
 
+// "Weekly on" and "Monthly on day" only for that cadence (both showed whatever was chosen).
+function cadenceFields() {
+  const c = $("#set-reminder").value;
+  for (const e of $$("[data-cadence]")) {
+    const on = e.dataset.cadence === c;
+    e.hidden = !on;
+    if (e.tagName !== "LABEL") e.disabled = !on || live.offline;
+  }
+}
+// What the goal means, said beside it; a goal of 0 (or none) is refused in these words.
+function goalNote() {
+  const input = $("#set-goal"), n = Number(input.value);
+  const ok = input.value !== "" && Number.isInteger(n) && n >= 1 && n <= 1000;
+  const why = "A goal is 1 to 1000 decisions a day: there is no goal of 0. The goal bar fills at it, and reaching it brings the celebration once a day.";
+  input.setCustomValidity(ok ? "" : why);
+  $("#set-goal-note").textContent = ok ? `${count(n, "decision")} a day fill the goal bar; reaching ${n === 1 ? "it" : "them"} brings the celebration once a day.` : why;
+}
 function quietFields() {
   for (const id of ["#set-quiet-from", "#set-quiet-to"]) $(id).disabled = !$("#set-quiet").checked || live.offline;
 }
@@ -999,6 +1039,12 @@ async function poll() {
   live.version = v;
   if (changed || live.pending) refreshView();
 }
+async function syncVersion() {
+  try {
+    const res = await fetch("/api/version", { credentials: "same-origin", cache: "no-store" });
+    if (res.ok && live.version === null) live.version = (await res.json()).version;
+  } catch (_) { /* the poll says when the server is gone */ }
+}
 function startPolling() {
   const tick = async () => { try { await poll(); } finally { setTimeout(tick, POLL_MS); } };
   setTimeout(tick, POLL_MS);
@@ -1010,7 +1056,7 @@ function refreshView() {
   const focus = document.activeElement;
   const working = focus && focus.closest && focus.getClientRects().length > 0 &&
     focus.closest("#similar-list, #trash-grid, #kept-grid, #later-back, #later-resting, form");
-  const busy = state.busy || !$("#viewer").hidden || !$("#celebrate").hidden || $("#confirm").open || working;
+  const busy = state.busy || !$("#viewer").hidden || !$("#celebrate").hidden || $("#confirm").open || $("#ask").open || working;
   live.pending = !!busy;
   if (busy) return;
   const quiet = (p) => p.catch(() => {});
@@ -1027,6 +1073,7 @@ function setOffline(off) {
   live.offline = off;
   $("#offline").hidden = !off;
   document.body.classList.toggle("offline", off);
+  bannerRoom();
   if (off) {
     for (const b of $$("main button, main input, main select, main textarea, #undo, #celebrate button")) {
       if (!b.disabled) { b.disabled = true; b.dataset.offline = "1"; }
@@ -1039,8 +1086,37 @@ function setOffline(off) {
   }
 }
 
+// The deck's card gives way to the banner (at 1280×800 the buttons dropped below the fold).
+function bannerRoom() {
+  document.documentElement.style.setProperty("--banner", live.offline ? `${$("#offline").offsetHeight}px` : "0px");
+}
+
+/** Asks with the page's own dialog (never the browser's confirm()); resolves true on its action. */
+function ask(title, text, action) {
+  const dlg = $("#ask");
+  $("#ask-title").textContent = title; $("#ask-text").textContent = text; $("#ask-ok").textContent = action;
+  return new Promise((resolve) => {
+    let settled = false;
+    const done = (yes) => {
+      if (settled) return;
+      settled = true;
+      dlg.removeEventListener("close", onClose);
+      if (dlg.open) dlg.close();
+      resolve(yes);
+    };
+    const onClose = () => done(false);
+    dlg.addEventListener("close", onClose);
+    $("#ask-ok").onclick = () => done(true);
+    $("#ask-cancel").onclick = () => done(false);
+    dlg.showModal();
+    $("#ask-cancel").focus();
+  });
+}
+
 async function newKey() {
-  if (!window.confirm("Give the page a new key? Every other browser, bookmark and script with the old one must be opened again with 'snapsort open'.")) return;
+  const yes = await ask("Give the page a new key?",
+    "Every other browser, bookmark and script with the old key must be opened again with 'snapsort open'. This browser keeps working.", "New key");
+  if (!yes) { say("The page keeps its key"); return; }
   try { await api("key", {}); say("The page has a new key"); } catch (err) { sayError(err.message); }
 }
 
@@ -1094,6 +1170,9 @@ function init() {
   $("#celebrate-home").addEventListener("click", closeCelebration);
   $("#settings-form").addEventListener("submit", saveSettings);
   $("#set-quiet").addEventListener("change", quietFields);
+  $("#set-reminder").addEventListener("change", cadenceFields);
+  $("#set-goal").addEventListener("input", goalNote);
+  window.addEventListener("resize", bannerRoom);
   $("#browse-form").addEventListener("submit", openBrowse);
   $("#kept-more").addEventListener("click", () => loadKept(true).catch((e) => sayError(e.message)));
   $("#new-key").addEventListener("click", newKey);

@@ -93,6 +93,13 @@ extension DeckSession {
         return newest.map(DeckSession.init).flatMap { $0.current != nil ? $0 : nil }
     }
 
+    /// The newest session of a deck that dealt cards and has none left: what a finished deck
+    /// shows when it is opened again (a reload of `#deck=…` said "Nothing in this deck").
+    public static func finished(deckID: String, library: Library) throws -> DeckSession? {
+        try library.db.row("SELECT \(columns) FROM deck_sessions WHERE deck_id = ? AND items != '[]' ORDER BY id DESC LIMIT 1", deckID)
+            .map(DeckSession.init).flatMap { $0.current == nil && !$0.itemIDs.isEmpty ? $0 : nil }
+    }
+
     /// Moves the session past `fileID` when it is the current item, without a decision (the
     /// file left the library or the disk): no stats event, no undo step. Returns the session
     /// as stored.

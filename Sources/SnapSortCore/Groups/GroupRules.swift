@@ -105,7 +105,7 @@ public struct GroupRules: Sendable {
     /// key makes the next regroup judge every file again (no decoding: metrics and OCR/QR
     /// findings are stored), so an upgrade applies new rules to a library already scanned.
     var fileKey: String {
-        "files9 graphic-lossy favourites edits-no-oops unreadable-not-denied page160 keeper-subject blown=\(GroupRules.blownFraction),\(GroupRules.highlightsClipped) subject=\(subjectDetail),\(GroupRules.darkSubjectDetail),\(GroupRules.paleSubjectDetail) long=\(longVideoSeconds) docwords=\(minDocumentWords) page=\(minPageScore),\(maxPaperSpread) sheet=\(minSheetLines),\(minSheetShare) ink=\(softPageInkRatio),\(softPageInkDepth) blurstops=\(relativeBlurStops),\(relativeMotionStops) setoops=\(setOopsLevels) samepage=\(samePageWords)"
+        "files9 graphic-lossy favourites original-earliest edits-no-oops unreadable-not-denied page160 keeper-subject blown=\(GroupRules.blownFraction),\(GroupRules.highlightsClipped) subject=\(subjectDetail),\(GroupRules.darkSubjectDetail),\(GroupRules.paleSubjectDetail) long=\(longVideoSeconds) docwords=\(minDocumentWords) page=\(minPageScore),\(maxPaperSpread) sheet=\(minSheetLines),\(minSheetShare) ink=\(softPageInkRatio),\(softPageInkDepth) blurstops=\(relativeBlurStops),\(relativeMotionStops) setoops=\(setOopsLevels) samepage=\(samePageWords)"
     }
     /// Near-copies: pHash within this Hamming distance…
     public var nearCopyRadius = 6
@@ -671,17 +671,22 @@ public struct GroupRules: Sendable {
 
     // MARK: Originals and edits
 
-    /// Whether `a` is more likely the original than `b` among copies of one picture: camera EXIF,
-    /// then a capture time of its own (`ownCaptureTime`), then more pixels, then what the user
-    /// added to one copy (an edit or a darktable / RawTherapee sidecar, `looksEdited`; the RAW
-    /// it was shot with, `GroupItem.rawPair`), then not in a backup / download / messenger /
-    /// export folder or named as a copy, then, of one format, the larger file (a re-encode at a
-    /// lower quality, a cloud's "storage saver" copy, keeps EXIF and size but loses detail),
-    /// then the shallower path, the earlier modification time, the shorter path.
+    /// Whether `a` is more likely the original than `b` among copies of one picture — the earliest
+    /// and least processed file: camera EXIF, then a capture time of its own (`ownCaptureTime`),
+    /// the earlier one when both have one, then more pixels, then what the user added to one copy
+    /// (an edit or a darktable / RawTherapee sidecar, `looksEdited`; the RAW it was shot with,
+    /// `GroupItem.rawPair`), then not in a backup / download / messenger / export folder or named
+    /// as a copy, then, of one format, the file written a day or more earlier (a copy is written
+    /// after its original: a 2021 re-encode at q92 of a 2019 camera file is larger, and was "the
+    /// original", issue 43), then the larger file (the bytes of one format at one size stand for
+    /// its quality: a re-encode at a lower quality, a cloud's "storage saver" copy, keeps EXIF
+    /// and size but loses detail), then the shallower path, the earlier modification time, the
+    /// shorter path.
     func originalOrder(_ a: GroupItem, _ b: GroupItem) -> Bool {
         if a.hasCamera != b.hasCamera { return a.hasCamera }
-        let ta = GroupRules.ownCaptureTime(a) != nil, tb = GroupRules.ownCaptureTime(b) != nil
-        if ta != tb { return ta }
+        let (oa, ob) = (GroupRules.ownCaptureTime(a), GroupRules.ownCaptureTime(b))
+        if (oa != nil) != (ob != nil) { return oa != nil }
+        if let oa, let ob, oa != ob { return oa < ob }
         let pa = (a.width ?? 0) * (a.height ?? 0), pb = (b.width ?? 0) * (b.height ?? 0)
         if pa != pb { return pa > pb }
         let ea = GroupRules.looksEdited(a.path), eb = GroupRules.looksEdited(b.path)
@@ -689,6 +694,7 @@ public struct GroupRules: Sendable {
         if (a.rawPair == .owner) != (b.rawPair == .owner) { return a.rawPair == .owner }
         let ca = GroupRules.copyHints(a.path), cb = GroupRules.copyHints(b.path)
         if ca != cb { return ca < cb }
+        if a.format == b.format && abs(a.mtime - b.mtime) >= GroupRules.copiedLater { return a.mtime < b.mtime }
         if a.format == b.format && a.bytes != b.bytes { return a.bytes > b.bytes }
         let da = a.path.split(separator: "/").count, dbb = b.path.split(separator: "/").count
         if da != dbb { return da < dbb }
@@ -721,6 +727,11 @@ public struct GroupRules: Sendable {
         }
         return true
     }
+
+    /// How much later (ns) a file of one format and size was written than another for
+    /// `originalOrder` to call it the copy: a day (copies made together, by `cp` or a sync,
+    /// are told apart by their size and folder instead).
+    static let copiedLater: Int64 = 86_400 * 1_000_000_000
 
     /// How many signs of a copy a path has.
     static func copyHints(_ path: String) -> Int {

@@ -76,23 +76,57 @@ extension KeeperScore {
     /// copy"). The page shows them under each frame, so a set can be judged, not taken on trust.
     /// Thresholds are the score's own steps: a sharpness (`subjectSharpness`, the score's own
     /// measure) or size step of 1.4×, an exposure penalty of 0.1, eyes half closed.
+    ///
+    /// The words come from evidence shared by what shows one thing (issue 43, item 3): the files
+    /// of one content (the same bytes, the same image data, or a lossless copy at its original's
+    /// size — `GroupRules.mayBeCopy` holds it to the original's pixels) share their measures, and
+    /// the copies of one picture (its original and every copy, `duplicateOf`) share what their
+    /// faces' eyes did — measured on the original when the vision step saw it, else on the
+    /// largest copy it saw. A byte-identical copy the vision step had not reached read "eyes
+    /// open" beside its original's "eyes closed". The keeper's strengths are its picture's
+    /// against the set's other pictures: its own copies are the same moment.
     public static func reasons(_ set: SimilarSet, library: Library, eyes worstEyes: [Int64: Double]) throws -> [Int64: [String]] {
         struct Facts {
             var sharp: Double?, exposure: Double?, pixels: Double?, eyes: Double, rating: Int, edited: Bool
         }
         var facts: [Int64: Facts] = [:]
+        var items: [Int64: Item] = [:]
         for m in set.members {
             let item = try library.item(id: m.fileID)
+            items[m.fileID] = item
             let metrics = item?.metrics
             facts[m.fileID] = Facts(
                 sharp: metrics.map(subjectSharpness),
                 exposure: metrics.map { -GroupRules.exposurePenalty($0) - 4 * $0.clippedFraction },
                 pixels: item.flatMap { i in i.width.flatMap { w in i.height.map { Double(w * $0) } } },
-                eyes: VisionScore.eyes(worst: worstEyes[m.fileID]), rating: item?.rating ?? 0, edited: GroupRules.looksEdited(m.path))
+                eyes: 0, rating: item?.rating ?? 0, edited: GroupRules.looksEdited(m.path))
+        }
+        let picture = { (m: SimilarMember) in m.duplicateOf ?? m.fileID }
+        // The eyes of each picture: its original's measure, else its largest measured copy's.
+        for members in Dictionary(grouping: set.members, by: picture).values {
+            let measured = members.filter { worstEyes[$0.fileID] != nil }
+            let best =
+                measured.first { $0.duplicateOf == nil }
+                ?? measured.max { (facts[$0.fileID]?.pixels ?? 0, -$0.fileID) < (facts[$1.fileID]?.pixels ?? 0, -$1.fileID) }
+            let eyes = VisionScore.eyes(worst: best.flatMap { worstEyes[$0.fileID] })
+            for m in members { facts[m.fileID]?.eyes = eyes }
+        }
+        // One content, one set of measures: the picture's original's where it is one of them.
+        for members in try sameContent(set, items: items, library: library) where members.count > 1 {
+            guard let source = members.min(by: { ($0.duplicateOf == nil ? 0 : 1, $0.fileID) < ($1.duplicateOf == nil ? 0 : 1, $1.fileID) }),
+                let f = facts[source.fileID]
+            else { continue }
+            let rating = members.compactMap { facts[$0.fileID]?.rating }.max() ?? 0
+            for m in members {
+                facts[m.fileID]?.sharp = f.sharp
+                facts[m.fileID]?.exposure = f.exposure
+                facts[m.fileID]?.pixels = f.pixels
+                facts[m.fileID]?.rating = rating
+            }
         }
         let keeper = set.keeper
         guard let k = facts[keeper.fileID] else { return [:] }
-        let others = set.members.filter { $0.fileID != keeper.fileID }.compactMap { facts[$0.fileID] }
+        let others = set.members.filter { picture($0) != picture(keeper) }.compactMap { facts[$0.fileID] }
         var out: [Int64: [String]] = [:]
         var mine: [String] = []
         if keeper.chosenByUser { mine.append("your choice") }
@@ -115,6 +149,38 @@ extension KeeperScore {
             out[m.fileID] = why
         }
         return out
+    }
+
+    /// The members of `set` in groups of one content: the same bytes (`content_hash`), the same
+    /// image data (`pixel_hash`), or a lossless copy at its original's size (a copy only when its
+    /// pixels are the original's, `GroupRules.mayBeCopy`).
+    static func sameContent(_ set: SimilarSet, items: [Int64: Item], library: Library) throws -> [[SimilarMember]] {
+        var parent = Dictionary(uniqueKeysWithValues: set.members.map { ($0.fileID, $0.fileID) })
+        func find(_ x: Int64) -> Int64 {
+            var x = x
+            while let p = parent[x], p != x { x = p }
+            return x
+        }
+        func join(_ a: Int64, _ b: Int64) {
+            let (ra, rb) = (find(a), find(b))
+            if ra != rb { parent[max(ra, rb)] = min(ra, rb) }
+        }
+        let ids = set.members.map { String($0.fileID) }.joined(separator: ",")
+        var byBytes: [[UInt8]: Int64] = [:], byPixels: [[UInt8]: Int64] = [:]
+        for r in try library.db.rows("SELECT id, content_hash, pixel_hash FROM files WHERE id IN (\(ids)) ORDER BY id") {
+            guard let id = r.int(0) else { continue }
+            if let h = r.blob(1), !h.isEmpty {
+                if let first = byBytes[h] { join(first, id) } else { byBytes[h] = id }
+            }
+            if let h = r.blob(2), !h.isEmpty {
+                if let first = byPixels[h] { join(first, id) } else { byPixels[h] = id }
+            }
+        }
+        for m in set.members {
+            guard let o = m.duplicateOf, let copy = items[m.fileID], let original = items[o] else { continue }
+            if copy.format == "png", copy.width == original.width, copy.height == original.height { join(o, m.fileID) }
+        }
+        return Array(Dictionary(grouping: set.members) { find($0.fileID) }.values)
     }
 
     /// Each photo's worst eye openness, for `reasons` (one query for every set).

@@ -16,11 +16,16 @@ public struct TrayStatus: Sendable, Equatable {
     public var today: String?
     /// Whether analysis is paused (the menu offers Resume instead of Pause).
     public var paused: Bool
-    /// The fallback icon's colour, "#rrggbb" (the bars' colour for the state).
+    /// The bars' colour for the state, "#rrggbb".
     public var color: String
+    /// Which of SnapSort's icons shows (`TrayIcon`): `attention` on a warning, `paused`,
+    /// `review` when photos wait, `normal` otherwise (a yellow or grey disc told little).
+    public var icon: TrayIcon.State
 
-    /// The icon's name in the installed icon theme (share/icons/snapsort.svg).
-    public static let iconName = "snapsort"
+    /// SnapSort's icon in the installed icon theme (share/icons/hicolor), the normal state's.
+    public static let iconName = TrayIcon.name(.normal)
+    /// The state's icon in the installed theme (`IconName`).
+    public var iconName: String { TrayIcon.name(icon) }
 
     public init(_ d: StatusDocument) {
         let s = StatusSummary(d)
@@ -33,30 +38,10 @@ public struct TrayStatus: Sendable, Equatable {
         today = d.goal.map { "\($0.doneToday) reviewed today · goal \($0.target)" }
         paused = AgentState(a) == .paused
         color = s.color
+        icon = warning ? .attention : paused ? .paused : review > 0 ? .review : .normal
     }
 
-    /// A `size`×`size` icon for hosts without the theme's icon: a disc in the state's colour on
-    /// a transparent square, ARGB32 in network byte order (A, R, G, B), as `IconPixmap` wants.
-    public func pixmap(size: Int = 22) -> [UInt8] {
-        let hex = color.dropFirst()
-        let v = UInt32(hex, radix: 16) ?? 0x888888
-        let (r, g, b) = (UInt8(v >> 16 & 0xff), UInt8(v >> 8 & 0xff), UInt8(v & 0xff))
-        var out = [UInt8](repeating: 0, count: size * size * 4)
-        let c = Double(size - 1) / 2
-        let radius = Double(size) / 2 - 1
-        for y in 0..<size {
-            for x in 0..<size {
-                let d = ((Double(x) - c) * (Double(x) - c) + (Double(y) - c) * (Double(y) - c)).squareRoot()
-                // One pixel of anti-aliasing at the edge.
-                let alpha = max(0, min(1, radius - d + 0.5))
-                guard alpha > 0 else { continue }
-                let i = (y * size + x) * 4
-                out[i] = UInt8((alpha * 255).rounded())
-                out[i + 1] = r
-                out[i + 2] = g
-                out[i + 3] = b
-            }
-        }
-        return out
-    }
+    /// The state's icon at `size`×`size` for hosts without the theme (`IconPixmap`): ARGB32 in
+    /// network byte order (A, R, G, B).
+    public func pixmap(size: Int = 22) -> [UInt8] { TrayIcon.argb(icon, size: size) }
 }
