@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""bench/memory.py --bin BIN [--work DIR] [--only dups|touched|natural] [--files N] [--size PX] [--settle S] [--keep-trees]
+"""bench/memory.py --bin BIN [--work DIR] [--only dups|touched|natural|mix] [--files N] [--size PX] [--settle S] [--keep-trees] [--keep-db]
 
 Issue 30 item 6: memory stays bounded — peak RSS <= 300 MB for the first scan of 100 000 files,
 duplicate-heavy or not, and <= 150 MB for the agent watching them. Numbers, never test
@@ -20,6 +20,10 @@ The trees (made once under --work, kept with --keep-trees, else removed at the e
            the issue measured) with their EXIF, and bench/make_rescan_tree.py --distinct copies
            of them, each with its own bytes and capture time, 97 s apart (making 100 000 with
            make_scale takes hours on a shared host).
+  mix      bench/make_mix_tree.py (run with --python): a quarter each of distinct photos with EXIF,
+           their byte copies, their re-encodes without EXIF written by one copy, and photos
+           without EXIF or a time in their names (half of them re-sent re-encodes), whose
+           near copies the content search finds library-wide (issue 40 item 3, issue 39 item 6).
 
   bench/memory.py --bin .build-memory2-rel/release/snapsort --work /tmp/snapsort-memory
 """
@@ -80,6 +84,14 @@ def make_natural(out, files, python, sources, size):
         return
     subprocess.run([sys.executable, os.path.join(HERE, "make_rescan_tree.py"), "--count", str(files), "--out", out,
                     "--from", os.path.join(small, "library"), "--distinct"], check=True)
+    open(made, "w").close()
+
+
+def make_mix(out, files, python):
+    made = f"{out}.made-{files}"
+    if os.path.exists(made):
+        return
+    subprocess.run([python, os.path.join(HERE, "make_mix_tree.py"), "--files", str(files), "--out", out], check=True)
     open(made, "w").close()
 
 
@@ -157,31 +169,39 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
     ap.add_argument("--work", default="/tmp/snapsort-memory")
-    ap.add_argument("--only", choices=["dups", "touched", "natural"])
+    ap.add_argument("--only", choices=["dups", "touched", "natural", "mix"])
     ap.add_argument("--files", type=int, default=100_000)
     ap.add_argument("--size", type=int, default=160, help="the natural tree's photos at most this many pixels a side")
     ap.add_argument("--sources", type=int, default=2000, help="make_scale photos behind the natural tree")
     ap.add_argument("--python", default="/tmp/snapsort-eval/.eval-venv/bin/python", help="a Python with make_scale's packages")
     ap.add_argument("--settle", type=int, default=30)
     ap.add_argument("--keep-trees", action="store_true")
+    ap.add_argument("--keep-db", action="store_true", help="keep each scanned library as WORK/TREE-FILES.sqlite3")
     a = ap.parse_args()
     binary = os.path.abspath(a.bin)
     os.makedirs(a.work, exist_ok=True)
     made = []
     try:
-        for name in ["dups", "touched", "natural"]:
+        for name in ["dups", "touched", "natural", "mix"]:
             if a.only not in (None, name):
                 continue
             tree = os.path.join(a.work, name)
             made.append(tree)
             if name in ("dups", "touched"):
                 make_dups(tree, a.files, touched=name == "touched")
+            elif name == "mix":
+                made.append(f"{tree}.made-{a.files}")
+                make_mix(tree, a.files, a.python)
             else:
                 made += [tree + "-sources", f"{tree}-{a.size}px", f"{tree}.made-{a.files}-{a.size}px"]
                 make_natural(tree, a.files, a.python, a.sources, a.size)
             home = tempfile.mkdtemp(prefix=f"run-{name}-", dir=a.work)
             try:
                 print(json.dumps(measure(binary, name, tree, home, a.settle)), flush=True)
+                if a.keep_db:  # the seed of bench/million.py
+                    with sqlite3.connect(os.path.join(home, "library.sqlite3")) as src, \
+                            sqlite3.connect(os.path.join(a.work, f"{name}-{a.files}.sqlite3")) as dst:
+                        src.backup(dst)
             finally:
                 shutil.rmtree(home, ignore_errors=True)
     finally:

@@ -5,7 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <setjmp.h>
+#include <errno.h>
+#include <unistd.h>
 #include <jpeglib.h>
+#include <jerror.h>
 
 typedef struct {
     struct jpeg_error_mgr pub;
@@ -61,11 +64,66 @@ int ss_jpeg_read_header(const unsigned char *data, size_t len, ss_jpeg_info *inf
     return 0;
 }
 
-// The decode behind ss_jpeg_decode and ss_jpeg_decode_into: into `dest` (dest_len bytes, which
-// must be the output's size) when given, else into a malloc'd buffer returned in *out.
-static int decode(const unsigned char *data, size_t len, int scale_num, int mode,
+// A source manager reading a file descriptor through a fixed buffer (libjpeg.txt, "Compressed
+// data handling"; as jdatasrc.c's stdio source, without stdio): a large file is decoded without
+// being held in memory. At the end of the file it warns and inserts an EOI, as jdatasrc.c does.
+#define SS_FD_BUFFER 65536
+typedef struct {
+    struct jpeg_source_mgr pub;
+    int fd;
+    JOCTET buffer[SS_FD_BUFFER];
+} ss_fd_source;
+
+static void fd_init_source(j_decompress_ptr cinfo) { (void)cinfo; }
+
+static boolean fd_fill_input_buffer(j_decompress_ptr cinfo) {
+    ss_fd_source *src = (ss_fd_source *)cinfo->src;
+    ssize_t n;
+    do {
+        n = read(src->fd, src->buffer, SS_FD_BUFFER);
+    } while (n < 0 && errno == EINTR);
+    if (n <= 0) {
+        WARNMS(cinfo, JWRN_JPEG_EOF);
+        src->buffer[0] = (JOCTET)0xFF;
+        src->buffer[1] = (JOCTET)JPEG_EOI;
+        n = 2;
+    }
+    src->pub.next_input_byte = src->buffer;
+    src->pub.bytes_in_buffer = (size_t)n;
+    return TRUE;
+}
+
+static void fd_skip_input_data(j_decompress_ptr cinfo, long num_bytes) {
+    struct jpeg_source_mgr *src = cinfo->src;
+    if (num_bytes <= 0) return;
+    while (num_bytes > (long)src->bytes_in_buffer) {
+        num_bytes -= (long)src->bytes_in_buffer;
+        (void)fd_fill_input_buffer(cinfo);
+    }
+    src->next_input_byte += (size_t)num_bytes;
+    src->bytes_in_buffer -= (size_t)num_bytes;
+}
+
+static void fd_term_source(j_decompress_ptr cinfo) { (void)cinfo; }
+
+static void fd_src(j_decompress_ptr cinfo, ss_fd_source *src, int fd) {
+    memset(src, 0, sizeof *src);
+    src->fd = fd;
+    src->pub.init_source = fd_init_source;
+    src->pub.fill_input_buffer = fd_fill_input_buffer;
+    src->pub.skip_input_data = fd_skip_input_data;
+    src->pub.resync_to_restart = jpeg_resync_to_restart;
+    src->pub.term_source = fd_term_source;
+    cinfo->src = &src->pub;
+}
+
+// The decode behind ss_jpeg_decode, ss_jpeg_decode_into and ss_jpeg_decode_fd: from `data`
+// (len bytes) or, when data is NULL, from the descriptor `fd`; into `dest` (dest_len bytes,
+// which must be the output's size) when given, else into a malloc'd buffer returned in *out.
+static int decode(const unsigned char *data, size_t len, int fd, int scale_num, int mode,
                   long long max_header_pixels, long long max_out_pixels,
                   unsigned char *dest, size_t dest_len, unsigned char **out, ss_jpeg_info *info) {
+    ss_fd_source *volatile fd_source = NULL;
     struct jpeg_decompress_struct cinfo;
     ss_err err;
     unsigned char *volatile buffer = NULL;
@@ -74,7 +132,7 @@ static int decode(const unsigned char *data, size_t len, int scale_num, int mode
     int layout = mode & ~(SS_JPEG_FANCY | SS_JPEG_LIBJPEG);
     // The scan's decode (1/4 or 1/8, replicated chroma, into the caller's buffer) of a clean
     // baseline stream: the same pixels as below, without libjpeg's per-byte Huffman reader.
-    if (dest && (scale_num == 1 || scale_num == 2) && !(mode & (SS_JPEG_FANCY | SS_JPEG_LIBJPEG))) {
+    if (data && dest && (scale_num == 1 || scale_num == 2) && !(mode & (SS_JPEG_FANCY | SS_JPEG_LIBJPEG))) {
         int w = 0, h = 0;
         if (ss_jpeg_reduced_into(data, len, scale_num, layout, dest, dest_len, &w, &h) == 0 &&
             (long long)w * (long long)h <= max_header_pixels) {
@@ -87,14 +145,25 @@ static int decode(const unsigned char *data, size_t len, int scale_num, int mode
             return 0;
         }
     }
+    if (!data) {
+        fd_source = malloc(sizeof *fd_source);
+        if (!fd_source) {
+            snprintf(info->message, SS_JPEG_MSG, "out of memory");
+            return -1;
+        }
+    }
     setup_err(&cinfo, &err, info);
     if (setjmp(err.jump)) {
         if (!dest) free(buffer);
         jpeg_destroy_decompress(&cinfo);
+        free(fd_source);
         return -1;
     }
     jpeg_create_decompress(&cinfo);
-    jpeg_mem_src(&cinfo, data, (unsigned long)len);
+    if (data)
+        jpeg_mem_src(&cinfo, data, (unsigned long)len);
+    else
+        fd_src(&cinfo, fd_source, fd);
     jpeg_read_header(&cinfo, TRUE);
     info->width = (int)cinfo.image_width;
     info->height = (int)cinfo.image_height;
@@ -103,6 +172,7 @@ static int decode(const unsigned char *data, size_t len, int scale_num, int mode
         snprintf(info->message, SS_JPEG_MSG, "image is %ux%u, over the %lld pixel limit",
                  cinfo.image_width, cinfo.image_height, max_header_pixels);
         jpeg_destroy_decompress(&cinfo);
+        free(fd_source);
         return -2;
     }
     if (scale_num < 1) scale_num = 1;
@@ -119,6 +189,7 @@ static int decode(const unsigned char *data, size_t len, int scale_num, int mode
         snprintf(info->message, SS_JPEG_MSG, "decoded size %ux%u is over the %lld pixel limit",
                  cinfo.output_width, cinfo.output_height, max_out_pixels);
         jpeg_destroy_decompress(&cinfo);
+        free(fd_source);
         return -2;
     }
     jpeg_start_decompress(&cinfo);
@@ -130,12 +201,14 @@ static int decode(const unsigned char *data, size_t len, int scale_num, int mode
         snprintf(info->message, SS_JPEG_MSG, "decoded size %ux%ux%d is not the %zu bytes expected",
                  cinfo.output_width, cinfo.output_height, cinfo.output_components, dest_len);
         jpeg_destroy_decompress(&cinfo);
+        free(fd_source);
         return -3;
     }
     buffer = dest ? dest : malloc(stride * cinfo.output_height + 1);
     if (!buffer) {
         snprintf(info->message, SS_JPEG_MSG, "out of memory");
         jpeg_destroy_decompress(&cinfo);
+        free(fd_source);
         return -1;
     }
     while (cinfo.output_scanline < cinfo.output_height) {
@@ -155,6 +228,7 @@ static int decode(const unsigned char *data, size_t len, int scale_num, int mode
         jpeg_finish_decompress(&cinfo);
     }
     jpeg_destroy_decompress(&cinfo);
+    free(fd_source);
     if (out) *out = buffer;
     return 0;
 }
@@ -162,13 +236,45 @@ static int decode(const unsigned char *data, size_t len, int scale_num, int mode
 int ss_jpeg_decode(const unsigned char *data, size_t len, int scale_num, int mode,
                    long long max_header_pixels, long long max_out_pixels,
                    unsigned char **out, ss_jpeg_info *info) {
-    return decode(data, len, scale_num, mode, max_header_pixels, max_out_pixels, NULL, 0, out, info);
+    return decode(data, len, -1, scale_num, mode, max_header_pixels, max_out_pixels, NULL, 0, out, info);
 }
 
 int ss_jpeg_decode_into(const unsigned char *data, size_t len, int scale_num, int mode,
                         long long max_header_pixels, long long max_out_pixels,
                         unsigned char *dest, size_t dest_len, ss_jpeg_info *info) {
-    return decode(data, len, scale_num, mode, max_header_pixels, max_out_pixels, dest, dest_len, NULL, info);
+    return decode(data, len, -1, scale_num, mode, max_header_pixels, max_out_pixels, dest, dest_len, NULL, info);
+}
+
+int ss_jpeg_read_header_fd(int fd, ss_jpeg_info *info) {
+    struct jpeg_decompress_struct cinfo;
+    ss_err err;
+    ss_fd_source *volatile src = malloc(sizeof *src);
+    memset(info, 0, sizeof *info);
+    if (!src) {
+        snprintf(info->message, SS_JPEG_MSG, "out of memory");
+        return -1;
+    }
+    setup_err(&cinfo, &err, info);
+    if (setjmp(err.jump)) {
+        jpeg_destroy_decompress(&cinfo);
+        free(src);
+        return -1;
+    }
+    jpeg_create_decompress(&cinfo);
+    fd_src(&cinfo, src, fd);
+    jpeg_read_header(&cinfo, TRUE);
+    info->width = (int)cinfo.image_width;
+    info->height = (int)cinfo.image_height;
+    info->progressive = cinfo.progressive_mode ? 1 : 0;
+    info->components = cinfo.num_components;
+    jpeg_destroy_decompress(&cinfo);
+    free(src);
+    return 0;
+}
+
+int ss_jpeg_decode_fd(int fd, int scale_num, int mode, long long max_header_pixels, long long max_out_pixels,
+                      unsigned char **out, ss_jpeg_info *info) {
+    return decode(NULL, 0, fd, scale_num, mode, max_header_pixels, max_out_pixels, NULL, 0, out, info);
 }
 
 int ss_jpeg_encode(const unsigned char *pixels, int width, int height, int components, int quality,

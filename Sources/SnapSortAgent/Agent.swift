@@ -292,6 +292,7 @@ public final class Agent: ReconcilerHost, @unchecked Sendable {
         if let m = monitor.mounts, ready.contains(m.fd) { monitor.checkMounts(at: now) }
         if ready.contains(watcher.inotify.fd) {
             do { try events.read(at: now) } catch { publisher.noteError("cannot read inotify events", error) }
+            if events.overflowPending { publisher.dirty = true }
         }
         if ready.contains(outside.fd), let why = outside.read(at: now) { stop(because: why) }
         runServices(ready)
@@ -299,7 +300,10 @@ public final class Agent: ReconcilerHost, @unchecked Sendable {
     }
 
     /// Feeds one inotify event to the ingest (tests: an overflow).
-    func ingest(_ e: Inotify.Event, at t: Date) { events.ingest(e, at: t) }
+    func ingest(_ e: Inotify.Event, at t: Date) {
+        events.ingest(e, at: t)
+        if events.overflowPending { publisher.dirty = true }
+    }
 
     // MARK: Services
 
@@ -382,7 +386,8 @@ public final class Agent: ReconcilerHost, @unchecked Sendable {
     var statusFacts: StatusPublisher.Facts {
         StatusPublisher.Facts(
             pausedUntil: pausedUntil, holdReason: holdReason, degraded: watcher.isDegraded, offlineRoots: monitor.offline.sorted(),
-            pending: reconciler.pending, roots: roots.count, services: services.services, configuration: configuration)
+            pending: reconciler.pending, roots: roots.count, services: services.services, configuration: configuration,
+            overflowed: events.overflowPending)
     }
 
     /// Rebuilds the status document when something changed (`StatusPublisher.refresh`).

@@ -14,8 +14,9 @@ final class EventIngest {
     private(set) var tracker: ChangeTracker
     /// Folders whose watch is being renamed: cookie → old path (applied as soon as the TO arrives).
     private var folderMoves: [UInt32: String] = [:]
-    /// An overflow was handled and its reconcile has not started yet.
-    private var overflowPending = false
+    /// An overflow was handled and its reconcile has not started yet (the status says
+    /// `reconciling` from then on).
+    private(set) var overflowPending = false
 
     init(monitor: RootMonitor, options: AgentOptions, count: @escaping (_ events: Int, _ overflows: Int) -> Void) {
         self.monitor = monitor
@@ -24,8 +25,13 @@ final class EventIngest {
         tracker = ChangeTracker(debounce: options.debounce, moveTimeout: options.moveTimeout)
     }
 
-    /// A reconcile of everything began: the next overflow is said again.
-    func reconcileStarted() { overflowPending = false }
+    /// A reconcile of everything began: the next overflow is said again. Whether an overflow
+    /// asked for it (the reconcile is then a catch-up, `AgentState.reconciling`).
+    @discardableResult
+    func reconcileStarted() -> Bool {
+        defer { overflowPending = false }
+        return overflowPending
+    }
 
     /// The changes due at `t`.
     func due(at t: Date) -> [Change] { tracker.due(at: t) }

@@ -151,7 +151,10 @@ final class Reconciler {
         defer { scanLock.unlock() }
         dirtyFiles.removeAll()
         dirtyFolders.removeAll()
-        ingest.reconcileStarted()
+        // After an overflow the agent does not know what changed: the whole reconcile says
+        // `reconciling`, its backlog as `pending` (the files the walk finds to look at, then
+        // those not analyzed yet), never "watching, pending 0" while 20 000 files wait.
+        let catchingUp = ingest.reconcileStarted()
         cancel = CancelFlag()
         let cancel = cancel
         let scanner = update.makeScanner(rules: monitor.watcher.rules, workers: options.workers, roots: Set(monitor.roots))
@@ -167,18 +170,25 @@ final class Reconciler {
         defer {
             isWorking = false
             publisher.burst = (base.done + analyzedHere, base.total + analyzedHere)
+            publisher.backlog = 0
         }
-        publisher.publish(.scanning, facts: host.statusFacts)
+        publisher.publish(catchingUp ? .reconciling : .scanning, facts: host.statusFacts)
         publisher.refresh(host.statusFacts)
         do {
             let summary = try scanner.scan(paths) { p in
                 if p.phase == .analyzing {
                     analyzedHere = p.done
                     publisher.progress = (base.done + p.done, base.total + p.total)
-                    publisher.publish(.analyzing, facts: host.statusFacts)
+                    publisher.publish(catchingUp ? .reconciling : .analyzing, facts: host.statusFacts)
+                }
+                if catchingUp {
+                    // Walking: the files found to look at so far; analyzing: those left.
+                    publisher.backlog = p.phase == .walking ? p.total : max(0, p.total - p.done)
+                    publisher.dirty = true
                 }
                 host.serveFromInsideWork()
             }
+            publisher.backlog = 0
             if failing {
                 // The library answers again: what was kept dirty is in, and the bar's error goes.
                 failing = false

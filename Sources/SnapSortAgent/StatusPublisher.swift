@@ -19,6 +19,9 @@ final class StatusPublisher {
         var roots: Int
         var services: [AgentService]
         var configuration: Configuration
+        /// The inotify queue overflowed and the reconcile of every root has not started yet:
+        /// the agent knows it lost track, whatever it does now (`AgentState.reconciling`).
+        var overflowed = false
         var isHeld: Bool { pausedUntil != nil || holdReason != nil }
     }
 
@@ -36,6 +39,9 @@ final class StatusPublisher {
     var progress: (done: Int, total: Int)?
     /// Files analyzed by the reconciles since the agent was last idle (`progress` adds to it).
     var burst: (done: Int, total: Int)?
+    /// The files a catching-up reconcile (`AgentState.reconciling`) found to look at and has
+    /// not analyzed yet: added to `pending`, the backlog the status says.
+    var backlog = 0
     private(set) var lastError: String?
     /// Whether the document must be built again at the next refresh.
     var dirty = true
@@ -146,15 +152,19 @@ final class StatusPublisher {
         var shown = (state == .watching || state == .starting) && facts.isHeld ? .paused : state
         // A short burst of work from idle (a photo or two from a phone's sync) is not shown:
         // the bars went watching → scanning → analyzing → grouping → watching for each photo.
-        // Work that lasts shows once it has lasted `quietWork`.
-        if let since = busySince, let idle = idleBeforeWork, now.timeIntervalSince(since) < options.quietWork {
+        // Work that lasts shows once it has lasted `quietWork`. A lost queue is no burst.
+        if state != .reconciling, let since = busySince, let idle = idleBeforeWork, now.timeIntervalSince(since) < options.quietWork {
             shown = idle
             dirty = true  // looked at again while the work goes on
         }
+        // Said as soon as the overflow is read, before its reconcile begins (a reconcile or a
+        // regroup under way finishes first): it said "watching", pending 0, while 20 000 files
+        // waited (issue 40).
+        if facts.overflowed && shown != .paused && shown != .stopping { shown = .reconciling }
         // While analyzing, the burst's count (see `Reconciler`): between two of its batches the
         // library's count showed ("Analyzing 19 of 19", "212 of 212", "20 of 425"), and a
         // bar's count went back and forth.
-        let busy = shown == .analyzing || shown == .scanning
+        let busy = shown == .analyzing || shown == .scanning || shown == .reconciling
         let (done, total) = progress.map { ($0.done, $0.total) } ?? (busy ? burst : nil) ?? itemCounts()
         let servicesProblem = facts.services.lazy.compactMap { s in s.problem.map { "\(s.name): \($0)" } }.first
         return StatusDocument.Agent(
@@ -165,7 +175,7 @@ final class StatusPublisher {
             // The watch limit is the system's, and every folder is still looked at (some every
             // few minutes): a warning, as a missing notification server is, not a red error.
             lastErrorSeverity: lastError != nil && lastError != degradedNote ? "error" : "warning",
-            offlineRoots: facts.offlineRoots.map(PathName.display), pending: facts.pending,
+            offlineRoots: facts.offlineRoots.map(PathName.display), pending: facts.pending + backlog,
             // A timed pause's end (an open-ended one, until resumed, has none).
             pausedUntil: facts.pausedUntil.flatMap { $0 < Date.distantFuture ? $0 : nil })
     }

@@ -85,6 +85,39 @@ public enum JPEG {
             warnings: Int(info.warnings), warningMessage: message(&info))
     }
 
+    /// Reads the header of the JPEG file at `path` through a 64 KiB buffer (its metadata
+    /// segments before the frame header may be any size).
+    public static func readHeader(path: String) throws -> Header {
+        let fd = try FileDescriptor.openForReading(path)
+        defer { fd.close() }
+        var info = ss_jpeg_info()
+        guard ss_jpeg_read_header_fd(fd.raw, &info) == 0 else { throw SystemError(.decode, message(&info), operation: "jpeg header") }
+        return Header(width: Int(info.width), height: Int(info.height), progressive: info.progressive != 0, components: Int(info.components))
+    }
+
+    /// Decodes the JPEG file at `path` at `scaleNumerator`/8 of full size, read from the file
+    /// through a 64 KiB buffer (libjpeg's source manager): a picture too large to hold in
+    /// memory (a 500 MB panorama) costs its decoded pixels, not its bytes. The layouts are
+    /// `decode`'s; a file that ends early decodes with a warning.
+    public static func decode(
+        path: String, scaleNumerator: Int, grayscale: Bool = false, padded: Bool = false, maxHeaderPixels: Int64, maxOutputPixels: Int64
+    ) throws -> Decoded {
+        let fd = try FileDescriptor.openForReading(path)
+        defer { fd.close() }
+        var info = ss_jpeg_info()
+        let mode = grayscale ? SS_JPEG_GRAY : padded ? SS_JPEG_RGBX : SS_JPEG_RGB
+        var out: UnsafeMutablePointer<UInt8>?
+        let rc = ss_jpeg_decode_fd(fd.raw, Int32(min(8, max(1, scaleNumerator))), Int32(mode), maxHeaderPixels, maxOutputPixels, &out, &info)
+        defer { ss_jpeg_free(out) }
+        if rc == -2 { throw SystemError(.limit, message(&info), operation: "jpeg decode") }
+        guard rc == 0, let out else { throw SystemError(.decode, message(&info), operation: "jpeg decode") }
+        let w = Int(info.out_width), h = Int(info.out_height), c = Int(info.components)
+        return Decoded(
+            bitmap: Bitmap(width: w, height: h, channels: c, pixels: Array(UnsafeBufferPointer(start: out, count: w * h * c))),
+            header: Header(width: Int(info.width), height: Int(info.height), progressive: info.progressive != 0, components: c),
+            warnings: Int(info.warnings), warningMessage: message(&info))
+    }
+
     /// Encodes a bitmap; `exif` is a TIFF block written as APP1.
     public static func encode(_ bitmap: Bitmap, quality: Int = 90, progressive: Bool = false, exif: [UInt8]? = nil) throws -> [UInt8] {
         var out: UnsafeMutablePointer<UInt8>?

@@ -277,6 +277,28 @@ public enum SnapsortBinary {
         return try run(["--bounding-set=-dac_override,-dac_read_search", path] + args, env: env, launcher: "/usr/bin/setpriv")
     }
 
+    /// Runs `snapsort args…` with an environment (its output to /dev/null) and returns its exit
+    /// status and its peak resident set (`ru_maxrss` of this child alone, from wait4(2), in KiB).
+    /// A small Python forks it: a child spawned from the test process itself starts its
+    /// `ru_maxrss` at the test process's high-water mark (exec records the old address space's,
+    /// and posix_spawn's vfork shares ours), and RUSAGE_CHILDREN keeps the largest child ever.
+    public static func runMeasuringPeak(_ args: [String], env: [String: String] = [:]) throws -> (status: Int32, peakKiB: Int) {
+        let script = """
+            import os, sys
+            pid = os.fork()
+            if pid == 0:
+                fd = os.open(os.devnull, os.O_RDWR)
+                for k in (0, 1, 2): os.dup2(fd, k)
+                os.execv(sys.argv[1], sys.argv[1:])
+            _, status, usage = os.wait4(pid, 0)
+            print(os.waitstatus_to_exitcode(status), usage.ru_maxrss)
+            """
+        let r = try run(["-c", script, path] + args, env: env, launcher: "/usr/bin/python3")
+        let fields = r.stdout.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        guard r.status == 0, fields.count == 2 else { throw SystemError(.decode, "the measuring launcher failed: \(r.stderr)", operation: "python3") }
+        return (Int32(fields[0]), fields[1])
+    }
+
     /// Runs `snapsort args…` (or `launcher` with `args`) with an environment, waiting for it to end.
     public static func run(_ args: [String], env: [String: String] = [:], stdin: String? = nil, launcher: String? = nil) throws -> Result {
         let p = Process()

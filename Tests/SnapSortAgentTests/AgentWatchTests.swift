@@ -620,6 +620,47 @@ import Testing
         #expect(a == b)
     }
 
+    /// A watching agent stops reading for a while (SIGSTOP, a frozen session) while a flood of
+    /// files lands: the kernel's queue overflows (`IN_Q_OVERFLOW`, read as the real event). From
+    /// the first document after the gap the status says `reconciling`, with the backlog as
+    /// `pending`, and never "watching" until every file is analyzed: it said "watching, pending
+    /// 0" for 16–26 s while 20 000–30 000 files waited (issue 40). The bars' default `quietWork`.
+    @Test func aLostQueueSaysReconcilingWithItsBacklogAtOnce() throws {
+        let stall = LoopStall()
+        let h = try AgentHarness(
+            setup: { d in for i in 0..<8 { d.folder("Pictures/flood/\(i)") } },
+            tweak: {
+                $0.quietWork = AgentOptions(dbPath: "/", env: Environment(variables: [:], home: "/")).quietWork
+                $0.services = { _ in [stall] }
+            })
+        h.dir.write("Pictures/keep.jpg", photo(12))
+        h.start()
+        defer { h.stop() }
+        #expect(h.waitIdle())
+        let limit =
+            Int(
+                String(decoding: try FileSystem.readFile("/proc/sys/fs/inotify/max_queued_events", limit: 64), as: UTF8.self)
+                    .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 16384
+        // Each empty file is IN_CREATE + IN_CLOSE_WRITE.
+        let count = limit / 2 + 500
+        stall.stall()
+        let before = stall.documents.withLock { $0.count }
+        for i in 0..<count { h.dir.write("Pictures/flood/\(i % 8)/e\(i).jpg", []) }
+        stall.resume.signal()
+        #expect(waitUntil(timeout: 60) { h.agent.counters.overflows >= 1 })
+        let lib = try h.reader()
+        #expect(try waitUntil(timeout: 120) { try lib.db.scalar("SELECT count(*) FROM files WHERE status != 'gone'") == Int64(count + 1) })
+        #expect(h.waitIdle(timeout: 60))
+        let after = stall.documents.withLock { Array($0[before...]) }
+        let said = after.map { "\($0.state) \($0.done)/\($0.total) pending \($0.pending)" }
+        #expect(after.first?.state == "reconciling", "\(said.prefix(5))")
+        // The backlog: every file the walk found to look at.
+        #expect(after.contains { $0.state == "reconciling" && $0.pending >= count }, "\(said)")
+        // Watching only once every file is in.
+        let watching = after.filter { $0.state == "watching" }
+        #expect(!watching.isEmpty && watching.allSatisfy { $0.pending == 0 && $0.total == count + 1 && $0.done == count + 1 }, "\(said)")
+    }
+
     @Test func statusFileIsAlwaysValidJSONToAConcurrentReader() throws {
         let h = try AgentHarness()
         h.start()
@@ -980,5 +1021,43 @@ import Testing
         } catch {
             #expect("\(error)".contains("is damaged"), "\(error)")
         }
+    }
+}
+
+/// A service that stops the agent's loop when asked, as SIGSTOP does (nothing reads the inotify
+/// queue meanwhile), and keeps the agent part of every status document the loop publishes.
+final class LoopStall: AgentService, @unchecked Sendable {
+    let name = "stall"
+    private let pipe: (read: Int32, write: Int32)
+    private let stalled = DispatchSemaphore(value: 0)
+    /// Signalled by the test: the loop goes on.
+    let resume = DispatchSemaphore(value: 0)
+    let documents = Mutex<[StatusDocument.Agent]>([])
+
+    init() {
+        var fds: [Int32] = [-1, -1]
+        precondition(Glibc.pipe(&fds) == 0)
+        pipe = (fds[0], fds[1])
+    }
+    deinit {
+        close(pipe.read)
+        close(pipe.write)
+    }
+
+    var descriptors: [Int32] { [pipe.read] }
+    func fire(now: Date, readable: [Int32]) {
+        guard readable.contains(pipe.read) else { return }
+        var b: UInt8 = 0
+        _ = Glibc.read(pipe.read, &b, 1)
+        stalled.signal()
+        resume.wait()
+    }
+    func statusChanged(_ document: StatusDocument, now: Date) { documents.withLock { $0.append(document.agent) } }
+
+    /// Returns once the loop is stopped (inside `fire`).
+    func stall() {
+        var b: UInt8 = 1
+        _ = Glibc.write(pipe.write, &b, 1)
+        stalled.wait()
     }
 }

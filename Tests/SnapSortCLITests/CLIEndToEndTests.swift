@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import SnapSortCore
 import SnapSortSystem
 import SnapSortTestSupport
@@ -26,6 +27,50 @@ import Testing
         #expect(r.status == 1)
         #expect(r.stderr.contains("newer SnapSort"))
         #expect(r.stderr.split(separator: "\n").count == 1)
+    }
+
+    /// Junk named `.jpg` up to `maxPhotoBytes` (random bytes, here a random head and a sparse
+    /// rest) is recognised from its first bytes and never read whole: four 400 MB files held a
+    /// scan above 800 MB with two workers (1.05 GB for four 500 MB files, issue 40). Each is
+    /// recorded with its reason. The peak is the child's own `ru_maxrss`.
+    @Test func bigJunkFilesAreScannedUnderAMemoryBound() throws {
+        let dir = TempDir()
+        let pictures = dir.folder("Pictures")
+        let size: Int64 = 400 << 20
+        for i in 0..<4 {
+            let path = "\(pictures)/junk\(i).jpg"
+            let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            #expect(fd >= 0)
+            var head = [UInt8](repeating: 0, count: 64 * 1024)
+            for k in head.indices { head[k] = UInt8.random(in: 0...255) }
+            head[0] = 0x42  // never a JPEG's FF D8 by chance
+            #expect(head.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } == head.count)
+            #expect(ftruncate(fd, off_t(size)) == 0)
+            close(fd)
+        }
+        dir.write("Pictures/real.jpg", Fixtures.jpeg(seed: 7, width: 96, height: 72))
+        // A real picture of 100 MB (its metadata padded with 1 600 APP15 segments of 64 KiB, as
+        // a tool's embedded data would): decoded from the file, never held whole.
+        let small = Fixtures.jpeg(seed: 8, width: 96, height: 72)
+        var big = Array(small.prefix(2))
+        let pad = [UInt8](repeating: 0x5A, count: 65533)
+        for _ in 0..<1600 { big += [0xFF, 0xEF, 0xFF, 0xFF] + pad }
+        big += small.dropFirst(2)
+        dir.write("Pictures/big.jpg", big)
+        let db = dir.at("lib.sqlite3")
+        let run = try SnapsortBinary.runMeasuringPeak(["--db", db, "scan", "--quiet", "--no-models", "--workers", "2", pictures])
+        #expect(run.status == 0)
+        // Well under one file's size: the process itself, its database and two workers' buffers.
+        #expect(run.peakKiB < 200 << 10, "peak \(run.peakKiB / 1024) MB")
+        let lib = try Library(path: db)
+        let rows = try lib.db.rows("SELECT path, status, reason_code FROM files")
+        let byName = Dictionary(
+            uniqueKeysWithValues: rows.map { (URL(fileURLWithPath: $0.string(0)!).lastPathComponent, ($0.string(1)!, $0.string(2))) })
+        for i in 0..<4 {
+            #expect(byName["junk\(i).jpg"]?.0 == "unreadable" && byName["junk\(i).jpg"]?.1 == "unknown_format", "\(byName)")
+        }
+        #expect(byName["real.jpg"]?.0 == "ok")
+        #expect(byName["big.jpg"]?.0 == "ok", "\(byName)")
     }
 
     /// A file name that is not UTF-8, given on the command line as the shell passes it (its

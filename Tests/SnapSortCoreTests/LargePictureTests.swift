@@ -25,6 +25,33 @@ struct LargePictureTests {
         return try #require(try a.analyzeBytes(bytes, name: name))
     }
 
+    /// A JPEG larger than a worker holds (`maxInMemoryBytes`, lowered here) is decoded from
+    /// the file through libjpeg's source manager: the same pixels, so the same metrics and
+    /// hashes, and its EXIF from the metadata read; its copies are found by the streamed hash.
+    /// A PNG that large is refused with a clear reason, never held (issue 40).
+    @Test func aPictureLargerThanAWorkerHoldsIsDecodedFromTheFileOrRefused() throws {
+        let jpeg = Fixtures.jpeg(Fixtures.scene(width: 1600, height: 1200, seed: 5), dateTimeOriginal: "2021:06:01 10:00:00")
+        var small = AnalyzerLimits()
+        small.maxInMemoryBytes = 4096
+        let whole = try Self.analyze(jpeg, name: "pano.jpg", limits: AnalyzerLimits())
+        let streamed = try Self.analyze(jpeg, name: "pano.jpg", limits: small)
+        #expect(streamed.status == .ok && streamed.reason == nil, "\(String(describing: streamed.reason))")
+        #expect(streamed.width == 1600 && streamed.height == 1200)
+        #expect(streamed.metrics == whole.metrics)
+        #expect(streamed.signature == whole.signature)
+        #expect(streamed.capture?.source == .exif && streamed.capture == whole.capture)
+        #expect(streamed.contentHash == whole.contentHash && streamed.quickHash == whole.quickHash)
+        // A JPEG cut short reads as damaged from the file too.
+        let cut = try Self.analyze(Array(jpeg.prefix(jpeg.count * 2 / 3)), name: "cut.jpg", limits: small)
+        #expect(cut.status == .damaged, "\(cut.status) \(String(describing: cut.reason))")
+        let pngBytes = Fixtures.png(Fixtures.scene(width: 640, height: 480, seed: 3))
+        try #require(pngBytes.count > 4096 && jpeg.count > 4096)
+        let png = try Self.analyze(pngBytes, name: "shot.png", limits: small)
+        #expect(png.status == .unsupported && png.reason?.code == "too_large_to_analyze", "\(png.status) \(String(describing: png.reason))")
+        #expect(png.reason?.text.contains("larger than SnapSort reads into memory") == true)
+        #expect(png.contentHash != nil)
+    }
+
     @Test func aPNGOverTheBudgetIsReducedWhileReadAndMeasuredLikeAWholeDecode() throws {
         let scene = Fixtures.scene(width: 2400, height: 1200, seed: 9)
         let png = Fixtures.png(scene)

@@ -221,6 +221,19 @@ import Testing
         #expect(w["text"]?.stringValue == "SnapSort 141/282" && w["percentage"]?.intValue == 50)
     }
 
+    /// A lost event queue (an overflow, a stopped agent): every bar says the backlog, never a
+    /// finished count, and systemd's line says it too (issue 40).
+    @Test func reconcilingSaysTheBacklog() throws {
+        let d = StatusDocument(updatedAt: Self.now, agent: .init(state: "reconciling", pid: 42, done: 50_000, total: 50_000, pending: 20_000))
+        let w = try #require(JSON.parse(StatusFormat.waybar.render(d)))
+        let text = try #require(w["text"]?.stringValue)
+        #expect(text.hasPrefix("SnapSort catching up (20") && text.hasSuffix("000 waiting)"), "\(w)")
+        #expect(w["alt"]?.stringValue == "reconciling" && w["percentage"]?.intValue == 0, "\(w)")
+        #expect(JSON.parse(StatusFormat.i3statusRust.render(d))?["state"]?.stringValue == "Info")
+        #expect(AgentState.serviceLine(d.agent, roots: 1, holdReason: nil).hasPrefix("Catching up: 20"))
+        #expect(AgentState.reconciling.isWork)
+    }
+
     /// A timed pause says till when, on the bar and in the tooltip, and reads back; an open-ended
     /// one says nothing of an end (a bar said "paused" and never when it would go on, review 8).
     @Test func aTimedPauseSaysWhenItEnds() throws {

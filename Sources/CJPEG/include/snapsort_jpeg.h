@@ -39,6 +39,14 @@ int ss_jpeg_decode(const unsigned char *data, size_t len, int scale_num, int mod
                    long long max_header_pixels, long long max_out_pixels,
                    unsigned char **out, ss_jpeg_info *info);
 
+/// ss_jpeg_decode reading the JPEG from the open descriptor `fd` (from its current offset)
+/// through a 64 KiB buffer: a file too large to hold in memory is decoded scaled. A file that
+/// ends early decodes with a warning, as one in memory does.
+int ss_jpeg_decode_fd(int fd, int scale_num, int mode, long long max_header_pixels, long long max_out_pixels,
+                      unsigned char **out, ss_jpeg_info *info);
+/// ss_jpeg_read_header reading from the open descriptor `fd` (from its current offset).
+int ss_jpeg_read_header_fd(int fd, ss_jpeg_info *info);
+
 /// ss_jpeg_decode into the caller's buffer: `dest` must hold exactly the decoded
 /// out_width*out_height*components bytes (dest_len), else -3 with a message and nothing written.
 /// At scale 1 or 2 without SS_JPEG_FANCY a clean baseline stream is decoded by

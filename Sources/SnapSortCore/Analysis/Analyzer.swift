@@ -68,6 +68,13 @@ public struct AnalyzerLimits: Sendable {
     public var maxDecodePixels: Int64 = 40_000_000
     /// Photos larger than this are not read into memory.
     public var maxPhotoBytes: Int = 512 * 1024 * 1024
+    /// A picture larger than this is not read whole by the scan (each worker would hold one):
+    /// a JPEG is decoded from the file through libjpeg's source manager, scaled as any; another
+    /// format decoded in memory (PNG, WebP, HEIC, …) is refused with a clear reason.
+    public var maxInMemoryBytes: Int64 = 64 << 20
+    /// What of a JPEG too large to hold is read for its metadata (EXIF, XMP: APP segments of
+    /// at most 64 KiB each, before the frame).
+    public var jpegMetadataBytes = 1 << 20
     /// A header claiming more pixels than this per byte of its file is not believed: no
     /// picture compresses that far (zlib stops near 1 000:1 on bytes, about 8 000 pixels a byte
     /// for a bilevel PNG), a decompression bomb or a damaged header does.
@@ -153,19 +160,27 @@ public struct Analyzer: Sendable {
         }
         // Videos and RAW files are not read whole: their handlers read the container's boxes or
         // IFDs with pread, and the content hash streams the file through a fixed buffer.
-        let headOnly = hint?.kind == .video || hint.map(Analyzer.tiffBased.contains) == true || st.size > Int64(limits.maxPhotoBytes)
+        let headOnly = hint?.kind == .video || hint.map(Analyzer.tiffBased.contains) == true
         var bytes: [UInt8]
         do {
-            if headOnly {
-                // Videos are not read whole: the container's boxes are parsed from the file.
-                let head = try FileSystem.readRange(path, offset: 0, count: 64 * 1024)
-                let tail = try FileSystem.readRange(path, offset: max(0, st.size - 64 * 1024), count: 64 * 1024)
-                r.quickHash = ContentHash.quick(size: st.size, head: head, tail: tail)
-                bytes = head
-            } else {
-                bytes = try FileSystem.readFile(path, limit: limits.maxPhotoBytes)
+            // The format from the first bytes before anything more is read: only a picture whose
+            // decoder wants it in memory is read whole. Junk named `.jpg` (random bytes, a
+            // download cut short, a disk image) has its hash streamed: four 500 MB of them held
+            // a scan at 1 GB with two workers (issue 40).
+            let head = try FileSystem.readRange(path, offset: 0, count: 64 * 1024)
+            let sniffed = MediaFormat.sniff(head[...], nameHint: hint)
+            let whole =
+                st.size <= limits.maxInMemoryBytes
+                && (Int64(head.count) >= st.size || (!headOnly && Analyzer.decodedInMemory.contains(sniffed)))
+            if whole {
+                bytes = Int64(head.count) >= st.size ? head : try FileSystem.readFile(path, limit: Int(limits.maxInMemoryBytes))
                 r.quickHash = Analyzer.quickHash(of: bytes)
                 r.contentHash = ContentHash.content(bytes)
+            } else {
+                let tail = try FileSystem.readRange(path, offset: max(0, st.size - 64 * 1024), count: 64 * 1024)
+                r.quickHash = ContentHash.quick(size: st.size, head: head, tail: tail)
+                // A JPEG too large to hold: its metadata segments (the pixels come from the file).
+                bytes = sniffed == .jpeg ? try FileSystem.readRange(path, offset: 0, count: limits.jpegMetadataBytes) : head
             }
         } catch let e as SystemError {
             r.status = .unreadable
@@ -182,7 +197,7 @@ public struct Analyzer: Sendable {
         let format = MediaFormat.sniff(bytes[...], nameHint: hint)
         r.format = format
         r.kind = format.kind
-        if headOnly, Analyzer.decodedInMemory.contains(format), st.size <= Int64(limits.maxPhotoBytes) {
+        if headOnly, Analyzer.decodedInMemory.contains(format), Int64(bytes.count) < st.size, st.size <= limits.maxInMemoryBytes {
             // A name promised a video or RAW file but the content is an image decoded in memory.
             do {
                 bytes = try FileSystem.readFile(path, limit: limits.maxPhotoBytes)
@@ -196,6 +211,20 @@ public struct Analyzer: Sendable {
         var ctx = AnalysisContext(path: path, name: name, status: st, bytes: bytes, result: r, limits: limits)
         if let h = hint, h != format, format.kind != .other, !(h.kind == format.kind && Analyzer.sameFamily(h, format)) {
             ctx.warn(Reason("wrong_extension", "the name says \(h.rawValue) but the content is \(format.rawValue)"))
+        }
+        if format != .jpeg, Analyzer.decodedInMemory.contains(format), Int64(bytes.count) < st.size {
+            // Its decoder wants it whole, and a worker holds at most `maxInMemoryBytes`.
+            ctx.fail(
+                .unsupported,
+                Reason(
+                    "too_large_to_analyze",
+                    "a \(format.rawValue.uppercased()) file of \(st.size >> 20) MB: larger than SnapSort reads into memory (\(limits.maxInMemoryBytes >> 20) MB); a real picture, kept out of every group"
+                ))
+            ctx.result.contentHash = try? Analyzer.contentHash(path: path)
+            if ctx.result.capture == nil {
+                ctx.result.capture = CaptureTime.fromFileName(name) ?? .fromInstant(Double(st.mtimeNanoseconds) / 1e9, source: .mtime)
+            }
+            return ctx.result
         }
         switch format {
         case .jpeg: JPEGHandler.analyze(&ctx)

@@ -19,11 +19,16 @@ enum JPEGHandler {
     static let minThumbnailLongSide = 120
 
     static func analyze(_ ctx: inout AnalysisContext) {
-        analyze(&ctx, jpeg: ctx.bytes, readExif: true)
+        // A JPEG too large to hold (`AnalyzerLimits.maxInMemoryBytes`: a stitched panorama)
+        // came as its first bytes, its metadata; its pixels are decoded from the file.
+        let fromFile = Int64(ctx.bytes.count) < ctx.status.size ? ctx.path : nil
+        analyze(&ctx, jpeg: ctx.bytes, readExif: true, fromFile: fromFile)
     }
 
-    /// Analyzes `jpeg` (the file itself, or a RAW file's embedded preview).
-    static func analyze(_ ctx: inout AnalysisContext, jpeg bytes: [UInt8], readExif: Bool) {
+    /// Analyzes `jpeg` (the file itself, or a RAW file's embedded preview). `fromFile`: the
+    /// path to read the header and the pixels from, through libjpeg's source manager, when
+    /// `jpeg` holds only the file's first bytes.
+    static func analyze(_ ctx: inout AnalysisContext, jpeg bytes: [UInt8], readExif: Bool, fromFile: String? = nil) {
         if readExif, let packet = XMP.jpegPacket(bytes), let v = XMP.rating(packet) { ctx.result.rating = v }
         if readExif, let app1 = exifSegment(bytes) {
             if let exif = Exif.parse(app1) {
@@ -34,7 +39,7 @@ enum JPEGHandler {
         }
         let header: JPEG.Header
         do {
-            header = try JPEG.readHeader(bytes)
+            header = try fromFile.map { try JPEG.readHeader(path: $0) } ?? JPEG.readHeader(bytes)
         } catch {
             ctx.fail(.unreadable, Reason("decode_error", "not a readable JPEG: \(error.message)"))
             return
@@ -55,12 +60,19 @@ enum JPEGHandler {
         if long < targetLongSide { scale = 8 }
         do {
             // RGBX: the metrics read a pixel as one 32-bit word, four pixels at a time.
-            var d = try JPEG.decode(
-                bytes, scaleNumerator: scale, padded: true, maxHeaderPixels: ctx.limits.maxHeaderPixels, maxOutputPixels: ctx.limits.maxDecodePixels)
+            var d =
+                try fromFile.map {
+                    try JPEG.decode(
+                        path: $0, scaleNumerator: scale, padded: true, maxHeaderPixels: ctx.limits.maxHeaderPixels,
+                        maxOutputPixels: ctx.limits.maxDecodePixels)
+                }
+                ?? JPEG.decode(
+                    bytes, scaleNumerator: scale, padded: true, maxHeaderPixels: ctx.limits.maxHeaderPixels,
+                    maxOutputPixels: ctx.limits.maxDecodePixels)
             // A file that lost only its last bytes, the end marker, holds the whole picture,
             // but libjpeg warns as its reader runs out: read once more with the marker put
             // back, and a clean reading is the picture (not "damaged", offered for cleanup).
-            if d.warnings > 0 && bytes.suffix(2) != [0xFF, 0xD9],
+            if d.warnings > 0 && fromFile == nil && bytes.suffix(2) != [0xFF, 0xD9],
                 let again = try? JPEG.decode(
                     bytes + [0xFF, 0xD9], scaleNumerator: scale, padded: true, maxHeaderPixels: ctx.limits.maxHeaderPixels,
                     maxOutputPixels: ctx.limits.maxDecodePixels),

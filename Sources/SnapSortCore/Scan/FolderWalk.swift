@@ -63,7 +63,8 @@ enum FolderWalk {
     /// known subfolders walked. A folder changed in the same tick as its mtime cannot be trusted
     /// (like git's "racy" index entries), so it gets no stamp; file times are wall-clock times,
     /// so this compares with the real clock.
-    static func walk(_ root: String, rules: ExcludeRules, known: KnownFolders?, logger: Logger) -> FolderListing {
+    /// `listed` hears the count of files listed so far before each folder (the caller's progress).
+    static func walk(_ root: String, rules: ExcludeRules, known: KnownFolders?, logger: Logger, listed: (Int) -> Void = { _ in }) -> FolderListing {
         var out = FolderListing()
         let trustedBefore = Int64((Date().timeIntervalSince1970 - 2) * 1e9)
         var stack = [root]
@@ -71,6 +72,7 @@ enum FolderWalk {
         var children: [String: [String]] = [:]
         var leftOut: Set<String> = []
         while let dir = stack.popLast() {
+            listed(out.files.count)
             let dirStatus = FileSystem.lstatusIfExists(dir)
             if let known, let st = dirStatus, st.isDirectory, let k = known.recorded[dir], k == Library.FolderStamp(st) {
                 out.skipped += 1

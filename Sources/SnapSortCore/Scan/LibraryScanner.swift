@@ -154,9 +154,22 @@ public final class LibraryScanner: @unchecked Sendable {
         birthsToRecord = []
         walkedRootDevices = [:]
         progress(ScanProgress(phase: .walking, done: 0, total: 0, filesPerSecond: 0, etaSeconds: nil))
+        // While walking, a few times a second: `done` the files listed, `total` those found to
+        // look at (new, changed, to analyze again) so far. The agent serves its loop from here:
+        // a walk of a large tree after an overflow is seconds it said nothing.
+        var lastWalkProgress = Date()
+        var listedBefore = 0
         for raw in paths {
             let root = LibraryScanner.normalize(raw)
-            try reconcileWalk(root, prewalked: prewalked, jobs: &jobs, newFiles: &newFiles, vanished: &vanished, summary: &summary, stamps: &stamps)
+            let found = jobs.count + newFiles.count
+            try reconcileWalk(root, prewalked: prewalked, jobs: &jobs, newFiles: &newFiles, vanished: &vanished, summary: &summary, stamps: &stamps) {
+                listed in
+                guard Date().timeIntervalSince(lastWalkProgress) > 0.2 else { return }
+                lastWalkProgress = Date()
+                progress(ScanProgress(phase: .walking, done: listedBefore + listed, total: found, filesPerSecond: 0, etaSeconds: nil))
+            }
+            listedBefore = summary.seen
+            progress(ScanProgress(phase: .walking, done: listedBefore, total: jobs.count + newFiles.count, filesPerSecond: 0, etaSeconds: nil))
         }
         // Something will change: say so before the first commit, so the work that follows a
         // scan (regrouping) is not skipped after a crash in between (see `regroupPendingKey`).
@@ -237,7 +250,7 @@ public final class LibraryScanner: @unchecked Sendable {
     private func reconcileWalk(
         _ root: String, prewalked: PrewalkedRoots?, jobs: inout [Job], newFiles: inout [(String, FileStatus)],
         vanished: inout [Int64: StoredIdentity], summary: inout ScanSummary,
-        stamps walked: inout [String: [String: Library.FolderStamp]]
+        stamps walked: inout [String: [String: Library.FolderStamp]], listing listedSoFar: (Int) -> Void = { _ in }
     ) throws {
         // A single file.
         if let st = FileSystem.lstatusIfExists(root), st.isRegular {
@@ -283,9 +296,9 @@ public final class LibraryScanner: @unchecked Sendable {
         if skipUnchangedFolders {
             let recorded = try library.folderStamps(under: root)
             let known = recorded.isEmpty ? nil : KnownFolders(recorded: recorded, knownFiles: byPath.keys, root: root)
-            listing = FolderWalk.walk(root, rules: rules, known: known, logger: logger)
+            listing = FolderWalk.walk(root, rules: rules, known: known, logger: logger, listed: listedSoFar)
         } else {
-            listing = prewalked?.listing(root) ?? FolderWalk.walk(root, rules: rules, known: nil, logger: logger)
+            listing = prewalked?.listing(root) ?? FolderWalk.walk(root, rules: rules, known: nil, logger: logger, listed: listedSoFar)
         }
         foldersListed += listing.listed
         foldersSkipped += listing.skipped

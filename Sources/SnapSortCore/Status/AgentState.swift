@@ -9,10 +9,15 @@ public enum AgentState: String, Sendable, CaseIterable {
     /// for the person to decide (`snapsort backup restore`, or the file moved aside); why is
     /// the document's `last_error`.
     case error
+    /// The agent lost track of what changed (its inotify queue overflowed: a flood of files, or
+    /// the agent stopped for a while, SIGSTOP) and walks every root again; `pending` is the
+    /// backlog: the files found to look at and not analyzed yet (growing while the walk finds
+    /// them). Work, as `analyzing` is, but said at once (a backlog is never a short burst).
+    case reconciling
 
     /// The states of work: the agent left idle for them (a short burst of them is not shown,
     /// `AgentOptions.quietWork`), and they count their progress.
-    public var isWork: Bool { self == .scanning || self == .analyzing || self == .grouping }
+    public var isWork: Bool { self == .scanning || self == .analyzing || self == .grouping || self == .reconciling }
 
     /// The state a document says, nil for a word this version does not know (a newer agent's).
     public init?(_ document: StatusDocument.Agent) { self.init(rawValue: document.state) }
@@ -28,6 +33,7 @@ public enum AgentState: String, Sendable, CaseIterable {
         case .analyzing: s = "Analyzing \(n(a.done)) of \(n(a.total)) …"
         case .scanning: s = "Checking folders …"
         case .grouping: s = "Grouping \(n(a.total)) photos …"
+        case .reconciling: s = "Catching up: \(n(a.pending)) change\(a.pending == 1 ? "" : "s") to look at …"
         case .starting: s = "Starting …"
         case .stopping: s = "Stopping"
         case .error: s = "Waiting: the library cannot be used (snapsort status says why)"

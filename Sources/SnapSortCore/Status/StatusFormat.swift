@@ -75,6 +75,12 @@ public struct StatusSummary: Sendable {
             shortText = counting ? "\(a.done * 100 / a.total)%" : "…"
             color = "#8fbcbb"
             i3rsState = "Info"
+        case .reconciling:
+            // A lost event queue caught up: the backlog, not a count that reads as finished.
+            text = a.pending > 0 ? "SnapSort catching up (\(StatusSummary.number(a.pending)) waiting)" : "SnapSort catching up…"
+            shortText = "…"
+            color = "#8fbcbb"
+            i3rsState = "Info"
         case .paused:
             // Till when, on every bar (polybar and i3blocks have no tooltip).
             let until = a.pausedUntil.map { " until " + StatusSummary.localTime($0).split(separator: " ").last.map(String.init)! } ?? ""
@@ -121,7 +127,8 @@ public struct StatusSummary: Sendable {
             text += " ⚠"
             shortText += " ⚠"
         }
-        if known == .starting || known == .scanning {
+        // Catching up counts a backlog (`pending`), not a share of the library.
+        if known == .starting || known == .scanning || known == .reconciling {
             percentage = 0
         } else if a.total > 0 {
             percentage = min(100, a.done * 100 / a.total)

@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""million.py --seed-db DB --seed-root DIR --out OUT [--rows 1000000] then bench/regroup.py
+
+A library of a million rows made directly (issue 40 item 3), from a scanned seed library
+(e.g. bench/memory.py's `mix` tree scanned, `--keep-db`): the seed's rows are repeated in
+generations until --rows. Generation 0 is the seed's files copied (real photos: the "one photo
+added" step copies one); every later generation is the seed's rows again with
+  - their hashes (quick, content, pixel) replaced by a hash of (generation, hash): byte copies
+    stay byte copies within a generation, never across;
+  - their pHash and dHash XOR a mask of the generation (distances within a generation kept,
+    across generations about 32 bits: no candidates);
+  - their capture time and mtime moved by 1 000 days a generation (never in one window);
+and its files are sparse (the row's size, no blocks) with the row's mtime: a rescan finds every
+row unchanged by its stat alone. Signatures, metrics and thumbnails are the seed's (small:
+160 px photos). The files sit 1 000 to a folder under OUT/tree.
+
+Then, on the made library, with the same binary:
+  bench/regroup.py --bin BIN --db OUT/library.sqlite3 --root OUT/tree
+gives the full regroup, one added photo regrouped and the unchanged rescan (wall, CPU, peak RSS).
+"""
+import argparse, datetime as dt, hashlib, os, shutil, sqlite3, sys, time
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--seed-db", required=True)
+ap.add_argument("--seed-root", required=True)
+ap.add_argument("--out", required=True)
+ap.add_argument("--rows", type=int, default=1_000_000)
+a = ap.parse_args()
+
+t_start = time.monotonic()
+tree = os.path.join(a.out, "tree")
+os.makedirs(tree, exist_ok=True)
+db = os.path.join(a.out, "library.sqlite3")
+for suffix in ("", "-wal", "-shm"):
+    if os.path.exists(db + suffix):
+        os.remove(db + suffix)
+src = sqlite3.connect(f"file:{a.seed_db}?mode=ro", uri=True)
+src.execute(f"VACUUM INTO '{db}'")
+src.close()
+c = sqlite3.connect(db)
+c.execute("PRAGMA journal_mode=WAL")
+c.execute("PRAGMA synchronous=OFF")
+cols = [r[1] for r in c.execute("PRAGMA table_info(files)")]
+hash_cols = [x for x in cols if x.endswith("_hash")]
+seed = c.execute(f"SELECT {', '.join(cols)} FROM files WHERE status != 'gone' ORDER BY id").fetchall()
+if not seed:
+    sys.exit("the seed library has no rows")
+# Only the files table is made: the grouper's tables (grouped_files, similar_*) are cleared by
+# bench/regroup.py, and the per-file findings are the defaults for the rows that have none.
+for t in [r[0] for r in c.execute("SELECT name FROM sqlite_master WHERE type='table'")]:
+    tcols = [r[1] for r in c.execute(f"PRAGMA table_info({t})")]
+    if t != "files" and ("file_id" in tcols or t in ("folders", "roots", "sidecars")):
+        c.execute(f"DELETE FROM {t}")
+c.execute("DELETE FROM files")
+idx = {x: i for i, x in enumerate(cols)}
+root = os.path.abspath(a.seed_root).rstrip("/")
+shift = 1000 * 86400
+mask = lambda g: int.from_bytes(hashlib.sha256(b"mask%d" % g).digest()[:8], "big", signed=True)
+placeholders = ", ".join("?" for _ in cols[1:])
+insert = f"INSERT INTO files({', '.join(cols[1:])}) VALUES({placeholders})"
+made = 0
+batch = []
+while made < a.rows:
+    g, k = divmod(made, len(seed))
+    row = list(seed[k])
+    rel = os.path.relpath(row[idx["path"]], root)
+    name = f"{made:07d}_{os.path.basename(rel)}"
+    folder = os.path.join(tree, f"{made // 1000:04d}")
+    if made % 1000 == 0:
+        os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, name)
+    if g == 0:
+        shutil.copyfile(row[idx["path"]], path)
+        os.utime(path, ns=(row[idx["mtime_ns"]], row[idx["mtime_ns"]]))
+    else:
+        for h in hash_cols:
+            if row[idx[h]] is not None:
+                row[idx[h]] = hashlib.sha256(b"%d" % g + bytes(row[idx[h]])).digest()[: len(row[idx[h]])]
+        for h in ("phash", "dhash"):
+            if row[idx[h]] is not None:
+                row[idx[h]] ^= mask(g)
+        if row[idx["taken_ts"]] is not None:
+            row[idx["taken_ts"]] += g * shift
+            t = row[idx["taken_at"]]
+            if t:
+                moved = dt.datetime.fromisoformat(t[:19]) + dt.timedelta(seconds=g * shift)
+                row[idx["taken_at"]] = moved.strftime("%Y-%m-%dT%H:%M:%S") + t[19:]
+        row[idx["mtime_ns"]] += g * shift * 1_000_000_000
+        with open(path, "wb") as f:
+            f.truncate(row[idx["size"]])
+        os.utime(path, ns=(row[idx["mtime_ns"]], row[idx["mtime_ns"]]))
+    st = os.lstat(path)
+    row[idx["path"]], row[idx["device"]], row[idx["inode"]] = path, st.st_dev, st.st_ino
+    batch.append(row[1:])
+    made += 1
+    if len(batch) >= 20_000:
+        c.executemany(insert, batch)
+        c.commit()
+        batch = []
+        print(f"{made} rows ({time.monotonic() - t_start:.0f} s)", file=sys.stderr, flush=True)
+c.executemany(insert, batch)
+c.commit()
+c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+c.close()
+print(f"{made} rows from {len(seed)} seed rows in {a.out} ({time.monotonic() - t_start:.0f} s)")
