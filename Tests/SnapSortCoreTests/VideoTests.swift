@@ -95,9 +95,9 @@ enum VideoFixtures {
         t.dir.write("Pictures/VID_cut.mp4", Array(bytes.prefix(max(moov, mdat + 100))))
         try t.scan()
         let item = try #require(try t.library.items().first)
-        #expect(item.kind == "video")
+        #expect(item.kind == .video)
         #expect(item.status == .damaged)
-        #expect(item.reason?.code == "truncated")
+        #expect(item.reason?.code == .truncated)
     }
 
     @Test func scannedVideosCarryDurationSizeCaptureTimeAndHashes() throws {
@@ -109,7 +109,7 @@ enum VideoFixtures {
         #expect(s.added == 6 && s.problems == 0)
         let items = try t.library.items()
         for item in items {
-            #expect(item.kind == "video", "\(item.name)")
+            #expect(item.kind == .video, "\(item.name)")
             #expect(item.status == .ok, "\(item.name) \(String(describing: item.reason))")
             #expect(item.durationSeconds != nil && item.width == 64 && item.height == 48, "\(item.name)")
             #expect(item.contentHash?.count == 16)

@@ -31,7 +31,7 @@ public struct TrayStatus: Sendable, Equatable {
         title = s.text
         toolTip = s.tooltip
         today = d.goal.map { "\($0.doneToday) reviewed today · goal \($0.target)" }
-        paused = AgentState(a) == .paused
+        paused = a.state == .paused
         color = s.color
     }
 

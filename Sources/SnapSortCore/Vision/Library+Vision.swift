@@ -6,7 +6,8 @@ extension Library {
     /// current analysis. People are scored by faces, the others by their summed probability (Scenery
     /// also by the sky cue, `VisionCategories.members`).
     public func refreshModelGroups() throws {
-        let live = "FROM vision v JOIN files f ON f.id = v.file_id WHERE f.status = 'ok' AND v.status = 'ok' AND v.analyzed_at IS f.analyzed_at"
+        let live =
+            "FROM vision v JOIN files f ON f.id = v.file_id WHERE f.status = \(ItemStatus.ok.sql) AND v.status = \(VisionStatus.ok.sql) AND v.analyzed_at IS f.analyzed_at"
         try db.transaction {
             try db.run("DELETE FROM group_members WHERE group_id IN ('people', 'pets', 'food', 'scenery')")
             try db.run(

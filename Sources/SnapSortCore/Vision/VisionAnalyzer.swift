@@ -104,7 +104,7 @@ public final class VisionAnalyzer {
             SELECT f.id, f.path, f.format, COALESCE(f.orientation, 1), f.analyzed_at, min(COALESCE(f.width, 0), COALESCE(f.height, 0))
             FROM files f
             LEFT JOIN vision v ON v.file_id = f.id
-            WHERE f.status = 'ok' AND f.kind = 'photo'
+            WHERE f.status = \(ItemStatus.ok.sql) AND f.kind = \(MediaFormat.Kind.photo.sql)
               AND (v.file_id IS NULL OR v.version != ? OR v.analyzed_at IS NOT f.analyzed_at)
             ORDER BY f.id LIMIT ?
             """, version, Int64(limit ?? -1))
@@ -126,7 +126,7 @@ public final class VisionAnalyzer {
                                                       pets, food, scenery, top_class, top_score, horizon, document,
                                                       sheet_share, sheet_lines)
                         VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
-                        """, r.fileID, version, r.analyzedAt, r.status, r.faces, r.peopleFaces, r.worstEyes, r.detail, r.ms,
+                        """, r.fileID, version, r.analyzedAt, r.status.rawValue, r.faces, r.peopleFaces, r.worstEyes, r.detail, r.ms,
                         r.pets, r.food, r.scenery, r.topClass, r.topScore, r.horizon, r.document, r.sheet?.share, r.sheet?.lines)
                 }
             }
@@ -145,12 +145,12 @@ public final class VisionAnalyzer {
             // analyzer upgrade re-measured it) is not read by the grouper (`analyzed_at` must
             // match), so the file was grouped without it and is regrouped once it is back.
             let before = try db.row(
-                "SELECT people_faces, worst_eyes, document, sheet_share, sheet_lines FROM vision WHERE file_id=? AND status = 'ok' AND analyzed_at IS ?",
+                "SELECT people_faces, worst_eyes, document, sheet_share, sheet_lines FROM vision WHERE file_id=? AND status = \(VisionStatus.ok.sql) AND analyzed_at IS ?",
                 id, row.string(4))
-            var r = VisionRow(fileID: id, analyzedAt: row.string(4), status: "ok")
+            var r = VisionRow(fileID: id, analyzedAt: row.string(4), status: .ok)
             let side = Int(row.int(5) ?? 0)
             if !VisionImage.formats.contains(format) || (side > 0 && side < rules.minPictureSide) {
-                r.status = "skipped"
+                r.status = .skipped
                 summary.skipped += 1
             } else {
                 let t0 = Date()
@@ -170,12 +170,12 @@ public final class VisionAnalyzer {
                             }
                         }
                     case .failed(let why):
-                        r.status = "failed"
+                        r.status = .failed
                         summary.failed += 1
                         logger.debug("tier 2 failed on a photo", ["photo.id": "\(id)", "vision.error": why])
                     }
                 } catch {
-                    r.status = "failed"
+                    r.status = .failed
                     summary.failed += 1
                     logger.debug("tier 2 could not decode a photo", ["photo.id": "\(id)", "vision.error": "\(error)"])
                 }
@@ -242,7 +242,7 @@ public final class VisionAnalyzer {
 struct VisionRow {
     var fileID: Int64
     var analyzedAt: String?
-    var status: String
+    var status: VisionStatus
     var faces: Int?
     var peopleFaces: Int?
     var worstEyes: Double?
