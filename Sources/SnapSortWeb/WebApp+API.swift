@@ -411,6 +411,7 @@ extension WebApp {
         }
         let inTrash = overview.inTrash.filter { !$0.isSidecar }
         let lastSets = overview.lastCopySets
+        let plan = overview.commitPlan
         return .object([
             ("count", .int(overview.staged.count)), ("bytes", .int(overview.stagedBytes)), ("items", .array(items)),
             // The sets the commit leaves nothing of, and the words the commit's dialog adds (`LastCopies`).
@@ -443,6 +444,18 @@ extension WebApp {
                     })
             ),
             ("in_trash_bytes", .int(overview.inTrashBytes)),
+            // The commit's question, as `snapsort trash commit` asks it (`CommitPlan`): the dialog
+            // shows these words and counts, and commits `ids`.
+            (
+                "commit",
+                .object([
+                    ("question", .string(plan.question)), ("confirm", .string(plan.confirmLabel)),
+                    ("staying", .opt(plan.stayingSentence)), ("last_copies", .opt(plan.lastCopiesWarning)), ("text", .string(plan.text)),
+                    ("moving", .int(plan.moving.count)), ("staying_count", .int(plan.staying.count)),
+                    ("sidecars", .int(plan.sidecars.count)), ("bytes", .int(plan.bytes)),
+                    ("last_copy_count", .int(plan.lastCopyCount)), ("ids", .array(plan.fileIDs.map { .int($0) })),
+                ])
+            ),
         ])
     }
 
