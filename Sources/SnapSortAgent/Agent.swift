@@ -342,8 +342,9 @@ public final class Agent: ReconcilerHost, @unchecked Sendable {
     /// The CLI (or the review page) wrote to the database: reload the pause state and refresh
     /// the status.
     private func databaseChanged() {
-        countersBox.update { $0.databaseChanges += 1 }
         services.databaseChanged(now: now)
+        // Counted once the services heard it: a test that waits for the count sees what they did.
+        countersBox.update { $0.databaseChanges += 1 }
         let was = pausedUntil
         pausedUntil = (try? library.pausedUntil(now: now)) ?? nil
         if was == nil && pausedUntil != nil { logger.notice("analysis paused") }
