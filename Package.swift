@@ -87,7 +87,7 @@ let package = Package(
 
         .target(name: "SnapSortTestSupport", dependencies: ["SnapSortCore", "SnapSortSystem"]),
         .testTarget(name: "SnapSortSystemTests", dependencies: ["SnapSortSystem", "SnapSortTestSupport"]),
-        .testTarget(name: "SnapSortCoreTests", dependencies: ["SnapSortCore", "SnapSortTestSupport"]),
+        .testTarget(name: "SnapSortCoreTests", dependencies: ["SnapSortCore", "SnapSortSystem", "SnapSortTestSupport"]),
         .testTarget(
             name: "SnapSortAgentTests",
             dependencies: ["SnapSortAgent", "SnapSortCore", "SnapSortSystem", "SnapSortWeb", "SnapSortTestSupport"]),

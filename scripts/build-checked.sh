@@ -6,7 +6,9 @@ set -euo pipefail
 swift=${SWIFT:-swift}
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-"$swift" build "$@" 2>&1 | tee "$log"
+# A target that imports a module it does not declare fails the build: the layering
+# (docs/HACKING.md, Layers) is enforced, not only kept.
+"$swift" build --explicit-target-dependency-import-check error "$@" 2>&1 | tee "$log"
 warnings=$(grep -E '^[^ ].*: warning: ' "$log" | sort -u || true)
 if [ -n "$warnings" ]; then
     echo "" >&2

@@ -49,10 +49,13 @@ public final class Agent: ReconcilerHost, @unchecked Sendable {
     private let countersBox = CounterBox()
     /// What the agent did so far (readable from any thread).
     public var counters: AgentCounters { countersBox.current }
-    private let stateBox = Mutex(AgentState.starting.rawValue)
-    /// The state in the status file last written ("watching" only when nothing is queued;
-    /// "busy" otherwise), readable from any thread.
-    public var currentState: String { stateBox.withLock { $0 } }
+    private let stateBox = Mutex((state: AgentState.starting, idle: false))
+    /// The state in the status file last written, readable from any thread.
+    public var currentState: AgentState { stateBox.withLock { $0.state } }
+    /// Whether the agent is idle: the status file says `watching` and nothing is queued (a
+    /// short burst of work keeps the file at `watching`, `AgentOptions.quietWork`). Tests and
+    /// benches wait for it; readable from any thread.
+    public var isIdle: Bool { stateBox.withLock { $0.idle } }
 
     /// Why the agent stopped on its own (its exit code is then 1, and systemd restarts it).
     private var stoppedBecause: String?
@@ -195,7 +198,7 @@ public final class Agent: ReconcilerHost, @unchecked Sendable {
         if mayWork && (reconciler.hasWork || reconciler.groupingPending) {
             // Not idle while it works, whatever the bars show (a test that saw a photo analyzed
             // must not read the last iteration's "watching" while its regroup still runs).
-            stateBox.withLock { $0 = "busy" }
+            stateBox.withLock { $0.idle = false }
             if reconciler.hasWork { reconciler.reconcile(for: self) } else { reconciler.groupAgain(for: self) }
         }
         // A SIGTERM served inside the reconcile: stop now, not after a backup.
@@ -207,8 +210,7 @@ public final class Agent: ReconcilerHost, @unchecked Sendable {
         let written = publisher.writtenState
         let idle = written == .watching && !reconciler.hasWork && !reconciler.groupingPending && events.isEmpty
         if idle { publisher.burst = nil }
-        let shown = idle ? "watching" : written == .watching ? "busy" : (written ?? .starting).rawValue
-        stateBox.withLock { $0 = shown }
+        stateBox.withLock { $0 = (state: written ?? .starting, idle: idle) }
     }
 
     /// The folders not watched (the watch limit reached) reconciled, and watched when watches
@@ -344,8 +346,9 @@ public final class Agent: ReconcilerHost, @unchecked Sendable {
     /// The CLI (or the review page) wrote to the database: reload the pause state and refresh
     /// the status.
     private func databaseChanged() {
-        countersBox.update { $0.databaseChanges += 1 }
         services.databaseChanged(now: now)
+        // Counted once the services heard it: a test that waits for the count sees what they did.
+        countersBox.update { $0.databaseChanges += 1 }
         let was = pausedUntil
         pausedUntil = (try? library.pausedUntil(now: now)) ?? nil
         if was == nil && pausedUntil != nil { logger.notice("analysis paused") }

@@ -103,7 +103,7 @@ public final class LibraryWait: @unchecked Sendable {
     /// The status file (`error`, the refusal as `last_error`) and the service manager's line.
     private func publish(_ refusal: LibraryError, ready: Bool) {
         let agent = StatusDocument.Agent(
-            state: AgentState.error.rawValue, pid: Int(ProcessInfo.processInfo.processIdentifier), lastError: PathName.display(refusal.message),
+            state: .error, pid: Int(ProcessInfo.processInfo.processIdentifier), lastError: PathName.display(refusal.message),
             lastErrorSeverity: "error")
         let doc = StatusDocument(updatedAt: options.clock.now(), agent: agent)
         do {

@@ -168,7 +168,7 @@ final class StatusPublisher {
         let (done, total) = progress.map { ($0.done, $0.total) } ?? (busy ? burst : nil) ?? itemCounts()
         let servicesProblem = facts.services.lazy.compactMap { s in s.problem.map { "\(s.name): \($0)" } }.first
         return StatusDocument.Agent(
-            state: shown.rawValue, pid: Int(ProcessInfo.processInfo.processIdentifier), done: done, total: total, degraded: facts.degraded,
+            state: shown, pid: Int(ProcessInfo.processInfo.processIdentifier), done: done, total: total, degraded: facts.degraded,
             // Names for people (a byte that is no UTF-8 as U+FFFD): written raw, the document
             // was no UTF-8 and `snapsort status` and every bar read the agent as stopped.
             lastError: (lastError ?? servicesProblem).map(PathName.display),
@@ -214,7 +214,7 @@ final class StatusPublisher {
     func writeStopped(_ facts: Facts) {
         state = .stopped
         var a = agentPart(facts)
-        a.state = AgentState.stopped.rawValue
+        a.state = .stopped
         a.pid = nil
         (a.done, a.total) = itemCounts()
         write(options.providers.document(agent: a, inputs: StatusInputs(library: library, configuration: facts.configuration, now: now)))
@@ -234,7 +234,7 @@ final class StatusPublisher {
         do {
             try FileSystem.makeDirectories(Agent.folder(of: path), mode: 0o700)
             try FileSystem.writeAtomically(path, Array((doc.json.serialized(pretty: true) + "\n").utf8))
-            writtenState = AgentState(doc.agent)
+            writtenState = doc.agent.state
             wrote(writtenState ?? .stopped)
             // Only a document on disk counts as written: one that failed (a full tmpfs, an
             // immutable file) is written again at the agent's next wake, where the bars kept

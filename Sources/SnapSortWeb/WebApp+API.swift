@@ -281,7 +281,7 @@ extension WebApp {
         let base = "/media/\(item.id)/"
         let text = (findings?.words ?? 0) > 0 ? findings?.text.map(Self.snippet) : nil
         return .object([
-            ("id", .int(item.id)), ("kind", .string(item.kind)), ("format", .opt(item.format)), ("name", .string(item.name)),
+            ("id", .int(item.id)), ("kind", .string(item.kind.rawValue)), ("format", .opt(item.format)), ("name", .string(item.name)),
             // Where it is (the copies of a picture differ only there), and why a file that
             // cannot be shown cannot be read.
             ("folder", .string(Self.folder(of: item.path, home: home))), ("status", .string(item.status.rawValue)),
@@ -345,13 +345,10 @@ extension WebApp {
     /// What a session did, for the recap of a finished deck: its items' verdicts as they
     /// stand (a card decided again elsewhere counts as it is now) and the bytes it staged.
     func recapJSON(_ s: DeckSession, _ lib: Library) throws -> JSON {
-        var by: [String: Int] = [:]
-        for r in try lib.db.rows("SELECT decision, count(*) FROM decisions WHERE session_id = ? GROUP BY decision", s.id) {
-            if let d = r.string(0) { by[d] = Int(r.int(1) ?? 0) }
-        }
+        let by = try lib.verdicts(ofSession: s.id)
         return .object([
-            ("kept", .int(by["keep"] ?? 0)), ("trashed", .int(by["trash"] ?? 0)), ("skipped", .int(by["skip"] ?? 0)),
-            ("later", .int(by["later"] ?? 0)), ("bytes", .int(s.bytes)),
+            ("kept", .int(by[.keep] ?? 0)), ("trashed", .int(by[.trash] ?? 0)), ("skipped", .int(by[.skip] ?? 0)),
+            ("later", .int(by[.later] ?? 0)), ("bytes", .int(s.bytes)),
         ])
     }
 
@@ -403,7 +400,7 @@ extension WebApp {
                 .object([
                     ("id", .int(s.fileID)), ("name", .string((s.path as NSString).lastPathComponent)), ("bytes", .int(s.bytes)),
                     ("folder", .string(Self.folder(of: s.path, home: home))),
-                    ("kind", .string(try lib.item(id: s.fileID)?.kind ?? "photo")), ("decided_at", .double(s.decidedAt)),
+                    ("kind", .string((try lib.item(id: s.fileID)?.kind ?? .photo).rawValue)), ("decided_at", .double(s.decidedAt)),
                     ("changed_since_review", .bool(s.changedSinceReview)), ("missing", .bool(s.missing)), ("unreachable", .opt(s.unreachable)),
                     ("last_copy", .bool(s.lastCopy)), ("last_copy_set", .opt(s.lastCopySet)),
                     ("thumb", .string("/media/\(s.fileID)/thumb")),
@@ -419,6 +416,7 @@ extension WebApp {
         }
         let inTrash = overview.inTrash.filter { !$0.isSidecar }
         let lastSets = overview.lastCopySets
+        let plan = overview.commitPlan
         return .object([
             ("count", .int(overview.staged.count)), ("bytes", .int(overview.stagedBytes)), ("items", .array(items)),
             // The sets the commit leaves nothing of, and the words the commit's dialog adds (`LastCopies`).
@@ -451,6 +449,18 @@ extension WebApp {
                     })
             ),
             ("in_trash_bytes", .int(overview.inTrashBytes)),
+            // The commit's question, as `snapsort trash commit` asks it (`CommitPlan`): the dialog
+            // shows these words and counts, and commits `ids`.
+            (
+                "commit",
+                .object([
+                    ("question", .string(plan.question)), ("confirm", .string(plan.confirmLabel)),
+                    ("staying", .opt(plan.stayingSentence)), ("last_copies", .opt(plan.lastCopiesWarning)), ("text", .string(plan.text)),
+                    ("moving", .int(plan.moving.count)), ("staying_count", .int(plan.staying.count)),
+                    ("sidecars", .int(plan.sidecars.count)), ("bytes", .int(plan.bytes)),
+                    ("last_copy_count", .int(plan.lastCopyCount)), ("ids", .array(plan.fileIDs.map { .int($0) })),
+                ])
+            ),
         ])
     }
 

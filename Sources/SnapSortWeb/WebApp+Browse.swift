@@ -26,43 +26,24 @@ extension WebApp {
     func laterJSON(_ lib: Library) throws -> JSON {
         let now = options.clock.now().timeIntervalSince1970
         var resting: [JSON] = [], back: [JSON] = []
-        for r in try lib.db.rows(
-            """
-            SELECT d.file_id, d.later_until, d.later_count FROM decisions d JOIN files f ON f.id = d.file_id
-            WHERE d.decision = 'later' AND f.status != 'gone' ORDER BY d.later_until, d.file_id LIMIT 1000
-            """)
-        {
-            guard let id = r.int(0), let item = try lib.item(id: id) else { continue }
-            let until = r.double(1)
-            let e = listed(item, extra: [("back_at", .opt(until)), ("deferrals", .int(r.int(2) ?? 0))])
-            if let until, until > now { resting.append(e) } else { back.append(e) }
+        for d in try lib.deferredItems() {
+            let e = listed(d.item, extra: [("back_at", .opt(d.backAt)), ("deferrals", .int(d.deferrals))])
+            if let until = d.backAt, until > now { resting.append(e) } else { back.append(e) }
         }
         return .object([("resting", .array(resting)), ("back", .array(back))])
     }
 
     /// The kept items, most recently kept first, `limit` from `offset`, and how many there are.
     func keptJSON(_ lib: Library, offset: Int, limit: Int) throws -> JSON {
-        let total =
-            try lib.db.scalar(
-                "SELECT count(*) FROM decisions d JOIN files f ON f.id = d.file_id WHERE d.decision = 'keep' AND f.status != 'gone'") ?? 0
-        var items: [JSON] = []
-        for r in try lib.db.rows(
-            """
-            SELECT d.file_id, d.decided_ts FROM decisions d JOIN files f ON f.id = d.file_id
-            WHERE d.decision = 'keep' AND f.status != 'gone' ORDER BY d.decided_ts DESC, d.file_id DESC LIMIT ? OFFSET ?
-            """, limit, offset)
-        {
-            guard let id = r.int(0), let item = try lib.item(id: id) else { continue }
-            items.append(listed(item, extra: [("kept_at", .opt(r.double(1)))]))
-        }
-        return .object([("total", .int(total)), ("offset", .int(offset)), ("items", .array(items))])
+        let items = try lib.keptItems(offset: offset, limit: limit).map { listed($0.item, extra: [("kept_at", .opt($0.keptAt))]) }
+        return .object([("total", .int(try lib.keptCount())), ("offset", .int(offset)), ("items", .array(items))])
     }
 
     /// One listed item: what a grid shows of it.
     func listed(_ item: Item, extra: [(String, JSON)]) -> JSON {
         .object(
             [
-                ("id", .int(item.id)), ("name", .string(item.name)), ("kind", .string(item.kind)),
+                ("id", .int(item.id)), ("name", .string(item.name)), ("kind", .string(item.kind.rawValue)),
                 ("folder", .string(Self.folder(of: item.path, home: options.env.home))), ("bytes", .int(item.bytes)),
                 ("taken_at", .opt(item.takenAt)), ("thumb", .string("/media/\(item.id)/thumb")),
                 ("display", .string("/media/\(item.id)/display")), ("original", .string("/media/\(item.id)/original")),
@@ -75,7 +56,7 @@ extension WebApp {
     /// changes (every tab shares this server's connection). The page polls it, cheaply, and
     /// refreshes what it shows when it moves.
     func versionJSON(_ lib: Library) throws -> JSON {
-        let data = try lib.db.scalar("PRAGMA data_version") ?? 0
+        let data = try lib.dataVersion()
         return .object([("version", .string("\(data).\(changes.withLock { $0 })"))])
     }
 }

@@ -13,10 +13,10 @@ extension WebApp {
             let id = Int64(parts[2])
         else { throw WebError.notFound() }
         guard let item = try withLibrary({ try $0.item(id: id) }), item.status != .gone,
-            item.kind == "photo" || item.kind == "video"
+            item.kind == .photo || item.kind == .video
         else { throw WebError.notFound("no such item") }
         // A file the scan could not read is drawn as what it is, not decoded again (a 500).
-        if item.kind == "photo" && item.status != .ok && parts[3] != "original" { return placeholder(item) }
+        if item.kind == .photo && item.status != .ok && parts[3] != "original" { return placeholder(item) }
         // Deleted or moved since the scan: a 404 the page words, not a 500 with stat's errno.
         if parts[3] != "original", FileSystem.lstatusIfExists(item.path)?.isRegular != true {
             throw WebError.notFound("the file is not there now (moved or deleted since the scan)")
@@ -24,7 +24,7 @@ extension WebApp {
         switch parts[3] {
         case "thumb":
             let size = ThumbnailCache.Size(rawValue: r.query["size"] ?? "large") ?? .large
-            guard item.kind == "photo" else { return placeholder(item) }
+            guard item.kind == .photo else { return placeholder(item) }
             do {
                 let png = try thumbnails.thumbnail(for: item, size: size)
                 return HTTPResponse(status: 200, contentType: "image/png", png, headers: [("Cache-Control", "private, max-age=3600")])
@@ -32,7 +32,7 @@ extension WebApp {
                 return placeholder(item)
             }
         case "display":
-            guard item.kind == "photo" else { return placeholder(item) }
+            guard item.kind == .photo else { return placeholder(item) }
             do {
                 let jpeg = try renditions.rendition(for: item)
                 return HTTPResponse(status: 200, contentType: "image/jpeg", jpeg, headers: [("Cache-Control", "private, max-age=3600")])
@@ -48,7 +48,7 @@ extension WebApp {
 
     /// A neutral picture for what cannot be drawn (a video's poster, a RAW without preview).
     func placeholder(_ item: Item) -> HTTPResponse {
-        let label = item.kind == "video" ? "▶" : item.status == .unreadable || item.status == .damaged ? "⚠" : (item.format ?? "?").uppercased()
+        let label = item.kind == .video ? "▶" : item.status == .unreadable || item.status == .damaged ? "⚠" : (item.format ?? "?").uppercased()
         let svg = """
             <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 160 120"><rect width="160" height="120" fill="#8a8f98"/>\
             <text x="80" y="70" font-family="sans-serif" font-size="28" fill="#fff" text-anchor="middle">\(label)</text></svg>

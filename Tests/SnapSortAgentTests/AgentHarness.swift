@@ -75,7 +75,7 @@ final class AgentHarness: @unchecked Sendable {
 
     /// Waits until the agent is idle: watching, nothing queued.
     func waitIdle(timeout: TimeInterval = 20) -> Bool {
-        waitUntil(timeout: timeout) { agent.currentState == "watching" }
+        waitUntil(timeout: timeout) { agent.isIdle }
     }
 }
 

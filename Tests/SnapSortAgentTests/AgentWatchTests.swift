@@ -653,11 +653,11 @@ import Testing
         #expect(h.waitIdle(timeout: 60))
         let after = stall.documents.withLock { Array($0[before...]) }
         let said = after.map { "\($0.state) \($0.done)/\($0.total) pending \($0.pending)" }
-        #expect(after.first?.state == "reconciling", "\(said.prefix(5))")
+        #expect(after.first?.state == .reconciling, "\(said.prefix(5))")
         // The backlog: every file the walk found to look at.
-        #expect(after.contains { $0.state == "reconciling" && $0.pending >= count }, "\(said)")
+        #expect(after.contains { $0.state == .reconciling && $0.pending >= count }, "\(said)")
         // Watching only once every file is in.
-        let watching = after.filter { $0.state == "watching" }
+        let watching = after.filter { $0.state == .watching }
         #expect(!watching.isEmpty && watching.allSatisfy { $0.pending == 0 && $0.total == count + 1 && $0.done == count + 1 }, "\(said)")
     }
 

@@ -64,7 +64,7 @@ import Testing
         let box = Self.start(wait, refusal)
         let said = waitUntil(timeout: 10) {
             guard let doc = Self.status(o) else { return false }
-            return doc.agent.state == "error" && doc.agent.lastError?.contains("is empty (0 bytes") == true
+            return doc.agent.state == .error && doc.agent.lastError?.contains("is empty (0 bytes") == true
                 && doc.agent.lastError?.contains("snapsort backup restore") == true
         }
         #expect(said)

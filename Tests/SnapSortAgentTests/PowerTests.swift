@@ -43,7 +43,8 @@ struct PowerTests {
         #expect(waitUntil { h.status()?["agent"]?["state"]?.stringValue == "paused" })
         let lib = try h.reader()
         h.dir.write("Pictures/b.jpg", photo(32))
-        usleep(500_000)
+        // Seen, and left waiting for the resume.
+        #expect(waitUntil { (h.status()?["agent"]?["pending"]?.intValue ?? 0) > 0 })
         #expect(try lib.db.scalar("SELECT count(*) FROM files WHERE status = 'ok'") == 0)
         #expect(h.agent.statusLine().hasPrefix("Paused on battery"))
         upower.battery(false)

@@ -216,7 +216,7 @@ struct TrayAgentServiceTests {
         #expect(
             waitUntil {
                 Self.tick(h, time)
-                return recorder.last?.agent.state == "paused"
+                return recorder.last?.agent.state == .paused
             })
         // Two hours from the click, by the agent's clock (the test's ticks moved it on since).
         let until = try #require(try reader.pausedUntil(now: time.current))
@@ -231,7 +231,7 @@ struct TrayAgentServiceTests {
         #expect(
             waitUntil {
                 Self.tick(h, time)
-                return recorder.last?.agent.state == "watching"
+                return recorder.last?.agent.state == .watching
             })
         #expect(try reader.pausedUntil(now: time.current) == nil)
     }

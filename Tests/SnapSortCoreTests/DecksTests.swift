@@ -95,7 +95,7 @@ struct DecksTests {
             l, path: r + "/selfie.jpg", taken: ReviewFixture.date("2021-11-29 10:00:00"), lens: "iPhone 12 front camera 2.71mm f/2.2")
         _ = try ReviewFixture.insert(l, path: r + "/today.jpg", taken: ReviewFixture.date("2026-11-29 08:00:00"))
         _ = try ReviewFixture.insert(l, path: r + "/IMG_1.jpg", taken: ReviewFixture.date("2021-11-28 10:00:00"), make: "Google", model: "Pixel 7")
-        _ = try ReviewFixture.insert(l, path: r + "/IMG_1.mov", taken: ReviewFixture.date("2021-11-28 10:00:00"), kind: "video", format: "mov")
+        _ = try ReviewFixture.insert(l, path: r + "/IMG_1.mov", taken: ReviewFixture.date("2021-11-28 10:00:00"), kind: .video, format: "mov")
         try Review.decide(.trash, fileID: a, library: l, clock: clock)
 
         let nov2020 = try Decks.build(.month(year: 2020, month: 11), library: l, clock: clock)
@@ -111,7 +111,7 @@ struct DecksTests {
         #expect(try Decks.build(.filter(.livePhotos, year: nil), library: l, clock: clock).items.isEmpty)
         let still = try ReviewFixture.insert(l, path: r + "/IMG_2.heic", taken: ReviewFixture.date("2022-03-01 10:00:00"), format: "heic")
         let clip = try ReviewFixture.insert(
-            l, path: r + "/IMG_2.mov", taken: ReviewFixture.date("2022-03-01 10:00:00"), kind: "video", format: "mov")
+            l, path: r + "/IMG_2.mov", taken: ReviewFixture.date("2022-03-01 10:00:00"), kind: .video, format: "mov")
         try l.db.run("INSERT INTO sidecars(file_id, sidecar_id, kind) VALUES(?, ?, 'live')", still, clip)
         #expect(try Decks.build(.filter(.livePhotos, year: nil), library: l, clock: clock).items.map(\.item.name) == ["IMG_2.heic"])
         // Edits by name as the groups read them (review 8): iOS's IMG_E…, _edit.

@@ -21,7 +21,7 @@ import Testing
         let item = try #require(try t.library.items().first)
         #expect(item.format == format)
         #expect(item.status == .unsupported)
-        #expect(item.reason?.code == "unsupported_format")
+        #expect(item.reason?.code == .unsupportedFormat)
         #expect(item.reason?.text.contains(format.uppercased()) == true)
         #expect(item.contentHash?.count == 16)
     }
@@ -29,8 +29,8 @@ import Testing
     /// A reason is one line whatever a library's message holds (libheif's ended in a newline:
     /// `info` printed a blank line, review 8).
     @Test func aReasonIsOneLine() {
-        #expect(Reason("decode_error", "not a readable HEIF: Invalid input: Unspecified\n").text == "not a readable HEIF: Invalid input: Unspecified")
-        #expect(Reason("x", "first\r\n  second \n\nthird").text == "first second third")
+        #expect(Reason(.decodeError, "not a readable HEIF: Invalid input: Unspecified\n").text == "not a readable HEIF: Invalid input: Unspecified")
+        #expect(Reason(ReasonCode(rawValue: "x"), "first\r\n  second \n\nthird").text == "first second third")
     }
 
     @Test func aJPEGNamedLikeARawFileIsStillMeasured() throws {
@@ -39,7 +39,7 @@ import Testing
         try t.scan()
         let item = try #require(try t.library.items().first)
         #expect(item.format == "jpeg" && item.status == .ok && item.metrics != nil)
-        #expect(item.reason?.code == "wrong_extension")
+        #expect(item.reason?.code == .wrongExtension)
     }
 
     @Test func aCutShortJPEGTakesItsSignatureFromTheEXIFThumbnail() throws {

@@ -8,7 +8,7 @@ import Testing
 /// The per-file rules of `GroupRules`, one table per rule.
 @Suite struct GroupsRulesTests {
     static func item(
-        _ path: String, kind: String = "photo", format: String? = "jpeg", width: Int = 4000, height: Int = 3000,
+        _ path: String, kind: MediaFormat.Kind = .photo, format: String? = "jpeg", width: Int = 4000, height: Int = 3000,
         make: String? = "Google", duration: Double? = nil, status: ItemStatus = .ok
     ) -> GroupItem {
         GroupItem(
@@ -29,7 +29,7 @@ import Testing
         (59.0, false), (59.99, false), (60.0, true), (61.0, true), (3600.0, true),
     ])
     func longVideosStartAtSixtySeconds(_ seconds: Double, _ long: Bool) {
-        let v = Self.item("/p/DCIM/Camera/VID_20241020_021403.mp4", kind: "video", format: "mp4", duration: seconds, status: .unsupported)
+        let v = Self.item("/p/DCIM/Camera/VID_20241020_021403.mp4", kind: .video, format: "mp4", duration: seconds, status: .unsupported)
         let groups = GroupRules().categories(of: v, findings: Findings()).map(\.0)
         #expect(groups.contains(.longVideo) == long)
     }
@@ -45,7 +45,7 @@ import Testing
         ("/p/DCIM/100APPLE/IMG_6820.MOV", nil, false),
     ])
     func downloadedVideos(_ path: String, _ software: String?, _ downloaded: Bool) {
-        var v = Self.item(path, kind: "video", format: "mp4", make: nil, duration: 5)
+        var v = Self.item(path, kind: .video, format: "mp4", make: nil, duration: 5)
         v.software = software
         #expect(GroupRules().isDownloadedVideo(v) == downloaded)
     }
@@ -789,7 +789,7 @@ import Testing
     @Test func photosThatSayNotWhenTheyWereTakenMayBeRetakesByTheirPixels() {
         func fileTimed(_ path: String, id: Int64) -> GroupItem {
             GroupItem(
-                id: id, path: path, kind: "photo", format: "jpeg", status: .ok, bytes: 1000, width: 4000, height: 3000,
+                id: id, path: path, kind: .photo, format: "jpeg", status: .ok, bytes: 1000, width: 4000, height: 3000,
                 taken: 1_730_578_500, takenSource: "mtime", make: nil, model: nil, software: nil, rating: nil, orientation: 1,
                 duration: nil, metrics: nil, phash: nil, dhash: nil, contentHash: nil, analyzedAt: nil, mtime: 1_730_578_500_000_000_000)
         }

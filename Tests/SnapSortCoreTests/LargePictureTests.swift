@@ -47,7 +47,7 @@ struct LargePictureTests {
         let pngBytes = Fixtures.png(Fixtures.scene(width: 640, height: 480, seed: 3))
         try #require(pngBytes.count > 4096 && jpeg.count > 4096)
         let png = try Self.analyze(pngBytes, name: "shot.png", limits: small)
-        #expect(png.status == .unsupported && png.reason?.code == "too_large_to_analyze", "\(png.status) \(String(describing: png.reason))")
+        #expect(png.status == .unsupported && png.reason?.code == .tooLargeToAnalyze, "\(png.status) \(String(describing: png.reason))")
         #expect(png.reason?.text.contains("larger than SnapSort reads into memory") == true)
         #expect(png.contentHash != nil)
     }
@@ -83,7 +83,7 @@ struct LargePictureTests {
         // A JPEG whose header is over the header limit, but whose bytes can hold it.
         let jpeg = Fixtures.jpeg(seed: 3, width: 640, height: 480)
         let r = try Self.analyze(jpeg, name: "IMG_0001.jpg", limits: Self.limits(decode: 40_000_000, header: 100_000))
-        #expect(r.status == .unsupported && r.reason?.code == "too_large_to_analyze", "\(String(describing: r.reason))")
+        #expect(r.status == .unsupported && r.reason?.code == .tooLargeToAnalyze, "\(String(describing: r.reason))")
         #expect(r.width == 640 && r.height == 480)
         #expect(r.reason?.text.contains("640×480") == true)
         // In a library: in no group, the Unreadable one included.
@@ -99,12 +99,12 @@ struct LargePictureTests {
 
     @Test func aHeaderItsBytesCannotHoldIsABombAndUnreadable() throws {
         let r = try Self.analyze(Fixtures.pngBombHeader(width: 30_000, height: 30_000), name: "panorama.png", limits: AnalyzerLimits())
-        #expect(r.status == .unreadable && r.reason?.code == "too_large")
+        #expect(r.status == .unreadable && r.reason?.code == .tooLarge)
         #expect(r.reason?.text.contains("decompression bomb") == true)
         // Within the whole-decode budget a file cut short is read and found broken, as before:
         // no "bomb" for a photo that lost its end.
         let cut = try Self.analyze(Fixtures.pngBombHeader(width: 2000, height: 1500), name: "IMG_0001.png", limits: AnalyzerLimits())
-        #expect(cut.status == .unreadable && cut.reason?.code == "decode_error", "\(String(describing: cut.reason))")
+        #expect(cut.status == .unreadable && cut.reason?.code == .decodeError, "\(String(describing: cut.reason))")
     }
 
     /// A decode costs its pixels × bytes per pixel: a 20 000 × 20 000 PNG of 16-bit RGB (2.4 GB
@@ -125,10 +125,10 @@ struct LargePictureTests {
             return p
         }
         let deep = try Self.analyze(png(depth: 16, colour: 2), name: "huge.png", limits: AnalyzerLimits())
-        #expect(deep.status == .unsupported && deep.reason?.code == "too_large_to_analyze", "\(String(describing: deep.reason))")
+        #expect(deep.status == .unsupported && deep.reason?.code == .tooLargeToAnalyze, "\(String(describing: deep.reason))")
         #expect(deep.reason?.text.contains("48-bit pixels") == true)
         let bilevel = try Self.analyze(png(depth: 1, colour: 0), name: "huge.png", limits: AnalyzerLimits())
-        #expect(bilevel.reason?.code != "too_large_to_analyze", "\(String(describing: bilevel.reason))")
+        #expect(bilevel.reason?.code != .tooLargeToAnalyze, "\(String(describing: bilevel.reason))")
     }
 
     /// A large file of no known format named like a photo is not read whole for its content
@@ -141,7 +141,7 @@ struct LargePictureTests {
         fd.close()
         let st = try FileSystem.lstatus(path)
         let r = Analyzer().analyze(path: path, status: st)
-        #expect(r.reason?.code == "unknown_format" || r.reason?.code == "not_media", "\(String(describing: r.reason))")
+        #expect(r.reason?.code == .unknownFormat || r.reason?.code == .notMedia, "\(String(describing: r.reason))")
         #expect(r.contentHash == nil)
         #expect(r.quickHash != nil)
     }
@@ -150,7 +150,7 @@ struct LargePictureTests {
     func aHEIFOverTheBudgetWithoutALargeThumbnailIsTooLargeToAnalyze() throws {
         let heic = try HEIF.encode(Fixtures.scene(width: 1280, height: 960, seed: 4), quality: 70, thumbnailLongSide: 160)
         let r = try Self.analyze(heic, name: "IMG_0001.HEIC", limits: Self.limits(decode: 500_000))
-        #expect(r.status == .unsupported && r.reason?.code == "too_large_to_analyze", "\(String(describing: r.reason))")
+        #expect(r.status == .unsupported && r.reason?.code == .tooLargeToAnalyze, "\(String(describing: r.reason))")
         #expect(r.width == 1280 && r.height == 960)
     }
 

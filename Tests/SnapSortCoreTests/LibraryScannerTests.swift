@@ -562,7 +562,7 @@ private func small(_ seed: UInt64) -> [UInt8] { Fixtures.jpeg(seed: seed, width:
         #expect(s.added == 2)
         let item = try #require(try t.library.item(path: t.dir.at("Pictures/" + name)))
         #expect(item.status.rawValue == status)
-        #expect(item.reason?.code == code)
+        #expect(item.reason?.code.rawValue == code)
         #expect(item.reason?.text.isEmpty == false)
         #expect(try t.library.item(path: t.dir.at("Pictures/IMG_good.jpg"))?.status == .ok)
     }
@@ -598,7 +598,7 @@ private func small(_ seed: UInt64) -> [UInt8] { Fixtures.jpeg(seed: seed, width:
         try t.scan()
         let item = try #require(try t.library.item(path: t.dir.at("Pictures/IMG_badexif.jpg")))
         #expect(item.status == .ok)
-        #expect(item.reason?.code == "bad_exif")
+        #expect(item.reason?.code == .badExif)
         #expect(item.width == 200)
         // A well-formed EXIF whose IFD0 holds no entry is empty, not damaged (the demo's own
         // orange.jpg carried a warning). Review 7, F4.

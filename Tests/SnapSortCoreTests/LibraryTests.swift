@@ -164,7 +164,7 @@ import Testing
         try t.scan()
         try t.library.markGone(ids: [try #require(try t.library.liveRow(path: t.root + "/a.jpg")).id], at: Date())
         #expect(try t.library.db.scalar("SELECT count(*) FROM files WHERE \(Library.live())") == 1)
-        #expect(try t.library.db.scalar("SELECT count(*) FROM files WHERE status = ?", Library.goneStatus) == 1)
+        #expect(try t.library.db.scalar("SELECT count(*) FROM files WHERE status = ?", ItemStatus.gone.rawValue) == 1)
     }
 
     /// `dataVersion` changes when another connection commits, not for this one's own writes

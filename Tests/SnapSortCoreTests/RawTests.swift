@@ -120,7 +120,7 @@ enum RawFixtures {
         t.dir.write("Pictures/IMG_0001.CR2", file)
         try t.scan()
         let item = try #require(try t.library.items().first)
-        #expect(item.format == "cr2" && item.kind == "photo")
+        #expect(item.format == "cr2" && item.kind == .photo)
         #expect(item.status == .ok, "\(String(describing: item.reason))")
         #expect(item.width == 1200 && item.height == 800)
         #expect(item.make == "Canon" && item.model == "Canon EOS R6")
@@ -221,7 +221,28 @@ enum RawFixtures {
         let s = try t.scan()
         #expect(s.problems == 1)
         let item = try #require(try t.library.items().first)
-        #expect(item.status == .unsupported && item.reason?.code == "no_preview")
+        #expect(item.status == .unsupported && item.reason?.code == .noPreview)
+    }
+
+    /// The status a tombstone is given back is the one its reason implies (`ReasonCode.status`),
+    /// as the analysis gave it: a RAW without a preview came back `ok` (a hand-written mapping
+    /// that forgot `no_preview`), and then sat in no group and in every deck as a good photo.
+    @Test func aRawWithoutAPreviewThatLeavesAndComesBackIsUnsupportedAgain() throws {
+        let noPreview = TIFFBuilder.build(ifds: [[]], blobs: []) { _, _ in [[(0x100, .long(4000)), (0x101, .long(3000)), (0x103, .short(1))]] }
+        let t = try TestLibrary()
+        t.dir.write("Pictures/raw/IMG_0002.DNG", noPreview)
+        _ = try t.scan()
+        let before = try #require(try t.library.items().first)
+        #expect(before.status == .unsupported && before.reason?.code == .noPreview)
+        try FileSystem.rename(t.root + "/raw", t.dir.at("away"))
+        #expect(try t.scan().gone == 1)
+        #expect(try t.library.items().isEmpty)
+        try FileSystem.rename(t.dir.at("away"), t.root + "/raw")
+        #expect(try t.scan().moved == 1)
+        let back = try #require(try t.library.item(path: before.path))
+        #expect(back.id == before.id)
+        #expect(back.status == .unsupported, "\(back.status)")
+        #expect(back.reason?.code.status == back.status)
     }
 
     @Test func hostileOffsetsAndLoopsEndTheWalk() throws {
@@ -316,7 +337,7 @@ enum RawFixtures {
         try t.scan()
         try Grouper(library: t.library).regroupAll()
         let item = try #require(try t.library.item(path: cut))
-        #expect(item.status == .damaged && item.reason?.code == "truncated", "\(item.status) \(String(describing: item.reason))")
+        #expect(item.status == .damaged && item.reason?.code == .truncated, "\(item.status) \(String(describing: item.reason))")
         #expect(item.reason?.text.contains("cut short") == true)
         #expect(try t.library.item(path: fine)?.status == .ok)
         let unreadable = try t.library.db.rows("SELECT file_id FROM group_members WHERE group_id = 'unreadable'").compactMap { $0.int(0) }

@@ -11,7 +11,7 @@ enum ReviewFixture {
     /// Inserts a library row directly (decks and stats tests need many items, not decoding).
     @discardableResult
     static func insert(
-        _ library: Library, path: String, taken: Date?, kind: String = "photo", format: String = "jpeg",
+        _ library: Library, path: String, taken: Date?, kind: MediaFormat.Kind = .photo, format: String = "jpeg",
         bytes: Int64 = 1000, make: String? = nil, model: String? = nil, lens: String? = nil,
         software: String? = nil, rating: Int? = nil, tz: TimeZone = utc
     ) throws -> Int64 {
@@ -25,7 +25,7 @@ enum ReviewFixture {
             INSERT INTO files(path, device, inode, size, mtime_ns, kind, format, status, taken_at, taken_ts, taken_source,
                               make, model, lens, software, rating, first_seen_at)
             VALUES(?, 1, abs(random()) % 100000000, ?, 0, ?, ?, 'ok', ?, ?, 'exif', ?, ?, ?, ?, ?, '2026-01-01T00:00:00Z')
-            """, path, bytes, kind, format, takenText, taken?.timeIntervalSince1970, make, model, lens, software, rating)
+            """, path, bytes, kind.rawValue, format, takenText, taken?.timeIntervalSince1970, make, model, lens, software, rating)
         return library.db.lastInsertRowID
     }
 

@@ -10,20 +10,20 @@ import Testing
 @Suite struct StatusFormatTests {
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
     static let documents: [StatusDocument] = [
-        StatusDocument(updatedAt: now, agent: .init(state: "analyzing", pid: 42, done: 1204, total: 5310)),
-        StatusDocument(updatedAt: now, agent: .init(state: "grouping", pid: 42, done: 5556, total: 5556), awaitingReview: 12),
+        StatusDocument(updatedAt: now, agent: .init(state: .analyzing, pid: 42, done: 1204, total: 5310)),
+        StatusDocument(updatedAt: now, agent: .init(state: .grouping, pid: 42, done: 5556, total: 5556), awaitingReview: 12),
         StatusDocument(
-            updatedAt: now, agent: .init(state: "watching", pid: 42, done: 12431, total: 12431),
+            updatedAt: now, agent: .init(state: .watching, pid: 42, done: 12431, total: 12431),
             groups: [.init(id: "similar", items: 40, bytes: 80_000_000), .init(id: "blurry", items: 2, bytes: 4_000_000)],
             awaitingReview: 42, trash: .init(count: 3, bytes: 9_000_000), cleared: .init(today: 5, week: 20, total: 300),
             streak: .init(current: 3, longest: 9), goal: .init(target: 25, doneToday: 5), nextReminder: now),
-        StatusDocument(updatedAt: now, agent: .init(state: "paused", pid: 42, done: 10, total: 20, pending: 3)),
-        StatusDocument(updatedAt: now, agent: .init(state: "stopped", done: 3, total: 3)),
-        StatusDocument(updatedAt: now, agent: .init(state: "watching", pid: 42, done: 3, total: 3, degraded: true, lastError: "watch limit")),
+        StatusDocument(updatedAt: now, agent: .init(state: .paused, pid: 42, done: 10, total: 20, pending: 3)),
+        StatusDocument(updatedAt: now, agent: .init(state: .stopped, done: 3, total: 3)),
+        StatusDocument(updatedAt: now, agent: .init(state: .watching, pid: 42, done: 3, total: 3, degraded: true, lastError: "watch limit")),
         StatusDocument(
             updatedAt: now,
             agent: .init(
-                state: "watching", pid: 42, done: 3, total: 3,
+                state: .watching, pid: 42, done: 3, total: 3,
                 lastError: "reminders: cannot show a notification", lastErrorSeverity: "warning")),
     ]
 
@@ -57,14 +57,14 @@ import Testing
         Self.check(line, required: ["text": .string, "alt": .string, "tooltip": .string, "class": .stringOrArray, "percentage": .int])
         let obj = try #require(JSON.parse(line))
         #expect((0...100).contains(obj["percentage"]?.intValue ?? -1))
-        #expect(obj["alt"]?.stringValue == d.agent.state)
+        #expect(obj["alt"]?.stringValue == d.agent.state.rawValue)
     }
 
     /// Waybar reads `text` and `tooltip` as Pango markup: a folder's "&" or "<" is escaped, or
     /// the whole tooltip fails to parse.
     @Test func waybarEscapesMarkup() throws {
         let d = StatusDocument(
-            updatedAt: Self.now, agent: .init(state: "watching", pid: 42, done: 1, total: 1, offlineRoots: ["/media/Tom & Jerry <2024>"]))
+            updatedAt: Self.now, agent: .init(state: .watching, pid: 42, done: 1, total: 1, offlineRoots: ["/media/Tom & Jerry <2024>"]))
         let obj = try #require(JSON.parse(StatusFormat.waybar.render(d)))
         let tooltip = try #require(obj["tooltip"]?.stringValue)
         #expect(tooltip.contains("/media/Tom &amp; Jerry &lt;2024&gt;"), "\(tooltip)")
@@ -97,6 +97,22 @@ import Testing
         #expect(!line.contains("\n") && !line.hasPrefix("{"))
         #expect(line.hasPrefix("%{F#") && line.hasSuffix("%{F-}"))
         #expect(line.components(separatedBy: "%{F#").count == line.components(separatedBy: "%{F-}").count)
+    }
+
+    /// A newer agent's state word is read, shown and written back as it was: never dropped,
+    /// never taken for another state (the bars print it; `AgentState.other`).
+    @Test func aStateWordThisVersionDoesNotKnowIsKept() throws {
+        let d = StatusDocument(updatedAt: Self.now, agent: .init(state: AgentState(rawValue: "hibernating"), pid: 42, done: 3, total: 3))
+        #expect(d.agent.state == .other("hibernating"))
+        let parsed = try #require(JSON.parse(d.json.serialized()))
+        let back = try #require(StatusDocument(json: parsed))
+        #expect(back.agent.state == .other("hibernating"))
+        #expect(back.json["agent"]?["state"]?.stringValue == "hibernating")
+        #expect(StatusSummary(back).state == "hibernating")
+        #expect(StatusSummary(back).tooltip.contains("Agent: hibernating"))
+        // A known word is its case, not `other`.
+        for s in AgentState.allCases { #expect(AgentState(rawValue: s.rawValue) == s) }
+        #expect(!AgentState.allCases.contains { if case .other = $0 { true } else { false } })
     }
 
     @Test(arguments: documents) func theDocumentRoundTripsThroughItsJSON(_ d: StatusDocument) throws {
@@ -143,7 +159,7 @@ import Testing
 
     @Test func groupsAreInTheProductsOrder() throws {
         let d = StatusDocument(
-            updatedAt: Self.now, agent: .init(state: "watching", pid: 42, done: 3, total: 3),
+            updatedAt: Self.now, agent: .init(state: .watching, pid: 42, done: 3, total: 3),
             groups: [
                 .init(id: "blurry", items: 1, bytes: 1), .init(id: "screenshot", items: 1, bytes: 1),
                 .init(id: "similar", items: 2, bytes: 2),
@@ -164,7 +180,7 @@ import Testing
             StatusDocument(
                 updatedAt: Self.now,
                 agent: .init(
-                    state: "watching", pid: 42, done: 3, total: 3,
+                    state: .watching, pid: 42, done: 3, total: 3,
                     lastError: "reminders: cannot show a notification", lastErrorSeverity: severity),
                 cleared: .init(today: 1_657_225, week: 1_657_225, total: 30_000_000))
         }
@@ -196,7 +212,7 @@ import Testing
         var d = StatusDocument(
             updatedAt: Self.now,
             agent: .init(
-                state: "watching", pid: 42, done: 3, total: 3, degraded: true, lastError: "inotify watch limit reached", lastErrorSeverity: "warning")
+                state: .watching, pid: 42, done: 3, total: 3, degraded: true, lastError: "inotify watch limit reached", lastErrorSeverity: "warning")
         )
         #expect(JSON.parse(StatusFormat.i3statusRust.render(d))?["state"]?.stringValue == "Warning")
         #expect(JSON.parse(StatusFormat.waybar.render(d))?["class"]?.stringValue == "degraded")
@@ -211,12 +227,12 @@ import Testing
     /// Starting and checking folders count nothing: no "282/282" at 100 % at every login; the
     /// analysis does (review 8).
     @Test func startingIsNotAFinishedAnalysis() throws {
-        for state in ["starting", "scanning"] {
+        for state in [AgentState.starting, .scanning] {
             let d = StatusDocument(updatedAt: Self.now, agent: .init(state: state, pid: 42, done: 282, total: 282))
             let w = try #require(JSON.parse(StatusFormat.waybar.render(d)))
             #expect(w["text"]?.stringValue == "SnapSort…" && w["percentage"]?.intValue == 0, "\(state): \(w)")
         }
-        let d = StatusDocument(updatedAt: Self.now, agent: .init(state: "analyzing", pid: 42, done: 141, total: 282))
+        let d = StatusDocument(updatedAt: Self.now, agent: .init(state: .analyzing, pid: 42, done: 141, total: 282))
         let w = try #require(JSON.parse(StatusFormat.waybar.render(d)))
         #expect(w["text"]?.stringValue == "SnapSort 141/282" && w["percentage"]?.intValue == 50)
     }
@@ -224,7 +240,7 @@ import Testing
     /// A lost event queue (an overflow, a stopped agent): every bar says the backlog, never a
     /// finished count, and systemd's line says it too (issue 40).
     @Test func reconcilingSaysTheBacklog() throws {
-        let d = StatusDocument(updatedAt: Self.now, agent: .init(state: "reconciling", pid: 42, done: 50_000, total: 50_000, pending: 20_000))
+        let d = StatusDocument(updatedAt: Self.now, agent: .init(state: .reconciling, pid: 42, done: 50_000, total: 50_000, pending: 20_000))
         let w = try #require(JSON.parse(StatusFormat.waybar.render(d)))
         let text = try #require(w["text"]?.stringValue)
         #expect(text.hasPrefix("SnapSort catching up (20") && text.hasSuffix("000 waiting)"), "\(w)")
@@ -238,13 +254,13 @@ import Testing
     /// one says nothing of an end (a bar said "paused" and never when it would go on, review 8).
     @Test func aTimedPauseSaysWhenItEnds() throws {
         let until = Self.now.addingTimeInterval(7200)
-        let d = StatusDocument(updatedAt: Self.now, agent: .init(state: "paused", pid: 42, done: 3, total: 3, pausedUntil: until))
+        let d = StatusDocument(updatedAt: Self.now, agent: .init(state: .paused, pid: 42, done: 3, total: 3, pausedUntil: until))
         let hhmm = try #require(StatusSummary.localTime(until).split(separator: " ").last.map(String.init))
         #expect(StatusFormat.polybar.render(d).contains("SnapSort paused until \(hhmm)"), "\(StatusFormat.polybar.render(d))")
         #expect(
             JSON.parse(StatusFormat.waybar.render(d))?["tooltip"]?.stringValue?.contains("Paused until \(StatusSummary.localTime(until))") == true)
         #expect(StatusDocument(json: d.json)?.agent.pausedUntil == until)
-        let open = StatusDocument(updatedAt: Self.now, agent: .init(state: "paused", pid: 42, done: 3, total: 3))
+        let open = StatusDocument(updatedAt: Self.now, agent: .init(state: .paused, pid: 42, done: 3, total: 3))
         #expect(JSON.parse(StatusFormat.i3blocks.render(open))?["full_text"]?.stringValue == "SnapSort paused")
     }
 }

@@ -84,6 +84,20 @@ enum VideoFixtures {
             for k in 0..<4 { b[i + k] = k == 3 ? v : (v == 0xFF ? 0xFF : 0) }
             _ = file.hasSuffix(".mkv") ? EBML.parse(MemorySource(b)) : BoxParser.parse(MemorySource(b))
         }
+        // The analysis of a file cut short says why it is not a good video: a reason whose code
+        // implies the status it got, and words for the person.
+        let ext = (file as NSString).pathExtension
+        var refused = 0
+        for cut in stride(from: 0, to: bytes.count, by: max(1, bytes.count / 9)) {
+            let r = try #require(try Analyzer().analyzeBytes(Array(bytes.prefix(cut)), name: "VID_\(cut).\(ext)"))
+            #expect(r.kind == .video || cut == 0, "\(cut): \(r.kind)")
+            guard r.status != .ok else { continue }
+            refused += 1
+            let reason = try #require(r.reason, "\(file) cut at \(cut): \(r.status) without a reason")
+            #expect(reason.status == r.status && !reason.text.isEmpty, "\(file) cut at \(cut): \(r.status), \(reason)")
+        }
+        // Cut at 0 (empty) and at a tenth (no header yet) at least: something was refused, and said why.
+        #expect(refused >= 2, "\(file): \(refused) cuts refused")
     }
 
     @Test func aMP4WithoutItsMoovIsDamagedNotAnError() throws {
@@ -95,9 +109,9 @@ enum VideoFixtures {
         t.dir.write("Pictures/VID_cut.mp4", Array(bytes.prefix(max(moov, mdat + 100))))
         try t.scan()
         let item = try #require(try t.library.items().first)
-        #expect(item.kind == "video")
+        #expect(item.kind == .video)
         #expect(item.status == .damaged)
-        #expect(item.reason?.code == "truncated")
+        #expect(item.reason?.code == .truncated)
     }
 
     @Test func scannedVideosCarryDurationSizeCaptureTimeAndHashes() throws {
@@ -109,7 +123,7 @@ enum VideoFixtures {
         #expect(s.added == 6 && s.problems == 0)
         let items = try t.library.items()
         for item in items {
-            #expect(item.kind == "video", "\(item.name)")
+            #expect(item.kind == .video, "\(item.name)")
             #expect(item.status == .ok, "\(item.name) \(String(describing: item.reason))")
             #expect(item.durationSeconds != nil && item.width == 64 && item.height == 48, "\(item.name)")
             #expect(item.contentHash?.count == 16)

@@ -243,7 +243,7 @@ import Testing
         try lib.scan()
         let inputs = StatusInputs(library: lib.library, configuration: Configuration(), now: Date())
         func document() -> StatusDocument {
-            StatusProviders.standard.document(agent: StatusDocument.Agent(state: "watching"), inputs: inputs)
+            StatusProviders.standard.document(agent: StatusDocument.Agent(state: .watching), inputs: inputs)
         }
         #expect(document().models == nil, "no pass ran with the models yet")
         let helper = VisionHelper(executable: Self.helperPath)
@@ -300,7 +300,7 @@ import Testing
     @Test func amongEquallySharpFramesOpenEyesWinAndFacelessIsNeutral() {
         func item(_ id: Int64, eyes: Double?) -> GroupItem {
             GroupItem(
-                id: id, path: "/p/IMG_\(id).jpg", kind: "photo", format: "jpeg", status: .ok, bytes: 1000, width: 4000, height: 3000,
+                id: id, path: "/p/IMG_\(id).jpg", kind: .photo, format: "jpeg", status: .ok, bytes: 1000, width: 4000, height: 3000,
                 taken: 100, takenSource: "exif", make: "Cam", model: "X", software: nil, rating: nil, orientation: 1, duration: nil,
                 metrics: nil, phash: nil, dhash: nil, contentHash: nil, analyzedAt: "t", mtime: 0, worstEyes: eyes)
         }

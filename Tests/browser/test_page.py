@@ -463,7 +463,11 @@ def main():
         page.locator("#trash-commit").click()
         expect(page.locator("#confirm")).to_be_visible()
         title = page.locator("#confirm-title").text_content()
-        check(re.fullmatch(r"Move 1 item \([\d.]+ [kMG]?B\) to the Trash", title) is not None, f"one confirmation: {title!r}")
+        check(re.fullmatch(r"Move 1 file \([\d.]+ [kMG]?B\) to the Trash\?", title) is not None, f"one confirmation: {title!r}")
+        # The words are the server's commit plan, the ones `snapsort trash commit` asks with.
+        plan = api(page, "trash")["commit"]
+        check(title == plan["question"] + (" " + plan["staying"] if plan.get("staying") else ""), f"the plan's question: {title!r} / {plan!r}")
+        check(page.locator("#confirm-ok").inner_text() == plan["confirm"], "the button says what moves")
         with page.expect_response("**/api/trash/commit") as resp:
             page.locator("#confirm-ok").click()
         check(resp.value.ok, "commit answered")

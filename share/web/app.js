@@ -900,22 +900,16 @@ async function commitTrash() {
   // The list as it is now (another window or the terminal may have staged more): the dialog
   // names what the commit moves, and the commit moves only that.
   try { trashData = await api("trash"); renderTrash(); } catch (e) { sayError(e.message); return; }
-  const d = trashData;
-  commitIDs = d.items.map((it) => it.id);
+  // The question is the server's (Core's `CommitPlan`, which `snapsort trash commit` asks in the
+  // same words): what moves with what goes with it, what stays and why, the last copies.
+  const plan = trashData.commit;
+  commitIDs = plan.ids;
   if (!commitIDs.length) { say("Nothing is staged for the Trash."); return; }
   const dlg = $("#confirm");
-  // What the commit will move: files changed since their review or missing stay in place.
-  const movable = d.items.filter((it) => !it.changed_since_review && !it.missing);
-  const held = d.items.length - movable.length;
-  // Files that go with them (an .xmp, a Live Photo's clip) are named, never moved unseen.
-  const sides = movable.flatMap((it) => it.sidecars || []);
-  const bytes = movable.reduce((a, it) => a + it.bytes, 0) + sides.reduce((a, f) => a + f.bytes, 0);
-  $("#confirm-title").textContent = `Move ${movable.length} item${movable.length === 1 ? "" : "s"}` +
-    (sides.length ? ` and ${sides.length} file${sides.length === 1 ? "" : "s"} that go with them (${sides.slice(0, 3).map((f) => f.name).join(", ")}${sides.length > 3 ? ", …" : ""})` : "") +
-    ` (${humanBytes(bytes)}) to the Trash` + (held ? ` — ${held} changed or missing will stay` : "");
-  $("#confirm-ok").textContent = `Move ${movable.length} item${movable.length === 1 ? "" : "s"}`;
+  $("#confirm-title").textContent = plan.question + (plan.staying ? ` ${plan.staying}` : "");
+  $("#confirm-ok").textContent = plan.confirm;
   // A set staged whole leaves nothing of its pictures in the library: named, never unseen.
-  const last = d.last_copies && d.last_copies.message;
+  const last = plan.last_copies;
   $("#confirm-last").textContent = last || "";
   $("#confirm-last").hidden = !last;
   dlg.showModal();

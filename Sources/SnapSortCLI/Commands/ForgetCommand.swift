@@ -29,8 +29,16 @@ enum ForgetCommand: Command {
             ctx.err("snapsort: note: \(dir) is still a configured root; the agent will scan it again ('snapsort roots remove \(dir)')")
         }
         if !ctx.quiet {
-            let words = ["trash": "staged for the Trash (no longer)", "keep": "kept", "skip": "skipped", "later": "for later"]
-            let lost = decided.map { "\($0.count) \(words[$0.decision] ?? $0.decision)" }
+            let lost = decided.map { d in
+                let word =
+                    switch d.decision {
+                    case .trash: "staged for the Trash (no longer)"
+                    case .keep: "kept"
+                    case .skip: "skipped"
+                    case .later: "for later"
+                    }
+                return "\(d.count) \(word)"
+            }
             ctx.err(
                 "forgot \(n) item\(n == 1 ? "" : "s") under \(dir)" + (lost.isEmpty ? "" : ", and their decisions: " + lost.joined(separator: ", "))
                     + "; no file was touched")

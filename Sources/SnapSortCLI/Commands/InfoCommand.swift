@@ -69,7 +69,7 @@ enum InfoCommand: Command {
                     ("path", .string(path)), ("in_library", .bool(false)), ("kind", .string(r.kind.rawValue)), ("format", .string(r.format.rawValue)),
                     ("bytes", .int(st.size)), ("taken_at", .opt(r.capture?.text)), ("taken_source", .opt(r.capture?.source.rawValue)),
                     ("width", .opt(r.width)), ("height", .opt(r.height)), ("status", .string(r.status.rawValue)),
-                    ("reason", r.reason.map { JSON.object([("code", .string($0.code)), ("text", .string($0.text))]) } ?? .null),
+                    ("reason", r.reason.map { JSON.object([("code", .string($0.code.rawValue)), ("text", .string($0.text))]) } ?? .null),
                     ("duration_s", .opt(r.durationSeconds)),
                     ("camera", .object([("make", .opt(r.exif?.make)), ("model", .opt(r.exif?.model)), ("lens", .opt(r.exif?.lens))])),
                     ("metrics", r.metrics?.json ?? .null),
@@ -103,7 +103,7 @@ enum InfoCommand: Command {
                 json["changed_since_review"]?.boolValue == true
                 ? "trash (staged, but the file changed since it was reviewed: a commit leaves it in place; decide again)"
                 : "trash (staged: 'snapsort trash commit' moves it to the Trash)"
-            ctx.out("  decision:  \(d == "trash" ? staged : d)")
+            ctx.out("  decision:  \(Decision(rawValue: d) == .trash ? staged : d)")
         }
         if let q = s("qr") { ctx.out("  QR code:   \(q)") }
         if let text = s("text") {

@@ -190,7 +190,7 @@ enum ReviewCommand: Command {
 
     /// A decoded preview no larger than needed (JPEG DCT scaling), or nil.
     static func loadPreview(_ item: Item) -> Bitmap? {
-        guard item.kind == "photo", let data = try? FileSystem.readFile(item.path, limit: 200 << 20) else { return nil }
+        guard item.kind == .photo, let data = try? FileSystem.readFile(item.path, limit: 200 << 20) else { return nil }
         if item.format == "jpeg", let h = try? JPEG.readHeader(data) {
             let longest = max(h.width, h.height)
             let scale = [1, 2, 4, 8].first { longest * $0 / 8 >= 800 } ?? 8

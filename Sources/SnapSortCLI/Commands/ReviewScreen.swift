@@ -190,7 +190,7 @@ struct ReviewScreen {
             return false
         }
         var picture: [String]?
-        var placeholder = "(\(item.kind), no preview)"
+        var placeholder = "(\(item.kind.rawValue), no preview)"
         if disk == .changed {
             placeholder = "(changed since it was analyzed; 'snapsort scan' looks at it again)"
         } else if let bitmap = ReviewCommand.loadPreview(item) {
@@ -203,7 +203,7 @@ struct ReviewScreen {
         }
         var info = item.name + glyphs.dot + (item.takenAt.map { String($0.prefix(10)) } ?? "undated") + glyphs.dot + humanBytes(item.bytes)
         // A video's length, as the page shows it (Long Videos are judged by it).
-        if item.kind == "video", let d = item.durationSeconds, d > 0 {
+        if item.kind == .video, let d = item.durationSeconds, d > 0 {
             let t = Int(d.rounded())
             info +=
                 glyphs.dot + (t >= 3600 ? String(format: "%d:%02d:%02d", t / 3600, t / 60 % 60, t % 60) : String(format: "%d:%02d", t / 60, t % 60))

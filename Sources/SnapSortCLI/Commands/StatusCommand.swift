@@ -54,9 +54,9 @@ enum StatusCommand: Command {
             // The file the line came from; without an agent for this library the document is
             // the library's own, and the file (another library's agent's, or none) is not named.
             var source =
-                doc.agent.state == "stopped" ? "No agent runs for \(field(ctx.dbPath)): computed from the library." : "Status file: \(field(path))"
+                doc.agent.state == .stopped ? "No agent runs for \(field(ctx.dbPath)): computed from the library." : "Status file: \(field(path))"
             // A pause set with no agent running is kept for it: said (it read "stopped" only).
-            if doc.agent.state == "stopped", let until = (try? ctx.openLibrary().pausedUntil(now: Date())) ?? nil {
+            if doc.agent.state == .stopped, let until = (try? ctx.openLibrary().pausedUntil(now: Date())) ?? nil {
                 let f = DateFormatter()
                 f.dateFormat = "yyyy-MM-dd HH:mm"
                 let when = until == .distantFuture ? "until resumed" : "until \(f.string(from: until))"
@@ -117,7 +117,7 @@ enum StatusCommand: Command {
         }
         let library = try ctx.openLibrary()
         let counts = try library.itemCounts()
-        let agent = StatusDocument.Agent(state: "stopped", pid: nil, done: counts.analyzed, total: counts.total)
+        let agent = StatusDocument.Agent(state: .stopped, pid: nil, done: counts.analyzed, total: counts.total)
         return StatusProviders.standard.document(agent: agent, inputs: StatusInputs(library: library, configuration: config, now: Date()))
     }
 }

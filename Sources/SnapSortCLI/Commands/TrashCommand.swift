@@ -132,24 +132,14 @@ enum TrashCommand: Command {
             return ExitCode.ok
         case "commit":
             guard words.isEmpty else { throw UsageError("trash commit takes no FILE") }
-            let staged = try Trash.staged(library: library)
-            let total = staged.reduce(Int64(0)) { $0 + $1.bytes }
-            if !yes && !staged.isEmpty {
+            // The question the page's dialog asks too (`CommitPlan`): the last copies first, what
+            // moves with what goes with it, what stays in place and why.
+            let plan = try TrashOverview.load(library: library).commitPlan
+            if !yes && !plan.staged.isEmpty {
                 guard ctx.console.isTerminal(0) else {
                     throw UsageError("trash commit needs a confirmation: run it in a terminal or pass --yes")
                 }
-                let sides = try staged.flatMap { try Trash.travellingSidecars(of: $0, library: library) }
-                let withSides =
-                    sides.isEmpty
-                    ? ""
-                    : " and \(sides.count) file\(sides.count == 1 ? "" : "s") that go\(sides.count == 1 ? "es" : "") with them ("
-                        + sides.prefix(3).map { String($0.path.split(separator: "/").last ?? "") }.joined(separator: ", ")
-                        + (sides.count > 3 ? ", …" : "") + ")"
-                let bytes = total + sides.reduce(Int64(0)) { $0 + $1.bytes }
-                // A set staged whole leaves nothing of its pictures: said before the question, named.
-                let last = LastCopies.warning(staged).map { $0 + " " } ?? ""
-                ctx.console.error(
-                    "\(last)Move \(staged.count) file\(staged.count == 1 ? "" : "s")\(withSides) (\(humanBytes(bytes))) to the Trash? [y/N] ")
+                ctx.console.error(plan.text + " [y/N] ")
                 guard let answer = ctx.console.readLine(), ["y", "yes"].contains(answer.lowercased().trimmingCharacters(in: .whitespaces)) else {
                     ctx.err("Nothing moved.")
                     return ExitCode.ok
@@ -157,7 +147,7 @@ enum TrashCommand: Command {
             }
             // What was listed and confirmed: a file staged meanwhile elsewhere waits for the next commit.
             let report = try Trash.commit(
-                library: library, clock: clock, env: ctx.trashEnvironment, logger: ctx.logger, only: Set(staged.map(\.fileID)))
+                library: library, clock: clock, env: ctx.trashEnvironment, logger: ctx.logger, only: Set(plan.fileIDs))
             for o in report.outcomes { ctx.out(line(o)) }
             let moved = report.succeeded
             ctx.out(

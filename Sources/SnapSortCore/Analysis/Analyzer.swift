@@ -4,18 +4,15 @@ import SnapSortSystem
 /// Why an item has the status it has: a stable code plus text, one line (a library's own
 /// message, libheif's, can end in a newline or hold one: `info` printed a blank line).
 public struct Reason: Sendable, Equatable {
-    public var code: String
+    public var code: ReasonCode
     public var text: String
-    public init(_ code: String, _ text: String) {
+    /// The status an item with this reason has (`ReasonCode.status`).
+    public var status: ItemStatus { code.status }
+    public init(_ code: ReasonCode, _ text: String) {
         self.code = code
         self.text = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             .joined(separator: " ")
     }
-}
-
-/// An item's analysis status.
-public enum ItemStatus: String, Sendable {
-    case pending, ok, damaged, unreadable, unsupported, gone
 }
 
 /// Everything one analysis learns about a file.
@@ -44,6 +41,13 @@ public struct AnalysisResult: Sendable {
     /// The hash of the data its pixels are decoded from (`PixelHash`; JPEG and PNG read whole).
     public var pixelHash: [UInt8]?
     public var quickHash: [UInt8]?
+    /// Records why the item could not be analyzed (or was found damaged), with the status its
+    /// reason's code implies: one rule for the analysis and for a tombstone that comes back.
+    public mutating func fail(_ reason: Reason) {
+        status = reason.status
+        self.reason = reason
+    }
+
     /// How many image decodes this analysis ran (tests assert that moves decode nothing).
     public var decodes: Int = 0
     /// QR and OCR findings when the scanner ran the gated inspections on its worker.
@@ -101,9 +105,8 @@ extension AnalysisContext {
     mutating func tooLargeToAnalyze(width: Int, height: Int, limit: Int64, format: String) {
         guard limits.believes(width: width, height: height, bytes: bytes.count) else {
             fail(
-                .unreadable,
                 Reason(
-                    "too_large",
+                    .tooLarge,
                     "the header claims \(width)×\(height) pixels, far more than its \(bytes.count) bytes can hold: a damaged header or a decompression bomb"
                 ))
             return
@@ -111,9 +114,8 @@ extension AnalysisContext {
         result.width = width
         result.height = height
         fail(
-            .unsupported,
             Reason(
-                "too_large_to_analyze",
+                .tooLargeToAnalyze,
                 "\(width)×\(height) pixels (\(Int64(width) * Int64(height) / 1_000_000) MP): larger than SnapSort analyzes a \(format) at (\(limit / 1_000_000) MP); a real picture, kept out of every group"
             ))
     }
@@ -151,8 +153,7 @@ public struct Analyzer: Sendable {
         let hint = MediaFormat.fromName(name)
         var r = AnalysisResult(kind: hint?.kind ?? .other, format: hint ?? .unknown, status: .pending)
         if st.size == 0 {
-            r.status = .unreadable
-            r.reason = Reason("empty", "the file is empty (0 bytes)")
+            r.fail(Reason(.empty, "the file is empty (0 bytes)"))
             r.quickHash = ContentHash.quick(size: 0, head: [], tail: [])
             r.contentHash = ContentHash.content([])
             r.capture = CaptureTime.fromFileName(name) ?? .fromInstant(Double(st.mtimeNanoseconds) / 1e9, source: .mtime)
@@ -183,15 +184,13 @@ public struct Analyzer: Sendable {
                 bytes = sniffed == .jpeg ? try FileSystem.readRange(path, offset: 0, count: limits.jpegMetadataBytes) : head
             }
         } catch let e as SystemError {
-            r.status = .unreadable
-            r.reason =
+            r.fail(
                 e.code == .errno(EACCES) || e.code == .errno(EPERM)
-                ? Reason("permission", "permission denied: SnapSort may not read it (its permissions); it is analyzed once they allow")
-                : Reason("io_error", e.message)
+                    ? Reason(.permission, "permission denied: SnapSort may not read it (its permissions); it is analyzed once they allow")
+                    : Reason(.ioError, e.message))
             return r
         } catch {
-            r.status = .unreadable
-            r.reason = Reason("io_error", "\(error)")
+            r.fail(Reason(.ioError, "\(error)"))
             return r
         }
         let format = MediaFormat.sniff(bytes[...], nameHint: hint)
@@ -203,21 +202,19 @@ public struct Analyzer: Sendable {
                 bytes = try FileSystem.readFile(path, limit: limits.maxPhotoBytes)
                 r.contentHash = ContentHash.content(bytes)
             } catch {
-                r.status = .unreadable
-                r.reason = Reason("io_error", error.message)
+                r.fail(Reason(.ioError, error.message))
                 return r
             }
         }
         var ctx = AnalysisContext(path: path, name: name, status: st, bytes: bytes, result: r, limits: limits)
         if let h = hint, h != format, format.kind != .other, !(h.kind == format.kind && Analyzer.sameFamily(h, format)) {
-            ctx.warn(Reason("wrong_extension", "the name says \(h.rawValue) but the content is \(format.rawValue)"))
+            ctx.warn(Reason(.wrongExtension, "the name says \(h.rawValue) but the content is \(format.rawValue)"))
         }
         if format != .jpeg, Analyzer.decodedInMemory.contains(format), Int64(bytes.count) < st.size {
             // Its decoder wants it whole, and a worker holds at most `maxInMemoryBytes`.
             ctx.fail(
-                .unsupported,
                 Reason(
-                    "too_large_to_analyze",
+                    .tooLargeToAnalyze,
                     "a \(format.rawValue.uppercased()) file of \(st.size >> 20) MB: larger than SnapSort reads into memory (\(limits.maxInMemoryBytes >> 20) MB); a real picture, kept out of every group"
                 ))
             ctx.result.contentHash = try? Analyzer.contentHash(path: path)
@@ -237,25 +234,19 @@ public struct Analyzer: Sendable {
             if let handler = extraHandlers[format] {
                 handler(&ctx)
             } else {
-                ctx.result.status = .unsupported
-                ctx.result.reason = Reason(
-                    "unsupported_format", Analyzer.unsupportedReasons[format] ?? "\(format.rawValue.uppercased()) files are not analyzed")
+                ctx.fail(Reason(.unsupportedFormat, Analyzer.unsupportedReasons[format] ?? "\(format.rawValue.uppercased()) files are not analyzed"))
             }
         case .empty:
-            ctx.result.status = .unreadable
-            ctx.result.reason = Reason("empty", "the file is empty")
+            ctx.fail(Reason(.empty, "the file is empty"))
         case .html:
             ctx.result.kind = hint?.kind ?? .other
-            ctx.result.status = .unreadable
-            ctx.result.reason = Reason(
-                "not_media", "the file is an HTML page, not \(hint.map { "a \($0.rawValue) image" } ?? "media") (a failed download?)")
+            ctx.fail(Reason(.notMedia, "the file is an HTML page, not \(hint.map { "a \($0.rawValue) image" } ?? "media") (a failed download?)"))
         case .unknown:
             ctx.result.kind = hint?.kind ?? .other
-            ctx.result.status = .unreadable
-            ctx.result.reason = Reason("unknown_format", "the content is not a known image or video format")
+            ctx.fail(Reason(.unknownFormat, "the content is not a known image or video format"))
         }
         let unknown = [MediaFormat.unknown, .html, .empty].contains(ctx.result.format)
-        if ctx.result.contentHash == nil, ctx.result.reason?.code != "io_error", !unknown || st.size <= limits.maxUnknownHashBytes {
+        if ctx.result.contentHash == nil, ctx.result.reason?.code != .ioError, !unknown || st.size <= limits.maxUnknownHashBytes {
             // Head-only reads (an unsupported TIFF, a RAW file): move detection still needs the
             // content hash.
             ctx.result.contentHash = try? Analyzer.contentHash(path: path)
@@ -349,11 +340,8 @@ public struct AnalysisContext: Sendable {
         if result.reason == nil { result.reason = reason }
     }
 
-    /// Fails the item with a status and a reason.
-    public mutating func fail(_ status: ItemStatus, _ reason: Reason) {
-        result.status = status
-        result.reason = reason
-    }
+    /// Fails the item with a reason, and the status its code implies (`ReasonCode.status`).
+    public mutating func fail(_ reason: Reason) { result.fail(reason) }
 
     /// Applies EXIF fields: capture time, orientation, camera.
     public mutating func apply(exif: ExifFields) {

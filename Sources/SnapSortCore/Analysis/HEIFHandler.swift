@@ -22,25 +22,25 @@ enum HEIFHandler {
             if let dims = try? HEIF.analyze(ctx.bytes, decode: false, minThumbnailLongSide: 0, maxHeaderPixels: .max, maxDecodePixels: .max) {
                 ctx.tooLargeToAnalyze(width: dims.width, height: dims.height, limit: ctx.limits.maxDecodePixels, format: "HEIF")
             } else {
-                ctx.fail(.unreadable, Reason("too_large", e.message))
+                ctx.fail(Reason(.tooLarge, e.message))
             }
             return
         } catch let e as SystemError {
-            ctx.fail(.unreadable, Reason("decode_error", e.message))
+            ctx.fail(Reason(.decodeError, e.message))
             return
         } catch {
-            ctx.fail(.unreadable, Reason("decode_error", "\(error)"))
+            ctx.fail(Reason(.decodeError, "\(error)"))
             return
         }
         if let block = a.exif {
             if let exif = Exif.parse(block[...]) {
                 ctx.apply(exif: exif)
             } else {
-                ctx.warn(Reason("bad_exif", "the EXIF block could not be read; the photo itself is fine"))
+                ctx.warn(Reason(.badExif, "the EXIF block could not be read; the photo itself is fine"))
             }
         }
         guard let bmp = a.bitmap else {
-            ctx.fail(.unreadable, Reason("decode_error", "the HEIF image decoded to nothing"))
+            ctx.fail(Reason(.decodeError, "the HEIF image decoded to nothing"))
             return
         }
         let (m, sig) = MetricsComputer.measure(bmp, orientation: 1, decodeScale: 8)

@@ -34,18 +34,18 @@ enum JPEGHandler {
             if let exif = Exif.parse(app1) {
                 ctx.apply(exif: exif)
             } else {
-                ctx.warn(Reason("bad_exif", "the EXIF block could not be read; the photo itself is fine"))
+                ctx.warn(Reason(.badExif, "the EXIF block could not be read; the photo itself is fine"))
             }
         }
         let header: JPEG.Header
         do {
             header = try fromFile.map { try JPEG.readHeader(path: $0) } ?? JPEG.readHeader(bytes)
         } catch {
-            ctx.fail(.unreadable, Reason("decode_error", "not a readable JPEG: \(error.message)"))
+            ctx.fail(Reason(.decodeError, "not a readable JPEG: \(error.message)"))
             return
         }
         guard header.width > 0, header.height > 0 else {
-            ctx.fail(.unreadable, Reason("decode_error", "the JPEG header has no size"))
+            ctx.fail(Reason(.decodeError, "the JPEG header has no size"))
             return
         }
         // Within the header limit DCT scaling keeps any decode small (a cut-off file is then
@@ -82,14 +82,13 @@ enum JPEGHandler {
             }
             ctx.measure(d.bitmap, fullWidth: header.width, fullHeight: header.height, decodeScale: scale)
             if d.warnings > 0 {
-                ctx.result.status = .damaged
-                ctx.result.reason = Reason("truncated", "the JPEG data is damaged or cut short (\(d.warningMessage))")
+                ctx.fail(Reason(.truncated, "the JPEG data is damaged or cut short (\(d.warningMessage))"))
                 signatureFromThumbnail(&ctx)
             }
         } catch let e as SystemError {
-            ctx.fail(.unreadable, Reason(e.code == .limit ? "too_large" : "decode_error", e.message))
+            ctx.fail(Reason(e.code == .limit ? .tooLarge : .decodeError, e.message))
         } catch {
-            ctx.fail(.unreadable, Reason("decode_error", "\(error)"))
+            ctx.fail(Reason(.decodeError, "\(error)"))
         }
     }
 
@@ -142,7 +141,7 @@ enum PNGHandler {
         do {
             header = try PNG.readHeader(ctx.bytes)
         } catch {
-            ctx.fail(.unreadable, Reason("decode_error", "not a readable PNG: \(error.message)"))
+            ctx.fail(Reason(.decodeError, "not a readable PNG: \(error.message)"))
             return
         }
         // Over the whole-decode budget the header must be one its bytes can hold (a cut-off file
@@ -172,7 +171,7 @@ enum PNGHandler {
             // An interlaced PNG over the budget: reducing it would need it whole in memory.
             ctx.tooLargeToAnalyze(width: header.width, height: header.height, limit: ctx.limits.maxDecodePixels, format: "interlaced PNG")
         } catch {
-            ctx.fail(.unreadable, Reason("decode_error", "PNG: \(error.message)"))
+            ctx.fail(Reason(.decodeError, "PNG: \(error.message)"))
         }
     }
 

@@ -1,4 +1,4 @@
-import Glibc
+import SnapSortSystem
 
 /// A hash of the data a picture's pixels are decoded from (64 bits, and the data's length), without its metadata
 /// (`files.pixel_hash`): two files with one pixel hash decode to the same pixels, whatever else
@@ -85,15 +85,14 @@ enum PixelHash {
 
     /// Where the entropy-coded data that starts at `start` ends: the first marker that is not a
     /// stuffed zero, a restart marker or a fill byte (nil: none before the end). The 0xFF bytes
-    /// are found with memchr: a byte-by-byte loop over a 12 MP photo's data cost ~1 ms.
+    /// are found with memchr (`ByteSearch`): a byte-by-byte loop over a 12 MP photo's data cost ~1 ms.
     static func entropyEnd(_ bytes: [UInt8], from start: Int) -> Int? {
         bytes.withUnsafeBufferPointer { p -> Int? in
-            guard let base = p.baseAddress else { return nil }
             let n = p.count
             var j = start
             while j + 1 < n {
-                guard let hit = memchr(base + j, 0xFF, n - j) else { return nil }
-                j = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+                guard let hit = ByteSearch.firstIndex(of: 0xFF, in: p, from: j) else { return nil }
+                j = hit
                 guard j + 1 < n else { return nil }
                 let next = p[j + 1]
                 if next == 0x00 || (0xD0...0xD7).contains(next) {

@@ -15,13 +15,13 @@ enum RawHandler {
         do {
             fd = try FileDescriptor.openForReading(ctx.path)
         } catch {
-            ctx.fail(.unreadable, Reason("io_error", error.message))
+            ctx.fail(Reason(.ioError, error.message))
             return
         }
         defer { fd.close() }
         let src = FileSource(fd: fd, size: ctx.status.size)
         guard let walk = TIFFWalker.walk(src) else {
-            ctx.fail(.unreadable, Reason("decode_error", "not a readable \(ctx.result.format.rawValue.uppercased()) file (no TIFF header)"))
+            ctx.fail(Reason(.decodeError, "not a readable \(ctx.result.format.rawValue.uppercased()) file (no TIFF header)"))
             return
         }
         var head = src.read(at: 0, count: exifHeadBytes)
@@ -38,27 +38,24 @@ enum RawHandler {
             if walk.pastTheEnd && (ctx.result.status == .pending || ctx.result.status == .ok) {
                 // Cut short after a small preview (at the start, as cameras write it): measured
                 // on that one, and damaged, as a JPEG cut short is.
-                ctx.result.status = .damaged
-                ctx.result.reason = Reason(
-                    "truncated", "the \(format) file is cut short: its largest preview reaches past its end (measured on a smaller one)")
+                ctx.fail(
+                    Reason(.truncated, "the \(format) file is cut short: its largest preview reaches past its end (measured on a smaller one)"))
             }
             return
         }
         if walk.pastTheEnd {
             // Damaged like a JPEG cut short, and listed with them (not "unsupported").
             ctx.fail(
-                .damaged,
                 Reason(
-                    "truncated",
+                    .truncated,
                     "the \(format) file is cut short: its preview reaches past its end (\(ctx.status.size) bytes); nothing could be read"
                 ))
             return
         }
         let why = walk.warnings.first.map { " (\($0))" } ?? ""
         ctx.fail(
-            .unsupported,
             Reason(
-                "no_preview",
+                .noPreview,
                 "the \(ctx.result.format.rawValue.uppercased()) file has no embedded JPEG preview SnapSort can read\(why); RAW data itself is not decoded"
             ))
     }

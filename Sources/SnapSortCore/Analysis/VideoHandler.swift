@@ -22,7 +22,7 @@ enum VideoHandler {
         do {
             fd = try FileDescriptor.openForReading(ctx.path)
         } catch {
-            ctx.fail(.unreadable, Reason("io_error", error.message))
+            ctx.fail(Reason(.ioError, error.message))
             return
         }
         defer { fd.close() }
@@ -31,18 +31,18 @@ enum VideoHandler {
         switch ctx.result.format {
         case .mkv, .webm: parsed = EBML.parse(src)
         case .avi:
-            ctx.fail(.unsupported, Reason("unsupported_format", "AVI videos are not analyzed (only MP4, MOV, M4V, 3GP, MKV and WebM)"))
+            ctx.fail(Reason(.unsupportedFormat, "AVI videos are not analyzed (only MP4, MOV, M4V, 3GP, MKV and WebM)"))
             return
         default: parsed = BoxParser.parse(src)
         }
         do {
             ctx.result.contentHash = try Analyzer.contentHash(fd: fd, size: ctx.status.size)
         } catch {
-            ctx.fail(.unreadable, Reason("io_error", error.message))
+            ctx.fail(Reason(.ioError, error.message))
             return
         }
         guard let info = parsed else {
-            ctx.fail(.unreadable, Reason("decode_error", "not a readable \(ctx.result.format.rawValue.uppercased()) container"))
+            ctx.fail(Reason(.decodeError, "not a readable \(ctx.result.format.rawValue.uppercased()) container"))
             return
         }
         apply(info, to: &ctx)
@@ -68,9 +68,9 @@ enum VideoHandler {
         }
         if info.durationSeconds == nil {
             let why = info.warnings.first ?? "the container has no duration"
-            ctx.fail(.damaged, Reason("truncated", "the video's header is incomplete (\(why))"))
+            ctx.fail(Reason(.truncated, "the video's header is incomplete (\(why))"))
         } else if let w = info.warnings.first {
-            ctx.fail(.damaged, Reason("truncated", "the video is damaged or cut short (\(w))"))
+            ctx.fail(Reason(.truncated, "the video is damaged or cut short (\(w))"))
         }
     }
 

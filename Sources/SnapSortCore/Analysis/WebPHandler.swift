@@ -9,20 +9,20 @@ enum WebPHandler {
             if let fields = Exif.parse(exif) {
                 ctx.apply(exif: fields)
             } else {
-                ctx.warn(Reason("bad_exif", "the EXIF block could not be read; the photo itself is fine"))
+                ctx.warn(Reason(.badExif, "the EXIF block could not be read; the photo itself is fine"))
             }
         }
         let header: WebP.Header
         do {
             header = try WebP.readHeader(ctx.bytes)
         } catch {
-            ctx.fail(.unreadable, Reason("decode_error", error.message))
+            ctx.fail(Reason(.decodeError, error.message))
             return
         }
         if header.isAnimated {
             ctx.result.width = header.width
             ctx.result.height = header.height
-            ctx.fail(.unsupported, Reason("unsupported_format", "animated WebP files are not analyzed"))
+            ctx.fail(Reason(.unsupportedFormat, "animated WebP files are not analyzed"))
             return
         }
         // libwebp's scaler keeps memory to the working size, but its work follows the canvas: a
@@ -40,13 +40,13 @@ enum WebPHandler {
                 maxHeaderPixels: ctx.limits.maxHeaderPixels, maxDecodePixels: ctx.limits.maxHeaderPixels)
             ctx.measure(bmp, fullWidth: header.width, fullHeight: header.height, decodeScale: 8)
         } catch let e as SystemError {
-            ctx.fail(.unreadable, Reason(e.code == .limit ? "too_large" : "decode_error", e.message))
+            ctx.fail(Reason(e.code == .limit ? .tooLarge : .decodeError, e.message))
         } catch let e as WebP.Truncated {
             ctx.result.width = header.width
             ctx.result.height = header.height
-            ctx.fail(.damaged, Reason("truncated", "the WebP data is cut short (\(e.message)); nothing could be decoded"))
+            ctx.fail(Reason(.truncated, "the WebP data is cut short (\(e.message)); nothing could be decoded"))
         } catch {
-            ctx.fail(.unreadable, Reason("decode_error", "\(error)"))
+            ctx.fail(Reason(.decodeError, "\(error)"))
         }
     }
 

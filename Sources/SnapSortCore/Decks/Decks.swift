@@ -156,7 +156,7 @@ public enum Decks {
             try library.db.scalar(
                 """
                 SELECT count(*) FROM files f LEFT JOIN decisions d ON d.file_id=f.id
-                WHERE \(Library.live("f")) AND f.kind IN ('photo','video') AND f.id NOT IN (SELECT sidecar_id FROM sidecars)
+                WHERE \(Library.live("f")) AND f.kind IN \(MediaFormat.Kind.sql([.photo, .video])) AND f.id NOT IN (SELECT sidecar_id FROM sidecars)
                   AND \(DecisionRecord.waitingSQL)
                 """, now) ?? 0)
     }
@@ -221,7 +221,7 @@ public enum Decks {
         }
         return try library.db.rows(
             """
-            SELECT \(Item.columns) FROM files WHERE \(Library.live()) AND kind IN ('photo','video')
+            SELECT \(Item.columns) FROM files WHERE \(Library.live()) AND kind IN \(MediaFormat.Kind.sql([.photo, .video]))
               AND id NOT IN (SELECT sidecar_id FROM sidecars) ORDER BY taken_ts, path
             """
         ).map { r in
@@ -329,16 +329,16 @@ public enum Decks {
             let name = item.name.lowercased()
             switch f {
             case .all: return true
-            case .photos: return item.kind == "photo"
-            case .videos: return item.kind == "video"
+            case .photos: return item.kind == .photo
+            case .videos: return item.kind == .video
             case .screenshots:
                 // Not every PNG without a camera: exports, scans and wallpapers are none.
                 return screenshotGroup.contains(item.id)
                     || ["screenshot", "screen shot", "screen_shot", "bildschirmfoto", "capture d"].contains(where: name.contains)
             case .selfies:
-                return item.kind == "photo" && (item.lens?.lowercased().contains("front") ?? false)
+                return item.kind == .photo && (item.lens?.lowercased().contains("front") ?? false)
             case .livePhotos:
-                return item.kind == "photo" && livePhotos.contains(item.id)
+                return item.kind == .photo && livePhotos.contains(item.id)
             case .favourites:
                 return c.decision?.decision == .keep || rating(item) >= GroupRules.favouriteRating
             case .edited:

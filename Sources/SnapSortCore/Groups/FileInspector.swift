@@ -209,7 +209,7 @@ extension FileInspector {
     func inspection(path: String, of r: AnalysisResult, rules: GroupRules) -> Findings? {
         guard r.status == .ok, let m = r.metrics else { return nil }
         let item = GroupItem(
-            id: 0, path: path, kind: r.kind.rawValue, format: r.format.rawValue, status: r.status, bytes: 0,
+            id: 0, path: path, kind: r.kind, format: r.format.rawValue, status: r.status, bytes: 0,
             width: r.width, height: r.height, taken: nil, takenSource: nil, make: r.exif?.make, model: r.exif?.model,
             software: r.exif?.software, rating: r.rating, orientation: r.exif?.orientation, duration: nil, metrics: m,
             phash: nil, dhash: nil, contentHash: nil, analyzedAt: nil, mtime: 0)

@@ -216,7 +216,7 @@ public struct GroupRules: Sendable {
     /// The RAW of a RAW+JPEG pair is none: its preview is its JPEG's picture, and the pair is
     /// one item.
     func isSimilarCandidate(_ item: GroupItem) -> Bool {
-        item.status == .ok && item.kind == "photo" && item.phash != nil && item.rawPair != .sidecar
+        item.status == .ok && item.kind == .photo && item.phash != nil && item.rawPair != .sidecar
     }
 
     /// Whether two photos that look alike may be Similar Shots of each other (copies are
@@ -265,12 +265,12 @@ public struct GroupRules: Sendable {
         default:
             return []
         }
-        if item.kind == "video" {
+        if item.kind == .video {
             if let d = item.duration, d >= longVideoSeconds { out.append((.longVideo, d)) }
             if isDownloadedVideo(item) { out.append((.downloadedVideo, Double(item.bytes))) }
             return out
         }
-        guard item.kind == "photo", item.status == .ok, let m = item.metrics else { return out }
+        guard item.kind == .photo, item.status == .ok, let m = item.metrics else { return out }
         let screenshot = isScreenshot(item, m)
         if screenshot { out.append((.screenshot, Double(item.mtime) / 1e9)) }
         if let p = findings.qrPayload, !p.isEmpty { out.append((.qr, 0)) }
@@ -443,7 +443,7 @@ public struct GroupRules: Sendable {
     /// at 170–255). Without that last condition a third of ordinary photos (gray, misty, snowy,
     /// overcast) went through Tesseract on a 100 000-photo library for a few dozen documents.
     func isDocumentCandidate(_ item: GroupItem, _ m: Metrics) -> Bool {
-        guard item.kind == "photo" else { return false }
+        guard item.kind == .photo else { return false }
         return m.saturation < 0.35 && m.edgeDensity >= 0.015 && m.p95 >= 150 && m.p50 >= 150
     }
 
@@ -451,7 +451,7 @@ public struct GroupRules: Sendable {
     /// code shows three; two leave room for one lost to blur, glare or a fold). Camera photos
     /// without a code show 0 or 1, so zbar (and its larger decode) stays off the hot path.
     func isQRCandidate(_ item: GroupItem, _ m: Metrics) -> Bool {
-        item.kind == "photo" && m.finderPatterns >= 2
+        item.kind == .photo && m.finderPatterns >= 2
     }
 
     // MARK: Oops and blur

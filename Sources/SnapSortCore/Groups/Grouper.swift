@@ -433,7 +433,7 @@ public struct Grouper {
     private func rankHeavy(_ db: Database) throws {
         try db.run("DELETE FROM group_members WHERE group_id='heavy'")
         // The RAW of a pair is no photo of its own here (its JPEG stands for the shot).
-        let photos = "status = 'ok' AND kind = 'photo' AND id NOT IN (SELECT sidecar_id FROM sidecars)"
+        let photos = "status = \(ItemStatus.ok.sql) AND kind = \(MediaFormat.Kind.photo.sql) AND id NOT IN (SELECT sidecar_id FROM sidecars)"
         let n = try db.scalar("SELECT count(*) FROM files WHERE \(photos)") ?? 0
         let top = Int64((Double(n) * rules.heavyShare).rounded(.up))
         let cutoff =
@@ -560,7 +560,7 @@ struct ItemTable {
 struct GroupItem: Sendable {
     var id: Int64
     var path: String
-    var kind: String
+    var kind: MediaFormat.Kind
     var format: String?
     var status: ItemStatus
     var bytes: Int64
@@ -600,14 +600,14 @@ struct GroupItem: Sendable {
     var rawPair: RawPair = .none
     enum RawPair: String { case none, owner, sidecar }
     /// Why it could not be read, for an unreadable file (`files.reason_code`).
-    var reasonCode: String? = nil
+    var reasonCode: ReasonCode? = nil
     /// `GroupRules.ownCaptureTime`, read once from `files.taken_at` (RFC 3339, the wall clock
     /// first), `takenSource` and the name: the text was a heap block in each of 100 000 rows, and
     /// the clustering and the copy rules parsed it again for every pair.
     private(set) var ownCaptureTime: Double?
 
     init(
-        id: Int64, path: String, kind: String, format: String?, status: ItemStatus, bytes: Int64, width: Int?, height: Int?,
+        id: Int64, path: String, kind: MediaFormat.Kind, format: String?, status: ItemStatus, bytes: Int64, width: Int?, height: Int?,
         taken: Double?, takenSource: String?, make: String?, model: String?, software: String?, rating: Int?,
         orientation: Int?, duration: Double?, metrics: Metrics?, phash: UInt64?, dhash: UInt64?, contentHash: [UInt8]?,
         analyzedAt: String?, mtime: Int64, worstEyes: Double? = nil, pageScore: Double? = nil, takenAt: String? = nil
@@ -683,7 +683,7 @@ struct GroupItem: Sendable {
         ) { r in
             out.append(
                 GroupItem(
-                    id: r.int(0)!, path: r.string(1) ?? "", kind: r.string(2) ?? "other", format: r.string(3),
+                    id: r.int(0)!, path: r.string(1) ?? "", kind: r.string(2).flatMap(MediaFormat.Kind.init) ?? .other, format: r.string(3),
                     status: ItemStatus(rawValue: r.string(4) ?? "") ?? .pending, bytes: r.int(5) ?? 0,
                     width: r.int(6).map(Int.init), height: r.int(7).map(Int.init), taken: r.double(8), takenSource: r.string(9),
                     make: r.string(10), model: r.string(11), software: r.string(12), rating: r.int(13).map(Int.init),
@@ -691,7 +691,7 @@ struct GroupItem: Sendable {
                     duration: r.double(14), metrics: r.string(15).flatMap(Metrics.decode),
                     phash: r.int(16).map { UInt64(bitPattern: $0) }, dhash: r.int(17).map { UInt64(bitPattern: $0) },
                     contentHash: r.blob(18), analyzedAt: r.string(19), mtime: r.int(20) ?? 0, takenAt: r.string(22)))
-            out[out.count - 1].reasonCode = r.string(23)
+            out[out.count - 1].reasonCode = r.string(23).map(ReasonCode.init)
             out[out.count - 1].pixelHash = ContentKey(r.blob(24))
         }
         let eyes = try VisionScore.worstEyes(db)

@@ -5,7 +5,7 @@ import SnapSortSystem
 public struct Item: Sendable {
     public var id: Int64
     public var path: String
-    public var kind: String
+    public var kind: MediaFormat.Kind
     public var format: String?
     public var bytes: Int64
     public var width: Int?
@@ -44,13 +44,13 @@ public struct Item: Sendable {
     init(_ r: Row) {
         id = r.int(0)!
         path = r.string(1) ?? ""
-        kind = r.string(2) ?? "other"
+        kind = r.string(2).flatMap(MediaFormat.Kind.init) ?? .other
         format = r.string(3)
         bytes = r.int(4) ?? 0
         width = r.int(5).map(Int.init)
         height = r.int(6).map(Int.init)
         status = ItemStatus(rawValue: r.string(7) ?? "") ?? .pending
-        reason = r.string(8).map { Reason($0, r.string(9) ?? "") }
+        reason = r.string(8).map { Reason(ReasonCode(rawValue: $0), r.string(9) ?? "") }
         takenAt = r.string(10)
         takenTimestamp = r.double(11)
         takenSource = r.string(12)

@@ -18,7 +18,7 @@ public enum Report {
     public static func json(_ item: Item, groups: ReportGroups = ReportGroups()) -> JSON {
         var o: [(String, JSON)] = [
             ("path", .string(item.path)),
-            ("kind", .string(item.kind)),
+            ("kind", .string(item.kind.rawValue)),
             ("format", .opt(item.format)),
             ("bytes", .int(item.bytes)),
             ("taken_at", .opt(item.takenAt)),
@@ -26,9 +26,9 @@ public enum Report {
             ("width", .opt(item.width)),
             ("height", .opt(item.height)),
             ("status", .string(item.status.rawValue)),
-            ("reason", item.reason.map { JSON.object([("code", .string($0.code)), ("text", .string($0.text))]) } ?? .null),
+            ("reason", item.reason.map { JSON.object([("code", .string($0.code.rawValue)), ("text", .string($0.text))]) } ?? .null),
         ]
-        if item.kind == "video" { o.append(("duration_s", .opt(item.durationSeconds))) }
+        if item.kind == .video { o.append(("duration_s", .opt(item.durationSeconds))) }
         o.append(
             (
                 "camera",

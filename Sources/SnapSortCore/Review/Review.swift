@@ -134,12 +134,12 @@ public enum Review {
                 let reviewedBefore =
                     try db.scalar(
                         """
-                        SELECT count(*) FROM review_events WHERE file_id=? AND kind='decision' AND first_review=1 AND undone=0
+                        SELECT count(*) FROM review_events WHERE file_id=? AND kind = \(ReviewEventKind.decision.sql) AND first_review=1 AND undone=0
                         """, fileID) ?? 0
                 try db.run(
                     """
                     INSERT INTO review_events(ts, kind, file_id, decision, first_review, bytes, session_id, utc_offset)
-                    VALUES(?, 'decision', ?, ?, ?, ?, ?, ?)
+                    VALUES(?, \(ReviewEventKind.decision.sql), ?, ?, ?, ?, ?, ?)
                     """, ts, fileID, decision.rawValue, reviewedBefore == 0, decision == .trash ? item.bytes : 0, sessionID,
                     timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: ts)))
                 eventID = db.lastInsertRowID
@@ -382,7 +382,9 @@ public enum Review {
     public static func committedSinceLastUndoStep(library: Library) throws -> Int {
         let db = library.db
         let newest = try db.row("SELECT max(created_ts) FROM undo_steps")?.double(0) ?? 0
-        return Int(try db.scalar("SELECT count(*) FROM trash_ledger WHERE state = 'trashed' AND parent_id IS NULL AND trashed_ts > ?", newest) ?? 0)
+        return Int(
+            try db.scalar(
+                "SELECT count(*) FROM trash_ledger WHERE state = \(LedgerState.trashed.sql) AND parent_id IS NULL AND trashed_ts > ?", newest) ?? 0)
     }
 
     /// How many steps can be undone (a bulk action's decisions are one).
@@ -402,7 +404,7 @@ public enum Review {
             try db.scalar(
                 """
                 SELECT file_id FROM decisions d JOIN files f ON f.id=d.file_id
-                WHERE d.session_id=? AND d.decision='keep' AND \(Library.live("f")) AND f.kind='photo' ORDER BY d.decided_ts LIMIT 1
+                WHERE d.session_id=? AND d.decision = \(Decision.keep.sql) AND \(Library.live("f")) AND f.kind = \(MediaFormat.Kind.photo.sql) ORDER BY d.decided_ts LIMIT 1
                 """, s.id)
             ?? db.scalar(
                 """

@@ -118,7 +118,7 @@ public final class LibraryScanner: @unchecked Sendable {
         var status: FileStatus
         var kind: Kind
         /// For `retry`: the reason the last read failed.
-        var failedWith: String? = nil
+        var failedWith: ReasonCode? = nil
         /// For `changed` at its recorded size: the recorded content hash (the same bytes are a
         /// touch, not a change).
         var storedContent: [UInt8]? = nil
@@ -134,11 +134,11 @@ public final class LibraryScanner: @unchecked Sendable {
     /// A file that could not be read because it is no longer there (deleted or renamed after
     /// the walk listed it): nothing to record; the next scan or the agent's event sees it go.
     static func vanished(_ job: Job, _ r: AnalysisResult) -> Bool {
-        r.status == .unreadable && r.reason?.code == "io_error" && FileSystem.lstatusIfExists(job.path) == nil
+        r.status == .unreadable && r.reason?.code == .ioError && FileSystem.lstatusIfExists(job.path) == nil
     }
 
     /// The reasons of an `unreadable` row that a later read may not meet again.
-    static let passingReasons: Set<String> = ["permission", "io_error"]
+    static let passingReasons: Set<ReasonCode> = [.permission, .ioError]
 
     /// Scans each of `paths` (folders, or single files), reconciling only under them.
     /// `prewalked`: the same paths walked ahead under the same rules (used only for full
@@ -439,7 +439,7 @@ public final class LibraryScanner: @unchecked Sendable {
                 sameFile = false
             }
             if row.status == .gone, let trash = try library.trashState(of: row.id) {
-                if trash == "purged" || (trash == "trashed" && !sameFile) { continue }
+                if trash == .purged || (trash == .trashed && !sameFile) { continue }
             }
             guard let rowQuick, let rowContent else { continue }
             if quick == nil { quick = try? Analyzer.quickHash(path: path, size: st.size) }

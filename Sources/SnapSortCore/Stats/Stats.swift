@@ -190,7 +190,8 @@ public enum Stats {
 
     struct Event {
         var ts: Double
-        var kind: String
+        /// Nil for a word this version does not know (a newer SnapSort's): counted nowhere.
+        var kind: ReviewEventKind?
         var bytes: Int64
         var firstReview: Bool
         var fileID: Int64?
@@ -208,7 +209,8 @@ public enum Stats {
             """
         ).map {
             Event(
-                ts: $0.double(0) ?? 0, kind: $0.string(1) ?? "", bytes: $0.int(2) ?? 0, firstReview: ($0.int(3) ?? 0) != 0, fileID: $0.int(4),
+                ts: $0.double(0) ?? 0, kind: $0.string(1).flatMap(ReviewEventKind.init), bytes: $0.int(2) ?? 0, firstReview: ($0.int(3) ?? 0) != 0,
+                fileID: $0.int(4),
                 utcOffset: $0.int(5).map(Int.init))
         }
     }
@@ -229,17 +231,17 @@ public enum Stats {
         for e in events {
             let day = e.day(in: timeZone)
             switch e.kind {
-            case "decision":
+            case .decision:
                 if let f = e.fileID, !decidedOn[day, default: []].insert(f).inserted { break }
                 reviewedPerDay[day, default: 0] += 1
                 if e.firstReview { reviewedTotal += 1 }
-            case "cleared":
+            case .cleared:
                 bytesPerDay[day, default: 0] += e.bytes
                 if let f = e.fileID { clearedOn[f] = day }
-            case "restored":
+            case .restored:
                 let booked = e.fileID.flatMap { clearedOn.removeValue(forKey: $0) } ?? day
                 bytesPerDay[booked, default: 0] += e.bytes
-            default: break
+            case nil: break
             }
         }
         var cleared = Cleared()
@@ -279,7 +281,7 @@ public enum Stats {
         var files = Set<Int64>()
         for r in try library.db.rows(
             """
-            SELECT ts, file_id, utc_offset FROM review_events WHERE kind='decision' AND undone=0 AND ts >= ?
+            SELECT ts, file_id, utc_offset FROM review_events WHERE kind = \(ReviewEventKind.decision.sql) AND undone=0 AND ts >= ?
             """, now.timeIntervalSince1970 - 2 * 86_400)
         where LocalDay.of(r.double(0) ?? 0, utcOffset: r.int(2).map(Int.init), else: timeZone) == today {
             files.insert(r.int(1) ?? -1)
@@ -349,11 +351,14 @@ public enum Stats {
     /// event, the others two sums).
     static func milestonesReached(library: Library, clock: Clock, timeZone: TimeZone, streak withStreak: Bool) throws -> [String] {
         let db = library.db
-        let cleared = try db.scalar("SELECT COALESCE(sum(bytes),0) FROM review_events WHERE kind IN ('cleared','restored') AND undone=0") ?? 0
-        let reviewed = Int(try db.scalar("SELECT count(*) FROM review_events WHERE kind='decision' AND first_review=1 AND undone=0") ?? 0)
+        let cleared =
+            try db.scalar("SELECT COALESCE(sum(bytes),0) FROM review_events WHERE kind IN \(ReviewEventKind.sql([.cleared, .restored])) AND undone=0")
+            ?? 0
+        let reviewed = Int(
+            try db.scalar("SELECT count(*) FROM review_events WHERE kind = \(ReviewEventKind.decision.sql) AND first_review=1 AND undone=0") ?? 0)
         var out = byteMilestones.filter { cleared >= $0.1 }.map(\.0) + reviewMilestones.filter { reviewed >= $0.1 }.map(\.0)
         if withStreak {
-            let days = Set(try events(library).filter { $0.kind == "decision" }.map { $0.day(in: timeZone) })
+            let days = Set(try events(library).filter { $0.kind == .decision }.map { $0.day(in: timeZone) })
             let s = streak(days: days, today: LocalDay(clock.now(), in: timeZone))
             out += streakMilestones.filter { s.longest >= $0.1 }.map(\.0)
         }

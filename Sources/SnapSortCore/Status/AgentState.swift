@@ -3,7 +3,7 @@ import Foundation
 /// What the agent is doing, as the status file's `agent.state` says it (a contract: bars and
 /// scripts match these words). One place for the wording every front end shows of it: the
 /// systemd `STATUS=` line here, the bars' text in `StatusSummary`.
-public enum AgentState: String, Sendable, CaseIterable {
+public enum AgentState: RawRepresentable, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     case starting, scanning, analyzing, grouping, watching, paused, stopping, stopped
     /// The agent runs but cannot use its library (an emptied file, `Library+Refusal`): it waits
     /// for the person to decide (`snapsort backup restore`, or the file moved aside); why is
@@ -14,13 +14,42 @@ public enum AgentState: String, Sendable, CaseIterable {
     /// backlog: the files found to look at and not analyzed yet (growing while the walk finds
     /// them). Work, as `analyzing` is, but said at once (a backlog is never a short burst).
     case reconciling
+    /// A word this version does not know (a newer agent's status file): read and shown as it
+    /// was written, never dropped nor taken for another state.
+    case other(String)
+
+    /// The states this version writes.
+    public static let allCases: [AgentState] = [
+        .starting, .scanning, .analyzing, .grouping, .watching, .paused, .stopping, .stopped, .error, .reconciling,
+    ]
+
+    /// The state a word names; `other` for a word this version does not know.
+    public init(rawValue: String) {
+        self = Self.allCases.first { $0.rawValue == rawValue } ?? .other(rawValue)
+    }
+
+    /// The word the status file says.
+    public var rawValue: String {
+        switch self {
+        case .starting: "starting"
+        case .scanning: "scanning"
+        case .analyzing: "analyzing"
+        case .grouping: "grouping"
+        case .watching: "watching"
+        case .paused: "paused"
+        case .stopping: "stopping"
+        case .stopped: "stopped"
+        case .error: "error"
+        case .reconciling: "reconciling"
+        case .other(let word): word
+        }
+    }
+
+    public var description: String { rawValue }
 
     /// The states of work: the agent left idle for them (a short burst of them is not shown,
     /// `AgentOptions.quietWork`), and they count their progress.
     public var isWork: Bool { self == .scanning || self == .analyzing || self == .grouping || self == .reconciling }
-
-    /// The state a document says, nil for a word this version does not know (a newer agent's).
-    public init?(_ document: StatusDocument.Agent) { self.init(rawValue: document.state) }
 
     /// The `STATUS=` line systemd shows in `systemctl --user status snapsort` (sd_notify(3)):
     /// "Analyzing 1 204 of 5 310 …", "Watching 12 431 photos in 3 library folders".
@@ -29,7 +58,7 @@ public enum AgentState: String, Sendable, CaseIterable {
         let n = StatusSummary.number
         let folders = "\(roots) library folder\(roots == 1 ? "" : "s")"
         var s: String
-        switch AgentState(a) {
+        switch a.state {
         case .analyzing: s = "Analyzing \(n(a.done)) of \(n(a.total)) …"
         case .scanning: s = "Checking folders …"
         case .grouping: s = "Grouping \(n(a.total)) photos …"

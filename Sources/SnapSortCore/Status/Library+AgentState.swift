@@ -39,7 +39,7 @@ extension Library {
 
     /// Live items and how many of them are analyzed (not pending).
     public func itemCounts() throws -> (total: Int, analyzed: Int) {
-        let r = try db.row("SELECT count(*), coalesce(sum(status != 'pending'), 0) FROM files WHERE \(Library.live())")
+        let r = try db.row("SELECT count(*), coalesce(sum(status != \(ItemStatus.pending.sql)), 0) FROM files WHERE \(Library.live())")
         return (Int(r?.int(0) ?? 0), Int(r?.int(1) ?? 0))
     }
 }

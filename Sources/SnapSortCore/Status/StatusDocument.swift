@@ -12,8 +12,9 @@ public struct StatusDocument: Sendable, Equatable {
     /// What the agent is doing.
     public struct Agent: Sendable, Equatable {
         /// `starting` | `scanning` | `analyzing` | `grouping` | `watching` | `paused` | `stopping` | `stopped` |
-        /// `error` (the library cannot be used; `last_error` says why).
-        public var state: String
+        /// `error` (the library cannot be used; `last_error` says why); a newer agent's word is
+        /// kept as `AgentState.other`.
+        public var state: AgentState
         public var pid: Int?
         public var done: Int
         public var total: Int
@@ -35,7 +36,7 @@ public struct StatusDocument: Sendable, Equatable {
         public var pausedUntil: Date?
 
         public init(
-            state: String, pid: Int? = nil, done: Int = 0, total: Int = 0, degraded: Bool = false, lastError: String? = nil,
+            state: AgentState, pid: Int? = nil, done: Int = 0, total: Int = 0, degraded: Bool = false, lastError: String? = nil,
             lastErrorSeverity: String? = nil, offlineRoots: [String] = [], pending: Int = 0, pausedUntil: Date? = nil
         ) {
             self.offlineRoots = offlineRoots
@@ -144,7 +145,7 @@ public struct StatusDocument: Sendable, Equatable {
             (
                 "agent",
                 .object([
-                    ("state", .string(agent.state)), ("pid", .opt(agent.pid)), ("done", .int(agent.done)), ("total", .int(agent.total)),
+                    ("state", .string(agent.state.rawValue)), ("pid", .opt(agent.pid)), ("done", .int(agent.done)), ("total", .int(agent.total)),
                     ("degraded", .bool(agent.degraded)), ("last_error", .opt(agent.lastError)),
                     ("last_error_severity", .opt(agent.lastErrorSeverity)),
                     ("offline_roots", .array(agent.offlineRoots.map { .string($0) })),
@@ -174,7 +175,7 @@ public struct StatusDocument: Sendable, Equatable {
         guard j["schema_version"]?.intValue != nil, let a = j["agent"], let state = a["state"]?.stringValue else { return nil }
         updatedAt = j["updated_at"]?.stringValue.flatMap(StatusTimestamp.date) ?? Date(timeIntervalSince1970: 0)
         agent = Agent(
-            state: state, pid: a["pid"]?.intValue, done: a["done"]?.intValue ?? 0, total: a["total"]?.intValue ?? 0,
+            state: AgentState(rawValue: state), pid: a["pid"]?.intValue, done: a["done"]?.intValue ?? 0, total: a["total"]?.intValue ?? 0,
             degraded: a["degraded"]?.boolValue ?? false, lastError: a["last_error"]?.stringValue,
             lastErrorSeverity: a["last_error_severity"]?.stringValue,
             offlineRoots: a["offline_roots"]?.arrayValue?.compactMap(\.stringValue) ?? [],

@@ -57,8 +57,8 @@ public struct StatusSummary: Sendable {
 
     public init(_ d: StatusDocument) {
         let a = d.agent
-        state = a.state
-        let known = AgentState(a)
+        state = a.state.rawValue
+        let known = a.state
         let review = d.awaitingReview ?? d.groups.reduce(0) { $0 + $1.items }
         switch known {
         case .grouping:
@@ -119,8 +119,8 @@ public struct StatusSummary: Sendable {
         }
         let warning = a.isWarningOnly || !a.offlineRoots.isEmpty
         // Degraded (the watch limit, some folders polled) is a warning with a class of its own.
-        cssClass = a.lastError != nil && !a.isWarningOnly ? "error" : a.degraded ? "degraded" : a.state
-        isWarning = warning && cssClass == a.state
+        cssClass = a.lastError != nil && !a.isWarningOnly ? "error" : a.degraded ? "degraded" : a.state.rawValue
+        isWarning = warning && cssClass == a.state.rawValue
         // Seen on every bar, not only in waybar's tooltip: polybar, i3blocks and i3status-rust
         // have none, and a missing notification server or an unplugged drive looked like any day.
         if a.degraded || a.lastError != nil || warning {
@@ -135,7 +135,7 @@ public struct StatusSummary: Sendable {
         } else {
             percentage = 100
         }
-        if let g = d.goal, g.target > 0, !(known?.isWork ?? false) && known != .starting {
+        if let g = d.goal, g.target > 0, !known.isWork && known != .starting {
             percentage = min(100, g.doneToday * 100 / g.target)
         }
         var lines = ["Agent: \(a.state)" + (a.pid.map { " (pid \($0))" } ?? "")]

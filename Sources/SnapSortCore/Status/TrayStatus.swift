@@ -36,7 +36,7 @@ public struct TrayStatus: Sendable, Equatable {
         title = s.text
         toolTip = s.tooltip
         today = d.goal.map { "\($0.doneToday) reviewed today · goal \($0.target)" }
-        paused = AgentState(a) == .paused
+        paused = a.state == .paused
         color = s.color
         icon = warning ? .attention : paused ? .paused : review > 0 ? .review : .normal
     }

@@ -82,7 +82,7 @@ public enum Backup {
             return (try? db.scalar("SELECT count(*) FROM \(table)")).map { Int($0) }
         }
         guard (try? db.userVersion) ?? 0 > 0,
-            let files = (try? db.scalar("SELECT count(*) FROM files WHERE status != 'gone'")).map({ Int($0) }),
+            let files = (try? db.scalar("SELECT count(*) FROM files WHERE \(Library.live())")).map({ Int($0) }),
             let decisions = count("decisions"), let events = count("review_events")
         else { return nil }
         return Contents(files: files, decisions: decisions, events: events)

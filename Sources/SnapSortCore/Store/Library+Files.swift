@@ -41,14 +41,14 @@ extension Library {
 
     /// `[lower, upper)` bounds selecting every path strictly under `dir`.
     /// How many live items at or under `dir` have each decision (what `forget` takes with them).
-    public func decisionCounts(under dir: String) throws -> [(decision: String, count: Int)] {
+    public func decisionCounts(under dir: String) throws -> [(decision: Decision, count: Int)] {
         let (lo, hi) = Library.prefixBounds(dir)
         return try db.rows(
             """
             SELECT d.decision, count(*) FROM decisions d JOIN files f ON f.id = d.file_id
             WHERE \(Library.live("f")) AND (f.path = ? OR (f.path >= ? AND f.path < ?)) GROUP BY d.decision ORDER BY d.decision
             """, dir, lo, hi
-        ).compactMap { r in r.string(0).map { ($0, Int(r.int(1) ?? 0)) } }
+        ).compactMap { r in r.string(0).flatMap(Decision.init).map { ($0, Int(r.int(1) ?? 0)) } }
     }
 
     /// The paths under folder `dir` sort in [lo, hi): its "/"-terminated prefix up to the same
@@ -99,8 +99,8 @@ extension Library {
     /// Rows of this size that could be the source of a move: tombstones and live rows
     /// (the caller checks whether a live row's file still exists).
     /// The reason code of a row (why its file was not analyzed), nil when none.
-    public func reasonCode(id: Int64) throws -> String? {
-        try db.rows("SELECT reason_code FROM files WHERE id = ?", id).first?.string(0)
+    public func reasonCode(id: Int64) throws -> ReasonCode? {
+        try db.rows("SELECT reason_code FROM files WHERE id = ?", id).first?.string(0).map(ReasonCode.init)
     }
 
     public func moveCandidates(size: Int64) throws -> [(StoredIdentity, quick: [UInt8]?, content: [UInt8]?)] {
@@ -161,19 +161,14 @@ extension Library {
         let ts = StatusTimestamp.string(at)
         for id in ids {
             try db.run(
-                "UPDATE files SET status='\(Library.goneStatus)', gone_at=?, deleted=? WHERE id=?", ts, deleted ? 1 : 0, id)
+                "UPDATE files SET status=\(ItemStatus.gone.sql), gone_at=?, deleted=? WHERE id=?", ts, deleted ? 1 : 0, id)
         }
     }
 
-    /// The status a tombstone had before it went: re-derived from its stored analysis.
+    /// The status a tombstone had before it went: the one its stored reason implies
+    /// (`ReasonCode.status`, the analysis's own rule), `ok` without a reason.
     func revivedStatus(id: Int64) throws -> ItemStatus {
-        let r = try db.row("SELECT reason_code, metrics FROM files WHERE id=?", id)
-        switch r?.string(0) {
-        case "truncated": return .damaged
-        case "empty", "not_media", "unknown_format", "decode_error", "too_large", "permission", "io_error": return .unreadable
-        case "unsupported_format", "too_large_to_analyze": return .unsupported
-        default: return .ok
-        }
+        try reasonCode(id: id)?.status ?? .ok
     }
 
     /// Writes an analysis result: a new row when `id` is nil, else an update.
@@ -186,7 +181,7 @@ extension Library {
             path, UInt64(st.device), UInt64(st.inode), st.size, st.mtimeNanoseconds,
             r.quickHash.map { SQLValue.blob($0) } ?? .null, r.contentHash.map { SQLValue.blob($0) } ?? .null,
             r.kind.rawValue, r.format.rawValue, r.width, r.height, r.status.rawValue,
-            r.reason?.code, r.reason?.text,
+            r.reason?.code.rawValue, r.reason?.text,
             r.capture?.text, r.capture?.timestamp, r.capture?.source.rawValue,
             r.exif?.make, r.exif?.model, r.exif?.lens, r.exif?.software,
             r.exif?.orientation, r.exif.map { $0.hasGPS ? 1 : 0 }, r.rating, r.exifOffset,
@@ -218,8 +213,8 @@ extension Library {
             """
             INSERT INTO roots(path, device, state, last_scan_at) VALUES(?,?,?,?)
             ON CONFLICT(path) DO UPDATE SET device=COALESCE(excluded.device, roots.device), state=excluded.state,
-              last_scan_at=CASE WHEN excluded.state='online' THEN excluded.last_scan_at ELSE roots.last_scan_at END
-            """, path, device, online ? "online" : "offline", ts)
+              last_scan_at=CASE WHEN excluded.state=\(RootState.online.sql) THEN excluded.last_scan_at ELSE roots.last_scan_at END
+            """, path, device, (online ? RootState.online : .offline).rawValue, ts)
     }
 
     /// Whether the library has a root at `path`, or rows at or under it.
@@ -235,10 +230,11 @@ extension Library {
     }
 
     /// The state of the newest Trash ledger entry of a file SnapSort moved to the Trash
-    /// (`trashed`, `restored`, `purged`, …), nil when it never did.
-    public func trashState(of id: Int64) throws -> String? {
-        try db.row("SELECT state FROM trash_ledger WHERE file_id = ? AND state IN ('trashed','purged','restored') ORDER BY id DESC LIMIT 1", id)?
-            .string(0)
+    /// (`trashed`, `restored`, `purged`), nil when it never did.
+    public func trashState(of id: Int64) throws -> LedgerState? {
+        try db.row(
+            "SELECT state FROM trash_ledger WHERE file_id = ? AND state IN \(LedgerState.sql(LedgerState.afterTheMove)) ORDER BY id DESC LIMIT 1", id
+        )?.string(0).flatMap(LedgerState.init)
     }
 
     /// Forgets the listing stamps of `dir` and the folders under it: their rows changed

@@ -10,11 +10,8 @@ import Foundation
 /// `UPDATE` cannot go through a view, `INDEXED BY` names a table's index, and a view over `files`
 /// would stand in the way of a migration that rebuilds the table.
 extension Library {
-    /// The tombstones' status: a row with it is a file that went.
-    static let goneStatus = ItemStatus.gone.rawValue
-
     /// `\(Library.live())`, or `\(Library.live("f"))` for the `files` table named `alias` in a join.
     static func live(_ alias: String? = nil) -> String {
-        (alias.map { $0 + "." } ?? "") + "status != '\(goneStatus)'"
+        (alias.map { $0 + "." } ?? "") + "status != \(ItemStatus.gone.sql)"
     }
 }

@@ -55,9 +55,9 @@ public enum LastCopies {
             SELECT s.file_id, s.set_key,
                    EXISTS(SELECT 1 FROM similar_sets o JOIN files fo ON fo.id = o.file_id
                           WHERE o.set_key = s.set_key AND o.file_id != s.file_id AND \(Library.live("fo"))
-                            AND NOT EXISTS(SELECT 1 FROM decisions d WHERE d.file_id = o.file_id AND d.decision = 'trash')),
+                            AND NOT EXISTS(SELECT 1 FROM decisions d WHERE d.file_id = o.file_id AND d.decision = \(Decision.trash.sql))),
                    EXISTS(SELECT 1 FROM similar_sets c WHERE c.set_key = s.set_key AND c.duplicate_of IS NOT NULL)
-            FROM similar_sets s JOIN decisions sd ON sd.file_id = s.file_id AND sd.decision = 'trash'
+            FROM similar_sets s JOIN decisions sd ON sd.file_id = s.file_id AND sd.decision = \(Decision.trash.sql)
             WHERE s.set_key IN (\(Library.liveSetKeys))
             """)
         for r in rows {
@@ -128,7 +128,7 @@ extension Library {
                 """
                 SELECT s.keeper, o.path, EXISTS(SELECT 1 FROM keeper_choices k WHERE k.file_id = s.file_id) FROM similar_sets s
                 LEFT JOIN files o ON o.id = s.duplicate_of AND \(Library.live("o"))
-                  AND NOT EXISTS(SELECT 1 FROM decisions d WHERE d.file_id = o.id AND d.decision = 'trash')
+                  AND NOT EXISTS(SELECT 1 FROM decisions d WHERE d.file_id = o.id AND d.decision = \(Decision.trash.sql))
                 WHERE s.file_id = ? AND s.set_key IN (\(Library.liveSetKeys))
                 """, fileID)
         else { return nil }

@@ -195,8 +195,8 @@ public enum Trash {
                    d.reviewed_size, d.reviewed_mtime_ns, d.reviewed_hash, d.decided_ts,
                    d.reviewed_device, d.reviewed_inode, d.reviewed_btime_ns
             FROM decisions d JOIN files f ON f.id=d.file_id
-            WHERE d.decision='trash' AND \(Library.live("f")) AND (?1 IS NULL OR d.file_id = ?1)
-              AND NOT EXISTS(SELECT 1 FROM trash_ledger l WHERE l.file_id=f.id AND l.state='planned')
+            WHERE d.decision = \(Decision.trash.sql) AND \(Library.live("f")) AND (?1 IS NULL OR d.file_id = ?1)
+              AND NOT EXISTS(SELECT 1 FROM trash_ledger l WHERE l.file_id=f.id AND l.state = \(LedgerState.planned.sql))
             ORDER BY d.decided_ts, f.id
             """, fileID
         ).map { r in
@@ -218,7 +218,7 @@ public enum Trash {
         let r = try library.db.row(
             """
             SELECT count(*), COALESCE(sum(f.size),0) FROM decisions d JOIN files f ON f.id=d.file_id
-            WHERE d.decision='trash' AND \(Library.live("f"))
+            WHERE d.decision = \(Decision.trash.sql) AND \(Library.live("f"))
             """)
         return (Int(r?.int(0) ?? 0), r?.int(1) ?? 0)
     }
@@ -229,7 +229,7 @@ public enum Trash {
         try library.db.rows(
             """
             SELECT id, file_id, original_path, trash_dir, trash_name, bytes, trashed_ts, parent_id, info FROM trash_ledger
-            WHERE state='trashed' ORDER BY trashed_ts, id
+            WHERE state = \(LedgerState.trashed.sql) ORDER BY trashed_ts, id
             """
         ).map(trashedFile)
     }
@@ -301,7 +301,7 @@ public enum Trash {
         try library.db.rows(
             """
             SELECT id, file_id, parent_id, original_path, trash_dir, trash_name, info, bytes, device, inode, mtime_ns
-            FROM trash_ledger WHERE state='planned' ORDER BY id
+            FROM trash_ledger WHERE state = \(LedgerState.planned.sql) ORDER BY id
             """
         ).map {
             Ledger(
@@ -326,7 +326,7 @@ public enum Trash {
                 // this commit's list (staged rows in flight are not listed).
                 var only = only
                 if only != nil {
-                    try library.db.forEach("SELECT file_id FROM trash_ledger WHERE state='planned' AND file_id IS NOT NULL") {
+                    try library.db.forEach("SELECT file_id FROM trash_ledger WHERE state = \(LedgerState.planned.sql) AND file_id IS NOT NULL") {
                         only?.insert($0.int(0)!)
                     }
                 }
@@ -390,7 +390,7 @@ public enum Trash {
             let id = l.int(0), let path = l.string(1), l.int(3) == 1
         else { return [] }
         var out: [TrashOutcome] = []
-        if l.string(2) == "trashed" {
+        if l.string(2) == LedgerState.trashed.rawValue {
             for side in try Sidecars.all(of: id, path: path, library: library) where try sidecarMayTravel(library, side, photoID: id) {
                 guard let sst = FileSystem.lstatusIfExists(side), sst.isRegular else { continue }
                 let sideID = try library.liveRow(path: side)?.id
@@ -437,7 +437,7 @@ public enum Trash {
     static func skip(_ library: Library, fileID: Int64?, path: String, bytes: Int64, reason: String, clock: Clock) throws -> TrashOutcome {
         try library.db.run(
             """
-            INSERT INTO trash_ledger(file_id, original_path, state, reason, bytes, planned_ts) VALUES(?,?,'skipped',?,?,?)
+            INSERT INTO trash_ledger(file_id, original_path, state, reason, bytes, planned_ts) VALUES(?,?,\(LedgerState.skipped.sql),?,?,?)
             """, fileID, path, reason, bytes, clock.now().timeIntervalSince1970)
         return TrashOutcome(path: path, bytes: bytes, result: .skipped(reason), isSidecar: false)
     }
@@ -475,7 +475,7 @@ public enum Trash {
                 """
                 INSERT INTO trash_ledger(file_id, parent_id, original_path, trash_dir, trash_name, info, state, bytes, device, inode, mtime_ns, planned_ts, real_dir,
                     sidecars_pending)
-                VALUES(?,?,?,?,?,?,'planned',?,?,?,?,?,?,?)
+                VALUES(?,?,?,?,?,?,\(LedgerState.planned.sql),?,?,?,?,?,?,?)
                 """, fileID, parentID, path, loc.directory, base, info, st.size, st.device, st.inode, st.mtimeNanoseconds, now.timeIntervalSince1970,
                 realDir.isEmpty ? "/" : realDir, parentID == nil && fileID != nil ? 1 : 0)
             ledger.id = library.db.lastInsertRowID
@@ -494,7 +494,7 @@ public enum Trash {
                 } catch let e as SystemError where e.code == .errno(EEXIST) {
                     n += 1
                 } catch {
-                    try finish(library, ledger, state: "skipped", reason: "cannot write its .trashinfo: \(error)", clock: clock)
+                    try finish(library, ledger, state: .skipped, reason: "cannot write its .trashinfo: \(error)", clock: clock)
                     return TrashOutcome(
                         path: path, bytes: st.size, result: .skipped("cannot write its .trashinfo: \(error)"), isSidecar: parentID != nil)
                 }
@@ -503,7 +503,7 @@ public enum Trash {
             // Last identity check right before the move.
             guard let now2 = FileSystem.lstatusIfExists(path), ledger.matches(now2) else {
                 try? FileSystem.remove(ledger.infoPath)
-                try finish(library, ledger, state: "skipped", reason: "changed while committing", clock: clock)
+                try finish(library, ledger, state: .skipped, reason: "changed while committing", clock: clock)
                 return TrashOutcome(path: path, bytes: st.size, result: .skipped("changed while committing"), isSidecar: parentID != nil)
             }
             do {
@@ -513,14 +513,14 @@ public enum Trash {
                 if e.code == .errno(EXDEV) && loc.isHome && preferHome {
                     // The home trash is on another mount after all (e.g. a bind mount): never
                     // copy — try the Trash of the file's own mount.
-                    try finish(library, ledger, state: "abandoned", reason: "home trash on another mount", clock: clock)
+                    try finish(library, ledger, state: .abandoned, reason: "home trash on another mount", clock: clock)
                     preferHome = false
                     continue
                 }
                 if e.code == .errno(EXDEV), deviceTop == nil, let top = TrashLocator.deviceTop(ofFile: real), top != loc.topDirectory {
                     // The file's device ends below its mount (a btrfs subvolume not mounted on
                     // its own): the Trash at that device's top, as file managers use.
-                    try finish(library, ledger, state: "abandoned", reason: "its mount's trash is on another device", clock: clock)
+                    try finish(library, ledger, state: .abandoned, reason: "its mount's trash is on another device", clock: clock)
                     preferHome = false
                     deviceTop = top
                     continue
@@ -529,7 +529,7 @@ public enum Trash {
                     e.code == .errno(EXDEV)
                     ? "its Trash is on another file system; SnapSort never copies, left in place"
                     : "cannot move it into the Trash: \(e.message)"
-                try finish(library, ledger, state: "skipped", reason: why, clock: clock)
+                try finish(library, ledger, state: .skipped, reason: why, clock: clock)
                 return TrashOutcome(path: path, bytes: st.size, result: .skipped(why), isSidecar: parentID != nil)
             }
             FileSystem.syncDirectory(of: ledger.trashPath)
@@ -564,8 +564,8 @@ public enum Trash {
         return "\(name[..<dot]).\(n)\(name[dot...])"
     }
 
-    static func finish(_ library: Library, _ l: Ledger, state: String, reason: String?, clock: Clock) throws {
-        try library.db.run("UPDATE trash_ledger SET state=?, reason=? WHERE id=?", state, reason, l.id)
+    static func finish(_ library: Library, _ l: Ledger, state: LedgerState, reason: String?, clock: Clock) throws {
+        try library.db.run("UPDATE trash_ledger SET state=?, reason=? WHERE id=?", state.rawValue, reason, l.id)
     }
 
     /// The file is in the Trash: the ledger says so, its row becomes a tombstone (a restore
@@ -573,13 +573,13 @@ public enum Trash {
     static func recordTrashed(_ library: Library, _ l: Ledger, clock: Clock, timeZone: TimeZone? = nil) throws {
         let now = clock.now()
         try library.db.transaction {
-            try library.db.run("UPDATE trash_ledger SET state='trashed', trashed_ts=? WHERE id=?", now.timeIntervalSince1970, l.id)
+            try library.db.run("UPDATE trash_ledger SET state = \(LedgerState.trashed.sql), trashed_ts=? WHERE id=?", now.timeIntervalSince1970, l.id)
             if let f = l.fileID {
                 try library.markGone(ids: [f], at: now)
                 try Review.sealHistory(fileID: f, library: library)
             }
             try library.db.run(
-                "INSERT INTO review_events(ts, kind, file_id, bytes, utc_offset) VALUES(?, 'cleared', ?, ?, ?)",
+                "INSERT INTO review_events(ts, kind, file_id, bytes, utc_offset) VALUES(?, \(ReviewEventKind.cleared.sql), ?, ?, ?)",
                 now.timeIntervalSince1970, l.fileID, l.bytes, timeZone.map { $0.secondsFromGMT(for: now) })
         }
     }
@@ -602,7 +602,7 @@ public enum Trash {
         let planned = try loadPlanned(library)
         for l in planned {
             if env == nil, let parent = l.parentID,
-                try library.db.row("SELECT state FROM trash_ledger WHERE id=?", parent)?.string(0) == "trashed",
+                try library.db.row("SELECT state FROM trash_ledger WHERE id=?", parent)?.string(0) == LedgerState.trashed.rawValue,
                 FileSystem.lstatusIfExists(l.originalPath).map(l.matches) == true
             {
                 continue
@@ -617,9 +617,9 @@ public enum Trash {
             } else {
                 removeOurInfo(l)
                 if let a = atHome, l.matches(a) {
-                    try finish(library, l, state: "abandoned", reason: "interrupted before the move; still in place", clock: clock)
+                    try finish(library, l, state: .abandoned, reason: "interrupted before the move; still in place", clock: clock)
                     if let parent = l.parentID,
-                        try library.db.row("SELECT state FROM trash_ledger WHERE id=?", parent)?.string(0) == "trashed"
+                        try library.db.row("SELECT state FROM trash_ledger WHERE id=?", parent)?.string(0) == LedgerState.trashed.rawValue
                     {
                         // A sidecar whose photo made it: send it after its photo now.
                         if let env, let st = FileSystem.lstatusIfExists(l.originalPath), st.isRegular {
@@ -631,7 +631,7 @@ public enum Trash {
                         }
                     }
                 } else {
-                    try finish(library, l, state: "skipped", reason: "missing: neither in place nor in the Trash", clock: clock)
+                    try finish(library, l, state: .skipped, reason: "missing: neither in place nor in the Trash", clock: clock)
                     report.outcomes.append(
                         TrashOutcome(
                             path: l.originalPath, bytes: l.bytes,
@@ -642,7 +642,7 @@ public enum Trash {
         // Photos that went while their sidecars did not (killed between the two): their
         // sidecars go now, as the commit would have sent them.
         if let env {
-            for r in try library.db.rows("SELECT id FROM trash_ledger WHERE sidecars_pending=1 AND state != 'planned' ORDER BY id") {
+            for r in try library.db.rows("SELECT id FROM trash_ledger WHERE sidecars_pending=1 AND state != \(LedgerState.planned.sql) ORDER BY id") {
                 report.outcomes += try sendSidecars(library: library, clock: clock, env: env, ledgerID: r.int(0)!)
             }
         }
@@ -727,7 +727,7 @@ public enum Trash {
                     let r = try library.db.row(
                         """
                         SELECT id, file_id, original_path, trash_dir, trash_name, bytes, trashed_ts, parent_id, info FROM trash_ledger
-                        WHERE id=? AND state='trashed'
+                        WHERE id=? AND state = \(LedgerState.trashed.sql)
                         """, id)
                 else { continue }
                 let t = trashedFile(r)
@@ -737,7 +737,7 @@ public enum Trash {
                 for sr in try library.db.rows(
                     """
                     SELECT id, file_id, original_path, trash_dir, trash_name, bytes, trashed_ts, parent_id, info FROM trash_ledger
-                    WHERE parent_id=? AND state='trashed'
+                    WHERE parent_id=? AND state = \(LedgerState.trashed.sql)
                     """, id)
                 {
                     var o = try restoreOne(
@@ -763,10 +763,14 @@ public enum Trash {
                     out += try unstage(fileIDs: [row.id], library: library, clock: clock, steps: &steps)
                     continue
                 }
-                let ids = try library.db.rows("SELECT id FROM trash_ledger WHERE original_path=? AND state='trashed' ORDER BY id DESC LIMIT 1", p)
-                    .compactMap { $0.int(0) }
+                let ids = try library.db.rows(
+                    "SELECT id FROM trash_ledger WHERE original_path=? AND state = \(LedgerState.trashed.sql) ORDER BY id DESC LIMIT 1", p
+                )
+                .compactMap { $0.int(0) }
                 if ids.isEmpty {
-                    let purged = try library.db.scalar("SELECT count(*) FROM trash_ledger WHERE original_path=? AND state='purged'", p) ?? 0 > 0
+                    let purged =
+                        try library.db.scalar("SELECT count(*) FROM trash_ledger WHERE original_path=? AND state = \(LedgerState.purged.sql)", p) ?? 0
+                        > 0
                     let why =
                         purged
                         ? "it was removed from the Trash (emptied): it cannot be restored"
@@ -788,16 +792,17 @@ public enum Trash {
         return try library.withTrashLock {
             _ = try noticeRestores(library: library, clock: clock)
             var out = try unstage(fileIDs: staged(library: library).map(\.fileID), library: library, clock: clock, steps: &steps)
-            let ids = try library.db.rows("SELECT id FROM trash_ledger WHERE state='trashed' AND parent_id IS NULL ORDER BY id").compactMap {
-                $0.int(0)
-            }
+            let ids = try library.db.rows("SELECT id FROM trash_ledger WHERE state = \(LedgerState.trashed.sql) AND parent_id IS NULL ORDER BY id")
+                .compactMap {
+                    $0.int(0)
+                }
             out += try restore(ledgerIDs: ids, library: library, clock: clock, steps: &steps)
             // Sidecars whose photo is no longer in the Trash (restored or purged meanwhile); those of
             // a photo that stayed stay with it.
             let orphans = try library.db.rows(
                 """
                 SELECT s.id FROM trash_ledger s LEFT JOIN trash_ledger p ON p.id = s.parent_id
-                WHERE s.state='trashed' AND s.parent_id IS NOT NULL AND (p.id IS NULL OR p.state != 'trashed') ORDER BY s.id
+                WHERE s.state = \(LedgerState.trashed.sql) AND s.parent_id IS NOT NULL AND (p.id IS NULL OR p.state != \(LedgerState.trashed.sql)) ORDER BY s.id
                 """
             ).compactMap { $0.int(0) }
             for id in orphans {
@@ -827,7 +832,7 @@ public enum Trash {
         case .unreachable:
             return skipped("its Trash (\(trashDir)) is not there now (a drive not mounted?); nothing was changed")
         case .gone:
-            try library.db.run("UPDATE trash_ledger SET state='purged', reason='no longer in the Trash' WHERE id=?", t.ledgerID)
+            try library.db.run("UPDATE trash_ledger SET state = \(LedgerState.purged.sql), reason='no longer in the Trash' WHERE id=?", t.ledgerID)
             return skipped("no longer in the Trash (it was emptied or removed; a file there under its name now is another one)")
         }
         if FileSystem.exists(t.originalPath) { return skipped("a file exists at its original path; not overwritten") }
@@ -880,7 +885,8 @@ public enum Trash {
         let now = clock.now()
         return try library.db.transaction {
             var step: Int64?
-            try library.db.run("UPDATE trash_ledger SET state='restored', restored_ts=? WHERE id=?", now.timeIntervalSince1970, t.ledgerID)
+            try library.db.run(
+                "UPDATE trash_ledger SET state = \(LedgerState.restored.sql), restored_ts=? WHERE id=?", now.timeIntervalSince1970, t.ledgerID)
             if let f = t.fileID, let st = FileSystem.lstatusIfExists(t.originalPath) {
                 if let row = try library.item(id: f) {
                     if row.status == .gone || row.path != t.originalPath {
@@ -899,7 +905,7 @@ public enum Trash {
                 }
             }
             try library.db.run(
-                "INSERT INTO review_events(ts, kind, file_id, bytes) VALUES(?, 'restored', ?, ?)",
+                "INSERT INTO review_events(ts, kind, file_id, bytes) VALUES(?, \(ReviewEventKind.restored.sql), ?, ?)",
                 now.timeIntervalSince1970, t.fileID, -t.bytes)
             // A "100 MB cleared" badge goes with the bytes put back (as one goes with an undo).
             try Stats.withdrawMilestones(library: library, clock: clock)
@@ -927,7 +933,7 @@ public enum Trash {
             for r in try library.db.rows(
                 """
                 SELECT id, file_id, original_path, trash_dir, trash_name, bytes, trashed_ts, parent_id, info, device, inode, mtime_ns
-                FROM trash_ledger WHERE state='trashed'
+                FROM trash_ledger WHERE state = \(LedgerState.trashed.sql)
                 """)
             {
                 let t = trashedFile(r)
@@ -957,7 +963,7 @@ public enum Trash {
                     for sr in try library.db.rows(
                         """
                         SELECT id, file_id, original_path, trash_dir, trash_name, bytes, trashed_ts, parent_id, info FROM trash_ledger
-                        WHERE parent_id=? AND state='trashed'
+                        WHERE parent_id=? AND state = \(LedgerState.trashed.sql)
                         """, t.ledgerID)
                     {
                         var none: [Int64] = []
@@ -966,7 +972,8 @@ public enum Trash {
                         settled.insert(trashedFile(sr).ledgerID)
                     }
                 } else {
-                    try library.db.run("UPDATE trash_ledger SET state='purged', reason='no longer in the Trash' WHERE id=?", t.ledgerID)
+                    try library.db.run(
+                        "UPDATE trash_ledger SET state = \(LedgerState.purged.sql), reason='no longer in the Trash' WHERE id=?", t.ledgerID)
                 }
             }
             return restored

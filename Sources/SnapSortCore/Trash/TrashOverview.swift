@@ -31,6 +31,8 @@ public struct TrashOverview: Sendable {
     public var lastCopySets: [LastCopySet] { LastCopies.sets(stagedItems) }
     /// The words the commit's question adds about last copies (`LastCopies.warning`).
     public var lastCopiesWarning: String? { LastCopies.warning(stagedItems) }
+    /// What a commit of everything staged would do, and its question (`CommitPlan`).
+    public var commitPlan: CommitPlan { CommitPlan(staged) }
 
     /// Reads the overview. Call `Trash.noticeRestores` first: restores outside SnapSort, and a
     /// killed commit's file in flight, settle before listing.

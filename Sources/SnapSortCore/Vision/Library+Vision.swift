@@ -6,7 +6,8 @@ extension Library {
     /// current analysis. People are scored by faces, the others by their summed probability (Scenery
     /// also by the sky cue, `VisionCategories.members`).
     public func refreshModelGroups() throws {
-        let live = "FROM vision v JOIN files f ON f.id = v.file_id WHERE f.status = 'ok' AND v.status = 'ok' AND v.analyzed_at IS f.analyzed_at"
+        let live =
+            "FROM vision v JOIN files f ON f.id = v.file_id WHERE f.status = \(ItemStatus.ok.sql) AND v.status = \(VisionStatus.ok.sql) AND v.analyzed_at IS f.analyzed_at"
         try db.transaction {
             try db.run("DELETE FROM group_members WHERE group_id IN ('people', 'pets', 'food', 'scenery')")
             try db.run(
@@ -39,12 +40,13 @@ extension Library {
     /// ran with the models.
     public func modelsProgress() throws -> (done: Int, total: Int)? {
         guard let version = try agentState(Self.modelsVersionKey) else { return nil }
-        let total = try db.scalar("SELECT count(*) FROM files WHERE status = 'ok' AND kind = 'photo'") ?? 0
+        let total = try db.scalar("SELECT count(*) FROM files WHERE status = \(ItemStatus.ok.sql) AND kind = \(MediaFormat.Kind.photo.sql)") ?? 0
         let done =
             try db.scalar(
                 """
                 SELECT count(*) FROM files f JOIN vision v ON v.file_id = f.id
-                WHERE f.status = 'ok' AND f.kind = 'photo' AND v.version = ? AND v.analyzed_at IS f.analyzed_at
+                WHERE f.status = \(ItemStatus.ok.sql) AND f.kind = \(MediaFormat.Kind.photo.sql) AND v.version = ?
+                  AND v.analyzed_at IS f.analyzed_at
                 """, version) ?? 0
         return (Int(done), Int(total))
     }

@@ -133,7 +133,7 @@ public final class VisionAnalyzer {
             SELECT f.id, f.path, f.format, COALESCE(f.orientation, 1), f.analyzed_at, min(COALESCE(f.width, 0), COALESCE(f.height, 0))
             FROM files f
             LEFT JOIN vision v ON v.file_id = f.id
-            WHERE f.status = 'ok' AND f.kind = 'photo'
+            WHERE f.status = \(ItemStatus.ok.sql) AND f.kind = \(MediaFormat.Kind.photo.sql)
               AND (v.file_id IS NULL OR v.version != ? OR v.analyzed_at IS NOT f.analyzed_at)
             ORDER BY f.id LIMIT ?
             """, version, Int64(limit ?? -1))
@@ -155,7 +155,7 @@ public final class VisionAnalyzer {
                                                       pets, food, scenery, top_class, top_score, horizon, document,
                                                       sheet_share, sheet_lines)
                         VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
-                        """, r.fileID, version, r.analyzedAt, r.status, r.faces, r.peopleFaces, r.worstEyes, r.detail, r.ms,
+                        """, r.fileID, version, r.analyzedAt, r.status.rawValue, r.faces, r.peopleFaces, r.worstEyes, r.detail, r.ms,
                         r.pets, r.food, r.scenery, r.topClass, r.topScore, r.horizon, r.document, r.sheet?.share, r.sheet?.lines)
                 }
             }
@@ -201,7 +201,7 @@ public final class VisionAnalyzer {
                 // analyzer upgrade re-measured it) is not read by the grouper (`analyzed_at` must
                 // match), so the file was grouped without it and is regrouped once it is back.
                 let before = try db.row(
-                    "SELECT people_faces, worst_eyes, document, sheet_share, sheet_lines FROM vision WHERE file_id=? AND status = 'ok' AND analyzed_at IS ?",
+                    "SELECT people_faces, worst_eyes, document, sheet_share, sheet_lines FROM vision WHERE file_id=? AND status = \(VisionStatus.ok.sql) AND analyzed_at IS ?",
                     id, photo.analyzedAt)
                 if inSets.contains(id), before?.int(0) != r.peopleFaces.map(Int64.init) || before?.double(1) != r.worstEyes {
                     summary.setMembersChanged.insert(id)
@@ -240,7 +240,7 @@ public final class VisionAnalyzer {
 struct VisionRow: Sendable {
     var fileID: Int64
     var analyzedAt: String?
-    var status: String
+    var status: VisionStatus
     var faces: Int?
     var peopleFaces: Int?
     var worstEyes: Double?

@@ -16,7 +16,7 @@ enum VisionDocuments {
         try db.forEach(
             """
             SELECT v.file_id, v.document FROM vision v JOIN files f ON f.id = v.file_id
-            WHERE v.status = 'ok' AND v.document IS NOT NULL AND v.analyzed_at IS f.analyzed_at
+            WHERE v.status = \(VisionStatus.ok.sql) AND v.document IS NOT NULL AND v.analyzed_at IS f.analyzed_at
               AND coalesce(v.people_faces, 0) = 0
             """
         ) { out[$0.int(0)!] = $0.double(1) }
@@ -46,7 +46,7 @@ enum VisionDocuments {
         try db.forEach(
             """
             SELECT v.file_id, v.sheet_share, v.sheet_lines FROM vision v JOIN files f ON f.id = v.file_id
-            WHERE v.status = 'ok' AND v.sheet_lines IS NOT NULL AND v.analyzed_at IS f.analyzed_at
+            WHERE v.status = \(VisionStatus.ok.sql) AND v.sheet_lines IS NOT NULL AND v.analyzed_at IS f.analyzed_at
               AND coalesce(v.people_faces, 0) = 0
             """
         ) { out[$0.int(0)!] = Sheet(share: $0.double(1) ?? 0, lines: Int($0.int(2) ?? 0)) }

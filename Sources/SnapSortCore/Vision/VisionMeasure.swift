@@ -90,9 +90,9 @@ struct VisionMeasure: Sendable {
 
     /// Measures one photo with `helper`.
     func measure(_ photo: Photo, with helper: VisionHelper) -> Output {
-        var out = Output(row: VisionRow(fileID: photo.fileID, analyzedAt: photo.analyzedAt, status: "ok"), outcome: .analyzed)
+        var out = Output(row: VisionRow(fileID: photo.fileID, analyzedAt: photo.analyzedAt, status: .ok), outcome: .analyzed)
         if !VisionImage.formats.contains(photo.format) || (photo.shortSide > 0 && photo.shortSide < rules.minPictureSide) {
-            out.row.status = "skipped"
+            out.row.status = .skipped
             out.outcome = .skipped
             return out
         }
@@ -128,12 +128,12 @@ struct VisionMeasure: Sendable {
                 }
             case .failed(let why):
                 out.stages.faces = lap()
-                out.row.status = "failed"
+                out.row.status = .failed
                 out.outcome = .failed(why)
             }
         } catch {
             out.stages.decode = lap(helperCPU: false)
-            out.row.status = "failed"
+            out.row.status = .failed
             out.outcome = .failed("\(error)")
         }
         out.row.ms = (ContinuousClock.now - t0).seconds * 1000

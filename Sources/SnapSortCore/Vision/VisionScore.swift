@@ -20,7 +20,7 @@ enum VisionScore {
         try db.forEach(
             """
             SELECT v.file_id, v.worst_eyes FROM vision v JOIN files f ON f.id = v.file_id
-            WHERE v.status = 'ok' AND v.worst_eyes IS NOT NULL AND v.analyzed_at IS f.analyzed_at
+            WHERE v.status = \(VisionStatus.ok.sql) AND v.worst_eyes IS NOT NULL AND v.analyzed_at IS f.analyzed_at
             """
         ) { out[$0.int(0)!] = $0.double(1) }
         return out

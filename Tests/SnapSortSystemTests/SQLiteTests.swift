@@ -1,0 +1,55 @@
+import Foundation
+import SnapSortTestSupport
+import Testing
+
+@testable import SnapSortSystem
+
+/// `Database` on a real file: values round-trip, a transaction that throws leaves nothing, SQL
+/// errors are typed errors with SQLite's words, and another connection sees only what committed.
+@Suite("System: SQLite")
+struct SQLiteTests {
+    @Test func valuesRoundTripThroughAFile() throws {
+        let dir = TempDir()
+        let db = try Database(path: dir.at("t.sqlite3"))
+        try db.execute("CREATE TABLE t(i INTEGER, r REAL, s TEXT, b BLOB, n INTEGER)")
+        try db.run("INSERT INTO t VALUES(?,?,?,?,?)", Int64.min, 0.5, "é'x", [UInt8]([0, 255]), Int?.none)
+        #expect(db.lastInsertRowID == 1 && db.changes == 1)
+        let r = try #require(try db.row("SELECT i, r, s, b, n FROM t"))
+        #expect(r.int(0) == Int64.min && r.double(1) == 0.5 && r.string(2) == "é'x" && r.blob(3) == [0, 255] && r.int(4) == nil)
+        #expect(try db.scalar("SELECT count(*) FROM t WHERE s = ?", "é'x") == 1)
+        #expect(try db.row("SELECT i FROM t WHERE 0") == nil)
+    }
+
+    @Test func aTransactionThatThrowsLeavesNothing() throws {
+        let dir = TempDir()
+        let db = try Database(path: dir.at("t.sqlite3"))
+        try db.execute("CREATE TABLE t(v INTEGER)")
+        struct Stop: Error {}
+        #expect(throws: Stop.self) {
+            try db.transaction {
+                try db.run("INSERT INTO t VALUES(1)")
+                throw Stop()
+            }
+        }
+        #expect(try db.scalar("SELECT count(*) FROM t") == 0)
+        try db.transaction { try db.run("INSERT INTO t VALUES(2)") }
+        // Another connection sees what committed.
+        let other = try Database(path: dir.at("t.sqlite3"), readOnly: true)
+        #expect(try other.scalar("SELECT sum(v) FROM t") == 2)
+    }
+
+    @Test func badSQLIsATypedErrorWithSQLitesWords() throws {
+        let dir = TempDir()
+        let db = try Database(path: dir.at("t.sqlite3"))
+        do {
+            try db.run("SELECT * FROM nowhere")
+            Issue.record("a query of a missing table ran")
+        } catch let e as SystemError {
+            #expect(e.message.contains("no such table: nowhere"), "\(e)")
+        }
+        try db.execute("CREATE TABLE u(k TEXT UNIQUE)")
+        try db.run("INSERT INTO u VALUES('a')")
+        #expect(throws: SystemError.self) { try db.run("INSERT INTO u VALUES('a')") }
+        #expect(try db.scalar("SELECT count(*) FROM u") == 1)
+    }
+}
