@@ -147,6 +147,14 @@ struct DecksTests {
         #expect(try Decks.build(.filter(.camera("Canon EOS R5"), year: nil), library: l, clock: clock).title == "Shot with Canon EOS R5")
         #expect(try Decks.build(.filter(.camera("Pixel 7"), year: 2021), library: l, clock: clock).title == "Shot with Google Pixel 7 2021")
         #expect(overview.first { $0.id == .month(year: 2020, month: 11) }?.progress.reviewed == 1)
+        // The overview counts its decks without building them: every summary says what the deck
+        // it opens holds (its cards, its progress), whatever the decisions in it.
+        let counted = try Decks.overview(library: l, clock: clock, groups: nil)
+        #expect(counted.count > 5)
+        for s in counted where s.id != .onThisDay && s.id != .rediscovery(seed: 0) {
+            let built = try Decks.build(s.id, library: l, clock: clock)
+            #expect(s.waiting == built.items.count && s.progress == built.progress, "\(s.id)")
+        }
     }
 
     @Test("a smart group with nothing in it is an empty deck; only an unknown group is an error")

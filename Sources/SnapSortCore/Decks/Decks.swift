@@ -92,9 +92,11 @@ public enum Decks {
         let now = clock.now()
         let all = try candidates(library)
         var out: [DeckSummary] = []
-        func summary(_ id: DeckID, _ title: String, _ scope: [Candidate], includeKept: Bool = false) {
-            let d = deck(id, title: title, scope: scope, now: now, includeKept: includeKept)
-            out.append(DeckSummary(id: id, title: title, waiting: d.items.count, progress: d.progress))
+        // Counted, not built: a deck's cards for every summary made the first screen of a
+        // 100 000-file library take 22 s (bench/first_screen.py).
+        func summary<S: Sequence<Candidate>>(_ id: DeckID, _ title: String, _ scope: S, includeKept: Bool = false) {
+            let t = tally(scope, now: now, includeKept: includeKept)
+            out.append(DeckSummary(id: id, title: title, waiting: t.waiting, progress: t.progress))
         }
         let onThisDay = try build(.onThisDay, library: library, clock: clock, timeZone: timeZone)
         if !onThisDay.items.isEmpty {
@@ -117,29 +119,33 @@ public enum Decks {
         }
         let ctx = try FilterContext(all, library: library)
         for (_, f) in LibraryFilter.named where f != .all {
-            let scope = all.filter { ctx.matches(f, $0) }
+            let scope = all.lazy.filter { ctx.matches(f, $0) }
             if !scope.isEmpty { summary(.filter(f, year: nil), f.title, scope, includeKept: f == .favourites) }
         }
-        // The cameras that took most of the library (at most `cameraDecks`), by model.
-        var byModel: [String: [Candidate]] = [:]
-        for c in all { if let m = c.item.model?.trimmingCharacters(in: .whitespaces), !m.isEmpty { byModel[m, default: []].append(c) } }
+        // The cameras that took most of the library (at most `cameraDecks`), by model: indices
+        // into `all`, not copies of its candidates.
+        var byModel: [String: [Int]] = [:]
+        for (i, c) in all.enumerated() {
+            if let m = c.item.model?.trimmingCharacters(in: .whitespaces), !m.isEmpty { byModel[m, default: []].append(i) }
+        }
         for (model, scope) in byModel.sorted(by: { ($0.value.count, $1.key) > ($1.value.count, $0.key) }).prefix(cameraDecks) {
             let f = LibraryFilter.camera(model)
-            summary(.filter(f, year: nil), Decks.title(f, scope), scope)
+            let members = scope.lazy.map { all[$0] }
+            summary(.filter(f, year: nil), Decks.title(f, members), members)
         }
-        var byMonth: [String: [Candidate]] = [:]
-        for c in all { if let m = c.month(timeZone) { byMonth[m, default: []].append(c) } }
+        var byMonth: [String: [Int]] = [:]
+        for (i, c) in all.enumerated() { if let m = c.month(timeZone) { byMonth[m, default: []].append(i) } }
         for m in byMonth.keys.sorted(by: >) {
             let p = m.split(separator: "-")
             guard p.count == 2, let y = Int(p[0]), let mo = Int(p[1]) else { continue }
-            summary(.month(year: y, month: mo), monthTitle(y, mo), byMonth[m]!)
+            summary(.month(year: y, month: mo), monthTitle(y, mo), byMonth[m]!.lazy.map { all[$0] })
         }
         return out
     }
 
     /// A filter's title; a camera's as EXIF names it, make and model ("Shot with Xiaomi
     /// 2201117TG", not the bare model code), the make the most of `scope` carry.
-    static func title(_ f: LibraryFilter, _ scope: [Candidate]) -> String {
+    static func title<S: Sequence<Candidate>>(_ f: LibraryFilter, _ scope: S) -> String {
         guard case .camera(let model) = f else { return f.title }
         var makes: [String: Int] = [:]
         for c in scope { if let m = c.item.make?.trimmingCharacters(in: .whitespaces), !m.isEmpty { makes[m, default: 0] += 1 } }
@@ -237,6 +243,22 @@ public enum Decks {
             item: c.item, decision: d.flatMap { $0.trashOnChangedBytes(c.item) ? nil : $0.decision },
             seenBefore: d?.decision == .later || (d?.laterCount ?? 0) > 0,
             deferrals: d?.laterCount ?? 0, suggestKeep: d?.suggestsKeep ?? false)
+    }
+
+    /// What `deck` would count of `scope` — its cards waiting and its progress — without
+    /// making the cards (the overview's summaries).
+    static func tally<S: Sequence<Candidate>>(_ scope: S, now: Date, includeKept: Bool = false) -> (waiting: Int, progress: DeckProgress) {
+        var progress = DeckProgress(total: 0)
+        var waiting = 0
+        for c in scope {
+            progress.total += 1
+            if let record = c.decision, record.decision.isVerdict, !record.trashOnChangedBytes(c.item) {
+                progress.reviewed += 1
+                if record.decision == .trash { progress.bytesToGain += c.item.bytes }
+            }
+            if c.waiting(now, includeKept: includeKept) { waiting += 1 }
+        }
+        return (waiting, progress)
     }
 
     static func deck(
