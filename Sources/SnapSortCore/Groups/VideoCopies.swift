@@ -27,7 +27,7 @@ public enum VideoCopies {
         public var minResidualCorrelation = 0.45
         /// A frame whose change against its clip's mean is below this (RMS grey levels) shows
         /// the clip's still background alone: no evidence either way.
-        public var minResidualEnergy = 2.5
+        public var minResidualEnergy = 1.0
         /// The share of the compared informative frames that must match.
         public var minMatchShare = 0.75
         /// At least this many matching informative frames …
