@@ -126,10 +126,12 @@ def main():
     ap.add_argument("--set", default="/tmp/snapsort-video-set")
     ap.add_argument("--dev", default="/tmp/snapsort-eval/dev")
     ap.add_argument("--no-cost", action="store_true")
+    ap.add_argument("--cost-only", action="store_true")
     a = ap.parse_args()
     if not os.path.exists(os.path.join(a.set, "labels.json")):
         sys.exit(f"no labelled set in {a.set}: run bench/make_video_set.sh first")
-    quality(a)
+    if not a.cost_only:
+        quality(a)
     if not a.no_cost:
         cost(a)
 
