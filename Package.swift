@@ -51,6 +51,13 @@ let package = Package(
         // packages, the libraries are not linked (most runs never need them).
         .target(name: "COCR", dependencies: ["CLazyLib"], path: "Sources/COCR"),
         .target(name: "CQR", dependencies: ["CLazyLib"], path: "Sources/CQR"),
+        // Videos: duration, codec and a few small frames through FFmpeg (libavformat, libavcodec,
+        // libswscale, libavutil; Debian's libav*-dev). Optimized: it scales frames on the scan's path.
+        .target(
+            name: "CVideo", path: "Sources/CVideo", cSettings: [.unsafeFlags(["-O2"])],
+            linkerSettings: [
+                .linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("swscale"), .linkedLibrary("avutil"),
+            ]),
         // dlopen on first use, shared by the three above.
         .target(name: "CLazyLib", path: "Sources/CLazyLib"),
         // Local models (faces, classes): a C++ shim over dlib and OpenCV DNN, linked only into the
@@ -70,7 +77,7 @@ let package = Package(
             name: "SnapSortSystem",
             dependencies: [
                 "CSQLite", "CSystemd", "CJPEG", "CPNG", "CExif", "CSysShim", "CHeif", "CWebP", "CLinux", "CReviewShim", "CChafa", "CBus",
-                "CMicroHTTPD", "COCR", "CQR",
+                "CMicroHTTPD", "COCR", "CQR", "CVideo",
             ]),
         // The domain.
         .target(name: "SnapSortCore", dependencies: ["SnapSortSystem"]),

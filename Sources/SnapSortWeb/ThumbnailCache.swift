@@ -55,7 +55,11 @@ struct ThumbnailCache: Sendable {
         let st = try FileSystem.status(item.path)
         let mtime = st.mtimeNanoseconds / 1_000_000_000
         if let data = cached(for: item.path, mtime: mtime, size: size) { return data }
-        let bitmap = try Renderer.render(path: item.path, format: item.format, orientation: item.orientation, longSide: size.pixels)
+        // A video's card shows a real frame from the middle of the clip (FFmpeg, `Video.poster`).
+        let bitmap =
+            item.kind == .video
+            ? try Video.poster(path: item.path, maxSide: size.pixels)
+            : try Renderer.render(path: item.path, format: item.format, orientation: item.orientation, longSide: size.pixels)
         var text: [(key: String, value: String)] = [
             ("Thumb::URI", Self.uri(for: item.path)), ("Thumb::MTime", String(mtime)), ("Thumb::Size", String(st.size)),
             ("Software", "SnapSort"),

@@ -24,11 +24,14 @@ extension WebApp {
         switch parts[3] {
         case "thumb":
             let size = ThumbnailCache.Size(rawValue: r.query["size"] ?? "large") ?? .large
-            guard item.kind == .photo else { return placeholder(item) }
+            // A video's poster: a frame of its own when FFmpeg decodes it, else the neutral picture.
+            guard item.kind == .photo || item.status == .ok else { return placeholder(item) }
             do {
                 let png = try thumbnails.thumbnail(for: item, size: size)
                 return HTTPResponse(status: 200, contentType: "image/png", png, headers: [("Cache-Control", "private, max-age=3600")])
             } catch is Renderer.Unsupported {
+                return placeholder(item)
+            } catch  where item.kind == .video {
                 return placeholder(item)
             }
         case "display":
@@ -46,7 +49,7 @@ extension WebApp {
         }
     }
 
-    /// A neutral picture for what cannot be drawn (a video's poster, a RAW without preview).
+    /// A neutral picture for what cannot be drawn (a video FFmpeg cannot decode, a RAW without preview).
     func placeholder(_ item: Item) -> HTTPResponse {
         let label = item.kind == .video ? "▶" : item.status == .unreadable || item.status == .damaged ? "⚠" : (item.format ?? "?").uppercased()
         let svg = """
@@ -60,6 +63,7 @@ extension WebApp {
         "jpeg": "image/jpeg", "png": "image/png", "gif": "image/gif", "webp": "image/webp", "heic": "image/heic",
         "avif": "image/avif", "bmp": "image/bmp", "tiff": "image/tiff", "mp4": "video/mp4", "m4v": "video/mp4",
         "mov": "video/quicktime", "3gp": "video/3gpp", "mkv": "video/x-matroska", "webm": "video/webm", "avi": "video/x-msvideo",
+        "mpg": "video/mpeg", "mts": "video/mp2t",
     ]
 
     /// The file itself, with HTTP range requests (RFC 9110 §14) so videos stream and seek.

@@ -35,6 +35,9 @@ public struct AnalysisResult: Sendable {
     public var durationSeconds: Double?
     /// What a video's container says (brand, encoder, handler names, codec); nil for photos.
     public var video: VideoInfo?
+    /// A video's frames over its length (`VideoSignature`); nil for photos and videos that
+    /// do not decode.
+    public var videoSignature: VideoSignature?
     public var metrics: Metrics?
     public var signature: VisualSignature?
     public var contentHash: [UInt8]?
@@ -130,7 +133,9 @@ public struct Analyzer: Sendable {
     /// 5: `finderPatterns` counts cross-checked finder-pattern centres (the QR gate).
     /// 6: `noise`, `lapFineMax` and the directional second differences (Blurry by the subject
     /// and by the direction of motion; Oops by the noise of an underexposed frame).
-    public static let version = 6
+    /// 7: videos decoded through FFmpeg (`Video.probe`): a `VideoSignature` for copies; AVI,
+    /// MPG and MTS analyzed (migration 70 keeps the other rows at 7: only videos are read again).
+    public static let version = 7
 
     public var limits = AnalyzerLimits()
     /// Extra format handlers (the engine's second part plugs in HEIC, WebP, RAW, video here).
@@ -229,7 +234,7 @@ public struct Analyzer: Sendable {
         case .heic: HEIFHandler.analyze(&ctx)
         case .webp: WebPHandler.analyze(&ctx)
         case .dng, .cr2, .nef, .arw, .orf, .rw2: RawHandler.analyze(&ctx)
-        case .mp4, .mov, .m4v, .threegp, .mkv, .webm, .avi: VideoHandler.analyze(&ctx)
+        case .mp4, .mov, .m4v, .threegp, .mkv, .webm, .avi, .mpg, .mts: VideoHandler.analyze(&ctx)
         case .gif, .tiff, .avif, .bmp:
             if let handler = extraHandlers[format] {
                 handler(&ctx)

@@ -4,6 +4,10 @@ public enum MediaFormat: String, Sendable, CaseIterable {
     case mp4, mov, m4v
     case threegp = "3gp"
     case mkv, webm, avi
+    /// MPEG program stream (DVD-style `.mpg`/`.mpeg`, camcorders of the 2000s).
+    case mpg
+    /// MPEG transport stream (AVCHD `.mts`/`.m2ts`).
+    case mts
     case html, empty, unknown
 
     public enum Kind: String, Sendable { case photo, video, other }
@@ -11,7 +15,7 @@ public enum MediaFormat: String, Sendable, CaseIterable {
     public var kind: Kind {
         switch self {
         case .jpeg, .png, .gif, .webp, .heic, .avif, .tiff, .bmp, .dng, .cr2, .nef, .arw, .orf, .rw2: .photo
-        case .mp4, .mov, .m4v, .threegp, .mkv, .webm, .avi: .video
+        case .mp4, .mov, .m4v, .threegp, .mkv, .webm, .avi, .mpg, .mts: .video
         case .html, .empty, .unknown: .other
         }
     }
@@ -22,6 +26,7 @@ public enum MediaFormat: String, Sendable, CaseIterable {
         "heic": .heic, "heif": .heic, "hif": .heic, "avif": .avif, "tif": .tiff, "tiff": .tiff, "bmp": .bmp,
         "dng": .dng, "cr2": .cr2, "nef": .nef, "arw": .arw, "orf": .orf, "rw2": .rw2,
         "mp4": .mp4, "mov": .mov, "m4v": .m4v, "3gp": .threegp, "mkv": .mkv, "webm": .webm, "avi": .avi,
+        "mpg": .mpg, "mpeg": .mpg, "mts": .mts, "m2ts": .mts,
     ]
 
     /// The format a name's extension claims, if any.
@@ -40,6 +45,11 @@ public enum MediaFormat: String, Sendable, CaseIterable {
         if starts(Array("GIF8".utf8)) { return .gif }
         if starts(Array("RIFF".utf8)), starts(Array("WEBP".utf8), at: 8) { return .webp }
         if starts(Array("RIFF".utf8)), starts(Array("AVI ".utf8), at: 8) { return .avi }
+        // MPEG-PS: a pack header; a bare MPEG video stream starts with its sequence header.
+        if starts([0x00, 0x00, 0x01, 0xBA]) || starts([0x00, 0x00, 0x01, 0xB3]) { return .mpg }
+        // MPEG-TS: 188-byte packets behind the 0x47 sync byte (AVCHD's `.m2ts` puts a 4-byte
+        // time code before each); one byte is too weak alone, so the name must say so too.
+        if nameHint == .mts, starts([0x47]) || starts([0x47], at: 4) { return .mts }
         if starts([0x1A, 0x45, 0xDF, 0xA3]) { return nameHint == .webm ? .webm : .mkv }
         if starts(Array("BM".utf8)), nameHint == .bmp { return .bmp }
         if starts(Array("II*\0".utf8)) || starts(Array("MM\0*".utf8)) {

@@ -10,13 +10,20 @@ struct FileSource: ByteSource {
     }
 }
 
-/// Videos (MP4, MOV, M4V, 3GP through ISO BMFF boxes; MKV, WebM through EBML): duration,
-/// display size, creation time, brand, encoder and handler names, from the container alone.
-/// No frame is decoded, so a video has no metrics and no visual signature.
+/// Videos: MP4, MOV, M4V, 3GP through ISO BMFF boxes and MKV, WebM through EBML (duration,
+/// display size, creation time, brand, encoder and handler names, from the container); AVI,
+/// MPG (MPEG-PS) and MTS/M2TS (MPEG-TS) through FFmpeg's demuxers. Every video is then opened
+/// with FFmpeg (`Video.probe`, on the scan's confined worker, one thread) for a few small frames
+/// spread over its length, its `VideoSignature`: bounded in time (`probeBudgetSeconds`; a
+/// two-hour film costs keyframe seeks, not a decode). A codec FFmpeg cannot decode leaves the
+/// video listed with its duration and that reason.
 ///
 /// The content hash is a streaming XXH64 over the whole file through a fixed 1 MiB buffer (move
 /// detection needs it; the file is never held in memory).
 enum VideoHandler {
+    /// Past this much work on one file only keyframes are decoded, past twice it none.
+    static let probeBudgetSeconds = 3.0
+
     static func analyze(_ ctx: inout AnalysisContext) {
         let fd: FileDescriptor
         do {
@@ -27,12 +34,10 @@ enum VideoHandler {
         }
         defer { fd.close() }
         let src = FileSource(fd: fd, size: ctx.status.size)
-        let parsed: VideoInfo?
+        var parsed: VideoInfo?
         switch ctx.result.format {
         case .mkv, .webm: parsed = EBML.parse(src)
-        case .avi:
-            ctx.fail(Reason(.unsupportedFormat, "AVI videos are not analyzed (only MP4, MOV, M4V, 3GP, MKV and WebM)"))
-            return
+        case .avi, .mpg, .mts: parsed = nil
         default: parsed = BoxParser.parse(src)
         }
         do {
@@ -41,11 +46,59 @@ enum VideoHandler {
             ctx.fail(Reason(.ioError, error.message))
             return
         }
+        let probe: Video.Probe?
+        let probeError: String?
+        do {
+            probe = try Video.probe(path: ctx.path, frames: VideoSignature.sampledFrames, budgetSeconds: probeBudgetSeconds)
+            probeError = nil
+        } catch {
+            probe = nil
+            probeError = error.message
+        }
+        if parsed == nil, [.avi, .mpg, .mts].contains(ctx.result.format), let p = probe, p.hasVideo || p.durationSeconds != nil {
+            parsed = info(of: p, format: ctx.result.format)
+        }
         guard let info = parsed else {
-            ctx.fail(Reason(.decodeError, "not a readable \(ctx.result.format.rawValue.uppercased()) container"))
+            let why = probeError.map { " (\($0))" } ?? ""
+            ctx.fail(Reason(.decodeError, "not a readable \(ctx.result.format.rawValue.uppercased()) video\(why)"))
             return
         }
         apply(info, to: &ctx)
+        guard ctx.result.status == .pending, let p = probe, p.hasVideo else { return }
+        guard p.decodable else {
+            ctx.warn(
+                Reason(
+                    .codecUnsupported,
+                    "its video codec (\(p.codec.isEmpty ? "unknown" : p.codec)) cannot be decoded here: listed with its duration, compared with no other video"
+                ))
+            return
+        }
+        guard !p.frames.isEmpty, let duration = info.durationSeconds ?? p.durationSeconds else {
+            ctx.warn(Reason(.noFrames, "none of its frames decodes: listed with its duration, compared with no other video"))
+            return
+        }
+        // The picture as shown: the container's display size (its rotation applied), else the
+        // stream's.
+        let (w, h) = (info.width ?? p.width, info.height ?? p.height)
+        let aspect = w > 0 && h > 0 ? Double(w) / Double(h) : 1
+        ctx.result.videoSignature = VideoSignature(durationSeconds: duration, aspect: aspect, sampled: p.frames)
+        ctx.result.decodes += 1
+    }
+
+    /// What FFmpeg says of a container SnapSort has no parser of its own for.
+    static func info(of p: Video.Probe, format: MediaFormat) -> VideoInfo {
+        var info = VideoInfo(container: format.rawValue)
+        info.brand = p.container.isEmpty ? nil : p.container
+        info.durationSeconds = p.durationSeconds
+        let swap = p.rotation == 90 || p.rotation == 270
+        if p.width > 0 && p.height > 0 {
+            info.width = swap ? p.height : p.width
+            info.height = swap ? p.width : p.height
+        }
+        info.rotation = p.rotation
+        info.videoCodec = p.codec.isEmpty ? nil : p.codec
+        info.videoTracks = p.hasVideo ? 1 : 0
+        return info
     }
 
     static func apply(_ info: VideoInfo, to ctx: inout AnalysisContext) {

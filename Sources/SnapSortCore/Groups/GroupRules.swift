@@ -207,6 +207,8 @@ public struct GroupRules: Sendable {
     public var heavyMinimumBytes: Int64 = 4_000_000
     /// Long Videos: this many seconds or more (60 counts).
     public var longVideoSeconds: Double = 60
+    /// Copies of a video whatever their encoding (`VideoCopies`).
+    public var videoCopies = VideoCopies.Rules()
 
     public init() {}
 

@@ -243,7 +243,8 @@ public struct Grouper {
             sets += try clustering.cluster(component)
         }
         try checkpoint()
-        let stats = Stats(changed: changed.count, aligned: aligned, region: region.count, sets: sets.count)
+        let videoSets = try videoSets(items: byID, changed: changed, db: db)
+        let stats = Stats(changed: changed.count, aligned: aligned, region: region.count, sets: sets.count + (videoSets?.count ?? 0))
         phase("clustered")
 
         try db.transaction {
@@ -334,6 +335,7 @@ public struct Grouper {
                     }
                 }
             }
+            if let videoSets { try storeVideoSets(videoSets, db: db) }
             phase("stored: sets")
             try rankHeavy(db)
             // Remember what was seen.

@@ -221,5 +221,14 @@ public enum Schema {
                     WHERE status = 'ok' AND format IN ('jpeg', 'png') AND phash IS NOT NULL
                     GROUP BY phash, width, height HAVING count(DISTINCT content_hash) > 1);
                 """),
+        // A video's frames over its length (`VideoSignature`, ~8.6 KB): its copies are found
+        // whatever their encoding (issue 44). Analyzer 7 reads videos through FFmpeg; the rows
+        // of other kinds analyzed by version 6 stand as they are, so only videos are read again.
+        Migration(
+            version: 70,
+            sql: """
+                ALTER TABLE files ADD COLUMN video_signature BLOB;
+                UPDATE files SET analyzer_version = 7 WHERE analyzer_version = 6 AND kind != 'video';
+                """),
     ]
 }

@@ -36,11 +36,16 @@ public struct ReasonCode: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let badExif = ReasonCode(rawValue: "bad_exif")
     /// A warning on an analyzed file: its name says another format than its content.
     public static let wrongExtension = ReasonCode(rawValue: "wrong_extension")
+    /// A warning on an analyzed video: FFmpeg cannot decode its video codec (listed with its
+    /// duration, compared with no other video).
+    public static let codecUnsupported = ReasonCode(rawValue: "codec_unsupported")
+    /// A warning on an analyzed video: none of its frames decodes.
+    public static let noFrames = ReasonCode(rawValue: "no_frames")
 
     /// The codes this version writes.
     public static let known: [ReasonCode] = [
         .truncated, .empty, .notMedia, .unknownFormat, .decodeError, .tooLarge, .permission, .ioError,
-        .unsupportedFormat, .tooLargeToAnalyze, .noPreview, .badExif, .wrongExtension,
+        .unsupportedFormat, .tooLargeToAnalyze, .noPreview, .badExif, .wrongExtension, .codecUnsupported, .noFrames,
     ]
 
     /// The status an item with this reason has: a failure's, or `ok` for a warning (`bad_exif`,

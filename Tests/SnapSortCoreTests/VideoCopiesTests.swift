@@ -1,0 +1,182 @@
+import Foundation
+import SnapSortSystem
+import SnapSortTestSupport
+import Testing
+
+@testable import SnapSortCore
+
+/// Real clips made at test time with the ffmpeg CLI from opencv-doc's sample videos (issue 44).
+enum VideoClips {
+    static let data = "/usr/share/doc/opencv-doc/examples/data"
+
+    /// Runs ffmpeg quietly; throws on failure.
+    static func ffmpeg(_ args: [String]) throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        p.arguments = ["-nostdin", "-v", "error", "-y"] + args
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        p.waitUntilExit()
+        guard p.terminationStatus == 0 else { throw SystemError(.decode, "ffmpeg \(args.joined(separator: " ")) failed", operation: "ffmpeg") }
+    }
+
+    /// Small clips, 320×240, no sound, fast to encode.
+    static func small(_ src: String, from: Double, seconds: Double, to out: String) throws {
+        try ffmpeg([
+            "-ss", "\(from)", "-i", "\(data)/\(src)", "-t", "\(seconds)", "-vf", "scale=320:240,setsar=1,fps=25,format=yuv420p",
+            "-c:v", "libx264", "-preset", "ultrafast", "-an", out,
+        ])
+    }
+
+    /// `intro` (a clip) followed by `body` (another), re-encoded as one.
+    static func concat(_ intro: String, _ body: String, to out: String) throws {
+        try ffmpeg([
+            "-i", intro, "-i", body, "-filter_complex", "[0:v][1:v]concat=n=2:v=1:a=0", "-c:v", "libx264", "-preset", "ultrafast", out,
+        ])
+    }
+
+    /// `seconds` of black, or of one still picture, at 320×240.
+    static func still(_ picture: String?, seconds: Double, to out: String) throws {
+        let input = picture.map { ["-loop", "1", "-i", $0] } ?? ["-f", "lavfi", "-i", "color=c=black:s=320x240:r=25"]
+        try ffmpeg(
+            input + ["-t", "\(seconds)", "-vf", "scale=320:240,setsar=1,fps=25,format=yuv420p", "-c:v", "libx264", "-preset", "ultrafast", out])
+    }
+}
+
+@Suite(.serialized) struct VideoCopiesTests {
+    /// The sets a regroup stored: each file's set key, keeper and original.
+    struct Stored {
+        var setOf: [String: Int64] = [:]
+        var keepers: Set<String> = []
+        var duplicate: Set<String> = []
+        func together(_ a: String, _ b: String) -> Bool { setOf[a] != nil && setOf[a] == setOf[b] }
+    }
+
+    static func regrouped(_ lib: TestLibrary) throws -> Stored {
+        try Grouper(library: lib.library).regroupAll()
+        var out = Stored()
+        for r in try lib.library.db.rows(
+            "SELECT f.path, s.set_key, s.keeper FROM similar_sets s JOIN files f ON f.id = s.file_id WHERE f.kind = 'video'")
+        {
+            let name = String(r.string(0)!.split(separator: "/").last!)
+            out.setOf[name] = r.int(1)
+            if r.int(2) == 1 { out.keepers.insert(name) }
+        }
+        for r in try lib.library.db.rows(
+            "SELECT f.path FROM group_members m JOIN files f ON f.id = m.file_id WHERE m.group_id = 'duplicate' AND f.kind = 'video'")
+        {
+            out.duplicate.insert(String(r.string(0)!.split(separator: "/").last!))
+        }
+        return out
+    }
+
+    @Test func aHalfSizeReencodeOfVtestIsADuplicateAndTheOriginalIsKept() throws {
+        let lib = try TestLibrary()
+        let original = lib.root + "/VID_20240615_101500.avi"
+        try FileSystem.writeAtomically(original, try FileSystem.readFile("\(VideoClips.data)/vtest.avi", limit: 64 << 20))
+        // The issue's messenger copy: half the size, H.264 at CRF 30.
+        try VideoClips.ffmpeg([
+            "-i", original, "-vf", "scale=iw/2:-2", "-c:v", "libx264", "-preset", "ultrafast", "-crf", "30", "-an",
+            lib.root + "/video_2024-06-15_copy.mp4",
+        ])
+        try lib.scan()
+        let stored = try Self.regrouped(lib)
+        #expect(stored.together("VID_20240615_101500.avi", "video_2024-06-15_copy.mp4"))
+        #expect(stored.keepers == ["VID_20240615_101500.avi"])
+        #expect(stored.duplicate == ["VID_20240615_101500.avi", "video_2024-06-15_copy.mp4"])
+    }
+
+    @Test func aSharedBlackIntroAStaticSceneAndOtherTimesOfOnePlaceAreNoCopies() throws {
+        let lib = try TestLibrary()
+        let work = lib.dir.folder("work")
+        try VideoClips.still(nil, seconds: 3, to: work + "/black.mp4")
+        try VideoClips.ffmpeg(["-i", "\(VideoClips.data)/vtest.avi", "-frames:v", "1", work + "/scene.png"])
+        try VideoClips.still(work + "/scene.png", seconds: 4, to: work + "/scene.mp4")
+        try VideoClips.small("vtest.avi", from: 30, seconds: 8, to: work + "/vtest-a.mp4")
+        try VideoClips.small("Megamind.avi", from: 0, seconds: 8, to: work + "/megamind.mp4")
+        try VideoClips.small("tree.avi", from: 5, seconds: 8, to: work + "/tree.mp4")
+        try VideoClips.concat(work + "/black.mp4", work + "/vtest-a.mp4", to: lib.root + "/black-vtest.mp4")
+        try VideoClips.concat(work + "/black.mp4", work + "/megamind.mp4", to: lib.root + "/black-megamind.mp4")
+        try VideoClips.concat(work + "/scene.mp4", work + "/tree.mp4", to: lib.root + "/scene-tree.mp4")
+        try VideoClips.small("vtest.avi", from: 60, seconds: 8, to: work + "/vtest-b.mp4")
+        try VideoClips.concat(work + "/scene.mp4", work + "/vtest-b.mp4", to: lib.root + "/scene-vtest.mp4")
+        // A static camera: the same place 40 s later.
+        try VideoClips.small("vtest.avi", from: 0, seconds: 12, to: lib.root + "/vtest-0.mp4")
+        try VideoClips.small("vtest.avi", from: 45, seconds: 12, to: lib.root + "/vtest-45.mp4")
+        try lib.scan()
+        let ok = try lib.library.db.scalar("SELECT count(*) FROM files WHERE kind = 'video' AND video_signature IS NOT NULL")
+        #expect(ok == 6)  // every clip was compared, none was left out
+        let stored = try Self.regrouped(lib)
+        #expect(stored.setOf.isEmpty)
+        #expect(stored.duplicate.isEmpty)
+    }
+
+    @Test func aCopyTrimmedAtEitherEndIsADuplicate() throws {
+        let lib = try TestLibrary()
+        try VideoClips.small("Megamind.avi", from: 0, seconds: 11, to: lib.root + "/megamind.mp4")
+        try VideoClips.ffmpeg([
+            "-ss", "2", "-i", "\(VideoClips.data)/Megamind.avi", "-vf", "scale=160:120", "-c:v", "mpeg4", "-an", lib.root + "/megamind-trimmed.mkv",
+        ])
+        try VideoClips.ffmpeg([
+            "-i", "\(VideoClips.data)/Megamind.avi", "-t", "9", "-c:v", "libx264", "-preset", "ultrafast", "-an", lib.root + "/megamind-cut-end.mov",
+        ])
+        try lib.scan()
+        let stored = try Self.regrouped(lib)
+        #expect(stored.together("megamind.mp4", "megamind-trimmed.mkv"))
+        #expect(stored.together("megamind.mp4", "megamind-cut-end.mov"))
+    }
+
+    @Test func anAVIAnMPGAndAnMTSAreAnalyzedAndADamagedVideoGetsAReason() throws {
+        let lib = try TestLibrary()
+        try FileSystem.writeAtomically(lib.root + "/tree.avi", try FileSystem.readFile("\(VideoClips.data)/tree.avi", limit: 64 << 20))
+        try VideoClips.ffmpeg([
+            "-i", "\(VideoClips.data)/Megamind.avi", "-t", "6", "-c:v", "mpeg2video", "-an", "-f", "vob", lib.root + "/camcorder.mpg",
+        ])
+        try VideoClips.ffmpeg([
+            "-i", "\(VideoClips.data)/Megamind.avi", "-t", "6", "-c:v", "libx264", "-preset", "ultrafast", "-an", "-f", "mpegts",
+            lib.root + "/00001.MTS",
+        ])
+        let mp4 = lib.dir.at("whole.mp4")
+        try VideoClips.small("Megamind.avi", from: 0, seconds: 6, to: mp4)
+        let whole = try FileSystem.readFile(mp4, limit: 64 << 20)
+        // Cut short: the moov box at the end is gone.
+        try FileSystem.writeAtomically(lib.root + "/cut.mp4", Array(whole.prefix(whole.count / 3)))
+        // A RIFF/AVI header over noise.
+        var noise = SplitMix(seed: 44)
+        try FileSystem.writeAtomically(
+            lib.root + "/noise.avi",
+            Array("RIFF\u{0}\u{0}\u{1}\u{0}AVI LIST".utf8) + (0..<65_536).map { _ in UInt8.random(in: 0...255, using: &noise) })
+        try lib.scan()
+        var rows: [String: (status: String, duration: Double?, reason: String?, signed: Bool, format: String)] = [:]
+        for r in try lib.library.db.rows("SELECT path, status, duration_s, reason_code, video_signature IS NOT NULL, format FROM files") {
+            rows[String(r.string(0)!.split(separator: "/").last!)] = (r.string(1)!, r.double(2), r.string(3), r.int(4) == 1, r.string(5) ?? "")
+        }
+        let tree = try #require(rows["tree.avi"])
+        #expect(tree.status == "ok" && tree.signed && tree.format == "avi")
+        #expect(abs((tree.duration ?? 0) - 29.6) < 0.2)
+        let mpg = try #require(rows["camcorder.mpg"])
+        #expect(mpg.status == "ok" && mpg.signed && mpg.format == "mpg")
+        #expect(abs((mpg.duration ?? 0) - 6) < 0.3)
+        let mts = try #require(rows["00001.MTS"])
+        #expect(mts.status == "ok" && mts.signed && mts.format == "mts")
+        #expect(abs((mts.duration ?? 0) - 6) < 0.3)
+        let cut = try #require(rows["cut.mp4"])
+        #expect(cut.status != "ok" && cut.reason != nil && !cut.signed)
+        let noisy = try #require(rows["noise.avi"])
+        #expect(noisy.status == "unreadable" && noisy.reason == "decode_error" && !noisy.signed)
+    }
+
+    @Test func aSignatureRoundTripsThroughItsStoredForm() throws {
+        var frames: [VideoSignature.Frame] = []
+        for i in 0..<3 {
+            let thumb: [UInt8] = (0..<256).map { (j: Int) -> UInt8 in UInt8((j + i) % 256) }
+            let hash: UInt64 = 0x0123_4567_89AB_CDEF &+ UInt64(i)
+            frames.append(VideoSignature.Frame(seconds: Float(i) * 1.5, phash: hash, flat: i == 1, thumb: thumb))
+        }
+        let sig = VideoSignature(durationSeconds: 4.5, aspect: 4.0 / 3.0, frames: frames)
+        let back = try #require(VideoSignature(encoded: sig.encoded()))
+        #expect(back.frames == sig.frames)
+        #expect(abs(back.durationSeconds - 4.5) < 1e-6 && abs(back.aspect - 4.0 / 3.0) < 1e-6)
+        #expect(VideoSignature(encoded: Array(sig.encoded().dropLast())) == nil)
+    }
+}

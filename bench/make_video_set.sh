@@ -1,0 +1,99 @@
+#!/bin/sh
+# Builds the labelled video-copy set of issue 44 from real clips Debian packages ship:
+#   bench/make_video_set.sh [OUT]   (default /tmp/snapsort-video-set)
+# OUT/library holds the videos, OUT/labels.json says for each file its family (the source
+# clip it is a copy of; null: a hard negative that is a copy of nothing here) and its split
+# ("fit": the clips the rules were tuned on; "held": kept out of any fitting).
+# Positives per source: re-encoded at 2–3 sizes and bit rates (H.264, MPEG-4 Part 2, VP8),
+# re-containered (mp4 → mov, mkv, webm; AVI, MPG, MTS), trimmed 1–3 s at the start or the end.
+# Hard negatives: different clips behind one shared black intro, different clips after one
+# static empty scene, and two cuts of one clip far apart in time (the same place, other times).
+# Sources: opencv-doc's vtest/Megamind/tree.avi and the clips bench/ fetches for video bursts
+# into /tmp/snapsort-eval/.video-src (kphotoalbum, python3-imageio, node-opencv, python3-hug-doc).
+set -eu
+OUT=${1:-/tmp/snapsort-video-set}
+LIB=$OUT/library
+CV=/usr/share/doc/opencv-doc/examples/data
+SRC=/tmp/snapsort-eval/.video-src
+rm -rf "$OUT"
+mkdir -p "$LIB"
+LABELS=$OUT/labels.tsv
+: >"$LABELS"
+ff() { nice -n 5 ffmpeg -nostdin -v error -y "$@"; }
+label() { printf '%s\t%s\t%s\n' "$1" "$2" "$3" >>"$LABELS"; }
+dur() { ffprobe -v error -show_entries format=duration -of csv=p=0 "$1"; }
+
+# family split source [trim seconds]: the source's first 20 s (stream copy) is the original.
+copies() {
+    fam=$1 split=$2 full=$3 trim=$4
+    src="$LIB/$fam-original.${full##*.}"
+    ff -i "$full" -t 20 -c copy "$src"; label "$fam-original.${full##*.}" "$fam" "$split"
+    d=$(dur "$src")
+    ff -i "$src" -vf 'scale=trunc(iw/4)*2:-2' -c:v libx264 -preset ultrafast -crf 30 -an "$LIB/$fam-half.mp4"
+    label "$fam-half.mp4" "$fam" "$split"
+    ff -i "$src" -vf 'scale=trunc(iw/6)*2:-2' -c:v mpeg4 -b:v 150k -an "$LIB/$fam-third-lowrate.mkv"
+    label "$fam-third-lowrate.mkv" "$fam" "$split"
+    ff -i "$src" -vf 'scale=trunc(iw/4)*2:-2' -c:v libvpx -b:v 200k -deadline realtime -cpu-used 16 -an "$LIB/$fam-vp8.webm"
+    label "$fam-vp8.webm" "$fam" "$split"
+    ff -i "$LIB/$fam-half.mp4" -c copy "$LIB/$fam-half-remux.mov"
+    label "$fam-half-remux.mov" "$fam" "$split"
+    ff -i "$src" -c:v libx264 -preset ultrafast -crf 26 -an -f mpegts "$LIB/$fam-camcorder.mts"
+    label "$fam-camcorder.mts" "$fam" "$split"
+    ff -i "$src" -c:v mpeg2video -q:v 5 -an -f vob "$LIB/$fam-dvd.mpg"
+    label "$fam-dvd.mpg" "$fam" "$split"
+    ff -i "$src" -vf 'scale=trunc(iw/4)*2:-2' -c:v mjpeg -q:v 6 -an "$LIB/$fam-mjpeg.avi"
+    label "$fam-mjpeg.avi" "$fam" "$split"
+    if [ "$trim" != 0 ]; then
+        ff -ss "$trim" -i "$src" -vf 'scale=trunc(iw/4)*2:-2' -c:v libx264 -preset ultrafast -crf 28 -an "$LIB/$fam-trim-start.mp4"
+        label "$fam-trim-start.mp4" "$fam" "$split"
+        end=$(python3 -c "print(max(0.5, $d - $trim))")
+        ff -i "$src" -t "$end" -c:v libx264 -preset ultrafast -crf 28 -an "$LIB/$fam-trim-end.mp4"
+        label "$fam-trim-end.mp4" "$fam" "$split"
+    fi
+}
+
+copies vtest fit "$CV/vtest.avi" 3
+copies megamind fit "$CV/Megamind.avi" 2
+copies tree fit "$CV/tree.avi" 2
+copies cockatoo fit "$SRC/python3-imageio/usr/lib/python3/dist-packages/imageio/resources/images/cockatoo.mp4" 2
+copies motion held "$SRC/node-opencv/usr/share/doc/node-opencv/examples/files/motion.mov" 2
+copies hugmovie held "$SRC/python3-hug-doc/usr/share/doc/python3-hug/examples/streaming_movie_server/movie.mp4" 1
+copies kpamovie held "$SRC/kphotoalbum/usr/share/kphotoalbum/demo/movie.avi" 1
+copies realshort held "$SRC/python3-imageio/usr/lib/python3/dist-packages/imageio/resources/images/realshort.mp4" 0
+
+# Hard negatives, each a copy of nothing here.
+T=$OUT/tmp
+mkdir -p "$T"
+norm() { ff -i "$1" ${2:+-ss "$2"} ${3:+-t "$3"} -vf 'scale=640:360,setsar=1,fps=25,format=yuv420p' -c:v libx264 -preset ultrafast -crf 23 -an "$4"; }
+ff -f lavfi -i color=c=black:s=640x360:r=25:d=3 -c:v libx264 -preset ultrafast -pix_fmt yuv420p "$T/black.mp4"
+ff -i "$CV/vtest.avi" -frames:v 1 "$T/scene.png"
+ff -loop 1 -i "$T/scene.png" -t 6 -vf 'scale=640:360,setsar=1,fps=25,format=yuv420p' -c:v libx264 -preset ultrafast "$T/static.mp4"
+norm "$CV/vtest.avi" 30 12 "$T/vtest-mid.mp4"
+norm "$CV/Megamind.avi" "" "" "$T/megamind.mp4"
+norm "$CV/tree.avi" 5 12 "$T/tree-mid.mp4"
+norm "$SRC/python3-imageio/usr/lib/python3/dist-packages/imageio/resources/images/cockatoo.mp4" "" 12 "$T/cockatoo.mp4"
+cat2() { ff -i "$1" -i "$2" -filter_complex '[0:v][1:v]concat=n=2:v=1:a=0' -c:v libx264 -preset ultrafast -crf 23 "$3"; }
+n=0
+# Each body behind one intro only: two files of one body are one clip whatever opens them.
+for pair in "black vtest-mid" "black megamind" "static tree-mid" "static cockatoo"; do
+    set -- $pair
+    n=$((n + 1))
+    name="neg-$1-intro-$2.mp4"
+    cat2 "$T/$1.mp4" "$T/$2.mp4" "$LIB/$name"
+    label "$name" "" "$([ $n -le 2 ] && echo fit || echo held)"
+done
+# The same place at other times: a static camera's cuts, and two cuts of one clip far apart.
+norm "$CV/vtest.avi" 0 20 "$LIB/neg-vtest-0-20.mp4"; label neg-vtest-0-20.mp4 "" fit
+norm "$CV/vtest.avi" 55 20 "$LIB/neg-vtest-55-75.mp4"; label neg-vtest-55-75.mp4 "" fit
+norm "$CV/tree.avi" 0 12 "$LIB/neg-tree-0-12.mp4"; label neg-tree-0-12.mp4 "" held
+norm "$CV/tree.avi" 16 12 "$LIB/neg-tree-16-28.mp4"; label neg-tree-16-28.mp4 "" held
+norm "$SRC/python3-imageio/usr/lib/python3/dist-packages/imageio/resources/images/cockatoo.mp4" 0 6 "$LIB/neg-cockatoo-0-6.mp4"; label neg-cockatoo-0-6.mp4 "" held
+norm "$SRC/python3-imageio/usr/lib/python3/dist-packages/imageio/resources/images/cockatoo.mp4" 8 6 "$LIB/neg-cockatoo-8-14.mp4"; label neg-cockatoo-8-14.mp4 "" held
+cp "$T/static.mp4" "$LIB/neg-static-scene.mp4"; label neg-static-scene.mp4 "" held
+rm -rf "$T"
+python3 - "$LABELS" "$OUT/labels.json" <<'PY'
+import json, sys
+rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
+json.dump({name: {"family": fam or None, "split": split} for name, fam, split in rows}, open(sys.argv[2], "w"), indent=1)
+print(f"{len(rows)} videos in {sys.argv[2]}")
+PY
