@@ -314,8 +314,11 @@ public enum SnapsortBinary {
         try p.run()
         if let stdin { inp.fileHandleForWriting.write(Data(stdin.utf8)) }
         try? inp.fileHandleForWriting.close()
+        // Both pipes drained at once: read one to its end first and a child that fills the other
+        // (the loader's trace of FFmpeg's hundred libraries under LD_DEBUG) blocks for ever.
+        let errors = PipeDrain(err.fileHandleForReading)
         let o = out.fileHandleForReading.readDataToEndOfFile()
-        let r = err.fileHandleForReading.readDataToEndOfFile()
+        let r = errors.wait()
         p.waitUntilExit()
         return Result(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: r, as: UTF8.self))
     }
@@ -339,5 +342,25 @@ public enum DatabaseDamage {
         defer { close(fd) }
         var junk = [UInt8](repeating: 0xEE, count: 16)
         precondition(pwrite(fd, &junk, junk.count, off_t((root - 1) * pageSize)) == junk.count)
+    }
+}
+
+/// A pipe read to its end on a thread of its own; `wait` gives what it held.
+final class PipeDrain: @unchecked Sendable {
+    private var data = Data()
+    private let group = DispatchGroup()
+
+    init(_ handle: FileHandle) {
+        group.enter()
+        Thread { [self] in
+            // Written before `leave`, read after `wait`: the group orders the two.
+            data = handle.readDataToEndOfFile()
+            group.leave()
+        }.start()
+    }
+
+    func wait() -> Data {
+        group.wait()
+        return data
     }
 }
