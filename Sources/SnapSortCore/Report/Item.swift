@@ -33,7 +33,13 @@ public struct Item: Sendable {
     public var identity: FileIdentity
 
     public var metrics: Metrics? { metricsText.flatMap(Metrics.decode) }
-    public var name: String { String(path.split(separator: "/").last ?? "") }
+    public var name: String {
+        // The last component, as `split` gave it (a trailing slash is skipped), without an array.
+        var end = path.endIndex
+        while end > path.startIndex, path[path.index(before: end)] == "/" { end = path.index(before: end) }
+        let start = path[..<end].lastIndex(of: "/").map { path.index(after: $0) } ?? path.startIndex
+        return String(path[start..<end])
+    }
 
     static let columns = """
         id, path, kind, format, size, width, height, status, reason_code, reason, taken_at, taken_ts, taken_source,
