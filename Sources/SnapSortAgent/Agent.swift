@@ -259,8 +259,7 @@ public final class Agent: ReconcilerHost, @unchecked Sendable {
     }
 
     private func secondsSince(_ i: ContinuousClock.Instant) -> Double {
-        let d = ContinuousClock.now - i
-        return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+        (ContinuousClock.now - i).seconds
     }
 
     /// Waits up to `timeoutMs` for events and handles them: signals, inotify, wakeups, the

@@ -84,7 +84,7 @@ public struct Grouper {
             let now = ContinuousClock.now
             let mb = (Memory.residentBytes() ?? 0) >> 20
             trace(
-                "phase\t\(name)\t\(String(format: "%.3f", Double((now - lap).components.attoseconds) / 1e18 + Double((now - lap).components.seconds)))\trss=\(mb)MB\theap=\(Memory.heapInUseBytes() >> 20)MB"
+                "phase\t\(name)\t\(String(format: "%.3f", (now - lap).seconds))\trss=\(mb)MB\theap=\(Memory.heapInUseBytes() >> 20)MB"
             )
             lap = now
         }

@@ -33,11 +33,6 @@ public struct VisionStages: Sendable, Equatable {
     }
 }
 
-extension Duration {
-    /// The duration in seconds.
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) * 1e-18 }
-}
-
 /// One photo's tier-2 measurement, apart from the library: decode, faces, the sheet of paper,
 /// classes and sky. Sendable, so several helpers can look at photos side by side (each photo
 /// sees one helper; the rows are written by the caller, in order).
