@@ -4,7 +4,8 @@ import SnapSortSystem
 import Synchronization
 
 /// The agent's wait while its library is refused (`LibraryError.refused`: an emptied file, one
-/// with no SnapSort schema, one holding far less than its backup — `Library+Refusal`). It never
+/// with no SnapSort schema, one holding far less than its backup — `Library+Refusal`) or damaged
+/// (`LibraryError.corrupt`: a page SQLite's `quick_check` finds broken). It never
 /// initialises the file and never exits for it (systemd restarted an agent that exited 1 every
 /// 5 s): it holds the agent's lock, says `error` in the status file with the refusal as
 /// `last_error` (every bar's ⚠; its services — the page, the tray — do not start), and looks at the file again every
@@ -28,14 +29,29 @@ public final class LibraryWait: @unchecked Sendable {
         statusPath = options.statusPath ?? config.statusFilePath(options.env, database: options.dbPath)
     }
 
-    /// Whether the library at `dbPath` is refused now: the refusal, else nil (the library
-    /// opens; a missing file is then made, as an agent's start makes it).
-    public static func refusal(_ dbPath: String) throws -> LibraryError? {
+    /// Whether the agent must wait for this error of its library rather than start: the
+    /// library is refused or damaged (the person decides: a backup put back, the file moved
+    /// aside). Any other error (a folder that cannot be made, a newer schema) ends the agent.
+    public static func waitsFor(_ e: LibraryError) -> Bool { e.code == .refused || e.code == .corrupt }
+
+    /// Whether the library at `dbPath` is refused or damaged now: the error, else nil (the
+    /// library opens; a missing file is then made, as an agent's start makes it).
+    /// `checkIntegrity`: read every page, as the agent's start does (`Library.init`).
+    public static func refusal(_ dbPath: String, checkIntegrity: Bool = false) throws -> LibraryError? {
         do {
-            _ = try Library(path: dbPath)
+            _ = try Library(path: dbPath, checkIntegrity: checkIntegrity)
             return nil
-        } catch let e as LibraryError where e.code == .refused {
+        } catch let e as LibraryError where waitsFor(e) {
             return e
+        }
+    }
+
+    /// What the library's files are on disk (identity, size, change time of the file and its
+    /// `-wal`): a damaged library is read whole again only when it changed.
+    static func fingerprint(_ dbPath: String) -> [Int64] {
+        [dbPath, dbPath + "-wal"].flatMap { path -> [Int64] in
+            guard let s = FileSystem.lstatusIfExists(path) else { return [-1] }
+            return [Int64(bitPattern: s.device), Int64(bitPattern: s.inode), s.size, s.mtimeNanoseconds]
         }
     }
 
@@ -48,7 +64,7 @@ public final class LibraryWait: @unchecked Sendable {
     /// Wakes the wait so it re-reads the clock (tests that advance a manual clock).
     public func wake() { wakeup.wake() }
 
-    /// Waits while the library is refused. Returns true when it may be opened now (the agent
+    /// Waits while the library is refused or damaged. Returns true when it may be opened now (the agent
     /// starts), false when stopped by a signal or `requestStop`. Throws
     /// `AgentError.alreadyRunning` when another agent holds the library.
     public func run(_ first: LibraryError) throws -> Bool {
@@ -63,6 +79,7 @@ public final class LibraryWait: @unchecked Sendable {
         logger.error(refusal.message)
         publish(refusal, ready: true)
         var nextCheck = options.clock.now().addingTimeInterval(Self.checkInterval)
+        var seen = Self.fingerprint(options.dbPath)
         while true {
             let wait = nextCheck.timeIntervalSince(options.clock.now())
             var fds = [wakeup.fd]
@@ -83,8 +100,13 @@ public final class LibraryWait: @unchecked Sendable {
             let t = options.clock.now()
             guard t >= nextCheck else { continue }
             nextCheck = t.addingTimeInterval(Self.checkInterval)
+            // A damaged library is read whole to be checked (`quick_check`, seconds for a
+            // large one on a cold cache): only once it changed, not every few seconds.
+            let now = Self.fingerprint(options.dbPath)
+            if refusal.code == .corrupt, now == seen { continue }
+            seen = now
             do {
-                guard let still = try Self.refusal(options.dbPath) else {
+                guard let still = try Self.refusal(options.dbPath, checkIntegrity: refusal.code == .corrupt) else {
                     logger.notice("the library can be used again; starting")
                     return true
                 }

@@ -177,6 +177,47 @@ import Testing
         #expect(JSON.parse(stopped.stdout)?["agent"]?["total"]?.intValue == 1)
     }
 
+    /// A damaged library (a broken page `quick_check` finds) makes the agent wait in `error`,
+    /// the damage and the backups in `last_error`, instead of exiting 1 — which made systemd
+    /// start it again every 5 s, each start reading the whole file again; a signal ends the wait,
+    /// and once a backup is put back the agent starts on it with its decisions.
+    @Test func aDamagedLibraryMakesTheAgentWaitUntilABackupIsPutBack() throws {
+        let (dir, env, root, db) = Self.setup(2)
+        defer { withExtendedLifetime(dir) {} }
+        let scan = try SnapsortBinary.run(["--db", db, "scan", "--quiet", "--no-models", root], env: env)
+        #expect(scan.status == 0, "\(scan.stderr)")
+        #expect(try SnapsortBinary.run(["--db", db, "decide", "keep", root + "/p0.jpg"], env: env).status == 0)
+        do {
+            let library = try Library(path: db)
+            try Backup.run(library, keep: 3, now: Date())
+        }
+        try DatabaseDamage.breakTable(db, "files")
+        let statusFile = env["XDG_RUNTIME_DIR"]! + "/snapsort/status.json"
+        func document() -> StatusDocument? {
+            guard let bytes = try? FileSystem.readFile(statusFile, limit: 1 << 20), let j = JSON.parse(String(decoding: bytes, as: UTF8.self))
+            else { return nil }
+            return StatusDocument(json: j)
+        }
+        let agent = try Child(["--db", db, "agent", "--no-web", "--no-tray", "--no-reminders", "--no-models", root], env: env)
+        #expect(
+            waitUntil(timeout: 30) {
+                guard let doc = document(), doc.agent.state == .error, let said = doc.agent.lastError else { return false }
+                return said.contains("is damaged") && said.contains("snapsort backup restore")
+            }, "\(agent.report)")
+        #expect(agent.process.isRunning, "\(agent.report)")
+        #expect(agent.stderrText.contains("waiting:"), "\(agent.report)")
+        agent.signal(SIGTERM)
+        #expect(agent.wait(timeout: 10) == 0, "\(agent.report)")
+        // The person puts the backup back; the agent starts on it, the decision there.
+        let restore = try SnapsortBinary.run(["--db", db, "backup", "restore"], env: env)
+        #expect(restore.status == 0, "\(restore.stderr)")
+        let again = try Child(["--db", db, "agent", "--no-web", "--no-tray", "--no-reminders", "--no-models", root], env: env)
+        #expect(waitUntil(timeout: 30) { document()?.agent.state == .watching }, "\(again.report)")
+        #expect(try Library(path: db).db.scalar("SELECT count(*) FROM decisions") == Int64(1))
+        again.signal(SIGTERM)
+        #expect(again.wait(timeout: 10) == 0, "\(again.report)")
+    }
+
     /// Two agents for two libraries: the second library's agent writes its own status file
     /// beside the bars' one, so neither library's `status` shows the other's (they wrote one
     /// file, and a stopped second agent left the first one's bar "stopped", review 8).

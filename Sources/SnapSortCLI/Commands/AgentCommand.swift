@@ -78,20 +78,30 @@ enum AgentCommand: Command {
             }
             return list
         }
-        let agent: Agent
+        var agent: Agent?
         do {
-            // A library file that is no library any more is never initialised over: the agent
-            // waits in `error` until the person decides (`LibraryWait`).
-            if let refusal = try LibraryWait.refusal(options.dbPath) {
-                if !underManager && !ctx.quiet { ctx.err("snapsort agent: waiting: \(refusal.message)") }
-                guard try LibraryWait(options).run(refusal) else { return ExitCode.ok }
+            // A library file that is no library any more is never initialised over, and a
+            // damaged one is not worked on: the agent waits in `error` until the person decides
+            // (`LibraryWait`; exiting 1 made systemd restart it every 5 s, each start reading the
+            // whole damaged file again).
+            var problem = try LibraryWait.refusal(options.dbPath)
+            while agent == nil {
+                if let refusal = problem {
+                    if !underManager && !ctx.quiet { ctx.err("snapsort agent: waiting: \(refusal.message)") }
+                    guard try LibraryWait(options).run(refusal) else { return ExitCode.ok }
+                }
+                do {
+                    agent = try Agent(options)
+                } catch let e as LibraryError where LibraryWait.waitsFor(e) {
+                    problem = e
+                }
             }
-            agent = try Agent(options)
         } catch let e as AgentError {
             // Exit 3 for "another agent runs": the unit does not restart on it
             // (RestartPreventExitStatus=3), where exit 1 restarted it every 5 s for ever.
             throw CommandFailure(e.code == .alreadyRunning ? ExitCode.unavailable : ExitCode.error, e.description)
         }
+        guard let agent else { return ExitCode.error }
         if !underManager && !ctx.quiet {
             ctx.err("snapsort agent: watching \(agent.roots.joined(separator: ", "))")
             ctx.err("status file: \(agent.statusPath)  (snapsort status --follow to watch it; Ctrl-C to stop)")
