@@ -52,6 +52,22 @@ struct LargePictureTests {
         #expect(png.contentHash != nil)
     }
 
+    /// Tier 2 reads a JPEG from the file too (it read the file whole, up to 512 MiB, in the
+    /// scan's memory beside its workers'): the same pixels for the models however small the
+    /// budget of bytes held (issue 40).
+    @Test func theModelsDecodeAJPEGFromTheFileNotItsBytesHeldWhole() throws {
+        let dir = TempDir("snapsort-large-vision")
+        let path = dir.write("pano.jpg", Fixtures.jpeg(Fixtures.scene(width: 1600, height: 1200, seed: 5)))
+        var small = AnalyzerLimits()
+        small.maxPhotoBytes = 4096
+        small.maxInMemoryBytes = 4096
+        let whole = try VisionImage.load(path: path, format: "jpeg", orientation: 6, least: VisionImage.leastLongSide)
+        let streamed = try VisionImage.load(path: path, format: "jpeg", orientation: 6, least: VisionImage.leastLongSide, limits: small)
+        #expect(streamed.width == 750 && streamed.height == 1000, "upright, kept at the 5/8 DCT scale: \(streamed.width)×\(streamed.height)")
+        #expect(streamed.pixels == whole.pixels && streamed.width == whole.width)
+        #expect(streamed.pixels == VisionImage.oriented(try VisionImage.jpeg(try FileSystem.readFile(path, limit: 1 << 24), side: 920, limits: AnalyzerLimits()), 6).pixels)
+    }
+
     @Test func aPNGOverTheBudgetIsReducedWhileReadAndMeasuredLikeAWholeDecode() throws {
         let scene = Fixtures.scene(width: 2400, height: 1200, seed: 9)
         let png = Fixtures.png(scene)

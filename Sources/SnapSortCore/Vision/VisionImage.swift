@@ -39,7 +39,7 @@ enum VisionImage {
         var orientation = orientation
         switch format {
         case "jpeg":
-            bitmap = try jpeg(try FileSystem.readFile(path, limit: limits.maxPhotoBytes), side: least, limits: limits)
+            bitmap = try jpeg(path: path, side: least, limits: limits)
         case "png":
             bitmap = try PNG.decode(try FileSystem.readFile(path, limit: limits.maxPhotoBytes), channels: 3, maxPixels: limits.maxDecodePixels)
         case "webp":
@@ -72,13 +72,27 @@ enum VisionImage {
     /// A JPEG decoded at the smallest DCT scale whose long side still reaches `side`.
     static func jpeg(_ bytes: [UInt8], side: Int = longSide, limits: AnalyzerLimits) throws -> Bitmap {
         let header = try JPEG.readHeader(bytes)
-        let long = max(header.width, header.height)
-        var scale = 8
-        for s in 1...8 where long * s / 8 >= side { scale = s; break }
         return try JPEG.decode(
-            bytes, scaleNumerator: scale, maxHeaderPixels: limits.maxHeaderPixels,
+            bytes, scaleNumerator: dctScale(header, side: side), maxHeaderPixels: limits.maxHeaderPixels,
             maxOutputPixels: limits.maxDecodePixels
         ).bitmap
+    }
+
+    /// The JPEG file at `path` decoded as `jpeg(_:)` decodes its bytes, read through libjpeg's
+    /// buffer instead of whole: a 300 MB panorama costs its scaled pixels, not its bytes.
+    static func jpeg(path: String, side: Int = longSide, limits: AnalyzerLimits) throws -> Bitmap {
+        let header = try JPEG.readHeader(path: path)
+        return try JPEG.decode(
+            path: path, scaleNumerator: dctScale(header, side: side), maxHeaderPixels: limits.maxHeaderPixels,
+            maxOutputPixels: limits.maxDecodePixels
+        ).bitmap
+    }
+
+    /// The smallest DCT scale (n/8) whose long side still reaches `side`.
+    static func dctScale(_ header: JPEG.Header, side: Int) -> Int {
+        let long = max(header.width, header.height)
+        for s in 1...8 where long * s / 8 >= side { return s }
+        return 8
     }
 
     /// The largest readable JPEG preview of a RAW file (the file itself is never read whole).
