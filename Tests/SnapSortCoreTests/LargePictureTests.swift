@@ -65,7 +65,8 @@ struct LargePictureTests {
         let streamed = try VisionImage.load(path: path, format: "jpeg", orientation: 6, least: VisionImage.leastLongSide, limits: small)
         #expect(streamed.width == 750 && streamed.height == 1000, "upright, kept at the 5/8 DCT scale: \(streamed.width)×\(streamed.height)")
         #expect(streamed.pixels == whole.pixels && streamed.width == whole.width)
-        #expect(streamed.pixels == VisionImage.oriented(try VisionImage.jpeg(try FileSystem.readFile(path, limit: 1 << 24), side: 920, limits: AnalyzerLimits()), 6).pixels)
+        let bytes = try FileSystem.readFile(path, limit: 1 << 24)
+        #expect(streamed.pixels == VisionImage.oriented(try VisionImage.jpeg(bytes, side: 920, limits: AnalyzerLimits()), 6).pixels)
     }
 
     @Test func aPNGOverTheBudgetIsReducedWhileReadAndMeasuredLikeAWholeDecode() throws {
