@@ -66,7 +66,16 @@ public final class Statement {
             case .null: rc = sqlite3_bind_null(handle, idx)
             case .integer(let v): rc = sqlite3_bind_int64(handle, idx, v)
             case .real(let v): rc = sqlite3_bind_double(handle, idx, v)
-            case .text(let s): rc = sqlite3_bind_text(handle, idx, s, -1, snapsort_sqlite_transient())
+            case .text(let s):
+                // By its byte length, not as a C string: a NUL inside the text is kept, not
+                // the end of it.
+                var text = s
+                rc = text.withUTF8 { u in
+                    u.withMemoryRebound(to: CChar.self) { c in
+                        guard let base = c.baseAddress else { return sqlite3_bind_text(handle, idx, "", 0, snapsort_sqlite_transient()) }
+                        return sqlite3_bind_text(handle, idx, base, Int32(c.count), snapsort_sqlite_transient())
+                    }
+                }
             case .blob(let b):
                 rc = b.withUnsafeBytes { sqlite3_bind_blob(handle, idx, $0.baseAddress, Int32($0.count), snapsort_sqlite_transient()) }
             }
@@ -94,7 +103,11 @@ public final class Statement {
             switch sqlite3_column_type(handle, i) {
             case SQLITE_INTEGER: values.append(.integer(sqlite3_column_int64(handle, i)))
             case SQLITE_FLOAT: values.append(.real(sqlite3_column_double(handle, i)))
-            case SQLITE_TEXT: values.append(.text(String(cString: sqlite3_column_text(handle, i))))
+            case SQLITE_TEXT:
+                // The pointer first, then its length (sqlite3_column_bytes after the conversion).
+                let text = sqlite3_column_text(handle, i)
+                let count = Int(sqlite3_column_bytes(handle, i))
+                values.append(.text(String(decoding: UnsafeBufferPointer(start: text, count: text == nil ? 0 : count), as: UTF8.self)))
             case SQLITE_BLOB:
                 let count = Int(sqlite3_column_bytes(handle, i))
                 if count == 0 { values.append(.blob([])); break }

@@ -18,6 +18,12 @@ struct SQLiteTests {
         #expect(r.int(0) == Int64.min && r.double(1) == 0.5 && r.string(2) == "é'x" && r.blob(3) == [0, 255] && r.int(4) == nil)
         #expect(try db.scalar("SELECT count(*) FROM t WHERE s = ?", "é'x") == 1)
         #expect(try db.row("SELECT i FROM t WHERE 0") == nil)
+        // Text is bound and read by its length: a NUL inside it is kept (it ended the text when
+        // bound as a C string), and the empty text stays text, not NULL.
+        try db.run("INSERT INTO t(s) VALUES(?)", "before\u{0}after")
+        #expect(try db.row("SELECT s, length(CAST(s AS BLOB)) FROM t WHERE rowid = 2").map { [$0.string(0), "\($0.int(1) ?? 0)"] } == ["before\u{0}after", "12"])
+        try db.run("INSERT INTO t(s) VALUES(?)", "")
+        #expect(try db.row("SELECT s, s IS NULL FROM t WHERE rowid = 3").map { [$0.string(0), "\($0.int(1) ?? -1)"] } == ["", "0"])
     }
 
     @Test func aTransactionThatThrowsLeavesNothing() throws {
