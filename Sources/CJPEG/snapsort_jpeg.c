@@ -44,6 +44,14 @@ static void setup_err(struct jpeg_decompress_struct *cinfo, ss_err *err, ss_jpeg
     err->message = info->message;
 }
 
+// What a read header says, into `info` (both header readers: memory and file).
+static void fill_header(const struct jpeg_decompress_struct *cinfo, ss_jpeg_info *info) {
+    info->width = (int)cinfo->image_width;
+    info->height = (int)cinfo->image_height;
+    info->progressive = cinfo->progressive_mode ? 1 : 0;
+    info->components = cinfo->num_components;
+}
+
 int ss_jpeg_read_header(const unsigned char *data, size_t len, ss_jpeg_info *info) {
     struct jpeg_decompress_struct cinfo;
     ss_err err;
@@ -56,10 +64,7 @@ int ss_jpeg_read_header(const unsigned char *data, size_t len, ss_jpeg_info *inf
     jpeg_create_decompress(&cinfo);
     jpeg_mem_src(&cinfo, data, (unsigned long)len);
     jpeg_read_header(&cinfo, TRUE);
-    info->width = (int)cinfo.image_width;
-    info->height = (int)cinfo.image_height;
-    info->progressive = cinfo.progressive_mode ? 1 : 0;
-    info->components = cinfo.num_components;
+    fill_header(&cinfo, info);
     jpeg_destroy_decompress(&cinfo);
     return 0;
 }
@@ -263,10 +268,7 @@ int ss_jpeg_read_header_fd(int fd, ss_jpeg_info *info) {
     jpeg_create_decompress(&cinfo);
     fd_src(&cinfo, src, fd);
     jpeg_read_header(&cinfo, TRUE);
-    info->width = (int)cinfo.image_width;
-    info->height = (int)cinfo.image_height;
-    info->progressive = cinfo.progressive_mode ? 1 : 0;
-    info->components = cinfo.num_components;
+    fill_header(&cinfo, info);
     jpeg_destroy_decompress(&cinfo);
     free(src);
     return 0;
