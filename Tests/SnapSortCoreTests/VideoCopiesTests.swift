@@ -1,6 +1,7 @@
 import Foundation
 import SnapSortSystem
 import SnapSortTestSupport
+import Synchronization
 import Testing
 
 @testable import SnapSortCore
@@ -282,6 +283,44 @@ enum VideoClips {
         let jpeg = try JPEG.decode(try #require(stored.blob(0)), scaleNumerator: 8, maxHeaderPixels: 1 << 22, maxOutputPixels: 1 << 22).bitmap
         #expect(jpeg.width == 240 && jpeg.height == 320)
         #expect(stored.int(1) == 240 && stored.int(2) == 320, "the card is portrait too")
+    }
+
+    /// Adding one video compares it with the videos whose durations allow a copy, never every
+    /// candidate pair of the library again (before, any changed video re-scored them all); the
+    /// sets stored before stand, and the result is what a full regroup makes.
+    @Test func addingOneVideoComparesItWithItsNeighboursInDurationOnly() throws {
+        let lib = try TestLibrary()
+        try VideoClips.small("Megamind.avi", from: 0, seconds: 8, to: lib.root + "/megamind.mp4")
+        try VideoClips.ffmpeg(["-i", lib.root + "/megamind.mp4", "-vf", "scale=160:120", "-c:v", "mpeg4", "-an", lib.root + "/megamind-small.mkv"])
+        try VideoClips.small("vtest.avi", from: 10, seconds: 14, to: lib.root + "/vtest.mp4")
+        try VideoClips.ffmpeg(["-i", lib.root + "/vtest.mp4", "-vf", "scale=160:120", "-c:v", "mpeg4", "-an", lib.root + "/vtest-small.mkv"])
+        try VideoClips.small("tree.avi", from: 0, seconds: 20, to: lib.root + "/tree.mp4")
+        try lib.scan()
+        let before = try Self.regrouped(lib)
+        #expect(before.together("megamind.mp4", "megamind-small.mkv") && before.together("vtest.mp4", "vtest-small.mkv"))
+        #expect(before.setOf["tree.mp4"] == nil)
+        try VideoClips.ffmpeg([
+            "-i", lib.root + "/tree.mp4", "-vf", "scale=160:120", "-c:v", "libx264", "-preset", "ultrafast", "-crf", "30", "-an",
+            lib.root + "/tree-copy.mp4",
+        ])
+        try lib.scan()
+        var grouper = Grouper(library: lib.library)
+        let lines = Mutex<[String]>([])
+        grouper.trace = { line in lines.withLock { $0.append(line) } }
+        try grouper.regroup()
+        let scored = lines.withLock { $0.filter { $0.hasPrefix("video-copy\t") } }
+        #expect(scored.count == 1, "only tree-copy against tree: \(scored)")
+        var after = Stored()
+        for r in try lib.library.db.rows("SELECT f.path, s.set_key, s.keeper FROM similar_sets s JOIN files f ON f.id = s.file_id") {
+            let name = String(r.string(0)!.split(separator: "/").last!)
+            after.setOf[name] = r.int(1)
+            if r.int(2) == 1 { after.keepers.insert(name) }
+        }
+        #expect(after.together("tree.mp4", "tree-copy.mp4"))
+        #expect(after.keepers.contains("tree.mp4"))
+        #expect(after.setOf["megamind.mp4"] == before.setOf["megamind.mp4"] && after.setOf["vtest.mp4"] == before.setOf["vtest.mp4"])
+        let full = try Self.regrouped(lib)
+        #expect(full.setOf == after.setOf && full.keepers == after.keepers)
     }
 
     @Test func aSignatureRoundTripsThroughItsStoredForm() throws {
