@@ -436,14 +436,19 @@ int ss_video_probe_file(const char *path, int want, double budget_s, int poster_
     // frames deep; a slot deeper than that stays empty.
     const int near = 48, far = 300;
     int order[SS_VIDEO_MAX_FRAMES], slots = slot_order(want, order), seeks_failed = 0;
+    // A stream without an index (MPEG-TS, MPEG-PS) is searched by reading at every seek, and an
+    // MPEG-TS seek lands between keyframes: one short enough to decode whole (no more frames than
+    // the deep slots could cost) is decoded in order at once.
+    if (avformat_index_get_entries_count(st) == 0 && v.fps > 0 && out->duration * v.fps <= (double)want * far) slots = 0;
     int deep[SS_VIDEO_MAX_FRAMES], ndeep = 0;
     for (int k = 0; k < slots; k++) {
         if (spent_s(cpu0, wall0) > budget_s) {
             out->budget_hit = 1;
             break;
         }
-        // Two seeks that decode nothing: seeking does not serve this file (see below).
-        if (k >= 2 && filled(&s) == 0 && ndeep == 0) break;
+        // Seeks that decode nothing clean, two at first or half of them later: seeking does not
+        // serve this file (an MPEG-TS lands between keyframes: only concealed frames follow).
+        if ((k >= 2 && filled(&s) == 0 && ndeep == 0) || (k >= 4 && seeks_failed * 2 >= k)) break;
         int i = order[k], is_far = 0;
         double t = slot_time(&s, i);
         AVFrame *f = video_frame_at(&v, v.start + (int64_t)(t / v.tb), near, &is_far);
@@ -467,7 +472,7 @@ int ss_video_probe_file(const char *path, int want, double budget_s, int poster_
     // Seeking served under half the slots: a GOP longer than the slots are apart (seeks would
     // decode the same GOP again and again) or a stream seeking does not serve. Decoding in order
     // costs each frame once: that, unless the deep slots cost fewer frames (a long film).
-    int in_order = filled(&s) < want / 2 && (v.fps <= 0 || seeks_failed > ndeep || out->duration * v.fps <= (double)ndeep * far);
+    int in_order = filled(&s) < want / 2 && (v.fps <= 0 || slots == 0 || seeks_failed > ndeep || out->duration * v.fps <= (double)ndeep * far);
     if (in_order && spent_s(cpu0, wall0) < budget_s) {
         sample_in_order(&v, &s, budget_s, cpu0, wall0, &out->budget_hit);
     } else {

@@ -33,7 +33,8 @@ typedef struct {
 /// frames nothing refers to skipped), the middle first and then ever finer (so what the budget
 /// allows is spread over the whole length). A time more than a few dozen frames past its keyframe
 /// (a long GOP) costs a second round, at most a few hundred frames, while the budget lasts; when
-/// most are, the stream is decoded in order once instead. Frames the decoder concealed are never
+/// most are, or the stream has no index to seek by (MPEG-TS) and is short enough, it is decoded in
+/// order once instead. Frames the decoder concealed are never
 /// samples. Past `budget_s` seconds of work (the thread's CPU time, or an eighth of the wall time
 /// when more) sampling stops. With `poster_side` > 0, `*poster` is the frame nearest the middle as
 /// RGB (malloc'd, ss_video_free), upright (the display rotation applied), its long side at most
