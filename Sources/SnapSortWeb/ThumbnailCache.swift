@@ -41,29 +41,49 @@ struct ThumbnailCache: Sendable {
         "\(root)/\(size.rawValue)/\(MD5.hex(Self.uri(for: filePath))).png"
     }
 
+    /// Marks a video's thumbnail made from the scan's stored poster (upright); one SnapSort made
+    /// before, in this process with FFmpeg and without the rotation, is made again.
+    static let posterKey = (key: "X-SnapSort::Poster", value: "scan")
+
     /// The cached PNG if it still describes the file (URI and mtime match).
-    func cached(for filePath: String, mtime: Int64, size: Size) -> [UInt8]? {
+    func cached(for filePath: String, mtime: Int64, size: Size, video: Bool = false) -> [UInt8]? {
         guard let data = try? FileSystem.readFile(path(for: filePath, size: size), limit: 32 * 1024 * 1024) else { return nil }
         let text = Dictionary(PNG.textChunks(data).map { ($0.key, $0.value) }, uniquingKeysWith: { a, _ in a })
         guard text["Thumb::URI"] == Self.uri(for: filePath), text["Thumb::MTime"] == String(mtime) else { return nil }
+        if video && text["Software"] == "SnapSort" && text[Self.posterKey.key] != Self.posterKey.value { return nil }
         return data
     }
 
-    /// Makes (or returns the fresh cached) thumbnail of a photo. Written 0600 in 0700 folders,
-    /// atomically (a temporary file renamed into place), as the spec asks.
-    func thumbnail(for item: Item, size: Size) throws -> [UInt8] {
+    /// No poster was stored for the video (none of its frames decoded, or an older scan).
+    struct NoPoster: Error {}
+
+    /// Makes (or returns the fresh cached) thumbnail of a photo or a video. Written 0600 in 0700
+    /// folders, atomically (a temporary file renamed into place), as the spec asks. A video's is
+    /// its poster as the scan stored it (`poster`, read only when the cache has none): this
+    /// process never runs FFmpeg's decoders on a library's file, only libjpeg on our own JPEG.
+    func thumbnail(for item: Item, size: Size, poster: () throws -> [UInt8]? = { nil }) throws -> [UInt8] {
         let st = try FileSystem.status(item.path)
         let mtime = st.mtimeNanoseconds / 1_000_000_000
-        if let data = cached(for: item.path, mtime: mtime, size: size) { return data }
-        // A video's card shows a real frame from the middle of the clip (FFmpeg, `Video.poster`).
-        let bitmap =
-            item.kind == .video
-            ? try Video.poster(path: item.path, maxSide: size.pixels)
-            : try Renderer.render(path: item.path, format: item.format, orientation: item.orientation, longSide: size.pixels)
+        let video = item.kind == .video
+        if let data = cached(for: item.path, mtime: mtime, size: size, video: video) { return data }
+        var bitmap: Bitmap
+        if video {
+            guard let jpeg = try poster() else { throw NoPoster() }
+            bitmap = try JPEG.decode(jpeg, scaleNumerator: 8, maxHeaderPixels: 4_000_000, maxOutputPixels: 4_000_000).bitmap
+            let long = max(bitmap.width, bitmap.height)
+            if long > size.pixels {
+                let f = Double(size.pixels) / Double(long)
+                bitmap = Renderer.resize(
+                    bitmap, max(1, Int((Double(bitmap.width) * f).rounded())), max(1, Int((Double(bitmap.height) * f).rounded())))
+            }
+        } else {
+            bitmap = try Renderer.render(path: item.path, format: item.format, orientation: item.orientation, longSide: size.pixels)
+        }
         var text: [(key: String, value: String)] = [
             ("Thumb::URI", Self.uri(for: item.path)), ("Thumb::MTime", String(mtime)), ("Thumb::Size", String(st.size)),
             ("Software", "SnapSort"),
         ]
+        if video { text.append(Self.posterKey) }
         if let w = item.width, let h = item.height {
             text.append(("Thumb::Image::Width", String(w)))
             text.append(("Thumb::Image::Height", String(h)))

@@ -24,10 +24,10 @@ extension WebApp {
         switch parts[3] {
         case "thumb":
             let size = ThumbnailCache.Size(rawValue: r.query["size"] ?? "large") ?? .large
-            // A video's poster: a frame of its own when FFmpeg decodes it, else the neutral picture.
+            // A video's poster: the frame the scan stored when one decoded, else the neutral picture.
             guard item.kind == .photo || item.status == .ok else { return placeholder(item) }
             do {
-                let png = try thumbnails.thumbnail(for: item, size: size)
+                let png = try thumbnails.thumbnail(for: item, size: size, poster: { try withLibrary { try $0.videoPoster(id: id) } })
                 return HTTPResponse(status: 200, contentType: "image/png", png, headers: [("Cache-Control", "private, max-age=3600")])
             } catch is Renderer.Unsupported {
                 return placeholder(item)

@@ -1,6 +1,7 @@
 import Foundation
 import SnapSortSystem
 import SnapSortTestSupport
+import Synchronization
 import Testing
 
 @testable import SnapSortCore
@@ -33,6 +34,20 @@ enum VideoClips {
         try ffmpeg([
             "-i", intro, "-i", body, "-filter_complex", "[0:v][1:v]concat=n=2:v=1:a=0", "-c:v", "libx264", "-preset", "ultrafast", out,
         ])
+    }
+
+    /// How many frames ffprobe counts in the file's video stream (decoding it).
+    static func frameCount(_ path: String) throws -> Int {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/ffprobe")
+        p.arguments = ["-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", path]
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return Int(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
     }
 
     /// `seconds` of black, or of one still picture, at 320×240.
@@ -164,6 +179,148 @@ enum VideoClips {
         #expect(cut.status != "ok" && cut.reason != nil && !cut.signed)
         let noisy = try #require(rows["noise.avi"])
         #expect(noisy.status == "unreadable" && noisy.reason == "decode_error" && !noisy.signed)
+    }
+
+    /// kphotoalbum's 4.5 s demo clip made a DVD missed every copy (bench/RESULTS.md, 2026-12-05
+    /// 08:15): its Motion-JPEG 4:2:2 chroma stays 4:2:2 in MPEG-2, whose fast decoding path
+    /// (`AV_CODEC_FLAG2_FAST`) draws such frames flat grey, concealment flagged. Each probed frame
+    /// must show the picture, and the copy must join its original.
+    @Test func anMPEG2CopyWithFourTwoTwoChromaShowsItsPicturesAndIsADuplicate() throws {
+        let lib = try TestLibrary()
+        try VideoClips.ffmpeg([
+            "-i", "\(VideoClips.data)/Megamind.avi", "-t", "5", "-vf", "scale=160:120", "-c:v", "mjpeg", "-q:v", "4", "-an",
+            lib.root + "/MVI_0042.avi",
+        ])
+        try VideoClips.ffmpeg([
+            "-i", lib.root + "/MVI_0042.avi", "-c:v", "mpeg2video", "-pix_fmt", "yuv422p", "-q:v", "5", "-an", "-f", "vob", lib.root + "/dvd.mpg",
+        ])
+        let probe = try Video.probe(path: lib.root + "/dvd.mpg", frames: VideoSignature.sampledFrames, budgetSeconds: 3)
+        let sig = VideoSignature(durationSeconds: probe.durationSeconds ?? 0, aspect: 4.0 / 3.0, sampled: probe.frames)
+        #expect(sig.frames.count >= 16)
+        #expect(sig.frames.filter(\.flat).isEmpty, "no frame of Megamind's opening is flat")
+        try lib.scan()
+        let stored = try Self.regrouped(lib)
+        #expect(stored.together("MVI_0042.avi", "dvd.mpg"))
+    }
+
+    /// A GOP as long as the clip (x264 `-g 600`, one keyframe): sampling by seeks decoded from
+    /// that keyframe up to each of 32 times (thousands of frames for 500); now each frame is
+    /// decoded about once, in order, and every sample is the frame at its time.
+    @Test func aClipWithOneKeyframeIsDecodedOnceNotOncePerSample() throws {
+        let dir = TempDir()
+        let clip = dir.at("one-gop.mp4")
+        try VideoClips.ffmpeg([
+            "-i", "\(VideoClips.data)/vtest.avi", "-t", "20", "-vf", "scale=320:240,fps=25,format=yuv420p", "-c:v", "libx264", "-preset",
+            "ultrafast", "-g", "600", "-keyint_min", "600", "-sc_threshold", "0", "-an", clip,
+        ])
+        let total = try VideoClips.frameCount(clip)
+        #expect(total == 500)
+        let p = try Video.probe(path: clip, frames: 32, budgetSeconds: 30)
+        #expect(p.frames.count == 32)
+        #expect(p.decodedFrames <= total + 32 * 8, "\(p.decodedFrames) frames decoded for \(total)")
+        for (i, f) in p.frames.enumerated() {
+            #expect(abs(f.seconds - 20 * (Double(i) + 0.5) / 32) <= 0.05, "sample \(i) at \(f.seconds) s")
+        }
+    }
+
+    /// A long film with a keyframe every 24 s (`-g 600` at 25 fps), ten minutes of it: a sample
+    /// costs at most a few hundred frames, a time deeper than that past its keyframe is left
+    /// out rather than stood for by another frame, and what is sampled is the frame at its time
+    /// (before, a sample that hit the cap was the frame it stopped at, seconds off).
+    @Test func aLongGOPFilmCostsBoundedFramesPerSampleAndEverySampleIsAtItsTime() throws {
+        let dir = TempDir()
+        let part = dir.at("part.mp4"), film = dir.at("film.mp4")
+        try VideoClips.ffmpeg([
+            "-i", "\(VideoClips.data)/vtest.avi", "-t", "60", "-vf", "scale=160:120,fps=25,format=yuv420p", "-c:v", "libx264", "-preset",
+            "ultrafast", "-g", "600", "-keyint_min", "600", "-sc_threshold", "0", "-an", part,
+        ])
+        try VideoClips.ffmpeg(["-stream_loop", "9", "-i", part, "-c", "copy", film])
+        let p = try Video.probe(path: film, frames: 32, budgetSeconds: 30)
+        let duration = try #require(p.durationSeconds)
+        #expect(abs(duration - 600) < 1)
+        #expect(p.frames.count >= 8)
+        #expect(p.decodedFrames <= 32 * 300, "\(p.decodedFrames) frames decoded")
+        for f in p.frames {
+            let slot = (f.seconds / duration * 32 - 0.5).rounded()
+            #expect(abs(f.seconds - duration * (slot + 0.5) / 32) <= 0.2, "a sample at \(f.seconds) s is no slot's time")
+        }
+    }
+
+    /// A phone's portrait clip is stored landscape with a display matrix turning it (what a
+    /// phone writes; here `rotate=90` through ffmpeg's muxer): the poster the scan keeps for its
+    /// card is upright as FFmpeg's own player shows the clip (the band on the stored picture's
+    /// left lands where `ffmpeg`'s autorotation puts it), and the card is portrait.
+    @Test func aRotatedPhoneClipGetsAnUprightPoster() throws {
+        let lib = try TestLibrary()
+        let work = lib.dir.folder("work")
+        try VideoClips.ffmpeg([
+            "-f", "lavfi", "-i", "color=c=black:s=320x240:r=25:d=3,drawbox=x=0:y=0:w=80:h=240:color=white:t=fill", "-c:v", "libx264",
+            "-preset", "ultrafast", "-pix_fmt", "yuv420p", work + "/plain.mp4",
+        ])
+        let clip = lib.root + "/VID_20240615_101500.mp4"
+        try VideoClips.ffmpeg(["-i", work + "/plain.mp4", "-c", "copy", "-metadata:s:v:0", "rotate=90", clip])
+        // FFmpeg's player turns it upright (autorotation): 24×32 grey.
+        try VideoClips.ffmpeg(["-i", clip, "-frames:v", "1", "-vf", "scale=24:32", "-f", "rawvideo", "-pix_fmt", "gray", work + "/upright.raw"])
+        let upright = try FileSystem.readFile(work + "/upright.raw", limit: 1 << 16)
+        try #require(upright.count == 24 * 32)
+        let ffTop = upright[0..<(24 * 8)].reduce(0) { $0 + Int($1) } / (24 * 8)
+        let ffBottom = upright[(24 * 24)...].reduce(0) { $0 + Int($1) } / (24 * 8)
+        try #require(abs(ffTop - ffBottom) > 150, "the band is at the top or the bottom as FFmpeg shows it")
+        let p = try Video.probe(path: clip, frames: 8, budgetSeconds: 3, poster: true)
+        #expect(p.rotation == 90 || p.rotation == 270)
+        let poster = try #require(p.poster)
+        #expect(poster.width == 240 && poster.height == 320)
+        func mean(rows: Range<Int>) -> Int {
+            var s = 0
+            for y in rows { for x in 0..<poster.width { s += Int(poster.pixels[(y * poster.width + x) * 3]) } }
+            return s / (rows.count * poster.width)
+        }
+        guard poster.height == 320 else { return }
+        let (top, bottom) = (mean(rows: 0..<80), mean(rows: 240..<320))
+        #expect((top > bottom) == (ffTop > ffBottom) && abs(top - bottom) > 150, "top \(top), bottom \(bottom)")
+        try lib.scan()
+        let stored = try #require(try lib.library.db.row("SELECT video_poster, width, height FROM files WHERE kind = 'video'"))
+        let jpeg = try JPEG.decode(try #require(stored.blob(0)), scaleNumerator: 8, maxHeaderPixels: 1 << 22, maxOutputPixels: 1 << 22).bitmap
+        #expect(jpeg.width == 240 && jpeg.height == 320)
+        #expect(stored.int(1) == 240 && stored.int(2) == 320, "the card is portrait too")
+    }
+
+    /// Adding one video compares it with the videos whose durations allow a copy, never every
+    /// candidate pair of the library again (before, any changed video re-scored them all); the
+    /// sets stored before stand, and the result is what a full regroup makes.
+    @Test func addingOneVideoComparesItWithItsNeighboursInDurationOnly() throws {
+        let lib = try TestLibrary()
+        try VideoClips.small("Megamind.avi", from: 0, seconds: 8, to: lib.root + "/megamind.mp4")
+        try VideoClips.ffmpeg(["-i", lib.root + "/megamind.mp4", "-vf", "scale=160:120", "-c:v", "mpeg4", "-an", lib.root + "/megamind-small.mkv"])
+        try VideoClips.small("vtest.avi", from: 10, seconds: 14, to: lib.root + "/vtest.mp4")
+        try VideoClips.ffmpeg(["-i", lib.root + "/vtest.mp4", "-vf", "scale=160:120", "-c:v", "mpeg4", "-an", lib.root + "/vtest-small.mkv"])
+        try VideoClips.small("tree.avi", from: 0, seconds: 20, to: lib.root + "/tree.mp4")
+        try lib.scan()
+        let before = try Self.regrouped(lib)
+        #expect(before.together("megamind.mp4", "megamind-small.mkv") && before.together("vtest.mp4", "vtest-small.mkv"))
+        #expect(before.setOf["tree.mp4"] == nil)
+        try VideoClips.ffmpeg([
+            "-i", lib.root + "/tree.mp4", "-vf", "scale=160:120", "-c:v", "libx264", "-preset", "ultrafast", "-crf", "30", "-an",
+            lib.root + "/tree-copy.mp4",
+        ])
+        try lib.scan()
+        var grouper = Grouper(library: lib.library)
+        let lines = Mutex<[String]>([])
+        grouper.trace = { line in lines.withLock { $0.append(line) } }
+        try grouper.regroup()
+        let scored = lines.withLock { $0.filter { $0.hasPrefix("video-copy\t") } }
+        #expect(scored.count == 1, "only tree-copy against tree: \(scored)")
+        var after = Stored()
+        for r in try lib.library.db.rows("SELECT f.path, s.set_key, s.keeper FROM similar_sets s JOIN files f ON f.id = s.file_id") {
+            let name = String(r.string(0)!.split(separator: "/").last!)
+            after.setOf[name] = r.int(1)
+            if r.int(2) == 1 { after.keepers.insert(name) }
+        }
+        #expect(after.together("tree.mp4", "tree-copy.mp4"))
+        #expect(after.keepers.contains("tree.mp4"))
+        #expect(after.setOf["megamind.mp4"] == before.setOf["megamind.mp4"] && after.setOf["vtest.mp4"] == before.setOf["vtest.mp4"])
+        let full = try Self.regrouped(lib)
+        #expect(full.setOf == after.setOf && full.keepers == after.keepers)
     }
 
     @Test func aSignatureRoundTripsThroughItsStoredForm() throws {

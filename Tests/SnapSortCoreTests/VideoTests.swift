@@ -140,6 +140,31 @@ enum VideoFixtures {
         #expect(row.contains("\"duration_s\":2"))
     }
 
+    /// Migration 78 (the stored poster, analyzer 8): a library analyzed by version 7 has its
+    /// videos read again at the next scan, and its photos kept as they were analyzed.
+    @Test func migration78ReadsVideosAgainAndLeavesPhotosAsAnalyzed() throws {
+        let lib = try TestLibrary()
+        _ = lib.dir.write("Pictures/IMG_0001.jpg", Fixtures.jpeg(seed: 3, width: 64, height: 48, dateTimeOriginal: "2024:05:04 10:00:00"))
+        try FileSystem.writeAtomically(lib.root + "/clip.mp4", try VideoFixtures.bytes("tiny.mp4"))
+        try lib.scan()
+        // The library as version 7 left it: no poster column, every row analyzed by 7.
+        try lib.library.db.run("UPDATE files SET analyzer_version = 7, analyzed_at = 'then'")
+        try lib.library.db.run("ALTER TABLE files DROP COLUMN video_poster")
+        try lib.library.db.run("DELETE FROM schema_migrations WHERE version = 78")
+        let again = try Library(path: lib.dbPath)
+        #expect(again.schemaVersion == Schema.currentVersion)
+        func row(_ kind: String) throws -> (version: Int64?, analyzed: String?, poster: Bool) {
+            let r = try #require(try again.db.row("SELECT analyzer_version, analyzed_at, video_poster IS NOT NULL FROM files WHERE kind = ?", kind))
+            return (r.int(0), r.string(1), r.int(2) == 1)
+        }
+        #expect(try row("photo").version == Int64(Analyzer.version))
+        #expect(try row("video").version == 7)
+        try lib.scan()
+        #expect(try row("photo").analyzed == "then", "the photo is not read again")
+        let video = try row("video")
+        #expect(video.analyzed != "then" && video.version == Int64(Analyzer.version) && video.poster)
+    }
+
     @Test func aMovedVideoKeepsItsRowWithoutReanalysis() throws {
         let t = try TestLibrary()
         let a = t.dir.write("Pictures/a/VID_1.mp4", try VideoFixtures.bytes("tiny.mp4"))

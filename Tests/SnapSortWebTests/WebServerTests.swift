@@ -206,6 +206,32 @@ import Testing
         #expect(text["Thumb::MTime"] == "1000000000")
     }
 
+    /// A video's card is the poster the scan stored (made on its confined worker): the server
+    /// runs no video decoder on the library's file. The file's bytes replaced by noise (its
+    /// size and mtime kept), the card is still the clip's picture; before, the server decoded the
+    /// file itself and drew the neutral picture.
+    @Test func aVideoCardIsThePosterTheScanStoredNotADecodeOfTheFile() throws {
+        let h = try WebHarness()
+        let id = try #require(h.ids["clip.mp4"])
+        let poster = try #require(try h.lib.library.videoPoster(id: id))
+        let stored = try JPEG.decode(poster, scaleNumerator: 8, maxHeaderPixels: 1 << 22, maxOutputPixels: 1 << 22).bitmap
+        #expect(stored.width == 64 && stored.height == 48)
+        let path = h.lib.root + "/clip.mp4"
+        let st = try FileSystem.status(path)
+        try FileSystem.writeAtomically(path, [UInt8](repeating: 0x5A, count: Int(st.size)))
+        var tv = [
+            timeval(tv_sec: Int(st.mtimeNanoseconds / 1_000_000_000), tv_usec: 0),
+            timeval(tv_sec: Int(st.mtimeNanoseconds / 1_000_000_000), tv_usec: 0),
+        ]
+        utimes(path, &tv)
+        let r = try h.get("/media/\(id)/thumb?size=large")
+        #expect(r.status == 200 && r.headers["content-type"] == "image/png")
+        let header = try PNG.readHeader(r.body)
+        #expect(header.width == 64 && header.height == 48)
+        let text = Dictionary(PNG.textChunks(r.body).map { ($0.key, $0.value) }, uniquingKeysWith: { a, _ in a })
+        #expect(text[ThumbnailCache.posterKey.key] == ThumbnailCache.posterKey.value)
+    }
+
     @Test func uriEncodingMatchesGLib() {
         #expect(ThumbnailCache.uri(for: "/home/jens/photos/me.png") == "file:///home/jens/photos/me.png")
         #expect(ThumbnailCache.uri(for: "/a b/ü#.jpg") == "file:///a%20b/%C3%BC%23.jpg")

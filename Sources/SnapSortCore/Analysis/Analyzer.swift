@@ -38,6 +38,9 @@ public struct AnalysisResult: Sendable {
     /// A video's frames over its length (`VideoSignature`); nil for photos and videos that
     /// do not decode.
     public var videoSignature: VideoSignature?
+    /// A video's poster for the page's cards: the frame nearest its middle, upright, as a small
+    /// JPEG made on the confined worker (`files.video_poster`); nil for photos.
+    public var videoPoster: [UInt8]?
     public var metrics: Metrics?
     public var signature: VisualSignature?
     public var contentHash: [UInt8]?
@@ -135,7 +138,10 @@ public struct Analyzer: Sendable {
     /// and by the direction of motion; Oops by the noise of an underexposed frame).
     /// 7: videos decoded through FFmpeg (`Video.probe`): a `VideoSignature` for copies; AVI,
     /// MPG and MTS analyzed (migration 70 keeps the other rows at 7: only videos are read again).
-    public static let version = 7
+    /// 8: videos sampled again (MPEG-2 4:2:2 decoded right, concealed frames refused, the samples
+    /// spread whatever the budget allows, long GOPs bounded) with a poster stored at scan time
+    /// (migration 78 keeps the other rows at 8: only videos are read again).
+    public static let version = 8
 
     public var limits = AnalyzerLimits()
     /// Extra format handlers (the engine's second part plugs in HEIC, WebP, RAW, video here).

@@ -14,15 +14,18 @@ struct FileSource: ByteSource {
 /// display size, creation time, brand, encoder and handler names, from the container); AVI,
 /// MPG (MPEG-PS) and MTS/M2TS (MPEG-TS) through FFmpeg's demuxers. Every video is then opened
 /// with FFmpeg (`Video.probe`, on the scan's confined worker, one thread) for a few small frames
-/// spread over its length, its `VideoSignature`: bounded in time (`probeBudgetSeconds`; a
-/// two-hour film costs keyframe seeks, not a decode). A codec FFmpeg cannot decode leaves the
-/// video listed with its duration and that reason.
+/// spread over its length, its `VideoSignature`, and the card's poster (`files.video_poster`, a
+/// small upright JPEG): bounded in time (`probeBudgetSeconds`) and in frames decoded per sample
+/// (a long GOP). A codec FFmpeg cannot decode leaves the video listed with its duration and that
+/// reason.
 ///
 /// The content hash is a streaming XXH64 over the whole file through a fixed 1 MiB buffer (move
 /// detection needs it; the file is never held in memory).
 enum VideoHandler {
     /// Past this much work on one file only keyframes are decoded, past twice it none.
     static let probeBudgetSeconds = 3.0
+    /// The stored poster's JPEG quality (320 pixels on the long side: about 10–20 KB).
+    static let posterQuality = 82
 
     static func analyze(_ ctx: inout AnalysisContext) {
         let fd: FileDescriptor
@@ -49,7 +52,7 @@ enum VideoHandler {
         let probe: Video.Probe?
         let probeError: String?
         do {
-            probe = try Video.probe(path: ctx.path, frames: VideoSignature.sampledFrames, budgetSeconds: probeBudgetSeconds)
+            probe = try Video.probe(path: ctx.path, frames: VideoSignature.sampledFrames, budgetSeconds: probeBudgetSeconds, poster: true)
             probeError = nil
         } catch {
             probe = nil
@@ -82,6 +85,9 @@ enum VideoHandler {
         let (w, h) = (info.width ?? p.width, info.height ?? p.height)
         let aspect = w > 0 && h > 0 ? Double(w) / Double(h) : 1
         ctx.result.videoSignature = VideoSignature(durationSeconds: duration, aspect: aspect, sampled: p.frames)
+        // The card's poster, made here on the confined worker: the page's server never runs
+        // FFmpeg's decoders on a library's files (it decodes this JPEG of our own making).
+        ctx.result.videoPoster = p.poster.flatMap { try? JPEG.encode($0, quality: posterQuality) }
         ctx.result.decodes += 1
     }
 

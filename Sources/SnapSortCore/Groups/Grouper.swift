@@ -244,7 +244,7 @@ public struct Grouper {
         }
         try checkpoint()
         let videoSets = try videoSets(items: byID, changed: changed, db: db)
-        let stats = Stats(changed: changed.count, aligned: aligned, region: region.count, sets: sets.count + (videoSets?.count ?? 0))
+        let stats = Stats(changed: changed.count, aligned: aligned, region: region.count, sets: sets.count + (videoSets?.sets.count ?? 0))
         phase("clustered")
 
         try db.transaction {

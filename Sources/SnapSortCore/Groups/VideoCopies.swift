@@ -140,6 +140,18 @@ public enum VideoCopies {
         return best.share
     }
 
+    /// Whether two videos share at least `minSharedFrames` near frame hashes (what
+    /// `candidatePairs` asks of a pair through its index, asked of one pair directly).
+    static func shareFrames(_ a: Prepared, _ b: Prepared, rules: Rules) -> Bool {
+        let hashes = b.signature.frames.filter { !$0.flat }.map(\.phash)
+        var n = 0
+        for f in a.signature.frames where !f.flat && hashes.contains(where: { VisualSignature.hamming(f.phash, $0) <= rules.frameRadius }) {
+            n += 1
+            if n >= rules.minSharedFrames { return true }
+        }
+        return false
+    }
+
     /// The pairs of `videos` (id and prepared signature) worth comparing: near durations and at
     /// least `minSharedFrames` near frame hashes, found through a `HashIndex` (never all pairs).
     static func candidatePairs(_ videos: [(id: Int64, sig: Prepared)], rules: Rules) -> [FilePair] {

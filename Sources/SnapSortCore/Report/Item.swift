@@ -109,4 +109,9 @@ extension Library {
     public func item(id: Int64) throws -> Item? {
         try db.row("SELECT \(Item.columns) FROM files WHERE id = ?", id).map(Item.init)
     }
+
+    /// A video's poster as the scan stored it (a small upright JPEG; nil when none decoded).
+    public func videoPoster(id: Int64) throws -> [UInt8]? {
+        try db.row("SELECT video_poster FROM files WHERE id = ?", id)?.blob(0)
+    }
 }

@@ -189,12 +189,13 @@ extension Library {
             r.signature.map { SQLValue.blob($0.thumbnail) } ?? .null,
             Analyzer.version, ts, r.video?.json.serialized(), r.sidecarModified, Library.birthTime(path, st),
             r.pixelHash.map { SQLValue.blob($0) } ?? .null, r.videoSignature.map { SQLValue.blob($0.encoded()) } ?? .null,
+            r.videoPoster.map { SQLValue.blob($0) } ?? .null,
         ]
         let cols = """
             path, device, inode, size, mtime_ns, quick_hash, content_hash, kind, format, width, height, status,
             reason_code, reason, taken_at, taken_ts, taken_source, make, model, lens, software, orientation, has_gps,
             rating, exif_offset, duration_s, metrics, dhash, phash, signature, analyzer_version, analyzed_at, details,
-            sidecar_mtime_ns, btime_ns, pixel_hash, video_signature
+            sidecar_mtime_ns, btime_ns, pixel_hash, video_signature, video_poster
             """
         if let id {
             let sets = cols.split(separator: ",").map { "\($0.trimmingCharacters(in: .whitespacesAndNewlines))=?" }.joined(separator: ", ")

@@ -230,5 +230,14 @@ public enum Schema {
                 ALTER TABLE files ADD COLUMN video_signature BLOB;
                 UPDATE files SET analyzer_version = 7 WHERE analyzer_version = 6 AND kind != 'video';
                 """),
+        // A video's poster, made at scan time on the confined worker (a JPEG of ~10–20 KB): the
+        // page's server decodes no video. Analyzer 8 reads videos again (their samples and this
+        // poster); the rows of other kinds stand as they are.
+        Migration(
+            version: 78,
+            sql: """
+                ALTER TABLE files ADD COLUMN video_poster BLOB;
+                UPDATE files SET analyzer_version = 8 WHERE analyzer_version = 7 AND kind != 'video';
+                """),
     ]
 }
