@@ -182,8 +182,11 @@ import Testing
         #expect(named["id"]?.stringValue == sid && named["kind"]?.stringValue == (copies ? "duplicate" : "similar"), "\(named)")
         #expect(named["names"]?.arrayValue?.count == 3)
         let message = try #require(t["last_copies"]?["message"]?.stringValue)
-        let title = (copies ? "duplicate set " : "Similar Shots set ") + sid
+        // Named by its keeper's file name and the day it was taken, never by its id (issue 43, item 5).
+        let keeperName = try #require(set["members"]?.arrayValue?.first?["name"]?.stringValue)
+        let title = (copies ? "the duplicate set of " : "the Similar Shots set of ") + keeperName + " (4 May 2024)"
         #expect(message.hasPrefix("3 of them are the last copies of \(title) (") && message.contains("IMG_0001.jpg"), "\(message)")
+        #expect(!message.contains(sid) && t["commit"]?["text"]?.stringValue?.contains(sid) == false, "\(message)")
     }
 
     /// A copy of a picture elsewhere in the library: its card says whose copy it is while the

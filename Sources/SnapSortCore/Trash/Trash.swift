@@ -24,6 +24,8 @@ public struct StagedItem: Sendable, Equatable {
     public var lastCopySet: String?
     /// Whether `lastCopySet` is a duplicate set (copies of one picture).
     public var lastCopyOfDuplicates = false
+    /// `lastCopySet` as a person knows it: its keeper's file name and date (`Library.setName`).
+    public var lastCopySetName: String? = nil
 }
 
 /// A file SnapSort moved to a system Trash (a ledger row).
@@ -102,7 +104,8 @@ public enum Trash {
             return StagedItem(
                 fileID: s.id, path: s.path, bytes: s.row.size, decidedAt: s.decidedAt, changedSinceReview: !same && unreachable == nil,
                 missing: st == nil && unreachable == nil, unreachable: unreachable, lastCopy: last[s.id] != nil,
-                lastCopySet: last[s.id]?.setID, lastCopyOfDuplicates: last[s.id]?.isDuplicateSet ?? false)
+                lastCopySet: last[s.id]?.setID, lastCopyOfDuplicates: last[s.id]?.isDuplicateSet ?? false,
+                lastCopySetName: last[s.id]?.setName)
         }
     }
 
