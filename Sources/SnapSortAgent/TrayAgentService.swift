@@ -15,6 +15,7 @@ public final class TrayAgentService: AgentService {
         case startSession = 2
         case pause = 3
         case today = 4
+        case space = 5
     }
 
     /// How long "Pause for 2 hours" pauses.
@@ -190,6 +191,7 @@ public final class TrayAgentService: AgentService {
             StatusNotifierItem.MenuItem(id: Entry.pause.rawValue, label: t?.paused == true ? "Resume" : "Pause for 2 hours"),
         ]
         if let today = t?.today { menu.append(StatusNotifierItem.MenuItem(id: Entry.today.rawValue, label: today, enabled: false)) }
+        if let space = t?.space { menu.append(StatusNotifierItem.MenuItem(id: Entry.space.rawValue, label: space, enabled: false)) }
         do {
             try item.set(
                 StatusNotifierItem.Facts(

@@ -209,7 +209,12 @@ extension WebApp {
                 })
         case ("GET stats", _):
             let goal = config.withLock { $0.sessionGoal }
-            return Self.json(try withLibrary { try Stats.report(library: $0, clock: clock, timeZone: tz, goal: goal).json })
+            return Self.json(
+                try withLibrary { lib in
+                    // A Trash emptied since is counted as cleared before the numbers are read.
+                    _ = try? Trash.noticeRestores(library: lib, clock: clock, waitForLock: false)
+                    return try Stats.report(library: lib, clock: clock, timeZone: tz, goal: goal).json
+                })
         case ("GET settings", _):
             return Self.json(settingsJSON())
         case ("POST settings", _):
