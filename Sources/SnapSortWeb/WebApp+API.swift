@@ -368,6 +368,9 @@ extension WebApp {
         var j = snap.json
         if case .object(var o) = j {
             o.append(("undo_depth", .int(try Review.undoDepth(library: lib))))
+            // The models' pass, as the status file's `models` (issue 41): the page says how far it is.
+            let m = try lib.modelsProgress()
+            o.append(("models", m.map { .object([("done", .int($0.done)), ("total", .int($0.total))]) } ?? .null))
             j = .object(o)
         }
         return j
