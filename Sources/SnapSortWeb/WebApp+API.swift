@@ -4,265 +4,310 @@ import SnapSortSystem
 
 /// `/api/…`: a small JSON API over the core's decks, decisions, undo, groups, trash and stats.
 extension WebApp {
-    func api(_ r: HTTPRequest) throws -> HTTPResponse {
-        let parts = r.path.split(separator: "/").map(String.init).dropFirst()  // drop "api"
-        let route = (r.method == "HEAD" ? "GET" : r.method) + " " + parts.joined(separator: "/")
-        let body = try Self.body(r)
-        let clock = options.clock
-        let tz = options.timeZone
-        switch (route, Array(parts)) {
-        case ("GET summary", _):
-            return Self.json(try withLibrary { try summary($0) })
-        case ("GET decks", _):
-            return Self.json(
-                try withLibrary { lib in
-                    .object([("decks", .array(try Decks.overview(library: lib, clock: clock, timeZone: tz).map(Self.deckJSON)))])
-                })
-        case ("POST sessions", _):
-            guard let deck = body["deck"]?.stringValue, let id = DeckID(deck) else { throw WebError.bad("'deck' must be a deck id") }
-            let goal = config.withLock { $0.sessionGoal }
-            return Self.json(
-                try withLibrary { lib in
-                    // A half-done deck resumes, a rediscovery too (a reload dealt a new one).
-                    if let s = try DeckSession.open(deckID: id.description, library: lib), s.remaining > 0 {
-                        return try sessionJSON(s, lib)
-                    }
-                    let built = try Decks.build(id, library: lib, clock: clock, timeZone: tz)
-                    // A finished deck opened again (a reload, its address) keeps its recap,
-                    // unless new cards came meanwhile.
-                    if built.items.isEmpty, let done = try DeckSession.finished(deckID: id.description, library: lib) {
-                        return try sessionJSON(done, lib)
-                    }
-                    let s = try DeckSession.start(built, library: lib, clock: clock, goal: goal)
-                    return try sessionJSON(s, lib)
-                })
-        case ("GET sessions/\(parts.last ?? "")", let p) where p.count == 2:
-            guard let sid = Int64(p[1]) else { throw WebError.notFound() }
-            return Self.json(
-                try withLibrary { lib in
-                    guard let s = try DeckSession.load(id: sid, library: lib) else { throw WebError.notFound("no such session") }
-                    return try sessionJSON(s, lib)
-                })
-        case ("POST decide", _):
-            guard let fid = try Self.integer(body, "id"), let d = body["decision"]?.stringValue.flatMap(Decision.init(rawValue:)) else {
-                throw WebError.bad("'id' and 'decision' (trash, keep, skip, later) are needed")
-            }
-            let sid = try Self.integer(body, "session").map(Int64.init)
-            return Self.json(
-                try withLibrary { lib in
-                    // `seen`: the decision the page showed on the card (null: none). Another window
-                    // (a second tab, the terminal, 'snapsort decide') may have decided it since:
-                    // the press is not taken over that decision without a word; the page says what
-                    // it is now, and a second press replaces it.
-                    if let seen = body["seen"] {
-                        let now = try Review.decision(for: Int64(fid), library: lib)?.decision
-                        if now?.rawValue != seen.stringValue {
-                            let name = try lib.item(id: Int64(fid))?.name ?? "this photo"
-                            let what = now.map { Self.decidedWords($0) } ?? "undecided again"
-                            throw WebError(409, "\(name) was \(what) in another window meanwhile: press again to change it")
-                        }
-                    }
-                    let o = try Review.decide(d, fileID: Int64(fid), library: lib, clock: clock, session: sid, timeZone: tz)
-                    return .object([
-                        ("id", .int(o.fileID)), ("decision", .string(o.decision.rawValue)), ("previous", .opt(o.previous?.rawValue)),
-                        ("session", try o.session.map { try sessionJSON($0, lib) } ?? .null), ("chapter", .opt(o.chapter)),
-                        ("milestones", .array(o.milestones.map { .string($0) })), ("summary", try summary(lib)),
-                    ])
-                })
-        case ("POST undo", _):
-            return Self.json(
-                try withLibrary { lib in
-                    // The last action was a commit: undo does not take it back; the page says so.
-                    let committed = try Review.committedSinceLastUndoStep(library: lib)
-                    // Right after a commit an undo puts nothing back: the page says so, and a
-                    // second press (`past_commit`) takes back the decision before the commit.
-                    let depth = try Review.undoDepth(library: lib)
-                    if committed > 0, depth > 0, body["past_commit"]?.boolValue != true {
-                        throw WebError(
-                            409,
-                            "the last commit moved \(committed) to the Trash (Trash → Put back); press Undo again to take back the decision before it"
-                        )
-                    }
-                    guard let o = try Review.undo(library: lib, clock: clock) else {
-                        throw WebError(
-                            409,
-                            committed > 0 ? "nothing to undo: the last commit moved \(committed) to the Trash (Trash → Put back)" : "nothing to undo")
-                    }
-                    return .object([
-                        ("id", .int(o.fileID)), ("undone", .opt(o.undone?.rawValue)), ("restored", .opt(o.restored?.rawValue)),
-                        ("count", .int(o.count)), ("name", .opt(o.path.map { ($0 as NSString).lastPathComponent })),
-                        (
-                            "kind",
-                            .string(
-                                o.notSimilarPhotos > 0
-                                    ? "not_similar"
-                                    : o.unmarkedPhotos > 0
-                                        ? "unmark" : o.restoredFrom != nil ? "restore" : o.keeperChoice ? "keeper" : "decision")
-                        ),
-                        ("restored_from", .opt(o.restoredFrom?.rawValue)),
-                        ("committed_since", .int(committed)),
-                        ("session", try o.session.map { try sessionJSON($0, lib) } ?? .null), ("summary", try summary(lib)),
-                    ])
-                })
-        case ("GET items/\(parts.last ?? "")", let p) where p.count == 2:
-            guard let fid = Int64(p[1]) else { throw WebError.notFound() }
-            return Self.json(
-                try withLibrary { lib in
-                    guard let item = try lib.item(id: fid), item.status != .gone else { throw WebError.notFound("no such item") }
-                    return Self.card(
-                        item, decision: try Review.decision(for: fid, library: lib), findings: try lib.findings(of: fid), home: options.env.home,
-                        role: try lib.setRole(of: fid))
-                })
-        case ("GET groups", _):
-            return Self.json(
-                try withLibrary { lib in
-                    .object([
-                        (
-                            "groups",
-                            .array(
-                                // The overview `snapsort groups` prints too; the page's keys are its own.
-                                try GroupsOverview.load(library: lib).groups.map { entry in
-                                    let g = entry.summary
-                                    var fields: [(String, JSON)] = [
-                                        ("id", .string(g.id.rawValue)), ("title", .string(g.id.title)), ("items", .int(g.items)),
-                                        ("sets", .int(g.sets)), ("bytes", .int(g.bytes)), ("reclaimable_bytes", .int(g.reclaimableBytes)),
-                                    ]
-                                    // Why a model group stays empty (the models are off, the helper or a
-                                    // model file is missing), as `snapsort groups` says it.
-                                    if let why = entry.unavailable { fields.append(("unavailable", .string(why))) }
-                                    return .object(fields)
-                                })
-                        )
-                    ])
-                })
-        case ("GET similar", _):
-            return Self.json(try withLibrary { try similarJSON($0) })
-        case ("POST similar/keeper", _):
-            guard let fid = try Self.integer(body, "id") else { throw WebError.bad("'id' is needed") }
-            return Self.json(
-                try withLibrary { lib in
-                    let chosen = try SimilarReview.chooseKeeper(fileID: Int64(fid), library: lib, clock: clock)
-                    var j = try similarJSON(lib)
-                    if case .object(var o) = j { o.append(("unstaged", .bool(chosen.unstaged))); j = .object(o) }
-                    return j
-                })
-        case ("POST similar/trash-rest", _):
-            return Self.json(
-                try withLibrary { lib in
-                    let outcomes: [DecisionOutcome]
-                    if body["all"]?.boolValue == true {
-                        outcomes = try SimilarReview.trashRestOfAll(library: lib, clock: clock, timeZone: tz)
-                    } else if let set = body["set"]?.stringValue {
-                        outcomes = try SimilarReview.trashRest(setID: set, library: lib, clock: clock, timeZone: tz)
-                    } else {
-                        throw WebError.bad("'set' or 'all' is needed")
-                    }
-                    var j = try similarJSON(lib)
-                    if case .object(var o) = j {
-                        o.append(("staged", .int(outcomes.count)))
-                        o.append(("message", .string(try SimilarReview.summary(of: outcomes, library: lib))))
-                        j = .object(o)
-                    }
-                    return j
-                })
-        case ("POST similar/not-similar", _):
-            guard let set = body["set"]?.stringValue else { throw WebError.bad("'set' is needed") }
-            return Self.json(
-                try withLibrary { lib in
-                    _ = try SimilarReview.markNotSimilar(setID: set, library: lib, clock: clock)
-                    return try similarJSON(lib)
-                })
-        case ("GET trash", _):
-            return Self.json(try withLibrary { try trashJSON($0) })
-        case ("POST trash/restore", _):
-            let ids = try Self.integers(body, "ids"), ledger = try Self.integers(body, "ledger")
-            guard !ids.isEmpty || !ledger.isEmpty || body["all"]?.boolValue == true else { throw WebError.bad("'ids', 'ledger' or 'all' is needed") }
-            return Self.json(
-                try withLibrary { lib in
-                    var outcomes: [TrashOutcome] = []
-                    if body["all"]?.boolValue == true {
-                        outcomes = try Trash.restoreAll(library: lib, clock: clock)
-                    } else {
-                        outcomes += try Trash.unstage(fileIDs: ids, library: lib, clock: clock)
-                        outcomes += try Trash.restore(ledgerIDs: ledger, library: lib, clock: clock)
-                    }
-                    return try withOutcomes(trashJSON(lib), outcomes, key: "restored")
-                })
-        case ("POST trash/commit", _):
-            guard body["confirm"]?.boolValue == true else { throw WebError.bad("a commit needs {\"confirm\": true}") }
-            // `ids`: the staged items the dialog showed; one staged since (another window, the
-            // terminal) waits for the next commit rather than going unseen.
-            let only = body["ids"] == nil ? nil : Set(try Self.integers(body, "ids"))
-            let tenv = options.trashEnvironment ?? TrashEnvironment(environment: options.env)
-            return Self.json(
-                try withLibrary { lib in
-                    let report = try Trash.commit(library: lib, clock: clock, env: tenv, logger: options.logger, only: only)
-                    var j = try withOutcomes(trashJSON(lib), report.outcomes, key: "outcomes")
-                    if case .object(var o) = j {
-                        o.append(("left_staged", .int(only == nil ? 0 : try Trash.staged(library: lib).filter { !only!.contains($0.fileID) }.count)))
-                        o.append(("committed", .int(report.succeeded.filter { !$0.isSidecar }.count)))
-                        o.append(("committed_bytes", .int(report.bytes)))
-                        o.append(("milestones", .array(report.milestones.map { .string($0) })))
-                        j = .object(o)
-                    }
-                    return j
-                })
-        case ("GET stats", _):
-            let goal = config.withLock { $0.sessionGoal }
-            return Self.json(
-                try withLibrary { lib in
-                    // A Trash emptied since is counted as cleared before the numbers are read.
-                    _ = try? Trash.noticeRestores(library: lib, clock: clock, waitForLock: false)
-                    return try Stats.report(library: lib, clock: clock, timeZone: tz, goal: goal).json
-                })
-        case ("GET settings", _):
-            return Self.json(settingsJSON())
-        case ("POST settings", _):
-            return Self.json(try saveSettings(body))
-        case ("GET version", _):
-            return Self.json(try withLibrary { try versionJSON($0) })
-        case ("GET chapters", _):
-            return Self.json(try withLibrary { try chaptersJSON($0) })
-        case ("GET later", _):
-            return Self.json(try withLibrary { try laterJSON($0) })
-        case ("GET kept", _):
-            let offset =
-                try r.query["offset"].map { q -> Int in
-                    guard let n = Int(q), (0...10_000_000).contains(n) else { throw WebError.bad("'offset' must be a whole number") }
-                    return n
-                } ?? 0
-            return Self.json(try withLibrary { try keptJSON($0, offset: offset, limit: 200) })
-        case ("GET bulk/old-screenshots", _), ("POST bulk/old-screenshots", _):
-            let days =
-                try Self.integer(body, "days") ?? r.query["days"].map { q in
-                    guard let d = Int(q) else { throw WebError.bad("'days' must be a whole number") }
-                    return d
-                } ?? 30
-            guard (0...36_500).contains(days) else { throw WebError.bad("'days' must be from 0 to 36500") }
-            let apply = r.method == "POST"
-            let all = body["include_keepers"]?.boolValue == true || r.query["include_keepers"] == "1"
-            return Self.json(try withLibrary { try oldScreenshots(days: days, apply: apply, includeKeepers: all, $0) })
-        default:
-            // A path the API has, asked with another method, is a 405 that says which ones.
-            let path = Array(parts)
-            if let known = Self.apiMethods.first(where: { p in
-                p.path.count == path.count && zip(p.path, path).allSatisfy { $0 == "*" || $0 == $1 }
-            }) {
-                throw WebError.methodNotAllowed(r, allow: known.methods.contains("GET") ? known.methods + ", HEAD" : known.methods)
-            }
-            throw WebError.notFound("no such API: \(r.method) \(r.path)")
-        }
+    // MARK: - Handlers (the route table, `apiRoutes` in WebApp+Routes.swift, names them)
+
+    func apiSummary(_ c: APICall) throws -> HTTPResponse {
+        return Self.json(try withLibrary { try summary($0) })
     }
 
-    /// The API's paths (`*`: one segment) and the methods each answers: the switch above,
-    /// listed for the `Allow` header of a 405.
-    static let apiMethods: [(path: [String], methods: String)] = [
-        ("summary", "GET"), ("decks", "GET"), ("sessions", "POST"), ("sessions/*", "GET"), ("decide", "POST"),
-        ("undo", "POST"), ("items/*", "GET"), ("groups", "GET"), ("similar", "GET"), ("similar/keeper", "POST"),
-        ("similar/trash-rest", "POST"), ("similar/not-similar", "POST"), ("trash", "GET"), ("trash/restore", "POST"),
-        ("trash/commit", "POST"), ("stats", "GET"), ("settings", "GET, POST"), ("bulk/old-screenshots", "GET, POST"),
-        ("version", "GET"), ("chapters", "GET"), ("later", "GET"), ("kept", "GET"),
-    ].map { (path: $0.0.split(separator: "/").map(String.init), methods: $0.1) }
+    func apiDecks(_ c: APICall) throws -> HTTPResponse {
+        let clock = options.clock
+        let tz = options.timeZone
+        return Self.json(
+            try withLibrary { lib in
+                .object([("decks", .array(try Decks.overview(library: lib, clock: clock, timeZone: tz).map(Self.deckJSON)))])
+            })
+    }
+
+    func apiStartSession(_ c: APICall) throws -> HTTPResponse {
+        let body = c.body
+        let clock = options.clock
+        let tz = options.timeZone
+        guard let deck = body["deck"]?.stringValue, let id = DeckID(deck) else { throw WebError.bad("'deck' must be a deck id") }
+        let goal = config.withLock { $0.sessionGoal }
+        return Self.json(
+            try withLibrary { lib in
+                // A half-done deck resumes, a rediscovery too (a reload dealt a new one).
+                if let s = try DeckSession.open(deckID: id.description, library: lib), s.remaining > 0 {
+                    return try sessionJSON(s, lib)
+                }
+                let built = try Decks.build(id, library: lib, clock: clock, timeZone: tz)
+                // A finished deck opened again (a reload, its address) keeps its recap,
+                // unless new cards came meanwhile.
+                if built.items.isEmpty, let done = try DeckSession.finished(deckID: id.description, library: lib) {
+                    return try sessionJSON(done, lib)
+                }
+                let s = try DeckSession.start(built, library: lib, clock: clock, goal: goal)
+                return try sessionJSON(s, lib)
+            })
+    }
+
+    func apiSession(_ c: APICall) throws -> HTTPResponse {
+        guard let sid = Int64(c.parts[1]) else { throw WebError.notFound() }
+        return Self.json(
+            try withLibrary { lib in
+                guard let s = try DeckSession.load(id: sid, library: lib) else { throw WebError.notFound("no such session") }
+                return try sessionJSON(s, lib)
+            })
+    }
+
+    func apiDecide(_ c: APICall) throws -> HTTPResponse {
+        let body = c.body
+        let clock = options.clock
+        let tz = options.timeZone
+        guard let fid = try Self.integer(body, "id"), let d = body["decision"]?.stringValue.flatMap(Decision.init(rawValue:)) else {
+            throw WebError.bad("'id' and 'decision' (trash, keep, skip, later) are needed")
+        }
+        let sid = try Self.integer(body, "session").map(Int64.init)
+        return Self.json(
+            try withLibrary { lib in
+                // `seen`: the decision the page showed on the card (null: none). Another window
+                // (a second tab, the terminal, 'snapsort decide') may have decided it since:
+                // the press is not taken over that decision without a word; the page says what
+                // it is now, and a second press replaces it.
+                if let seen = body["seen"] {
+                    let now = try Review.decision(for: Int64(fid), library: lib)?.decision
+                    if now?.rawValue != seen.stringValue {
+                        let name = try lib.item(id: Int64(fid))?.name ?? "this photo"
+                        let what = now.map { Self.decidedWords($0) } ?? "undecided again"
+                        throw WebError(409, "\(name) was \(what) in another window meanwhile: press again to change it")
+                    }
+                }
+                let o = try Review.decide(d, fileID: Int64(fid), library: lib, clock: clock, session: sid, timeZone: tz)
+                return .object([
+                    ("id", .int(o.fileID)), ("decision", .string(o.decision.rawValue)), ("previous", .opt(o.previous?.rawValue)),
+                    ("session", try o.session.map { try sessionJSON($0, lib) } ?? .null), ("chapter", .opt(o.chapter)),
+                    ("milestones", .array(o.milestones.map { .string($0) })), ("summary", try summary(lib)),
+                ])
+            })
+    }
+
+    func apiUndo(_ c: APICall) throws -> HTTPResponse {
+        let body = c.body
+        let clock = options.clock
+        return Self.json(
+            try withLibrary { lib in
+                // The last action was a commit: undo does not take it back; the page says so.
+                let committed = try Review.committedSinceLastUndoStep(library: lib)
+                // Right after a commit an undo puts nothing back: the page says so, and a
+                // second press (`past_commit`) takes back the decision before the commit.
+                let depth = try Review.undoDepth(library: lib)
+                if committed > 0, depth > 0, body["past_commit"]?.boolValue != true {
+                    throw WebError(
+                        409,
+                        "the last commit moved \(committed) to the Trash (Trash → Put back); press Undo again to take back the decision before it"
+                    )
+                }
+                guard let o = try Review.undo(library: lib, clock: clock) else {
+                    throw WebError(
+                        409,
+                        committed > 0 ? "nothing to undo: the last commit moved \(committed) to the Trash (Trash → Put back)" : "nothing to undo")
+                }
+                return .object([
+                    ("id", .int(o.fileID)), ("undone", .opt(o.undone?.rawValue)), ("restored", .opt(o.restored?.rawValue)),
+                    ("count", .int(o.count)), ("name", .opt(o.path.map { ($0 as NSString).lastPathComponent })),
+                    (
+                        "kind",
+                        .string(
+                            o.notSimilarPhotos > 0
+                                ? "not_similar"
+                                : o.unmarkedPhotos > 0
+                                    ? "unmark" : o.restoredFrom != nil ? "restore" : o.keeperChoice ? "keeper" : "decision")
+                    ),
+                    ("restored_from", .opt(o.restoredFrom?.rawValue)),
+                    ("committed_since", .int(committed)),
+                    ("session", try o.session.map { try sessionJSON($0, lib) } ?? .null), ("summary", try summary(lib)),
+                ])
+            })
+    }
+
+    func apiItem(_ c: APICall) throws -> HTTPResponse {
+        guard let fid = Int64(c.parts[1]) else { throw WebError.notFound() }
+        return Self.json(
+            try withLibrary { lib in
+                guard let item = try lib.item(id: fid), item.status != .gone else { throw WebError.notFound("no such item") }
+                return Self.card(
+                    item, decision: try Review.decision(for: fid, library: lib), findings: try lib.findings(of: fid), home: options.env.home,
+                    role: try lib.setRole(of: fid))
+            })
+    }
+
+    func apiGroups(_ c: APICall) throws -> HTTPResponse {
+        return Self.json(
+            try withLibrary { lib in
+                .object([
+                    (
+                        "groups",
+                        .array(
+                            // The overview `snapsort groups` prints too; the page's keys are its own.
+                            try GroupsOverview.load(library: lib).groups.map { entry in
+                                let g = entry.summary
+                                var fields: [(String, JSON)] = [
+                                    ("id", .string(g.id.rawValue)), ("title", .string(g.id.title)), ("items", .int(g.items)),
+                                    ("sets", .int(g.sets)), ("bytes", .int(g.bytes)), ("reclaimable_bytes", .int(g.reclaimableBytes)),
+                                ]
+                                // Why a model group stays empty (the models are off, the helper or a
+                                // model file is missing), as `snapsort groups` says it.
+                                if let why = entry.unavailable { fields.append(("unavailable", .string(why))) }
+                                return .object(fields)
+                            })
+                    )
+                ])
+            })
+    }
+
+    func apiSimilar(_ c: APICall) throws -> HTTPResponse {
+        return Self.json(try withLibrary { try similarJSON($0) })
+    }
+
+    func apiChooseKeeper(_ c: APICall) throws -> HTTPResponse {
+        let body = c.body
+        let clock = options.clock
+        guard let fid = try Self.integer(body, "id") else { throw WebError.bad("'id' is needed") }
+        return Self.json(
+            try withLibrary { lib in
+                let chosen = try SimilarReview.chooseKeeper(fileID: Int64(fid), library: lib, clock: clock)
+                var j = try similarJSON(lib)
+                if case .object(var o) = j { o.append(("unstaged", .bool(chosen.unstaged))); j = .object(o) }
+                return j
+            })
+    }
+
+    func apiTrashRest(_ c: APICall) throws -> HTTPResponse {
+        let body = c.body
+        let clock = options.clock
+        let tz = options.timeZone
+        return Self.json(
+            try withLibrary { lib in
+                let outcomes: [DecisionOutcome]
+                if body["all"]?.boolValue == true {
+                    outcomes = try SimilarReview.trashRestOfAll(library: lib, clock: clock, timeZone: tz)
+                } else if let set = body["set"]?.stringValue {
+                    outcomes = try SimilarReview.trashRest(setID: set, library: lib, clock: clock, timeZone: tz)
+                } else {
+                    throw WebError.bad("'set' or 'all' is needed")
+                }
+                var j = try similarJSON(lib)
+                if case .object(var o) = j {
+                    o.append(("staged", .int(outcomes.count)))
+                    // "Staged 4 · left 1 keeper": what it did and left (`BulkStaging.summary`).
+                    o.append(("message", .string(try SimilarReview.summary(of: outcomes, library: lib))))
+                    j = .object(o)
+                }
+                return j
+            })
+    }
+
+    func apiNotSimilar(_ c: APICall) throws -> HTTPResponse {
+        let body = c.body
+        let clock = options.clock
+        guard let set = body["set"]?.stringValue else { throw WebError.bad("'set' is needed") }
+        return Self.json(
+            try withLibrary { lib in
+                _ = try SimilarReview.markNotSimilar(setID: set, library: lib, clock: clock)
+                return try similarJSON(lib)
+            })
+    }
+
+    func apiTrash(_ c: APICall) throws -> HTTPResponse {
+        return Self.json(try withLibrary { try trashJSON($0) })
+    }
+
+    func apiRestore(_ c: APICall) throws -> HTTPResponse {
+        let body = c.body
+        let clock = options.clock
+        let ids = try Self.integers(body, "ids"), ledger = try Self.integers(body, "ledger")
+        guard !ids.isEmpty || !ledger.isEmpty || body["all"]?.boolValue == true else { throw WebError.bad("'ids', 'ledger' or 'all' is needed") }
+        return Self.json(
+            try withLibrary { lib in
+                var outcomes: [TrashOutcome] = []
+                if body["all"]?.boolValue == true {
+                    outcomes = try Trash.restoreAll(library: lib, clock: clock)
+                } else {
+                    outcomes += try Trash.unstage(fileIDs: ids, library: lib, clock: clock)
+                    outcomes += try Trash.restore(ledgerIDs: ledger, library: lib, clock: clock)
+                }
+                return try withOutcomes(trashJSON(lib), outcomes, key: "restored")
+            })
+    }
+
+    func apiCommit(_ c: APICall) throws -> HTTPResponse {
+        let body = c.body
+        let clock = options.clock
+        guard body["confirm"]?.boolValue == true else { throw WebError.bad("a commit needs {\"confirm\": true}") }
+        // `ids`: the staged items the dialog showed; one staged since (another window, the
+        // terminal) waits for the next commit rather than going unseen.
+        let only = body["ids"] == nil ? nil : Set(try Self.integers(body, "ids"))
+        let tenv = options.trashEnvironment ?? TrashEnvironment(environment: options.env)
+        return Self.json(
+            try withLibrary { lib in
+                let report = try Trash.commit(library: lib, clock: clock, env: tenv, logger: options.logger, only: only)
+                var j = try withOutcomes(trashJSON(lib), report.outcomes, key: "outcomes")
+                if case .object(var o) = j {
+                    o.append(("left_staged", .int(only == nil ? 0 : try Trash.staged(library: lib).filter { !only!.contains($0.fileID) }.count)))
+                    o.append(("committed", .int(report.succeeded.filter { !$0.isSidecar }.count)))
+                    o.append(("committed_bytes", .int(report.bytes)))
+                    o.append(("milestones", .array(report.milestones.map { .string($0) })))
+                    j = .object(o)
+                }
+                return j
+            })
+    }
+
+    func apiStats(_ c: APICall) throws -> HTTPResponse {
+        let clock = options.clock
+        let tz = options.timeZone
+        let goal = config.withLock { $0.sessionGoal }
+        return Self.json(
+            try withLibrary { lib in
+                // A Trash emptied since is counted as cleared before the numbers are read.
+                _ = try? Trash.noticeRestores(library: lib, clock: clock, waitForLock: false)
+                return try Stats.report(library: lib, clock: clock, timeZone: tz, goal: goal).json
+            })
+    }
+
+    func apiSettings(_ c: APICall) throws -> HTTPResponse {
+        return Self.json(settingsJSON())
+    }
+
+    func apiSaveSettings(_ c: APICall) throws -> HTTPResponse {
+        return Self.json(try saveSettings(c.body))
+    }
+
+    func apiVersion(_ c: APICall) throws -> HTTPResponse {
+        return Self.json(try withLibrary { try versionJSON($0) })
+    }
+
+    func apiChapters(_ c: APICall) throws -> HTTPResponse {
+        return Self.json(try withLibrary { try chaptersJSON($0) })
+    }
+
+    func apiLater(_ c: APICall) throws -> HTTPResponse {
+        return Self.json(try withLibrary { try laterJSON($0) })
+    }
+
+    func apiKept(_ c: APICall) throws -> HTTPResponse {
+        let offset =
+            try c.request.query["offset"].map { q -> Int in
+                guard let n = Int(q), (0...10_000_000).contains(n) else { throw WebError.bad("'offset' must be a whole number") }
+                return n
+            } ?? 0
+        return Self.json(try withLibrary { try keptJSON($0, offset: offset, limit: 200) })
+    }
+
+    func apiOldScreenshots(_ c: APICall) throws -> HTTPResponse {
+        let body = c.body
+        let days =
+            try Self.integer(body, "days") ?? c.request.query["days"].map { q in
+                guard let d = Int(q) else { throw WebError.bad("'days' must be a whole number") }
+                return d
+            } ?? 30
+        guard (0...36_500).contains(days) else { throw WebError.bad("'days' must be from 0 to 36500") }
+        let apply = c.request.method == "POST"
+        // The keepers and last copies too, when the person says so (issue 43).
+        let all = c.body["include_keepers"]?.boolValue == true || c.request.query["include_keepers"] == "1"
+        return Self.json(try withLibrary { try oldScreenshots(days: days, apply: apply, includeKeepers: all, $0) })
+    }
 
     static func body(_ r: HTTPRequest) throws -> JSON {
         guard !r.body.isEmpty else { return .object([]) }
