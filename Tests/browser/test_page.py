@@ -489,7 +489,7 @@ def main():
         check(page.locator("#confirm-ok").inner_text() == plan["confirm"], "the button says what moves")
         # A commit's moment: its counter is watched as it ticks up (every value it shows).
         page.evaluate("""() => { window.__moment = []; const o = document.querySelector('#moment-bytes');
-            new MutationObserver(() => window.__moment.push(o.textContent)).observe(o, { childList: true, characterData: true, subtree: true }); }""")
+            if (o) new MutationObserver(() => window.__moment.push(o.textContent)).observe(o, { childList: true, characterData: true, subtree: true }); }""")
         with page.expect_response("**/api/trash/commit") as resp:
             page.locator("#confirm-ok").click()
         check(resp.value.ok, "commit answered")
