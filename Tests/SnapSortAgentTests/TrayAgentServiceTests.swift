@@ -339,7 +339,8 @@ struct TrayAgentServiceTests {
             _ = waitUntil {
                 Self.tick(h, time)
                 guard let props = try? bus.command("props", answer: "props")?["props"] as? [String: Any],
-                    let n = props["IconName"] as? String, let p = (props["IconPixmap"] as? [[Any]])?.first(where: { $0[0] as? Int == 22 })?[2] as? [Int]
+                    let n = props["IconName"] as? String,
+                    let p = (props["IconPixmap"] as? [[Any]])?.first(where: { $0[0] as? Int == 22 })?[2] as? [Int]
                 else { return false }
                 seen = (n, p)
                 return n == name
