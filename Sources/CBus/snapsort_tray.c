@@ -19,6 +19,7 @@
 #define WATCHER_NAME "org.kde.StatusNotifierWatcher"
 #define WATCHER_PATH "/StatusNotifierWatcher"
 #define MAX_ITEMS 32
+#define MAX_PIXMAPS 8
 
 typedef struct tray_item {
     int32_t id;
@@ -30,9 +31,10 @@ struct ss_tray {
     sd_bus *bus;
     sd_bus_slot *item_slot, *menu_slot, *owner_slot;
     char *id, *title, *status, *icon_name, *tt_title, *tt_body;
-    uint8_t *pixmap;
+    uint8_t *pixmap; /* the pixmaps' pixels, one after the other */
     size_t pixmap_len;
-    int32_t width, height;
+    int32_t dims[2 * MAX_PIXMAPS]; /* width, height of each */
+    size_t n_pixmaps;
     tray_item items[MAX_ITEMS];
     size_t n_items;
     uint32_t revision;
@@ -61,15 +63,18 @@ static void tray_event(ss_tray *t, int kind, int32_t id, const char *message) {
 
 static const char *or_empty(const char *s) { return s ? s : ""; }
 
-/* a(iiay): one pixmap, or none. */
+/* a(iiay): each pixmap (several sizes: the host picks the one that fits its panel), or none. */
 static int append_pixmaps(sd_bus_message *m, const ss_tray *t) {
     int r = sd_bus_message_open_container(m, 'a', "(iiay)");
     if (r < 0) return r;
-    if (t->pixmap && t->pixmap_len > 0) {
+    size_t at = 0;
+    for (size_t i = 0; i < t->n_pixmaps; i++) {
+        size_t len = (size_t)t->dims[2 * i] * (size_t)t->dims[2 * i + 1] * 4;
         if ((r = sd_bus_message_open_container(m, 'r', "iiay")) < 0) return r;
-        if ((r = sd_bus_message_append(m, "ii", t->width, t->height)) < 0) return r;
-        if ((r = sd_bus_message_append_array(m, 'y', t->pixmap, t->pixmap_len)) < 0) return r;
+        if ((r = sd_bus_message_append(m, "ii", t->dims[2 * i], t->dims[2 * i + 1])) < 0) return r;
+        if ((r = sd_bus_message_append_array(m, 'y', t->pixmap + at, len)) < 0) return r;
         if ((r = sd_bus_message_close_container(m)) < 0) return r;
+        at += len;
     }
     return sd_bus_message_close_container(m);
 }
@@ -495,16 +500,27 @@ static int replace(char **slot, const char *v) {
 }
 
 int ss_tray_set(ss_tray *t, const char *title, const char *status, const char *icon_name, const char *tooltip_title,
-                const char *tooltip_body, int32_t width, int32_t height, const uint8_t *pixmap, size_t pixmap_len,
+                const char *tooltip_body, const int32_t *dims, size_t n_pixmaps, const uint8_t *pixmap, size_t pixmap_len,
                 char *err, size_t errlen) {
+    /* The sizes must account for the pixels exactly: nothing is read past them. */
+    if (n_pixmaps > MAX_PIXMAPS) n_pixmaps = MAX_PIXMAPS;
+    size_t need = 0;
+    for (size_t i = 0; i < n_pixmaps; i++) {
+        if (dims[2 * i] <= 0 || dims[2 * i + 1] <= 0 || dims[2 * i] > 1024 || dims[2 * i + 1] > 1024) return -EINVAL;
+        need += (size_t)dims[2 * i] * (size_t)dims[2 * i + 1] * 4;
+    }
+    if (need != pixmap_len) {
+        tray_err(err, errlen, "the pixmaps' sizes do not match their pixels", EINVAL);
+        return -EINVAL;
+    }
     int title_changed = replace(&t->title, title);
     int status_changed = replace(&t->status, status);
     int icon_changed = replace(&t->icon_name, icon_name);
     int tip_changed = replace(&t->tt_title, tooltip_title);
     int body_changed = replace(&t->tt_body, tooltip_body);
     if (title_changed < 0 || status_changed < 0 || icon_changed < 0 || tip_changed < 0 || body_changed < 0) return -ENOMEM;
-    int pix_changed = width != t->width || height != t->height || pixmap_len != t->pixmap_len ||
-                      (pixmap_len && memcmp(pixmap, t->pixmap, pixmap_len) != 0);
+    int pix_changed = n_pixmaps != t->n_pixmaps || (n_pixmaps && memcmp(dims, t->dims, 2 * n_pixmaps * sizeof *dims) != 0) ||
+                      pixmap_len != t->pixmap_len || (pixmap_len && memcmp(pixmap, t->pixmap, pixmap_len) != 0);
     if (pix_changed) {
         uint8_t *copy = pixmap_len ? malloc(pixmap_len) : NULL;
         if (pixmap_len && !copy) return -ENOMEM;
@@ -512,8 +528,8 @@ int ss_tray_set(ss_tray *t, const char *title, const char *status, const char *i
         free(t->pixmap);
         t->pixmap = copy;
         t->pixmap_len = pixmap_len;
-        t->width = width;
-        t->height = height;
+        if (n_pixmaps) memcpy(t->dims, dims, 2 * n_pixmaps * sizeof *dims);
+        t->n_pixmaps = n_pixmaps;
     }
     int r = 0;
     if (title_changed && r >= 0) r = sd_bus_emit_signal(t->bus, ITEM_PATH, ITEM_IFACE, "NewTitle", NULL);

@@ -15,6 +15,7 @@ public final class TrayAgentService: AgentService {
         case startSession = 2
         case pause = 3
         case today = 4
+        case space = 5
     }
 
     /// How long "Pause for 2 hours" pauses.
@@ -183,17 +184,21 @@ public final class TrayAgentService: AgentService {
     private func publish() {
         guard let item else { return }
         let t = current
-        let pixmap = t.map { StatusNotifierItem.Pixmap(width: 22, height: 22, argb: $0.pixmap(size: 22)) }
+        // Every size the theme installs (16 to 48 px): a panel picks the one that fits, and a
+        // 22 px icon scaled to 48 on a HiDPI panel was blurred.
+        let pixmaps =
+            t.map { t in TrayIcon.sizes.map { StatusNotifierItem.Pixmap(width: Int32($0), height: Int32($0), argb: t.pixmap(size: $0)) } } ?? []
         var menu = [
             StatusNotifierItem.MenuItem(id: Entry.open.rawValue, label: "Open SnapSort"),
             StatusNotifierItem.MenuItem(id: Entry.startSession.rawValue, label: "Start a session"),
             StatusNotifierItem.MenuItem(id: Entry.pause.rawValue, label: t?.paused == true ? "Resume" : "Pause for 2 hours"),
         ]
         if let today = t?.today { menu.append(StatusNotifierItem.MenuItem(id: Entry.today.rawValue, label: today, enabled: false)) }
+        if let space = t?.space { menu.append(StatusNotifierItem.MenuItem(id: Entry.space.rawValue, label: space, enabled: false)) }
         do {
             try item.set(
                 StatusNotifierItem.Facts(
-                    title: t?.title ?? "SnapSort", status: t?.status ?? "Passive", iconName: t?.iconName ?? TrayStatus.iconName, pixmap: pixmap,
+                    title: t?.title ?? "SnapSort", status: t?.status ?? "Passive", iconName: t?.iconName ?? TrayStatus.iconName, pixmaps: pixmaps,
                     toolTipTitle: "SnapSort", toolTipBody: t?.toolTip ?? ""))
             try item.setMenu(menu)
         } catch {

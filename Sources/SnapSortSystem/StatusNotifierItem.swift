@@ -14,17 +14,18 @@ public final class StatusNotifierItem: @unchecked Sendable {
         public var status: String
         /// A name from the icon theme.
         public var iconName: String
-        /// The fallback when the host has no such icon: ARGB32 pixels in network byte order.
-        public var pixmap: Pixmap?
+        /// The fallback when the host has no such icon, at several sizes (the host picks the one
+        /// that fits its panel): ARGB32 pixels in network byte order.
+        public var pixmaps: [Pixmap]
         /// The tooltip's title and body, plain text: `set` escapes them (`markup`).
         public var toolTipTitle: String
         public var toolTipBody: String
 
-        public init(title: String, status: String, iconName: String, pixmap: Pixmap? = nil, toolTipTitle: String, toolTipBody: String) {
+        public init(title: String, status: String, iconName: String, pixmaps: [Pixmap] = [], toolTipTitle: String, toolTipBody: String) {
             self.title = title
             self.status = status
             self.iconName = iconName
-            self.pixmap = pixmap
+            self.pixmaps = pixmaps
             self.toolTipTitle = toolTipTitle
             self.toolTipBody = toolTipBody
         }
@@ -110,12 +111,16 @@ public final class StatusNotifierItem: @unchecked Sendable {
     /// See: https://www.freedesktop.org/wiki/Specifications/StatusNotifierItem/Markup/
     public func set(_ f: Facts) throws(DBusError) {
         var err = [CChar](repeating: 0, count: 512)
-        let pixels = f.pixmap?.argb ?? []
+        // Whole pixmaps only (at most 8), each its width × height × 4 bytes: the shim checks the sum.
+        let whole = Array(f.pixmaps.filter { $0.width > 0 && $0.height > 0 && $0.argb.count == Int($0.width) * Int($0.height) * 4 }.prefix(8))
+        let pixels = whole.flatMap(\.argb)
+        let dims = whole.flatMap { [$0.width, $0.height] }
         let (tipTitle, tipBody) = (Self.markup(f.toolTipTitle), Self.markup(f.toolTipBody))
         let r = pixels.withUnsafeBufferPointer { p in
-            ss_tray_set(
-                tray, f.title, f.status, f.iconName, tipTitle, tipBody, f.pixmap?.width ?? 0, f.pixmap?.height ?? 0,
-                p.baseAddress, p.count, &err, err.count)
+            dims.withUnsafeBufferPointer { d in
+                ss_tray_set(
+                    tray, f.title, f.status, f.iconName, tipTitle, tipBody, d.baseAddress, whole.count, p.baseAddress, p.count, &err, err.count)
+            }
         }
         if r < 0 { throw DBusError(.disconnected, String(cBuffer: err)) }
     }

@@ -188,7 +188,12 @@ extension WebApp {
                     throw WebError.bad("'set' or 'all' is needed")
                 }
                 var j = try similarJSON(lib)
-                if case .object(var o) = j { o.append(("staged", .int(outcomes.count))); j = .object(o) }
+                if case .object(var o) = j {
+                    o.append(("staged", .int(outcomes.count)))
+                    // "Staged 4 · left 1 keeper": what it did and left (`BulkStaging.summary`).
+                    o.append(("message", .string(try SimilarReview.summary(of: outcomes, library: lib))))
+                    j = .object(o)
+                }
                 return j
             })
     }
@@ -253,7 +258,12 @@ extension WebApp {
         let clock = options.clock
         let tz = options.timeZone
         let goal = config.withLock { $0.sessionGoal }
-        return Self.json(try withLibrary { try Stats.report(library: $0, clock: clock, timeZone: tz, goal: goal).json })
+        return Self.json(
+            try withLibrary { lib in
+                // A Trash emptied since is counted as cleared before the numbers are read.
+                _ = try? Trash.noticeRestores(library: lib, clock: clock, waitForLock: false)
+                return try Stats.report(library: lib, clock: clock, timeZone: tz, goal: goal).json
+            })
     }
 
     func apiSettings(_ c: APICall) throws -> HTTPResponse {
@@ -294,7 +304,9 @@ extension WebApp {
             } ?? 30
         guard (0...36_500).contains(days) else { throw WebError.bad("'days' must be from 0 to 36500") }
         let apply = c.request.method == "POST"
-        return Self.json(try withLibrary { try oldScreenshots(days: days, apply: apply, $0) })
+        // The keepers and last copies too, when the person says so (issue 43).
+        let all = c.body["include_keepers"]?.boolValue == true || c.request.query["include_keepers"] == "1"
+        return Self.json(try withLibrary { try oldScreenshots(days: days, apply: apply, includeKeepers: all, $0) })
     }
 
     static func body(_ r: HTTPRequest) throws -> JSON {
@@ -401,6 +413,9 @@ extension WebApp {
         var j = snap.json
         if case .object(var o) = j {
             o.append(("undo_depth", .int(try Review.undoDepth(library: lib))))
+            // The models' pass, as the status file's `models` (issue 41): the page says how far it is.
+            let m = try lib.modelsProgress()
+            o.append(("models", m.map { .object([("done", .int($0.done)), ("total", .int($0.total))]) } ?? .null))
             j = .object(o)
         }
         return j
@@ -554,22 +569,31 @@ extension WebApp {
         }
     }
 
-    func oldScreenshots(days: Int, apply: Bool, _ lib: Library) throws -> JSON {
-        let now = options.clock.now()
-        let cutoff = now.timeIntervalSince1970 - Double(max(0, days)) * 86_400
-        let deck = try Decks.build(.filter(.screenshots, year: nil), library: lib, clock: options.clock, timeZone: options.timeZone)
-        let old = deck.items.filter { c in
-            let t = c.item.takenTimestamp ?? Double(c.item.mtimeNanoseconds) / 1e9
-            return t < cutoff && c.decision == nil
-        }
-        if apply {
-            try Review.asOneUndoStep(library: lib) {
-                for c in old { try Review.decide(.trash, fileID: c.item.id, library: lib, clock: options.clock, timeZone: options.timeZone) }
-            }
-        }
+    /// Screenshots older than `days`: what staging them would do (GET), or done (POST), as
+    /// one undo step. Each set's keeper and last copy stay unless `include_keepers` says so
+    /// (`BulkStaging`, issue 43): `left` names them by their set, `message` says it in words.
+    func oldScreenshots(days: Int, apply: Bool, includeKeepers: Bool, _ lib: Library) throws -> JSON {
+        let (clock, tz) = (options.clock, options.timeZone)
+        let old = try BulkStaging.oldScreenshots(days: days, library: lib, clock: clock, timeZone: tz)
+        let plan =
+            apply
+            ? try BulkStaging.stage(old, includeKeepers: includeKeepers, library: lib, clock: clock, timeZone: tz)
+            : try BulkStaging.plan(old, includeKeepers: includeKeepers, library: lib)
         return .object([
-            ("days", .int(days)), ("count", .int(old.count)), ("bytes", .int(old.reduce(0) { $0 + $1.item.bytes })),
-            ("staged", .bool(apply)), ("summary", try summary(lib)),
+            ("days", .int(days)), ("count", .int(plan.staging.count)), ("bytes", .int(plan.bytes)),
+            ("staged", .bool(apply)), ("candidates", .int(old.count)),
+            ("keepers_left", .int(plan.keepersLeft)), ("last_copies_left", .int(plan.lastCopiesLeft)),
+            (
+                "left",
+                .array(
+                    plan.left.map {
+                        .object([
+                            ("id", .int($0.fileID)), ("name", .string(($0.path as NSString).lastPathComponent)), ("bytes", .int($0.bytes)),
+                            ("why", .string($0.why == .keeper ? "keeper" : "last_copy")), ("set", .string($0.setName)),
+                        ])
+                    })
+            ),
+            ("left_sentence", .opt(plan.leftSentence)), ("message", .string(plan.summary)), ("summary", try summary(lib)),
         ])
     }
 }

@@ -163,12 +163,16 @@ struct TrayAgentServiceTests {
         #expect(props["ItemIsMenu"] as? Bool == false)
         let doc = try #require(recorder.last)
         #expect(props["Title"] as? String == StatusSummary(doc).text)
+        // Every size the theme installs (issue 43): a panel picks the one that fits (22 px alone
+        // was scaled up, blurred, on a 48 px panel), each SnapSort's own drawing at that size.
         let pixmaps = try #require(props["IconPixmap"] as? [[Any]])
-        #expect(pixmaps.count == 1)
-        #expect(pixmaps.first?[0] as? Int == 22 && pixmaps.first?[1] as? Int == 22)
-        #expect((pixmaps.first?[2] as? [Int])?.count == 22 * 22 * 4)
-        // The centre pixel is opaque: alpha first (ARGB32, network byte order).
-        #expect((pixmaps.first?[2] as? [Int])?[(11 * 22 + 11) * 4] == 255)
+        #expect(pixmaps.map { [$0[0] as? Int, $0[1] as? Int] } == TrayIcon.sizes.map { [$0, $0] }, "\(pixmaps.map { [$0[0], $0[1]] })")
+        for (p, size) in zip(pixmaps, TrayIcon.sizes) {
+            let pixels = try #require(p[2] as? [Int])
+            #expect(pixels == TrayIcon.argb(.normal, size: size).map(Int.init), "\(size) px")
+            // The centre pixel is opaque: alpha first (ARGB32, network byte order).
+            if size == 22 { #expect(pixels[(11 * 22 + 11) * 4] == 255) }
+        }
         let tip = try #require(props["ToolTip"] as? [Any])
         #expect(tip.count == 4)
         #expect(tip[0] as? String == "snapsort")
@@ -335,7 +339,8 @@ struct TrayAgentServiceTests {
             _ = waitUntil {
                 Self.tick(h, time)
                 guard let props = try? bus.command("props", answer: "props")?["props"] as? [String: Any],
-                    let n = props["IconName"] as? String, let p = (props["IconPixmap"] as? [[Any]])?.first?[2] as? [Int]
+                    let n = props["IconName"] as? String,
+                    let p = (props["IconPixmap"] as? [[Any]])?.first(where: { $0[0] as? Int == 22 })?[2] as? [Int]
                 else { return false }
                 seen = (n, p)
                 return n == name

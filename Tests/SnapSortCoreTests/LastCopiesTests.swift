@@ -44,7 +44,10 @@ import Testing
         staged = try Trash.staged(library: t.library)
         #expect(staged.count == 2 && staged.allSatisfy { $0.lastCopy && $0.lastCopySet == set && !$0.lastCopyOfDuplicates })
         let warning = try #require(LastCopies.warning(staged))
-        #expect(warning.hasPrefix("2 of them are the last copies of Similar Shots set \(set) (IMG_2024"), "\(warning)")
+        // Named by its keeper's file name and date, never by its internal id (issue 43, item 5).
+        let keeperName = try #require(try t.library.item(id: keeper)?.name)
+        #expect(warning.hasPrefix("2 of them are the last copies of the Similar Shots set of \(keeperName) ("), "\(warning)")
+        #expect(!warning.contains(set) && staged[0].lastCopySetName?.hasPrefix(keeperName + " (") == true, "\(warning)")
         // The keeper alone staged: the other frame stays, so the keeper is no last copy either.
         _ = try Trash.unstage(fileIDs: [other], library: t.library, clock: .live)
         #expect(try Trash.staged(library: t.library).map(\.lastCopy) == [false])

@@ -97,7 +97,7 @@ struct StatsTests {
         #expect(r.doneToday == 2 && r.lastSevenDays.last?.reviewed == 2 && r.reviewedTotal == 2)
     }
 
-    @Test("a restore on a later day never makes a day's cleared bytes negative")
+    @Test("a restore on a later day never makes a day's moved bytes negative")
     func restoreOnALaterDay() throws {
         let lib = try TestLibrary()
         let id = try ReviewFixture.insert(lib.library, path: lib.root + "/r.jpg", taken: nil)
@@ -107,28 +107,60 @@ struct StatsTests {
             ReviewFixture.date("2026-06-10 10:00:00").timeIntervalSince1970, id, ReviewFixture.date("2026-06-11 10:00:00").timeIntervalSince1970, id)
         let (clock, _) = Clock.manual(ReviewFixture.date("2026-06-11 12:00:00"))
         let r = try Stats.report(library: lib.library, clock: clock, timeZone: ReviewFixture.utc)
-        #expect(r.cleared.today == 0 && r.cleared.week == 0 && r.cleared.total == 0, "\(r.cleared)")
-        #expect(r.lastSevenDays.allSatisfy { $0.bytesCleared >= 0 })
+        #expect(r.moved.today == 0 && r.moved.week == 0 && r.moved.total == 0, "\(r.moved)")
+        #expect(r.lastSevenDays.allSatisfy { $0.bytesMoved >= 0 })
         // The bytes leave the commit's day too: the chart's days add up to the week (they stayed
         // on the 10th, review 8).
-        #expect(r.lastSevenDays.allSatisfy { $0.bytesCleared == 0 }, "\(r.lastSevenDays)")
+        #expect(r.lastSevenDays.allSatisfy { $0.bytesMoved == 0 && $0.bytesCleared == 0 }, "\(r.lastSevenDays)")
     }
 
-    /// Putting back what made "100 MB cleared" takes the badge back, as an undo does (review 8).
-    @Test func aRestoreTakesBackTheMilestoneItsBytesEarned() throws {
+    /// Numbers mean what they say (issue 43, item 4): a commit moves bytes to the Trash — they
+    /// are "moved" and "waiting in the Trash", not cleared ("Space cleared 387 kB" stood beside
+    /// "Still in the Trash 387 kB"); emptying the Trash clears them, and "100 MB cleared" is
+    /// reached then, not at the commit.
+    @Test func bytesAreClearedWhenTheyLeaveTheDiskNotWhenTheyAreMovedToTheTrash() throws {
         let s = try TrashSetup(["big.jpg"])
         let id = try s.stage("big.jpg")
-        // The commit as it books a 150 MB photo (the fixture's bytes are small).
-        try s.lib.library.db.run("UPDATE files SET size = 150000000 WHERE id = ?", id)
-        try s.lib.library.db.run(
-            "INSERT INTO review_events(ts, kind, file_id, bytes) VALUES(?, 'cleared', ?, 150000000)", s.clock.now().timeIntervalSince1970, id)
-        _ = try Stats.recordMilestones(library: s.lib.library, clock: s.clock, timeZone: ReviewFixture.utc)
+        let bytes = try #require(try s.lib.library.item(id: id)?.bytes)
+        let report = try s.commit()
+        #expect(report.succeeded.count == 1)
+        var r = try Stats.report(library: s.lib.library, clock: s.clock, timeZone: ReviewFixture.utc)
+        #expect(r.moved == Cleared(today: bytes, week: bytes, total: bytes), "\(r.moved)")
+        #expect(r.inTrashBytes == bytes)
+        #expect(r.cleared == Cleared(), "moved to the Trash is not cleared: \(r.cleared)")
+        #expect(r.lastSevenDays.last?.bytesMoved == bytes && r.lastSevenDays.last?.bytesCleared == 0)
+        // As if it were 150 MB: moved, it reaches no "cleared" milestone.
+        try s.lib.library.db.run("UPDATE trash_ledger SET bytes = 150000000 WHERE file_id = ?", id)
+        try s.lib.library.db.run("UPDATE review_events SET bytes = 150000000 WHERE file_id = ? AND kind = 'cleared'", id)
+        #expect(try Stats.recordMilestones(library: s.lib.library, clock: s.clock, timeZone: ReviewFixture.utc).isEmpty)
+        // The Trash emptied (as a file manager does): noticed, the bytes left the disk.
+        for dir in ["files", "info"] {
+            for e in try FileSystem.listDirectory(s.homeTrash + "/" + dir) { try FileSystem.remove(s.homeTrash + "/" + dir + "/" + e.name) }
+        }
+        #expect(try Trash.noticeRestores(library: s.lib.library, clock: s.clock) == 0)
+        r = try Stats.report(library: s.lib.library, clock: s.clock, timeZone: ReviewFixture.utc)
+        #expect(r.cleared == Cleared(today: 150_000_000, week: 150_000_000, total: 150_000_000), "\(r.cleared)")
+        #expect(r.moved.total == 150_000_000 && r.inTrashBytes == 0)
+        #expect(r.lastSevenDays.last?.bytesCleared == 150_000_000)
         #expect(try s.lib.library.db.scalar("SELECT count(*) FROM milestones WHERE id = 'cleared_100mb'") == 1)
-        let t = TrashedFile(
-            ledgerID: 0, fileID: id, originalPath: s.lib.root + "/big.jpg", trashPath: "", bytes: 150_000_000, trashedAt: 0, isSidecar: false,
-            trashDirectory: "", name: "", info: nil)
-        try Trash.recordRestored(t, library: s.lib.library, clock: s.clock)
-        #expect(try s.lib.library.db.scalar("SELECT count(*) FROM milestones WHERE id = 'cleared_100mb'") == 0)
+        // Noticed again, it counts once.
+        _ = try Trash.noticeRestores(library: s.lib.library, clock: s.clock)
+        #expect(try Stats.report(library: s.lib.library, clock: s.clock, timeZone: ReviewFixture.utc).cleared.total == 150_000_000)
+        // The status file and the page's summary say the same: cleared, moved, waiting.
+        let snap = try Stats.statusSnapshot(library: s.lib.library, clock: s.clock, timeZone: ReviewFixture.utc)
+        #expect(snap.json["cleared"]?["total"]?.intValue == 150_000_000 && snap.json["moved_to_trash"]?["total"]?.intValue == 150_000_000)
+        #expect(snap.json["trash"]?["in_trash_bytes"]?.intValue == 0)
+    }
+
+    /// A restore takes its bytes back from "moved to the Trash"; nothing had left the disk.
+    @Test func aRestoreTakesBackWhatWasMovedAndClearsNothing() throws {
+        let s = try TrashSetup(["big.jpg"])
+        _ = try s.stage("big.jpg")
+        _ = try s.commit()
+        let ledger = try #require(try Trash.inSystemTrash(library: s.lib.library).first?.ledgerID)
+        #expect(try Trash.restore(ledgerIDs: [ledger], library: s.lib.library, clock: s.clock).first?.result == .restored)
+        let r = try Stats.report(library: s.lib.library, clock: s.clock, timeZone: ReviewFixture.utc)
+        #expect(r.moved == Cleared() && r.cleared == Cleared() && r.inTrashBytes == 0, "\(r.moved) \(r.cleared)")
     }
 
     @Test("stats --json has exactly the contract's keys")
@@ -138,7 +170,11 @@ struct StatsTests {
         let (clock, _) = Clock.manual(ReviewFixture.date("2026-06-10 12:00:00"))
         let json = try Stats.report(library: lib.library, clock: clock, timeZone: ReviewFixture.utc, goal: 25).json
         guard case .object(let o) = json else { Issue.record("not an object"); return }
-        #expect(o.map(\.0) == ["reviewed_total", "bytes_cleared", "in_trash_bytes", "streak", "last_7_days", "milestones", "goal", "chapters"])
+        #expect(
+            o.map(\.0) == [
+                "reviewed_total", "bytes_cleared", "in_trash_bytes", "streak", "last_7_days", "milestones", "goal", "chapters",
+                "bytes_moved_to_trash",
+            ])
         #expect(json["bytes_cleared"]?["week"]?.intValue == 0)
         #expect(json["goal"]?["done_today"]?.intValue == 1 && json["goal"]?["target"]?.intValue == 25)
         #expect(json["last_7_days"]?.arrayValue?.count == 7)

@@ -15,8 +15,9 @@ import Testing
         StatusDocument(
             updatedAt: now, agent: .init(state: .watching, pid: 42, done: 12431, total: 12431),
             groups: [.init(id: "similar", items: 40, bytes: 80_000_000), .init(id: "blurry", items: 2, bytes: 4_000_000)],
-            awaitingReview: 42, trash: .init(count: 3, bytes: 9_000_000), cleared: .init(today: 5, week: 20, total: 300),
-            streak: .init(current: 3, longest: 9), goal: .init(target: 25, doneToday: 5), nextReminder: now),
+            awaitingReview: 42, trash: .init(count: 3, bytes: 9_000_000, inTrashBytes: 387_000), cleared: .init(today: 5, week: 20, total: 300),
+            streak: .init(current: 3, longest: 9), goal: .init(target: 25, doneToday: 5), nextReminder: now,
+            movedToTrash: .init(today: 387_000, week: 387_000, total: 400_000)),
         StatusDocument(updatedAt: now, agent: .init(state: .paused, pid: 42, done: 10, total: 20, pending: 3)),
         StatusDocument(updatedAt: now, agent: .init(state: .stopped, done: 3, total: 3)),
         StatusDocument(updatedAt: now, agent: .init(state: .watching, pid: 42, done: 3, total: 3, degraded: true, lastError: "watch limit")),
@@ -127,6 +128,7 @@ import Testing
         // Every contract key is present, in order.
         let keys = [
             "schema_version", "updated_at", "agent", "groups", "awaiting_review", "trash", "cleared", "streak", "goal", "next_reminder", "models",
+            "moved_to_trash",
         ]
         if case .object(let o) = d.json { #expect(o.map(\.0) == keys) }
         if case .object(let a)? = d.json["agent"] {
@@ -203,7 +205,40 @@ import Testing
         #expect(!StatusFormat.polybar.render(warning).contains("#bf616a"))
         let tooltip = try #require(JSON.parse(StatusFormat.waybar.render(warning))?["tooltip"]?.stringValue)
         #expect(tooltip.contains("Warning: reminders: cannot show a notification"))
-        #expect(tooltip.contains("Cleared: 1.7 MB today, 1.7 MB this week, 30 MB in all"))
+        #expect(tooltip.contains("Cleared from the disk: 1.7 MB today, 1.7 MB this week, 30 MB in all"))
+    }
+
+    /// Numbers mean what they say (issue 43, item 4): a commit's bytes are moved to the Trash and
+    /// wait there; cleared is what left the disk. The tooltip said "Cleared: 387 kB" of bytes
+    /// still in the Trash; now each number has one meaning, on every bar that shows it.
+    @Test func movedWaitingAndClearedAreSaidApart() throws {
+        let d = StatusDocument(
+            updatedAt: Self.now, agent: .init(state: .watching, pid: 42, done: 3, total: 3),
+            trash: .init(count: 2, bytes: 120_000, inTrashBytes: 387_000), cleared: .init(today: 0, week: 0, total: 0),
+            movedToTrash: .init(today: 387_000, week: 387_000, total: 387_000))
+        let tooltip = StatusSummary(d).tooltip
+        #expect(tooltip.contains("Staged for the Trash: 2 (120 kB)"), "\(tooltip)")
+        #expect(tooltip.contains("Moved to the Trash: 387 kB today, 387 kB this week, 387 kB in all"), "\(tooltip)")
+        #expect(tooltip.contains("Waiting in the Trash: 387 kB (emptying it frees the space)"), "\(tooltip)")
+        #expect(tooltip.contains("Cleared from the disk: 0 B today, 0 B this week, 0 B in all"), "\(tooltip)")
+        #expect(!tooltip.contains("Cleared: "), "\(tooltip)")
+        let waybar = try #require(JSON.parse(StatusFormat.waybar.render(d))?["tooltip"]?.stringValue)
+        #expect(waybar.contains("Moved to the Trash: 387 kB") && waybar.contains("Cleared from the disk: 0 B"))
+        // The new keys beside the old ones, read back as written.
+        #expect(d.json["moved_to_trash"]?["total"]?.intValue == 387_000 && d.json["trash"]?["in_trash_bytes"]?.intValue == 387_000)
+        #expect(d.json["cleared"]?["total"]?.intValue == 0)
+        let parsed = try #require(JSON.parse(d.json.serialized()))
+        #expect(StatusDocument(json: parsed) == d)
+        // An older agent's document (no new keys) reads back without them.
+        let older = try #require(JSON.parse(#"{"schema_version":1,"agent":{"state":"watching"},"trash":{"count":1,"bytes":5}}"#))
+        let old = try #require(StatusDocument(json: older))
+        #expect(old.trash == .init(count: 1, bytes: 5) && old.movedToTrash == nil)
+        // The tray says the same in its menu.
+        #expect(TrayStatus(d).space == "387 kB waiting in the Trash")
+        var emptied = d
+        emptied.trash?.inTrashBytes = 0
+        emptied.cleared = .init(today: 387_000, week: 387_000, total: 387_000)
+        #expect(TrayStatus(emptied).space == "387 kB cleared in all")
     }
 
     /// The watch limit (some folders checked every few minutes, nothing missed) is marked as a

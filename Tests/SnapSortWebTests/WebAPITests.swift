@@ -182,8 +182,11 @@ import Testing
         #expect(named["id"]?.stringValue == sid && named["kind"]?.stringValue == (copies ? "duplicate" : "similar"), "\(named)")
         #expect(named["names"]?.arrayValue?.count == 3)
         let message = try #require(t["last_copies"]?["message"]?.stringValue)
-        let title = (copies ? "duplicate set " : "Similar Shots set ") + sid
+        // Named by its keeper's file name and the day it was taken, never by its id (issue 43, item 5).
+        let keeperName = try #require(set["members"]?.arrayValue?.first?["name"]?.stringValue)
+        let title = (copies ? "the duplicate set of " : "the Similar Shots set of ") + keeperName + " (4 May 2024)"
         #expect(message.hasPrefix("3 of them are the last copies of \(title) (") && message.contains("IMG_0001.jpg"), "\(message)")
+        #expect(!message.contains(sid) && t["commit"]?["text"]?.stringValue?.contains(sid) == false, "\(message)")
     }
 
     /// A copy of a picture elsewhere in the library: its card says whose copy it is while the
@@ -207,7 +210,10 @@ import Testing
         let t = h.json(try h.get("/api/trash"))
         #expect(t["items"]?.arrayValue?.allSatisfy { $0["last_copy"]?.boolValue == true } == true, "\(t)")
         #expect(t["last_copies"]?["sets"]?.arrayValue?.first?["kind"]?.stringValue == "duplicate")
-        #expect(t["last_copies"]?["message"]?.stringValue?.contains("are the last copies of duplicate set s") == true, "\(t)")
+        // Named by its keeper's file name and date, never its id (issue 43, item 5).
+        let message = t["last_copies"]?["message"]?.stringValue ?? ""
+        #expect(message.contains("are the last copies of the duplicate set of beach.jpg (14 Jul 2022)"), "\(t)")
+        #expect(message.range(of: #"\bs[0-9]+\b"#, options: .regularExpression) == nil, "\(message)")
         // A staged original is no original to point at: its copy's card no longer says "copy of".
         let copyID = try #require(pair.first { $0["copy_of"]?.stringValue != nil }?["id"]?.intValue)
         #expect(h.json(try h.get("/api/items/\(copyID)"))["copy_of"] == .null)

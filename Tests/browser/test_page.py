@@ -10,6 +10,7 @@ ARTIFACTS_DIR. Exit 0 when every check passed.
 import os
 import re
 import shutil
+import sqlite3
 import subprocess
 import sys
 import urllib.parse
@@ -188,6 +189,14 @@ def shot(page, name):
     page.screenshot(path=os.path.join(ART, name + ".png"), full_page=False)
 
 
+# Internal ids a person never reads (issue 43, item 5): a set's `s17`, a deck's `filter:photos@2019`.
+INTERNAL_ID = re.compile(r"(?<![\w-])(s\d+|(?:filter|month|group|rediscover):[\w@=.-]+)(?![\w-])")
+
+
+def internal_ids(text):
+    return INTERNAL_ID.findall(text or "")
+
+
 def goto_view(page, view):
     page.evaluate("(h) => { location.hash = h; }", view)
     page.wait_for_timeout(150)
@@ -217,6 +226,9 @@ def main():
         errors = []
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        # The browser's own confirm() is never used (issue 43): any native dialog is recorded (and dismissed).
+        natives = []
+        page.on("dialog", lambda d: (natives.append(d.message), d.dismiss()))
 
         # First visit: the token is traded for a cookie and dropped from the address bar.
         page.goto(URL)
@@ -455,6 +467,13 @@ def main():
         expect(page.locator("#trash-grid li")).to_have_count(2)
         said = page.locator("#status").inner_text()
         check(said.startswith("Undone: the restore of"), f"the page says the restore was undone ({said!r})")
+        # Cancel in the commit dialog says nothing moved: the undo's message does not stay as its answer (issue 43).
+        page.locator("#trash-commit").click()
+        expect(page.locator("#confirm")).to_be_visible()
+        page.locator("#confirm-cancel").click()
+        expect(page.locator("#confirm")).to_be_hidden()
+        said = page.locator("#status").inner_text()
+        check(said == "Nothing was moved: the staged items wait here", f"Cancel in the commit dialog says nothing moved ({said!r})")
         page.locator("#trash-grid input").first.check()
         with page.expect_response("**/api/trash/restore"):
             page.locator("#trash-restore").click()
@@ -468,10 +487,36 @@ def main():
         plan = api(page, "trash")["commit"]
         check(title == plan["question"] + (" " + plan["staying"] if plan.get("staying") else ""), f"the plan's question: {title!r} / {plan!r}")
         check(page.locator("#confirm-ok").inner_text() == plan["confirm"], "the button says what moves")
+        # A commit's moment: its counter is watched as it ticks up (every value it shows).
+        page.evaluate("""() => { window.__moment = []; const o = document.querySelector('#moment-bytes');
+            if (o) new MutationObserver(() => window.__moment.push(o.textContent)).observe(o, { childList: true, characterData: true, subtree: true }); }""")
         with page.expect_response("**/api/trash/commit") as resp:
             page.locator("#confirm-ok").click()
         check(resp.value.ok, "commit answered")
+        committed = resp.value.json()
         page.wait_for_timeout(300)
+        # The moment: what moved, counted up from 0 to the commit's bytes, with the streak and the goal.
+        final = page.evaluate("(b) => humanBytes(b)", committed["committed_bytes"])
+        shown = settles(lambda: expect(page.locator("#trash-moment")).to_be_visible(timeout=5000))
+        try:
+            page.wait_for_function("(f) => document.querySelector('#moment-bytes').textContent === f", arg=final, timeout=10000)
+        except Exception:
+            shown = False
+        seen = page.evaluate("() => window.__moment || []")
+        more = page.locator("#moment-more").inner_text() if shown else ""
+        check(committed["committed_bytes"] > 0 and seen and seen[0] == "0 B" and seen[-1] == final and len(set(seen)) >= 3,
+              f"a commit's moment counts what moved up from 0 ({seen[:3]}…{seen[-2:]}, {final})")
+        check(shown and "moved to the Trash" in page.locator("#trash-moment").inner_text() and "Streak: " in more and "goal " in more,
+              f"the moment says what moved, with the streak and the goal ({more!r})")
+        shot(page, "trash-moment-light")
+        contrast(page, "a commit's moment")
+        # Numbers mean what they say: moved to the Trash and waiting there, nothing cleared yet.
+        goto_view(page, "#stats")
+        page.wait_for_selector("#stats-tiles .tile")
+        tiles = {t.locator(".n").first.inner_text(): t.locator(".v").inner_text() for t in page.locator("#stats-tiles .tile").all()}
+        check(tiles.get("Moved to the Trash") == final and tiles.get("Waiting in the Trash") == final and tiles.get("Space cleared") == "0 B",
+              f"Stats says moved and waiting, not cleared, after a commit ({tiles})")
+        goto_view(page, "#trash")
         trash = os.path.join(HOME, ".local/share/Trash")
         trashed = os.path.join(trash, "files", staged)
         info = os.path.join(trash, "info", staged + ".trashinfo")
@@ -595,8 +640,8 @@ def main():
         page.fill("#set-goal", str(goal_before))
         check(page.locator("#set-goal-note").inner_text().startswith(f"{goal_before} decisions a day"), "the goal says what it means")
         # "New key" asks with the page's own dialog, never the browser's confirm().
-        native = []
-        page.on("dialog", lambda d: (native.append(d.message), d.dismiss()))
+        native = natives
+        del native[:]
         page.locator("#new-key").click()
         expect(page.locator("#ask")).to_be_visible()
         check("new key" in page.locator("#ask-title").inner_text().lower() and not native, "New key asks in the page's own dialog")
@@ -740,6 +785,121 @@ def main():
             live: JSON.stringify(live), view: state.view, busy: state.busy, focus: document.activeElement && document.activeElement.outerHTML.slice(0, 80),
             viewer: !document.querySelector('#viewer').hidden, celebrate: !document.querySelector('#celebrate').hidden })""")
         check(refreshed and page.evaluate("() => window.__noReload") == 1, f"Home shows the added photo without a reload ({seen})")
+
+        # Bulk actions never take a keeper or a last copy silently (issue 43, item 5): two copies of
+        # the old screenshot make a duplicate set of three; "Stage them for the Trash" leaves its keeper.
+        shots_dir = os.path.join(ROOT, "Screens")
+        os.makedirs(os.path.join(shots_dir, "old"), exist_ok=True)
+        for d in (shots_dir, os.path.join(shots_dir, "old")):
+            shutil.copy(os.path.join(ROOT, "Screenshot_20230101_101010.png"), os.path.join(d, "Screenshot_20230101_101010.png"))
+        scan = subprocess.run([os.environ["SNAPSORT_BIN"], "--db", os.environ["SNAPSORT_DB"], "scan", "--quiet", "--no-models", ROOT],
+                              capture_output=True, text=True, timeout=180)
+        check(scan.returncode == 0, f"the scan of the copied screenshots ran ({scan.stderr[-300:]!r})")
+        goto_view(page, "#stats")
+        goto_view(page, "#home")
+        settles(lambda: expect(page.locator("#old-screenshots-text")).to_contain_text("keeper stays", timeout=10000))
+        preview = page.locator("#old-screenshots-text").inner_text()
+        check("3 screenshots" not in preview and "1 keeper stays: the set of Screenshot_20230101_101010.png (1 Jan 2023)" in preview
+              and not internal_ids(preview), f"the old screenshots say which keeper stays, by name and date ({preview!r})")
+        check(page.locator("#old-screenshots-all").is_visible(), "the person may take the keepers too (a box)")
+        staged_before = api(page, "summary")["trash"]["count"]
+        with page.expect_response("**/api/bulk/old-screenshots"):
+            page.locator("#old-screenshots-btn").click()
+        page.wait_for_timeout(300)
+        said = page.locator("#status").inner_text()
+        check(said.startswith("Staged 2 · left 1 keeper") and "Screenshot_20230101_101010.png (1 Jan 2023)" in said and not internal_ids(said),
+              f"the bulk stage says how many it staged and left ({said!r})")
+        check(api(page, "summary")["trash"]["count"] == staged_before + 2, "the set's keeper was not staged")
+        shot(page, "home-bulk-left-keeper-light")
+        page.locator("body").focus()
+        with page.expect_response("**/api/undo"):
+            page.keyboard.press("Control+z")
+        page.wait_for_timeout(300)
+        # Said otherwise (the box): all three, and the commit's dialog names the set by its keeper.
+        if page.locator("#old-screenshots-all").count():
+            page.locator("#old-screenshots-all").check()
+        settles(lambda: expect(page.locator("#old-screenshots-text")).not_to_contain_text("keeper stays", timeout=10000))
+        with page.expect_response("**/api/bulk/old-screenshots"):
+            page.locator("#old-screenshots-btn").click()
+        page.wait_for_timeout(300)
+        check(page.locator("#status").inner_text().startswith("Staged 3 ") and api(page, "summary")["trash"]["count"] == staged_before + 3,
+              f"the keepers too, when the person says so ({page.locator('#status').inner_text()!r})")
+        goto_view(page, "#trash")
+        page.locator("#trash-commit").click()
+        expect(page.locator("#confirm")).to_be_visible()
+        words = page.locator("#confirm").inner_text()
+        check("the duplicate set of Screenshot_20230101_101010.png (1 Jan 2023)" in words and not internal_ids(words),
+              f"the commit's question names the set by its keeper, never its id ({words!r})")
+        shot(page, "trash-confirm-last-copies-light")
+        page.locator("#confirm-cancel").click()
+        check(not internal_ids(page.locator("main").inner_text()), f"no internal id on the Trash page {internal_ids(page.locator('main').inner_text())}")
+        page.locator("body").focus()
+        with page.expect_response("**/api/undo"):
+            page.keyboard.press("Control+z")
+        page.wait_for_timeout(300)
+        check(api(page, "summary")["trash"]["count"] == staged_before, "one undo takes the bulk stage back")
+        # Every group's rest: asked in the page's own dialog, never the browser's confirm().
+        goto_view(page, "#similar")
+        expect(page.locator(".simrow").first).to_be_visible()
+        del natives[:]
+        page.locator("#similar-all").click()
+        try:
+            expect(page.locator("#ask")).to_be_visible(timeout=5000)
+            asked = page.locator("#ask-title").inner_text()
+        except AssertionError:
+            asked = None
+        check(asked is not None and asked.startswith("Stage ") and not natives, f"Trash the rest of every group asks in the page's dialog ({asked!r}, {natives})")
+        if asked is not None:
+            page.locator("#ask-cancel").click()
+            expect(page.locator("#ask")).to_be_hidden()
+        check(page.locator("#status").inner_text() == "Nothing was staged" and api(page, "summary")["trash"]["count"] == staged_before,
+              "Cancel stages nothing")
+        # No native confirm() is left in the page's code (Put back all asked with one too).
+        code = page.evaluate("async () => (await fetch('/app.js')).text()")
+        calls = [l.strip() for l in code.splitlines() if re.search(r"(?<![\w.])(window\.)?confirm\(", l) and not l.strip().startswith(("//", "/*", "*"))]
+        check(not calls, f"the page never calls the browser's confirm() ({calls[:2]})")
+
+        # The models' first pass shows on the page while it runs (issue 41, item 4).
+        db = sqlite3.connect(os.environ["SNAPSORT_DB"], timeout=30)
+        db.execute("INSERT OR REPLACE INTO agent_state(key, value, updated_at) VALUES('models_version', 'browser-test', '2026-01-01T00:00:00Z')")
+        db.commit()
+        photos = db.execute("SELECT count(*) FROM files WHERE status = 'ok' AND kind = 'photo'").fetchone()[0]
+        goto_view(page, "#stats")
+        goto_view(page, "#home")
+        models = page.locator("#models-progress")
+        settles(lambda: expect(models).to_be_visible(timeout=10000))
+        said = page.evaluate("() => { const m = document.querySelector('#models-progress'); return m && !m.hidden ? m.innerText.trim() : null; }")
+        check(said == f"Looking at photos: 0 of {photos}", f"the page says how far the models' first pass is ({said!r}, {photos} photos)")
+        shot(page, "home-models-progress-light")
+        contrast(page, "home with the models' progress")
+        db.execute("DELETE FROM agent_state WHERE key = 'models_version'")
+        db.commit()
+        db.close()
+        goto_view(page, "#stats")
+        goto_view(page, "#home")
+        expect(models).to_be_hidden(timeout=10000)
+        check(True, "the models' progress goes once there is no pass")
+
+        # Emptied from the desktop's Trash, the bytes are cleared (they left the disk); before, moved.
+        db = sqlite3.connect(os.environ["SNAPSORT_DB"], timeout=30)
+        copy_id = db.execute("SELECT id FROM files WHERE path = ?", (os.path.join(copy_dir, "beach-copy.jpg"),)).fetchone()[0]
+        db.close()
+        page.evaluate("""async (id) => { const post = (p, b) => fetch(p, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(b) }).then((r) => r.json());
+            await post("/api/decide", { id, decision: "trash" }); await post("/api/trash/commit", { confirm: true, ids: [id] }); }""", copy_id)
+        gone = os.path.join(HOME, ".local/share/Trash/files/beach-copy.jpg")
+        check(os.path.isfile(gone), "the copy is in the desktop's Trash")
+        cleared_before = api(page, "stats")["bytes_cleared"]["total"]
+        size = os.path.getsize(gone)
+        os.remove(gone)
+        os.remove(os.path.join(HOME, ".local/share/Trash/info/beach-copy.jpg.trashinfo"))
+        goto_view(page, "#stats")
+        page.wait_for_selector("#stats-tiles .tile")
+        tiles = {t.locator(".n").first.inner_text(): t.locator(".v").inner_text() for t in page.locator("#stats-tiles .tile").all()}
+        stats = api(page, "stats")
+        check(stats["bytes_cleared"]["total"] == cleared_before + size and tiles.get("Space cleared") == page.evaluate("(b) => humanBytes(b)", stats["bytes_cleared"]["total"])
+              and tiles.get("Waiting in the Trash") == page.evaluate("(b) => humanBytes(b)", stats["in_trash_bytes"]),
+              f"emptying the Trash clears the space, and Stats says so ({tiles}, {size} bytes)")
+        shot(page, "stats-cleared-light")
 
         # The dark-mode toggle.
         goto_view(page, "#home")

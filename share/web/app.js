@@ -81,11 +81,23 @@ async function api(path, body) {
 // stats', the terminal deck and the status bar count it); null until the first deck loads.
 const state = { view: null, session: null, summary: null, doneToday: null, busy: false };
 
+/** "12 431": digits grouped by threes with a space, as the bars and the CLI write them. */
+function grouped(n) { return String(Math.round(Number(n) || 0)).replace(/\B(?=(\d{3})+(?!\d))/g, " "); }
+
 function applySummary(s) {
   if (!s) return;
   state.summary = s;
   $("#trash-badge").textContent = s.trash && s.trash.count ? String(s.trash.count) : "";
   $("#undo").disabled = !(s.undo_depth > 0);
+  // The models' first pass takes hours on a big library: how far it is, while it runs (issue 41).
+  const m = s.models, running = !!(m && m.total > 0 && m.done < m.total);
+  $("#models-progress").hidden = !running;
+  if (running) {
+    $("#models-progress-text").textContent = `Looking at photos: ${grouped(m.done)} of ${grouped(m.total)}`;
+    const pct = Math.floor((m.done / m.total) * 100);
+    $("#models-progress .bar").setAttribute("aria-valuenow", String(pct));
+    $("#models-progress .bar i").style.width = pct + "%";
+  }
 }
 async function refreshSummary() { try { applySummary(await api("summary")); } catch (e) { sayError(e.message); } }
 
@@ -116,6 +128,7 @@ const views = ["home", "deck", "similar", "trash", "stats", "settings", "later",
 function route() {
   if (!$("#celebrate").hidden) closeCelebration();  // another view: the dialog does not stay over it
   if (!$("#viewer").hidden) closeViewer();  // Back (a phone's back gesture) leaves the full-screen photo too
+  $("#trash-moment").hidden = true;  // a commit's moment belongs to the visit that made it
   let h = "";
   try { h = decodeURIComponent(location.hash.replace(/^#/, "")); } catch (_) { h = ""; }
   let view = "home", arg = null;
@@ -139,7 +152,8 @@ function route() {
 
 // ---------- Home ----------
 async function loadHome() {
-  const [decks, groups, old] = await Promise.all([api("decks"), api("groups"), api("bulk/old-screenshots?days=30")]);
+  const all = $("#old-screenshots-all").checked ? "&include_keepers=1" : "";
+  const [decks, groups, old] = await Promise.all([api("decks"), api("groups"), api("bulk/old-screenshots?days=30" + all)]);
   const list = decks.decks;
   const months = list.filter((d) => d.kind === "month");
   const waiting = months.reduce((n, d) => n + (d.total - d.reviewed), 0);
@@ -178,7 +192,13 @@ async function loadHome() {
     gEl.append(el("p", { class: "muted wide unavailable", text: `${names}: unavailable — ${why}` }));
   }
 
-  $("#old-screenshots-text").textContent = old.count > 0 ? `${count(old.count, "screenshot")} (${humanBytes(old.bytes)}) older than 30 days.` : "No old screenshots waiting.";
+  // A set's keeper or last copy stays unless the person says so (the box), and the page says
+  // which set, by its keeper's name and date (issue 43).
+  const left = old.keepers_left + old.last_copies_left;
+  $("#old-screenshots-all-row").hidden = left === 0 && !$("#old-screenshots-all").checked;
+  $("#old-screenshots-text").textContent = old.candidates > 0
+    ? `${count(old.count, "screenshot")} (${humanBytes(old.bytes)}) older than 30 days to stage.` + (old.left_sentence ? ` ${old.left_sentence}` : "")
+    : "No old screenshots waiting.";
   $("#old-screenshots-btn").disabled = old.count === 0;
 
   const mEl = $("#home-months"); mEl.replaceChildren();
@@ -269,10 +289,12 @@ async function loadKept(more) {
 }
 
 async function stageOldScreenshots() {
-  const r = await api("bulk/old-screenshots", { days: 30 });
+  const r = await api("bulk/old-screenshots", { days: 30, include_keepers: $("#old-screenshots-all").checked });
   applySummary(r.summary);
-  say(`${count(r.count, "screenshot")} (${humanBytes(r.bytes)}) staged for the Trash. One undo takes them all back.`);
+  $("#old-screenshots-all").checked = false;
   await loadHome();
+  // "Staged 4 · left 1 keeper": what it did and what it left, then which set (never its id).
+  say(`${r.message} (${humanBytes(r.bytes)} for the Trash).` + (r.left_sentence ? ` ${r.left_sentence}` : "") + " One undo takes them all back.");
 }
 
 // ---------- Deck ----------
@@ -413,7 +435,7 @@ async function showRecap(s) {
   const figures = $("#recap-figures");
   const fig = (n, what) => el("li", {}, el("span", { class: "big", text: String(n) }), el("span", { class: "muted", text: what }));
   figures.replaceChildren(fig(r.kept, "kept"), fig(r.trashed, "staged for the Trash"), fig(r.skipped, "skipped"), fig(r.later, "put off"),
-    fig(humanBytes(r.bytes), "to free once you commit"));
+    fig(humanBytes(r.bytes), "to free: commit, then empty the Trash"));
   const empty = s.total === 0;
   $("#recap-title").textContent = empty ? "Nothing in this deck" : "This deck is done";
   figures.hidden = empty;
@@ -782,7 +804,7 @@ function renderSimilar(data, focusID) {
         el("span", {},
           el("button", { type: "button", class: "btn", onclick: async () => { try { renderSimilar(await api("similar/not-similar", { set: set.id })); say("Marked as not similar"); } catch (e) { sayError(e.message); } } }, "Not similar"),
           " ",
-          el("button", { type: "button", class: "btn danger", disabled: keeperStaged || !pending.length, onclick: async () => { try { const r = await api("similar/trash-rest", { set: set.id }); renderSimilar(r); await refreshSummary(); say(`${r.staged} staged for the Trash`); } catch (e) { sayError(e.message); } } }, "Trash the rest"))),
+          el("button", { type: "button", class: "btn danger", disabled: keeperStaged || !pending.length, onclick: async () => { try { const r = await api("similar/trash-rest", { set: set.id }); renderSimilar(r); await refreshSummary(); say(`${r.message}. One undo takes them all back.`); } catch (e) { sayError(e.message); } } }, "Trash the rest"))),
       shots);
     list.append(row);
   });
@@ -856,7 +878,10 @@ function renderTrash() {
     const shown = all.slice(0, 200);
     if (all.length > 1) {
       sys.append(el("p", {}, el("button", { type: "button", class: "btn", id: "trash-restore-all-system", onclick: async () => {
-        if (!confirm(`Put back all ${all.length} items from the Trash to their folders?`)) return;
+        // The page's own dialog, never the browser's confirm() (issue 43).
+        if (!(await ask(`Put back all ${all.length} items?`, "They go from your desktop's Trash back to their folders, and wait for a verdict again.", `Put back ${all.length}`))) {
+          say("Nothing was put back"); return;
+        }
         try {
           const r = await api("trash/restore", { ledger: all.map((t) => t.ledger) });
           trashData = r; renderTrash(); await refreshSummary();
@@ -912,9 +937,14 @@ async function commitTrash() {
   const last = plan.last_copies;
   $("#confirm-last").textContent = last || "";
   $("#confirm-last").hidden = !last;
+  state.committing = false;
   dlg.showModal();
 }
+// Cancel (or Escape) says that nothing moved: an older message ("Undone: the restore of …")
+// stayed on the status line as if it answered the dialog (issue 43).
+function commitDialogClosed() { if (!state.committing) say("Nothing was moved: the staged items wait here"); }
 async function confirmCommit() {
+  state.committing = true;
   $("#confirm").close();
   try {
     const r = await api("trash/commit", { confirm: true, ids: commitIDs });
@@ -922,7 +952,31 @@ async function confirmCommit() {
     const skipped = r.outcomes.filter((o) => o.result === "skipped");
     say(`${r.committed} moved to the Trash (${humanBytes(r.committed_bytes)})` + (skipped.length ? `; ${skipped.length} left in place: ${skipped.map((s) => `${s.name} (${s.reason})`).join(", ")}` : "") +
       (r.left_staged ? `; ${r.left_staged} staged meanwhile ${r.left_staged === 1 ? "waits" : "wait"} for the next commit` : ""));
+    if (r.committed > 0) commitMoment(r.committed_bytes, r.milestones || []);
   } catch (e) { sayError(e.message); }
+}
+/**
+ * A commit's moment (the seeds' counter that ticks up as the pile is emptied): what it moved,
+ * counted up from 0, with the streak and today's goal; it frees the disk once the desktop's
+ * Trash is emptied, and says so (one meaning a number, issue 43).
+ */
+function commitMoment(bytes, milestones) {
+  const box = $("#trash-moment"), out = $("#moment-bytes"), s = state.summary || {};
+  box.hidden = false;
+  out.dataset.target = String(bytes);
+  const streak = s.streak ? `${count(s.streak.current, "day")} in a row` : null;
+  const goal = s.goal ? `${s.goal.done_today} reviewed today · goal ${s.goal.target}` : null;
+  const waiting = s.trash && s.trash.in_trash_bytes ? `${humanBytes(s.trash.in_trash_bytes)} waits in your desktop's Trash: emptying it frees the space` : null;
+  $("#moment-more").textContent = [streak && `Streak: ${streak}`, goal, waiting, milestones.length ? `Milestone: ${milestones.join(", ")}` : null].filter((x) => x).join(" · ");
+  if (reducedMotion() || !bytes) { out.textContent = humanBytes(bytes); return; }
+  const t0 = performance.now(), dur = 1200;
+  const step = (t) => {
+    const k = Math.min(1, (t - t0) / dur);
+    out.textContent = humanBytes(Math.round(bytes * (1 - Math.pow(1 - k, 3))));
+    if (k < 1) requestAnimationFrame(step);
+  };
+  out.textContent = humanBytes(0);
+  requestAnimationFrame(step);
 }
 
 // ---------- Stats ----------
@@ -931,11 +985,15 @@ async function loadStats() {
   const s = await api("stats");
   const tiles = $("#stats-tiles"); tiles.replaceChildren();
   const tile = (label, value, note) => el("div", { class: "tile" }, el("span", { class: "n", text: label }), el("span", { class: "v", text: value }), note ? el("span", { class: "n", text: note }) : null);
+  // One meaning a number (issue 43): moved to the Trash by a commit, waiting there, and
+  // cleared — left the disk when the Trash was emptied.
+  const moved = s.bytes_moved_to_trash || { total: 0, week: 0 };
   tiles.append(
-    tile("Space cleared", humanBytes(s.bytes_cleared.total), `${humanBytes(s.bytes_cleared.week)} this week`),
-    tile("Reviewed", String(s.reviewed_total), `${s.goal.done_today} of ${s.goal.target} today`),
-    tile("Streak", `${s.streak.current} day${s.streak.current === 1 ? "" : "s"}`, `longest ${s.streak.longest}`),
-    tile("Still in the Trash", humanBytes(s.in_trash_bytes), "emptying the Trash frees it"));
+    tile("Moved to the Trash", humanBytes(moved.total), `${humanBytes(moved.week)} this week`),
+    tile("Waiting in the Trash", humanBytes(s.in_trash_bytes), "emptying the Trash frees it"),
+    tile("Space cleared", humanBytes(s.bytes_cleared.total), "left the disk: the Trash emptied"),
+    tile("Reviewed", String(s.reviewed_total), `${s.goal.done_today} reviewed today · goal ${s.goal.target}`),
+    tile("Streak", `${s.streak.current} day${s.streak.current === 1 ? "" : "s"}`, `longest ${s.streak.longest}`));
   // 7-day bar chart.
   const days = s.last_7_days, W = 560, H = 200, pad = 28, bw = (W - pad * 2) / days.length;
   const max = Math.max(1, ...days.map((d) => d.reviewed));
@@ -944,7 +1002,7 @@ async function loadStats() {
     const h = ((H - pad * 2) * d.reviewed) / max;
     const x = pad + i * bw + bw * 0.18, y = H - pad - h;
     const r = svg("rect", { class: "b", x: String(x), y: String(y), width: String(bw * 0.64), height: String(Math.max(1, h)), rx: "5" });
-    const title = svg("title"); title.textContent = `${d.date}: ${d.reviewed} reviewed, ${humanBytes(d.bytes_cleared)} cleared`; r.append(title);
+    const title = svg("title"); title.textContent = `${d.date}: ${d.reviewed} reviewed, ${humanBytes(d.bytes_moved_to_trash || 0)} moved to the Trash, ${humanBytes(d.bytes_cleared)} cleared`; r.append(title);
     const lbl = svg("text", { x: String(x + bw * 0.32), y: String(H - 8), "text-anchor": "middle" });
     lbl.textContent = new Date(d.date + "T12:00:00").toLocaleDateString(undefined, { weekday: "short" });
     const val = svg("text", { x: String(x + bw * 0.32), y: String(y - 6), "text-anchor": "middle" }); val.textContent = d.reviewed ? String(d.reviewed) : "";
@@ -1144,15 +1202,20 @@ function init() {
   for (const b of $$(".decide [data-decide]")) b.addEventListener("click", () => decide(b.dataset.decide));
   $("#fullscreen-btn").addEventListener("click", () => openViewer());
   $("#old-screenshots-btn").addEventListener("click", () => stageOldScreenshots().catch((e) => sayError(e.message)));
+  $("#old-screenshots-all").addEventListener("change", () => loadHome().catch((e) => sayError(e.message)));
   $("#similar-all").addEventListener("click", async () => {
     // Many files in one click: say how many first.
     try {
       const now = await api("similar");
-      const rest = now.sets.flatMap((s) => s.members.filter((m) => !m.keeper && m.decision !== "trash"));
+      const rest = now.sets.flatMap((s) => s.members.filter((m) => !m.keeper && (!m.decision || m.decision === "skip")));
       if (!rest.length) { say("Nothing to stage: every set has only its keeper left"); return; }
       const bytes = rest.reduce((a, m) => a + m.bytes, 0);
-      if (!window.confirm(`Stage ${rest.length} photos (${humanBytes(bytes)}) for the Trash, keeping the keeper of each set? Nothing leaves the library until you commit on the Trash page.`)) return;
-      const r = await api("similar/trash-rest", { all: true }); renderSimilar(r); await refreshSummary(); say(`${r.staged} staged for the Trash`);
+      // The page's own dialog, never the browser's confirm() (issue 43).
+      const yes = await ask(`Stage ${count(rest.length, "photo")} for the Trash?`,
+        `${humanBytes(bytes)}, from every group; the keeper of each group stays. Nothing leaves the library until you commit on the Trash page.`,
+        `Stage ${rest.length}`);
+      if (!yes) { say("Nothing was staged"); return; }
+      const r = await api("similar/trash-rest", { all: true }); renderSimilar(r); await refreshSummary(); say(`${r.message}. One undo takes them all back.`);
     } catch (e) { sayError(e.message); }
   });
   $("#trash-select-all").addEventListener("click", () => { const boxes = $$("#trash-grid input"); const all = boxes.every((b) => b.checked); boxes.forEach((b) => { b.checked = !all; }); updateTrashButtons(); });
@@ -1160,6 +1223,7 @@ function init() {
   $("#trash-commit").addEventListener("click", commitTrash);
   $("#confirm-ok").addEventListener("click", confirmCommit);
   $("#confirm-cancel").addEventListener("click", () => $("#confirm").close());
+  $("#confirm").addEventListener("close", commitDialogClosed);
   $("#celebrate-more").addEventListener("click", closeCelebration);
   $("#celebrate-home").addEventListener("click", closeCelebration);
   $("#settings-form").addEventListener("submit", saveSettings);

@@ -109,9 +109,11 @@ int ss_tray_register(ss_tray *tray, char *err, size_t errlen);
 /// The connection's unique name (":1.42").
 const char *ss_tray_unique_name(ss_tray *tray);
 /// Sets the item's facts and emits NewTitle, NewStatus, NewIcon, NewToolTip for those that
-/// changed. `pixmap`: `width` × `height` ARGB32 pixels in network byte order (may be NULL).
+/// changed. `pixmap`: `n_pixmaps` pixmaps one after the other (at most 8), each `dims[2i]` ×
+/// `dims[2i+1]` ARGB32 pixels in network byte order (may be NULL with 0); `pixmap_len` must be
+/// their sum (else -EINVAL).
 int ss_tray_set(ss_tray *tray, const char *title, const char *status, const char *icon_name,
-                const char *tooltip_title, const char *tooltip_body, int32_t width, int32_t height,
+                const char *tooltip_title, const char *tooltip_body, const int32_t *dims, size_t n_pixmaps,
                 const uint8_t *pixmap, size_t pixmap_len, char *err, size_t errlen);
 /// Sets the menu's items; emits LayoutUpdated (with a new revision) when they changed.
 int ss_tray_set_menu(ss_tray *tray, const ss_tray_item *items, size_t n, char *err, size_t errlen);

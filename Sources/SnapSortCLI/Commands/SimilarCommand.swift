@@ -53,7 +53,8 @@ enum SimilarCommand: Command {
                     outcomes = try SimilarReview.trashRest(setID: words[0], library: library, clock: clock)
                 }
                 for o in outcomes { ctx.out("trash\t\(field(try library.item(id: o.fileID)?.path ?? "item \(o.fileID)"))") }
-                ctx.out("\(outcomes.count) staged for the Trash ('snapsort trash' lists them; 'snapsort undo' takes one back)")
+                // "Staged 4 · left 1 keeper": what a bulk action did and left, as the page says it.
+                ctx.out("\(try SimilarReview.summary(of: outcomes, library: library)) ('snapsort trash' lists them; 'snapsort undo' takes them back)")
             case "marks":
                 guard words.isEmpty else { throw UsageError("similar marks takes no argument") }
                 for m in try library.notSimilarMarks() {

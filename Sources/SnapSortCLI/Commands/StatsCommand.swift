@@ -9,8 +9,11 @@ enum StatsCommand: Command {
         Usage: snapsort stats [--json]
 
         --json prints reviewed_total, bytes_cleared {today, week, total}, in_trash_bytes,
-        streak {current, longest}, last_7_days [{date, reviewed, bytes_cleared}],
-        milestones [{id, reached_at}], goal {target, done_today}, chapters […].
+        streak {current, longest}, last_7_days [{date, reviewed, bytes_cleared,
+        bytes_moved_to_trash}], milestones [{id, reached_at}], goal {target, done_today},
+        chapters […], bytes_moved_to_trash {today, week, total}.
+        Cleared bytes left the disk (the Trash emptied); moved ones went to the Trash by a
+        commit (minus those put back); in_trash_bytes still wait there.
         Days are local days; a day counts for the streak with at least one decision.
         """
 
@@ -27,13 +30,14 @@ enum StatsCommand: Command {
             ctx.out(r.json.serialized(pretty: true))
             return ExitCode.ok
         }
-        ctx.out("Reviewed:   \(r.reviewedTotal) item\(r.reviewedTotal == 1 ? "" : "s")")
-        ctx.out("Cleared:    \(humanBytes(r.cleared.today)) today, \(humanBytes(r.cleared.week)) this week, \(humanBytes(r.cleared.total)) in all")
-        if r.inTrashBytes > 0 {
-            ctx.out("            \(humanBytes(r.inTrashBytes)) of it still sits in the Trash: emptying the Trash frees it")
-        }
-        ctx.out("Streak:     \(r.streak.current) day\(r.streak.current == 1 ? "" : "s") (longest \(r.streak.longest))")
-        ctx.out("Today:      \(r.doneToday) of \(r.goalTarget) decisions")
+        ctx.out("Reviewed:              \(r.reviewedTotal) item\(r.reviewedTotal == 1 ? "" : "s")")
+        // One meaning a number (issue 43, item 4): moved to the Trash, waiting there, cleared.
+        func span(_ c: Cleared) -> String { "\(humanBytes(c.today)) today, \(humanBytes(c.week)) this week, \(humanBytes(c.total)) in all" }
+        ctx.out("Moved to the Trash:    \(span(r.moved))")
+        if r.inTrashBytes > 0 { ctx.out("Waiting in the Trash:  \(humanBytes(r.inTrashBytes)) (emptying the Trash frees it)") }
+        ctx.out("Cleared from the disk: \(span(r.cleared))")
+        ctx.out("Streak:                \(r.streak.current) day\(r.streak.current == 1 ? "" : "s") (longest \(r.streak.longest))")
+        ctx.out("Today:                 \(r.doneToday) of \(r.goalTarget) decisions")
         ctx.out("Last 7 days:")
         let peak = max(1, r.lastSevenDays.map(\.reviewed).max() ?? 1)
         for d in r.lastSevenDays {

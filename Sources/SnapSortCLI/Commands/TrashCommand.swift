@@ -127,7 +127,7 @@ enum TrashCommand: Command {
                 if photos.count > shown.count { ctx.out("… and \(photos.count - shown.count) more ('snapsort trash list --json' lists them all)") }
             }
             if inTrashBytes > 0 {
-                ctx.out("\(humanBytes(inTrashBytes)) cleared by SnapSort still sits in the Trash: emptying the Trash frees it.")
+                ctx.out("\(humanBytes(inTrashBytes)) moved to the Trash by SnapSort still waits there: emptying the Trash frees it.")
             }
             return ExitCode.ok
         case "commit":

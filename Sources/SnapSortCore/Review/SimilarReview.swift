@@ -37,7 +37,9 @@ public enum SimilarReview {
     /// Marks every member of a set as not similar to the others: the set dissolves and never
     /// comes back.
     public static func markNotSimilar(setID: String, library: Library, clock: Clock) throws -> SimilarSet {
-        guard let set = try similarSet(setID, library: library) else { throw ReviewError(.noSuchDeck, "no Similar Shots group '\(setID)'") }
+        guard let set = try similarSet(setID, library: library) else {
+            throw ReviewError(.noSuchDeck, "no such Similar Shots group (it may have changed since)")
+        }
         try library.markNotSimilar(groupMembers: set.members.map(\.fileID), at: clock.now())
         return set
     }
@@ -46,11 +48,13 @@ public enum SimilarReview {
     /// already decided (kept, deferred) are left alone; a set whose keeper is staged is refused
     /// (`--all` leaves such sets out).
     public static func trashRest(setID: String, library: Library, clock: Clock, timeZone: TimeZone = .current) throws -> [DecisionOutcome] {
-        guard let set = try similarSet(setID, library: library) else { throw ReviewError(.noSuchDeck, "no Similar Shots group '\(setID)'") }
+        guard let set = try similarSet(setID, library: library) else {
+            throw ReviewError(.noSuchDeck, "no such Similar Shots group (it may have changed since)")
+        }
         if try Review.decision(for: set.keeper.fileID, library: library)?.decision == .trash {
             throw ReviewError(
                 .invalid,
-                "the keeper of \(setID), \(set.keeper.path.split(separator: "/").last.map(String.init) ?? set.keeper.path), is staged for the Trash: choose the photo to keep first"
+                "the keeper of the set of \(try library.setName(set)) is staged for the Trash: choose the photo to keep first"
             )
         }
         return try Review.asOneUndoStep(library: library) { try trashRest(set, library: library, clock: clock, timeZone: timeZone) }
@@ -61,6 +65,14 @@ public enum SimilarReview {
         try Review.asOneUndoStep(library: library) {
             try library.similarGroups().flatMap { try trashRest($0, library: library, clock: clock, timeZone: timeZone) }
         }
+    }
+
+    /// What "trash the rest" did, in the words every bulk action says ("Staged 4 · left 1
+    /// keeper", `BulkStaging.summary`): each set it staged from keeps its keeper.
+    public static func summary(of outcomes: [DecisionOutcome], library: Library) throws -> String {
+        var sets = Set<String>()
+        for o in outcomes { if let s = try library.similarGroup(containing: o.fileID) { sets.insert(s.id) } }
+        return BulkStaging.summary(staged: outcomes.count, keepers: sets.count)
     }
 
     static func trashRest(_ set: SimilarSet, library: Library, clock: Clock, timeZone: TimeZone) throws -> [DecisionOutcome] {

@@ -58,7 +58,9 @@ public struct LocalDay: Sendable, Hashable, Comparable, CustomStringConvertible 
     }
 }
 
-/// Bytes cleared (moved to the Trash by a commit, minus what was restored since).
+/// Bytes over today, the last seven days and ever: what was cleared (left the disk: the Trash
+/// emptied or the file deleted from it), or what was moved to the Trash (by a commit, minus what
+/// was put back since) — `StatsReport.cleared` and `.moved` (issue 43, item 4: one meaning each).
 public struct Cleared: Sendable, Equatable {
     public var today: Int64 = 0
     /// The last seven local days, today included.
@@ -85,7 +87,10 @@ public struct Streak: Sendable, Equatable {
 public struct DayStats: Sendable, Equatable {
     public var date: String
     public var reviewed: Int
+    /// Bytes that left the disk that day (the Trash emptied).
     public var bytesCleared: Int64
+    /// Bytes a commit moved to the Trash that day (minus those put back since).
+    public var bytesMoved: Int64 = 0
 }
 
 /// A milestone and when it was reached.
@@ -97,7 +102,10 @@ public struct Milestone: Sendable, Equatable {
 /// Everything `snapsort stats` shows, computed from the recorded events.
 public struct StatsReport: Sendable {
     public var reviewedTotal: Int
+    /// Bytes cleared: they left the disk (what SnapSort moved to a Trash, emptied since).
     public var cleared: Cleared
+    /// Bytes moved to the Trash by commits (minus what was put back), emptied since or not.
+    public var moved: Cleared = Cleared()
     /// Bytes of what SnapSort trashed that still sit in a Trash (emptying the Trash frees them).
     public var inTrashBytes: Int64
     public var streak: Streak
@@ -110,18 +118,23 @@ public struct StatsReport: Sendable {
     public var chapterCovers: [Int64: String]
     public var timeZone: TimeZone
 
-    /// The `snapsort stats --json` object (a contract: keys and order).
+    /// The `snapsort stats --json` object (a contract: keys and order; new keys are added after
+    /// the old ones). `bytes_cleared`: bytes that left the disk; `bytes_moved_to_trash`: moved to
+    /// the Trash by commits; `in_trash_bytes`: still waiting there.
     public var json: JSON {
         .object([
             ("reviewed_total", .int(reviewedTotal)),
-            ("bytes_cleared", .object([("today", .int(cleared.today)), ("week", .int(cleared.week)), ("total", .int(cleared.total))])),
+            ("bytes_cleared", cleared.json),
             ("in_trash_bytes", .int(inTrashBytes)),
             ("streak", .object([("current", .int(streak.current)), ("longest", .int(streak.longest))])),
             (
                 "last_7_days",
                 .array(
                     lastSevenDays.map {
-                        .object([("date", .string($0.date)), ("reviewed", .int($0.reviewed)), ("bytes_cleared", .int($0.bytesCleared))])
+                        .object([
+                            ("date", .string($0.date)), ("reviewed", .int($0.reviewed)), ("bytes_cleared", .int($0.bytesCleared)),
+                            ("bytes_moved_to_trash", .int($0.bytesMoved)),
+                        ])
                     })
             ),
             (
@@ -145,8 +158,14 @@ public struct StatsReport: Sendable {
                         ])
                     })
             ),
+            ("bytes_moved_to_trash", moved.json),
         ])
     }
+}
+
+extension Cleared {
+    /// `{"today","week","total"}`.
+    public var json: JSON { .object([("today", .int(today)), ("week", .int(week)), ("total", .int(total))]) }
 }
 
 /// The small numbers the agent's status file, reminders and the page header need.
@@ -156,21 +175,26 @@ public struct StatusSnapshot: Sendable, Equatable {
     public var trashBytes: Int64
     /// What SnapSort moved to a Trash that is still there.
     public var inTrashBytes: Int64
+    /// Bytes that left the disk (`StatsReport.cleared`).
     public var cleared: Cleared
+    /// Bytes moved to the Trash by commits (`StatsReport.moved`).
+    public var moved: Cleared = Cleared()
     public var streak: Streak
     public var goalTarget: Int
     public var doneToday: Int
     /// Live photos and videos waiting for a verdict.
     public var awaitingReview: Int
 
-    /// `{"trash":{"count","bytes","in_trash_bytes"},"cleared":{…},"streak":{…},"goal":{…},"awaiting_review":N}`.
+    /// `{"trash":{"count","bytes","in_trash_bytes"},"cleared":{…},"streak":{…},"goal":{…},"awaiting_review":N,
+    /// "moved_to_trash":{…}}`.
     public var json: JSON {
         .object([
             ("trash", .object([("count", .int(trashCount)), ("bytes", .int(trashBytes)), ("in_trash_bytes", .int(inTrashBytes))])),
-            ("cleared", .object([("today", .int(cleared.today)), ("week", .int(cleared.week)), ("total", .int(cleared.total))])),
+            ("cleared", cleared.json),
             ("streak", .object([("current", .int(streak.current)), ("longest", .int(streak.longest))])),
             ("goal", .object([("target", .int(goalTarget)), ("done_today", .int(doneToday))])),
             ("awaiting_review", .int(awaitingReview)),
+            ("moved_to_trash", moved.json),
         ])
     }
 }
@@ -178,10 +202,11 @@ public struct StatusSnapshot: Sendable, Equatable {
 /// Stats, computed from `review_events` (verdicts, commits, restores) in the user's time zone.
 ///
 /// A day counts for the streak with at least one verdict (trash, keep or later; a skip is not
-/// a verdict) that was not undone. Bytes count as cleared when a commit moves the file to a
-/// Trash and are subtracted when it is restored.
+/// a verdict) that was not undone. Bytes count as moved to the Trash when a commit moves the
+/// file there and are subtracted when it is restored; they count as cleared when they leave the
+/// disk (the Trash emptied, noticed by `Trash.noticeRestores`): one meaning each (issue 43).
 public enum Stats {
-    /// Milestone thresholds: bytes cleared, items reviewed, streak days.
+    /// Milestone thresholds: bytes cleared (left the disk), items reviewed, streak days.
     public static let byteMilestones: [(String, Int64)] = [
         ("cleared_100mb", 100_000_000), ("cleared_1gb", 1_000_000_000), ("cleared_10gb", 10_000_000_000),
     ]
@@ -221,6 +246,7 @@ public enum Stats {
         let today = LocalDay(clock.now(), in: timeZone)
         var reviewedPerDay: [LocalDay: Int] = [:]
         var bytesPerDay: [LocalDay: Int64] = [:]
+        var freedPerDay: [LocalDay: Int64] = [:]
         var reviewedTotal = 0
         // A day counts the items decided on it, each once (a card decided again in a second
         // window, or a changed mind, made the goal bar and the chart count it twice).
@@ -241,23 +267,28 @@ public enum Stats {
             case .restored:
                 let booked = e.fileID.flatMap { clearedOn.removeValue(forKey: $0) } ?? day
                 bytesPerDay[booked, default: 0] += e.bytes
+            case .purged:
+                freedPerDay[day, default: 0] += e.bytes
             case nil: break
             }
         }
-        var cleared = Cleared()
-        for (day, b) in bytesPerDay {
-            cleared.total += b
-            if day == today { cleared.today += b }
-            if day > today.adding(-7) && day <= today { cleared.week += b }
+        func sums(_ perDay: [LocalDay: Int64]) -> Cleared {
+            var c = Cleared()
+            for (day, b) in perDay {
+                c.total += b
+                if day == today { c.today += b }
+                if day > today.adding(-7) && day <= today { c.week += b }
+            }
+            // A restore without its commit among the events (older than them) is booked on its own
+            // day: a day that put back more than it moved shows nothing, never a negative amount.
+            return Cleared(today: max(0, c.today), week: max(0, c.week), total: max(0, c.total))
         }
-        // A restore without its commit among the events (older than them) is booked on its own
-        // day: a day that put back more than it cleared shows nothing, never a negative amount.
-        cleared.today = max(0, cleared.today)
-        cleared.week = max(0, cleared.week)
-        cleared.total = max(0, cleared.total)
+        let moved = sums(bytesPerDay), cleared = sums(freedPerDay)
         let lastSeven = (0..<7).reversed().map { back -> DayStats in
             let d = today.adding(-back)
-            return DayStats(date: d.description, reviewed: reviewedPerDay[d] ?? 0, bytesCleared: max(0, bytesPerDay[d] ?? 0))
+            return DayStats(
+                date: d.description, reviewed: reviewedPerDay[d] ?? 0, bytesCleared: max(0, freedPerDay[d] ?? 0),
+                bytesMoved: max(0, bytesPerDay[d] ?? 0))
         }
         let chapters = try Chapter.all(library: library)
         var covers: [Int64: String] = [:]
@@ -266,7 +297,7 @@ public enum Stats {
             Milestone(id: $0.string(0) ?? "", reachedAt: Date(timeIntervalSince1970: $0.double(1) ?? 0))
         }
         return StatsReport(
-            reviewedTotal: reviewedTotal, cleared: cleared, inTrashBytes: try Trash.inTrashBytes(library: library),
+            reviewedTotal: reviewedTotal, cleared: cleared, moved: moved, inTrashBytes: try Trash.inTrashBytes(library: library),
             streak: streak(days: Set(reviewedPerDay.keys), today: today), lastSevenDays: lastSeven, milestones: milestones,
             goalTarget: goal, doneToday: reviewedPerDay[today] ?? 0, chapters: chapters, chapterCovers: covers, timeZone: timeZone)
     }
@@ -298,7 +329,7 @@ public enum Stats {
         let r = try report(library: library, clock: clock, timeZone: timeZone, goal: goal)
         let staged = try Trash.stagedTotals(library: library)
         return StatusSnapshot(
-            trashCount: staged.count, trashBytes: staged.bytes, inTrashBytes: r.inTrashBytes, cleared: r.cleared,
+            trashCount: staged.count, trashBytes: staged.bytes, inTrashBytes: r.inTrashBytes, cleared: r.cleared, moved: r.moved,
             streak: r.streak, goalTarget: goal, doneToday: r.doneToday,
             awaitingReview: try Decks.awaitingReview(library: library, clock: clock))
     }
@@ -352,7 +383,7 @@ public enum Stats {
     static func milestonesReached(library: Library, clock: Clock, timeZone: TimeZone, streak withStreak: Bool) throws -> [String] {
         let db = library.db
         let cleared =
-            try db.scalar("SELECT COALESCE(sum(bytes),0) FROM review_events WHERE kind IN \(ReviewEventKind.sql([.cleared, .restored])) AND undone=0")
+            try db.scalar("SELECT COALESCE(sum(bytes),0) FROM review_events WHERE kind = \(ReviewEventKind.purged.sql) AND undone=0")
             ?? 0
         let reviewed = Int(
             try db.scalar("SELECT count(*) FROM review_events WHERE kind = \(ReviewEventKind.decision.sql) AND first_review=1 AND undone=0") ?? 0)

@@ -3,9 +3,14 @@ import Foundation
 /// The status file's document (a contract: status bars and scripts read these keys).
 ///
 /// `schema_version`, `updated_at`, `agent{state,pid,done,total,degraded,last_error,last_error_severity,offline_roots,pending,paused_until}`,
-/// `groups{ID:{items,bytes}}`, `awaiting_review`, `trash{count,bytes}`,
+/// `groups{ID:{items,bytes}}`, `awaiting_review`, `trash{count,bytes,in_trash_bytes}`,
 /// `cleared{today,week,total}`, `streak{current,longest}`, `goal{target,done_today}`,
-/// `next_reminder`, `models{done,total}`. A field whose feature is absent is `null` (`groups` is `{}`).
+/// `next_reminder`, `models{done,total}`, `moved_to_trash{today,week,total}`. A field whose
+/// feature is absent is `null` (`groups` is `{}`).
+///
+/// Bytes mean one thing each (issue 43, item 4): `trash.bytes` is staged (not moved yet),
+/// `moved_to_trash` what commits moved to the desktop's Trash, `trash.in_trash_bytes` what of it
+/// still waits there, and `cleared` what left the disk (the Trash emptied).
 public struct StatusDocument: Sendable, Equatable {
     public static let schemaVersion = 1
 
@@ -65,13 +70,16 @@ public struct StatusDocument: Sendable, Equatable {
         public var bytes: Int64
     }
 
-    /// What waits in the Trash to be committed.
+    /// What waits in the Trash to be committed, and what was moved to the desktop's Trash and
+    /// still waits there.
     public struct Trash: Sendable, Equatable {
         public var count: Int
         public var bytes: Int64
+        /// Moved to the desktop's Trash and still there: emptying it frees them (nil: not known).
+        public var inTrashBytes: Int64? = nil
     }
 
-    /// Items cleared today, this week, ever.
+    /// Bytes today, this week, ever: `cleared` (left the disk) or `moved_to_trash`.
     public struct Cleared: Sendable, Equatable {
         public var today: Int
         public var week: Int
@@ -95,7 +103,10 @@ public struct StatusDocument: Sendable, Equatable {
     public var groups: [Group]
     public var awaitingReview: Int?
     public var trash: Trash?
+    /// Bytes that left the disk (the Trash emptied).
     public var cleared: Cleared?
+    /// Bytes commits moved to the Trash (minus those put back).
+    public var movedToTrash: Cleared?
     public var streak: Streak?
     public var goal: Goal?
     public var nextReminder: Date?
@@ -116,9 +127,11 @@ public struct StatusDocument: Sendable, Equatable {
 
     public init(
         updatedAt: Date, agent: Agent, groups: [Group] = [], awaitingReview: Int? = nil, trash: Trash? = nil,
-        cleared: Cleared? = nil, streak: Streak? = nil, goal: Goal? = nil, nextReminder: Date? = nil, models: Models? = nil
+        cleared: Cleared? = nil, streak: Streak? = nil, goal: Goal? = nil, nextReminder: Date? = nil, models: Models? = nil,
+        movedToTrash: Cleared? = nil
     ) {
         self.models = models
+        self.movedToTrash = movedToTrash
         self.updatedAt = updatedAt
         self.agent = agent
         self.groups = StatusDocument.inGroupOrder(groups)
@@ -154,12 +167,16 @@ public struct StatusDocument: Sendable, Equatable {
             ),
             ("groups", .object(groups.map { ($0.id, .object([("items", .int($0.items)), ("bytes", .int($0.bytes))])) })),
             ("awaiting_review", .opt(awaitingReview)),
-            ("trash", trash.map { .object([("count", .int($0.count)), ("bytes", .int($0.bytes))]) } ?? .null),
-            ("cleared", cleared.map { .object([("today", .int($0.today)), ("week", .int($0.week)), ("total", .int($0.total))]) } ?? .null),
+            (
+                "trash",
+                trash.map { .object([("count", .int($0.count)), ("bytes", .int($0.bytes)), ("in_trash_bytes", .opt($0.inTrashBytes))]) } ?? .null
+            ),
+            ("cleared", cleared?.json ?? .null),
             ("streak", streak.map { .object([("current", .int($0.current)), ("longest", .int($0.longest))]) } ?? .null),
             ("goal", goal.map { .object([("target", .int($0.target)), ("done_today", .int($0.doneToday))]) } ?? .null),
             ("next_reminder", .opt(nextReminder.map(StatusTimestamp.string))),
             ("models", models.map { .object([("done", .int($0.done)), ("total", .int($0.total))]) } ?? .null),
+            ("moved_to_trash", movedToTrash?.json ?? .null),
         ])
     }
 
@@ -187,13 +204,26 @@ public struct StatusDocument: Sendable, Equatable {
             groups = []
         }
         awaitingReview = j["awaiting_review"]?.intValue
-        trash = j["trash"].flatMap { t in t["count"]?.intValue.map { Trash(count: $0, bytes: Int64(t["bytes"]?.intValue ?? 0)) } }
-        cleared = j["cleared"].flatMap { c in
-            c["today"]?.intValue.map { Cleared(today: $0, week: c["week"]?.intValue ?? 0, total: c["total"]?.intValue ?? 0) }
+        trash = j["trash"].flatMap { t in
+            t["count"]?.intValue.map {
+                Trash(count: $0, bytes: Int64(t["bytes"]?.intValue ?? 0), inTrashBytes: t["in_trash_bytes"]?.intValue.map(Int64.init))
+            }
         }
+        cleared = j["cleared"].flatMap(Cleared.init(json:))
+        movedToTrash = j["moved_to_trash"].flatMap(Cleared.init(json:))
         streak = j["streak"].flatMap { s in s["current"]?.intValue.map { Streak(current: $0, longest: s["longest"]?.intValue ?? 0) } }
         goal = j["goal"].flatMap { g in g["target"]?.intValue.map { Goal(target: $0, doneToday: g["done_today"]?.intValue ?? 0) } }
         nextReminder = j["next_reminder"]?.stringValue.flatMap(StatusTimestamp.date)
         models = j["models"].flatMap { m in m["done"]?.intValue.map { Models(done: $0, total: m["total"]?.intValue ?? 0) } }
+    }
+}
+
+extension StatusDocument.Cleared {
+    /// `{"today","week","total"}`.
+    var json: JSON { .object([("today", .int(today)), ("week", .int(week)), ("total", .int(total))]) }
+
+    init?(json c: JSON) {
+        guard let today = c["today"]?.intValue else { return nil }
+        self.init(today: today, week: c["week"]?.intValue ?? 0, total: c["total"]?.intValue ?? 0)
     }
 }

@@ -148,12 +148,12 @@ public struct StatusSummary: Sendable {
             lines.append("\(GroupID(rawValue: g.id)?.title ?? g.id): \(StatusSummary.number(g.items)) (\(StatusSummary.bytes(g.bytes)))")
         }
         if let r = d.awaitingReview { lines.append("Awaiting review: \(StatusSummary.number(r))") }
-        if let t = d.trash { lines.append("Trash: \(StatusSummary.number(t.count)) (\(StatusSummary.bytes(t.bytes)))") }
-        if let c = d.cleared {
-            lines.append(
-                "Cleared: \(StatusSummary.bytes(Int64(c.today))) today, \(StatusSummary.bytes(Int64(c.week))) this week, \(StatusSummary.bytes(Int64(c.total))) in all"
-            )
-        }
+        // One meaning a number (issue 43, item 4): staged (not moved yet), moved to the desktop's
+        // Trash, still waiting there, and cleared — left the disk when the Trash was emptied.
+        if let t = d.trash { lines.append("Staged for the Trash: \(StatusSummary.number(t.count)) (\(StatusSummary.bytes(t.bytes)))") }
+        if let m = d.movedToTrash { lines.append("Moved to the Trash: \(StatusSummary.span(m))") }
+        if let w = d.trash?.inTrashBytes, w > 0 { lines.append("Waiting in the Trash: \(StatusSummary.bytes(w)) (emptying it frees the space)") }
+        if let c = d.cleared { lines.append("Cleared from the disk: \(StatusSummary.span(c))") }
         if let s = d.streak { lines.append("Streak: \(s.current) day\(s.current == 1 ? "" : "s") (longest \(s.longest))") }
         if let g = d.goal { lines.append("Goal: \(g.doneToday)/\(g.target) today") }
         if let r = d.nextReminder { lines.append("Next reminder: \(StatusSummary.localTime(r))") }
@@ -169,6 +169,11 @@ public struct StatusSummary: Sendable {
         }
         if let e = a.lastError { lines.append((a.isWarningOnly ? "Warning: " : "Last error: ") + e) }
         tooltip = lines.joined(separator: "\n")
+    }
+
+    /// "1.7 MB today, 1.7 MB this week, 30 MB in all".
+    static func span(_ c: StatusDocument.Cleared) -> String {
+        "\(bytes(Int64(c.today))) today, \(bytes(Int64(c.week))) this week, \(bytes(Int64(c.total))) in all"
     }
 
     /// People's view: the tooltip lines, one fact a line.

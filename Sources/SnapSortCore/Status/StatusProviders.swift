@@ -42,6 +42,7 @@ public struct StatusProviders: Sendable {
     public var awaitingReview: @Sendable (StatusInputs) throws -> Int? = { _ in nil }
     public var trash: @Sendable (StatusInputs) throws -> StatusDocument.Trash? = { _ in nil }
     public var cleared: @Sendable (StatusInputs) throws -> StatusDocument.Cleared? = { _ in nil }
+    public var movedToTrash: @Sendable (StatusInputs) throws -> StatusDocument.Cleared? = { _ in nil }
     public var streak: @Sendable (StatusInputs) throws -> StatusDocument.Streak? = { _ in nil }
     public var goal: @Sendable (StatusInputs) throws -> StatusDocument.Goal? = { _ in nil }
     public var nextReminder: @Sendable (StatusInputs) throws -> Date? = { _ in nil }
@@ -61,9 +62,13 @@ public struct StatusProviders: Sendable {
         // Review, trash and stats (issue 6): one snapshot per document serves five fields.
         let snapshot = ReviewSnapshotCache()
         p.awaitingReview = { i in try snapshot.get(i)?.awaitingReview }
-        p.trash = { i in try snapshot.get(i).map { StatusDocument.Trash(count: $0.trashCount, bytes: $0.trashBytes) } }
+        p.trash = { i in try snapshot.get(i).map { StatusDocument.Trash(count: $0.trashCount, bytes: $0.trashBytes, inTrashBytes: $0.inTrashBytes) } }
+        // Cleared: left the disk; moved: what commits moved to the Trash (issue 43, item 4).
         p.cleared = { i in
             try snapshot.get(i).map { StatusDocument.Cleared(today: Int($0.cleared.today), week: Int($0.cleared.week), total: Int($0.cleared.total)) }
+        }
+        p.movedToTrash = { i in
+            try snapshot.get(i).map { StatusDocument.Cleared(today: Int($0.moved.today), week: Int($0.moved.week), total: Int($0.moved.total)) }
         }
         p.streak = { i in try snapshot.get(i).map { StatusDocument.Streak(current: $0.streak.current, longest: $0.streak.longest) } }
         p.goal = { i in try snapshot.get(i).map { StatusDocument.Goal(target: $0.goalTarget, doneToday: $0.doneToday) } }
@@ -86,7 +91,8 @@ public struct StatusProviders: Sendable {
         return StatusDocument(
             updatedAt: inputs.now, agent: agent, groups: get("groups", groups) ?? [], awaitingReview: get("awaiting_review", awaitingReview),
             trash: get("trash", trash), cleared: get("cleared", cleared), streak: get("streak", streak), goal: get("goal", goal),
-            nextReminder: get("next_reminder", nextReminder), models: get("models", models))
+            nextReminder: get("next_reminder", nextReminder), models: get("models", models),
+            movedToTrash: get("moved_to_trash", movedToTrash))
     }
 }
 

@@ -14,6 +14,9 @@ public struct TrayStatus: Sendable, Equatable {
     /// "3 reviewed today · goal 25" (nil without a goal): what each number is ("Today: 29 of
     /// 10" read as a fraction gone wrong).
     public var today: String?
+    /// "387 kB waiting in the Trash · 1.2 MB cleared in all" (nil when neither): what waits in
+    /// the desktop's Trash, and what left the disk — one meaning each (issue 43, item 4).
+    public var space: String?
     /// Whether analysis is paused (the menu offers Resume instead of Pause).
     public var paused: Bool
     /// The bars' colour for the state, "#rrggbb".
@@ -36,6 +39,10 @@ public struct TrayStatus: Sendable, Equatable {
         title = s.text
         toolTip = s.tooltip
         today = d.goal.map { "\($0.doneToday) reviewed today · goal \($0.target)" }
+        let waiting = (d.trash?.inTrashBytes ?? 0) > 0 ? "\(StatusSummary.bytes(d.trash!.inTrashBytes!)) waiting in the Trash" : nil
+        let cleared = (d.cleared?.total ?? 0) > 0 ? "\(StatusSummary.bytes(Int64(d.cleared!.total))) cleared in all" : nil
+        space = [waiting, cleared].compactMap { $0 }.joined(separator: " · ")
+        if space?.isEmpty == true { space = nil }
         paused = a.state == .paused
         color = s.color
         icon = warning ? .attention : paused ? .paused : review > 0 ? .review : .normal

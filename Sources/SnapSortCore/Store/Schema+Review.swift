@@ -108,5 +108,15 @@ extension Schema {
             sql: """
                 ALTER TABLE undo_steps ADD COLUMN batch INTEGER;
                 """),
+        // "Cleared" means left the disk (issue 43, item 4): a file no longer in its Trash is a
+        // `purged` event (`Trash.recordPurged`). The files found gone before are booked once, at
+        // the moment they were moved to the Trash (the moment they left it was not recorded; it
+        // came after).
+        Migration(
+            version: 76,
+            sql: """
+                INSERT INTO review_events(ts, kind, file_id, bytes)
+                SELECT COALESCE(trashed_ts, planned_ts), 'purged', file_id, bytes FROM trash_ledger WHERE state = 'purged';
+                """),
     ]
 }

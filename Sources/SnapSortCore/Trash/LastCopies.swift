@@ -19,12 +19,17 @@ public struct LastCopy: Sendable, Equatable {
     /// True when the set holds copies of one picture (a duplicate set), false for a Similar
     /// Shots set of different frames.
     public var isDuplicateSet: Bool
+    /// The set as a person knows it: its keeper's file name and date (`Library.setName`).
+    public var setName: String? = nil
 }
 
 /// A set that leaves the library whole with a commit, and the staged files that were its members.
 public struct LastCopySet: Sendable, Equatable {
+    /// `s<key>`: for programs (`trash list --json`'s `last_copy_set`), never shown to people.
     public var id: String
     public var isDuplicateSet: Bool
+    /// Its keeper's file name and date, "IMG_0001.jpg (4 May 2024)" (`Library.setName`).
+    public var name: String? = nil
     /// The staged members' paths, in staging order.
     public var paths: [String]
 
@@ -38,8 +43,9 @@ public struct LastCopySet: Sendable, Equatable {
         }
     }
 
-    /// "duplicate set s12" / "Similar Shots set s40".
-    public var title: String { (isDuplicateSet ? "duplicate set " : "Similar Shots set ") + id }
+    /// "the duplicate set of IMG_0001.jpg (4 May 2024)" / "the Similar Shots set of …": named
+    /// by its keeper, never by its internal id (issue 43, item 5).
+    public var title: String { (isDuplicateSet ? "the duplicate set of " : "the Similar Shots set of ") + (name ?? "a photo") }
 }
 
 public enum LastCopies {
@@ -56,7 +62,8 @@ public enum LastCopies {
                    EXISTS(SELECT 1 FROM similar_sets o JOIN files fo ON fo.id = o.file_id
                           WHERE o.set_key = s.set_key AND o.file_id != s.file_id AND \(Library.live("fo"))
                             AND NOT EXISTS(SELECT 1 FROM decisions d WHERE d.file_id = o.file_id AND d.decision = \(Decision.trash.sql))),
-                   EXISTS(SELECT 1 FROM similar_sets c WHERE c.set_key = s.set_key AND c.duplicate_of IS NOT NULL)
+                   EXISTS(SELECT 1 FROM similar_sets c WHERE c.set_key = s.set_key AND c.duplicate_of IS NOT NULL),
+                   (SELECT k.file_id FROM similar_sets k WHERE k.set_key = s.set_key AND k.keeper = 1 LIMIT 1)
             FROM similar_sets s JOIN decisions sd ON sd.file_id = s.file_id AND sd.decision = \(Decision.trash.sql)
             WHERE s.set_key IN (\(Library.liveSetKeys))
             """)
@@ -65,7 +72,9 @@ public enum LastCopies {
             if r.int(2) == 1 {
                 out[id] = nil
             } else {
-                out[id] = LastCopy(setID: r.int(1).map { "s\($0)" }, isDuplicateSet: r.int(3) == 1)
+                out[id] = LastCopy(
+                    setID: r.int(1).map { "s\($0)" }, isDuplicateSet: r.int(3) == 1,
+                    setName: try r.int(4).flatMap { try library.setName(keeperID: $0) })
             }
         }
         return out
@@ -79,14 +88,14 @@ public enum LastCopies {
             if let i = out.firstIndex(where: { $0.id == id }) {
                 out[i].paths.append(s.path)
             } else {
-                out.append(LastCopySet(id: id, isDuplicateSet: s.lastCopyOfDuplicates, paths: [s.path]))
+                out.append(LastCopySet(id: id, isDuplicateSet: s.lastCopyOfDuplicates, name: s.lastCopySetName, paths: [s.path]))
             }
         }
         return out
     }
 
     /// What the commit's question adds about last copies, or nil when no set leaves whole:
-    /// "4 of them are the last copies of duplicate set s12 (a.jpg, b.jpg, c.jpg, d.jpg): nothing
+    /// "4 of them are the last copies of the duplicate set of a.jpg (4 May 2024) (a.jpg, b.jpg, c.jpg, d.jpg): nothing
     /// of it stays in the library." The CLI and the page ask with these words.
     public static func warning(_ items: [StagedItem]) -> String? {
         let sets = sets(items)
@@ -134,5 +143,44 @@ extension Library {
         else { return nil }
         return SetRole(
             copyOf: r.string(1).map { ($0 as NSString).lastPathComponent }, isKeeper: r.int(0) == 1, chosenByUser: r.int(0) == 1 && r.int(2) == 1)
+    }
+}
+
+extension Library {
+    /// A set as a person knows it: its keeper's file name and the day it was taken (else the
+    /// day of its file time), "IMG_0001.jpg (4 May 2024)". Internal ids (`s17`) are for programs.
+    public func setName(_ set: SimilarSet) throws -> String {
+        try setName(keeperID: set.keeper.fileID) ?? (set.keeper.path as NSString).lastPathComponent
+    }
+
+    /// The name of the set whose keeper is `keeperID` (nil when there is no such file).
+    func setName(keeperID: Int64) throws -> String? {
+        guard let k = try item(id: keeperID) else { return nil }
+        return SetName.text(fileName: k.name, takenAt: k.takenAt, mtimeNanoseconds: k.mtimeNanoseconds)
+    }
+}
+
+/// The words that name a set: "IMG_0001.jpg (4 May 2024)".
+public enum SetName {
+    /// `fileName` and its day: `takenAt`'s date on the picture's own clock (as the cards show
+    /// it), else the file time's day in `timeZone`.
+    public static func text(fileName: String, takenAt: String?, mtimeNanoseconds: Int64, timeZone: TimeZone = .current) -> String {
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_GB")
+        f.dateFormat = "d MMM yyyy"
+        var day: Date?
+        if let t = takenAt, t.count >= 10, let y = Int(t.prefix(4)), let m = Int(t.dropFirst(5).prefix(2)), let d = Int(t.dropFirst(8).prefix(2)) {
+            var c = DateComponents()
+            (c.year, c.month, c.day, c.hour) = (y, m, d, 12)
+            var cal = Calendar(identifier: .gregorian)
+            cal.timeZone = TimeZone(identifier: "UTC")!
+            f.timeZone = cal.timeZone
+            day = cal.date(from: c)
+        }
+        if day == nil, mtimeNanoseconds > 0 {
+            f.timeZone = timeZone
+            day = Date(timeIntervalSince1970: Double(mtimeNanoseconds) / 1e9)
+        }
+        return day.map { "\(fileName) (\(f.string(from: $0)))" } ?? fileName
     }
 }

@@ -158,7 +158,7 @@ extension Trash {
         case .unreachable:
             return skipped("its Trash (\(trashDir)) is not there now (a drive not mounted?); nothing was changed")
         case .gone:
-            try library.db.run("UPDATE trash_ledger SET state = \(LedgerState.purged.sql), reason='no longer in the Trash' WHERE id=?", t.ledgerID)
+            try recordPurged(t, library: library, clock: clock)
             return skipped("no longer in the Trash (it was emptied or removed; a file there under its name now is another one)")
         }
         if FileSystem.exists(t.originalPath) { return skipped("a file exists at its original path; not overwritten") }
@@ -298,8 +298,7 @@ extension Trash {
                         settled.insert(trashedFile(sr).ledgerID)
                     }
                 } else {
-                    try library.db.run(
-                        "UPDATE trash_ledger SET state = \(LedgerState.purged.sql), reason='no longer in the Trash' WHERE id=?", t.ledgerID)
+                    try recordPurged(t, library: library, clock: clock)
                 }
             }
             return restored

@@ -13,7 +13,8 @@ extension Trash {
             return StagedItem(
                 fileID: s.id, path: s.path, bytes: s.row.size, decidedAt: s.decidedAt, changedSinceReview: !same && unreachable == nil,
                 missing: st == nil && unreachable == nil, unreachable: unreachable, lastCopy: last[s.id] != nil,
-                lastCopySet: last[s.id]?.setID, lastCopyOfDuplicates: last[s.id]?.isDuplicateSet ?? false)
+                lastCopySet: last[s.id]?.setID, lastCopyOfDuplicates: last[s.id]?.isDuplicateSet ?? false,
+                lastCopySetName: last[s.id]?.setName)
         }
     }
 

@@ -24,6 +24,8 @@ public struct StagedItem: Sendable, Equatable {
     public var lastCopySet: String?
     /// Whether `lastCopySet` is a duplicate set (copies of one picture).
     public var lastCopyOfDuplicates = false
+    /// `lastCopySet` as a person knows it: its keeper's file name and date (`Library.setName`).
+    public var lastCopySetName: String? = nil
 }
 
 /// A file SnapSort moved to a system Trash (a ledger row).

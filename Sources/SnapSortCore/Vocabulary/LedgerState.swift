@@ -24,10 +24,14 @@ public enum LedgerState: String, Sendable, CaseIterable {
 public enum ReviewEventKind: String, Sendable, CaseIterable {
     /// A decision given (or taken back: `undone`).
     case decision
-    /// A file moved to the Trash by a commit: its bytes count as cleared.
+    /// A file moved to the Trash by a commit: its bytes count as moved to the Trash (the word is
+    /// older than the meaning; `purged` is what counts as cleared).
     case cleared
-    /// A file back from the Trash.
+    /// A file back from the Trash (its bytes, negative, leave "moved to the Trash").
     case restored
+    /// A file SnapSort moved to a Trash left the disk there (the Trash emptied, the file deleted
+    /// from it): its bytes count as cleared (issue 43, item 4). Recorded when it is noticed.
+    case purged
 }
 
 /// How the second analysis tier went for one file: the words of `vision.status`
