@@ -512,20 +512,14 @@ extension WebApp {
     }
 
     func oldScreenshots(days: Int, apply: Bool, _ lib: Library) throws -> JSON {
-        let now = options.clock.now()
-        let cutoff = now.timeIntervalSince1970 - Double(max(0, days)) * 86_400
-        let deck = try Decks.build(.filter(.screenshots, year: nil), library: lib, clock: options.clock, timeZone: options.timeZone)
-        let old = deck.items.filter { c in
-            let t = c.item.takenTimestamp ?? Double(c.item.mtimeNanoseconds) / 1e9
-            return t < cutoff && c.decision == nil
-        }
+        let old = try Decks.oldScreenshots(days: days, library: lib, clock: options.clock)
         if apply {
             try Review.asOneUndoStep(library: lib) {
-                for c in old { try Review.decide(.trash, fileID: c.item.id, library: lib, clock: options.clock, timeZone: options.timeZone) }
+                for item in old { try Review.decide(.trash, fileID: item.id, library: lib, clock: options.clock, timeZone: options.timeZone) }
             }
         }
         return .object([
-            ("days", .int(days)), ("count", .int(old.count)), ("bytes", .int(old.reduce(0) { $0 + $1.item.bytes })),
+            ("days", .int(days)), ("count", .int(old.count)), ("bytes", .int(old.reduce(0) { $0 + $1.bytes })),
             ("staged", .bool(apply)), ("summary", try summary(lib)),
         ])
     }
