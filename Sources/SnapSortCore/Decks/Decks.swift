@@ -11,15 +11,30 @@ public enum Decks {
     public static let rediscoverySize = 25
 
     /// A source of smart-group decks: (id, title, member file ids in the group's order).
-    public typealias GroupSource = @Sendable (Library) throws -> [(id: String, title: String, fileIDs: [Int64])]
+    public struct GroupSource: Sendable {
+        let decks: @Sendable (Library) throws -> [(id: String, title: String, fileIDs: [Int64])]
+        /// Whether these are `Library.groupMembers`' groups, which the overview counts in SQL.
+        let isSmartGroups: Bool
+
+        public init(_ decks: @escaping @Sendable (Library) throws -> [(id: String, title: String, fileIDs: [Int64])]) {
+            self.init(decks, isSmartGroups: false)
+        }
+        init(_ decks: @escaping @Sendable (Library) throws -> [(id: String, title: String, fileIDs: [Int64])], isSmartGroups: Bool) {
+            self.decks = decks
+            self.isSmartGroups = isSmartGroups
+        }
+        /// The decks, each with its members in the group's order.
+        public func callAsFunction(_ library: Library) throws -> [(id: String, title: String, fileIDs: [Int64])] { try decks(library) }
+    }
 
     /// The smart groups of the groups feature (`Library.groupMembers`), best or largest first.
-    public static let smartGroups: GroupSource = { library in
-        try GroupID.allCases.compactMap { g in
-            let ids = try library.groupMembers(g).map(\.item.id)
-            return ids.isEmpty ? nil : (id: g.rawValue, title: g.title, fileIDs: ids)
-        }
-    }
+    public static let smartGroups = GroupSource(
+        { library in
+            try GroupID.allCases.compactMap { g in
+                let ids = try library.groupMembers(g).map(\.item.id)
+                return ids.isEmpty ? nil : (id: g.rawValue, title: g.title, fileIDs: ids)
+            }
+        }, isSmartGroups: true)
 
     /// Builds one deck. `rediscovery(seed: 0)` draws with a fresh seed (the returned deck's id
     /// carries it).
@@ -41,17 +56,8 @@ public enum Decks {
                 id, title: Decks.title(f, scope) + (year.map { " \($0)" } ?? ""), scope: scope, now: now,
                 includeKept: f == .favourites)
         case .onThisDay:
-            var cal = Calendar(identifier: .gregorian)
-            cal.timeZone = timeZone
-            let c = cal.dateComponents([.year, .month, .day], from: now)
-            var days: Set<String> = [String(format: "%02d-%02d", c.month!, c.day!)]
-            // A 29 February comes back on the 28th in the years without one (it never did).
-            let leap = cal.range(of: .day, in: .month, for: cal.date(from: DateComponents(year: c.year!, month: 2))!)?.count == 29
-            if c.month == 2 && c.day == 28 && !leap { days.insert("02-29") }
-            let scope = all.filter { e in
-                guard let d = e.localDate(timeZone), let y = Int(d.prefix(4)) else { return false }
-                return days.contains(String(d.dropFirst(5).prefix(5))) && y < c.year!
-            }
+            let (days, year) = onThisDays(now, timeZone)
+            let scope = all.filter { e in e.localDate(timeZone).map { isOnThisDay($0, days: days, year: year) } ?? false }
             return deck(id, title: "On this day", scope: scope, now: now)
         case .later:
             let scope = all.filter { $0.decision?.decision == .later }
@@ -86,6 +92,15 @@ public enum Decks {
     public static let cameraDecks = 6
 
     public static func overview(
+        library: Library, clock: Clock, timeZone: TimeZone = .current,
+        groups: GroupSource? = smartGroups
+    ) throws -> [DeckSummary] {
+        try countedOverview(library: library, clock: clock, timeZone: timeZone, groups: groups)
+    }
+
+    /// The overview from every candidate read into Swift: the definition `overview` counts
+    /// faster (`DecksOverviewTests` holds the two to the same answers).
+    static func overviewByCandidates(
         library: Library, clock: Clock, timeZone: TimeZone = .current,
         groups: GroupSource? = smartGroups
     ) throws -> [DeckSummary] {
@@ -146,9 +161,15 @@ public enum Decks {
     /// A filter's title; a camera's as EXIF names it, make and model ("Shot with Xiaomi
     /// 2201117TG", not the bare model code), the make the most of `scope` carry.
     static func title<S: Sequence<Candidate>>(_ f: LibraryFilter, _ scope: S) -> String {
-        guard case .camera(let model) = f else { return f.title }
+        guard case .camera = f else { return f.title }
         var makes: [String: Int] = [:]
         for c in scope { if let m = c.item.make?.trimmingCharacters(in: .whitespaces), !m.isEmpty { makes[m, default: 0] += 1 } }
+        return title(f, makes: makes)
+    }
+
+    /// A filter's title from how many of its items each make (trimmed, not empty) carries.
+    static func title(_ f: LibraryFilter, makes: [String: Int]) -> String {
+        guard case .camera(let model) = f else { return f.title }
         guard let make = makes.max(by: { ($0.value, $1.key) < ($1.value, $0.key) })?.key,
             !model.lowercased().hasPrefix(make.lowercased().split(separator: " ").first.map(String.init) ?? make.lowercased())
         else { return f.title }
@@ -158,12 +179,20 @@ public enum Decks {
     /// Items waiting for a verdict across the library (the status file's `awaiting_review`).
     public static func awaitingReview(library: Library, clock: Clock) throws -> Int {
         let now = clock.now().timeIntervalSince1970
+        // Counted as sets: the live photos and videos from the index of kinds alone, less those
+        // that are a sidecar or decided (by id: few), plus the decided ones that wait (from the
+        // decisions). `waitingSQL` over every row read the file's size and identity, and a
+        // `NOT IN` per row cost twice the count itself: on a million rows, the first screen's.
+        let kinds = MediaFormat.Kind.sql([.photo, .video])
         return Int(
             try library.db.scalar(
                 """
-                SELECT count(*) FROM files f LEFT JOIN decisions d ON d.file_id=f.id
-                WHERE \(Library.live("f")) AND f.kind IN \(MediaFormat.Kind.sql([.photo, .video])) AND f.id NOT IN (SELECT sidecar_id FROM sidecars)
-                  AND \(DecisionRecord.waitingSQL)
+                SELECT (SELECT count(*) FROM files WHERE \(Library.live()) AND kind IN \(kinds))
+                     - (SELECT count(*) FROM files WHERE id IN (SELECT sidecar_id FROM sidecars UNION SELECT file_id FROM decisions)
+                          AND \(Library.live()) AND kind IN \(kinds))
+                     + (SELECT count(*) FROM decisions d JOIN files f ON f.id = d.file_id
+                        WHERE \(Library.live("f")) AND f.kind IN \(MediaFormat.Kind.sql([.photo, .video]))
+                          AND f.id NOT IN (SELECT sidecar_id FROM sidecars) AND \(DecisionRecord.waitingSQL))
                 """, now) ?? 0)
     }
 
@@ -248,17 +277,9 @@ public enum Decks {
     /// What `deck` would count of `scope` — its cards waiting and its progress — without
     /// making the cards (the overview's summaries).
     static func tally<S: Sequence<Candidate>>(_ scope: S, now: Date, includeKept: Bool = false) -> (waiting: Int, progress: DeckProgress) {
-        var progress = DeckProgress(total: 0)
-        var waiting = 0
-        for c in scope {
-            progress.total += 1
-            if let record = c.decision, record.decision.isVerdict, !record.trashOnChangedBytes(c.item) {
-                progress.reviewed += 1
-                if record.decision == .trash { progress.bytesToGain += c.item.bytes }
-            }
-            if c.waiting(now, includeKept: includeKept) { waiting += 1 }
-        }
-        return (waiting, progress)
+        var t = Tally()
+        for c in scope { t.add(c, now: now, includeKept: includeKept) }
+        return (t.waiting, t.progress)
     }
 
     static func deck(

@@ -114,14 +114,12 @@ public struct BulkStaging: Sendable, Equatable {
         }
     }
 
-    /// Screenshots older than `days` (by capture time, else file time) and not decided yet: the
-    /// page's "Screenshots older than 30 days".
+    /// Screenshots older than `days` (by capture time, else file time) without a verdict (no
+    /// decision, or a trash verdict on bytes that changed since): the page's "Screenshots older
+    /// than 30 days".
     public static func oldScreenshots(days: Int, library: Library, clock: Clock, timeZone: TimeZone = .current) throws -> [Int64] {
-        let cutoff = clock.now().timeIntervalSince1970 - Double(max(0, days)) * 86_400
-        let deck = try Decks.build(.filter(.screenshots, year: nil), library: library, clock: clock, timeZone: timeZone)
-        return deck.items.filter { c in
-            let t = c.item.takenTimestamp ?? Double(c.item.mtimeNanoseconds) / 1e9
-            return t < cutoff && c.decision == nil
-        }.map(\.item.id)
+        // The Screenshots deck's own cards older than `days`, read from its index (issue 40: the
+        // deck built whole read every candidate of a million-row library).
+        try Decks.oldScreenshots(days: days, library: library, clock: clock).map(\.id)
     }
 }

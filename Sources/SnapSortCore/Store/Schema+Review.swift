@@ -1,5 +1,5 @@
 extension Schema {
-    /// Migrations owned by review, decks, the trash and stats (versions 20–29).
+    /// Migrations owned by review, decks, the trash and stats (versions 20–29, then 73).
     ///
     /// Decisions follow a file's identity (`files.id`) and go with it (`ON DELETE CASCADE`)
     /// when `Library.forget(under:)` drops rows; history that must outlive a forgotten row —
@@ -108,6 +108,11 @@ extension Schema {
             sql: """
                 ALTER TABLE undo_steps ADD COLUMN batch INTEGER;
                 """),
+        // The decks' overview counts every live row's deck key (its kind, date, camera and the
+        // named filters' flags, `Decks.DeckKey`) in an index SQLite keeps as rows are written:
+        // the first screen of a million-row library reads the index, never the table (issue 40).
+        // The key's text is `Decks.DeckKey.columns`; another key is another index.
+        Migration(version: 73, sql: Decks.DeckKey.index + ";"),
         // "Cleared" means left the disk (issue 43, item 4): a file no longer in its Trash is a
         // `purged` event (`Trash.recordPurged`). The files found gone before are booked once, at
         // the moment they were moved to the Trash (the moment they left it was not recorded; it
