@@ -33,7 +33,7 @@ enum ReviewCommand: Command {
         }
         let library = try ctx.openLibrary()
         let clock = Clock.live
-        try Trash.noticeRestores(library: library, clock: clock)
+        try LibraryUpdate(library: library, clock: clock).noticeRestores()
         var session = try pickSession(deckText, fresh: fresh, library: library, clock: clock, goal: ctx.sessionGoal)
         // Signals arrive through the key loop (man 2 signalfd): a resize redraws at once, a
         // request to stop leaves through the same door as q, so the terminal is restored.
