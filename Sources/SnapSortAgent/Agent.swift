@@ -13,7 +13,7 @@ import Synchronization
 /// (inotify events into changes), `Reconciler` (changes into the library through
 /// `LibraryUpdate`), `StatusPublisher` (the status file, `STATUS=`, the tray), `OutsideChanges`
 /// (the CLI's database writes, the configuration, the library file) and `BackupSchedule`.
-public final class Agent: ReconcilerHost, @unchecked Sendable {
+public final class Agent: @unchecked Sendable {
     public let options: AgentOptions
     public let library: Library
     public var configuration: Configuration { outside.configuration }
@@ -100,7 +100,7 @@ public final class Agent: ReconcilerHost, @unchecked Sendable {
         }
         publisher = StatusPublisher(path: statusPath, library: library, options: options, wrote: counters.statusWritten)
         reconciler = Reconciler(
-            library: library, update: update, options: options, monitor: monitor, ingest: events, publisher: publisher, counters: countersBox)
+            library: library, update: update, options: options, monitor: monitor, ingest: events, counters: countersBox)
         monitor.start(at: start)
         // What changed while the agent was down (forgotten paths included: every root is listed).
         reconciler.markFolders(monitor.roots)
@@ -179,7 +179,7 @@ public final class Agent: ReconcilerHost, @unchecked Sendable {
             logger.notice("pause ended")
             publisher.dirty = true
         }
-        reconciler.apply(events.due(at: t), mayAnalyze: analysisMayRun)
+        reconciler.apply(events.due(at: t), mayAnalyze: analysisMayRun, report: workReported)
         if t >= monitor.nextOfflineCheck { monitor.checkOffline(at: t) }
         if t >= nextReconcile {
             nextReconcile = t.addingTimeInterval(TimeInterval(configuration.reconcileIntervalMinutes * 60))
@@ -199,7 +199,11 @@ public final class Agent: ReconcilerHost, @unchecked Sendable {
             // Not idle while it works, whatever the bars show (a test that saw a photo analyzed
             // must not read the last iteration's "watching" while its regroup still runs).
             stateBox.withLock { $0.idle = false }
-            if reconciler.hasWork { reconciler.reconcile(for: self) } else { reconciler.groupAgain(for: self) }
+            if reconciler.hasWork {
+                reconciler.reconcile(serve: serveFromInsideWork, report: workReported)
+            } else {
+                reconciler.groupAgain(serve: serveFromInsideWork, report: workReported)
+            }
         }
         // A SIGTERM served inside the reconcile: stop now, not after a backup.
         if stopping { return }
@@ -337,8 +341,12 @@ public final class Agent: ReconcilerHost, @unchecked Sendable {
         refreshStatus()
     }
 
-    /// After a reconcile that changed the library: the services hear of it.
-    func reconciled() { services.reconciled(now: now) }
+    /// What the reconciler's work says, turned into the status here only; a reconcile that
+    /// changed the library is heard by the services.
+    func workReported(_ report: WorkReport) {
+        if case .libraryChanged = report { services.reconciled(now: now) }
+        publisher.record(report, facts: statusFacts)
+    }
 
     // MARK: The database and the configuration
 

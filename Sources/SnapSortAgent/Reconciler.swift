@@ -6,14 +6,18 @@ import Synchronization
 /// The agent's part that brings the library up to date with what changed: moves and removals
 /// go straight to the database; written files and new folders wait, and a reconcile runs the
 /// use case `LibraryUpdate` over them (scan under the scan lock, the restores from the Trash,
-/// the regroup), serving the agent's loop (its `ReconcilerHost`) from inside the work.
+/// the regroup). It says what happened as values (`WorkReport`, through the `report` the loop
+/// passes in) and serves the loop from inside the work through the loop's `serve`, the
+/// checkpoint `LibraryUpdate` takes; it holds neither the status nor the loop.
 final class Reconciler {
+    /// Where the work says what happened (the agent's loop turns it into the status).
+    typealias Report = (WorkReport) -> Void
+
     private let library: Library
     private let update: LibraryUpdate
     private let options: AgentOptions
     private let monitor: RootMonitor
     private let ingest: EventIngest
-    private let publisher: StatusPublisher
     private var logger: Logger { options.logger }
     private var now: Date { options.clock.now() }
     private let counters: CounterBox
@@ -37,15 +41,13 @@ final class Reconciler {
     private(set) var isWorking = false
 
     init(
-        library: Library, update: LibraryUpdate, options: AgentOptions, monitor: RootMonitor, ingest: EventIngest, publisher: StatusPublisher,
-        counters: CounterBox
+        library: Library, update: LibraryUpdate, options: AgentOptions, monitor: RootMonitor, ingest: EventIngest, counters: CounterBox
     ) {
         self.library = library
         self.update = update
         self.options = options
         self.monitor = monitor
         self.ingest = ingest
-        self.publisher = publisher
         self.counters = counters
     }
 
@@ -67,7 +69,7 @@ final class Reconciler {
     /// Applies due changes: moves and removals go straight to the database; writes and new
     /// folders wait for the next reconcile. `mayAnalyze`: while it may not (paused, held),
     /// the status counts what waits (`pending`).
-    func apply(_ changes: [Change], mayAnalyze: Bool) {
+    func apply(_ changes: [Change], mayAnalyze: Bool, report: Report) {
         guard !changes.isEmpty else { return }
         let t = now
         // The roots looked at once for the batch, not once for each removal.
@@ -77,14 +79,14 @@ final class Reconciler {
                 switch c {
                 case .file(let p):
                     if let st = FileSystem.lstatusIfExists(p), st.isRegular {
-                        if dirtyFiles.insert(p).inserted && !mayAnalyze { publisher.dirty = true }
+                        if dirtyFiles.insert(p).inserted && !mayAnalyze { report(.changed) }
                     } else {
-                        try removed(p, absent: absent)
+                        try removed(p, absent: absent, report: report)
                     }
                 case .folder(let p):
                     guard FileSystem.lstatusIfExists(p)?.isDirectory == true else { continue }
                     monitor.watcher.watchTree(p)
-                    if dirtyFolders.insert(p).inserted && !mayAnalyze { publisher.dirty = true }
+                    if dirtyFolders.insert(p).inserted && !mayAnalyze { report(.changed) }
                 case .moved(let from, let to, let isDir):
                     counters.update { $0.moves += 1 }
                     if isDir {
@@ -97,35 +99,37 @@ final class Reconciler {
                         dirtyFolders.insert(to)
                     } else if try !library.followFileMove(from: from, to: to, now: t) {
                         dirtyFiles.insert(to)
-                        try removed(from, absent: absent)
+                        try removed(from, absent: absent, report: report)
                     }
-                    publisher.dirty = true
+                    report(.changed)
                 case .removed(let p, let isDir):
                     if isDir { monitor.watcher.unwatch(p) }
-                    try removed(p, absent: absent)
+                    try removed(p, absent: absent, report: report)
                 case .deleted(let p, let isDir):
                     if isDir { monitor.watcher.unwatch(p) }
-                    try removed(p, absent: absent, deleted: true)
+                    try removed(p, absent: absent, deleted: true, report: report)
                 }
             } catch {
-                publisher.noteError("cannot apply a change", error)
+                report(.failed("cannot apply a change", error))
             }
         }
     }
 
     /// `absent`: the roots not there (a path under one is kept). `deleted`: seen deleted, not
     /// moved away (see `Change.deleted`).
-    private func removed(_ path: String, absent: RootMonitor.AbsentRoots, deleted: Bool = false) throws {
+    private func removed(_ path: String, absent: RootMonitor.AbsentRoots, deleted: Bool = false, report: Report) throws {
         if absent.keepsMissing(path) { return }
         let n = try library.markMissingGone(at: path, now: now, deleted: deleted)
         if n > 0 {
             counters.update { $0.removals += n }
-            publisher.dirty = true
+            report(.changed)
         }
     }
 
-    /// Reconciles what is dirty (disk against database) and analyzes what is new or changed.
-    func reconcile(for host: ReconcilerHost) {
+    /// Reconciles what is dirty (disk against database) and analyzes what is new or changed,
+    /// calling `serve` from the scan's progress and the regroup's checkpoints (the loop's events,
+    /// signals and watchdog) and saying what happens through `report`.
+    func reconcile(serve: @escaping () -> Void, report: @escaping Report) {
         // A path under a dirty folder is covered by it; a missing path that is not a root is a
         // removal (the scanner would take it for an offline root).
         // Paths under a root whose disk is unmounted wait for it (the bare mount point is not
@@ -135,7 +139,7 @@ final class Reconciler {
             isFolder: RootMonitor.isFolder, isFile: { FileSystem.lstatusIfExists($0)?.isRegular == true })
         if !missing.isEmpty {
             let absent = monitor.absentRoots()
-            for p in missing { try? removed(p, absent: absent) }
+            for p in missing { try? removed(p, absent: absent, report: report) }
         }
         guard !paths.isEmpty else {
             dirtyFiles.removeAll()
@@ -144,7 +148,7 @@ final class Reconciler {
         }
         // One scan of a library at a time: a `snapsort scan` running now is waited for (what is
         // dirty stays dirty), checked again each second.
-        guard let scanLock = takeScanLock() else {
+        guard let scanLock = takeScanLock(report: report) else {
             counters.update { $0.deferredReconciles += 1 }
             return
         }
@@ -160,40 +164,20 @@ final class Reconciler {
         let scanner = update.makeScanner(rules: monitor.watcher.rules, workers: options.workers, roots: Set(monitor.roots))
         scanner.isCancelled = { cancel.isSet }
         scanner.skipUnchangedFolders = !fullListing
-        // Files arriving in batches (a copy of 500 files) are analyzed by several reconciles: the
-        // count goes on from the earlier ones until the agent is idle, so a bar never goes back
-        // (it went 173 of 214, then 9 of 265).
-        let base = publisher.burst ?? (0, 0)
-        var analyzedHere = 0
-        publisher.progress = base
         isWorking = true
-        defer {
-            isWorking = false
-            publisher.burst = (base.done + analyzedHere, base.total + analyzedHere)
-            publisher.backlog = 0
-        }
-        publisher.publish(catchingUp ? .reconciling : .scanning, facts: host.statusFacts)
-        publisher.refresh(host.statusFacts)
+        defer { isWorking = false }
+        report(.scanning(catchingUp: catchingUp))
         do {
             let summary = try scanner.scan(paths) { p in
-                if p.phase == .analyzing {
-                    analyzedHere = p.done
-                    publisher.progress = (base.done + p.done, base.total + p.total)
-                    publisher.publish(catchingUp ? .reconciling : .analyzing, facts: host.statusFacts)
-                }
-                if catchingUp {
-                    // Walking: the files found to look at so far; analyzing: those left.
-                    publisher.backlog = p.phase == .walking ? p.total : max(0, p.total - p.done)
-                    publisher.dirty = true
-                }
-                host.serveFromInsideWork()
+                report(.progress(p.phase, done: p.done, total: p.total, catchingUp: catchingUp))
+                serve()
             }
-            publisher.backlog = 0
+            report(.scanned)
             if failing {
                 // The library answers again: what was kept dirty is in, and the bar's error goes.
                 failing = false
                 logger.notice("reconcile works again")
-                publisher.clearError(startingWith: "reconcile failed")
+                report(.worksAgain("reconcile failed"))
             }
             counters.update {
                 $0.reconciles += 1
@@ -223,14 +207,15 @@ final class Reconciler {
                 // The new photos are in the library: said before the regroup (done/total from
                 // the library); grouping (OCR, QR codes) follows and the state turns "watching"
                 // after it.
-                group(for: host, announcing: summary.analyzed > 0 ? (base.done + analyzedHere, base.total + analyzedHere) : nil)
-                if summary.analyzed + summary.moved + summary.gone > 0 { host.reconciled() }
+                if summary.analyzed > 0 { report(.analyzed) }
+                group(serve: serve, report: report)
+                if summary.analyzed + summary.moved + summary.gone > 0 { report(.libraryChanged) }
             }
         } catch {
             // A library locked by a long writer (a backup, an sqlite3 shell) or a disk full for a
             // moment: nothing is dropped. What was dirty stays dirty and is tried again in 15 s
             // (the events of a phone's sync were lost until the hourly reconcile).
-            if !failing { publisher.noteError("reconcile failed", error) }
+            if !failing { report(.failed("reconcile failed", error)) }
             failing = true
             keepDirty(paths)
             retryAt = now.addingTimeInterval(options.reconcileRetry)
@@ -240,9 +225,7 @@ final class Reconciler {
         // 100 000 photos an agent waited at 105 MB after a reconcile that changed nothing, 44 MB
         // once trimmed.
         Memory.releaseFreeMemory()
-        publisher.progress = nil
-        publisher.publishIdle(facts: host.statusFacts)
-        publisher.dirty = true
+        report(.idle)
     }
 
     /// The paths of a reconcile that did not finish, dirty again.
@@ -292,41 +275,29 @@ final class Reconciler {
         return (paths, missing)
     }
 
-    /// The steps after a reconcile's scan (`LibraryUpdate.afterScan`: the restores from the
-    /// Trash, then the regroup), serving the loop a few times a second from the regroup's
-    /// checkpoints: a SIGTERM is honoured within a fraction of a second (a full regroup of
-    /// 100 000 photos takes ~30 s), events are queued, the watchdog is pinged and the status says
-    /// "grouping". Stopped by a stop, a pause or a hold, it runs again later (`groupAgain`).
-    /// `announcing`: the burst of photos a reconcile analyzed, said once the restores are in.
-    private func group(for host: ReconcilerHost, announcing analyzed: (done: Int, total: Int)? = nil) {
+    /// The steps after a reconcile's scan, the CLI's own (`LibraryUpdate.afterScan`: the
+    /// restores from the Trash, then the regroup), serving the loop a few times a second from
+    /// the regroup's checkpoints: a SIGTERM is honoured within a fraction of a second (a full
+    /// regroup of 100 000 photos takes ~30 s), events are queued, the watchdog is pinged and the
+    /// status says "grouping". Stopped by a stop, a pause or a hold, it runs again later
+    /// (`groupAgain`).
+    private func group(serve: @escaping () -> Void, report: @escaping Report) {
         groupingPending = false
         let cancel = cancel
-        let before = publisher.state
         var served = ContinuousClock.now
         // Said once the regroup has work (its first checkpoint): a reconcile that changed
         // nothing does not flash "grouping" in the bars.
         var announced = false
-        defer { if announced { publisher.publish(before, facts: host.statusFacts) } }
+        defer { if announced { report(.groupingEnded) } }
         do {
-            try update.noticeRestores(waitForTrashLock: false)
-            if let analyzed {
-                publisher.burst = analyzed
-                publisher.progress = nil
-                publisher.dirty = true
-                publisher.refresh(host.statusFacts)
-            }
-            try update.regroupIfPending { [self] in
+            _ = try update.afterScan(waitForTrashLock: false) {
                 if !announced {
                     announced = true
-                    // Done and total from the library (a reconcile that analyzed nothing left
-                    // its progress at 0 of 0).
-                    publisher.progress = nil
-                    publisher.publish(.grouping, facts: host.statusFacts)
-                    publisher.refresh(host.statusFacts)
+                    report(.grouping)
                 }
                 if ContinuousClock.now - served >= .milliseconds(200) {
                     served = ContinuousClock.now
-                    host.serveFromInsideWork()
+                    serve()
                 }
                 if cancel.isSet { throw Grouper.Cancelled() }
             }
@@ -334,26 +305,25 @@ final class Reconciler {
             groupingPending = true
             logger.info("grouping stopped before the end; it runs again when the agent may work")
         } catch {
-            publisher.noteError("grouping failed", error)
+            report(.failed("grouping failed", error))
         }
     }
 
     /// A regroup stopped earlier (`groupingPending`), run on its own under the scan lock.
-    func groupAgain(for host: ReconcilerHost) {
-        guard let scanLock = takeScanLock() else { return }
+    func groupAgain(serve: @escaping () -> Void, report: @escaping Report) {
+        guard let scanLock = takeScanLock(report: report) else { return }
         defer { scanLock.unlock() }
         cancel = CancelFlag()
         isWorking = true
         defer { isWorking = false }
-        group(for: host)
+        group(serve: serve, report: report)
         Memory.releaseFreeMemory()
-        publisher.publishIdle(facts: host.statusFacts)
-        publisher.dirty = true
+        report(.idle)
     }
 
     /// The lock of one scan of the library at a time, or nil while another process holds it
     /// (tried again in a second) or it cannot be taken (in a minute).
-    private func takeScanLock() -> FileLock? {
+    private func takeScanLock(report: Report) -> FileLock? {
         do {
             guard let held = try ScanLock.tryTake(library) else {
                 if retryAt == nil { logger.info("another process is scanning the library; waiting for it") }
@@ -363,7 +333,7 @@ final class Reconciler {
             retryAt = nil
             return held
         } catch {
-            publisher.noteError("cannot take the scan lock", error)
+            report(.failed("cannot take the scan lock", error))
             retryAt = now.addingTimeInterval(60)
             return nil
         }
@@ -397,12 +367,29 @@ final class Reconciler {
     }
 }
 
-/// What the reconciler asks of the loop that runs it.
-protocol ReconcilerHost: AnyObject {
-    /// What the status shows of the other parts.
-    var statusFacts: StatusPublisher.Facts { get }
-    /// Serves the loop from inside a reconcile or a regroup (events, signals, the watchdog).
-    func serveFromInsideWork()
-    /// After a reconcile that changed the library (the services hear of it).
-    func reconciled()
+/// What a reconcile or a regroup says as it goes, in order: the values the agent's loop alone
+/// turns into the status (`StatusPublisher.record`).
+enum WorkReport {
+    /// A reconcile began (`catchingUp`: after a lost queue, the whole of it says `reconciling`).
+    case scanning(catchingUp: Bool)
+    /// Its walk or its analysis, counted for this reconcile.
+    case progress(ScanProgress.Phase, done: Int, total: Int, catchingUp: Bool)
+    /// The reconcile's scan is over.
+    case scanned
+    /// The reconcile analyzed photos, and they are in the library (said before the regroup).
+    case analyzed
+    /// The regroup has work (its first checkpoint).
+    case grouping
+    /// The regroup announced by `grouping` is over, done or stopped.
+    case groupingEnded
+    /// The reconcile changed the library (files analyzed, moved or gone).
+    case libraryChanged
+    /// The work is over; the agent is idle again (watching, or paused while held).
+    case idle
+    /// Something the status shows changed (a move, a removal, a file waiting while analysis may not run).
+    case changed
+    /// A step failed: `message` says which (logged, and the status's last error).
+    case failed(_ message: String, any Error)
+    /// The step whose failure began with this message works again (its error goes).
+    case worksAgain(_ messagePrefix: String)
 }

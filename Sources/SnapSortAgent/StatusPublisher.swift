@@ -91,6 +91,75 @@ final class StatusPublisher {
     /// The idle state after work: paused while held, else watching.
     func publishIdle(facts: Facts) { publish(facts.isHeld ? .paused : .watching, facts: facts) }
 
+    /// The burst's count when the reconcile under way began, and what it analyzed so far.
+    private var workBase: (done: Int, total: Int)?
+    private var analyzedHere = 0
+    /// The state a regroup interrupted, said again when it ends.
+    private var beforeGrouping: AgentState = .starting
+
+    /// What the reconciler's work said (`WorkReport`), as the status shows it. The agent's loop
+    /// alone calls it.
+    func record(_ report: WorkReport, facts: Facts) {
+        switch report {
+        case .scanning(let catchingUp):
+            // Files arriving in batches (a copy of 500 files) are analyzed by several reconciles:
+            // the count goes on from the earlier ones until the agent is idle, so a bar never
+            // goes back (it went 173 of 214, then 9 of 265).
+            let base = burst ?? (0, 0)
+            workBase = base
+            analyzedHere = 0
+            progress = base
+            publish(catchingUp ? .reconciling : .scanning, facts: facts)
+            refresh(facts)
+        case .progress(let phase, let done, let total, let catchingUp):
+            let base = workBase ?? (0, 0)
+            if phase == .analyzing {
+                analyzedHere = done
+                progress = (base.done + done, base.total + total)
+                publish(catchingUp ? .reconciling : .analyzing, facts: facts)
+            }
+            if catchingUp {
+                // Walking: the files found to look at so far; analyzing: those left.
+                backlog = phase == .walking ? total : max(0, total - done)
+                dirty = true
+            }
+        case .scanned:
+            backlog = 0
+        case .analyzed:
+            let base = workBase ?? (0, 0)
+            burst = (base.done + analyzedHere, base.total + analyzedHere)
+            progress = nil
+            dirty = true
+            refresh(facts)
+        case .grouping:
+            // Done and total from the library (a reconcile that analyzed nothing left its
+            // progress at 0 of 0).
+            beforeGrouping = state
+            progress = nil
+            publish(.grouping, facts: facts)
+            refresh(facts)
+        case .groupingEnded:
+            publish(beforeGrouping, facts: facts)
+        case .libraryChanged:
+            break
+        case .idle:
+            progress = nil
+            publishIdle(facts: facts)
+            dirty = true
+            if let base = workBase {
+                burst = (base.done + analyzedHere, base.total + analyzedHere)
+                workBase = nil
+            }
+            backlog = 0
+        case .changed:
+            dirty = true
+        case .failed(let message, let error):
+            noteError(message, error)
+        case .worksAgain(let prefix):
+            clearError(startingWith: prefix)
+        }
+    }
+
     func noteError(_ message: String, _ error: Error) {
         logger.error(message, ["error": "\(error)"])
         lastError = "\(message): \(error)"

@@ -36,9 +36,9 @@ public final class ChildProcess: @unchecked Sendable {
         var child: pid_t = 0
         let rc = posix_spawn(&child, path, &actions, &attributes, argv, environ)
         Glibc.close(fds[1])
-        guard rc == 0 else {
+        do { try zeroOrErrorNumber("posix_spawn \(path)") { rc } } catch {
             Glibc.close(fds[0])
-            throw SystemError.fromErrno("posix_spawn \(path)", rc)
+            throw error
         }
         pid = child
         socket = fds[0]
@@ -56,8 +56,7 @@ public final class ChildProcess: @unchecked Sendable {
         let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { PathName.withCString($0) { strdup($0) } } + [nil]
         defer { argv.forEach { free($0) } }
         var child: pid_t = 0
-        let rc = PathName.withCString(path) { ss_spawn_detached($0, argv, &child) }
-        guard rc == 0 else { throw SystemError.fromErrno("posix_spawn \(path)", rc) }
+        try zeroOrErrorNumber("posix_spawn \(path)") { PathName.withCString(path) { ss_spawn_detached($0, argv, &child) } }
         return child
     }
 
@@ -65,12 +64,11 @@ public final class ChildProcess: @unchecked Sendable {
     public func send(_ bytes: [UInt8]) throws {
         var done = 0
         while done < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.send(socket, $0.baseAddress! + done, $0.count - done, Int32(MSG_NOSIGNAL)) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw SystemError.fromErrno("send")
+            let socket = self.socket
+            let from = done
+            done += try valueOrErrno("send") {
+                bytes.withUnsafeBytes { Glibc.send(socket, $0.baseAddress! + from, $0.count - from, Int32(MSG_NOSIGNAL)) }
             }
-            done += n
         }
     }
 
@@ -92,11 +90,13 @@ public final class ChildProcess: @unchecked Sendable {
                 continue
             }
             var buf = [UInt8](repeating: 0, count: 65536)
-            let n = buf.withUnsafeMutableBytes { Glibc.read(socket, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR || errno == EAGAIN { continue }
-                if errno == ECONNRESET { return nil }
-                throw SystemError.fromErrno("read")
+            let socket = self.socket
+            let got = try valueOrErrno("read", expecting: [EAGAIN, ECONNRESET]) {
+                buf.withUnsafeMutableBytes { Glibc.read(socket, $0.baseAddress, $0.count) }
+            }
+            guard case .success(let n) = got else {
+                if case .failure(let e) = got, e.code == ECONNRESET { return nil }
+                continue
             }
             if n == 0 { return nil }
             pending.append(contentsOf: buf[..<n])
@@ -117,7 +117,7 @@ public final class ChildProcess: @unchecked Sendable {
         if socket >= 0 { Glibc.close(socket); socket = -1 }
         guard !reaped else { return 0 }
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        _ = try? valueOrErrno("waitpid") { waitpid(pid, &status, 0) }
         reaped = true
         return status
     }

@@ -14,21 +14,15 @@ public final class FileLock: @unchecked Sendable {
     /// Takes the lock without waiting; nil when another process holds it.
     public static func tryLock(_ path: String) throws -> FileLock? {
         let fd = try FileDescriptor.open(path, O_RDWR | O_CREAT | O_CLOEXEC, mode: 0o600)
-        while flock(fd.raw, LOCK_EX | LOCK_NB) != 0 {
-            if errno == EINTR { continue }
-            if errno == EWOULDBLOCK { return nil }
-            throw SystemError.fromErrno("flock \(path)")
-        }
+        let taken = try valueOrErrno("flock \(path)", expecting: [EWOULDBLOCK]) { flock(fd.raw, LOCK_EX | LOCK_NB) }
+        if case .failure = taken { return nil }
         return FileLock(path: path, fd: fd)
     }
 
     /// Takes the lock, waiting for as long as another process holds it.
     public static func lock(_ path: String) throws -> FileLock {
         let fd = try FileDescriptor.open(path, O_RDWR | O_CREAT | O_CLOEXEC, mode: 0o600)
-        while flock(fd.raw, LOCK_EX) != 0 {
-            if errno == EINTR { continue }
-            throw SystemError.fromErrno("flock \(path)")
-        }
+        _ = try valueOrErrno("flock \(path)") { flock(fd.raw, LOCK_EX) }
         return FileLock(path: path, fd: fd)
     }
 
@@ -49,8 +43,8 @@ public final class FileLock: @unchecked Sendable {
     public func setContents(_ text: String) throws {
         _ = ftruncate(fd.raw, 0)
         let bytes = Array(text.utf8)
-        let n = bytes.withUnsafeBytes { pwrite(fd.raw, $0.baseAddress, $0.count, 0) }
-        if n != bytes.count { throw SystemError.fromErrno("write \(path)") }
+        let n = try valueOrErrno("write \(path)") { bytes.withUnsafeBytes { pwrite(fd.raw, $0.baseAddress, $0.count, 0) } }
+        if n != bytes.count { throw SystemError.fromErrno("write \(path)", EIO) }
     }
 
     /// The content a holder wrote (`setContents`), nil when unreadable.

@@ -7,10 +7,10 @@ extension FileSystem {
     /// across mounts — never copies. A file system without the flag (`EINVAL`) falls back to
     /// `link(2)` + `unlink(2)`, which also refuses an existing target.
     public static func renameNoReplace(_ from: String, _ to: String) throws {
-        if PathName.withCString(from, { f in PathName.withCString(to) { ss_rename_noreplace(f, $0) } }) == 0 { return }
-        let e = errno
-        if e == EINTR { return try renameNoReplace(from, to) }
-        guard e == EINVAL || e == ENOSYS else { throw SystemError.fromErrno("rename", e) }
+        let renamed = try valueOrErrno("rename", expecting: [EINVAL, ENOSYS]) {
+            PathName.withCString(from) { f in PathName.withCString(to) { ss_rename_noreplace(f, $0) } }
+        }
+        if case .success = renamed { return }
         _ = try valueOrErrno("link") { PathName.withCString(from) { f in PathName.withCString(to) { link(f, $0) } } }
         _ = try valueOrErrno("unlink") { PathName.withCString(from) { unlink($0) } }
     }
@@ -87,14 +87,14 @@ extension FileSystem {
     /// `mkdir(2)` of one folder; false when it already exists.
     @discardableResult
     public static func makeDirectory(_ path: String, mode: mode_t) throws -> Bool {
-        if PathName.withCString(path, { mkdir($0, mode) }) == 0 { return true }
-        if errno == EEXIST { return false }
-        throw SystemError.fromErrno("mkdir")
+        let made = try valueOrErrno("mkdir", expecting: [EEXIST]) { PathName.withCString(path) { mkdir($0, mode) } }
+        if case .failure = made { return false }
+        return true
     }
 
     /// `realpath(3)`: the absolute path with every symlink resolved.
     public static func realPath(_ path: String) throws -> String {
-        guard let p = PathName.withCString(path, { realpath($0, nil) }) else { throw SystemError.fromErrno("realpath") }
+        let p = try pointerOrErrno("realpath") { PathName.withCString(path) { realpath($0, nil) } }
         defer { free(p) }
         return PathName.decode(cString: p)
     }

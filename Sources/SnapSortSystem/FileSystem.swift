@@ -108,8 +108,10 @@ public enum FileSystem {
         var current = path.hasPrefix("/") ? "" : "."
         for part in path.split(separator: "/") {
             current += "/" + part
-            if PathName.withCString(current, { mkdir($0, mode) }) != 0 {
-                guard errno == EEXIST else { throw SystemError.fromErrno("mkdir \(PathName.display(current))") }
+            let made = try valueOrErrno("mkdir \(PathName.display(current))", expecting: [EEXIST]) {
+                PathName.withCString(current) { mkdir($0, mode) }
+            }
+            if case .failure = made {
                 // A file (or a link to one) where a folder should be.
                 if (try? status(current))?.isDirectory != true { throw SystemError.fromErrno("mkdir \(PathName.display(current))", ENOTDIR) }
             }
@@ -152,8 +154,7 @@ public final class OpenDirectory {
     private let dir: OpaquePointer
 
     public init(_ path: String) throws {
-        guard let dir = PathName.withCString(path, { opendir($0) }) else { throw SystemError.fromErrno("opendir") }
-        self.dir = dir
+        dir = try pointerOrErrno("opendir") { PathName.withCString(path) { opendir($0) } }
     }
 
     deinit { closedir(dir) }
@@ -305,9 +306,12 @@ public final class OutputBuffer: @unchecked Sendable {
         guard !broken else { return false }
         var done = 0
         while done < buffer.count {
-            let n = buffer.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, $0.count - done) }
-            if n < 0 {
-                if errno == EINTR { continue }
+            // A reader gone (EPIPE) or a closed descriptor: the output is broken, not the program.
+            let fd = self.fd
+            let wrote = try? valueOrErrno("write", expecting: [EBADF]) {
+                buffer.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, $0.count - done) }
+            }
+            guard case .success(let n)? = wrote else {
                 broken = true
                 return false
             }

@@ -272,48 +272,55 @@ public enum LoopbackHTTP {
         public var text: String { String(decoding: body, as: UTF8.self) }
     }
 
+    /// `connect(2)` once: interrupted, it goes on in the background and is not tried again
+    /// (a second call says `EALREADY`); any failure throws.
+    private static func connectOnce(_ body: () -> Int32) throws {
+        if case .failure(let e) = try valueOrErrno("connect", expecting: [EINTR], body) { throw SystemError.fromErrno("connect", e.code) }
+    }
+
     /// Sends `request` (a complete HTTP/1.1 request; add `Connection: close`) to `address`
     /// (127.0.0.1 or ::1) and reads the answer until the server closes.
     public static func send(_ request: [UInt8], port: Int, address: String = "127.0.0.1", timeoutSeconds: Int = 10) throws -> Response {
         let v6 = address.contains(":")
-        let fd = socket(v6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw SystemError.fromErrno("socket") }
+        let fd = try valueOrErrno("socket") { socket(v6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
         defer { close(fd) }
         var tv = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-        var rc: Int32
         if v6 {
             var a = sockaddr_in6()
             a.sin6_family = sa_family_t(AF_INET6)
             a.sin6_port = in_port_t(UInt16(port).bigEndian)
             inet_pton(AF_INET6, address, &a.sin6_addr)
-            rc = withUnsafePointer(to: &a) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+            try connectOnce {
+                withUnsafePointer(to: &a) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+                }
             }
         } else {
             var a = sockaddr_in()
             a.sin_family = sa_family_t(AF_INET)
             a.sin_port = in_port_t(UInt16(port).bigEndian)
             inet_pton(AF_INET, address, &a.sin_addr)
-            rc = withUnsafePointer(to: &a) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            try connectOnce {
+                withUnsafePointer(to: &a) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                }
             }
         }
-        guard rc == 0 else { throw SystemError.fromErrno("connect") }
         var sent = 0
         while sent < request.count {
-            let n = request.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + sent, request.count - sent, Int32(MSG_NOSIGNAL)) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { throw SystemError.fromErrno("send") }
+            let from = sent
+            let n = try valueOrErrno("send") {
+                request.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + from, request.count - from, Int32(MSG_NOSIGNAL)) }
+            }
+            guard n > 0 else { throw SystemError.fromErrno("send", EPIPE) }
             sent += n
         }
         var data: [UInt8] = []
         var buf = [UInt8](repeating: 0, count: 65536)
         while true {
-            let n = buf.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n < 0 && errno == EINTR { continue }
-            guard n >= 0 else { throw SystemError.fromErrno("recv") }
+            let n = try valueOrErrno("recv") { buf.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) } }
             if n == 0 { break }
             data += buf[0..<n]
         }

@@ -47,15 +47,14 @@ public final class Inotify: @unchecked Sendable {
     /// per-user count of inotify instances (`fs.inotify.max_user_instances`, 128 by default, taken
     /// by file managers, editors and sync clients): the error says so and how to raise it.
     public init() throws {
-        let r = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        if r == -1 && errno == EMFILE {
+        let made = try valueOrErrno("inotify_init1", expecting: [EMFILE]) { inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)) }
+        guard case .success(let r) = made else {
             let limit = Inotify.limit("max_user_instances").map(String.init) ?? "?"
             throw SystemError(
                 .errno(EMFILE),
                 "no inotify instance left: other programs hold this user's \(limit) (fs.inotify.max_user_instances); raise it with 'sudo sysctl fs.inotify.max_user_instances=1024' (or the open-file limit, ulimit -n, is reached)",
                 operation: "inotify_init1")
         }
-        guard r != -1 else { throw SystemError.fromErrno("inotify_init1", errno) }
         fd = r
     }
 
@@ -80,13 +79,9 @@ public final class Inotify: @unchecked Sendable {
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: MemoryLayout<inotify_event>.alignment)
         defer { buffer.deallocate() }
         while true {
-            let n = Glibc.read(fd, buffer, size)
-            if n < 0 {
-                let e = errno
-                if e == EINTR { continue }
-                if e == EAGAIN || e == EWOULDBLOCK { return out }
-                throw SystemError.fromErrno("read inotify", e)
-            }
+            let fd = self.fd
+            guard case .success(let n) = try valueOrErrno("read inotify", expecting: [EAGAIN, EWOULDBLOCK], { Glibc.read(fd, buffer, size) })
+            else { return out }
             if n == 0 { return out }
             var offset = 0
             let header = MemoryLayout<inotify_event>.size

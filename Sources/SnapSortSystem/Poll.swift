@@ -7,11 +7,7 @@ public enum Poll {
     /// Returns the readable descriptors (empty on timeout). `EINTR` returns early and empty.
     public static func readable(_ fds: [Int32], timeoutMs: Int32) throws -> [Int32] {
         var set = fds.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-        let n = set.withUnsafeMutableBufferPointer { Glibc.poll($0.baseAddress, nfds_t($0.count), timeoutMs) }
-        if n < 0 {
-            if errno == EINTR { return [] }
-            throw SystemError.fromErrno("poll")
-        }
+        guard try wait(&set, timeoutMs: timeoutMs) else { return [] }
         return set.filter { $0.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 }.map(\.fd)
     }
 
@@ -22,11 +18,7 @@ public enum Poll {
         guard !priority.isEmpty else { return try readable(fds, timeoutMs: timeoutMs) }
         var set =
             fds.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) } + priority.map { pollfd(fd: $0, events: Int16(POLLPRI), revents: 0) }
-        let n = set.withUnsafeMutableBufferPointer { Glibc.poll($0.baseAddress, nfds_t($0.count), timeoutMs) }
-        if n < 0 {
-            if errno == EINTR { return [] }
-            throw SystemError.fromErrno("poll")
-        }
+        guard try wait(&set, timeoutMs: timeoutMs) else { return [] }
         let plain = set[..<fds.count].filter { $0.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 }.map(\.fd)
         return plain + set[fds.count...].filter { $0.revents & Int16(POLLPRI | POLLERR) != 0 }.map(\.fd)
     }
@@ -35,12 +27,18 @@ public enum Poll {
     /// away: `hungUp` when it did (the kernel reports `POLLERR`/`POLLHUP` without being asked).
     public static func readable(_ fds: [Int32], orHangUpOf output: Int32, timeoutMs: Int32) throws -> (readable: [Int32], hungUp: Bool) {
         var set = fds.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) } + [pollfd(fd: output, events: 0, revents: 0)]
-        let n = set.withUnsafeMutableBufferPointer { Glibc.poll($0.baseAddress, nfds_t($0.count), timeoutMs) }
-        if n < 0 {
-            if errno == EINTR { return ([], false) }
-            throw SystemError.fromErrno("poll")
-        }
+        guard try wait(&set, timeoutMs: timeoutMs) else { return ([], false) }
         let hungUp = set.last!.revents & Int16(POLLHUP | POLLERR) != 0
         return (set.dropLast().filter { $0.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 }.map(\.fd), hungUp)
+    }
+
+    /// `poll(2)` over `set`; false when a signal interrupted it (`EINTR` returns early: the
+    /// caller's loop looks at what is due, never waits the whole timeout again).
+    private static func wait(_ set: inout [pollfd], timeoutMs: Int32) throws -> Bool {
+        let r = try valueOrErrno("poll", expecting: [EINTR]) {
+            set.withUnsafeMutableBufferPointer { Glibc.poll($0.baseAddress, nfds_t($0.count), timeoutMs) }
+        }
+        if case .failure = r { return false }
+        return true
     }
 }

@@ -10,7 +10,6 @@ public enum Sandbox {
     /// `ss_sandbox_analysis_thread`). Other threads are not affected. Throws where the kernel
     /// has no seccomp filters.
     public static func confineAnalysisThread() throws {
-        let rc = ss_sandbox_analysis_thread()
-        guard rc == 0 else { throw SystemError.fromErrno("seccomp", rc) }
+        try zeroOrErrorNumber("seccomp") { ss_sandbox_analysis_thread() }
     }
 }

@@ -13,8 +13,7 @@ public final class SignalFD: @unchecked Sendable {
         var mask = sigset_t()
         sigemptyset(&mask)
         for s in signals { sigaddset(&mask, s) }
-        let rc = pthread_sigmask(SIG_BLOCK, &mask, nil)
-        guard rc == 0 else { throw SystemError.fromErrno("pthread_sigmask", rc) }
+        try zeroOrErrorNumber("pthread_sigmask") { pthread_sigmask(SIG_BLOCK, &mask, nil) }
         fd = try valueOrErrno("signalfd") { signalfd(-1, &mask, Int32(SFD_NONBLOCK | SFD_CLOEXEC)) }
     }
 
@@ -32,8 +31,9 @@ public final class SignalFD: @unchecked Sendable {
         var out: [Int32] = []
         var info = signalfd_siginfo()
         while true {
-            let n = withUnsafeMutableBytes(of: &info) { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
+            // Nothing pending (EAGAIN) or a short read: every signal is read.
+            let fd = self.fd
+            let n = (try? valueOrErrno("read signalfd") { withUnsafeMutableBytes(of: &info) { Glibc.read(fd, $0.baseAddress, $0.count) } }) ?? -1
             guard n == MemoryLayout<signalfd_siginfo>.size else { return out }
             out.append(Int32(info.ssi_signo))
         }

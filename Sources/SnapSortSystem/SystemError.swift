@@ -65,17 +65,55 @@ public struct SystemError: Error, CustomStringConvertible, Sendable, Equatable {
 }
 
 /// Runs a syscall-style body, retrying on `EINTR`, and turns -1 into a typed error.
-/// Programmer errors (`EBADF`, `EFAULT`) trap.
+/// Programmer errors (`EBADF`, `EFAULT`) trap. The one errno helper of this module: every
+/// call that reports through `errno` goes through it (or `valueOrErrno(_:expecting:_:)`).
 @inline(__always)
 public func valueOrErrno<T: FixedWidthInteger>(_ operation: String, _ body: () -> T) throws -> T {
+    try valueOrErrno(operation, expecting: [], body).get()
+}
+
+/// An errno the caller of `valueOrErrno(_:expecting:_:)` expects and acts on (a lock held
+/// elsewhere, a folder that exists, a wait interrupted by a signal): handed back, not thrown.
+public struct ExpectedErrno: Error, Equatable, Sendable {
+    public let code: Int32
+}
+
+/// `valueOrErrno`, where the errnos in `expected` are outcomes, not errors: returned as
+/// `.failure`. `EINTR` is retried unless it is expected (`poll` returns early on a signal).
+@inline(__always)
+public func valueOrErrno<T: FixedWidthInteger>(
+    _ operation: String, expecting expected: Set<Int32>, _ body: () -> T
+) throws -> Result<T, ExpectedErrno> {
     while true {
         let r = body()
-        if r != -1 { return r }
+        if r != -1 { return .success(r) }
         let e = errno
+        if expected.contains(e) { return .failure(ExpectedErrno(code: e)) }
         if e == EINTR { continue }
         precondition(e != EBADF && e != EFAULT, "\(operation): programmer error (errno \(e))")
         throw SystemError.fromErrno(operation, e)
     }
+}
+
+/// A C call that returns a pointer, nil with `errno` on failure (`opendir`, `realpath`):
+/// retried on `EINTR`, its failure a typed error.
+@inline(__always)
+public func pointerOrErrno<P>(_ operation: String, _ body: () -> P?) throws -> P {
+    while true {
+        if let p = body() { return p }
+        let e = errno
+        if e == EINTR { continue }
+        throw SystemError.fromErrno(operation, e)
+    }
+}
+
+/// A call that returns its error number instead of setting `errno` (0: done; see
+/// posix_spawn(3), pthread_sigmask(3); a negated one, as libseccomp's, is read the same).
+@inline(__always)
+public func zeroOrErrorNumber(_ operation: String, _ body: () -> Int32) throws {
+    let rc = body()
+    guard rc != 0 else { return }
+    throw SystemError.fromErrno(operation, abs(rc))
 }
 
 extension String {

@@ -83,9 +83,12 @@ public final class Terminal: @unchecked Sendable {
     public func write(_ s: String) {
         var bytes = Array(s.utf8)
         var done = 0
+        let output = self.output
         while done < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { Glibc.write(output, $0.baseAddress! + done, $0.count - done) }
-            if n < 0 { if errno == EINTR { continue }; return }
+            let from = done
+            guard
+                let n = try? valueOrErrno("write", { bytes.withUnsafeMutableBytes { Glibc.write(output, $0.baseAddress! + from, $0.count - from) } })
+            else { return }
             done += n
         }
     }
@@ -134,11 +137,7 @@ public final class Terminal: @unchecked Sendable {
 
     private func readByte() -> UInt8? {
         var b: UInt8 = 0
-        while true {
-            let n = Glibc.read(input, &b, 1)
-            if n == 1 { return b }
-            if n < 0 && errno == EINTR { continue }
-            return nil
-        }
+        let input = self.input
+        return (try? valueOrErrno("read", { Glibc.read(input, &b, 1) })) == 1 ? b : nil
     }
 }

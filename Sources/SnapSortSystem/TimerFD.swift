@@ -46,13 +46,13 @@ public final class RealtimeTimer: @unchecked Sendable {
     /// Reads the timer after `poll` said it is readable.
     public func read() -> Event {
         var count: UInt64 = 0
-        while true {
-            let n = withUnsafeMutableBytes(of: &count) { Glibc.read(fd, $0.baseAddress, 8) }
-            if n == 8 { return .expired }
-            if n < 0 && errno == EINTR { continue }
-            // ECANCELED: the realtime clock was set (TFD_TIMER_CANCEL_ON_SET).
-            if n < 0 && errno == ECANCELED { return .clockChanged }
-            return .none
+        let fd = self.fd
+        // ECANCELED: the realtime clock was set (TFD_TIMER_CANCEL_ON_SET).
+        switch try? valueOrErrno("read timerfd", expecting: [ECANCELED], { withUnsafeMutableBytes(of: &count) { Glibc.read(fd, $0.baseAddress, 8) } })
+        {
+        case .success(8)?: return .expired
+        case .failure?: return .clockChanged
+        default: return .none
         }
     }
 }

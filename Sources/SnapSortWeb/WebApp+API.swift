@@ -447,7 +447,7 @@ extension WebApp {
 
     func trashJSON(_ lib: Library) throws -> JSON {
         // Restores outside SnapSort, and a killed commit's file in flight, settled before listing.
-        _ = try? Trash.noticeRestores(library: lib, clock: options.clock)
+        _ = try? LibraryUpdate(library: lib, clock: options.clock).noticeRestores()
         // The overview `snapsort trash list` prints too; the page's keys are its own.
         let overview = try TrashOverview.load(library: lib)
         let home = options.env.home

@@ -15,7 +15,12 @@ final class ProbeService: AgentService, @unchecked Sendable {
     private let calls = Mutex<[String]>([])
     let pipe: (read: Int32, write: Int32)
     var deadline: Date?
+    /// Keeps a past deadline after firing (a service that never moves it).
+    var keepsDeadline = false
     var problemText: String?
+    /// How often the loop asked for the deadline: it does at each of its turns.
+    private let asked = Mutex(0)
+    var deadlineAsked: Int { asked.withLock { $0 } }
 
     init() {
         var fds: [Int32] = [0, 0]
@@ -34,7 +39,10 @@ final class ProbeService: AgentService, @unchecked Sendable {
 
     func start(now: Date) { note("start") }
     var descriptors: [Int32] { [pipe.read] }
-    func nextDeadline(now: Date) -> Date? { deadline }
+    func nextDeadline(now: Date) -> Date? {
+        asked.withLock { $0 += 1 }
+        return deadline
+    }
     func fire(now: Date, readable: [Int32]) {
         if readable.contains(pipe.read) {
             var buf = [UInt8](repeating: 0, count: 64)
@@ -43,7 +51,7 @@ final class ProbeService: AgentService, @unchecked Sendable {
         } else {
             note("fire:deadline")
         }
-        if let d = deadline, d <= now { deadline = nil }
+        if let d = deadline, d <= now, !keepsDeadline { deadline = nil }
     }
     func configurationChanged(_ c: Configuration, now: Date) { note("config:\(c.sessionGoal)") }
     func databaseChanged(now: Date) { note("database") }
@@ -71,8 +79,10 @@ struct AgentServiceTests {
 
         // A deadline on the injected clock: not before it is due, once when it is.
         probe.deadline = time.current.addingTimeInterval(30)
+        // The loop turned after the wake (it asked for the deadline again), and did not fire.
+        let asked = probe.deadlineAsked
         h.agent.wake()
-        usleep(100_000)
+        #expect(waitUntil { probe.deadlineAsked > asked })
         #expect(probe.count("fire:deadline") == 0)
         time.advance(31)
         h.agent.wake()
@@ -113,15 +123,32 @@ struct AgentServiceTests {
     @Test("a deadline that stays in the past does not spin the loop")
     func pastDeadlineDoesNotSpin() throws {
         let probe = ProbeService()
-        let h = try AgentHarness(tweak: { $0.services = { _ in [probe] } })
+        let (clock, time) = Clock.manual(Date(timeIntervalSince1970: 1_800_000_000))
+        let h = try AgentHarness(tweak: {
+            $0.clock = clock
+            $0.services = { _ in [probe] }
+        })
         probe.deadline = Date(timeIntervalSince1970: 0)
-        // fire() clears only a due deadline it handled; keep it stuck in the past.
+        probe.keepsDeadline = true  // stuck in the past
         h.start()
         #expect(h.waitIdle())
-        usleep(1_500_000)
+        #expect(waitUntil { probe.count("fire:deadline") >= 1 })
         let fired = probe.count("fire:deadline")
-        #expect(fired >= 1)
-        #expect(fired <= 2, "fired \(fired) times in 1.5 s")
+        // Five wakes, each waited for (the loop asks for the deadline at every turn): a loop that
+        // spun would turn thousands of times meanwhile and fire again on a clock that did not move.
+        let askedBefore = probe.deadlineAsked
+        for _ in 0..<5 {
+            let asked = probe.deadlineAsked
+            h.agent.wake()
+            #expect(waitUntil { probe.deadlineAsked > asked })
+        }
+        let turns = probe.deadlineAsked - askedBefore
+        #expect(turns <= 40, "the loop asked \(turns) times for 5 wakes")
+        #expect(probe.count("fire:deadline") == fired, "fired again on a clock that did not move")
+        // A second later on the agent's clock it fires once more.
+        time.advance(1.5)
+        h.agent.wake()
+        #expect(waitUntil { probe.count("fire:deadline") == fired + 1 })
         #expect(h.stop())
     }
 

@@ -19,7 +19,7 @@ enum DecksCommand: Command {
         let show = try args.option("--show")
         guard try args.positionals().isEmpty else { throw UsageError("decks takes no arguments") }
         let library = try ctx.openLibrary()
-        try Trash.noticeRestores(library: library, clock: .live)
+        try LibraryUpdate(library: library, clock: .live).noticeRestores()
         if let show {
             guard let id = DeckID(show) else { throw UsageError("unknown deck '\(show)'") }
             // An unknown group is a misspelt deck as an unknown filter is (exit 2, not 1).

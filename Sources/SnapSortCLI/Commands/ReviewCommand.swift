@@ -33,7 +33,7 @@ enum ReviewCommand: Command {
         }
         let library = try ctx.openLibrary()
         let clock = Clock.live
-        try Trash.noticeRestores(library: library, clock: clock)
+        try LibraryUpdate(library: library, clock: clock).noticeRestores()
         var session = try pickSession(deckText, fresh: fresh, library: library, clock: clock, goal: ctx.sessionGoal)
         // Signals arrive through the key loop (man 2 signalfd): a resize redraws at once, a
         // request to stop leaves through the same door as q, so the terminal is restored.
@@ -138,14 +138,23 @@ enum ReviewCommand: Command {
             }
             let o = try Review.decide(decision, fileID: item.id, library: library, clock: clock, session: session.id)
             if let s = o.session { session = s }
-            var after = ""
-            if o.chapter != nil {
-                let met = (try? Stats.doneToday(library: library, clock: clock)) ?? 0 >= ctx.sessionGoal
-                after += "\(screen.glyphs.dash)\(met ? "goal met" : "deck done"), chapter saved (\(counted(session.decisions, "decision")))"
-            }
-            for m in o.milestones { after += "\(screen.glyphs.dash)milestone: \(Context.milestoneTitle(m))" }
-            note = ReviewNote("\(decision.rawValue): ", name: item.name, after)
+            note = Self.decided(
+                decision, o, name: item.name, decisions: session.decisions, glyphs: screen.glyphs, library: library, clock: clock, ctx)
         }
+    }
+
+    /// The note after a decision: what it was, and a chapter or milestone it made.
+    static func decided(
+        _ decision: Decision, _ o: DecisionOutcome, name: String, decisions: Int, glyphs: ReviewGlyphs, library: Library, clock: Clock,
+        _ ctx: Context
+    ) -> ReviewNote {
+        var after = ""
+        if o.chapter != nil {
+            let met = (try? Stats.doneToday(library: library, clock: clock)) ?? 0 >= ctx.sessionGoal
+            after += "\(glyphs.dash)\(met ? "goal met" : "deck done"), chapter saved (\(counted(decisions, "decision")))"
+        }
+        for m in o.milestones { after += "\(glyphs.dash)milestone: \(Context.milestoneTitle(m))" }
+        return ReviewNote("\(decision.rawValue): ", name: name, after)
     }
 
     /// The line left on the shell's screen: this run's decisions, and what is staged.

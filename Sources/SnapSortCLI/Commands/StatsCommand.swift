@@ -21,7 +21,7 @@ enum StatsCommand: Command {
         let json = args.flag("--json")
         guard try args.positionals().isEmpty else { throw UsageError("stats takes no arguments") }
         let library = try ctx.openLibrary()
-        try Trash.noticeRestores(library: library, clock: .live)
+        try LibraryUpdate(library: library, clock: .live).noticeRestores()
         // A goal setting that cannot be read is said (config, review and remind warned; stats
         // used the default without a word).
         for p in Configuration.load(ctx.env).1 where p.description.contains("session_goal") { ctx.logger.warning(p.description) }

@@ -65,7 +65,7 @@ enum TrashCommand: Command {
         let sub = words.isEmpty ? "list" : words.removeFirst()
         let library = try ctx.openLibrary()
         let clock = Clock.live
-        try Trash.noticeRestores(library: library, clock: clock)
+        try LibraryUpdate(library: library, clock: clock).noticeRestores()
         switch sub {
         case "list":
             guard words.isEmpty else { throw UsageError("trash list takes no FILE") }

@@ -57,6 +57,9 @@ public final class LibraryScanner: @unchecked Sendable {
     public var analyzer: Analyzer
     public var rules: ExcludeRules
     public var clock: Clock
+    /// What paces the work (progress a few times a second, a commit each second, memory given
+    /// back): the live clock; a test may inject another (`clock` dates what is recorded).
+    public var pace: Clock = .live
     public var logger: Logger
     public var workers: Int
     /// Checked between items; a cancelled scan commits what it has and stops.
@@ -157,15 +160,15 @@ public final class LibraryScanner: @unchecked Sendable {
         // While walking, a few times a second: `done` the files listed, `total` those found to
         // look at (new, changed, to analyze again) so far. The agent serves its loop from here:
         // a walk of a large tree after an overflow is seconds it said nothing.
-        var lastWalkProgress = Date()
+        var lastWalkProgress = pace.now()
         var listedBefore = 0
         for raw in paths {
             let root = LibraryScanner.normalize(raw)
             let found = jobs.count + newFiles.count
             try reconcileWalk(root, prewalked: prewalked, jobs: &jobs, newFiles: &newFiles, vanished: &vanished, summary: &summary, stamps: &stamps) {
                 listed in
-                guard Date().timeIntervalSince(lastWalkProgress) > 0.2 else { return }
-                lastWalkProgress = Date()
+                guard pace.now().timeIntervalSince(lastWalkProgress) > 0.2 else { return }
+                lastWalkProgress = pace.now()
                 progress(ScanProgress(phase: .walking, done: listedBefore + listed, total: found, filesPerSecond: 0, etaSeconds: nil))
             }
             listedBefore = summary.seen
@@ -454,19 +457,41 @@ public final class LibraryScanner: @unchecked Sendable {
         return nil
     }
 
-    private func analyze(_ jobs: [Job], summary: inout ScanSummary, progress: (ScanProgress) -> Void) throws {
-        guard !jobs.isEmpty else { return }
-        let total = jobs.count
-        let next = Atomic<Int>(0)
+    /// What the analysis workers hand the committing thread: analyzed files, touched ones
+    /// (only their times changed), a signal for each, and the group they leave when done.
+    private final class WorkerOutput: Sendable {
         let results = Mutex<[(Job, AnalysisResult)]>([])
         let touched = Mutex<[Job]>([])
         let signal = DispatchSemaphore(value: 0)
+        let group = DispatchGroup()
+
+        func takeResults() -> [(Job, AnalysisResult)] {
+            results.withLock { r in
+                defer { r.removeAll() }
+                return r
+            }
+        }
+        func takeTouched() -> [Job] {
+            touched.withLock { t in
+                defer { t.removeAll() }
+                return t
+            }
+        }
+        var isEmpty: Bool { results.withLock { $0.isEmpty } && touched.withLock { $0.isEmpty } }
+    }
+
+    /// Starts the analysis workers over `jobs` (low priority, confined, 4 MiB stacks); each
+    /// takes the next job until none is left or the scan is cancelled.
+    private func startWorkers(_ jobs: [Job], output out: WorkerOutput) {
+        let total = jobs.count
+        let next = Atomic<Int>(0)
+        let signal = out.signal
         let analyzer = self.analyzer
         let inspector = self.inspector, groupRules = self.groupRules
         let cancelled = self.isCancelled
         let confine = self.confineWorkers, workerStarted = self.workerStarted, logger = self.logger
         let unconfinedNoted = Atomic<Bool>(false)
-        let group = DispatchGroup()
+        let group = out.group
         let workerCount = min(workers, total)
         for _ in 0..<workerCount {
             group.enter()
@@ -490,14 +515,14 @@ public final class LibraryScanner: @unchecked Sendable {
                     let job = jobs[i]
                     // Only its times changed: reading it whole costs a fraction of a decode.
                     if let stored = job.storedContent, let now = try? Analyzer.contentHash(path: job.path), now == stored {
-                        touched.withLock { $0.append(job) }
+                        out.touched.withLock { $0.append(job) }
                         signal.signal()
                         continue
                     }
                     var r = analyzer.analyze(path: job.path, status: job.status)
                     r.inspection = inspector?.inspection(path: job.path, of: r, rules: groupRules)
                     r.preview = nil
-                    results.withLock { $0.append((job, r)) }
+                    out.results.withLock { $0.append((job, r)) }
                     signal.signal()
                 }
                 group.leave()
@@ -506,59 +531,67 @@ public final class LibraryScanner: @unchecked Sendable {
             t.stackSize = 4 << 20
             t.start()
         }
-        let start = Date()
+    }
+
+    /// Writes a batch of analyzed files and touched ones in one transaction.
+    private func commit(_ batch: [(Job, AnalysisResult)], touched touchedBatch: [Job], summary: inout ScanSummary) throws {
+        let now = clock.now()
+        try library.db.transaction {
+            for job in touchedBatch {
+                guard let id = job.id else { continue }
+                try library.recordMove(id: id, to: job.path, status: job.status, restoreStatus: nil)
+                // A file dated by its mtime alone moves with it (`touch -d`, a date-fixing
+                // tool): its month, its deck and its place on Similar Shots' timeline.
+                try library.retimeFromModification(id: id, status: job.status)
+            }
+            for (job, r) in batch {
+                if job.kind == .retry {
+                    if r.status == .unreadable && r.reason?.code == job.failedWith {
+                        summary.unchanged += 1  // still failing, as recorded
+                        continue
+                    }
+                    summary.reanalyzed += 1
+                    try library.setAgentState(LibraryScanner.regroupPendingKey, "1", at: now)
+                }
+                let id = try library.store(r, id: job.id, path: job.path, status: job.status, at: now)
+                if let f = r.inspection {
+                    // Keyed by the analysis they belong to, as the grouper writes them.
+                    try library.db.run(
+                        """
+                        INSERT OR REPLACE INTO file_findings(file_id, analyzed_at, ocr_words, ocr_text, qr_payload)
+                        SELECT id, analyzed_at, ?, ?, ? FROM files WHERE id = ?
+                        """, f.ocrWords, f.ocrText, f.qrPayload, id)
+                }
+            }
+        }
+    }
+
+    private func analyze(_ jobs: [Job], summary: inout ScanSummary, progress: (ScanProgress) -> Void) throws {
+        guard !jobs.isEmpty else { return }
+        let total = jobs.count
+        let out = WorkerOutput()
+        startWorkers(jobs, output: out)
+        let start = pace.now()
         var done = 0
         var pending: [(Job, AnalysisResult)] = []
         var pendingTouched: [Job] = []
-        var lastCommit = Date()
+        var lastCommit = pace.now()
         var lastProgress = Date.distantPast
-        var lastRelease = Date()
+        var lastRelease = pace.now()
         func commit() throws {
             guard !pending.isEmpty || !pendingTouched.isEmpty else { return }
             let batch = pending
             pending.removeAll(keepingCapacity: true)
             let touchedBatch = pendingTouched
             pendingTouched.removeAll()
-            let now = clock.now()
-            try library.db.transaction {
-                for job in touchedBatch {
-                    guard let id = job.id else { continue }
-                    try library.recordMove(id: id, to: job.path, status: job.status, restoreStatus: nil)
-                    // A file dated by its mtime alone moves with it (`touch -d`, a date-fixing
-                    // tool): its month, its deck and its place on Similar Shots' timeline.
-                    try library.retimeFromModification(id: id, status: job.status)
-                }
-                for (job, r) in batch {
-                    if job.kind == .retry {
-                        if r.status == .unreadable && r.reason?.code == job.failedWith {
-                            summary.unchanged += 1  // still failing, as recorded
-                            continue
-                        }
-                        summary.reanalyzed += 1
-                        try library.setAgentState(LibraryScanner.regroupPendingKey, "1", at: now)
-                    }
-                    let id = try library.store(r, id: job.id, path: job.path, status: job.status, at: now)
-                    if let f = r.inspection {
-                        // Keyed by the analysis they belong to, as the grouper writes them.
-                        try library.db.run(
-                            """
-                            INSERT OR REPLACE INTO file_findings(file_id, analyzed_at, ocr_words, ocr_text, qr_payload)
-                            SELECT id, analyzed_at, ?, ?, ? FROM files WHERE id = ?
-                            """, f.ocrWords, f.ocrText, f.qrPayload, id)
-                    }
-                }
-            }
-            lastCommit = Date()
+            try self.commit(batch, touched: touchedBatch, summary: &summary)
+            lastCommit = pace.now()
         }
         var finished = false
         while !finished {
-            _ = signal.wait(timeout: .now() + .milliseconds(250))
-            let got = results.withLock { r -> [(Job, AnalysisResult)] in
-                let x = r; r.removeAll(); return x
-            }
-            let gotTouched = touched.withLock { t -> [Job] in
-                let x = t; t.removeAll(); return x
-            }
+            _ = out.signal.wait(timeout: .now() + .milliseconds(250))
+            let got = out.takeResults()
+            let gotTouched = out.takeTouched()
             summary.touched += gotTouched.count
             summary.changed -= gotTouched.count
             done += gotTouched.count
@@ -581,15 +614,15 @@ public final class LibraryScanner: @unchecked Sendable {
                 pending.append((job, r))
             }
             done += got.count
-            finished = group.wait(timeout: .now()) == .success && results.withLock { $0.isEmpty } && touched.withLock { $0.isEmpty }
-            if pending.count >= batchSize || Date().timeIntervalSince(lastCommit) > 1 || finished { try commit() }
-            if let every = releaseFreeMemoryEvery, Date().timeIntervalSince(lastRelease) > every {
+            finished = out.group.wait(timeout: .now()) == .success && out.isEmpty
+            if pending.count >= batchSize || pace.now().timeIntervalSince(lastCommit) > 1 || finished { try commit() }
+            if let every = releaseFreeMemoryEvery, pace.now().timeIntervalSince(lastRelease) > every {
                 Memory.releaseFreeMemory()
-                lastRelease = Date()
+                lastRelease = pace.now()
             }
-            if Date().timeIntervalSince(lastProgress) > 0.2 || finished {
-                lastProgress = Date()
-                let elapsed = max(0.001, Date().timeIntervalSince(start))
+            if pace.now().timeIntervalSince(lastProgress) > 0.2 || finished {
+                lastProgress = pace.now()
+                let elapsed = max(0.001, pace.now().timeIntervalSince(start))
                 let rate = Double(done) / elapsed
                 progress(
                     ScanProgress(
