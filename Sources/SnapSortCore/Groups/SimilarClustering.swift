@@ -215,11 +215,27 @@ struct SimilarClustering {
             if ra != rb { up[max(ra, rb)] = min(ra, rb) }
         }
         do {
+            // A pixel class joins only photos of one pixel hash, and is asked only of those whose
+            // bytes do not join them already (one pixel hash, more than one content or none): it
+            // reads the name and looks for the file's sidecars on disk, two `stat`s a photo — a
+            // third of the CPU of one photo added to 100 000 files.
+            var pixelBytes: [ContentKey: (count: Int, bytes: ContentKey?, mixed: Bool)] = [:]
+            for p in photos {
+                guard let px = p.pixelHash else { continue }
+                if var e = pixelBytes[px] {
+                    e.count += 1
+                    if p.contentHash == nil || p.contentHash != e.bytes { e.mixed = true }
+                    pixelBytes[px] = e
+                } else {
+                    pixelBytes[px] = (1, p.contentHash, p.contentHash == nil)
+                }
+            }
             var firstWithBytes: [ContentKey: Int64] = [:], firstWithPixels: [PixelClass: Int64] = [:]
             for p in photos {
                 if let c = p.contentHash {
                     if let first = firstWithBytes[c] { join(first, p.id) } else { firstWithBytes[c] = p.id }
                 }
+                guard let px = p.pixelHash, let e = pixelBytes[px], e.count > 1, e.mixed else { continue }
                 if let k = PixelClass(p) {
                     if let first = firstWithPixels[k] { join(first, p.id) } else { firstWithPixels[k] = p.id }
                 }
