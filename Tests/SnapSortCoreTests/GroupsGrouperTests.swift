@@ -671,7 +671,8 @@ import Testing
             #expect(try Self.snapshot(full) == incremental, "\(what)")
             return incremental
         }
-        t.dir.write("Pictures/Added/IMG_added_mall-burst-1.jpg", try FileSystem.readFile(t.dir.at("Pictures/Camera/IMG_mall-burst-1.jpg"), limit: 1 << 24))
+        let original = try FileSystem.readFile(t.dir.at("Pictures/Camera/IMG_mall-burst-1.jpg"), limit: 1 << 24)
+        t.dir.write("Pictures/Added/IMG_added_mall-burst-1.jpg", original)
         let added = try regroupAndCompare("a byte copy added")
         #expect(added.contains { $0.contains("IMG_added_mall-burst-1.jpg set=") }, "\(added)")
         t.dir.write("Pictures/Chat/cockatoo-273-sent.jpg", Fixtures.jpeg(try photo("cockatoo-273.jpg"), quality: 70))
