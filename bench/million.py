@@ -59,6 +59,14 @@ for t in [r[0] for r in c.execute("SELECT name FROM sqlite_master WHERE type='ta
     if t != "files" and ("file_id" in tcols or t in ("folders", "roots", "sidecars")):
         c.execute(f"DELETE FROM {t}")
 c.execute("DELETE FROM files")
+# The rows are inserted without the files table's indexes, in one transaction, and the indexes
+# made again at the end: with them, each insert updated eight B-trees (~1 000 rows/s, most of
+# it waiting on pages; 1 000 000 rows took ~17 min).
+indexes = c.execute("SELECT name, sql FROM sqlite_master WHERE type='index' AND tbl_name='files' AND sql IS NOT NULL").fetchall()
+for name, _ in indexes:
+    c.execute(f"DROP INDEX {name}")
+c.commit()
+c.execute("BEGIN")
 idx = {x: i for i, x in enumerate(cols)}
 root = os.path.abspath(a.seed_root).rstrip("/")
 shift = 1000 * 86400
@@ -146,10 +154,11 @@ while made < a.rows:
     made += 1
     if len(batch) >= 20_000:
         c.executemany(insert, batch)
-        c.commit()
         batch = []
         print(f"{made} rows ({time.monotonic() - t_start:.0f} s)", file=sys.stderr, flush=True)
 c.executemany(insert, batch)
+for _, sql in indexes:
+    c.execute(sql)
 c.commit()
 c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 c.close()

@@ -601,6 +601,90 @@ import Testing
         #expect(try Self.snapshot(t.library) == finished)
     }
 
+    /// The findings a regroup makes (a QR code decoded, a page read) are stored as each batch of
+    /// files is judged, not held to its last step (a first scan of 100 000 files held them all):
+    /// a regroup stopped after judging stores no group but keeps what it decoded, and the next
+    /// regroup decodes nothing again.
+    @Test func aStoppedRegroupKeepsTheFindingsItMadeAndStoresNoGroup() throws {
+        let t = try TestLibrary()
+        let code = try MetricsFinderPatternTests.withCode(
+            try MetricsFinderPatternTests.photo("astronaut.jpg"), side: 150, degrees: -10, cx: 300, cy: 330)
+        t.dir.write("Pictures/IMG_0001.jpg", Fixtures.jpeg(code, quality: 92, dateTimeOriginal: "2024:10:19 10:00:00"))
+        try t.scan()
+        let decoded = Mutex(0)
+        var g = Grouper(library: t.library)
+        g.inspector = FileInspector(
+            decodeQR: { file in
+                decoded.withLock { $0 += 1 }
+                return FileInspector.live.decodeQR(file)
+            }, recognizeText: { _ in (0, "") })
+        var phase = ""
+        g.trace = { line in if line.hasPrefix("phase\t") { phase = String(line.split(separator: "\t")[1]) } }
+        g.checkpoint = { if phase == "clustering index" { throw Grouper.Cancelled() } }
+        #expect(throws: Grouper.Cancelled.self) { try g.regroup() }
+        #expect(decoded.withLock { $0 } == 1)
+        #expect(try t.library.groupMembers(.qr).isEmpty)
+        #expect(try t.library.db.scalar("SELECT count(*) FROM grouped_files") == 0)
+        #expect(try t.library.db.scalar("SELECT count(*) FROM file_findings WHERE qr_payload = ?", "https://example.com/t/SNAPSORT-42") == 1)
+        g.checkpoint = {}
+        try g.regroup()
+        #expect(decoded.withLock { $0 } == 1)
+        #expect(try t.library.groupMembers(.qr).map { String($0.item.path.split(separator: "/").last!) } == ["IMG_0001.jpg"])
+    }
+
+    /// An incremental regroup reads only the stored pairs of the components around its change
+    /// (`RegroupRun.readPairsAround`), not every pair: on a library of real photos — bursts and
+    /// frames of real video with capture times, their byte copies, re-encodes without any
+    /// metadata that only the content search finds — each change (a copy added as
+    /// bench/regroup.py adds one, a re-encode added, files removed, a file replaced) gives the
+    /// groups a full regroup of the same files gives.
+    @Test func incrementalRegroupsOfRealPhotosEqualFullRegroups() throws {
+        let t = try TestLibrary()
+        func photo(_ name: String) throws -> Bitmap { try MetricsFinderPatternTests.photo(name) }
+        func stamp(_ s: Int) -> String { String(format: "2024:10:19 10:%02d:%02d", s / 60, s % 60) }
+        let camera: [(String, Int)] = [
+            ("mall-burst-0", 0), ("mall-burst-1", 1), ("cockatoo-94", 60), ("cockatoo-100", 62), ("megamind-033", 120),
+            ("megamind-089", 125), ("chelsea", 400), ("coffee", 900), ("coin-burst-0", 1200), ("coin-burst-1", 1201),
+        ]
+        for (name, s) in camera {
+            t.dir.write("Pictures/Camera/IMG_\(name).jpg", Fixtures.jpeg(try photo("\(name).jpg"), quality: 92, dateTimeOriginal: stamp(s)))
+        }
+        for name in ["mall-burst-0", "cockatoo-250", "megamind-164", "astronaut"] {
+            t.dir.write("Pictures/Chat/\(name)-sent.jpg", Fixtures.jpeg(try photo("\(name).jpg"), quality: 75))
+        }
+        for name in ["mall-burst-1", "coffee"] {
+            t.dir.write("Pictures/Backup/IMG_\(name).jpg", try FileSystem.readFile(t.dir.at("Pictures/Camera/IMG_\(name).jpg"), limit: 1 << 24))
+        }
+        try t.scan()
+        try Grouper(library: t.library).regroup()
+        var step = 0
+        /// Regroups what changed, then compares with a full regroup of a copy of the library.
+        func regroupAndCompare(_ what: String) throws -> [String] {
+            try t.scan()
+            try Grouper(library: t.library).regroup()
+            let incremental = try Self.snapshot(t.library)
+            step += 1
+            let copy = t.dir.at("full-\(step).sqlite3")
+            try t.library.db.execute("VACUUM INTO '\(copy)'")
+            let full = try Library(path: copy)
+            try Grouper(library: full).regroupAll()
+            #expect(try Self.snapshot(full) == incremental, "\(what)")
+            return incremental
+        }
+        let original = try FileSystem.readFile(t.dir.at("Pictures/Camera/IMG_mall-burst-1.jpg"), limit: 1 << 24)
+        t.dir.write("Pictures/Added/IMG_added_mall-burst-1.jpg", original)
+        let added = try regroupAndCompare("a byte copy added")
+        #expect(added.contains { $0.contains("IMG_added_mall-burst-1.jpg set=") }, "\(added)")
+        t.dir.write("Pictures/Chat/cockatoo-273-sent.jpg", Fixtures.jpeg(try photo("cockatoo-273.jpg"), quality: 70))
+        _ = try regroupAndCompare("a re-encode without metadata added")
+        try FileManager.default.removeItem(atPath: t.dir.at("Pictures/Backup/IMG_mall-burst-1.jpg"))
+        try FileManager.default.removeItem(atPath: t.dir.at("Pictures/Camera/IMG_cockatoo-94.jpg"))
+        _ = try regroupAndCompare("two files removed")
+        t.dir.write("Pictures/Camera/IMG_megamind-089.jpg", Fixtures.jpeg(try photo("megamind-175.jpg"), quality: 92, dateTimeOriginal: stamp(125)))
+        let last = try regroupAndCompare("a file replaced by another picture")
+        #expect(last.contains { $0.contains("Chat/") && $0.contains(" set=") }, "\(last)")
+    }
+
     /// A day shot every 100 s is one long run of photos within the window of each other: a
     /// photo added to it is aligned with its neighbours only (not the run's every pair again),
     /// re-clusters only what it is similar to, and the result is the full regroup's.

@@ -155,14 +155,15 @@ public struct GroupRules: Sendable {
     static func ownCaptureTime(_ item: GroupItem) -> Double? { item.ownCaptureTime }
 
     /// `ownCaptureTime` of a file named `name` whose capture time `takenAt` came from `source`.
-    static func ownCaptureTime(takenAt text: String?, source: String?, name: String) -> Double? {
+    /// The name is read only when the time came from it (every row of a regroup asks).
+    static func ownCaptureTime(takenAt text: String?, source: String?, name: @autoclosure () -> String) -> Double? {
         guard let text else { return nil }
         switch source {
         case "exif", "metadata":
             break
         case "filename":
             guard
-                name.range(
+                name().range(
                     of: #"(19|20)\d\d[-_.]?\d\d[-_.]?\d\d[ _T-]?([^\d]{1,8} )?\d\d[-_.:h]?\d\d[-_.:m]?\d\d"#,
                     options: .regularExpression) != nil
             else { return nil }

@@ -73,295 +73,21 @@ public struct Grouper {
         try library.agentState(Self.pairRulesKey) != rules.pairKey || library.agentState(Self.fileRulesKey) != rules.fileKey
     }
 
-    /// Regroups what changed since the last regroup, plus `extra` files (nil: everything).
+    /// Regroups what changed since the last regroup, plus `extra` files (nil: everything), in
+    /// the phases of `RegroupRun`.
     @discardableResult
     public func regroup(changed extra: Set<Int64>? = []) throws -> Stats {
-        let db = library.db
-        var lap = ContinuousClock.now
-        /// Tuning aid: how long each step took, on the trace.
-        func phase(_ name: String) {
-            guard let trace else { return }
-            let now = ContinuousClock.now
-            let mb = (Memory.residentBytes() ?? 0) >> 20
-            trace(
-                "phase\t\(name)\t\(String(format: "%.3f", (now - lap).seconds))\trss=\(mb)MB\theap=\(Memory.heapInUseBytes() >> 20)MB"
-            )
-            lap = now
-        }
-        phase("start")
-        let full = extra == nil
-        // A full regroup judges every file: every row's metrics at once. An incremental one
-        // decodes only those of the files it judges, compares or re-clusters (`needMetrics`).
-        let rows = ItemRows(try GroupItem.loadAll(db, metrics: full), metricsLoaded: full)
-        phase("load rows")
-        try checkpoint()
-        let byID = ItemTable(rows)
-        func needMetrics(_ ids: some Sequence<Int64>) throws { try rows.loadMetrics(ids, db: db) }
-        // Compared row by row as the stored fingerprints stream by (a dictionary of 100 000 of
-        // them held 26 MB): a file whose fingerprint differs, that was never grouped, or that
-        // was grouped and is gone has changed.
-        var changed = Set<Int64>()
-        if let extra {
-            changed.formUnion(extra)
-            var grouped = [Bool](repeating: false, count: rows.items.count)
-            try db.forEach("SELECT file_id, fingerprint FROM grouped_files") { r in
-                let id = r.int(0)!
-                guard let i = rows.slot[id] else { changed.insert(id); return }
-                grouped[i] = true
-                if r.string(1) ?? "" != rows.items[i].fingerprint { changed.insert(id) }
-            }
-            for (i, was) in grouped.enumerated() where !was { changed.insert(rows.items[i].id) }
-        } else {
-            changed = Set(rows.items.map(\.id))
-            try db.forEach("SELECT file_id FROM grouped_files") { changed.insert($0.int(0)!) }
-        }
-        phase("changes")
-        try checkpoint()
-
-        // 2. Per-file groups, judged 2 000 files at a time with their stored findings: a full
-        // regroup of 100 000 files held every file's findings and groups twice (~50 MB).
-        var perFile: [(id: Int64, group: GroupID, score: Double)] = []
-        var newFindings: [Int64: Findings] = [:]
-        // The per-file Blurry and Oops of the files judged or re-clustered (only those that
-        // have them): the region's sets are judged against them below.
-        var blurOrOops: [Int64: [(GroupID, Double)]] = [:]
-        func keepBlurOrOops(_ id: Int64, _ groups: [(GroupID, Double)]) {
-            let kept = groups.filter { $0.0 == .blurry || $0.0 == .oops }
-            if !kept.isEmpty { blurOrOops[id] = kept }
-        }
-        // Every file again when the per-file rules changed (an upgrade); else the changed ones.
-        let judged = try library.agentState(Self.fileRulesKey) == rules.fileKey ? changed : changed.union(rows.items.map(\.id))
-        try needMetrics(judged)
-        try Self.withStoredFindings(db, of: judged.sorted(), among: rows.items.count) { id, stored in
-            try checkpoint()
-            guard let item = byID[id] else { return }
-            var f = stored ?? Findings()
-            if f.analyzedAt != item.analyzedAt { f = Findings(analyzedAt: item.analyzedAt) }
-            let before = f
-            inspect(item, &f)
-            if f != before || stored == nil { newFindings[id] = f }
-            let groups = rules.categories(of: item, findings: f)
-            for (g, score) in groups { perFile.append((id, g, score)) }
-            keepBlurOrOops(id, groups)
-        }
-        phase("per-file groups")
-
-        // 3. Similar Shots and duplicates over the components of the change.
-        let photos = ItemTable(rows) { rules.isSimilarCandidate($0) }
-        var clustering = SimilarClustering(
-            photos: photos, rules: rules, verdicts: try library.notSimilarPairs(),
-            keeperChoices: try library.keeperChoices(), trace: trace
-        ) { ids in
-            try GroupItem.thumbnails(db, ids: ids)
-        }
-        clustering.checkpoint = checkpoint
-        clustering.identity = try Self.identities(db, of: clustering.sharedContentPhotos)
-        if let matcher = frameMatcher { clustering.matchFrames = { matcher.match($0, $1) } }
-        clustering.loadSignatures = { ids in
-            var out: [Int64: [UInt8]] = [:]
-            try Grouper.forEach(db, "SELECT id, signature FROM files WHERE id", in: ids) { r in
-                if let blob = r.blob(1) { out[r.int(0)!] = blob }
-            }
-            return out
-        }
-        phase("clustering index")
-        try checkpoint()
-        // Pair scores and copy links: kept from earlier regroups unless the rules that made them
-        // changed; the pairs of changed files are scored again. The pairs of the same bytes are
-        // never held: the clustering links them by their hashes.
-        let storedKey = try library.agentState(Self.pairRulesKey)
-        let rescore = full || storedKey != rules.pairKey
-        var edges: [FilePair: Double] = [:], copyLinks: [FilePair: Double] = [:]
-        if !rescore {
-            try db.forEach("SELECT a, b, similar, copy FROM similar_pairs") { r in
-                let key = FilePair(r.int(0)!, r.int(1)!)
-                guard !changed.contains(key.a) && !changed.contains(key.b), !clustering.sameContent(key) else { return }
-                if let s = r.double(2) { edges[key] = s }
-                if let c = r.double(3) { copyLinks[key] = c }
-            }
-        }
-        let scope: Set<Int64>? = rescore ? nil : changed
-        phase("stored pairs")
-        // The pairs scored now are those with a changed file (every pair, when all are scored
-        // again): the stored ones were read without them. They are stored from `edges` and
-        // `copyLinks` themselves: a dictionary of their own held every pair a second time.
-        // The lists of pairs to score end with this block (millions of pairs in a
-        // duplicate-heavy library), before the clustering builds its own tables.
-        var aligned = 0
-        // An incremental regroup lists the few pairs it scores: looking for them among every
-        // stored pair when storing them took seconds in a duplicate-heavy library.
-        var scoredKeys: [FilePair] = []
-        do {
-            let (windowPairs, copies) = clustering.windowPairs(of: scope, sameContent: false)
-            aligned = windowPairs.count + copies
-            for (key, score) in zip(windowPairs, try clustering.align(windowPairs)) where score >= rules.similarThreshold {
-                edges[key] = score
-                if scope != nil { scoredKeys.append(key) }
-            }
-        }
-        for (key, score) in try clustering.mirrorEdges(of: scope) where score > edges[key] ?? 0 {
-            edges[key] = score
-            if scope != nil { scoredKeys.append(key) }
-        }
-        do {
-            let copyPairs = clustering.duplicatePairs(of: scope, sameContent: false)
-            try needMetrics(copyPairs.lazy.flatMap { [$0.a, $0.b] })
-            for (key, score) in zip(copyPairs, try clustering.copyScores(copyPairs)) {
-                guard let score else { continue }
-                copyLinks[key] = score
-                if scope != nil { scoredKeys.append(key) }
-            }
-        }
-        phase("pairs scored")
-        clustering.copyLinks = copyLinks
-        clustering.edges = edges
-        // Every component when pairs were scored again or the per-file rules changed (an
-        // upgrade: set members are judged against their sets, so every set is judged again).
-        let recluster = rescore || judged.count > changed.count
-        let components = clustering.components(around: recluster ? nil : changed.union(try previousSetMates(of: changed, db: db)))
-        let region = Set(components.joined())
-        try needMetrics(region)
-        try Self.withStoredFindings(db, of: region.subtracting(judged).sorted(), among: rows.items.count) { id, stored in
-            guard let item = byID[id] else { return }
-            keepBlurOrOops(id, rules.categories(of: item, findings: stored ?? Findings()))
-        }
-        // The words of the region's pages that read (those found now are not stored yet).
-        var pageWords: [Int64: Set<String>] = [:]
-        try Self.forEach(db, "SELECT file_id, ocr_text, ocr_words, analyzed_at FROM file_findings WHERE file_id", in: region.sorted()) { r in
-            let id = r.int(0)!
-            guard newFindings[id] == nil, (r.int(2) ?? 0) >= rules.minDocumentWords, r.string(3) == byID[id]?.analyzedAt, let text = r.string(1)
-            else { return }
-            pageWords[id] = GroupRules.pageWords(text)
-        }
-        for (id, f) in newFindings where region.contains(id) && (f.ocrWords ?? 0) >= rules.minDocumentWords {
-            pageWords[id] = GroupRules.pageWords(f.ocrText ?? "")
-        }
-        clustering.pageWords = { pageWords[$0] }
-        var sets: [ComputedSet] = []
-        for component in components where component.count >= 2 {
-            try checkpoint()
-            sets += try clustering.cluster(component)
-        }
-        try checkpoint()
-        let videoSets = try videoSets(items: byID, changed: changed, db: db)
-        let stats = Stats(changed: changed.count, aligned: aligned, region: region.count, sets: sets.count + (videoSets?.sets.count ?? 0))
-        phase("clustered")
-
-        try db.transaction {
-            if rescore {
-                try db.run("DELETE FROM similar_pairs")
-            } else {
-                for id in changed { try db.run("DELETE FROM similar_pairs WHERE a=? OR b=?", id, id) }
-                // The region's links of the same bytes (copy 2) are recorded again below.
-                try Self.fillIDs(db, region)
-                try db.run("DELETE FROM similar_pairs WHERE copy = 2 AND (a IN \(Self.ids) OR b IN \(Self.ids))")
-            }
-            var newPairs: [FilePair] = []
-            if scope == nil {
-                for key in edges.keys { newPairs.append(key) }
-                for key in copyLinks.keys where edges[key] == nil { newPairs.append(key) }
-            } else {
-                newPairs = scoredKeys
-            }
-            // The files of one content are recorded by a link each to the content's first photo
-            // (the clustering joins them by their hashes; the table says how every set was joined).
-            newPairs += clustering.sameContentChains(touching: scope == nil ? nil : region)
-            newPairs.sort { ($0.a, $0.b) < ($1.a, $1.b) }
-            for (i, key) in newPairs.enumerated() where i == 0 || newPairs[i - 1] != key {
-                let (similar, copy) = clustering.sameContent(key) ? (clustering.sameContentEdge(key.a, key.b), 2) : (edges[key], copyLinks[key])
-                try db.run("INSERT OR REPLACE INTO similar_pairs(a, b, similar, copy) VALUES(?,?,?,?)", key.a, key.b, similar, copy)
-            }
-            try library.setAgentState(Self.pairRulesKey, rules.pairKey)
-            for (id, f) in newFindings.sorted(by: { $0.key < $1.key }) {
-                try db.run(
-                    "INSERT OR REPLACE INTO file_findings(file_id, analyzed_at, ocr_words, ocr_text, qr_payload) VALUES(?,?,?,?,?)",
-                    id, f.analyzedAt, f.ocrWords, f.ocrText, f.qrPayload)
-            }
-            let perFileGroups = GroupID.allCases.filter { ![.similar, .duplicate, .heavy, .people, .pets, .food, .scenery].contains($0) }.map {
-                "'\($0.rawValue)'"
-            }.joined(separator: ",")
-            try Self.fillIDs(db, judged)
-            try db.run("DELETE FROM group_members WHERE file_id IN \(Self.ids) AND group_id IN (\(perFileGroups))")
-            phase("stored: pairs, findings, old per-file groups")
-            try library.setAgentState(Self.fileRulesKey, rules.fileKey)
-            for p in perFile {
-                try db.run("INSERT OR REPLACE INTO group_members(group_id, file_id, score) VALUES(?,?,?)", p.group.rawValue, p.id, p.score)
-            }
-            phase("stored: per-file groups")
-            // Similar sets: replace the region (and anything that left it: gone or no longer a candidate).
-            try Self.fillIDs(db, region.union(changed))
-            try db.run("DELETE FROM similar_sets WHERE file_id IN \(Self.ids)")
-            try db.run("DELETE FROM group_members WHERE file_id IN \(Self.ids) AND group_id IN ('similar','duplicate')")
-            // Set-relative blur (score > 1; the per-file rule scores ≤ 1 and stays).
-            try db.run("DELETE FROM group_members WHERE file_id IN \(Self.ids) AND group_id='blurry' AND score > 1")
-            phase("stored: the region's sets cleared")
-            // Blurry and Oops in the region: members of a set are judged against their set (blur
-            // only so, `relativelyBlurry`; Oops by its bright reading, `oopsInSet`); the per-file
-            // judgement (blur scores ≤ 1) stands for the others — also for files that just left
-            // a set without changing themselves.
-            let inSet = Set(sets.flatMap { $0.members.map(\.id) })
-            func groupsOf(_ item: GroupItem) -> [(GroupID, Double)] { blurOrOops[item.id] ?? [] }
-            try Self.fillIDs(db, region)
-            try db.run("DELETE FROM group_members WHERE file_id IN \(Self.ids) AND group_id='blurry' AND score <= 1")
-            try db.run("DELETE FROM group_members WHERE file_id IN \(Self.ids) AND group_id='oops'")
-            for id in region {
-                guard !inSet.contains(id), let item = byID[id] else { continue }
-                for (g, score) in groupsOf(item) where g == .blurry || g == .oops {
-                    try db.run("INSERT OR REPLACE INTO group_members(group_id, file_id, score) VALUES(?,?,?)", g.rawValue, id, score)
-                }
-            }
-            phase("stored: the region's blur and oops")
-            for set in sets {
-                let key = set.members.map(\.id).min()!
-                let items = set.members.compactMap { byID[$0.id] }
-                for (id, stops) in rules.relativelyBlurry(items) {
-                    try db.run("INSERT OR IGNORE INTO group_members(group_id, file_id, score) VALUES('blurry',?,?)", id, 1 + stops)
-                }
-                for item in items {
-                    guard let oops = groupsOf(item).first(where: { $0.0 == .oops }),
-                        let score = rules.oopsInSet(item, score: oops.1, mates: items.filter { $0.id != item.id })
-                    else { continue }
-                    try db.run("INSERT OR REPLACE INTO group_members(group_id, file_id, score) VALUES('oops',?,?)", item.id, score)
-                }
-                let hasCopies = set.members.contains { $0.duplicateOf != nil }
-                for m in set.members {
-                    try db.run(
-                        "INSERT INTO similar_sets(file_id, set_key, keeper, duplicate_of, score) VALUES(?,?,?,?,?)",
-                        m.id, key, m.isKeeper ? 1 : 0, m.duplicateOf, m.score)
-                    try db.run("INSERT OR REPLACE INTO group_members(group_id, file_id, score) VALUES('similar',?,?)", m.id, m.score)
-                    // A duplicate set is one picture to the user: its members carry both groups.
-                    if hasCopies && (m.duplicateOf != nil || set.members.contains { $0.duplicateOf == m.id }) {
-                        try db.run("INSERT OR REPLACE INTO group_members(group_id, file_id, score) VALUES('duplicate',?,?)", m.id, m.score)
-                    }
-                }
-            }
-            if let videoSets { try storeVideoSets(videoSets, db: db) }
-            phase("stored: sets")
-            try rankHeavy(db)
-            // Remember what was seen.
-            for id in changed {
-                if let item = byID[id] {
-                    try db.run("INSERT OR REPLACE INTO grouped_files(file_id, fingerprint) VALUES(?,?)", id, item.fingerprint)
-                } else {
-                    try db.run("DELETE FROM grouped_files WHERE file_id=?", id)
-                    try db.run("DELETE FROM group_members WHERE file_id=?", id)
-                }
-            }
-        }
-        phase("stored")
-        return stats
-    }
-
-    /// Members of the stored sets that hold any of `ids` (a change may split their set).
-    private func previousSetMates(of ids: Set<Int64>, db: Database) throws -> Set<Int64> {
-        var setOf: [Int64: Int64] = [:], members: [Int64: [Int64]] = [:]
-        try db.forEach("SELECT file_id, set_key FROM similar_sets") { r in
-            setOf[r.int(0)!] = r.int(1)!
-            members[r.int(1)!, default: []].append(r.int(0)!)
-        }
-        var out = Set<Int64>()
-        for key in Set(ids.compactMap { setOf[$0] }) { out.formUnion(members[key]!) }
-        return out
+        let run = RegroupRun(self, full: extra == nil)
+        run.phase("start")
+        try run.loadRows()
+        try run.findChanges(extra)
+        try run.judgeFiles()
+        try run.makeClustering()
+        try run.readStoredPairs()
+        try run.scorePairs()
+        try run.clusterRegion()
+        try run.store()
+        return run.stats
     }
 
     /// The stored findings (without their text) of the files `ids`, read by id, or in one pass
@@ -383,11 +109,16 @@ public struct Grouper {
 
     /// Calls `body` with each of `ids` and its stored findings (nil: no row), read 2 000 files at
     /// a time: a regroup then holds one batch of findings, whatever the library's size.
-    static func withStoredFindings(_ db: Database, of ids: [Int64], among total: Int, _ body: (Int64, Findings?) throws -> Void) throws {
+    /// `afterBatch` is called after each batch.
+    static func withStoredFindings(
+        _ db: Database, of ids: [Int64], among total: Int, _ body: (Int64, Findings?) throws -> Void,
+        afterBatch: () throws -> Void = {}
+    ) throws {
         for start in stride(from: 0, to: ids.count, by: 2000) {
             let part = ids[start..<min(ids.count, start + 2000)]
             let stored = try storedFindings(db, of: Set(part), among: total)
             for id in part { try body(id, stored[id]) }
+            try afterBatch()
         }
     }
 
@@ -414,7 +145,7 @@ public struct Grouper {
 
     /// Runs the gated OCR and QR checks a file still needs (the scanner's workers usually ran
     /// them already: see `FileInspector.inspection`).
-    private func inspect(_ item: GroupItem, _ f: inout Findings) {
+    func inspect(_ item: GroupItem, _ f: inout Findings) {
         guard item.status == .ok, let m = item.metrics else { return }
         inspector.run(item, m, rules: rules, &f)
     }
@@ -432,7 +163,7 @@ public struct Grouper {
 
     /// Heavy Photos: photos over `rules.heavyBytes`, or in the library's top `rules.heavyShare`
     /// by size when larger than `rules.heavyMinimumBytes`; scored by size.
-    private func rankHeavy(_ db: Database) throws {
+    func rankHeavy(_ db: Database) throws {
         try db.run("DELETE FROM group_members WHERE group_id='heavy'")
         // The RAW of a pair is no photo of its own here (its JPEG stands for the shot).
         let photos = "status = \(ItemStatus.ok.sql) AND kind = \(MediaFormat.Kind.photo.sql) AND id NOT IN (SELECT sidecar_id FROM sidecars)"
@@ -675,6 +406,16 @@ struct GroupItem: Sendable {
         // The exact size: grown by doubling, 100 000 rows held room for 131 072, and the copy at
         // each step held both buffers.
         out.reserveCapacity(Int(try db.scalar("SELECT count(*) FROM files WHERE \(Library.live())") ?? 0))
+        // The columns that repeat (a camera's make and model, the software, the second of the
+        // analysis) share one string each: a text of more than 15 bytes is a heap block, and
+        // `analyzed_at` alone was one in every row.
+        var seen: [String: String] = [:]
+        func shared(_ text: String?) -> String? {
+            guard let text, text.utf8.count > 15 else { return text }
+            if let kept = seen[text] { return kept }
+            if seen.count < 65_536 { seen[text] = text }
+            return text
+        }
         try db.forEach(
             """
             SELECT id, path, kind, format, status, size, width, height, taken_ts, taken_source, make, model, software, rating,
@@ -685,14 +426,15 @@ struct GroupItem: Sendable {
         ) { r in
             out.append(
                 GroupItem(
-                    id: r.int(0)!, path: r.string(1) ?? "", kind: r.string(2).flatMap(MediaFormat.Kind.init) ?? .other, format: r.string(3),
+                    id: r.int(0)!, path: r.string(1) ?? "", kind: r.string(2).flatMap(MediaFormat.Kind.init) ?? .other,
+                    format: shared(r.string(3)),
                     status: ItemStatus(rawValue: r.string(4) ?? "") ?? .pending, bytes: r.int(5) ?? 0,
-                    width: r.int(6).map(Int.init), height: r.int(7).map(Int.init), taken: r.double(8), takenSource: r.string(9),
-                    make: r.string(10), model: r.string(11), software: r.string(12), rating: r.int(13).map(Int.init),
+                    width: r.int(6).map(Int.init), height: r.int(7).map(Int.init), taken: r.double(8), takenSource: shared(r.string(9)),
+                    make: shared(r.string(10)), model: shared(r.string(11)), software: shared(r.string(12)), rating: r.int(13).map(Int.init),
                     orientation: r.int(21).map(Int.init),
                     duration: r.double(14), metrics: r.string(15).flatMap(Metrics.decode),
                     phash: r.int(16).map { UInt64(bitPattern: $0) }, dhash: r.int(17).map { UInt64(bitPattern: $0) },
-                    contentHash: r.blob(18), analyzedAt: r.string(19), mtime: r.int(20) ?? 0, takenAt: r.string(22)))
+                    contentHash: r.blob(18), analyzedAt: shared(r.string(19)), mtime: r.int(20) ?? 0, takenAt: r.string(22)))
             out[out.count - 1].reasonCode = r.string(23).map(ReasonCode.init)
             out[out.count - 1].pixelHash = ContentKey(r.blob(24))
         }

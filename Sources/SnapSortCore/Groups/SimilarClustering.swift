@@ -1,4 +1,5 @@
 import Foundation
+import SnapSortSystem
 
 /// One Similar Shots set as computed: members with their keeper flag and original.
 struct ComputedSet {
@@ -214,11 +215,27 @@ struct SimilarClustering {
             if ra != rb { up[max(ra, rb)] = min(ra, rb) }
         }
         do {
+            // A pixel class joins only photos of one pixel hash, and is asked only of those whose
+            // bytes do not join them already (one pixel hash, more than one content or none): it
+            // reads the name and looks for the file's sidecars on disk, two `stat`s a photo — a
+            // third of the CPU of one photo added to 100 000 files.
+            var pixelBytes: [ContentKey: (count: Int, bytes: ContentKey?, mixed: Bool)] = [:]
+            for p in photos {
+                guard let px = p.pixelHash else { continue }
+                if var e = pixelBytes[px] {
+                    e.count += 1
+                    if p.contentHash == nil || p.contentHash != e.bytes { e.mixed = true }
+                    pixelBytes[px] = e
+                } else {
+                    pixelBytes[px] = (1, p.contentHash, p.contentHash == nil)
+                }
+            }
             var firstWithBytes: [ContentKey: Int64] = [:], firstWithPixels: [PixelClass: Int64] = [:]
             for p in photos {
                 if let c = p.contentHash {
                     if let first = firstWithBytes[c] { join(first, p.id) } else { firstWithBytes[c] = p.id }
                 }
+                guard let px = p.pixelHash, let e = pixelBytes[px], e.count > 1, e.mixed else { continue }
                 if let k = PixelClass(p) {
                     if let first = firstWithPixels[k] { join(first, p.id) } else { firstWithPixels[k] = p.id }
                 }
@@ -239,6 +256,12 @@ struct SimilarClustering {
     }
 
     func time(_ id: Int64) -> Double { timeline[position[id]!].t }
+
+    /// Whether `id` is one of the photos clustered (`GroupRules.isSimilarCandidate`).
+    func isCandidate(_ id: Int64) -> Bool { byID.contains(id) }
+
+    /// The photos of `id`'s content, itself included (none when no other photo shares it).
+    func sameContentMates(of id: Int64) -> [Int64] { contentOf[id].map { contents[$0] } ?? [] }
 
     /// The photos of every content that more than one photo has (whose identities the caller
     /// reads into `identity`).
@@ -610,13 +633,23 @@ struct SimilarClustering {
     /// batch's worth in memory at a time, whatever the number of pairs). A thumbnail with its
     /// summed planes is ~30 KB: with 1 024 pairs a batch a full regroup of 100 000 photos peaked
     /// 43 MB higher than with 256, which cost ~2 % more CPU (a file in pairs of two batches is loaded twice).
+    /// What the batches free (thumbnails, the aligning threads' working planes, each thread's
+    /// heap arena) the heap keeps for reuse, up to 256 MB (`Memory.keepLargeBlocksInTheHeap`):
+    /// the alignment of a 100 000-file library without capture times peaked ~100 MB of resident
+    /// set above its heap in use. It is given back once a second (`Memory.releaseFreeMemory`).
     private func inBatches(_ pairs: [FilePair], _ body: ([FilePair], [Int64: Thumbnail]) throws -> Void) throws {
         let batch = 256
+        var released = ContinuousClock.now
         for start in stride(from: 0, to: pairs.count, by: batch) {
             try checkpoint()
             let part = Array(pairs[start..<min(pairs.count, start + batch)])
             try body(part, try loadThumbnails(Array(Set(part.flatMap { [$0.a, $0.b] })).sorted()))
+            if ContinuousClock.now - released > .seconds(1) {
+                Memory.releaseFreeMemory()
+                released = ContinuousClock.now
+            }
         }
+        if pairs.count > batch { Memory.releaseFreeMemory() }
     }
 
     /// Every pair with at least one file in `ids` (nil: every pair) that may be two copies of
@@ -735,14 +768,44 @@ struct SimilarClustering {
         return out
     }
 
-    /// Clusters one component (or a union of components) into sets of at least two files.
+    /// Clusters one component (or a union of components) into sets of at least two files: its
+    /// copies into pictures (`copyClusters`), the pictures by complete linkage over their scores
+    /// (`linkPictures`), each set with its keeper (`makeSet`).
     func cluster(_ region: [Int64]) throws -> [ComputedSet] {
         let ids = region.filter { byID.contains($0) }.sorted()
         guard ids.count >= 2 else { return [] }
-        let region = Set(ids)
         // Names read once for the region: the merges below ask of every pair of files.
         let editNames = Dictionary(uniqueKeysWithValues: ids.map { ($0, GroupRules.EditName(byID[$0]!)) })
-        // Duplicate clusters.
+        let (copies, rootOf) = try copyClusters(ids, editNames)
+        // The original of each duplicate cluster stands for the picture.
+        var original: [Int64: Int64] = [:]  // cluster root -> original
+        for (root, members) in copies {
+            original[root] = members.min { rules.originalOrder(byID[$0]!, byID[$1]!) }!
+        }
+        let pictures = copies.keys.sorted()
+        let pictureOf = Dictionary(uniqueKeysWithValues: pictures.map { (original[$0]!, $0) })
+        let reps = pictures.map { original[$0]! }.sorted { (time($0), $0) < (time($1), $1) }
+        // The pictures' thumbnails only (the scores below compare pictures): a region of one
+        // picture's 4 600 copies held all their thumbnails, ~140 MB, for none of them.
+        let scores = PictureScores(self, thumbnails: try loadThumbnails(reps.sorted()))
+        let members = try linkPictures(reps, scores: scores, editNames: editNames) { copies[pictureOf[$0]!]! }
+        // Sets with their keeper.
+        var out: [ComputedSet] = []
+        for (_, reps) in members.sorted(by: { $0.key < $1.key }) {
+            let all = reps.flatMap { copies[pictureOf[$0]!]! }
+            guard all.count >= 2 else { continue }
+            out.append(makeSet(all, pictures: reps, original: { original[rootOf[$0]!]! }, thumbs: scores.thumbnails))
+        }
+        // Tuning aid: the pairs this region asked `score` of (its cost grows with them).
+        trace?("region\tfiles=\(ids.count)\tpictures=\(reps.count)\tscored=\(scores.cache.count)\tsets=\(out.count)")
+        return out
+    }
+
+    /// The duplicate clusters of `ids` (each a picture): the copies of each cluster by its root,
+    /// and each file's root. Byte-identical links first, then near-copies best first; one picture
+    /// is one capture.
+    private func copyClusters(_ ids: [Int64], _ editNames: [Int64: GroupRules.EditName]) throws -> ([Int64: [Int64]], [Int64: Int64]) {
+        let region = Set(ids)
         var parent = Dictionary(uniqueKeysWithValues: ids.map { ($0, $0) })
         func find(_ x: Int64) -> Int64 {
             var x = x
@@ -790,42 +853,56 @@ struct SimilarClustering {
             copyMembers[keep]! += copyMembers[drop]!
             copyMembers[drop] = nil
         }
-        var copies: [Int64: [Int64]] = [:]
-        for id in ids { copies[find(id), default: []].append(id) }
-        // The original of each duplicate cluster stands for the picture.
-        var original: [Int64: Int64] = [:]  // cluster root -> original
-        for (root, members) in copies {
-            original[root] = members.min { rules.originalOrder(byID[$0]!, byID[$1]!) }!
+        var copies: [Int64: [Int64]] = [:], rootOf: [Int64: Int64] = [:]
+        for id in ids {
+            let root = find(id)
+            copies[root, default: []].append(id)
+            rootOf[id] = root
         }
-        let pictures = copies.keys.sorted()
-        let pictureOf = Dictionary(uniqueKeysWithValues: pictures.map { (original[$0]!, $0) })
-        let reps = pictures.map { original[$0]! }.sorted { (time($0), $0) < (time($1), $1) }
-        // The pictures' thumbnails only (the scores below compare pictures): a region of one
-        // picture's 4 600 copies held all their thumbnails, ~140 MB, for none of them.
-        let thumbs = try loadThumbnails(reps.sorted())
+        return (copies, rootOf)
+    }
 
-        // Pairwise scores among pictures: pairs within the window were aligned when either file
-        // last changed (`edges`); a complete-linkage check can ask for a pair further apart,
-        // aligned here.
-        var scores: [FilePair: Double] = [:]
+    /// The scores of a region's pictures, each pair asked once: pairs within the window were
+    /// aligned when either file last changed (`edges`); a complete-linkage check can ask for a
+    /// pair further apart, aligned here.
+    private final class PictureScores {
+        let clustering: SimilarClustering
+        let thumbnails: [Int64: Thumbnail]
+        var cache: [FilePair: Double] = [:]
+
+        init(_ clustering: SimilarClustering, thumbnails: [Int64: Thumbnail]) {
+            self.clustering = clustering
+            self.thumbnails = thumbnails
+        }
+
         func score(_ a: Int64, _ b: Int64) -> Double {
             let key = FilePair(a, b)
-            if let s = scores[key] { return s }
+            if let s = cache[key] { return s }
+            let c = clustering, rules = c.rules
             var s = 0.0
-            if !rules.maySimilar(byID[a]!, byID[b]!, pageWords: pageWords) {
+            if !rules.maySimilar(c.byID[a]!, c.byID[b]!, pageWords: c.pageWords) {
                 s = 0
-            } else if let e = edges[key] {
+            } else if let e = c.edges[key] {
                 s = e
-            } else if abs(time(a) - time(b)) <= rules.window {
-                s = edges[key] ?? sameContentEdge(a, b) ?? 0
-            } else if case (let x, let y) = alignmentOrder(key), let ta = thumbs[x], let tb = thumbs[y] {
+            } else if abs(c.time(a) - c.time(b)) <= rules.window {
+                s = c.edges[key] ?? c.sameContentEdge(a, b) ?? 0
+            } else if case (let x, let y) = c.alignmentOrder(key), let ta = thumbnails[x], let tb = thumbnails[y] {
                 let r = ta.aligned(with: tb)
                 s = r.overlap >= rules.minimumOverlap ? r.score : 0
-                tracePair(key, r)
+                c.tracePair(key, r)
             }
-            scores[key] = s
+            cache[key] = s
             return s
         }
+    }
+
+    /// The region's pictures (`reps`, in time order) merged greedily, best pair first, by
+    /// complete linkage; the pictures of each cluster by its first picture. `files` gives a
+    /// picture's files.
+    private func linkPictures(
+        _ reps: [Int64], scores: PictureScores, editNames: [Int64: GroupRules.EditName], files: (Int64) -> [Int64]
+    ) throws -> [Int64: [Int64]] {
+        let isPicture = Set(reps)
         var candidates: [(Double, Int64, Int64)] = []
         for (i, a) in reps.enumerated() {
             if i % 256 == 255 { try checkpoint() }
@@ -839,12 +916,12 @@ struct SimilarClustering {
                 // files copied at once, timed by their mtime — cost quadratic time and memory.
                 let key = FilePair(a, b)
                 guard edges[key] != nil || sameContent(key) else { continue }
-                let s = score(a, b)
+                let s = scores.score(a, b)
                 if s >= rules.similarThreshold { candidates.append((s, min(a, b), max(a, b))) }
             }
             // The pairs content found beyond the window (`contentPairs`), once each.
-            for b in edgePartners[a, default: []] where pictureOf[b] != nil && time(b) - time(a) > rules.window {
-                let s = score(a, b)
+            for b in edgePartners[a, default: []] where isPicture.contains(b) && time(b) - time(a) > rules.window {
+                let s = scores.score(a, b)
                 if s >= rules.similarThreshold { candidates.append((s, min(a, b), max(a, b))) }
             }
         }
@@ -852,7 +929,6 @@ struct SimilarClustering {
         // Complete linkage over pictures.
         var clusterOf = Dictionary(uniqueKeysWithValues: reps.map { ($0, $0) })
         var members = Dictionary(uniqueKeysWithValues: reps.map { ($0, [$0]) })
-        func files(_ rep: Int64) -> [Int64] { copies[pictureOf[rep]!]! }
         for (n, (_, a, b)) in candidates.enumerated() {
             if n % 1024 == 1023 { try checkpoint() }
             let ca = clusterOf[a]!, cb = clusterOf[b]!
@@ -860,7 +936,7 @@ struct SimilarClustering {
             var ok = true
             outer: for x in members[ca]! {
                 for y in members[cb]! {
-                    if score(x, y) < rules.similarThreshold { ok = false; break outer }
+                    if scores.score(x, y) < rules.similarThreshold { ok = false; break outer }
                     for fx in files(x) { for fy in files(y) where verdicts.contains(FilePair(fx, fy)) { ok = false; break outer } }
                     // An edit and its original are never in one set, whichever copies of them
                     // bring them close (a re-saved export of the original beside the crop).
@@ -873,46 +949,43 @@ struct SimilarClustering {
             members[keep]! += members[drop]!
             members[drop] = nil
         }
-        // Sets with their keeper.
-        var out: [ComputedSet] = []
-        for (_, reps) in members.sorted(by: { $0.key < $1.key }) {
-            let all = reps.flatMap(files)
-            guard all.count >= 2 else { continue }
-            let items = all.map { byID[$0]! }
-            let originals = Set(reps)
-            let scoreOf = KeeperScore.scores(items.filter { originals.contains($0.id) }, rules: rules)
-            var set = ComputedSet(members: [])
-            for item in items {
-                let root = original[find(item.id)]!
-                let dup: Int64? = root == item.id ? nil : root
-                // Copies rank below their original.
-                set.members.append(.init(id: item.id, isKeeper: false, duplicateOf: dup, score: scoreOf[item.id] ?? ((scoreOf[root] ?? 0) - 1)))
-            }
-            let chosen = all.filter { keeperChoices.contains($0) }.min()
-            // A mirrored copy is never the keeper over the picture it mirrors.
-            let mirrors = mirrorsAmong(reps, thumbs)
-            // Never a member its own set calls blurry (`relativelyBlurry`) while another is not.
-            let blurry = Set(rules.relativelyBlurry(items.filter { originals.contains($0.id) }).map(\.0))
-            let originalsFirst = set.members.filter { $0.duplicateOf == nil }
-            let sharpOnes = originalsFirst.filter { !blurry.contains($0.id) }
-            var pool = sharpOnes.isEmpty ? originalsFirst : sharpOnes
-            if pool.contains(where: { !mirrors.contains($0.id) }) { pool = pool.filter { !mirrors.contains($0.id) } }
-            // The user's own word first: the frames rated highest, when that is a favourite
-            // (4 or 5 stars, in darktable, digiKam or the camera), even one the set calls blurry;
-            // a frame rejected there (−1) only when every frame is.
-            func rating(_ m: ComputedSet.Member) -> Int { byID[m.id]?.rating ?? 0 }
-            if let top = originalsFirst.map(rating).max(), top >= GroupRules.favouriteRating {
-                pool = originalsFirst.filter { rating($0) == top }
-            } else if pool.contains(where: { rating($0) >= 0 }) {
-                pool = pool.filter { rating($0) >= 0 }
-            }
-            let keeper = chosen ?? pool.max { ($0.score, -$0.id) < ($1.score, -$1.id) }!.id
-            for i in set.members.indices { set.members[i].isKeeper = set.members[i].id == keeper }
-            out.append(set)
+        return members
+    }
+
+    /// One set of the files `all` (its `pictures` and their copies; `original` gives a file's
+    /// picture's original), with its keeper.
+    private func makeSet(_ all: [Int64], pictures reps: [Int64], original: (Int64) -> Int64, thumbs: [Int64: Thumbnail]) -> ComputedSet {
+        let items = all.map { byID[$0]! }
+        let originals = Set(reps)
+        let scoreOf = KeeperScore.scores(items.filter { originals.contains($0.id) }, rules: rules)
+        var set = ComputedSet(members: [])
+        for item in items {
+            let root = original(item.id)
+            let dup: Int64? = root == item.id ? nil : root
+            // Copies rank below their original.
+            set.members.append(.init(id: item.id, isKeeper: false, duplicateOf: dup, score: scoreOf[item.id] ?? ((scoreOf[root] ?? 0) - 1)))
         }
-        // Tuning aid: the pairs this region asked `score` of (its cost grows with them).
-        trace?("region\tfiles=\(ids.count)\tpictures=\(reps.count)\tscored=\(scores.count)\tsets=\(out.count)")
-        return out
+        let chosen = all.filter { keeperChoices.contains($0) }.min()
+        // A mirrored copy is never the keeper over the picture it mirrors.
+        let mirrors = mirrorsAmong(reps, thumbs)
+        // Never a member its own set calls blurry (`relativelyBlurry`) while another is not.
+        let blurry = Set(rules.relativelyBlurry(items.filter { originals.contains($0.id) }).map(\.0))
+        let originalsFirst = set.members.filter { $0.duplicateOf == nil }
+        let sharpOnes = originalsFirst.filter { !blurry.contains($0.id) }
+        var pool = sharpOnes.isEmpty ? originalsFirst : sharpOnes
+        if pool.contains(where: { !mirrors.contains($0.id) }) { pool = pool.filter { !mirrors.contains($0.id) } }
+        // The user's own word first: the frames rated highest, when that is a favourite
+        // (4 or 5 stars, in darktable, digiKam or the camera), even one the set calls blurry;
+        // a frame rejected there (−1) only when every frame is.
+        func rating(_ m: ComputedSet.Member) -> Int { byID[m.id]?.rating ?? 0 }
+        if let top = originalsFirst.map(rating).max(), top >= GroupRules.favouriteRating {
+            pool = originalsFirst.filter { rating($0) == top }
+        } else if pool.contains(where: { rating($0) >= 0 }) {
+            pool = pool.filter { rating($0) >= 0 }
+        }
+        let keeper = chosen ?? pool.max { ($0.score, -$0.id) < ($1.score, -$1.id) }!.id
+        for i in set.members.indices { set.members[i].isKeeper = set.members[i].id == keeper }
+        return set
     }
 
     /// The pictures among `reps` that mirror another of them (`mirrorEdges`' test on their

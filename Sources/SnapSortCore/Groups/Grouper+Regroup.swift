@@ -1,0 +1,457 @@
+import Foundation
+import SnapSortSystem
+
+/// One regroup (`Grouper.regroup`), phase by phase: each phase is a method that reads what the
+/// earlier ones left and leaves what the later ones read. The phases, in order:
+/// 1. `loadRows`: the live rows (`GroupItem`);
+/// 2. `findChanges`: the files whose fingerprint differs from the one the grouper stored;
+/// 3. `judgeFiles`: the per-file groups of the changed files, their findings stored as judged;
+/// 4. `makeClustering`: the Similar Shots index over the candidates;
+/// 5. `readStoredPairs`: the pair scores and copy links kept from earlier regroups;
+/// 6. `scorePairs`: the pairs of the changed files aligned and tested as copies;
+/// 7. `clusterRegion`: the components of the change clustered into sets;
+/// 8. `store`: everything else in one transaction (a stopped regroup stores no group).
+final class RegroupRun {
+    let grouper: Grouper
+    let db: Database
+    var rules: GroupRules { grouper.rules }
+    var library: Library { grouper.library }
+    /// Whether everything is regrouped (`regroup(changed: nil)`).
+    let full: Bool
+    private var lap = ContinuousClock.now
+
+    // Left by `loadRows`.
+    var rows: ItemRows!
+    var byID: ItemTable!
+    // Left by `findChanges`.
+    var changed = Set<Int64>()
+    // Left by `judgeFiles`.
+    var judged = Set<Int64>()
+    var perFile: [(id: Int64, group: GroupID, score: Double)] = []
+    /// The files whose findings this regroup made (stored as they were judged), and the text of
+    /// those of them that read as pages.
+    var newFindings = Set<Int64>()
+    var newPageTexts: [Int64: String] = [:]
+    /// The per-file Blurry and Oops of the files judged or re-clustered (only those that have
+    /// them): the region's sets are judged against them.
+    var blurOrOops: [Int64: [(GroupID, Double)]] = [:]
+    // Left by `makeClustering`.
+    var clustering: SimilarClustering!
+    // Left by `readStoredPairs`.
+    var rescore = false
+    /// Whether every component is clustered again (pairs scored again, or the per-file rules
+    /// changed).
+    var recluster = false
+    var edges: [FilePair: Double] = [:], copyLinks: [FilePair: Double] = [:]
+    var scope: Set<Int64>? { rescore ? nil : changed }
+    // Left by `scorePairs`.
+    var aligned = 0
+    /// The pairs an incremental regroup scored (it stores only those).
+    var scoredKeys: [FilePair] = []
+    // Left by `clusterRegion`.
+    var region = Set<Int64>()
+    var sets: [ComputedSet] = []
+    var videoSets: Grouper.VideoSets?
+
+    init(_ grouper: Grouper, full: Bool) {
+        self.grouper = grouper
+        db = grouper.library.db
+        self.full = full
+    }
+
+    /// Tuning aid: how long each step took, on the trace.
+    func phase(_ name: String) {
+        guard let trace = grouper.trace else { return }
+        let now = ContinuousClock.now
+        let mb = (Memory.residentBytes() ?? 0) >> 20
+        trace(
+            "phase\t\(name)\t\(String(format: "%.3f", (now - lap).seconds))\trss=\(mb)MB\theap=\(Memory.heapInUseBytes() >> 20)MB"
+        )
+        lap = now
+    }
+
+    func checkpoint() throws { try grouper.checkpoint() }
+
+    func needMetrics(_ ids: some Sequence<Int64>) throws { try rows.loadMetrics(ids, db: db) }
+
+    var stats: Grouper.Stats {
+        Grouper.Stats(changed: changed.count, aligned: aligned, region: region.count, sets: sets.count + (videoSets?.sets.count ?? 0))
+    }
+
+    /// 1. The rows. A full regroup judges every file: every row's metrics at once. An
+    /// incremental one decodes only those of the files it judges, compares or re-clusters
+    /// (`needMetrics`).
+    func loadRows() throws {
+        rows = ItemRows(try GroupItem.loadAll(db, metrics: full), metricsLoaded: full)
+        phase("load rows")
+        try checkpoint()
+        byID = ItemTable(rows)
+    }
+
+    /// 2. What changed. Compared row by row as the stored fingerprints stream by (a dictionary
+    /// of 100 000 of them held 26 MB): a file whose fingerprint differs, that was never grouped,
+    /// or that was grouped and is gone has changed; `extra` files too (nil: every file).
+    func findChanges(_ extra: Set<Int64>?) throws {
+        if let extra {
+            changed.formUnion(extra)
+            var grouped = [Bool](repeating: false, count: rows.items.count)
+            try db.forEach("SELECT file_id, fingerprint FROM grouped_files") { r in
+                let id = r.int(0)!
+                guard let i = rows.slot[id] else { changed.insert(id); return }
+                grouped[i] = true
+                if r.string(1) ?? "" != rows.items[i].fingerprint { changed.insert(id) }
+            }
+            for (i, was) in grouped.enumerated() where !was { changed.insert(rows.items[i].id) }
+        } else {
+            changed = Set(rows.items.map(\.id))
+            try db.forEach("SELECT file_id FROM grouped_files") { changed.insert($0.int(0)!) }
+        }
+        phase("changes")
+        try checkpoint()
+    }
+
+    private func keepBlurOrOops(_ id: Int64, _ groups: [(GroupID, Double)]) {
+        let kept = groups.filter { $0.0 == .blurry || $0.0 == .oops }
+        if !kept.isEmpty { blurOrOops[id] = kept }
+    }
+
+    /// 3. Per-file groups, judged 2 000 files at a time with their stored findings (a full
+    /// regroup of 100 000 files held every file's findings and groups twice, ~50 MB). Every file
+    /// again when the per-file rules changed (an upgrade); else the changed ones. The findings
+    /// a batch made are stored after it, in a transaction of their own: they are a cache of the
+    /// file's analysis (`file_findings.analyzed_at`), not a group, and holding those of 100 000
+    /// files until the last step was a large part of a first scan's peak.
+    func judgeFiles() throws {
+        judged = try library.agentState(Grouper.fileRulesKey) == rules.fileKey ? changed : changed.union(rows.items.map(\.id))
+        try needMetrics(judged)
+        var made: [(Int64, Findings)] = []
+        try Grouper.withStoredFindings(db, of: judged.sorted(), among: rows.items.count) { id, stored in
+            try checkpoint()
+            guard let item = byID[id] else { return }
+            var f = stored ?? Findings()
+            if f.analyzedAt != item.analyzedAt { f = Findings(analyzedAt: item.analyzedAt) }
+            let before = f
+            grouper.inspect(item, &f)
+            if f != before || stored == nil { made.append((id, f)) }
+            let groups = rules.categories(of: item, findings: f)
+            for (g, score) in groups { perFile.append((id, g, score)) }
+            keepBlurOrOops(id, groups)
+        } afterBatch: {
+            try storeFindings(made)
+            made = []
+        }
+        phase("per-file groups")
+    }
+
+    /// Stores findings made now (`judgeFiles`), remembering which files have new ones and the
+    /// text of those that read as pages (`pageWords`).
+    private func storeFindings(_ made: [(Int64, Findings)]) throws {
+        guard !made.isEmpty else { return }
+        try db.transaction {
+            for (id, f) in made {
+                try db.run(
+                    "INSERT OR REPLACE INTO file_findings(file_id, analyzed_at, ocr_words, ocr_text, qr_payload) VALUES(?,?,?,?,?)",
+                    id, f.analyzedAt, f.ocrWords, f.ocrText, f.qrPayload)
+            }
+        }
+        for (id, f) in made {
+            newFindings.insert(id)
+            if (f.ocrWords ?? 0) >= rules.minDocumentWords { newPageTexts[id] = f.ocrText ?? "" }
+        }
+    }
+
+    /// 4. Similar Shots' index over the candidates, with what it reads on demand.
+    func makeClustering() throws {
+        let db = db
+        let photos = ItemTable(rows) { self.rules.isSimilarCandidate($0) }
+        var clustering = SimilarClustering(
+            photos: photos, rules: rules, verdicts: try library.notSimilarPairs(),
+            keeperChoices: try library.keeperChoices(), trace: grouper.trace
+        ) { ids in
+            try GroupItem.thumbnails(db, ids: ids)
+        }
+        clustering.checkpoint = grouper.checkpoint
+        clustering.identity = try Grouper.identities(db, of: clustering.sharedContentPhotos)
+        if let matcher = grouper.frameMatcher { clustering.matchFrames = { matcher.match($0, $1) } }
+        clustering.loadSignatures = { ids in
+            var out: [Int64: [UInt8]] = [:]
+            try Grouper.forEach(db, "SELECT id, signature FROM files WHERE id", in: ids) { r in
+                if let blob = r.blob(1) { out[r.int(0)!] = blob }
+            }
+            return out
+        }
+        self.clustering = clustering
+        phase("clustering index")
+        try checkpoint()
+    }
+
+    /// 5. Pair scores and copy links: kept from earlier regroups unless the rules that made them
+    /// changed; the pairs of changed files are scored again. The pairs of the same bytes are
+    /// never held: the clustering links them by their hashes.
+    ///
+    /// When only the components around the change are clustered again (`recluster` false),
+    /// only their pairs are read, after the new ones are scored (`readPairsAround`): every
+    /// stored pair was a dictionary of 175 000 entries at 200 000 rows for a photo added.
+    func readStoredPairs() throws {
+        let storedKey = try library.agentState(Grouper.pairRulesKey)
+        rescore = full || storedKey != rules.pairKey
+        recluster = rescore || judged.count > changed.count
+        if !rescore && recluster {
+            try db.forEach("SELECT a, b, similar, copy FROM similar_pairs") { r in keepStoredPair(r) }
+        }
+        phase("stored pairs")
+    }
+
+    /// Keeps a stored pair's score and copy link, unless it has a changed file (scored again)
+    /// or joins two files of one content (the clustering links them by their hashes).
+    private func keepStoredPair(_ r: Row) {
+        let key = FilePair(r.int(0)!, r.int(1)!)
+        guard !changed.contains(key.a) && !changed.contains(key.b), !clustering.sameContent(key) else { return }
+        if let s = r.double(2) { edges[key] = s }
+        if let c = r.double(3) { copyLinks[key] = c }
+    }
+
+    /// Reads the stored pairs of the components that hold any of `seeds`: a walk from the seeds
+    /// over the stored pairs (`similar_pairs`' two indexes), the pairs scored now and the files
+    /// of one content, through the similar candidates only — the links `components(around:)`
+    /// follows, so it finds the same components as over every stored pair.
+    private func readPairsAround(_ seeds: Set<Int64>) throws {
+        var partners: [Int64: [Int64]] = [:]
+        for key in edges.keys { partners[key.a, default: []].append(key.b); partners[key.b, default: []].append(key.a) }
+        for key in copyLinks.keys { partners[key.a, default: []].append(key.b); partners[key.b, default: []].append(key.a) }
+        var reached = seeds
+        var frontier = seeds.sorted()
+        while !frontier.isEmpty {
+            var next: [Int64] = []
+            func reach(_ id: Int64) {
+                if clustering.isCandidate(id), reached.insert(id).inserted { next.append(id) }
+            }
+            for column in ["a", "b"] {
+                try Grouper.forEach(db, "SELECT a, b, similar, copy FROM similar_pairs WHERE \(column)", in: frontier) { r in
+                    keepStoredPair(r)
+                    let (a, b) = (r.int(0)!, r.int(1)!)
+                    guard !changed.contains(a) && !changed.contains(b), !clustering.sameContent(FilePair(a, b)) else { return }
+                    reach(reached.contains(a) ? b : a)
+                }
+            }
+            for id in frontier where clustering.isCandidate(id) {
+                for other in partners[id, default: []] { reach(other) }
+                for other in clustering.sameContentMates(of: id) { reach(other) }
+            }
+            frontier = next.sorted()
+        }
+    }
+
+    /// 6. The pairs with a changed file (every pair, when all are scored again): the stored ones
+    /// were read without them. They are stored from `edges` and `copyLinks` themselves (a
+    /// dictionary of their own held every pair a second time); an incremental regroup lists the
+    /// few it scores in `scoredKeys` (looking for them among every stored pair when storing
+    /// them took seconds in a duplicate-heavy library). The lists of pairs to score end with
+    /// each block (millions of pairs in a duplicate-heavy library), before the clustering
+    /// builds its own tables.
+    func scorePairs() throws {
+        let scope = scope
+        do {
+            let (windowPairs, copies) = clustering.windowPairs(of: scope, sameContent: false)
+            aligned = windowPairs.count + copies
+            for (key, score) in zip(windowPairs, try clustering.align(windowPairs)) where score >= rules.similarThreshold {
+                edges[key] = score
+                if scope != nil { scoredKeys.append(key) }
+            }
+        }
+        for (key, score) in try clustering.mirrorEdges(of: scope) where score > edges[key] ?? 0 {
+            edges[key] = score
+            if scope != nil { scoredKeys.append(key) }
+        }
+        do {
+            let copyPairs = clustering.duplicatePairs(of: scope, sameContent: false)
+            try needMetrics(copyPairs.lazy.flatMap { [$0.a, $0.b] })
+            for (key, score) in zip(copyPairs, try clustering.copyScores(copyPairs)) {
+                guard let score else { continue }
+                copyLinks[key] = score
+                if scope != nil { scoredKeys.append(key) }
+            }
+        }
+        phase("pairs scored")
+    }
+
+    /// 7. The components that hold a change (every component when pairs were scored again or
+    /// the per-file rules changed — an upgrade: set members are judged against their sets, so
+    /// every set is judged again), clustered into sets; and the videos' duplicate sets.
+    func clusterRegion() throws {
+        let seeds = recluster ? nil : changed.union(try previousSetMates())
+        if let seeds, !rescore { try readPairsAround(seeds) }
+        clustering.copyLinks = copyLinks
+        clustering.edges = edges
+        let components = clustering.components(around: seeds)
+        region = Set(components.joined())
+        try needMetrics(region)
+        try Grouper.withStoredFindings(db, of: region.subtracting(judged).sorted(), among: rows.items.count) { id, stored in
+            guard let item = byID[id] else { return }
+            keepBlurOrOops(id, rules.categories(of: item, findings: stored ?? Findings()))
+        }
+        clustering.pageWords = try pageWords()
+        for component in components where component.count >= 2 {
+            try checkpoint()
+            sets += try clustering.cluster(component)
+        }
+        try checkpoint()
+        videoSets = try grouper.videoSets(items: byID, changed: changed, db: db)
+        phase("clustered")
+    }
+
+    /// Members of the stored sets that hold a changed file (a change may split their set).
+    private func previousSetMates() throws -> Set<Int64> {
+        var out = Set<Int64>()
+        guard !changed.isEmpty else { return out }
+        try Grouper.fillIDs(db, changed)
+        try db.forEach(
+            "SELECT file_id FROM similar_sets WHERE set_key IN (SELECT set_key FROM similar_sets WHERE file_id IN \(Grouper.ids))"
+        ) { out.insert($0.int(0)!) }
+        return out
+    }
+
+    /// The words of the region's pages that read: the stored ones of the files whose findings
+    /// this regroup did not make, and those it made.
+    private func pageWords() throws -> (Int64) -> Set<String>? {
+        var pageWords: [Int64: Set<String>] = [:]
+        try Grouper.forEach(db, "SELECT file_id, ocr_text, ocr_words, analyzed_at FROM file_findings WHERE file_id", in: region.sorted()) { r in
+            let id = r.int(0)!
+            guard !newFindings.contains(id), (r.int(2) ?? 0) >= rules.minDocumentWords, r.string(3) == byID[id]?.analyzedAt,
+                let text = r.string(1)
+            else { return }
+            pageWords[id] = GroupRules.pageWords(text)
+        }
+        for (id, text) in newPageTexts where region.contains(id) { pageWords[id] = GroupRules.pageWords(text) }
+        return { pageWords[$0] }
+    }
+}
+
+extension RegroupRun {
+    /// 8. Everything the regroup found, in one transaction: the pairs, the per-file groups, the
+    /// region's sets with their Blurry and Oops, Heavy, and the fingerprints of what was seen.
+    func store() throws {
+        try db.transaction {
+            try storePairs()
+            try storePerFileGroups()
+            try clearRegionSets()
+            try storeRegionBlurAndOops()
+            try storeSets()
+            if let videoSets { try grouper.storeVideoSets(videoSets, db: db) }
+            phase("stored: sets")
+            try grouper.rankHeavy(db)
+            // Remember what was seen.
+            for id in changed {
+                if let item = byID[id] {
+                    try db.run("INSERT OR REPLACE INTO grouped_files(file_id, fingerprint) VALUES(?,?)", id, item.fingerprint)
+                } else {
+                    try db.run("DELETE FROM grouped_files WHERE file_id=?", id)
+                    try db.run("DELETE FROM group_members WHERE file_id=?", id)
+                }
+            }
+        }
+        phase("stored")
+    }
+
+    /// The pairs scored now (all of them when every pair was scored again), and the links of
+    /// the same bytes in the region.
+    private func storePairs() throws {
+        let scope = scope
+        if rescore {
+            try db.run("DELETE FROM similar_pairs")
+        } else {
+            for id in changed { try db.run("DELETE FROM similar_pairs WHERE a=? OR b=?", id, id) }
+            // The region's links of the same bytes (copy 2) are recorded again below.
+            try Grouper.fillIDs(db, region)
+            try db.run("DELETE FROM similar_pairs WHERE copy = 2 AND (a IN \(Grouper.ids) OR b IN \(Grouper.ids))")
+        }
+        var newPairs: [FilePair] = []
+        if scope == nil {
+            for key in edges.keys { newPairs.append(key) }
+            for key in copyLinks.keys where edges[key] == nil { newPairs.append(key) }
+        } else {
+            newPairs = scoredKeys
+        }
+        // The files of one content are recorded by a link each to the content's first photo
+        // (the clustering joins them by their hashes; the table says how every set was joined).
+        newPairs += clustering.sameContentChains(touching: scope == nil ? nil : region)
+        newPairs.sort { ($0.a, $0.b) < ($1.a, $1.b) }
+        for (i, key) in newPairs.enumerated() where i == 0 || newPairs[i - 1] != key {
+            let (similar, copy) = clustering.sameContent(key) ? (clustering.sameContentEdge(key.a, key.b), 2) : (edges[key], copyLinks[key])
+            try db.run("INSERT OR REPLACE INTO similar_pairs(a, b, similar, copy) VALUES(?,?,?,?)", key.a, key.b, similar, copy)
+        }
+        try library.setAgentState(Grouper.pairRulesKey, rules.pairKey)
+    }
+
+    /// The judged files' per-file groups in place of their old ones.
+    private func storePerFileGroups() throws {
+        let perFileGroups = GroupID.allCases.filter { ![.similar, .duplicate, .heavy, .people, .pets, .food, .scenery].contains($0) }.map {
+            "'\($0.rawValue)'"
+        }.joined(separator: ",")
+        try Grouper.fillIDs(db, judged)
+        try db.run("DELETE FROM group_members WHERE file_id IN \(Grouper.ids) AND group_id IN (\(perFileGroups))")
+        phase("stored: pairs, findings, old per-file groups")
+        try library.setAgentState(Grouper.fileRulesKey, rules.fileKey)
+        for p in perFile {
+            try db.run("INSERT OR REPLACE INTO group_members(group_id, file_id, score) VALUES(?,?,?)", p.group.rawValue, p.id, p.score)
+        }
+        phase("stored: per-file groups")
+    }
+
+    /// Similar sets: the region's are replaced (and anything that left it: gone or no longer a
+    /// candidate).
+    private func clearRegionSets() throws {
+        try Grouper.fillIDs(db, region.union(changed))
+        try db.run("DELETE FROM similar_sets WHERE file_id IN \(Grouper.ids)")
+        try db.run("DELETE FROM group_members WHERE file_id IN \(Grouper.ids) AND group_id IN ('similar','duplicate')")
+        // Set-relative blur (score > 1; the per-file rule scores ≤ 1 and stays).
+        try db.run("DELETE FROM group_members WHERE file_id IN \(Grouper.ids) AND group_id='blurry' AND score > 1")
+        phase("stored: the region's sets cleared")
+    }
+
+    /// Blurry and Oops in the region: members of a set are judged against their set (`storeSets`:
+    /// blur only so, `relativelyBlurry`; Oops by its bright reading, `oopsInSet`); the per-file
+    /// judgement (blur scores ≤ 1) stands for the others — also for files that just left a set
+    /// without changing themselves.
+    private func storeRegionBlurAndOops() throws {
+        let inSet = Set(sets.flatMap { $0.members.map(\.id) })
+        try Grouper.fillIDs(db, region)
+        try db.run("DELETE FROM group_members WHERE file_id IN \(Grouper.ids) AND group_id='blurry' AND score <= 1")
+        try db.run("DELETE FROM group_members WHERE file_id IN \(Grouper.ids) AND group_id='oops'")
+        for id in region {
+            guard !inSet.contains(id), byID[id] != nil else { continue }
+            for (g, score) in blurOrOops[id] ?? [] where g == .blurry || g == .oops {
+                try db.run("INSERT OR REPLACE INTO group_members(group_id, file_id, score) VALUES(?,?,?)", g.rawValue, id, score)
+            }
+        }
+        phase("stored: the region's blur and oops")
+    }
+
+    /// The region's sets, each member's Blurry and Oops judged against its set.
+    private func storeSets() throws {
+        for set in sets {
+            let key = set.members.map(\.id).min()!
+            let items = set.members.compactMap { byID[$0.id] }
+            for (id, stops) in rules.relativelyBlurry(items) {
+                try db.run("INSERT OR IGNORE INTO group_members(group_id, file_id, score) VALUES('blurry',?,?)", id, 1 + stops)
+            }
+            for item in items {
+                guard let oops = (blurOrOops[item.id] ?? []).first(where: { $0.0 == .oops }),
+                    let score = rules.oopsInSet(item, score: oops.1, mates: items.filter { $0.id != item.id })
+                else { continue }
+                try db.run("INSERT OR REPLACE INTO group_members(group_id, file_id, score) VALUES('oops',?,?)", item.id, score)
+            }
+            let hasCopies = set.members.contains { $0.duplicateOf != nil }
+            for m in set.members {
+                try db.run(
+                    "INSERT INTO similar_sets(file_id, set_key, keeper, duplicate_of, score) VALUES(?,?,?,?,?)",
+                    m.id, key, m.isKeeper ? 1 : 0, m.duplicateOf, m.score)
+                try db.run("INSERT OR REPLACE INTO group_members(group_id, file_id, score) VALUES('similar',?,?)", m.id, m.score)
+                // A duplicate set is one picture to the user: its members carry both groups.
+                if hasCopies && (m.duplicateOf != nil || set.members.contains { $0.duplicateOf == m.id }) {
+                    try db.run("INSERT OR REPLACE INTO group_members(group_id, file_id, score) VALUES('duplicate',?,?)", m.id, m.score)
+                }
+            }
+        }
+    }
+}
