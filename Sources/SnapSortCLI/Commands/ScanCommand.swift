@@ -109,6 +109,25 @@ enum ScanCommand: Command {
         if !noModels && !summary.cancelled {
             try VisionTier.run(update, ctx, jsonl: jsonl, workers: workers ?? ProcessInfo.processInfo.activeProcessorCount, bar: bar)
         }
+        let ending = Ending(summary: summary, jsonl: jsonl, dirs: dirs, configured: !config.roots.isEmpty, missing: missing, scanned: scanned)
+        return try report(ending, library: library, ctx)
+    }
+
+    /// What a scan says when it ends, and its exit code.
+    struct Ending {
+        let summary: ScanSummary
+        let jsonl: Bool
+        let dirs: [String]
+        /// Whether snapsort.conf names roots.
+        let configured: Bool
+        let missing: Set<String>
+        let scanned: [String]
+    }
+
+    /// The scan's last words: the `done` event or the summary line, the files that are no media,
+    /// the folders that could not be read; the exit code.
+    static func report(_ e: Ending, library: Library, _ ctx: Context) throws -> Int32 {
+        let (summary, jsonl, dirs, missing, scanned) = (e.summary, e.jsonl, e.dirs, e.missing, e.scanned)
         if jsonl {
             ctx.out(
                 JSON.object([
@@ -128,7 +147,7 @@ enum ScanCommand: Command {
             if summary.problems > 0 { line += "; \(summary.problems) unreadable or damaged (see 'snapsort report')" }
             ctx.err(line)
             for r in summary.offlineRoots { ctx.err("offline (kept as is): \(r)") }
-            if summary.seen == 0, dirs.isEmpty, config.roots.isEmpty, missing.isEmpty, try library.itemCounts().total == 0 {
+            if summary.seen == 0, dirs.isEmpty, !e.configured, missing.isEmpty, try library.itemCounts().total == 0 {
                 ctx.err(
                     "snapsort: no photos in \(scanned.map(field).joined(separator: ", ")) yet: 'snapsort roots add DIR' points SnapSort at your photos; 'snapsort demo --scan' shows it on a demo library"
                 )
