@@ -104,6 +104,11 @@ import Testing
             receive()
         }
         #expect(got.contains("READY=1"))
+        // Before it opens the library (an integrity check, a schema upgrade: minutes at a million
+        // rows), the agent asks the manager for more than its 90 s start timeout.
+        let extend = got.firstIndex { $0.hasPrefix("EXTEND_TIMEOUT_USEC=") }
+        #expect(extend != nil && extend! < got.firstIndex(of: "READY=1")!, "\(got)")
+        #expect(got.contains("EXTEND_TIMEOUT_USEC=900000000"), "\(got)")
         #expect(got.contains("WATCHDOG=1"))
         #expect(got.contains { $0.hasPrefix("STATUS=") })
         #expect(got.contains { $0.hasPrefix("STATUS=Watching 3 photos in 1 library folder") })

@@ -6,6 +6,9 @@ import SnapSortCore
 enum AgentCommand: Command {
     static let name = "agent"
     static let summary = "watch the photo folders and keep the library and status file current"
+    /// How long the service manager is asked to wait while the library opens (sd_notify's
+    /// `EXTEND_TIMEOUT_USEC`, systemd ≥ 236): its integrity check and a schema upgrade.
+    static let openingTimeoutMicroseconds: UInt64 = 15 * 60 * 1_000_000
     static let usage = """
         Usage: snapsort agent [--workers N] [--status-file PATH] [--no-web] [--no-reminders] [--no-models] [--no-tray] [DIR…]
 
@@ -84,6 +87,11 @@ enum AgentCommand: Command {
             // damaged one is not worked on: the agent waits in `error` until the person decides
             // (`LibraryWait`; exiting 1 made systemd restart it every 5 s, each start reading the
             // whole damaged file again).
+            // Opening the library reads every page and may upgrade its schema (an index over
+            // every row: tens of seconds at a million rows), which can outlast the service
+            // manager's start timeout (90 s by default) and have the agent killed and started
+            // again mid-upgrade for ever: the manager is asked for more time, and told why.
+            options.notifier.send("EXTEND_TIMEOUT_USEC=\(AgentCommand.openingTimeoutMicroseconds)\nSTATUS=Opening the library")
             var problem = try LibraryWait.refusal(options.dbPath)
             while agent == nil {
                 if let refusal = problem {
