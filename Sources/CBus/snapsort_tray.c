@@ -506,7 +506,10 @@ int ss_tray_set(ss_tray *t, const char *title, const char *status, const char *i
     if (n_pixmaps > MAX_PIXMAPS) n_pixmaps = MAX_PIXMAPS;
     size_t need = 0;
     for (size_t i = 0; i < n_pixmaps; i++) {
-        if (dims[2 * i] <= 0 || dims[2 * i + 1] <= 0 || dims[2 * i] > 1024 || dims[2 * i + 1] > 1024) return -EINVAL;
+        if (dims[2 * i] <= 0 || dims[2 * i + 1] <= 0 || dims[2 * i] > 1024 || dims[2 * i + 1] > 1024) {
+            tray_err(err, errlen, "a pixmap's size is not from 1 to 1024 pixels a side", EINVAL);
+            return -EINVAL;
+        }
         need += (size_t)dims[2 * i] * (size_t)dims[2 * i + 1] * 4;
     }
     if (need != pixmap_len) {

@@ -149,7 +149,10 @@ static AVFrame *video_frame_at(video *v, int64_t target, int max_frames, int *fa
                 avcodec_send_packet(v->dec, NULL);
             } else {
                 // A stream of packets of other streams alone (a damaged file) ends somewhere.
-                if (++packets > 20000) return NULL;
+                if (++packets > 20000) {
+                    av_packet_unref(v->pkt);
+                    return NULL;
+                }
                 if (v->pkt->stream_index != v->stream) {
                     av_packet_unref(v->pkt);
                     continue;

@@ -70,7 +70,13 @@ public final class Agent: @unchecked Sendable {
         }
         self.lock = lock
         if options.handleSignals { signals = try SignalFD([SignalNumber.terminate, SignalNumber.interrupt, SignalNumber.hangUp]) }
-        library = try Library(path: options.dbPath, checkIntegrity: true)
+        do {
+            library = try Library(path: options.dbPath, checkIntegrity: true)
+        } catch {
+            // A refused or damaged library is waited for (`LibraryWait`), which takes the lock.
+            lock.unlock()
+            throw error
+        }
         let update = LibraryUpdate(library: library, steps: options.steps, clock: options.clock, logger: options.logger, regroup: options.regroup)
         let (config, problems) = Configuration.load(options.env)
         for p in problems { options.logger.warning(p.description) }

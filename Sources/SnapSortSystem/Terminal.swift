@@ -86,8 +86,10 @@ public final class Terminal: @unchecked Sendable {
         let output = self.output
         while done < bytes.count {
             let from = done
+            // A closed terminal (EBADF: `snapsort review >&-`) ends the output, as any other error.
             guard
-                let n = try? valueOrErrno("write", { bytes.withUnsafeMutableBytes { Glibc.write(output, $0.baseAddress! + from, $0.count - from) } })
+                case .success(let n)? = try? valueOrErrno(
+                    "write", expecting: [EBADF], { bytes.withUnsafeMutableBytes { Glibc.write(output, $0.baseAddress! + from, $0.count - from) } })
             else { return }
             done += n
         }
@@ -138,6 +140,7 @@ public final class Terminal: @unchecked Sendable {
     private func readByte() -> UInt8? {
         var b: UInt8 = 0
         let input = self.input
-        return (try? valueOrErrno("read", { Glibc.read(input, &b, 1) })) == 1 ? b : nil
+        guard case .success(let n)? = try? valueOrErrno("read", expecting: [EBADF], { Glibc.read(input, &b, 1) }) else { return nil }
+        return n == 1 ? b : nil
     }
 }

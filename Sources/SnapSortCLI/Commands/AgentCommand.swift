@@ -92,16 +92,14 @@ enum AgentCommand: Command {
             // manager's start timeout (90 s by default) and have the agent killed and started
             // again mid-upgrade for ever: the manager is asked for more time, and told why.
             options.notifier.send("EXTEND_TIMEOUT_USEC=\(AgentCommand.openingTimeoutMicroseconds)\nSTATUS=Opening the library")
-            var problem = try LibraryWait.refusal(options.dbPath)
+            // The agent's own opening checks every page before it migrates anything: a refused
+            // or damaged library is never upgraded, and a good one is read once.
             while agent == nil {
-                if let refusal = problem {
-                    if !underManager && !ctx.quiet { ctx.err("snapsort agent: waiting: \(refusal.message)") }
-                    guard try LibraryWait(options).run(refusal) else { return ExitCode.ok }
-                }
                 do {
                     agent = try Agent(options)
                 } catch let e as LibraryError where LibraryWait.waitsFor(e) {
-                    problem = e
+                    if !underManager && !ctx.quiet { ctx.err("snapsort agent: waiting: \(e.message)") }
+                    guard try LibraryWait(options).run(e) else { return ExitCode.ok }
                 }
             }
         } catch let e as AgentError {
