@@ -472,8 +472,10 @@ def main():
         expect(page.locator("#confirm")).to_be_visible()
         page.locator("#confirm-cancel").click()
         expect(page.locator("#confirm")).to_be_hidden()
+        # The dialog's "close" event is queued after it hides: the message is waited for, not read at once.
+        moved = settles(lambda: expect(page.locator("#status")).to_have_text("Nothing was moved: the staged items wait here", timeout=5000))
         said = page.locator("#status").inner_text()
-        check(said == "Nothing was moved: the staged items wait here", f"Cancel in the commit dialog says nothing moved ({said!r})")
+        check(moved, f"Cancel in the commit dialog says nothing moved ({said!r})")
         page.locator("#trash-grid input").first.check()
         with page.expect_response("**/api/trash/restore"):
             page.locator("#trash-restore").click()
