@@ -53,6 +53,10 @@ public struct AgentOptions: Sendable {
     /// Makes the services that run in the agent's loop (the review page, the reminders); called
     /// once at the start of `run()`, after the signals are blocked.
     public var services: @Sendable (AgentServiceContext) -> [AgentService] = { _ in [] }
+    /// Whether the tray icon shows while the agent waits on a refused or damaged library
+    /// (`LibraryWait`: no services run then, so the tray is not among `services`). `snapsort
+    /// agent` sets it unless `--no-tray`; `tray = no` in snapsort.conf turns it off too.
+    public var tray = false
 
     public init(dbPath: String, env: Environment) {
         self.dbPath = dbPath

@@ -8,7 +8,8 @@ import Synchronization
 /// (`LibraryError.corrupt`: a page SQLite's `quick_check` finds broken). It never
 /// initialises the file and never exits for it (systemd restarted an agent that exited 1 every
 /// 5 s): it holds the agent's lock, says `error` in the status file with the refusal as
-/// `last_error` (every bar's ⚠; its services — the page, the tray — do not start), and looks at the file again every
+/// `last_error` (every bar's ⚠, and the tray's: its item shows ⚠ with the refusal and the
+/// backup commands; the page and the reminders do not start), and looks at the file again every
 /// `checkInterval` on the injected clock, until the person decides — the file moved aside (a
 /// new library is then made) or a backup put back (`snapsort backup restore`, with the agent
 /// stopped) — or a signal stops it.
@@ -21,12 +22,21 @@ public final class LibraryWait: @unchecked Sendable {
     private var logger: Logger { options.logger }
     /// Where the status is written (as the agent would write it).
     public let statusPath: String
+    /// The tray's item while the agent waits (nil with `tray = no`).
+    public let tray: TrayAgentService?
 
     public init(_ options: AgentOptions) throws {
         self.options = options
         wakeup = try WakeupFD()
         let (config, _) = Configuration.load(options.env)
         statusPath = options.statusPath ?? config.statusFilePath(options.env, database: options.dbPath)
+        tray =
+            options.tray && config.tray
+            ? TrayAgentService(
+                enabled: true, address: options.env["DBUS_SESSION_BUS_ADDRESS"], dbPath: options.dbPath,
+                page: .live(options.env, database: options.dbPath, logger: options.logger), deck: { "" }, logger: options.logger,
+                waitingForLibrary: true)
+            : nil
     }
 
     /// Whether the agent must wait for this error of its library rather than start: the
@@ -77,16 +87,25 @@ public final class LibraryWait: @unchecked Sendable {
         let signals = options.handleSignals ? try SignalFD([SignalNumber.terminate, SignalNumber.interrupt, SignalNumber.hangUp]) : nil
         var refusal = first
         logger.error(refusal.message)
+        tray?.start(now: options.clock.now())
+        defer { tray?.stop() }
         publish(refusal, ready: true)
         var nextCheck = options.clock.now().addingTimeInterval(Self.checkInterval)
         var seen = Self.fingerprint(options.dbPath)
         while true {
             let wait = nextCheck.timeIntervalSince(options.clock.now())
-            var fds = [wakeup.fd]
+            var fds = [wakeup.fd] + (tray?.descriptors ?? [])
             if let signals { fds.append(signals.fd) }
             var ms = max(0, wait * 1000)
             if let w = options.notifier.watchdogInterval { ms = min(ms, w / 3 * 1000) }
+            if let at = tray?.nextDeadline(now: options.clock.now()) { ms = min(ms, max(0, at.timeIntervalSince(options.clock.now()) * 1000)) }
             let ready = (try? Poll.readable(fds, timeoutMs: Int32(min(ms.rounded(.up), Double(Int32.max))))) ?? []
+            if let tray {
+                // As the agent's loop fires a service: when its bus is readable or its retry is due.
+                let mine = ready.filter { tray.descriptors.contains($0) }
+                let t = options.clock.now()
+                if !mine.isEmpty || tray.nextDeadline(now: t).map({ $0 <= t }) == true { tray.fire(now: t, readable: mine) }
+            }
             if let signals, ready.contains(signals.fd), signals.read().contains(where: { $0 != SignalNumber.hangUp }) {
                 stopFlag.store(true, ordering: .sequentiallyConsistent)
             }
@@ -128,6 +147,7 @@ public final class LibraryWait: @unchecked Sendable {
             state: .error, pid: Int(ProcessInfo.processInfo.processIdentifier), lastError: PathName.display(refusal.message),
             lastErrorSeverity: "error")
         let doc = StatusDocument(updatedAt: options.clock.now(), agent: agent)
+        tray?.statusChanged(doc, now: options.clock.now())
         do {
             try FileSystem.makeDirectories(Agent.folder(of: statusPath), mode: 0o700)
             try FileSystem.writeAtomically(statusPath, Array((doc.json.serialized(pretty: true) + "\n").utf8))

@@ -16,6 +16,8 @@ public final class TrayAgentService: AgentService {
         case pause = 3
         case today = 4
         case space = 5
+        case problem = 6
+        case recovery = 7
     }
 
     /// How long "Pause for 2 hours" pauses.
@@ -29,6 +31,9 @@ public final class TrayAgentService: AgentService {
     private let page: ReviewPage
     private let deck: @Sendable () -> String
     private let logger: Logger
+    /// The agent waits on a refused or damaged library (`LibraryWait`): no page, no session, no
+    /// pause — the icon says ⚠ and the menu says what is wrong and how a backup comes back.
+    private let waitingForLibrary: Bool
     private var item: StatusNotifierItem?
     private var current: TrayStatus?
     private var saidNoWatcher = false
@@ -40,10 +45,13 @@ public final class TrayAgentService: AgentService {
     public private(set) var registered = false
 
     /// `address`: the session bus (nil: the user's). `page` opens the review page (the
-    /// reminders' opener); `deck` is the deck "Start a session" opens.
+    /// reminders' opener); `deck` is the deck "Start a session" opens. `waitingForLibrary`: the
+    /// tray of an agent that waits on its library (`LibraryWait`).
     public init(
-        enabled: Bool, address: String?, dbPath: String, page: ReviewPage, deck: @escaping @Sendable () -> String, logger: Logger
+        enabled: Bool, address: String?, dbPath: String, page: ReviewPage, deck: @escaping @Sendable () -> String, logger: Logger,
+        waitingForLibrary: Bool = false
     ) {
+        self.waitingForLibrary = waitingForLibrary
         self.enabled = enabled
         self.address = address
         self.dbPath = dbPath
@@ -110,6 +118,9 @@ public final class TrayAgentService: AgentService {
 
     private func handle(_ e: StatusNotifierItem.Event, now: Date) {
         switch e {
+        case .activated where waitingForLibrary, .menuClicked where waitingForLibrary:
+            activationToken = nil
+            logger.notice("the library cannot be used until a backup is put back or the file is moved aside (snapsort backup list)")
         case .activated, .menuClicked(Entry.open.rawValue): openPage(deck: nil)
         case .menuClicked(Entry.startSession.rawValue): openPage(deck: deck())
         case .menuClicked(Entry.pause.rawValue): togglePause(now: now)
@@ -188,6 +199,10 @@ public final class TrayAgentService: AgentService {
         // 22 px icon scaled to 48 on a HiDPI panel was blurred.
         let pixmaps =
             t.map { t in TrayIcon.sizes.map { StatusNotifierItem.Pixmap(width: Int32($0), height: Int32($0), argb: t.pixmap(size: $0)) } } ?? []
+        if waitingForLibrary {
+            publishWaiting(item, t, pixmaps)
+            return
+        }
         var menu = [
             StatusNotifierItem.MenuItem(id: Entry.open.rawValue, label: "Open SnapSort"),
             StatusNotifierItem.MenuItem(id: Entry.startSession.rawValue, label: "Start a session"),
@@ -199,6 +214,25 @@ public final class TrayAgentService: AgentService {
             try item.set(
                 StatusNotifierItem.Facts(
                     title: t?.title ?? "SnapSort", status: t?.status ?? "Passive", iconName: t?.iconName ?? TrayStatus.iconName, pixmaps: pixmaps,
+                    toolTipTitle: "SnapSort", toolTipBody: t?.toolTip ?? ""))
+            try item.setMenu(menu)
+        } catch {
+            note("cannot update the tray icon: \(error)")
+        }
+    }
+
+    /// The waiting agent's item: ⚠, the refusal in the tooltip (it names the backups), and a menu
+    /// that says what is wrong and the commands that bring a backup back — nothing to open.
+    private func publishWaiting(_ item: StatusNotifierItem, _ t: TrayStatus?, _ pixmaps: [StatusNotifierItem.Pixmap]) {
+        let menu = [
+            StatusNotifierItem.MenuItem(id: Entry.problem.rawValue, label: "The library cannot be used: see the tooltip", enabled: false),
+            StatusNotifierItem.MenuItem(
+                id: Entry.recovery.rawValue, label: "The backups, to bring one back: snapsort backup list", enabled: false),
+        ]
+        do {
+            try item.set(
+                StatusNotifierItem.Facts(
+                    title: t?.title ?? "SnapSort", status: "NeedsAttention", iconName: TrayIcon.name(.attention), pixmaps: pixmaps,
                     toolTipTitle: "SnapSort", toolTipBody: t?.toolTip ?? ""))
             try item.setMenu(menu)
         } catch {

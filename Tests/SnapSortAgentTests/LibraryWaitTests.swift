@@ -85,6 +85,46 @@ import Testing
         #expect(throws: Never.self) { _ = try Agent(o) }
     }
 
+    /// Issue 40: the tray says ⚠ too while the agent waits — a panel with no bar showed nothing.
+    @Test func theTrayShowsTheRefusalAndTheBackupCommandsWhileTheAgentWaits() throws {
+        let dir = TempDir("snapsort-wait-tray")
+        let bus = try TrayBus()
+        try bus.startWatcher()
+        let (clock, _) = Clock.manual(Self.start)
+        var o = Self.options(dir, clock)
+        o.env = Environment(variables: o.env.variables.merging(["DBUS_SESSION_BUS_ADDRESS": bus.address]) { $1 }, home: dir.path)
+        o.tray = true
+        do {
+            let library = try Library(path: o.dbPath)
+            try Backup.run(library, keep: 3, now: Self.start)
+        }
+        try FileSystem.writeAtomically(o.dbPath, [], mode: 0o600)
+        let wait = try LibraryWait(o)
+        let box = Self.start(wait, try #require(try LibraryWait.refusal(o.dbPath)))
+        #expect(waitUntil(timeout: 10) { bus.events("registered").count == 1 })
+        var props: [String: Any] = [:]
+        // The item's facts are set once the status is published; read until they are.
+        #expect(
+            waitUntil(timeout: 10) {
+                props = (try? bus.command("props", answer: "props")?["props"] as? [String: Any]) ?? [:]
+                return props["Status"] as? String == "NeedsAttention"
+            })
+        #expect(props["IconName"] as? String == TrayIcon.name(.attention))
+        let tip = (props["ToolTip"] as? [Any])?.last as? String ?? ""
+        #expect(tip.contains("is empty (0 bytes") && tip.contains("snapsort backup restore"), "\(tip)")
+        let layout = try #require(try bus.command("layout", answer: "layout"))
+        let children = try #require((layout["root"] as? [String: Any])?["children"] as? [[String: Any]])
+        let labels = children.compactMap { ($0["props"] as? [String: Any])?["label"] as? String }
+        #expect(labels == ["The library cannot be used: see the tooltip", "The backups, to bring one back: snapsort backup list"])
+        #expect(children.allSatisfy { ($0["props"] as? [String: Any])?["enabled"] as? Bool == false }, "nothing to open while the library waits")
+        // A click opens nothing (there is no page) and the wait goes on.
+        try bus.command("activate")
+        #expect(!waitUntil(timeout: 0.3) { box.value != nil })
+        wait.requestStop()
+        #expect(waitUntil(timeout: 10) { box.value == false })
+        #expect(try FileSystem.status(o.dbPath).size == 0)
+    }
+
     @Test func aStopEndsTheWait() throws {
         let dir = TempDir("snapsort-wait-stop")
         let (clock, _) = Clock.manual(Self.start)

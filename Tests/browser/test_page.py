@@ -202,6 +202,16 @@ def goto_view(page, view):
     page.wait_for_timeout(150)
 
 
+def status_says(page, text=None, start=None, contains=None, timeout=10000):
+    """The status line once it says what is expected (or after the timeout, whatever it says): the
+    page sets it after an await or in a dialog's queued close event, so it is waited for, not read
+    at once (a loaded host's CI read it too early)."""
+    pattern = (re.compile("^" + re.escape(text) + "$") if text is not None
+               else re.compile("^" + re.escape(start)) if start is not None else re.compile(re.escape(contains)))
+    settles(lambda: expect(page.locator("#status")).to_have_text(pattern, timeout=timeout))
+    return page.locator("#status").inner_text()
+
+
 def settles(wait):
     """True when a Playwright expectation holds within its timeout, False when it does not."""
     try:
@@ -295,7 +305,7 @@ def main():
             page.keyboard.press("Control+z")
         page.wait_for_timeout(300)
         check(page.locator(f'.shot[data-id="{new_keeper}"]').get_attribute("aria-pressed") == "false", "Ctrl+Z took the keeper choice back")
-        check("chosen as the keeper" in page.locator("#status").inner_text(), "the page says what was undone")
+        check("chosen as the keeper" in status_says(page, contains="chosen as the keeper"), "the page says what was undone")
         # Chosen again, for what follows.
         with page.expect_response("**/api/similar/keeper"):
             page.locator(f'.shot[data-id="{new_keeper}"]').click()
@@ -465,7 +475,7 @@ def main():
         with page.expect_response("**/api/undo"):
             page.keyboard.press("Control+z")
         expect(page.locator("#trash-grid li")).to_have_count(2)
-        said = page.locator("#status").inner_text()
+        said = status_says(page, start="Undone: the restore of")
         check(said.startswith("Undone: the restore of"), f"the page says the restore was undone ({said!r})")
         # Cancel in the commit dialog says nothing moved: the undo's message does not stay as its answer (issue 43).
         page.locator("#trash-commit").click()
@@ -545,7 +555,7 @@ def main():
         with page.expect_response("**/api/trash/restore"):
             put_back.click()
         page.wait_for_timeout(200)
-        said = page.locator("#status").inner_text()
+        said = status_says(page, start="Not put back")
         check(said.startswith("Not put back"), f"a refused restore is not reported as done ({said!r})")
         check(open(occupant, "rb").read() == b"occupant", "the file in the way is untouched")
         check(os.path.isfile(trashed), f"{staged} stays in the Trash")
@@ -553,7 +563,7 @@ def main():
         with page.expect_response("**/api/trash/restore"):
             put_back.click()
         page.wait_for_timeout(200)
-        said = page.locator("#status").inner_text()
+        said = status_says(page, start=f"{staged} is back")
         check(said.startswith(f"{staged} is back"), f"a restore says so ({said!r})")
         check(os.path.isfile(occupant), f"{staged} is back in its folder")
 
@@ -650,7 +660,7 @@ def main():
         contrast(page, "the page's question, light")
         page.locator("#ask-cancel").click()
         expect(page.locator("#ask")).to_be_hidden()
-        check(page.locator("#status").inner_text() == "The page keeps its key" and not native, "Cancel keeps the key")
+        check(status_says(page, text="The page keeps its key") == "The page keeps its key" and not native, "Cancel keeps the key")
         # The monthly day and quiet hours are saved from the page.
         page.select_option("#set-reminder", "monthly")
         page.fill("#set-day", "15")
@@ -722,7 +732,7 @@ def main():
             with page.expect_response("**/api/decide"):
                 page.get_by_role("button", name=f"Bring back now: {resting}").click()
             expect(page.locator("#later-resting li img")).to_have_count(0)
-            check(not api(page, "later")["resting"] and "is back now" in page.locator("#status").inner_text(), "Bring back now takes an item off Later")
+            check(not api(page, "later")["resting"] and "is back now" in status_says(page, contains="is back now"), "Bring back now takes an item off Later")
             page.locator("body").focus()
             with page.expect_response("**/api/undo"):
                 page.keyboard.press("Control+z")
@@ -808,7 +818,7 @@ def main():
         with page.expect_response("**/api/bulk/old-screenshots"):
             page.locator("#old-screenshots-btn").click()
         page.wait_for_timeout(300)
-        said = page.locator("#status").inner_text()
+        said = status_says(page, start="Staged 2 · left 1 keeper")
         check(said.startswith("Staged 2 · left 1 keeper") and "Screenshot_20230101_101010.png (1 Jan 2023)" in said and not internal_ids(said),
               f"the bulk stage says how many it staged and left ({said!r})")
         check(api(page, "summary")["trash"]["count"] == staged_before + 2, "the set's keeper was not staged")
@@ -824,7 +834,7 @@ def main():
         with page.expect_response("**/api/bulk/old-screenshots"):
             page.locator("#old-screenshots-btn").click()
         page.wait_for_timeout(300)
-        check(page.locator("#status").inner_text().startswith("Staged 3 ") and api(page, "summary")["trash"]["count"] == staged_before + 3,
+        check(status_says(page, start="Staged 3 ").startswith("Staged 3 ") and api(page, "summary")["trash"]["count"] == staged_before + 3,
               f"the keepers too, when the person says so ({page.locator('#status').inner_text()!r})")
         goto_view(page, "#trash")
         page.locator("#trash-commit").click()
@@ -854,7 +864,7 @@ def main():
         if asked is not None:
             page.locator("#ask-cancel").click()
             expect(page.locator("#ask")).to_be_hidden()
-        check(page.locator("#status").inner_text() == "Nothing was staged" and api(page, "summary")["trash"]["count"] == staged_before,
+        check(status_says(page, text="Nothing was staged") == "Nothing was staged" and api(page, "summary")["trash"]["count"] == staged_before,
               "Cancel stages nothing")
         # No native confirm() is left in the page's code (Put back all asked with one too).
         code = page.evaluate("async () => (await fetch('/app.js')).text()")
@@ -1046,7 +1056,7 @@ def main():
                 with pg.expect_response("**/api/key"):
                     pg.locator("#ask-ok").click()
                 expect(pg.locator("#ask")).to_be_hidden()
-                check(pg.locator("#status").inner_text() == "The page has a new key", f"New key, confirmed, gives the page a new key ({pg.locator('#status').inner_text()!r})")
+                check(status_says(pg, text="The page has a new key") == "The page has a new key", f"New key, confirmed, gives the page a new key ({pg.locator('#status').inner_text()!r})")
             c.close()
         browser.close()
     print(f"{checks['passed']} passed, {checks['failed']} failed")

@@ -47,6 +47,7 @@ enum AgentCommand: Command {
         var options = AgentOptions(dbPath: ctx.dbPath, env: ctx.env)
         options.roots = dirs
         options.statusPath = statusFile
+        options.tray = tray
         if let workers { options.workers = workers }
         // Under systemd (or any service manager speaking sd_notify) every line carries its
         // sd-daemon(3) priority prefix so journald keeps the levels.
