@@ -248,7 +248,7 @@ import Testing
         f.dir.write("config/snapsort/snapsort.conf", Array("session_goal = lots\n".utf8))
         _ = try f.scan()
         let r = try f.run(["stats"])
-        #expect(r.status == 0 && r.stderr.contains("session_goal") && r.stdout.contains("of 25 decisions"), "\(r.stdout) \(r.stderr)")
+        #expect(r.status == 0 && r.stderr.contains("session_goal") && r.stdout.contains("reviewed · goal 25"), "\(r.stdout) \(r.stderr)")
     }
 
     @Test func anUndoRightAfterACommitSaysSoAndTakesNothingBack() throws {

@@ -319,6 +319,6 @@ extension ReviewTerminalTests {
         #expect(d.status == 0, "\(d.output.suffix(400))")
         #expect(d.failures.isEmpty, "\(d.failures)")
         let stats = try SnapsortBinary.run(["--db", s.db, "stats"], env: s.env)
-        #expect(stats.stdout.contains("Today:                 2 of 2 decisions"), "\(stats.stdout)")
+        #expect(stats.stdout.contains("Today:                 2 reviewed · goal 2"), "\(stats.stdout)")
     }
 }

@@ -37,7 +37,8 @@ enum StatsCommand: Command {
         if r.inTrashBytes > 0 { ctx.out("Waiting in the Trash:  \(humanBytes(r.inTrashBytes)) (emptying the Trash frees it)") }
         ctx.out("Cleared from the disk: \(span(r.cleared))")
         ctx.out("Streak:                \(r.streak.current) day\(r.streak.current == 1 ? "" : "s") (longest \(r.streak.longest))")
-        ctx.out("Today:                 \(r.doneToday) of \(r.goalTarget) decisions")
+        // What each number is, as the tray's menu says it ("29 of 10" read as a fraction gone wrong).
+        ctx.out("Today:                 \(r.doneToday) reviewed · goal \(r.goalTarget)")
         ctx.out("Last 7 days:")
         let peak = max(1, r.lastSevenDays.map(\.reviewed).max() ?? 1)
         for d in r.lastSevenDays {

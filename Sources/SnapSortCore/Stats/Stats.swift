@@ -303,7 +303,7 @@ public enum Stats {
     }
 
     /// Decisions made today (the local day of `clock`), undone ones left out: `report`'s
-    /// `doneToday` (what `snapsort stats` shows as "Today: N of GOAL"), without reading the
+    /// `doneToday` (what `snapsort stats` shows as "Today: N reviewed · goal G"), without reading the
     /// whole history. Two days back covers every UTC offset; the day test is `report`'s.
     public static func doneToday(library: Library, clock: Clock, timeZone: TimeZone = .current) throws -> Int {
         let now = clock.now()
