@@ -202,6 +202,22 @@ def goto_view(page, view):
     page.wait_for_timeout(150)
 
 
+def holds(page, pred, timeout=10000):
+    """Whether pred() comes true within timeout ms (polled): what the page draws after an await
+    (a re-render after the answer came) is waited for, not read at a fixed moment."""
+    waited = 0
+    while True:
+        try:
+            if pred():
+                return True
+        except Exception:
+            pass
+        if waited >= timeout:
+            return False
+        page.wait_for_timeout(100)
+        waited += 100
+
+
 def status_says(page, text=None, start=None, contains=None, timeout=10000):
     """The status line once it says what is expected (or after the timeout, whatever it says): the
     page sets it after an await or in a dialog's queued close event, so it is waited for, not read
@@ -268,7 +284,7 @@ def main():
             shots.nth(1).click()
         page.wait_for_timeout(200)
         row = page.locator(".simrow").filter(has=page.locator(f'.shot[data-id="{new_keeper}"]'))
-        check(row.locator(".shot").first.get_attribute("data-id") == new_keeper, "the chosen keeper is first")
+        check(holds(page, lambda: row.locator(".shot").first.get_attribute("data-id") == new_keeper), "the chosen keeper is first")
         check(row.locator(f'.shot[data-id="{new_keeper}"]').get_attribute("aria-pressed") == "true", "the chosen keeper is marked")
         check(page.locator(".simrow").first.locator(f'.shot[data-id="{new_keeper}"]').count() == 1, "the set stays where it was")
         check(page.evaluate("() => document.activeElement && document.activeElement.dataset.id") == new_keeper, "the focus stays on the new keeper")
@@ -304,7 +320,7 @@ def main():
         with page.expect_response("**/api/undo"):
             page.keyboard.press("Control+z")
         page.wait_for_timeout(300)
-        check(page.locator(f'.shot[data-id="{new_keeper}"]').get_attribute("aria-pressed") == "false", "Ctrl+Z took the keeper choice back")
+        check(holds(page, lambda: page.locator(f'.shot[data-id="{new_keeper}"]').get_attribute("aria-pressed") == "false"), "Ctrl+Z took the keeper choice back")
         check("chosen as the keeper" in status_says(page, contains="chosen as the keeper"), "the page says what was undone")
         # Chosen again, for what follows.
         with page.expect_response("**/api/similar/keeper"):
@@ -363,14 +379,14 @@ def main():
         check(resp.value.ok, "pointer swipe left decided")
         page.wait_for_timeout(400)
         check(api(page, "summary")["trash"]["count"] == 1, "swipe left staged the card for the Trash")
-        check(top_card(page).get_attribute("data-id") != first_id, "the next card is on top")
+        check(holds(page, lambda: top_card(page).get_attribute("data-id") != first_id), "the next card is on top")
 
         # Undo with Ctrl+Z: the card comes back.
         with page.expect_response("**/api/undo"):
             page.keyboard.press("Control+z")
         page.wait_for_timeout(300)
         check(api(page, "summary")["trash"]["count"] == 0, "undo took the decision back")
-        check(top_card(page).get_attribute("data-id") == first_id, "undo put the card back on top")
+        check(holds(page, lambda: top_card(page).get_attribute("data-id") == first_id), "undo put the card back on top")
 
         # A short drag springs back without deciding.
         card = top_card(page)
@@ -756,7 +772,7 @@ def main():
             unkeep.click()
         page.wait_for_timeout(300)
         check(api(page, "kept")["total"] == kept_before - 1, "Un-keep takes an item off Kept")
-        check(re.fullmatch(r"\d+ items?", page.locator("#kept-total").inner_text()) and int(page.locator("#kept-total").inner_text().split()[0]) == kept_before - 1,
+        check(holds(page, lambda: re.fullmatch(r"\d+ items?", page.locator("#kept-total").inner_text()) is not None and int(page.locator("#kept-total").inner_text().split()[0]) == kept_before - 1),
               "Kept's count follows")
         page.locator("body").focus()
         with page.expect_response("**/api/undo"):
