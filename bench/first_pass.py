@@ -9,8 +9,8 @@ folder, the models on, at the service's nice level and the agent's own worker co
 Samples the status file every --every seconds: the agent's state, tier 1's `done/total`, the
 models' `done/total` (what a person sees in the bars and the page), and the CPU time of the
 agent and its helpers (`snapsort-vision`, from /proc; exited children's time is in the agent's
-cutime/cstime once reaped). Prints the milestones (every file counted, every model result in) in
-wall time and in CPU time. On a host shared with other work the wall times are upper bounds;
+cutime/cstime once reaped) and their peak RSS (VmHWM: the agent, its largest helper). Prints
+the milestones (every file counted, every model result in) in wall time and in CPU time. On a host shared with other work the wall times are upper bounds;
 the CPU seconds are what an idle host needs (the agent's models run one helper per worker, so
 with one worker the pass is serial and its idle-host wall time is about its CPU time).
 
@@ -76,6 +76,23 @@ def cpu(root_pid):
     return total, helpers
 
 
+def peak_kb(root_pid):
+    """The agent's peak RSS (VmHWM, kB) and its helpers' largest, while they live."""
+    def hwm(pid):
+        try:
+            with open(f"/proc/{pid}/status") as f:
+                return next((int(l.split()[1]) for l in f if l.startswith("VmHWM:")), 0)
+        except OSError:
+            return 0
+    kids = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            s = stat(int(name))
+            if s and s[2] == root_pid:
+                kids.append(int(name))
+    return hwm(root_pid), max((hwm(k) for k in kids), default=0)
+
+
 def status():
     try:
         with open(os.path.join(run, "snapsort", "status.json")) as f:
@@ -94,6 +111,7 @@ t0 = time.monotonic()
 counted = None
 done = None
 last = None
+peaks = (0, 0)
 print("  wall_s  cpu_s  state         files        models       helpers")
 try:
     while time.monotonic() - t0 < a.timeout:
@@ -102,6 +120,8 @@ try:
             raise SystemExit(f"the agent stopped ({p.returncode}); log: {home}/agent.log")
         doc = status()
         spent, helpers = cpu(p.pid)
+        got = peak_kb(p.pid)
+        peaks = (max(peaks[0], got[0]), max(peaks[1], got[1]))
         now = time.monotonic() - t0
         if not doc:
             continue
@@ -130,6 +150,7 @@ finally:
     else:
         print(f"kept {home}")
 
+print(f"peak RSS: agent {peaks[0] / 1024:.1f} MB, largest helper {peaks[1] / 1024:.1f} MB")
 if counted:
     print(f"every file counted (watching): {counted[0]:.0f} s wall, {counted[1]:.0f} s CPU")
 if done:
