@@ -64,12 +64,8 @@ public struct StatusProviders: Sendable {
         p.awaitingReview = { i in try snapshot.get(i)?.awaitingReview }
         p.trash = { i in try snapshot.get(i).map { StatusDocument.Trash(count: $0.trashCount, bytes: $0.trashBytes, inTrashBytes: $0.inTrashBytes) } }
         // Cleared: left the disk; moved: what commits moved to the Trash (issue 43, item 4).
-        p.cleared = { i in
-            try snapshot.get(i).map { StatusDocument.Cleared(today: Int($0.cleared.today), week: Int($0.cleared.week), total: Int($0.cleared.total)) }
-        }
-        p.movedToTrash = { i in
-            try snapshot.get(i).map { StatusDocument.Cleared(today: Int($0.moved.today), week: Int($0.moved.week), total: Int($0.moved.total)) }
-        }
+        p.cleared = { i in try snapshot.get(i)?.cleared }
+        p.movedToTrash = { i in try snapshot.get(i)?.moved }
         p.streak = { i in try snapshot.get(i).map { StatusDocument.Streak(current: $0.streak.current, longest: $0.streak.longest) } }
         p.goal = { i in try snapshot.get(i).map { StatusDocument.Goal(target: $0.goalTarget, doneToday: $0.doneToday) } }
         // Reminders: the next reminder.s time.
