@@ -260,8 +260,10 @@ extension WebApp {
         let goal = config.withLock { $0.sessionGoal }
         return Self.json(
             try withLibrary { lib in
-                // A Trash emptied since is counted as cleared before the numbers are read.
-                _ = try? Trash.noticeRestores(library: lib, clock: clock, waitForLock: false)
+                // A Trash emptied since is counted as cleared, and a photo put back counted as
+                // restored, before the numbers are read (not while a commit or a restore holds
+                // the trash lock: the next look notices).
+                noticeRestores(lib, waitForTrashLock: false)
                 return try Stats.report(library: lib, clock: clock, timeZone: tz, goal: goal).json
             })
     }
@@ -445,9 +447,20 @@ extension WebApp {
         return .object([("sets", .array(sets))])
     }
 
+    /// What happened to trashed files outside SnapSort (a file manager's Restore, the Trash
+    /// emptied), noticed where every front end notices it (`LibraryUpdate.noticeRestores`,
+    /// issue 42) before a view that shows it; a failure leaves the view as it was, logged.
+    func noticeRestores(_ lib: Library, waitForTrashLock: Bool) {
+        do {
+            try LibraryUpdate(library: lib, clock: options.clock, logger: options.logger).noticeRestores(waitForTrashLock: waitForTrashLock)
+        } catch {
+            options.logger.warning("restores from the Trash not noticed", ["error": "\(error)"])
+        }
+    }
+
     func trashJSON(_ lib: Library) throws -> JSON {
         // Restores outside SnapSort, and a killed commit's file in flight, settled before listing.
-        _ = try? LibraryUpdate(library: lib, clock: options.clock).noticeRestores()
+        noticeRestores(lib, waitForTrashLock: true)
         // The overview `snapsort trash list` prints too; the page's keys are its own.
         let overview = try TrashOverview.load(library: lib)
         let home = options.env.home
