@@ -587,14 +587,11 @@ extension WebApp {
     /// (`BulkStaging`, issue 43): `left` names them by their set, `message` says it in words.
     func oldScreenshots(days: Int, apply: Bool, includeKeepers: Bool, _ lib: Library) throws -> JSON {
         let (clock, tz) = (options.clock, options.timeZone)
-        let old = try BulkStaging.oldScreenshots(days: days, library: lib, clock: clock, timeZone: tz)
-        let plan =
-            apply
-            ? try BulkStaging.stage(old, includeKeepers: includeKeepers, library: lib, clock: clock, timeZone: tz)
-            : try BulkStaging.plan(old, includeKeepers: includeKeepers, library: lib)
+        let (candidates, plan) = try BulkStaging.oldScreenshots(
+            days: days, apply: apply, includeKeepers: includeKeepers, library: lib, clock: clock, timeZone: tz)
         return .object([
             ("days", .int(days)), ("count", .int(plan.staging.count)), ("bytes", .int(plan.bytes)),
-            ("staged", .bool(apply)), ("candidates", .int(old.count)),
+            ("staged", .bool(apply)), ("candidates", .int(candidates)),
             ("keepers_left", .int(plan.keepersLeft)), ("last_copies_left", .int(plan.lastCopiesLeft)),
             (
                 "left",
