@@ -256,23 +256,25 @@ public final class Database: @unchecked Sendable {
     public var totalChanges: Int { Int(sqlite3_total_changes64(handle)) }
 
     /// Runs `body` in a write transaction (BEGIN IMMEDIATE), committing on success and rolling
-    /// back on error. Nested calls use savepoints.
+    /// back on error. Nested calls (inside a `transaction` or a `read`) use savepoints.
     public func transaction<T>(_ body: () throws -> T) throws -> T {
-        if transactionDepth > 0 {
-            let name = "sp\(transactionDepth)"
-            try execute("SAVEPOINT \(name)")
-            transactionDepth += 1
-            defer { transactionDepth -= 1 }
-            do {
-                let r = try body()
-                try execute("RELEASE \(name)")
-                return r
-            } catch {
-                try? execute("ROLLBACK TO \(name); RELEASE \(name)")
-                throw error
-            }
-        }
-        try execute("BEGIN IMMEDIATE")
+        if transactionDepth > 0 { return try savepoint(body) }
+        return try outermost("BEGIN IMMEDIATE", body)
+    }
+
+    /// Runs `body` in one read transaction (BEGIN DEFERRED): its statements see one state of
+    /// the database, whatever other connections commit meanwhile. Inside a transaction it is a
+    /// savepoint of it. A `transaction` inside it is a savepoint too; its first write takes the
+    /// write lock, and fails with SQLITE_BUSY when another connection wrote since the read
+    /// began (SQLite cannot move a read's snapshot forward: see https://sqlite.org/lang_transaction.html).
+    public func read<T>(_ body: () throws -> T) throws -> T {
+        if transactionDepth > 0 { return try savepoint(body) }
+        return try outermost("BEGIN DEFERRED", body)
+    }
+
+    /// The outermost transaction, begun with `begin`: committed on success, rolled back on error.
+    private func outermost<T>(_ begin: String, _ body: () throws -> T) throws -> T {
+        try execute(begin)
         transactionDepth = 1
         defer { transactionDepth = 0 }
         do {
@@ -281,6 +283,22 @@ public final class Database: @unchecked Sendable {
             return r
         } catch {
             try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// A savepoint inside the open transaction: released on success, rolled back to on error.
+    private func savepoint<T>(_ body: () throws -> T) throws -> T {
+        let name = "sp\(transactionDepth)"
+        try execute("SAVEPOINT \(name)")
+        transactionDepth += 1
+        defer { transactionDepth -= 1 }
+        do {
+            let r = try body()
+            try execute("RELEASE \(name)")
+            return r
+        } catch {
+            try? execute("ROLLBACK TO \(name); RELEASE \(name)")
             throw error
         }
     }

@@ -260,8 +260,10 @@ extension WebApp {
         let goal = config.withLock { $0.sessionGoal }
         return Self.json(
             try withLibrary { lib in
-                // A Trash emptied since is counted as cleared before the numbers are read.
-                _ = try? Trash.noticeRestores(library: lib, clock: clock, waitForLock: false)
+                // A Trash emptied since is counted as cleared, and a photo put back counted as
+                // restored, before the numbers are read (not while a commit or a restore holds
+                // the trash lock: the next look notices).
+                noticeRestores(lib, waitForTrashLock: false)
                 return try Stats.report(library: lib, clock: clock, timeZone: tz, goal: goal).json
             })
     }
@@ -445,9 +447,20 @@ extension WebApp {
         return .object([("sets", .array(sets))])
     }
 
+    /// What happened to trashed files outside SnapSort (a file manager's Restore, the Trash
+    /// emptied), noticed where every front end notices it (`LibraryUpdate.noticeRestores`,
+    /// issue 42) before a view that shows it; a failure leaves the view as it was, logged.
+    func noticeRestores(_ lib: Library, waitForTrashLock: Bool) {
+        do {
+            try LibraryUpdate(library: lib, clock: options.clock, logger: options.logger).noticeRestores(waitForTrashLock: waitForTrashLock)
+        } catch {
+            options.logger.warning("restores from the Trash not noticed", ["error": "\(error)"])
+        }
+    }
+
     func trashJSON(_ lib: Library) throws -> JSON {
         // Restores outside SnapSort, and a killed commit's file in flight, settled before listing.
-        _ = try? LibraryUpdate(library: lib, clock: options.clock).noticeRestores()
+        noticeRestores(lib, waitForTrashLock: true)
         // The overview `snapsort trash list` prints too; the page's keys are its own.
         let overview = try TrashOverview.load(library: lib)
         let home = options.env.home
@@ -574,14 +587,11 @@ extension WebApp {
     /// (`BulkStaging`, issue 43): `left` names them by their set, `message` says it in words.
     func oldScreenshots(days: Int, apply: Bool, includeKeepers: Bool, _ lib: Library) throws -> JSON {
         let (clock, tz) = (options.clock, options.timeZone)
-        let old = try BulkStaging.oldScreenshots(days: days, library: lib, clock: clock, timeZone: tz)
-        let plan =
-            apply
-            ? try BulkStaging.stage(old, includeKeepers: includeKeepers, library: lib, clock: clock, timeZone: tz)
-            : try BulkStaging.plan(old, includeKeepers: includeKeepers, library: lib)
+        let (candidates, plan) = try BulkStaging.oldScreenshots(
+            days: days, apply: apply, includeKeepers: includeKeepers, library: lib, clock: clock, timeZone: tz)
         return .object([
             ("days", .int(days)), ("count", .int(plan.staging.count)), ("bytes", .int(plan.bytes)),
-            ("staged", .bool(apply)), ("candidates", .int(old.count)),
+            ("staged", .bool(apply)), ("candidates", .int(candidates)),
             ("keepers_left", .int(plan.keepersLeft)), ("last_copies_left", .int(plan.lastCopiesLeft)),
             (
                 "left",

@@ -178,4 +178,33 @@ struct DecksOverviewTests {
         #expect(counts.contains("SCAN files USING INDEX files_deck") && !counts.contains("B-TREE FOR GROUP BY"), "\(counts)")
         #expect(try plan("SELECT id FROM files WHERE \(Library.live()) AND \(Decks.DeckKey.odd) = 1").contains("files_deck (<expr>=?)"))
     }
+
+    /// The overview's read is the database's own read transaction: a write made inside it
+    /// (a transaction, as a caller's step may be) is a savepoint of it. A raw `SAVEPOINT`
+    /// beside `Database.transaction`'s depth made it begin again, and fail.
+    @Test("a transaction inside the decks' read works")
+    func aTransactionInsideTheReadWorks() throws {
+        let (t, ids) = try Self.library(count: 40, seed: 3)
+        let (clock, _) = Clock.manual(ReviewFixture.date(Self.days[0]))
+        try Self.decide(t, ids, at: clock.now())
+        let decided = try #require(try t.library.db.scalar("SELECT file_id FROM decisions LIMIT 1"))
+        let counted = try Decks.reading(t.library) { () -> [DeckSummary] in
+            let summaries = try Decks.countedOverview(library: t.library, clock: clock, timeZone: .current, groups: nil)
+            try t.library.db.transaction { try t.library.db.run("DELETE FROM decisions WHERE file_id = ?", decided) }
+            return summaries
+        }
+        #expect(!counted.isEmpty)
+        #expect(try t.library.db.scalar("SELECT count(*) FROM decisions WHERE file_id = ?", decided) == 0)
+    }
+
+    /// The index's text is a fixed literal in its migration (73), the key the counts read is
+    /// built from live constants (`Decks.DeckKey`, the editors, the favourite rating, the
+    /// screenshot words): changed without a migration that makes the index again, the
+    /// counts would scan every row of every library made before, silently.
+    @Test("the index a library holds is the deck key the counts read")
+    func theIndexIsTheKeyTheCountsRead() throws {
+        let t = try TestLibrary()
+        let stored = try t.library.db.rows("SELECT sql FROM sqlite_master WHERE type = 'index' AND name = 'files_deck'").first?.string(0)
+        #expect(stored == Decks.DeckKey.index, "a change to Decks.DeckKey needs a migration that drops files_deck and creates it again")
+    }
 }

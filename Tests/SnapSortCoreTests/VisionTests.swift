@@ -261,6 +261,50 @@ import Testing
         #expect(document().models == StatusDocument.Models(done: 0, total: 3))
     }
 
+    /// The models' progress is counted again only when it can have changed (the page's
+    /// summary counted a join over every photo after each decide and undo): a decision and an
+    /// undo leave the count kept; a result written by another connection, an analysis changed,
+    /// a file gone, a file scanned, another models' version count again, and say what is true.
+    @Test func theModelsProgressIsCountedAgainOnlyWhenItCanHaveChanged() throws {
+        let t = try TestLibrary()
+        for i in 0..<3 { t.dir.write("Pictures/p\(i).jpg", Fixtures.jpeg(seed: UInt64(10 + i), width: 320, height: 240)) }
+        try t.scan()
+        let l = t.library
+        let ids = try l.items().map(\.id)
+        try #require(ids.count == 3)
+        func progress() throws -> [Int]? { try l.modelsProgress().map { [$0.done, $0.total] } }
+        func counts() -> Int { l.modelsCounted?.counts ?? 0 }
+        #expect(try progress() == nil, "no pass ran with the models yet")
+        try l.setAgentState(Library.modelsVersionKey, "v1")
+        let result = "INSERT INTO vision(file_id, version, analyzed_at, status) SELECT id, 'v1', analyzed_at, 'ok' FROM files WHERE id = ?"
+        try l.db.run(result, ids[0])
+        #expect(try progress() == [1, 3])
+        let counted = counts()
+        // A decision, an undo, a look again: the count kept.
+        let clock = Clock.manual(Date(timeIntervalSince1970: 1_800_000_000)).0
+        try Review.decide(.trash, fileID: ids[1], library: l, clock: clock)
+        _ = try Review.undo(library: l, clock: clock)
+        #expect(try progress() == [1, 3] && progress() == [1, 3])
+        #expect(counts() == counted)
+        // Another connection's result (the agent's pass beside the page): counted again.
+        let other = try Library(path: t.dbPath)
+        try other.db.run(result, ids[1])
+        #expect(try progress() == [2, 3] && counts() == counted + 1)
+        // The file changed since its result: no longer done.
+        try other.db.run("UPDATE files SET analyzed_at = '2030-01-01T00:00:00Z' WHERE id = ?", ids[0])
+        #expect(try progress() == [1, 3])
+        // A file gone, then a new one, as the scan finds them.
+        try FileSystem.remove(t.root + "/p2.jpg")
+        try t.scan()
+        #expect(try progress() == [1, 2])
+        t.dir.write("Pictures/p9.jpg", Fixtures.jpeg(seed: 19, width: 320, height: 240))
+        try t.scan()
+        #expect(try progress() == [1, 3])
+        // Another models' version: the pass starts over.
+        try l.setAgentState(Library.modelsVersionKey, "v2")
+        #expect(try progress() == [0, 3])
+    }
+
     @Test func aCrashedHelperCostsOnlyThatPhoto() throws {
         // A wrapper that dies (SIGSEGV) on its first photo, then is the real helper.
         let dir = TempDir()

@@ -46,6 +46,53 @@ struct SQLiteTests {
         #expect(try other.scalar("SELECT sum(v) FROM t") == 2)
     }
 
+    /// A read sees one state of the database while another connection commits, and a
+    /// transaction inside it works (a savepoint of the read): it was a raw `SAVEPOINT` beside
+    /// the depth counter, inside which `transaction` began again and failed.
+    @Test func aReadSeesOneStateAndATransactionInsideItWorks() throws {
+        let dir = TempDir()
+        let db = try Database(path: dir.at("t.sqlite3"))
+        let other = try Database(path: dir.at("t.sqlite3"))
+        try db.execute("CREATE TABLE t(v INTEGER)")
+        try db.run("INSERT INTO t VALUES(1)")
+        let seen = try db.read { () -> [Int64?] in
+            let before = try db.scalar("SELECT sum(v) FROM t")
+            try other.run("INSERT INTO t VALUES(10)")
+            return [before, try db.scalar("SELECT sum(v) FROM t")]
+        }
+        #expect(seen == [1, 1])
+        #expect(try db.scalar("SELECT sum(v) FROM t") == 11)
+        // A transaction inside a read (nothing written since the read began): committed with it.
+        try db.read {
+            _ = try db.scalar("SELECT sum(v) FROM t")
+            try db.transaction { try db.run("INSERT INTO t VALUES(100)") }
+        }
+        #expect(try other.scalar("SELECT sum(v) FROM t") == 111)
+        // One that throws takes back only its own part; a read that throws leaves nothing.
+        struct Stop: Error {}
+        try db.read {
+            try db.run("INSERT INTO t VALUES(10000)")
+            #expect(throws: Stop.self) {
+                try db.transaction {
+                    try db.run("INSERT INTO t VALUES(1000)")
+                    throw Stop()
+                }
+            }
+        }
+        #expect(try other.scalar("SELECT sum(v) FROM t") == 10111)
+        try db.run("DELETE FROM t WHERE v = 10000")
+        #expect(throws: Stop.self) {
+            try db.read {
+                try db.transaction { try db.run("INSERT INTO t VALUES(1000)") }
+                throw Stop()
+            }
+        }
+        #expect(try other.scalar("SELECT sum(v) FROM t") == 111)
+        // Both are usable afterwards: the depth is back to none.
+        try db.transaction { try db.run("INSERT INTO t VALUES(1000)") }
+        #expect(try other.scalar("SELECT sum(v) FROM t") == 1111)
+    }
+
     @Test func badSQLIsATypedErrorWithSQLitesWords() throws {
         let dir = TempDir()
         let db = try Database(path: dir.at("t.sqlite3"))

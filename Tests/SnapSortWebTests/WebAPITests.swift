@@ -95,6 +95,26 @@ import Testing
         #expect(FileSystem.exists(h.lib.root + "/beach.jpg"))
     }
 
+    /// Stats notices what happened in the system Trash where every front end notices it
+    /// (`LibraryUpdate.noticeRestores`, issue 42): a photo a file manager put back is counted
+    /// as restored when the person looks at Stats, and the page's log says so as the CLI's does.
+    @Test func statsNoticeAFileManagersRestoreThroughTheOneUpdate() throws {
+        let logs = LogCapture()
+        let h = try WebHarness(logger: logs.logger(label: "web"))
+        let id = h.id("beach.jpg")
+        _ = try h.post("/api/decide", #"{"id":\#(id),"decision":"trash"}"#)
+        #expect(h.json(try h.post("/api/trash/commit", #"{"confirm":true}"#))["committed"]?.intValue == 1)
+        #expect(h.json(try h.get("/api/stats"))["bytes_moved_to_trash"]?["total"]?.intValue ?? 0 > 0)
+        // A file manager's Restore: the file back where it was, its .trashinfo gone.
+        let trash = h.home + "/.local/share/Trash"
+        try FileSystem.rename(trash + "/files/beach.jpg", h.lib.root + "/beach.jpg")
+        try FileSystem.remove(trash + "/info/beach.jpg.trashinfo")
+        let stats = h.json(try h.get("/api/stats"))
+        #expect(stats["bytes_moved_to_trash"]?["total"]?.intValue == 0 && stats["bytes_cleared"]?["total"]?.intValue == 0, "\(stats)")
+        #expect(try Review.decision(for: id, library: h.lib.library) == nil)
+        #expect(logs.messages.contains { $0.contains("restores from the Trash noticed") }, "\(logs.messages)")
+    }
+
     /// The commit moves what its dialog showed (`ids`): a file staged meanwhile in another
     /// window or the terminal stays staged for the next commit, and the page is told.
     @Test func aCommitMovesOnlyWhatItsDialogShowed() throws {

@@ -23,7 +23,11 @@ final class WebHarness: @unchecked Sendable {
     /// `pages`: also a ticket's QR code and a printed letter (Tests/Fixtures), which the
     /// regroup reads (the browser test shows what it read on their cards).
     /// `limits`: the server's connection limits (default: the live ones).
-    init(writeInfo: Bool = false, heic: Bool = true, pages: Bool = false, limits: HTTPServer.Limits = HTTPServer.Limits()) throws {
+    /// `logger`: the server's (default: silent).
+    init(
+        writeInfo: Bool = false, heic: Bool = true, pages: Bool = false, limits: HTTPServer.Limits = HTTPServer.Limits(),
+        logger: Logger = .silent
+    ) throws {
         lib = try TestLibrary()
         let home = lib.dir.folder("home")
         env = Environment(
@@ -49,6 +53,7 @@ final class WebHarness: @unchecked Sendable {
         o.addresses = ["127.0.0.1", "::1"]
         o.trashEnvironment = TrashEnvironment(environment: env)
         o.limits = limits
+        o.logger = logger
         server = try WebServer.start(o)
     }
 

@@ -18,7 +18,11 @@ import SnapSortSystem
 extension Decks {
     /// The SQL text of a row's deck key (one definition: the index, the counts and the
     /// count of the special rows all use it, and SQLite uses an index on expressions only
-    /// for the same expressions). Changing it needs a migration that makes `files_deck` again.
+    /// for the same expressions). Migration 73 holds the index's text as a fixed literal (what
+    /// this key was then): changing the key, or a constant it reads (`FilterContext.editors`,
+    /// `GroupRules.favouriteRating`, `screenshotWords`, `editWords`, `Library.live()`), needs a
+    /// new migration that drops `files_deck` and creates it from `index` as a literal again
+    /// (`DecksOverviewTests.theIndexIsTheKeyTheCountsRead` fails until there is one).
     enum DeckKey {
         /// The words a screenshot's name holds (`FilterContext.matches(.screenshots)`).
         static let screenshotWords = ["screenshot", "screen shot", "screen_shot", "bildschirmfoto", "capture d"]
@@ -67,7 +71,8 @@ extension Decks {
             "coalesce(\(anyWord("lower(software)", FilterContext.editors)), 0)",
         ]
 
-        /// The index's statement (migration 73).
+        /// The index's statement as the key makes it now: a library's `files_deck` must say
+        /// exactly this (migration 73 wrote it so, as a literal).
         static let index = "CREATE INDEX files_deck ON files(\(columns.joined(separator: ", "))) WHERE \(Library.live())"
 
         /// The rows counted by the Swift rules: decided, paired, in the Screenshots group, odd.
@@ -144,18 +149,10 @@ extension Decks {
         return out
     }
 
-    /// Runs `body` in one read transaction (a savepoint: a deferred transaction when none is
-    /// open), so that counts taken in several statements see one state of the library.
+    /// Runs `body` in one read transaction (`Database.read`), so that counts taken in several
+    /// statements see one state of the library.
     static func reading<T>(_ library: Library, _ body: () throws -> T) throws -> T {
-        try library.db.execute("SAVEPOINT decks_read")
-        do {
-            let r = try body()
-            try library.db.execute("RELEASE decks_read")
-            return r
-        } catch {
-            try? library.db.execute("ROLLBACK TO decks_read; RELEASE decks_read")
-            throw error
-        }
+        try library.db.read(body)
     }
 
     /// A plain row's key as the counts give it.

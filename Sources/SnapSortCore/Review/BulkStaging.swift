@@ -71,32 +71,34 @@ public struct BulkStaging: Sendable, Equatable {
     /// last copy), counting those staged before it and those it stages ahead of each.
     /// `includeKeepers`: the person said to take them too (nothing is left).
     public static func plan(_ candidates: [Int64], includeKeepers: Bool = false, library: Library) throws -> BulkStaging {
+        try plan(items: try library.items(ids: candidates), includeKeepers: includeKeepers, library: library)
+    }
+
+    /// `plan` of the items as the caller read them (`oldScreenshotItems`): not read again. A
+    /// candidate is left when it is its set's keeper (not staged already) or when staging it
+    /// would leave nothing of its set (`LastCopies.isLastCopy`, the one rule); each set's
+    /// members and name are read once.
+    public static func plan(items candidates: [Item], includeKeepers: Bool = false, library: Library) throws -> BulkStaging {
         var out = BulkStaging(staging: [], bytes: 0, left: [])
-        var setOf: [Int64: SimilarSet?] = [:]
-        var staged = Set(try Trash.stagedRows(library).map(\.id))
-        for id in candidates {
-            guard let item = try library.item(id: id), item.status != .gone else { continue }
-            if !includeKeepers {
-                let set: SimilarSet?
-                if let known = setOf[id] {
-                    set = known
-                } else {
-                    set = try library.similarGroup(containing: id)
-                    for m in set?.members ?? [] { setOf[m.fileID] = set }
+        let live = candidates.filter { $0.status != .gone }
+        let sets = includeKeepers ? [:] : try LastCopies.members(of: live.map(\.id), library: library)
+        // By set: the members staged before the action, and those it stages ahead.
+        var staged: [Int64: Set<Int64>] = [:]
+        var names = LastCopies.SetNames()
+        for item in live {
+            if let set = sets[item.id] {
+                let before = staged[set.key] ?? set.staged
+                let why: LeftReason? =
+                    set.keeperID == item.id && !before.contains(item.id)
+                    ? .keeper : LastCopies.isLastCopy(item.id, of: set, staged: before) ? .lastCopy : nil
+                if let why {
+                    let name = try names.name(set, library: library) ?? item.name
+                    out.left.append(Left(fileID: item.id, path: item.path, bytes: item.bytes, why: why, setName: name))
+                    continue
                 }
-                if let set, let me = set.members.first(where: { $0.fileID == id }) {
-                    let why: LeftReason? =
-                        me.isKeeper && !staged.contains(id)
-                        ? .keeper
-                        : set.members.contains(where: { $0.fileID != id && !staged.contains($0.fileID) }) ? nil : .lastCopy
-                    if let why {
-                        out.left.append(Left(fileID: id, path: item.path, bytes: item.bytes, why: why, setName: try library.setName(set)))
-                        continue
-                    }
-                }
+                staged[set.key] = before.union([item.id])
             }
-            staged.insert(id)
-            out.staging.append(id)
+            out.staging.append(item.id)
             out.bytes += item.bytes
         }
         return out
@@ -108,7 +110,18 @@ public struct BulkStaging: Sendable, Equatable {
         _ candidates: [Int64], includeKeepers: Bool = false, library: Library, clock: Clock, timeZone: TimeZone = .current
     ) throws -> BulkStaging {
         try Review.asOneUndoStep(library: library) {
-            let p = try plan(candidates, includeKeepers: includeKeepers, library: library)
+            try stage(items: try library.items(ids: candidates), includeKeepers: includeKeepers, library: library, clock: clock, timeZone: timeZone)
+        }
+    }
+
+    /// `stage` of the items as the caller read them (in the transaction it read them in, so
+    /// that what is staged is what was read).
+    @discardableResult
+    public static func stage(
+        items candidates: [Item], includeKeepers: Bool = false, library: Library, clock: Clock, timeZone: TimeZone = .current
+    ) throws -> BulkStaging {
+        try Review.asOneUndoStep(library: library) {
+            let p = try plan(items: candidates, includeKeepers: includeKeepers, library: library)
             for id in p.staging { try Review.decide(.trash, fileID: id, library: library, clock: clock, timeZone: timeZone) }
             return p
         }
@@ -118,8 +131,30 @@ public struct BulkStaging: Sendable, Equatable {
     /// decision, or a trash verdict on bytes that changed since): the page's "Screenshots older
     /// than 30 days".
     public static func oldScreenshots(days: Int, library: Library, clock: Clock, timeZone: TimeZone = .current) throws -> [Int64] {
+        try oldScreenshotItems(days: days, library: library, clock: clock, timeZone: timeZone).map(\.id)
+    }
+
+    /// `oldScreenshots`' items, for `plan(items:)` and `stage(items:)`.
+    static func oldScreenshotItems(days: Int, library: Library, clock: Clock, timeZone: TimeZone = .current) throws -> [Item] {
         // The Screenshots deck's own cards older than `days`, read from its index (issue 40: the
         // deck built whole read every candidate of a million-row library).
-        try Decks.oldScreenshots(days: days, library: library, clock: clock).map(\.id)
+        try Decks.oldScreenshots(days: days, library: library, clock: clock)
+    }
+
+    /// The page's "Screenshots older than `days`": how many there are and what staging them
+    /// would do, or (`apply`) did as one undo step. Read and planned (or staged) in one
+    /// transaction: what is staged is what was read, and the items read are not read again.
+    public static func oldScreenshots(
+        days: Int, apply: Bool, includeKeepers: Bool, library: Library, clock: Clock, timeZone: TimeZone = .current
+    ) throws -> (candidates: Int, plan: BulkStaging) {
+        let work = { () throws -> (candidates: Int, plan: BulkStaging) in
+            let old = try oldScreenshotItems(days: days, library: library, clock: clock, timeZone: timeZone)
+            let done =
+                apply
+                ? try stage(items: old, includeKeepers: includeKeepers, library: library, clock: clock, timeZone: timeZone)
+                : try plan(items: old, includeKeepers: includeKeepers, library: library)
+            return (old.count, done)
+        }
+        return apply ? try library.db.transaction(work) : try library.db.read(work)
     }
 }

@@ -70,9 +70,17 @@ public enum SimilarReview {
     /// What "trash the rest" did, in the words every bulk action says ("Staged 4 · left 1
     /// keeper", `BulkStaging.summary`): each set it staged from keeps its keeper.
     public static func summary(of outcomes: [DecisionOutcome], library: Library) throws -> String {
-        var sets = Set<String>()
-        for o in outcomes { if let s = try library.similarGroup(containing: o.fileID) { sets.insert(s.id) } }
-        return BulkStaging.summary(staged: outcomes.count, keepers: sets.count)
+        // The live sets the outcomes' files are in, counted in one read (each outcome's set was
+        // read whole, once per outcome).
+        let sets =
+            outcomes.isEmpty
+            ? 0
+            : try library.db.scalar(
+                """
+                SELECT count(DISTINCT set_key) FROM similar_sets
+                WHERE file_id IN (SELECT value FROM json_each(?)) AND set_key IN (\(Library.liveSetKeys))
+                """, "[" + outcomes.map { String($0.fileID) }.joined(separator: ",") + "]") ?? 0
+        return BulkStaging.summary(staged: outcomes.count, keepers: Int(sets))
     }
 
     static func trashRest(_ set: SimilarSet, library: Library, clock: Clock, timeZone: TimeZone) throws -> [DecisionOutcome] {

@@ -164,8 +164,15 @@ public struct StatsReport: Sendable {
 }
 
 extension Cleared {
-    /// `{"today","week","total"}`.
+    /// `{"today","week","total"}`: `stats --json`'s `bytes_cleared` and `bytes_moved_to_trash`,
+    /// the status file's `cleared` and `moved_to_trash`, the page's summary (one encoding).
     public var json: JSON { .object([("today", .int(today)), ("week", .int(week)), ("total", .int(total))]) }
+
+    /// Read back from `json` (nil without `today`).
+    init?(json c: JSON) {
+        guard let today = c["today"]?.intValue else { return nil }
+        self.init(today: Int64(today), week: Int64(c["week"]?.intValue ?? 0), total: Int64(c["total"]?.intValue ?? 0))
+    }
 }
 
 /// The small numbers the agent's status file, reminders and the page header need.

@@ -79,12 +79,9 @@ public struct StatusDocument: Sendable, Equatable {
         public var inTrashBytes: Int64? = nil
     }
 
-    /// Bytes today, this week, ever: `cleared` (left the disk) or `moved_to_trash`.
-    public struct Cleared: Sendable, Equatable {
-        public var today: Int
-        public var week: Int
-        public var total: Int
-    }
+    /// Bytes today, this week, ever: `cleared` (left the disk) or `moved_to_trash` — the one
+    /// type `snapsort stats` reports them in (`SnapSortCore.Cleared`), with its one encoding.
+    public typealias Cleared = SnapSortCore.Cleared
 
     /// Days in a row with a review: now, and the longest.
     public struct Streak: Sendable, Equatable {
@@ -215,15 +212,5 @@ public struct StatusDocument: Sendable, Equatable {
         goal = j["goal"].flatMap { g in g["target"]?.intValue.map { Goal(target: $0, doneToday: g["done_today"]?.intValue ?? 0) } }
         nextReminder = j["next_reminder"]?.stringValue.flatMap(StatusTimestamp.date)
         models = j["models"].flatMap { m in m["done"]?.intValue.map { Models(done: $0, total: m["total"]?.intValue ?? 0) } }
-    }
-}
-
-extension StatusDocument.Cleared {
-    /// `{"today","week","total"}`.
-    var json: JSON { .object([("today", .int(today)), ("week", .int(week)), ("total", .int(total))]) }
-
-    init?(json c: JSON) {
-        guard let today = c["today"]?.intValue else { return nil }
-        self.init(today: today, week: c["week"]?.intValue ?? 0, total: c["total"]?.intValue ?? 0)
     }
 }

@@ -173,7 +173,7 @@ public struct StatusSummary: Sendable {
 
     /// "1.7 MB today, 1.7 MB this week, 30 MB in all".
     static func span(_ c: StatusDocument.Cleared) -> String {
-        "\(bytes(Int64(c.today))) today, \(bytes(Int64(c.week))) this week, \(bytes(Int64(c.total))) in all"
+        "\(bytes(c.today)) today, \(bytes(c.week)) this week, \(bytes(c.total)) in all"
     }
 
     /// People's view: the tooltip lines, one fact a line.

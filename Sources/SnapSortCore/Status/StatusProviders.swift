@@ -64,19 +64,15 @@ public struct StatusProviders: Sendable {
         p.awaitingReview = { i in try snapshot.get(i)?.awaitingReview }
         p.trash = { i in try snapshot.get(i).map { StatusDocument.Trash(count: $0.trashCount, bytes: $0.trashBytes, inTrashBytes: $0.inTrashBytes) } }
         // Cleared: left the disk; moved: what commits moved to the Trash (issue 43, item 4).
-        p.cleared = { i in
-            try snapshot.get(i).map { StatusDocument.Cleared(today: Int($0.cleared.today), week: Int($0.cleared.week), total: Int($0.cleared.total)) }
-        }
-        p.movedToTrash = { i in
-            try snapshot.get(i).map { StatusDocument.Cleared(today: Int($0.moved.today), week: Int($0.moved.week), total: Int($0.moved.total)) }
-        }
+        p.cleared = { i in try snapshot.get(i)?.cleared }
+        p.movedToTrash = { i in try snapshot.get(i)?.moved }
         p.streak = { i in try snapshot.get(i).map { StatusDocument.Streak(current: $0.streak.current, longest: $0.streak.longest) } }
         p.goal = { i in try snapshot.get(i).map { StatusDocument.Goal(target: $0.goalTarget, doneToday: $0.doneToday) } }
         // Reminders: the next reminder.s time.
         p.nextReminder = { i in ReminderService.nextReminder(library: i.library, configuration: i.configuration, now: i.now) }
-        // The models' pass (issue 41): counted again only when the database changed.
-        let models = ModelsProgressCache()
-        p.models = { i in try models.get(i.library) }
+        // The models' pass (issue 41): counted again only when a file's row or a tier-2 result
+        // changed (`Library.modelsProgress`).
+        p.models = { i in try i.library.modelsProgress().map { StatusDocument.Models(done: $0.done, total: $0.total) } }
         return p
     }
 
@@ -93,19 +89,5 @@ public struct StatusProviders: Sendable {
             trash: get("trash", trash), cleared: get("cleared", cleared), streak: get("streak", streak), goal: get("goal", goal),
             nextReminder: get("next_reminder", nextReminder), models: get("models", models),
             movedToTrash: get("moved_to_trash", movedToTrash))
-    }
-}
-
-/// The models' progress, counted again only when the database changed (the document is rebuilt
-/// every few hundred milliseconds while the agent works; the count joins every photo's row).
-final class ModelsProgressCache: Sendable {
-    private let cached = Mutex<(String, Library.ChangeMark, StatusDocument.Models?)?>(nil)
-
-    func get(_ library: Library) throws -> StatusDocument.Models? {
-        let mark = try library.changeMark()
-        if let c = cached.withLock({ $0 }), c.0 == library.path, c.1 == mark { return c.2 }
-        let progress = try library.modelsProgress().map { StatusDocument.Models(done: $0.done, total: $0.total) }
-        cached.withLock { $0 = (library.path, mark, progress) }
-        return progress
     }
 }

@@ -40,7 +40,7 @@ public struct TrayStatus: Sendable, Equatable {
         toolTip = s.tooltip
         today = d.goal.map { "\($0.doneToday) reviewed today · goal \($0.target)" }
         let waiting = (d.trash?.inTrashBytes ?? 0) > 0 ? "\(StatusSummary.bytes(d.trash!.inTrashBytes!)) waiting in the Trash" : nil
-        let cleared = (d.cleared?.total ?? 0) > 0 ? "\(StatusSummary.bytes(Int64(d.cleared!.total))) cleared in all" : nil
+        let cleared = (d.cleared?.total ?? 0) > 0 ? "\(StatusSummary.bytes(d.cleared!.total)) cleared in all" : nil
         space = [waiting, cleared].compactMap { $0 }.joined(separator: " · ")
         if space?.isEmpty == true { space = nil }
         paused = a.state == .paused

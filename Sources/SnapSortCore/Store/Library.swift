@@ -24,6 +24,8 @@ public final class Library: @unchecked Sendable {
     /// Set while a bulk action's decisions are made as one undo step (`Review.asOneUndoStep`):
     /// the undo history is trimmed once they are one step, not under them.
     var undoBatchOpen = false
+    /// The models' progress as last counted, and the mark it was counted at (`modelsProgress`).
+    var modelsCounted: ModelsCount?
     /// The trash lock while held by this process (`withTrashLock`), and how deep.
     private var trashLock: FileLock?
     private var trashLockDepth = 0

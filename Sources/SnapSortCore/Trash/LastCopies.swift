@@ -49,33 +49,84 @@ public struct LastCopySet: Sendable, Equatable {
 }
 
 public enum LastCopies {
+    /// A live Similar Shots set as the rule reads it (`members`' one read).
+    struct SetMembers {
+        /// `similar_sets.set_key`; the set's id is `s<key>`.
+        var key: Int64
+        /// Its live members.
+        var live: [Int64]
+        /// Its members staged for the Trash (a `trash` decision).
+        var staged: Set<Int64>
+        /// Its keeper (a live one when it has one).
+        var keeperID: Int64?
+        /// True when it holds copies of one picture (a duplicate set).
+        var isDuplicateSet: Bool
+
+        var id: String { "s\(key)" }
+    }
+
+    /// The rule: `fileID` is the last copy of `set` when no other live member stays — every
+    /// other one is in `staged` (staged for the Trash, or about to be).
+    static func isLastCopy(_ fileID: Int64, of set: SetMembers, staged: Set<Int64>) -> Bool {
+        !set.live.contains { $0 != fileID && !staged.contains($0) }
+    }
+
+    /// The live sets (two live members, `Library.liveSetKeys`) holding any of `fileIDs`, by
+    /// member id, in one read: the rows of every member of those sets.
+    static func members(of fileIDs: [Int64], library: Library) throws -> [Int64: SetMembers] {
+        guard !fileIDs.isEmpty else { return [:] }
+        var byKey: [Int64: SetMembers] = [:]
+        try library.db.forEach(
+            """
+            SELECT o.set_key, o.file_id, \(Library.live("fo")), o.keeper, o.duplicate_of IS NOT NULL,
+                   EXISTS(SELECT 1 FROM decisions d WHERE d.file_id = o.file_id AND d.decision = \(Decision.trash.sql))
+            FROM similar_sets o JOIN files fo ON fo.id = o.file_id
+            WHERE o.set_key IN (SELECT set_key FROM similar_sets WHERE file_id IN (SELECT value FROM json_each(?)))
+              AND o.set_key IN (\(Library.liveSetKeys))
+            """, arguments: ["[" + fileIDs.map(String.init).joined(separator: ",") + "]"]
+        ) { r in
+            guard let key = r.int(0), let id = r.int(1) else { return }
+            var set = byKey[key] ?? SetMembers(key: key, live: [], staged: [], keeperID: nil, isDuplicateSet: false)
+            let live = r.int(2) == 1
+            if live { set.live.append(id) }
+            if r.int(5) == 1 { set.staged.insert(id) }
+            if r.int(3) == 1 && (set.keeperID == nil || live) { set.keeperID = id }
+            if r.int(4) == 1 { set.isDuplicateSet = true }
+            byKey[key] = set
+        }
+        var out: [Int64: SetMembers] = [:]
+        for set in byKey.values { for id in set.live { out[id] = set } }
+        return out
+    }
+
+    /// The names of sets, each made once (`Library.setName`: a row read and a date formatted).
+    struct SetNames {
+        private var names: [Int64: String?] = [:]
+
+        /// The set's name by its keeper, nil when it has none.
+        mutating func name(_ set: SetMembers, library: Library) throws -> String? {
+            if let known = names[set.key] { return known }
+            let name = try set.keeperID.flatMap { try library.setName(keeperID: $0) }
+            names[set.key] = name
+            return name
+        }
+    }
+
     /// Staged item ids that are last copies (`LastCopy`), with the set each leaves whole.
     /// Items that are not last copies (a member of their set stays) are absent.
-    /// One query: a staged item whose set (live: two live members, `Library.liveSetKeys`) keeps
-    /// a live member that is not staged is no last copy.
     static func of(library: Library, fileIDs: [Int64]) throws -> [Int64: LastCopy] {
         guard !fileIDs.isEmpty else { return [:] }
-        var out = Dictionary(uniqueKeysWithValues: fileIDs.map { ($0, LastCopy(setID: nil, isDuplicateSet: false)) })
-        let rows = try library.db.rows(
-            """
-            SELECT s.file_id, s.set_key,
-                   EXISTS(SELECT 1 FROM similar_sets o JOIN files fo ON fo.id = o.file_id
-                          WHERE o.set_key = s.set_key AND o.file_id != s.file_id AND \(Library.live("fo"))
-                            AND NOT EXISTS(SELECT 1 FROM decisions d WHERE d.file_id = o.file_id AND d.decision = \(Decision.trash.sql))),
-                   EXISTS(SELECT 1 FROM similar_sets c WHERE c.set_key = s.set_key AND c.duplicate_of IS NOT NULL),
-                   (SELECT k.file_id FROM similar_sets k WHERE k.set_key = s.set_key AND k.keeper = 1 LIMIT 1)
-            FROM similar_sets s JOIN decisions sd ON sd.file_id = s.file_id AND sd.decision = \(Decision.trash.sql)
-            WHERE s.set_key IN (\(Library.liveSetKeys))
-            """)
-        for r in rows {
-            guard let id = r.int(0), out[id] != nil else { continue }
-            if r.int(2) == 1 {
-                out[id] = nil
-            } else {
-                out[id] = LastCopy(
-                    setID: r.int(1).map { "s\($0)" }, isDuplicateSet: r.int(3) == 1,
-                    setName: try r.int(4).flatMap { try library.setName(keeperID: $0) })
+        let sets = try members(of: fileIDs, library: library)
+        var names = SetNames()
+        var out: [Int64: LastCopy] = [:]
+        for id in fileIDs {
+            // An item in no live set is the only copy of its pixels: a last copy of no set.
+            guard let set = sets[id] else {
+                out[id] = LastCopy(setID: nil, isDuplicateSet: false)
+                continue
             }
+            guard isLastCopy(id, of: set, staged: set.staged) else { continue }
+            out[id] = LastCopy(setID: set.id, isDuplicateSet: set.isDuplicateSet, setName: try names.name(set, library: library))
         }
         return out
     }

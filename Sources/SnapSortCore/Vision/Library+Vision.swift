@@ -38,8 +38,18 @@ extension Library {
     /// How far tier 2 is: the live photos with a result of the current models (the version the
     /// last pass ran with) for their current analysis, of all live photos; nil before any pass
     /// ran with the models.
+    ///
+    /// Counted again only when the count can have changed: the models' version, or the mark
+    /// SQLite sets anew at every write of a file's row or a tier-2 result (`models_mark`,
+    /// migration 79), whichever connection made it. A decision, an undo, a session leave it:
+    /// the page's summary after each of them was a join over every photo.
     public func modelsProgress() throws -> (done: Int, total: Int)? {
         guard let version = try agentState(Self.modelsVersionKey) else { return nil }
+        // The mark before the count: a write between the two makes the mark kept here old, and
+        // the next call counts again. No mark (a library opened read-only before migration 79):
+        // counted every time, as before.
+        let mark = try? db.scalar("SELECT mark FROM models_mark WHERE id = 1")
+        if let c = modelsCounted, c.version == version, c.mark == mark, mark != nil { return (c.done, c.total) }
         let total = try db.scalar("SELECT count(*) FROM files WHERE status = \(ItemStatus.ok.sql) AND kind = \(MediaFormat.Kind.photo.sql)") ?? 0
         let done =
             try db.scalar(
@@ -48,7 +58,18 @@ extension Library {
                 WHERE f.status = \(ItemStatus.ok.sql) AND f.kind = \(MediaFormat.Kind.photo.sql) AND v.version = ?
                   AND v.analyzed_at IS f.analyzed_at
                 """, version) ?? 0
+        modelsCounted = ModelsCount(version: version, mark: mark, done: Int(done), total: Int(total), counts: (modelsCounted?.counts ?? 0) + 1)
         return (Int(done), Int(total))
+    }
+
+    /// The models' progress as last counted (`modelsProgress`), with what it was counted at.
+    struct ModelsCount {
+        var version: String
+        var mark: Int64?
+        var done: Int
+        var total: Int
+        /// How many times this connection counted (tests: a decision does not count again).
+        var counts: Int
     }
 
     /// Whether the local models ran at the last tier-2 pass (nil: never tried), and why not;
