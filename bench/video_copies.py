@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Video copies (issue 44): precision and recall of "is a copy of", and what a video costs.
 
-  bench/video_copies.py [--bin PATH] [--before PATH] [--set DIR] [--dev DIR] [--films DIR]
+  bench/video_copies.py [--bin PATH] [--before PATH] [--set DIR] [--labels FILE] [--dev DIR] [--films DIR]
 
 1. The labelled set of bench/make_video_set.sh (--set, default /tmp/snapsort-video-set): a fresh
    `snapsort scan --no-models` of its library; two videos are predicted copies when the regroup
@@ -39,7 +39,7 @@ def scan(binary, folder, db, extra):
 
 
 def quality(a):
-    labels = json.load(open(os.path.join(a.set, "labels.json")))
+    labels = json.load(open(a.labels or os.path.join(a.set, "labels.json")))
     work = tempfile.mkdtemp(prefix="snapsort-vcopies-")
     db = os.path.join(work, "library.sqlite3")
     cpu, wall = scan(a.bin, os.path.join(a.set, "library"), db, [])
@@ -149,6 +149,7 @@ def main():
     ap.add_argument("--before", default="/work/main/.build/debug/snapsort")
     ap.add_argument("--set", default="/tmp/snapsort-video-set")
     ap.add_argument("--dev", default="/tmp/snapsort-eval/dev")
+    ap.add_argument("--labels", help="another labels.json for the set (default: the set's own)")
     ap.add_argument("--no-cost", action="store_true")
     ap.add_argument("--cost-only", action="store_true")
     ap.add_argument("--films", help="a folder of long films (bench/make_long_films.sh): each one's cost")

@@ -129,19 +129,27 @@ static int frame_clean(const AVFrame *f) { return f->decode_error_flags == 0 && 
 /// keyframe the seek lands on lies more than `max_frames` frames before `target` (a long GOP:
 /// reaching the time would cost more than the sample is worth). Frames before the target that
 /// no other frame refers to (B-frames) are not decoded. The frame is v->frame, valid until
-/// the next call.
-static AVFrame *video_frame_at(video *v, int64_t target, int max_frames, int *far) {
+/// the next call; its time is `*at` (stream ticks).
+static AVFrame *video_frame_at(video *v, int64_t target, int max_frames, int *far, int64_t *at) {
     *far = 0;
-    int64_t aim = target;
-    // MPEG-PS and MPEG-TS seek by bytes and timestamps, not by an index, and may land on the
-    // keyframe after the time: seek again, earlier by what was overshot, a few times.
+    int64_t aim = target, second = (int64_t)(1.0 / v->tb), back = second;
+    int from_bytes = 0;
+    // MPEG-PS and MPEG-TS seek by bytes and timestamps, not by an index: a seek may land on the
+    // keyframe after the time (seek again, earlier by what was overshot; at the start, from the
+    // file's first byte), or past the keyframe before it, where nothing decodes until the next
+    // keyframe or the end (seek again, earlier by a second, then two…). A few times.
     for (int attempt = 0; attempt < 4; attempt++) {
-        if (av_seek_frame(v->fmt, v->stream, aim, AVSEEK_FLAG_BACKWARD) < 0) {
+        if (from_bytes) {
+            if (av_seek_frame(v->fmt, -1, 0, AVSEEK_FLAG_BYTE) < 0) return NULL;
+        } else if (av_seek_frame(v->fmt, v->stream, aim, AVSEEK_FLAG_BACKWARD) < 0) {
             if (av_seek_frame(v->fmt, v->stream, aim, AVSEEK_FLAG_BACKWARD | AVSEEK_FLAG_ANY) < 0) return NULL;
         }
         avcodec_flush_buffers(v->dec);
         v->dec->skip_frame = AVDISCARD_NONREF;
-        int decoded = 0, packets = 0, mine = 0, draining = 0, overshot = 0;
+        int decoded = 0, packets = 0, mine = 0, draining = 0, overshot = 0, landed_on_key = 0;
+        // The last frame's time: a frame the decoder gives without one (the parser's last,
+        // flushed at the end) follows it; with none before it, its time is unknown.
+        int64_t last = AV_NOPTS_VALUE;
         while (!draining && !overshot) {
             int rc = av_read_frame(v->fmt, v->pkt);
             if (rc < 0) {
@@ -158,6 +166,7 @@ static AVFrame *video_frame_at(video *v, int64_t target, int max_frames, int *fa
                     continue;
                 }
                 int64_t ts = v->pkt->pts != AV_NOPTS_VALUE ? v->pkt->pts : v->pkt->dts;
+                if (mine == 0) landed_on_key = (v->pkt->flags & AV_PKT_FLAG_KEY) != 0;
                 if (mine++ == 0 && (v->pkt->flags & AV_PKT_FLAG_KEY) && ts != AV_NOPTS_VALUE && v->fps > 0 &&
                     (double)(target - ts) * v->tb > max_frames / v->fps) {
                     av_packet_unref(v->pkt);
@@ -174,23 +183,38 @@ static AVFrame *video_frame_at(video *v, int64_t target, int max_frames, int *fa
                 decoded++;
                 v->decoded++;
                 int64_t pts = v->frame->best_effort_timestamp;
+                if (pts == AV_NOPTS_VALUE && last != AV_NOPTS_VALUE && v->fps > 0) pts = last + (int64_t)(1.0 / (v->fps * v->tb) + 0.5);
+                if (pts != AV_NOPTS_VALUE) last = pts;
                 // The first frame already past the time by more than a frame: the seek overshot.
-                if (decoded == 1 && pts != AV_NOPTS_VALUE && aim > v->start && v->fps > 0 && (double)(pts - target) * v->tb > 1.5 / v->fps &&
+                if (decoded == 1 && pts != AV_NOPTS_VALUE && !from_bytes && v->fps > 0 && (double)(pts - target) * v->tb > 1.5 / v->fps &&
                     attempt < 3) {
-                    int64_t back = pts - target, second = (int64_t)(1.0 / v->tb);
-                    aim -= back > second ? back : second;
-                    if (aim < v->start) aim = v->start;
+                    if (aim > v->start) {
+                        int64_t over = pts - target;
+                        aim -= over > second ? over : second;
+                        if (aim < v->start) aim = v->start;
+                    } else {
+                        from_bytes = 1;  // a seek to the stream's start time lands past it
+                    }
                     av_frame_unref(v->frame);
                     overshot = 1;
                     break;
                 }
-                if (frame_clean(v->frame) && (pts == AV_NOPTS_VALUE || pts >= target)) return v->frame;
+                if (frame_clean(v->frame) && pts != AV_NOPTS_VALUE && pts >= target) {
+                    *at = pts;
+                    return v->frame;
+                }
                 av_frame_unref(v->frame);
                 if (decoded >= max_frames) return NULL;
             }
             if (decoded >= max_frames) return NULL;
         }
-        if (!overshot) return NULL;
+        if (overshot) continue;
+        // The end came with nothing at the time, and the seek landed between keyframes: past the
+        // keyframe before the time.
+        if (attempt == 3 || landed_on_key || aim <= v->start || from_bytes) return NULL;
+        aim -= back;
+        back *= 2;
+        if (aim < v->start) aim = v->start;
     }
     return NULL;
 }
@@ -454,7 +478,8 @@ int ss_video_probe_file(const char *path, int want, double budget_s, int poster_
         if ((k >= 2 && filled(&s) == 0 && ndeep == 0) || (k >= 4 && seeks_failed * 2 >= k)) break;
         int i = order[k], is_far = 0;
         double t = slot_time(&s, i);
-        AVFrame *f = video_frame_at(&v, v.start + (int64_t)(t / v.tb), near, &is_far);
+        int64_t pts = AV_NOPTS_VALUE;
+        AVFrame *f = video_frame_at(&v, v.start + (int64_t)(t / v.tb), near, &is_far, &pts);
         if (is_far) {
             deep[ndeep++] = i;
             continue;
@@ -463,8 +488,7 @@ int ss_video_probe_file(const char *path, int want, double budget_s, int poster_
             seeks_failed++;
             continue;
         }
-        int64_t pts = f->best_effort_timestamp;
-        double at = pts != AV_NOPTS_VALUE ? (double)(pts - v.start) * v.tb : t;
+        double at = (double)(pts - v.start) * v.tb;
         // A seek that landed elsewhere (MPEG-TS and MPEG-PS seek by bytes and timestamps, not
         // by an index): the frame does not stand for this time.
         double slack = out->duration / want;
@@ -486,10 +510,10 @@ int ss_video_probe_file(const char *path, int want, double budget_s, int poster_
             }
             int i = deep[k], is_far = 0;
             double t = slot_time(&s, i);
-            AVFrame *f = video_frame_at(&v, v.start + (int64_t)(t / v.tb), far, &is_far);
+            int64_t pts = AV_NOPTS_VALUE;
+            AVFrame *f = video_frame_at(&v, v.start + (int64_t)(t / v.tb), far, &is_far, &pts);
             if (!f) continue;
-            int64_t pts = f->best_effort_timestamp;
-            double at = pts != AV_NOPTS_VALUE ? (double)(pts - v.start) * v.tb : t;
+            double at = (double)(pts - v.start) * v.tb;
             if (at > t + 1.0) continue;
             keep(&s, i, f, at);
         }

@@ -50,6 +50,15 @@ enum VideoClips {
         return Int(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
     }
 
+    /// vtest.avi's street sped up `speed` times (a phone's time-lapse: people cross the frame
+    /// between two samples), `seconds` long at `fps` frames a second, 320×240.
+    static func timeLapse(speed: Int, fps: Int, seconds: Double, to out: String) throws {
+        try ffmpeg([
+            "-i", "\(data)/vtest.avi", "-vf", "setpts=PTS/\(speed),fps=\(fps),scale=320:240,setsar=1,format=yuv420p", "-t", "\(seconds)",
+            "-c:v", "libx264", "-preset", "ultrafast", "-an", out,
+        ])
+    }
+
     /// `seconds` of black, or of one still picture, at 320×240.
     static func still(_ picture: String?, seconds: Double, to out: String) throws {
         let input = picture.map { ["-loop", "1", "-i", $0] } ?? ["-f", "lavfi", "-i", "color=c=black:s=320x240:r=25"]
@@ -139,6 +148,78 @@ enum VideoClips {
         let stored = try Self.regrouped(lib)
         #expect(stored.together("megamind.mp4", "megamind-trimmed.mkv"))
         #expect(stored.together("megamind.mp4", "megamind-cut-end.mov"))
+    }
+
+    /// A 16:9 copy of a 4:3 clip, stretched (a wrong player setting, an old converter): the
+    /// frames compared on the square grid are the same pictures, so it joins its original on
+    /// evidence over its whole length, though its aspect differs beyond `maxAspectRatio`
+    /// (before, the aspect alone refused it: forensics-samples-files' 4:3 `movie-hello.mpeg` of
+    /// a 16:9 film, bench/RESULTS.md 2026-12-05 11:10). Another film in that other aspect, and
+    /// the same street 40 s later in it, stay apart.
+    @Test func aStretchedCopyIsACopyAndAnotherFilmOfAnotherAspectIsNot() throws {
+        let lib = try TestLibrary()
+        try VideoClips.small("vtest.avi", from: 0, seconds: 8, to: lib.root + "/vtest.mp4")
+        try VideoClips.ffmpeg(["-i", lib.root + "/vtest.mp4", "-vf", "scale=320:180,setsar=1", "-c:v", "mpeg4", "-an", lib.root + "/vtest-wide.mkv"])
+        for (name, src, from) in [("megamind-wide.mp4", "Megamind.avi", 0), ("vtest-later-wide.mp4", "vtest.avi", 40)] {
+            try VideoClips.ffmpeg([
+                "-ss", "\(from)", "-i", "\(VideoClips.data)/\(src)", "-t", "8", "-vf", "scale=320:180,setsar=1,fps=25,format=yuv420p", "-c:v",
+                "libx264", "-preset", "ultrafast", "-an", lib.root + "/" + name,
+            ])
+        }
+        try lib.scan()
+        let aspects = try lib.library.db.rows("SELECT width * 1.0 / height FROM files WHERE kind = 'video'").compactMap { $0.double(0) }
+        try #require(aspects.count == 4 && aspects.max()! / aspects.min()! > 1.3, "4:3 and 16:9: \(aspects)")
+        let stored = try Self.regrouped(lib)
+        #expect(stored.together("vtest.mp4", "vtest-wide.mkv"))
+        #expect(!stored.together("vtest.mp4", "megamind-wide.mp4") && !stored.together("vtest-wide.mkv", "megamind-wide.mp4"))
+        #expect(!stored.together("vtest.mp4", "vtest-later-wide.mp4") && !stored.together("vtest-wide.mkv", "vtest-later-wide.mp4"))
+        #expect(stored.duplicate == ["vtest.mp4", "vtest-wide.mkv"])
+    }
+
+    /// A 2.5 s clip made a DVD (MPEG-2 in MPEG-PS, whose stream starts at 0.5 s and whose seeks
+    /// land on the packet after the time's keyframe): its samples cover the whole length as its
+    /// original's do (before, 15 samples from 1.2 s on, where the original gave 24: seeks near
+    /// the start landed on the second keyframe, near the end between keyframes, and a flushed
+    /// frame without a time stood for its slot's). And compared by their times, a copy sampled
+    /// over half its length still finds each of its samples in its original whichever of the
+    /// two is asked first (before, the denser one's early frames were compared with the sparser
+    /// one's first sample, 1.2 s away: retromars-dvd.mpg, bench/RESULTS.md 2026-12-05 11:10).
+    @Test func aShortDVDCopyIsSampledOverItsLengthAndACopyWithFewerSamplesJoins() throws {
+        let lib = try TestLibrary()
+        try VideoClips.timeLapse(speed: 12, fps: 10, seconds: 2.5, to: lib.root + "/lapse.mp4")
+        try VideoClips.ffmpeg(["-i", lib.root + "/lapse.mp4", "-c:v", "mpeg2video", "-q:v", "5", "-an", "-f", "vob", lib.root + "/lapse-dvd.mpg"])
+        let original = try Video.probe(path: lib.root + "/lapse.mp4", frames: VideoSignature.sampledFrames, budgetSeconds: 30)
+        let dvd = try Video.probe(path: lib.root + "/lapse-dvd.mpg", frames: VideoSignature.sampledFrames, budgetSeconds: 30)
+        #expect(dvd.frames.count >= original.frames.count - 2, "\(dvd.frames.count) samples, the original \(original.frames.count)")
+        #expect((dvd.frames.first?.seconds ?? 9) <= 0.3 && (dvd.frames.last?.seconds ?? 0) >= 2.1, "\(dvd.frames.map(\.seconds))")
+        let a = VideoSignature(durationSeconds: 2.5, aspect: 4.0 / 3.0, sampled: original.frames)
+        let b = VideoSignature(durationSeconds: 2.5, aspect: 4.0 / 3.0, sampled: dvd.frames)
+        let half = VideoSignature(durationSeconds: 2.5, aspect: 4.0 / 3.0, frames: b.frames.filter { $0.seconds >= 1.2 })
+        try #require(half.frames.count >= 8)
+        let (full, sparse) = (VideoCopies.Prepared(a), VideoCopies.Prepared(half))
+        #expect(VideoCopies.copyScore(sparse, full) != nil && VideoCopies.copyScore(full, sparse) != nil)
+        try lib.scan()
+        let stored = try Self.regrouped(lib)
+        #expect(stored.together("lapse.mp4", "lapse-dvd.mpg"))
+    }
+
+    /// A busy street's time-lapse and its messenger copy trimmed 2.5 s at its start: the two
+    /// videos' samples fall at different times of a picture that changes between any two of
+    /// them, so the sparser-sampled one's samples are each compared with the other's picture at
+    /// their time, between its two samples around it (before, the shorter one's samples with
+    /// the longer one's nearest: 23 of 32 matched at the best offset, 0.72 < 0.75, as
+    /// pd-extendedview's diver trimmed 2 s missed all its copies).
+    @Test func aTimeLapseTrimmedAtItsStartIsADuplicate() throws {
+        let lib = try TestLibrary()
+        try VideoClips.timeLapse(speed: 6, fps: 25, seconds: 12, to: lib.root + "/lapse.mp4")
+        try VideoClips.ffmpeg([
+            "-ss", "2.5", "-i", lib.root + "/lapse.mp4", "-vf", "scale=160:120", "-c:v", "libx264", "-preset", "ultrafast", "-crf", "30", "-an",
+            lib.root + "/lapse-trimmed.mp4",
+        ])
+        try lib.scan()
+        let stored = try Self.regrouped(lib)
+        #expect(stored.together("lapse.mp4", "lapse-trimmed.mp4"))
+        #expect(stored.keepers == ["lapse.mp4"])
     }
 
     @Test func anAVIAnMPGAndAnMTSAreAnalyzedAndADamagedVideoGetsAReason() throws {

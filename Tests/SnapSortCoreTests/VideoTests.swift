@@ -150,7 +150,7 @@ enum VideoFixtures {
         // The library as version 7 left it: no poster column, every row analyzed by 7.
         try lib.library.db.run("UPDATE files SET analyzer_version = 7, analyzed_at = 'then'")
         try lib.library.db.run("ALTER TABLE files DROP COLUMN video_poster")
-        try lib.library.db.run("DELETE FROM schema_migrations WHERE version = 78")
+        try lib.library.db.run("DELETE FROM schema_migrations WHERE version IN (78, 84)")
         let again = try Library(path: lib.dbPath)
         #expect(again.schemaVersion == Schema.currentVersion)
         func row(_ kind: String) throws -> (version: Int64?, analyzed: String?, poster: Bool) {
@@ -163,6 +163,30 @@ enum VideoFixtures {
         #expect(try row("photo").analyzed == "then", "the photo is not read again")
         let video = try row("video")
         #expect(video.analyzed != "then" && video.version == Int64(Analyzer.version) && video.poster)
+    }
+
+    /// Migration 84 (videos sampled again, analyzer 9): a library analyzed by version 8 has its
+    /// videos read again at the next scan, and its photos kept as they were analyzed.
+    @Test func migration84ReadsVideosAgainAndLeavesPhotosAsAnalyzed() throws {
+        let lib = try TestLibrary()
+        _ = lib.dir.write("Pictures/IMG_0001.jpg", Fixtures.jpeg(seed: 3, width: 64, height: 48, dateTimeOriginal: "2024:05:04 10:00:00"))
+        try FileSystem.writeAtomically(lib.root + "/clip.mp4", try VideoFixtures.bytes("tiny.mp4"))
+        try lib.scan()
+        // The library as version 8 left it: every row analyzed by 8, migration 84 not yet run.
+        try lib.library.db.run("UPDATE files SET analyzer_version = 8, analyzed_at = 'then'")
+        try lib.library.db.run("DELETE FROM schema_migrations WHERE version = 84")
+        let again = try Library(path: lib.dbPath)
+        #expect(again.schemaVersion == Schema.currentVersion)
+        func row(_ kind: String) throws -> (version: Int64?, analyzed: String?) {
+            let r = try #require(try again.db.row("SELECT analyzer_version, analyzed_at FROM files WHERE kind = ?", kind))
+            return (r.int(0), r.string(1))
+        }
+        #expect(try row("photo").version == Int64(Analyzer.version))
+        #expect(try row("video").version == 8)
+        try lib.scan()
+        #expect(try row("photo").analyzed == "then", "the photo is not read again")
+        let video = try row("video")
+        #expect(video.analyzed != "then" && video.version == Int64(Analyzer.version))
     }
 
     @Test func aMovedVideoKeepsItsRowWithoutReanalysis() throws {

@@ -141,7 +141,10 @@ public struct Analyzer: Sendable {
     /// 8: videos sampled again (MPEG-2 4:2:2 decoded right, concealed frames refused, the samples
     /// spread whatever the budget allows, long GOPs bounded) with a poster stored at scan time
     /// (migration 78 keeps the other rows at 8: only videos are read again).
-    public static let version = 8
+    /// 9: videos sampled again (an MPEG-PS seek that lands past the time at the start or between
+    /// keyframes is sought again; a frame without a time is no sample), so a short DVD copy
+    /// gives the samples its original gives (migration 84 keeps the other rows at 9).
+    public static let version = 9
 
     public var limits = AnalyzerLimits()
     /// Extra format handlers (the engine's second part plugs in HEIC, WebP, RAW, video here).

@@ -239,5 +239,13 @@ public enum Schema {
                 ALTER TABLE files ADD COLUMN video_poster BLOB;
                 UPDATE files SET analyzer_version = 8 WHERE analyzer_version = 7 AND kind != 'video';
                 """),
+        // Analyzer 9 samples videos again (MPEG-PS seeks sought again where they land past the
+        // time, frames without a time refused): a short DVD copy gives the samples its original
+        // gives. The rows of other kinds stand as they are; only videos are read again.
+        Migration(
+            version: 84,
+            sql: """
+                UPDATE files SET analyzer_version = 9 WHERE analyzer_version = 8 AND kind != 'video';
+                """),
     ]
 }
