@@ -52,13 +52,11 @@ let package = Package(
         .target(name: "COCR", dependencies: ["CLazyLib"], path: "Sources/COCR"),
         .target(name: "CQR", dependencies: ["CLazyLib"], path: "Sources/CQR"),
         // Videos: duration, codec and a few small frames through FFmpeg (libavformat, libavcodec,
-        // libswscale, libavutil; Debian's libav*-dev). Optimized: it scales frames on the scan's path.
-        .target(
-            name: "CVideo", path: "Sources/CVideo", cSettings: [.unsafeFlags(["-O2"])],
-            linkerSettings: [
-                .linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("swscale"), .linkedLibrary("avutil"),
-            ]),
-        // dlopen on first use, shared by the three above.
+        // libswscale, libavutil; the headers from Debian's libav*-dev). Opened with dlopen on first
+        // use, not linked: with what they pull in they were ~120 of the 157 libraries every
+        // snapsort process loaded. Optimized: it scales frames on the scan's path.
+        .target(name: "CVideo", dependencies: ["CLazyLib"], path: "Sources/CVideo", cSettings: [.unsafeFlags(["-O2"])]),
+        // dlopen on first use, shared by the shims above that open their library so.
         .target(name: "CLazyLib", path: "Sources/CLazyLib"),
         // Local models (faces, classes): a C++ shim over dlib and OpenCV DNN, linked only into the
         // snapsort-vision helper, never into snapsort. Always optimized: dlib's detector is header

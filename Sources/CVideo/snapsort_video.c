@@ -13,10 +13,102 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "snapsort_lazylib.h"
 
-static pthread_once_t quiet_once = PTHREAD_ONCE_INIT;
-// libav writes its warnings to stderr by default: a damaged file must not write to ours.
-static void quiet(void) { av_log_set_level(AV_LOG_QUIET); }
+// FFmpeg is opened on first use (see snapsort_lazylib.h): libavformat and libavcodec pull in
+// some 120 libraries (every codec, network and font library Debian builds them with), ~20 MB of
+// the resident set of every snapsort process — an agent watching a library without videos held
+// them for days — and most runs never read a video. libavcodec's and libavutil's functions are
+// looked up through libavformat's handle (its dependencies); libswscale has its own. Only the
+// major versions these headers describe are opened: the shim reads FFmpeg's structs directly.
+#define AVFORMAT_FUNCTIONS(X) \
+    X(avformat_open_input) \
+    X(avformat_find_stream_info) \
+    X(avformat_close_input) \
+    X(avformat_seek_file) \
+    X(avformat_index_get_entries_count) \
+    X(av_find_best_stream) \
+    X(av_read_frame) \
+    X(av_seek_frame) \
+    X(av_stream_get_side_data) \
+    X(avcodec_alloc_context3) \
+    X(avcodec_free_context) \
+    X(avcodec_parameters_to_context) \
+    X(avcodec_open2) \
+    X(avcodec_get_name) \
+    X(avcodec_send_packet) \
+    X(avcodec_receive_frame) \
+    X(avcodec_flush_buffers) \
+    X(av_packet_alloc) \
+    X(av_packet_free) \
+    X(av_packet_unref) \
+    X(av_frame_alloc) \
+    X(av_frame_free) \
+    X(av_frame_unref) \
+    X(av_malloc) \
+    X(av_free) \
+    X(av_strerror) \
+    X(av_log_set_level) \
+    X(av_display_rotation_get)
+#define SWSCALE_FUNCTIONS(X) \
+    X(sws_getContext) \
+    X(sws_freeContext) \
+    X(sws_scale)
+static struct { AVFORMAT_FUNCTIONS(SS_LAZY_FIELD) } libav;
+static const char *const libav_functions[] = {AVFORMAT_FUNCTIONS(SS_LAZY_NAME)};
+_Static_assert(sizeof libav == sizeof libav_functions, "one pointer per function");
+static struct { SWSCALE_FUNCTIONS(SS_LAZY_FIELD) } libsws;
+static const char *const libsws_functions[] = {SWSCALE_FUNCTIONS(SS_LAZY_NAME)};
+_Static_assert(sizeof libsws == sizeof libsws_functions, "one pointer per function");
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static int ffmpeg_loaded = 0;
+static char load_error[200];
+
+static void load_ffmpeg(void) {
+    static const char *const avformat[] = {"libavformat.so." AV_STRINGIFY(LIBAVFORMAT_VERSION_MAJOR)};
+    static const char *const swscale[] = {"libswscale.so." AV_STRINGIFY(LIBSWSCALE_VERSION_MAJOR)};
+    if (!ss_lazy_open(avformat, 1, libav_functions, sizeof libav_functions / sizeof *libav_functions, (void **)&libav, load_error,
+                      sizeof load_error))
+        return;
+    if (!ss_lazy_open(swscale, 1, libsws_functions, sizeof libsws_functions / sizeof *libsws_functions, (void **)&libsws,
+                      load_error, sizeof load_error))
+        return;
+    // libav writes its warnings to stderr by default: a damaged file must not write to ours.
+    libav.av_log_set_level(AV_LOG_QUIET);
+    ffmpeg_loaded = 1;
+}
+
+// The calls below go through the tables: each FFmpeg name stands for its table's field.
+#define avformat_open_input libav.avformat_open_input
+#define avformat_find_stream_info libav.avformat_find_stream_info
+#define avformat_close_input libav.avformat_close_input
+#define avformat_seek_file libav.avformat_seek_file
+#define avformat_index_get_entries_count libav.avformat_index_get_entries_count
+#define av_find_best_stream libav.av_find_best_stream
+#define av_read_frame libav.av_read_frame
+#define av_seek_frame libav.av_seek_frame
+#define av_stream_get_side_data libav.av_stream_get_side_data
+#define avcodec_alloc_context3 libav.avcodec_alloc_context3
+#define avcodec_free_context libav.avcodec_free_context
+#define avcodec_parameters_to_context libav.avcodec_parameters_to_context
+#define avcodec_open2 libav.avcodec_open2
+#define avcodec_get_name libav.avcodec_get_name
+#define avcodec_send_packet libav.avcodec_send_packet
+#define avcodec_receive_frame libav.avcodec_receive_frame
+#define avcodec_flush_buffers libav.avcodec_flush_buffers
+#define av_packet_alloc libav.av_packet_alloc
+#define av_packet_free libav.av_packet_free
+#define av_packet_unref libav.av_packet_unref
+#define av_frame_alloc libav.av_frame_alloc
+#define av_frame_free libav.av_frame_free
+#define av_frame_unref libav.av_frame_unref
+#define av_malloc libav.av_malloc
+#define av_free libav.av_free
+#define av_strerror libav.av_strerror
+#define av_display_rotation_get libav.av_display_rotation_get
+#define sws_getContext libsws.sws_getContext
+#define sws_freeContext libsws.sws_freeContext
+#define sws_scale libsws.sws_scale
 
 static double clock_s(clockid_t clock) {
     struct timespec t;
@@ -59,7 +151,6 @@ static void video_close(video *v) {
 
 /// Opens the file and its video stream; the decoder is opened when one exists (`*decodable`).
 static int video_open(video *v, const char *path, int *decodable, char message[SS_VIDEO_MSG]) {
-    pthread_once(&quiet_once, quiet);
     memset(v, 0, sizeof *v);
     v->stream = -1;
     *decodable = 0;
@@ -420,6 +511,11 @@ int ss_video_probe_file(const char *path, int want, double budget_s, int poster_
     out->duration = -1;
     message[0] = 0;
     *poster = NULL;
+    pthread_once(&load_once, load_ffmpeg);
+    if (!ffmpeg_loaded) {
+        snprintf(message, SS_VIDEO_MSG, "%s", load_error);
+        return -1;
+    }
     video v;
     int decodable = 0;
     if (video_open(&v, path, &decodable, message) != 0) {

@@ -159,7 +159,7 @@ import Testing
             loaded += ids
             return try GroupItem.thumbnails(t.library.db, ids: ids)
         }
-        let window = clustering.windowPairs(of: nil), copies = clustering.duplicatePairs(of: nil)
+        let window = try clustering.windowPairs(of: nil), copies = clustering.duplicatePairs(of: nil)
         #expect(!window.isEmpty && !copies.isEmpty)
         let aligned = try clustering.align(window), scored = try clustering.copyScores(copies)
         #expect(loaded.isEmpty)
@@ -169,6 +169,70 @@ import Testing
         let (x, y) = clustering.alignmentOrder(window[0])
         let r = try #require(thumbs[x]).aligned(with: try #require(thumbs[y]))
         #expect(abs(r.score - 1) < 1e-5 && r.overlap > 0.99, "\(r)")
+    }
+
+    /// The alignment takes the pairs as the walk lists them, a batch at a time, and hands each
+    /// score on as its batch is done: a first scan of 100 000 files without capture times listed
+    /// ~3 million pairs and held each with a slot, a copy and a score until the last was aligned
+    /// (~100 MB of its peak). 40 photos copied at once: never more than a batch (256 pairs)
+    /// listed and not yet scored, each pair scored once, in the list's order.
+    @Test func theAlignmentHoldsABatchOfPairsNotTheirList() throws {
+        let t = try TestLibrary()
+        let copied = Date(timeIntervalSince1970: 1_700_000_000)
+        for i in 0..<40 {
+            t.dir.write("Pictures/Copied/p\(i).png", Fixtures.png(seed: UInt64(800 + i), width: 64, height: 48))
+            try FileManager.default.setAttributes([.modificationDate: copied], ofItemAtPath: t.dir.at("Pictures/Copied/p\(i).png"))
+        }
+        try t.scan()
+        let rules = GroupRules()
+        let rows = ItemRows(try GroupItem.loadAll(t.library.db, metrics: true), metricsLoaded: true)
+        let photos = ItemTable(rows) { rules.isSimilarCandidate($0) }
+        var batches: [Int] = []
+        let clustering = SimilarClustering(photos: photos, rules: rules, verdicts: [], keeperChoices: [], trace: nil) { ids in
+            batches.append(ids.count)
+            return try GroupItem.thumbnails(t.library.db, ids: ids)
+        }
+        let listed = try clustering.windowPairs(of: nil, sameContent: false).pairs
+        #expect(listed.count > 2 * 256 && Set(listed).count == listed.count, "\(listed.count)")
+        var scored: [FilePair] = []
+        let count = try clustering.alignWindowPairs(of: nil, sameContent: false) { key, _ in scored.append(key) }
+        // The same walk, counted as it lists.
+        var waiting = 0, most = 0
+        try clustering.align({ take in
+            try clustering.forEachWindowPair(of: nil, sameContent: false) { key in
+                waiting += 1
+                most = max(most, waiting)
+                try take(key)
+            }
+        }) { _, _ in waiting -= 1 }
+        #expect(count == listed.count && scored == listed)
+        #expect(waiting == 0 && most <= 256, "\(most) pairs listed and not scored")
+        #expect(batches.count == 2 * ((listed.count + 255) / 256), "\(batches)")
+    }
+
+    /// `PairsOnce` says a pair is new exactly when a set of every pair listed would say so, and
+    /// holds none once every photo that takes a turn had it: photos listing each other from
+    /// both sides, a partner twice, and partners that take no turn (outside an incremental
+    /// regroup's changed files).
+    @Test func aPairIsListedOnceWithoutASetOfEveryPair() {
+        var rng = SplitMix(seed: 40)
+        let turns = Set((1...300).map { _ in Int64.random(in: 1...400, using: &rng) })
+        var once = PairsOnce { turns.contains($0) }
+        var reference = Set<FilePair>()
+        var firsts = 0, most = 0
+        for id in turns.sorted() {
+            once.turn(of: id)
+            for _ in 0..<Int.random(in: 0...20, using: &rng) {
+                var other = Int64.random(in: 1...400, using: &rng)
+                if other == id { other += 1 }
+                let expected = reference.insert(FilePair(id, other)).inserted
+                #expect(once.first(other) == expected, "\(id) lists \(other)")
+                if expected { firsts += 1 }
+            }
+            most = max(most, once.waitingPairs)
+        }
+        #expect(firsts == reference.count && firsts > 1000, "\(firsts)")
+        #expect(once.waitingPairs == 0 && most < reference.count / 2, "\(most) of \(reference.count)")
     }
 
     @Test func aBurstAndAnExactCopyFormOneSetWhoseKeeperIsAnOriginal() throws {
@@ -902,7 +966,7 @@ extension GroupsGrouperTests {
         let rows = ItemRows(try GroupItem.loadAll(t.library.db, metrics: true), metricsLoaded: true)
         let photos = ItemTable(rows) { rules.isSimilarCandidate($0) }
         let clustering = SimilarClustering(photos: photos, rules: rules, verdicts: [], keeperChoices: [], trace: nil) { _ in [:] }
-        let every = clustering.windowPairs(of: nil), scored = clustering.windowPairs(of: nil, sameContent: false)
+        let every = try clustering.windowPairs(of: nil), scored = try clustering.windowPairs(of: nil, sameContent: false)
         #expect(!scored.pairs.contains(where: clustering.sameContent))
         #expect(scored.sameContent == every.filter(clustering.sameContent).count && scored.sameContent > 0)
         #expect(scored.pairs.count + scored.sameContent == every.count && stats.aligned == every.count)

@@ -2,9 +2,9 @@
 #define SNAPSORT_LAZYLIB_H
 #include <stddef.h>
 
-// Optional C libraries (Tesseract, zbar, libheif) are opened on first use instead of linked:
-// together with what they pull in they were half the libraries every snapsort process loaded,
-// and most runs never need them. A shim lists the functions it calls once, as an X-macro
+// Optional C libraries (Tesseract, zbar, libheif, libmicrohttpd, FFmpeg) are opened on first use
+// instead of linked: together with what they pull in they were most of the libraries every
+// snapsort process loaded, and most runs never need them. A shim lists the functions it calls once, as an X-macro
 // `LIST(X)`, and declares its table with
 //     static struct { LIST(SS_LAZY_FIELD) } table;
 //     static const char *const names[] = { LIST(SS_LAZY_NAME) };

@@ -246,31 +246,28 @@ final class RegroupRun {
     /// were read without them. They are stored from `edges` and `copyLinks` themselves (a
     /// dictionary of their own held every pair a second time); an incremental regroup lists the
     /// few it scores in `scoredKeys` (looking for them among every stored pair when storing
-    /// them took seconds in a duplicate-heavy library). The lists of pairs to score end with
-    /// each block (millions of pairs in a duplicate-heavy library), before the clustering
-    /// builds its own tables.
+    /// them took seconds in a duplicate-heavy library). The pairs are scored a batch at a time as
+    /// they are listed and kept as they are judged (`alignWindowPairs`, `copyScores`): a list of
+    /// them all, millions of pairs in a library without capture times or a duplicate-heavy one,
+    /// was most of a first scan's peak.
     func scorePairs() throws {
-        let scope = scope
-        do {
-            let (windowPairs, copies) = clustering.windowPairs(of: scope, sameContent: false)
-            aligned = windowPairs.count + copies
-            for (key, score) in zip(windowPairs, try clustering.align(windowPairs)) where score >= rules.similarThreshold {
-                edges[key] = score
-                if scope != nil { scoredKeys.append(key) }
-            }
+        let scope = scope, threshold = rules.similarThreshold
+        aligned = try clustering.alignWindowPairs(of: scope, sameContent: false) { key, score in
+            guard score >= threshold else { return }
+            edges[key] = score
+            if scope != nil { scoredKeys.append(key) }
         }
         for (key, score) in try clustering.mirrorEdges(of: scope) where score > edges[key] ?? 0 {
             edges[key] = score
             if scope != nil { scoredKeys.append(key) }
         }
-        do {
-            let copyPairs = clustering.duplicatePairs(of: scope, sameContent: false)
-            try needMetrics(copyPairs.lazy.flatMap { [$0.a, $0.b] })
-            for (key, score) in zip(copyPairs, try clustering.copyScores(copyPairs)) {
-                guard let score else { continue }
-                copyLinks[key] = score
-                if scope != nil { scoredKeys.append(key) }
-            }
+        try clustering.copyScores(
+            { take in try clustering.forEachDuplicatePair(of: scope, sameContent: false, take) },
+            prepare: { part in try needMetrics(part.lazy.flatMap { [$0.a, $0.b] }) }
+        ) { key, score in
+            guard let score else { return }
+            copyLinks[key] = score
+            if scope != nil { scoredKeys.append(key) }
         }
         phase("pairs scored")
     }

@@ -401,7 +401,7 @@ struct SimilarClustering {
     /// Every pair of candidates taken at most `window` apart with at least one file in `ids`
     /// (nil: every such pair), in timeline order, then the pairs content finds
     /// (`contentPairs`).
-    func windowPairs(of ids: Set<Int64>?) -> [FilePair] { windowPairs(of: ids, sameContent: true).pairs }
+    func windowPairs(of ids: Set<Int64>?) throws -> [FilePair] { try windowPairs(of: ids, sameContent: true).pairs }
 
     /// The photos whose pixels may show the moment `id`'s show, wherever they are on the
     /// timeline: for a photo without a capture time of its own, the nearest pHashes of the whole
@@ -433,18 +433,19 @@ struct SimilarClustering {
     }
 
     /// The pairs `contentCandidates` gives the photos in `ids` (nil: every photo) that the window
-    /// does not hold already (`inWindow`), each once.
-    func contentPairs(of ids: Set<Int64>?, sameContent: Bool, excluding inWindow: Set<FilePair>) -> [FilePair] {
-        var unique = Set<FilePair>()
-        var out: [FilePair] = []
+    /// does not hold already (`inWindow`), each once, handed to `body` as they are found.
+    func forEachContentPair(
+        of ids: Set<Int64>?, sameContent: Bool, excluding inWindow: (FilePair) -> Bool, _ body: (FilePair) throws -> Void
+    ) rethrows {
+        var once = PairsOnce { other in (ids?.contains(other) ?? true) && self.byID.contains(other) }
         for id in (ids.map { Array($0) } ?? timeline.map(\.id)).sorted() {
+            once.turn(of: id)
             for other in contentCandidates(id) {
                 let key = FilePair(id, other)
-                guard !inWindow.contains(key), sameContent || !self.sameContent(key), unique.insert(key).inserted else { continue }
-                out.append(key)
+                guard !inWindow(key), sameContent || !self.sameContent(key), once.first(other) else { continue }
+                try body(key)
             }
         }
-        return out
     }
 
     /// Mirrored copies (issue 44): the photos whose pHash is within `nearCopyRadius` of the
@@ -508,72 +509,117 @@ struct SimilarClustering {
 
     /// `windowPairs(of:)`, with or without the pairs of the same bytes (`sameContentEdge` gives
     /// their scores), and how many of those there were.
-    func windowPairs(of ids: Set<Int64>?, sameContent: Bool) -> (pairs: [FilePair], sameContent: Int) {
+    func windowPairs(of ids: Set<Int64>?, sameContent: Bool) throws -> (pairs: [FilePair], sameContent: Int) {
         var out: [FilePair] = []
-        var skipped = 0
-        func walk(from p: Int, _ step: Int, _ body: (FilePair) -> Void) {
-            var j = p + step
-            while j >= 0 && j < timeline.count && abs(j - p) <= rules.windowNeighbours && abs(timeline[j].t - timeline[p].t) <= rules.window {
-                body(FilePair(timeline[p].id, timeline[j].id))
-                j += step
-            }
-        }
-        func take(_ key: FilePair) {
-            if !sameContent && self.sameContent(key) { skipped += 1 } else { out.append(key) }
-        }
-        guard let ids else {
-            for p in timeline.indices { walk(from: p, 1, take) }
-            out += contentPairs(of: nil, sameContent: sameContent, excluding: []).filter { !inWindow($0) }
-            return (out, skipped)
-        }
-        var unique = Set<FilePair>()
-        for p in ids.compactMap({ position[$0] }).sorted() {
-            walk(from: p, -1) { if unique.insert($0).inserted { take($0) } }
-            walk(from: p, 1) { if unique.insert($0).inserted { take($0) } }
-        }
-        out += contentPairs(of: ids, sameContent: sameContent, excluding: unique)
+        let skipped = try forEachWindowPair(of: ids, sameContent: sameContent) { out.append($0) }
         return (out, skipped)
     }
 
+    /// `windowPairs(of:sameContent:)`'s pairs in its order, handed to `body` one at a time as
+    /// the walk finds them (no list of them all); returns how many pairs of one content it left
+    /// out.
+    @discardableResult
+    func forEachWindowPair(of ids: Set<Int64>?, sameContent: Bool, _ body: (FilePair) throws -> Void) throws -> Int {
+        var skipped = 0
+        func walk(from p: Int, _ step: Int, _ take: (FilePair) throws -> Void) throws {
+            var j = p + step
+            while j >= 0 && j < timeline.count && abs(j - p) <= rules.windowNeighbours && abs(timeline[j].t - timeline[p].t) <= rules.window {
+                try take(FilePair(timeline[p].id, timeline[j].id))
+                j += step
+            }
+        }
+        func take(_ key: FilePair) throws {
+            if !sameContent && self.sameContent(key) { skipped += 1 } else { try body(key) }
+        }
+        guard let ids else {
+            for p in timeline.indices { try walk(from: p, 1, take) }
+            try forEachContentPair(of: nil, sameContent: sameContent, excluding: inWindow, body)
+            return skipped
+        }
+        var unique = Set<FilePair>()
+        for p in ids.compactMap({ position[$0] }).sorted() {
+            try walk(from: p, -1) { if unique.insert($0).inserted { try take($0) } }
+            try walk(from: p, 1) { if unique.insert($0).inserted { try take($0) } }
+        }
+        try forEachContentPair(of: ids, sameContent: sameContent, excluding: { unique.contains($0) }, body)
+        return skipped
+    }
+
     /// The alignment score of each pair (0 below `minimumOverlap` but for a `burst`'s frames, or
-    /// without thumbnails), on all
-    /// cores. Thumbnails are loaded a batch of pairs at a time, so aligning the window pairs of a
-    /// whole library holds a few thousand of them, not the library's.
-    /// Two files of the same bytes align perfectly (1; the alignment gives them 1 up to its float
-    /// sums' rounding) without their thumbnails: 2 000 copies of one file made 63 000 such pairs,
-    /// 10 s of a regroup.
+    /// without thumbnails), on all cores (`align(_:scored:)`).
     func align(_ pairs: [FilePair]) throws -> [Double] {
-        var out = [Double](repeating: 1, count: pairs.count)
-        let slots = pairs.indices.filter { !sameContent(pairs[$0]) }
-        var next = 0
-        try inBatches(slots.map { pairs[$0] }) { part, thumbs in
-            typealias Result = (score: Double, overlap: Double, refined: Bool)
-            let ordered = part.map(alignmentOrder)
-            // The pairs by the photo aligned second, whose zooms the coarse search shares.
-            var bySecond: [Int64: [Int]] = [:]
-            for (i, pair) in ordered.enumerated() { bySecond[pair.1, default: []].append(i) }
-            let groups = bySecond.values.sorted { $0[0] < $1[0] }
-            let threshold = rules.similarThreshold
-            let done = Parallel.map(groups, threads: workers) { [thumbs] members -> [(Int, Result?)] in
-                guard let tb = thumbs[ordered[members[0]].1] else { return members.map { ($0, nil) } }
-                let zooms = Thumbnail.CoarseZooms(tb)
-                return members.map { i in (i, thumbs[ordered[i].0].map { $0.aligned(with: tb, zooms: zooms, reaching: threshold) }) }
+        var scores: [FilePair: Double] = [:]
+        try align({ take in for key in pairs { try take(key) } }) { scores[$0] = $1 }
+        return pairs.map { scores[$0]! }
+    }
+
+    /// The window's pairs and those content finds of the photos in `ids` (nil: all;
+    /// `forEachWindowPair`) aligned as the walk lists them (`align(_:scored:)`); returns how
+    /// many pairs it listed, those of one content it left out included.
+    func alignWindowPairs(of ids: Set<Int64>?, sameContent: Bool, _ scored: (FilePair, Double) throws -> Void) throws -> Int {
+        var listed = 0, skipped = 0
+        try align(
+            { take in
+                skipped = try forEachWindowPair(of: ids, sameContent: sameContent) { key in
+                    listed += 1
+                    try take(key)
+                }
+            }, scored: scored)
+        return listed + skipped
+    }
+
+    /// The alignment score of each pair `pairs` lists (it calls its argument with each), handed to
+    /// `scored` as its batch is aligned, on all cores: no list of every pair is held. Thumbnails
+    /// are loaded a batch of pairs at a time (`inBatches`), so aligning the window pairs of a
+    /// whole library holds a few thousand of them, not the library's. The 3 million pairs of a
+    /// 100 000-file library without capture times were listed before and held with a slot, a
+    /// copy and a score each: ~100 MB of a first scan's peak.
+    /// Two files of the same bytes align perfectly (1; the alignment gives them 1 up to its float
+    /// sums' rounding) without their thumbnails, at once: 2 000 copies of one file made 63 000
+    /// such pairs, 10 s of a regroup.
+    func align(_ pairs: (_ take: (FilePair) throws -> Void) throws -> Void, scored: (FilePair, Double) throws -> Void) throws {
+        // The closures are called only while this call runs (Swift cannot see it through the
+        // listing's argument).
+        try withoutActuallyEscaping(scored) { scored in
+            try inBatches({ batch in
+                try withoutActuallyEscaping(batch) { batch in
+                    try pairs { key in
+                        if sameContent(key) { try scored(key, 1) } else { try batch(key) }
+                    }
+                }
+            }) { part, thumbs in
+                for (key, score) in zip(part, alignBatch(part, thumbs)) { try scored(key, score) }
             }
-            var results = [Result?](repeating: nil, count: part.count)
-            for group in done { for (i, r) in group { results[i] = r } }
-            let first = next
-            for (key, r) in zip(part, results) {
-                defer { next += 1 }
-                guard let r else { out[slots[next]] = 0; continue }
-                out[slots[next]] = r.refined && (r.overlap >= rules.minimumOverlap || burst(key)) ? r.score : 0
-                tracePair(key, (r.score, r.overlap), refined: r.refined)
-            }
-            // A second opinion, one pair at a time (the helper is one process): the frames
-            // themselves, for the pairs of one moment the thumbnails reject.
-            for (i, key) in part.enumerated() where out[slots[first + i]] < threshold {
-                let still = thumbs[key.a].flatMap { a in thumbs[key.b].map { a.stillShare(with: $0) } } ?? 0
-                if verified(key, thumbnailScore: results[i]?.score ?? 0, thumbnailStill: still) { out[slots[first + i]] = threshold }
-            }
+        }
+    }
+
+    /// `align`'s scores of one batch of pairs, all of them of two contents.
+    private func alignBatch(_ part: [FilePair], _ thumbs: [Int64: Thumbnail]) -> [Double] {
+        typealias Result = (score: Double, overlap: Double, refined: Bool)
+        let ordered = part.map(alignmentOrder)
+        // The pairs by the photo aligned second, whose zooms the coarse search shares.
+        var bySecond: [Int64: [Int]] = [:]
+        for (i, pair) in ordered.enumerated() { bySecond[pair.1, default: []].append(i) }
+        let groups = bySecond.values.sorted { $0[0] < $1[0] }
+        let threshold = rules.similarThreshold
+        let done = Parallel.map(groups, threads: workers) { [thumbs] members -> [(Int, Result?)] in
+            guard let tb = thumbs[ordered[members[0]].1] else { return members.map { ($0, nil) } }
+            let zooms = Thumbnail.CoarseZooms(tb)
+            return members.map { i in (i, thumbs[ordered[i].0].map { $0.aligned(with: tb, zooms: zooms, reaching: threshold) }) }
+        }
+        var results = [Result?](repeating: nil, count: part.count)
+        for group in done { for (i, r) in group { results[i] = r } }
+        var out = [Double](repeating: 0, count: part.count)
+        for (i, (key, r)) in zip(part, results).enumerated() {
+            guard let r else { continue }
+            out[i] = r.refined && (r.overlap >= rules.minimumOverlap || burst(key)) ? r.score : 0
+            tracePair(key, (r.score, r.overlap), refined: r.refined)
+        }
+        // A second opinion, one pair at a time (the helper is one process): the frames
+        // themselves, for the pairs of one moment the thumbnails reject.
+        for (i, key) in part.enumerated() where out[i] < threshold {
+            let still = thumbs[key.a].flatMap { a in thumbs[key.b].map { a.stillShare(with: $0) } } ?? 0
+            if verified(key, thumbnailScore: results[i]?.score ?? 0, thumbnailStill: still) { out[i] = threshold }
         }
         return out
     }
@@ -629,27 +675,40 @@ struct SimilarClustering {
         return c == contentOf[key.b]
     }
 
-    /// Calls `body` for consecutive batches of `pairs` with the thumbnails of their files (a
-    /// batch's worth in memory at a time, whatever the number of pairs). A thumbnail with its
+    /// Calls `body` for consecutive batches of the pairs `pairs` lists (it calls its argument
+    /// with each) with the thumbnails of their files (a batch's worth in memory at a time,
+    /// whatever the number of pairs). A thumbnail with its
     /// summed planes is ~30 KB: with 1 024 pairs a batch a full regroup of 100 000 photos peaked
     /// 43 MB higher than with 256, which cost ~2 % more CPU (a file in pairs of two batches is loaded twice).
     /// What the batches free (thumbnails, the aligning threads' working planes, each thread's
     /// heap arena) the heap keeps for reuse, up to 256 MB (`Memory.keepLargeBlocksInTheHeap`):
     /// the alignment of a 100 000-file library without capture times peaked ~100 MB of resident
     /// set above its heap in use. It is given back once a second (`Memory.releaseFreeMemory`).
-    private func inBatches(_ pairs: [FilePair], _ body: ([FilePair], [Int64: Thumbnail]) throws -> Void) throws {
+    private func inBatches(
+        _ pairs: (_ add: (FilePair) throws -> Void) throws -> Void, _ body: ([FilePair], [Int64: Thumbnail]) throws -> Void
+    ) throws {
         let batch = 256
+        var part: [FilePair] = [], batches = 0
+        part.reserveCapacity(batch)
         var released = ContinuousClock.now
-        for start in stride(from: 0, to: pairs.count, by: batch) {
-            try checkpoint()
-            let part = Array(pairs[start..<min(pairs.count, start + batch)])
-            try body(part, try loadThumbnails(Array(Set(part.flatMap { [$0.a, $0.b] })).sorted()))
-            if ContinuousClock.now - released > .seconds(1) {
-                Memory.releaseFreeMemory()
-                released = ContinuousClock.now
+        try withoutActuallyEscaping(body) { body in
+            func run() throws {
+                try checkpoint()
+                try body(part, try loadThumbnails(Array(Set(part.flatMap { [$0.a, $0.b] })).sorted()))
+                part.removeAll(keepingCapacity: true)
+                batches += 1
+                if ContinuousClock.now - released > .seconds(1) {
+                    Memory.releaseFreeMemory()
+                    released = ContinuousClock.now
+                }
             }
+            try pairs { key in
+                part.append(key)
+                if part.count == batch { try run() }
+            }
+            if !part.isEmpty { try run() }
         }
-        if pairs.count > batch { Memory.releaseFreeMemory() }
+        if batches > 1 { Memory.releaseFreeMemory() }
     }
 
     /// Every pair with at least one file in `ids` (nil: every pair) that may be two copies of
@@ -662,16 +721,22 @@ struct SimilarClustering {
     /// `duplicatePairs(of:)`, with or without the pairs of the same bytes (`sameContentParts`
     /// links them).
     func duplicatePairs(of ids: Set<Int64>?, sameContent: Bool) -> [FilePair] {
-        var unique = Set<FilePair>()
         var out: [FilePair] = []
+        forEachDuplicatePair(of: ids, sameContent: sameContent) { out.append($0) }
+        return out
+    }
+
+    /// `duplicatePairs(of:sameContent:)`'s pairs in its order, handed to `body` as they are found.
+    func forEachDuplicatePair(of ids: Set<Int64>?, sameContent: Bool, _ body: (FilePair) throws -> Void) rethrows {
+        var once = PairsOnce { other in (ids?.contains(other) ?? true) && self.byID.contains(other) }
         for id in (ids.map { Array($0) } ?? timeline.map(\.id)).sorted() {
+            once.turn(of: id)
             for other in duplicateCandidates(id) where mayBeCopies(id, other) {
                 let key = FilePair(id, other)
-                guard sameContent || !self.sameContent(key), unique.insert(key).inserted else { continue }
-                out.append(key)
+                guard sameContent || !self.sameContent(key), once.first(other) else { continue }
+                try body(key)
             }
         }
-        return out
     }
 
     /// The checks of `copyScore` that need no thumbnail.
@@ -688,16 +753,31 @@ struct SimilarClustering {
     /// `copyScore` of each pair, thumbnails loaded a batch of pairs at a time.
     /// Pairs of the same bytes score 2 without loading their thumbnails.
     func copyScores(_ pairs: [FilePair]) throws -> [Double?] {
-        var out = [Double?](repeating: 2, count: pairs.count)
-        let slots = pairs.indices.filter { !sameContent(pairs[$0]) }
-        var next = 0
-        try inBatches(slots.map { pairs[$0] }) { part, thumbs in
-            for key in part {
-                out[slots[next]] = copyScore(key.a, key.b, thumbs)
-                next += 1
+        var scores: [FilePair: Double?] = [:]
+        try copyScores({ take in for key in pairs { try take(key) } }) { scores[$0] = $1 }
+        return pairs.map { scores[$0]! }
+    }
+
+    /// `copyScore` of each pair `pairs` lists (it calls its argument with each), handed to
+    /// `scored` as its batch is done (`inBatches`; `prepare` is given each batch first, as the
+    /// grouper reads the metrics its files need): no list of every pair is held. Pairs of the
+    /// same bytes score 2 at once, without their thumbnails.
+    func copyScores(
+        _ pairs: (_ take: (FilePair) throws -> Void) throws -> Void, prepare: ([FilePair]) throws -> Void = { _ in },
+        scored: (FilePair, Double?) throws -> Void
+    ) throws {
+        try withoutActuallyEscaping(scored) { scored in
+            try inBatches({ batch in
+                try withoutActuallyEscaping(batch) { batch in
+                    try pairs { key in
+                        if sameContent(key) { try scored(key, 2) } else { try batch(key) }
+                    }
+                }
+            }) { part, thumbs in
+                try prepare(part)
+                for key in part { try scored(key, copyScore(key.a, key.b, thumbs)) }
             }
         }
-        return out
     }
 
     private func tracePair(_ key: FilePair, _ r: (score: Double, overlap: Double), refined: Bool = true) {
@@ -1034,6 +1114,45 @@ struct SimilarClustering {
         }
         return r
     }
+}
+
+/// Whether a pair is listed for the first time, when photos take turns in ascending id order,
+/// each listing its partners (`forEachContentPair`, `forEachDuplicatePair`): a pair of two photos
+/// that both take a turn may come from either side, and is remembered only until its later
+/// photo's turn — not for the whole walk, as a set of every pair listed was (a pair and the set's
+/// room, ~40 bytes, for each of the up to 16 a photo without a capture time lists).
+struct PairsOnce {
+    /// Whether a photo takes a turn (only its partners listed before it can come again).
+    let takesATurn: (Int64) -> Bool
+    /// The earlier photos that listed each photo whose turn is still to come.
+    private var waiting: [Int64: [Int64]] = [:]
+    private var current: Int64 = .min
+    /// The earlier photos that listed the photo whose turn it is, and the partners it listed.
+    private var earlier = Set<Int64>()
+    private var taken = Set<Int64>()
+
+    init(takesATurn: @escaping (Int64) -> Bool) {
+        self.takesATurn = takesATurn
+    }
+
+    /// `id`'s turn begins (each photo's once, in ascending order).
+    mutating func turn(of id: Int64) {
+        precondition(id > current, "PairsOnce: the photos take their turns in ascending id order")
+        current = id
+        earlier = Set(waiting.removeValue(forKey: id) ?? [])
+        taken.removeAll(keepingCapacity: true)
+    }
+
+    /// Whether the photo whose turn it is, listing `other`, lists their pair for the first time.
+    mutating func first(_ other: Int64) -> Bool {
+        guard taken.insert(other).inserted else { return false }
+        if other < current { return !earlier.contains(other) }
+        if takesATurn(other) { waiting[other, default: []].append(current) }
+        return true
+    }
+
+    /// How many pairs wait for their later photo's turn (a tuning aid, and the tests').
+    var waitingPairs: Int { waiting.values.reduce(0) { $0 + $1.count } }
 }
 
 /// A pHash multi-index over many photos, built the first time it is asked for.
