@@ -758,6 +758,7 @@ import Testing
     @Test func aShortBurstOfWorkDoesNotFlickerTheBars() throws {
         let (clock, time) = Clock.manual(Date(timeIntervalSince1970: 1_800_000_000))
         let endless = Mutex(false)
+        let looping = Mutex(false)
         let h = try AgentHarness(tweak: { o in
             o.clock = clock
             o.debounce = 0
@@ -766,6 +767,7 @@ import Testing
             o.steps.groups = true
             o.regroup = { _, _, checkpoint in
                 try checkpoint()
+                if endless.withLock({ $0 }) { looping.withLock { $0 = true } }
                 while endless.withLock({ $0 }) { try checkpoint(); usleep(2000) }
             }
         })
@@ -785,7 +787,15 @@ import Testing
         endless.withLock { $0 = true }
         h.dir.write("Pictures/two.jpg", photo(32))
         #expect(try waitUntil(timeout: 60) { try h.live(lib)[h.root + "/two.jpg"]?.status == "ok" })
-        usleep(300_000)
+        // Inside the endless regroup, two writes from the CLI heard one after the other: the
+        // loop was served from inside the work, its status refreshed, after the first (no fixed
+        // wait), while the injected clock stood still.
+        #expect(waitUntil(timeout: 60) { looping.withLock { $0 } })
+        for n in 1...2 {
+            let heard = h.agent.counters.databaseChanges
+            try lib.setAgentState("probe", "\(n)", at: Date())
+            #expect(waitUntil { h.agent.counters.databaseChanges > heard })
+        }
         #expect(h.status()?["agent"]?["state"]?.stringValue == "watching")
         time.advance(3)
         #expect(waitUntil { h.status()?["agent"]?["state"]?.stringValue == "grouping" })
@@ -1004,7 +1014,7 @@ import Testing
         let start = Date(timeIntervalSince1970: 1_800_000_000)
         do {
             let lib = try Library(path: path)
-            try lib.setAgentState("something", "kept")
+            try lib.setAgentState("something", "kept", at: Date())
             for day in 0..<3 { try Backup.run(lib, keep: 3, now: start.addingTimeInterval(Double(day) * 86_400)) }
         }
         let good = Backup.list(path)
