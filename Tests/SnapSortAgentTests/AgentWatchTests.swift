@@ -787,14 +787,14 @@ import Testing
         endless.withLock { $0 = true }
         h.dir.write("Pictures/two.jpg", photo(32))
         #expect(try waitUntil(timeout: 60) { try h.live(lib)[h.root + "/two.jpg"]?.status == "ok" })
-        // Inside the endless regroup, two writes from the CLI heard one after the other: the
-        // loop was served from inside the work, its status refreshed, after the first (no fixed
-        // wait), while the injected clock stood still.
+        // Inside the endless regroup, two files written one after the other, each seen read by
+        // the loop served from inside the work (its events counted): the status was refreshed
+        // after the first (no fixed wait) while the injected clock stood still.
         #expect(waitUntil(timeout: 60) { looping.withLock { $0 } })
         for n in 1...2 {
-            let heard = h.agent.counters.databaseChanges
-            try lib.setAgentState("probe", "\(n)", at: Date())
-            #expect(waitUntil { h.agent.counters.databaseChanges > heard })
+            let seen = h.agent.counters.events
+            h.dir.write("Pictures/note-\(n).txt", Array("\(n)".utf8))
+            #expect(waitUntil { h.agent.counters.events > seen })
         }
         #expect(h.status()?["agent"]?["state"]?.stringValue == "watching")
         time.advance(3)
