@@ -269,6 +269,8 @@ public final class PowerAgentService: AgentService {
 public final class VisionAgentService: AgentService {
     private let models: ModelsStep
     private let logger: Logger
+    /// The agent's clock: a slice's budget and the pacing's durations are measured on it.
+    private let clock: Clock
     private var pending = true
     public private(set) var problem: String?
     /// How long one slice may run.
@@ -285,11 +287,13 @@ public final class VisionAgentService: AgentService {
     /// them when it starts again (the models' results are stored; nothing else would notice).
     public static let unregroupedKey = "models_unregrouped"
 
-    /// `parallel`: helpers side by side (the agent's workers).
-    public init(library: Library, helper: VisionHelper, logger: Logger, parallel: Int = 1) {
-        models = ModelsStep(library: library, helper: helper, logger: logger)
+    /// `parallel`: helpers side by side (the agent's workers); `clock`: the agent's
+    /// (`AgentServiceContext.clock`).
+    public init(library: Library, helper: VisionHelper, logger: Logger, clock: Clock, parallel: Int = 1) {
+        models = ModelsStep(library: library, helper: helper, logger: logger, clock: clock)
         models.analyzer.parallel = max(1, parallel)
         self.logger = logger
+        self.clock = clock
         if let kept = try? library.agentState(Self.unregroupedKey) {
             unregrouped = Set(kept.split(separator: " ").compactMap { Int64($0) })
         }
@@ -304,24 +308,24 @@ public final class VisionAgentService: AgentService {
 
     public func fire(now: Date, readable: [Int32]) {
         guard pending else { return }
-        let start = Date()
+        let start = clock.now()
         let end = start.addingTimeInterval(slice)
         do {
-            let s = try models.run(shouldStop: { Date() > end }, limit: 256, regroup: false)
-            pacing.worked(Date().timeIntervalSince(start))
+            let s = try models.run(shouldStop: { [clock] in clock.now() > end }, limit: 256, regroup: false)
+            pacing.worked(clock.now().timeIntervalSince(start))
             if !s.setMembersChanged.isSubset(of: unregrouped) {
                 unregrouped.formUnion(s.setMembersChanged)
-                try library.setAgentState(Self.unregroupedKey, unregrouped.sorted().map(String.init).joined(separator: " "))
+                try library.setAgentState(Self.unregroupedKey, unregrouped.sorted().map(String.init).joined(separator: " "), at: clock.now())
             }
             // Photos were looked at: maybe more wait. None: done until the next change.
             pending = s.available && s.analyzed + s.failed + s.skipped > 0
             if pacing.due(changes: !unregrouped.isEmpty, passOver: !pending) {
-                let began = Date()
+                let began = clock.now()
                 try models.regroup(unregrouped)
                 unregrouped = []
-                try library.setAgentState(Self.unregroupedKey, nil)
+                try library.removeAgentState(Self.unregroupedKey)
                 regroups += 1
-                pacing.regrouped(cost: Date().timeIntervalSince(began))
+                pacing.regrouped(cost: clock.now().timeIntervalSince(began))
             }
             problem = nil
         } catch {

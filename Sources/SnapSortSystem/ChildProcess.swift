@@ -86,7 +86,7 @@ public final class ChildProcess: @unchecked Sendable {
             let step: Int32 = 250
             if try Poll.readable([socket], timeoutMs: step).isEmpty {
                 waited += step
-                if waited >= timeoutMs { throw SystemError.fromErrno("read", ETIMEDOUT) }
+                try errnoUnless(waited < timeoutMs, "read", ETIMEDOUT)
                 continue
             }
             var buf = [UInt8](repeating: 0, count: 65536)

@@ -44,7 +44,7 @@ public final class FileLock: @unchecked Sendable {
         _ = ftruncate(fd.raw, 0)
         let bytes = Array(text.utf8)
         let n = try valueOrErrno("write \(path)") { bytes.withUnsafeBytes { pwrite(fd.raw, $0.baseAddress, $0.count, 0) } }
-        if n != bytes.count { throw SystemError.fromErrno("write \(path)", EIO) }
+        try errnoUnless(n == bytes.count, "write \(path)", EIO)
     }
 
     /// The content a holder wrote (`setContents`), nil when unreadable.

@@ -113,7 +113,7 @@ public enum FileSystem {
             }
             if case .failure = made {
                 // A file (or a link to one) where a folder should be.
-                if (try? status(current))?.isDirectory != true { throw SystemError.fromErrno("mkdir \(PathName.display(current))", ENOTDIR) }
+                try errnoUnless((try? status(current))?.isDirectory == true, "mkdir \(PathName.display(current))", ENOTDIR)
             }
         }
     }
@@ -174,12 +174,8 @@ public final class OpenDirectory {
     /// The entries (no `.`/`..`), with their `d_type`; read once.
     public func entries() throws -> [DirectoryEntry] {
         var out: [DirectoryEntry] = []
-        while true {
-            errno = 0
-            guard let ent = readdir(dir) else {
-                if errno != 0 { throw SystemError.fromErrno("readdir") }
-                break
-            }
+        let dir = self.dir
+        while let ent = try pointerOrEnd("readdir", { readdir(dir) }) {
             let name = withUnsafeBytes(of: ent.pointee.d_name) { raw in
                 PathName.decode(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
             }

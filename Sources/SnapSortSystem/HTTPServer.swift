@@ -275,7 +275,7 @@ public enum LoopbackHTTP {
     /// `connect(2)` once: interrupted, it goes on in the background and is not tried again
     /// (a second call says `EALREADY`); any failure throws.
     private static func connectOnce(_ body: () -> Int32) throws {
-        if case .failure(let e) = try valueOrErrno("connect", expecting: [EINTR], body) { throw SystemError.fromErrno("connect", e.code) }
+        _ = try valueOrErrnoOnce("connect", body)
     }
 
     /// Sends `request` (a complete HTTP/1.1 request; add `Connection: close`) to `address`
@@ -314,7 +314,7 @@ public enum LoopbackHTTP {
             let n = try valueOrErrno("send") {
                 request.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + from, request.count - from, Int32(MSG_NOSIGNAL)) }
             }
-            guard n > 0 else { throw SystemError.fromErrno("send", EPIPE) }
+            try errnoUnless(n > 0, "send", EPIPE)
             sent += n
         }
         var data: [UInt8] = []

@@ -65,8 +65,10 @@ public struct SystemError: Error, CustomStringConvertible, Sendable, Equatable {
 }
 
 /// Runs a syscall-style body, retrying on `EINTR`, and turns -1 into a typed error.
-/// Programmer errors (`EBADF`, `EFAULT`) trap. The one errno helper of this module: every
-/// call that reports through `errno` goes through it (or `valueOrErrno(_:expecting:_:)`).
+/// Programmer errors (`EBADF`, `EFAULT`) trap. The one errno helper family of this module:
+/// every call that reports through `errno` goes through it (or `valueOrErrno(_:expecting:_:)`,
+/// `valueOrErrnoOnce`, `pointerOrErrno`, `pointerOrEnd`, `zeroOrErrorNumber`, and
+/// `errnoUnless` for a failure read from a result); nothing else builds an errno error.
 @inline(__always)
 public func valueOrErrno<T: FixedWidthInteger>(_ operation: String, _ body: () -> T) throws -> T {
     try valueOrErrno(operation, expecting: [], body).get()
@@ -89,6 +91,43 @@ public func valueOrErrno<T: FixedWidthInteger>(
         if r != -1 { return .success(r) }
         let e = errno
         if expected.contains(e) { return .failure(ExpectedErrno(code: e)) }
+        if e == EINTR { continue }
+        precondition(e != EBADF && e != EFAULT, "\(operation): programmer error (errno \(e))")
+        throw SystemError.fromErrno(operation, e)
+    }
+}
+
+/// `valueOrErrno` for a call that must not be repeated when a signal interrupts it
+/// (`connect(2)`: an interrupted connect goes on in the background, and a second call says
+/// `EALREADY`): `EINTR` is thrown like any other errno, never retried.
+@inline(__always)
+public func valueOrErrnoOnce<T: FixedWidthInteger>(_ operation: String, _ body: () -> T) throws -> T {
+    let r = body()
+    if r != -1 { return r }
+    let e = errno
+    precondition(e != EBADF && e != EFAULT, "\(operation): programmer error (errno \(e))")
+    throw SystemError.fromErrno(operation, e)
+}
+
+/// A failure a wrapper finds in a call's result rather than in `errno` (a short write, a wait
+/// that timed out, a file where a folder should be), thrown as the errno that names it
+/// (`EIO`, `ETIMEDOUT`, `ENOTDIR`), the same typed error the calls' own failures are.
+@inline(__always)
+public func errnoUnless(_ ok: Bool, _ operation: String, _ e: Int32) throws {
+    guard !ok else { return }
+    throw SystemError.fromErrno(operation, e)
+}
+
+/// A C call that returns nil both at its end and on failure, told apart by `errno`
+/// (`readdir(3)`: nil with `errno` left at 0 is the end of the folder): the pointer, nil at
+/// the end, or a typed error.
+@inline(__always)
+public func pointerOrEnd<P>(_ operation: String, _ body: () -> P?) throws -> P? {
+    while true {
+        errno = 0
+        if let p = body() { return p }
+        let e = errno
+        if e == 0 { return nil }
         if e == EINTR { continue }
         precondition(e != EBADF && e != EFAULT, "\(operation): programmer error (errno \(e))")
         throw SystemError.fromErrno(operation, e)

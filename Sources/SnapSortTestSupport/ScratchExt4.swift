@@ -19,9 +19,9 @@ public final class ScratchExt4: @unchecked Sendable {
         let image = dir.at("disk.img")
         mountPoint = dir.folder("mnt")
         let fd = try FileDescriptor.open(image, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC)
-        let sized = ftruncate(fd.raw, off_t(megabytes) << 20)
+        let sized = Result { try valueOrErrno("ftruncate \(image)") { ftruncate(fd.raw, off_t(megabytes) << 20) } }
         fd.close()
-        guard sized == 0 else { throw SystemError.fromErrno("ftruncate \(image)") }
+        _ = try sized.get()
         try ScratchExt4.run("/sbin/mkfs.ext4", ["-q", "-F", image])
         try ScratchExt4.run("/bin/mount", ["-o", "loop", image, mountPoint])
     }

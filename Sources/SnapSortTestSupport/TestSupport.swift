@@ -191,10 +191,28 @@ public struct SplitMix: RandomNumberGenerator, Sendable {
     }
 }
 
-/// Waits for a condition with a deadline (instead of sleeping a fixed time).
+extension Clock {
+    /// A manual clock that moves `step` seconds after each read: work that measures a budget on
+    /// its clock sees time pass by the reads it makes, the same on a loaded host as on an idle
+    /// one (the wall clock would give it a share of the host's speed instead).
+    public static func ticking(_ start: Date, step: TimeInterval) -> (Clock, ManualTime) {
+        let t = ManualTime(start)
+        return (
+            Clock {
+                let now = t.current
+                t.advance(step)
+                return now
+            }, t
+        )
+    }
+}
+
+/// Waits for a condition with a deadline (instead of sleeping a fixed time). The deadline is on
+/// the monotonic clock: a test's timeout is real time, never a manual clock's, and a wall-clock
+/// step cannot cut it short.
 public func waitUntil(timeout: TimeInterval = 10, poll: TimeInterval = 0.01, _ condition: () throws -> Bool) rethrows -> Bool {
-    let deadline = Date().addingTimeInterval(timeout)
-    while Date() < deadline {
+    let deadline = ContinuousClock.now + .milliseconds(Int64(timeout * 1000))
+    while ContinuousClock.now < deadline {
         if try condition() { return true }
         usleep(useconds_t(poll * 1_000_000))
     }

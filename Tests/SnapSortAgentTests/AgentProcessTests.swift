@@ -351,10 +351,35 @@ import Testing
         let follower = try Follower(env: env, recheckMs: 100)
         defer { follower.kill() }
         #expect(waitUntil(timeout: 10) { !follower.lines().isEmpty })
-        usleep(600_000)  // six rechecks with nothing changed
+        // The rechecks are seen on the follower's stderr, not waited for by a fixed sleep: while
+        // an empty file stands in for the library (refused, `Library+Refusal`; swapped in and out
+        // by atomic renames, so the library is never missing) a recheck says it fails, and the
+        // next one after it is back says it answers again. The document's time is in whole
+        // seconds: the rechecks come once it moved on from the first line's, so the recomputes
+        // that answer again change nothing but its time.
+        let first = try #require(
+            follower.lines().first.flatMap { JSON.parse(String($0))?["updated_at"]?.stringValue }.flatMap(StatusTimestamp.date))
+        #expect(waitUntil(timeout: 5) { Date() >= first.addingTimeInterval(1) })
+        func refuse(_ round: Int) throws {
+            #expect(link(db, db + ".kept") == 0)
+            dir.write("empty", [])
+            try FileSystem.rename(dir.at("empty"), db)
+            #expect(waitUntil(timeout: 10) { follower.errors().filter { $0.contains("trying again") }.count == round }, "\(follower.errorText)")
+            #expect(follower.process.isRunning)
+            try FileSystem.rename(db + ".kept", db)
+        }
+        for round in 1...2 {
+            try refuse(round)
+            #expect(waitUntil(timeout: 10) { follower.errors().filter { $0.contains("answers again") }.count == round }, "\(follower.errorText)")
+        }
+        // One more failing recheck: the recompute that answered again has written all it would.
+        try refuse(3)
         #expect(follower.lines().count == 1, "\(follower.text)")
+        // Moved away: the next recheck meets no library (and makes a new one, the default
+        // library being made on first use) without ending the stream.
+        let (lines, errors) = (follower.lines().count, follower.errors().count)
         try FileSystem.rename(db, db + ".away")
-        usleep(400_000)
+        #expect(waitUntil(timeout: 10) { follower.lines().count > lines || follower.errors().count > errors }, "\(follower.errorText)")
         #expect(follower.process.isRunning)
         try FileSystem.rename(db + ".away", db)
         let custom = dir.at("elsewhere/status.json")
@@ -388,17 +413,28 @@ import Testing
 final class Follower {
     let process = Process()
     let out = Pipe()
+    let err = Pipe()
     private(set) var text = ""
+    private(set) var errorText = ""
 
     init(env: [String: String], recheckMs: Int) throws {
         process.executableURL = URL(fileURLWithPath: SnapsortBinary.path)
         process.arguments = ["status", "--json", "--follow"]
         process.environment = ProcessInfo.processInfo.environment.merging(env.merging(["SNAPSORT_FOLLOW_RECHECK_MS": "\(recheckMs)"]) { $1 }) { $1 }
         process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
+        process.standardError = err
         try process.run()
-        let fd = out.fileHandleForReading.fileDescriptor
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        for fd in [out.fileHandleForReading.fileDescriptor, err.fileHandleForReading.fileDescriptor] {
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        }
+    }
+
+    /// The lines written on stderr so far (a recheck that fails, one that answers again).
+    func errors() -> [Substring] {
+        var buf = [UInt8](repeating: 0, count: 65536)
+        let n = read(err.fileHandleForReading.fileDescriptor, &buf, buf.count)
+        if n > 0 { errorText += String(decoding: buf[0..<n], as: UTF8.self) }
+        return errorText.split(separator: "\n")
     }
 
     /// The lines printed so far.

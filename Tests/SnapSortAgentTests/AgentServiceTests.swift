@@ -90,7 +90,7 @@ struct AgentServiceTests {
 
         // Another process's write to the database.
         let other = try h.reader()
-        try other.setAgentState("probe", "1")
+        try other.setAgentState("probe", "1", at: Date())
         // The agent looks 0.1 s (on its clock) after the write was noticed.
         let tick = {
             time.advance(0.2); h.agent.wake()
@@ -110,7 +110,7 @@ struct AgentServiceTests {
 
         // A problem shows in the status file's last_error.
         probe.problemText = "no session bus"
-        try other.setAgentState("probe", "2")
+        try other.setAgentState("probe", "2", at: Date())
         #expect(
             waitUntil {
                 tick(); return h.status()?["agent"]?["last_error"]?.stringValue == "probe: no session bus"
@@ -307,7 +307,9 @@ struct AgentServiceTests {
         let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("../Fixtures/vision/astronaut.jpg").standardized.path
         let h = try AgentHarness(tweak: { o in
-            o.services = { c in [VisionAgentService(library: c.library, helper: VisionHelper(executable: helperPath), logger: c.logger)] }
+            o.services = { c in
+                [VisionAgentService(library: c.library, helper: VisionHelper(executable: helperPath), logger: c.logger, clock: c.clock)]
+            }
         })
         h.start()
         defer { h.stop() }
@@ -334,8 +336,12 @@ struct AgentServiceTests {
         try Grouper(library: t.library).regroupAll()
         let members = try t.library.similarGroups().flatMap(\.members).count
         #expect(members >= 4, "the demo's sets: the case under test")
+        // A clock that moves a hundredth of a second at each read: a slice's budget is spent
+        // after its first photo, whatever the host's speed, and the pass's work stays far below
+        // the pacing's 30 s (so the regroups counted are the pass's end's only).
+        let (clock, _) = Clock.ticking(Date(timeIntervalSince1970: 1_800_000_000), step: 0.01)
         func service() -> VisionAgentService {
-            let s = VisionAgentService(library: t.library, helper: VisionHelper(executable: helperPath), logger: .silent)
+            let s = VisionAgentService(library: t.library, helper: VisionHelper(executable: helperPath), logger: .silent, clock: clock)
             s.slice = 0.001  // a photo a slice
             return s
         }
@@ -364,6 +370,44 @@ struct AgentServiceTests {
         #expect(try t.library.db.scalar("SELECT count(*) FROM vision") ?? 0 >= Int64(members))
     }
 
+    /// A models slice spends its budget on the agent's clock (so a test drives it, and the pace
+    /// is the clock's, not the wall's): on a clock that moves 400 s at each read, a 1000 s slice
+    /// is over after a few photos, however fast the host; its work is counted for the regroup
+    /// pacing in the clock's seconds. On a clock that stands still, one slice takes every
+    /// photo. Read from the wall clock, the first slice would take every photo and count
+    /// milliseconds of work.
+    @Test func aModelsSliceSpendsItsBudgetOnTheAgentsClock() throws {
+        let helperPath = (SnapsortBinary.path as NSString).deletingLastPathComponent + "/snapsort-vision"
+        let t = try TestLibrary()
+        try t.writeDemo(to: t.root)
+        try t.scan()
+        let photos = try t.library.db.scalar("SELECT count(*) FROM files WHERE status = 'ok' AND kind = 'photo'") ?? 0
+        #expect(photos > 3, "more photos than a slice of the ticking clock takes: the case under test")
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        let looked = { try t.library.db.scalar("SELECT count(*) FROM vision") ?? 0 }
+
+        let (ticking, _) = Clock.ticking(start, step: 400)
+        let sliced = VisionAgentService(library: t.library, helper: VisionHelper(executable: helperPath), logger: .silent, clock: ticking)
+        sliced.slice = 1000
+        sliced.pacing = RegroupPacing(minimumWork: 1e9)  // no regroup: the slice's work stays counted
+        sliced.fire(now: start, readable: [])
+        sliced.stop()
+        #expect(sliced.problem == nil)
+        let first = try looked()
+        #expect((1...3).contains(first), "\(first) of \(photos) photos in a slice of three clock reads")
+        #expect(sliced.pacing.workSince >= 1000, "the slice's work in the clock's seconds")
+        #expect(sliced.nextDeadline(now: start) != nil, "photos left for the next slice")
+
+        let (frozen, _) = Clock.manual(start)
+        let whole = VisionAgentService(library: t.library, helper: VisionHelper(executable: helperPath), logger: .silent, clock: frozen)
+        defer { whole.stop() }
+        whole.slice = 0.5
+        whole.fire(now: start, readable: [])
+        #expect(whole.problem == nil)
+        #expect(try looked() == photos, "a clock that stands still never ends the slice")
+        #expect(whole.pacing.workSince == 0)
+    }
+
     @Test("snapsort remind --now through the running agent: the request in the database is answered once")
     func remindThroughAgent() throws {
         let notifier = AgentRecordingNotifier()
@@ -381,18 +425,18 @@ struct AgentServiceTests {
         h.start()
         #expect(h.waitIdle())
         let cli = try h.reader()
-        try cli.setAgentState(ReminderAgentService.requestKey, "r1")
+        try cli.setAgentState(ReminderAgentService.requestKey, "r1", at: Date())
         #expect(waitUntil { ((try? cli.agentState(ReminderAgentService.resultKey)) ?? nil) == "r1 shown 1" })
         #expect(notifier.shown.count == 1)
         #expect(notifier.shown.first?.actions.map(\.0) == ["default", "start", "later"])
         // An unrelated write does not repeat it: once the agent heard of it, still one.
         let heard = h.agent.counters.databaseChanges
-        try cli.setAgentState("something", "else")
+        try cli.setAgentState("something", "else", at: Date())
         #expect(waitUntil { h.agent.counters.databaseChanges > heard })
         #expect(notifier.shown.count == 1)
         // A failing notification server: the answer says why.
         notifier.failure = DBusError(.noBus, "no session bus")
-        try cli.setAgentState(ReminderAgentService.requestKey, "r2")
+        try cli.setAgentState(ReminderAgentService.requestKey, "r2", at: Date())
         #expect(waitUntil { ((try? cli.agentState(ReminderAgentService.resultKey)) ?? nil)?.hasPrefix("r2 failed") == true })
         #expect(h.agent.isIdle)
         #expect(h.stop())

@@ -758,6 +758,7 @@ import Testing
     @Test func aShortBurstOfWorkDoesNotFlickerTheBars() throws {
         let (clock, time) = Clock.manual(Date(timeIntervalSince1970: 1_800_000_000))
         let endless = Mutex(false)
+        let looping = Mutex(false)
         let h = try AgentHarness(tweak: { o in
             o.clock = clock
             o.debounce = 0
@@ -766,6 +767,7 @@ import Testing
             o.steps.groups = true
             o.regroup = { _, _, checkpoint in
                 try checkpoint()
+                if endless.withLock({ $0 }) { looping.withLock { $0 = true } }
                 while endless.withLock({ $0 }) { try checkpoint(); usleep(2000) }
             }
         })
@@ -785,7 +787,15 @@ import Testing
         endless.withLock { $0 = true }
         h.dir.write("Pictures/two.jpg", photo(32))
         #expect(try waitUntil(timeout: 60) { try h.live(lib)[h.root + "/two.jpg"]?.status == "ok" })
-        usleep(300_000)
+        // Inside the endless regroup, two files written one after the other, each seen read by
+        // the loop served from inside the work (its events counted): the status was refreshed
+        // after the first (no fixed wait) while the injected clock stood still.
+        #expect(waitUntil(timeout: 60) { looping.withLock { $0 } })
+        for n in 1...2 {
+            let seen = h.agent.counters.events
+            h.dir.write("Pictures/note-\(n).txt", Array("\(n)".utf8))
+            #expect(waitUntil { h.agent.counters.events > seen })
+        }
         #expect(h.status()?["agent"]?["state"]?.stringValue == "watching")
         time.advance(3)
         #expect(waitUntil { h.status()?["agent"]?["state"]?.stringValue == "grouping" })
@@ -1004,7 +1014,7 @@ import Testing
         let start = Date(timeIntervalSince1970: 1_800_000_000)
         do {
             let lib = try Library(path: path)
-            try lib.setAgentState("something", "kept")
+            try lib.setAgentState("something", "kept", at: Date())
             for day in 0..<3 { try Backup.run(lib, keep: 3, now: start.addingTimeInterval(Double(day) * 86_400)) }
         }
         let good = Backup.list(path)

@@ -258,7 +258,7 @@ struct TrayAgentServiceTests {
         let (bus, recorder, time, h, tray) = try Self.watched()
         defer { h.stop() }
         #expect(waitUntil { tray?.registered == true })
-        try h.reader().setAgentState("test_documents", "3")
+        try h.reader().setAgentState("test_documents", "3", at: Date())
         #expect(
             waitUntil {
                 Self.tick(h, time)
@@ -291,7 +291,7 @@ struct TrayAgentServiceTests {
 
         // Photos wait for review: Active, a new tooltip and title.
         let docs = { recorder.last?.awaitingReview ?? -1 }
-        try reader.setAgentState("test_review", "12")
+        try reader.setAgentState("test_review", "12", at: Date())
         #expect(
             waitUntil {
                 Self.tick(h, time)
@@ -309,13 +309,13 @@ struct TrayAgentServiceTests {
         // its signal is the next one the watcher sees (signals arrive in order).
         let counts = { ["NewStatus", "NewToolTip", "NewTitle", "NewIcon"].map { bus.signals($0).count } }
         let before = counts()
-        try reader.setAgentState("unrelated", "1")
+        try reader.setAgentState("unrelated", "1", at: Date())
         #expect(
             waitUntil {
                 Self.tick(h, time)
                 return h.agent.counters.databaseChanges >= 2
             })
-        try reader.setAgentState("test_review", "0")
+        try reader.setAgentState("test_review", "0", at: Date())
         #expect(
             waitUntil {
                 Self.tick(h, time)
@@ -348,7 +348,7 @@ struct TrayAgentServiceTests {
             return seen.map { (name: $0.0, pixels: $0.1) }
         }
         let normal = try #require(icon("snapsort"))
-        try reader.setAgentState("test_review", "12")
+        try reader.setAgentState("test_review", "12", at: Date())
         let review = try #require(icon("snapsort-review"))
         #expect(review.name == "snapsort-review", "\(review.name)")
         try bus.command("click 3")  // Pause for 2 hours

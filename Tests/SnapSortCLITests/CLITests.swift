@@ -591,14 +591,14 @@ import Testing
         #expect(try scan().status == 0)
         #expect(try lib.db.scalar("SELECT count(*) FROM grouped_files") == 0)
         // A scan that changed rows and died before regrouping leaves the mark: the next one regroups.
-        try lib.setAgentState(LibraryScanner.regroupPendingKey, "1")
+        try lib.setAgentState(LibraryScanner.regroupPendingKey, "1", at: Date())
         #expect(try scan().status == 0)
         #expect(try lib.db.scalar("SELECT count(*) FROM grouped_files") == 2)
         #expect(try lib.agentState(LibraryScanner.regroupPendingKey) == nil)
         // Groups made under an older version's rules: the first rescan after the upgrade
         // regroups, once.
         let current = try #require(try lib.agentState(Grouper.fileRulesKey))
-        try lib.setAgentState(Grouper.fileRulesKey, "files1")
+        try lib.setAgentState(Grouper.fileRulesKey, "files1", at: Date())
         try lib.db.run("DELETE FROM grouped_files")
         #expect(try scan().status == 0)
         #expect(try lib.db.scalar("SELECT count(*) FROM grouped_files") == 2)

@@ -89,7 +89,7 @@ import Testing
         do {
             let library = try Self.library(dir, decisions: 40)
             // Begun a day ago, backed up a minute ago.
-            try library.setAgentState(Library.beganKey, StatusTimestamp.string(Date().addingTimeInterval(-86_400)))
+            try library.setAgentState(Library.beganKey, StatusTimestamp.string(Date().addingTimeInterval(-86_400)), at: Date())
             try Backup.run(library, keep: 3, now: Date().addingTimeInterval(-60))
             try library.db.execute("DELETE FROM decisions; DELETE FROM review_events")
             try Self.addDecisions(library, 5, from: 100)

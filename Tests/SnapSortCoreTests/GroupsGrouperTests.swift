@@ -515,7 +515,7 @@ import Testing
         try Grouper(library: t.library).regroupAll()
         let set = try #require(try t.library.similarGroups().first)
         let other = try #require(set.members.first { !$0.isKeeper })
-        try t.library.setKeeper(fileID: other.fileID)
+        try t.library.setKeeper(fileID: other.fileID, at: Date())
         #expect(try t.library.similarGroup(containing: other.fileID)?.keeper.fileID == other.fileID)
         try Grouper(library: t.library).regroupAll()
         let after = try #require(try t.library.similarGroup(containing: other.fileID))
@@ -528,7 +528,7 @@ import Testing
         try t.scan()
         try Grouper(library: t.library).regroupAll()
         let set = try #require(try t.library.similarGroups().first)
-        try t.library.markNotSimilar(groupMembers: set.members.map(\.fileID))
+        try t.library.markNotSimilar(groupMembers: set.members.map(\.fileID), at: Date())
         #expect(try t.library.similarGroups().isEmpty)
         try Grouper(library: t.library).regroupAll()
         #expect(try t.library.similarGroups().isEmpty)
@@ -989,7 +989,7 @@ extension GroupsGrouperTests {
         let all = (0..<6).map { "c\($0).png" }
         #expect(try Self.sets(t.library) == [all])
         let ids = try (0..<6).map { try #require(try t.library.item(path: t.dir.at("Pictures/Copies/c\($0).png"))).id }
-        try t.library.markNotSimilar(ids[3], from: ids)
+        try t.library.markNotSimilar(ids[3], from: ids, at: Date())
         #expect(try Self.sets(t.library) == [all.filter { $0 != "c3.png" }])
         try Grouper(library: t.library).regroupAll()
         #expect(try Self.sets(t.library) == [all.filter { $0 != "c3.png" }])

@@ -29,9 +29,9 @@ import Testing
         #expect(try t.library.setRole(of: keeper)?.text == "suggested keeper")
         #expect(try t.library.setRole(of: other)?.text == nil)
         // A keeper the user chose says so (as the terminal deck does); the suggestion again after.
-        try t.library.setKeeper(fileID: other)
+        try t.library.setKeeper(fileID: other, at: Date())
         #expect(try t.library.setRole(of: other)?.text == "your keeper" && t.library.setRole(of: keeper)?.text == nil)
-        try t.library.setKeeper(fileID: keeper)
+        try t.library.setKeeper(fileID: keeper, at: Date())
         try t.library.clearKeeper(fileID: keeper)
         #expect(try t.library.setRole(of: keeper)?.text == "suggested keeper")
         // The keeper stays: the other frame is no last copy, and nothing is named.

@@ -98,6 +98,37 @@ private func small(_ seed: UInt64) -> [UInt8] { Fixtures.jpeg(seed: seed, width:
         #expect(again.gone == 0, "\(again)")
     }
 
+    /// A folder changed within two seconds of its listing gets no stamp (it may change again in
+    /// the same tick, like git's racy entries); "now" is the scanner's `pace` clock, never read
+    /// from the wall behind it. Folders an hour old are untrusted on a clock one second past
+    /// them, and trusted three seconds past them; read from the wall clock, the first scan would
+    /// stamp `old` and the folder an hour ahead (and so the root) would stay unstamped.
+    @Test func aFolderIsTrustedByTheScannersClock() throws {
+        let t = try TestLibrary()
+        t.dir.write("Pictures/old/a.jpg", small(1))
+        t.dir.write("Pictures/ahead/b.jpg", small(2))
+        let past = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down) - 3600)
+        let future = past.addingTimeInterval(7200)
+        for (f, at) in [("Pictures", past), ("Pictures/old", past), ("Pictures/ahead", future)] {
+            try FileManager.default.setAttributes([.modificationDate: at], ofItemAtPath: t.dir.at(f))
+        }
+        func stamped(at now: Date) throws -> Set<String> {
+            try t.library.replaceFolderStamps(under: t.root, with: [:])
+            let scanner = t.scanner()
+            scanner.pace = Clock.manual(now).0
+            _ = try scanner.scan([t.root])
+            return Set(try t.library.folderStamps(under: t.root).keys)
+        }
+        #expect(try stamped(at: past.addingTimeInterval(1)).isEmpty)
+        // `old` is trusted; the root is not stamped while `ahead`, under it, is not (a stamp
+        // vouches for the whole tree).
+        #expect(try stamped(at: past.addingTimeInterval(3)) == [t.dir.at("Pictures/old")])
+        #expect(try stamped(at: future.addingTimeInterval(3)) == [t.root, t.dir.at("Pictures/old"), t.dir.at("Pictures/ahead")])
+        // The walk ahead of a scan (`snapsort scan`) asks the clock it is given as well.
+        let ahead = try #require(PrewalkedRoots([t.root], rules: ExcludeRules(), clock: Clock.manual(past.addingTimeInterval(1)).0).listing(t.root))
+        #expect(ahead.stamps.isEmpty)
+    }
+
     @Test func skippingUnchangedFoldersFindsWhatAFullListingFinds() throws {
         let t = try TestLibrary()
         t.dir.write("Pictures/2023/a.jpg", small(1))
@@ -405,13 +436,13 @@ private func small(_ seed: UInt64) -> [UInt8] { Fixtures.jpeg(seed: seed, width:
         t.dir.write("Pictures/skip/e.jpg", small(5))
         t.dir.write("Pictures/notes.txt", Array("hi".utf8))
         symlink(t.dir.at("Pictures/2024/c.jpg"), t.dir.at("Pictures/link.jpg"))
-        let ahead = try #require(PrewalkedRoots([t.root], rules: ExcludeRules()).listing(t.root))
-        let own = FolderWalk.walk(t.root, rules: ExcludeRules(), known: nil, logger: .silent)
+        let ahead = try #require(PrewalkedRoots([t.root], rules: ExcludeRules(), clock: .live).listing(t.root))
+        let own = FolderWalk.walk(t.root, rules: ExcludeRules(), known: nil, now: Date(), logger: .silent)
         #expect(ahead.files.map(\.path).sorted() == own.files.map(\.path).sorted())
         #expect(ahead.files.map(\.path).sorted() == ["2023/a.jpg", "2023/deep/b.png", "2024/c.jpg"].map { t.root + "/" + $0 })
         #expect(ahead.files.allSatisfy { $0.status == (try? FileSystem.lstatus($0.path)) })
 
-        let first = try t.scanner().scan([t.root], prewalked: PrewalkedRoots([t.root], rules: ExcludeRules()))
+        let first = try t.scanner().scan([t.root], prewalked: PrewalkedRoots([t.root], rules: ExcludeRules(), clock: .live))
         #expect(first.added == 3)
         // A change in place, a deletion, a new file: the next walk ahead sees each.
         let fd = try FileDescriptor.open(t.dir.at("Pictures/2023/a.jpg"), O_WRONLY | O_TRUNC)
@@ -419,10 +450,10 @@ private func small(_ seed: UInt64) -> [UInt8] { Fixtures.jpeg(seed: seed, width:
         fd.close()
         try FileSystem.remove(t.dir.at("Pictures/2024/c.jpg"))
         t.dir.write("Pictures/2024/f.jpg", small(7))
-        let second = try t.scanner().scan([t.root], prewalked: PrewalkedRoots([t.root], rules: ExcludeRules()))
+        let second = try t.scanner().scan([t.root], prewalked: PrewalkedRoots([t.root], rules: ExcludeRules(), clock: .live))
         #expect(second.changed == 1 && second.gone == 1 && second.added == 1 && second.unchanged == 1)
         // A root walked ahead but given twice is walked again the second time, not skipped.
-        let twice = try t.scanner().scan([t.root, t.root], prewalked: PrewalkedRoots([t.root], rules: ExcludeRules()))
+        let twice = try t.scanner().scan([t.root, t.root], prewalked: PrewalkedRoots([t.root], rules: ExcludeRules(), clock: .live))
         #expect(twice.unchanged == 6 && twice.gone == 0)
     }
 
@@ -434,7 +465,7 @@ private func small(_ seed: UInt64) -> [UInt8] { Fixtures.jpeg(seed: seed, width:
         t.dir.write("Pictures/a.jpg", small(1))
         t.dir.write("Pictures/b.jpg", small(2))
         t.dir.write("Pictures/c.jpg", small(3))
-        let ahead = PrewalkedRoots([t.root], rules: ExcludeRules())
+        let ahead = PrewalkedRoots([t.root], rules: ExcludeRules(), clock: .live)
         ahead.waitUntilWalked()
         try FileSystem.remove(t.dir.at("Pictures/b.jpg"))
         let first = try t.scanner().scan([t.root], prewalked: ahead)
@@ -445,7 +476,7 @@ private func small(_ seed: UInt64) -> [UInt8] { Fixtures.jpeg(seed: seed, width:
         let fd = try FileDescriptor.open(t.dir.at("Pictures/a.jpg"), O_WRONLY | O_TRUNC)
         try fd.writeAll(small(4))
         fd.close()
-        let again = PrewalkedRoots([t.root], rules: ExcludeRules())
+        let again = PrewalkedRoots([t.root], rules: ExcludeRules(), clock: .live)
         again.waitUntilWalked()
         try FileSystem.remove(t.dir.at("Pictures/a.jpg"))
         let second = try t.scanner().scan([t.root], prewalked: again)

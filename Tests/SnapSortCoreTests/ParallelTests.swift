@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import SnapSortSystem
+import SnapSortTestSupport
 import Synchronization
 import Testing
 
@@ -15,7 +16,10 @@ import Testing
         let out = Parallel.map(items, threads: 3) { i -> Int in
             threadsSeen.withLock { _ = $0.insert(Priority.currentThreadID) }
             niceSeen.withLock { _ = $0.insert(Priority.currentNice) }
-            usleep(200)  // long enough that one thread cannot take every element
+            // No element is done before a second thread has taken one, so one thread cannot
+            // take every element however the host schedules them (a map on one thread waits
+            // out the deadline, and the count below fails).
+            _ = waitUntil(timeout: 10, poll: 0.0005) { threadsSeen.withLock { $0.count } >= 2 }
             return i * i
         }
         #expect(out == items.map { $0 * $0 })

@@ -211,7 +211,7 @@ extension ReviewTerminalTests {
         let long = "a_rather_long_file_name_straight_from_the_camera_roll_0001.jpg"
         let s = try Setup([long, "b.jpg"], config: "session_goal = 1\n")
         let d = try s.drive(
-            "dump,resize=40x12,wait=May 2024,dump,right,wait=goal met,dump,resize=60x6,wait=terminal too small (60x6),resize=80x24,wait=May 2024,dump,q",
+            "wait=q quit,dump,resize=40x12,wait=May 2024,dump,right,wait=goal met,dump,resize=60x6,wait=terminal too small (60x6),resize=80x24,wait=May 2024,dump,q",
             ["review", "--deck", "month:2024-05"], size: "80x24")
         #expect(d.status == 0, "\(d.output.suffix(400))")
         #expect(d.failures.isEmpty, "\(d.failures)")
@@ -276,7 +276,7 @@ extension ReviewTerminalTests {
         let s = try Setup(["IMG_1.JPG", "other.jpg"])
         s.dir.write("Pictures/backup/IMG_1.JPG", Array(try FileSystem.readFile(s.dir.at("Pictures/IMG_1.JPG"), limit: 1 << 20)))
         try s.scan()
-        let d = try s.drive("dump,down,dump,q", ["review", "--deck", "group:duplicate"])
+        let d = try s.drive("wait=q quit,dump,down,dump,q", ["review", "--deck", "group:duplicate"])
         #expect(d.status == 0, "\(d.output.suffix(400))")
         #expect(d.failures.isEmpty, "\(d.failures)")
         let both = d.screens.map(\.text).joined(separator: "\n")
@@ -298,7 +298,7 @@ extension ReviewTerminalTests {
         ])
     func asciiUnderNonUTF8Locale(locale: [String: String]) throws {
         let s = try Setup()
-        let d = try s.drive("dump,right,wait=keep: a.jpg,q", ["review", "--deck", "month:2024-05"], env: locale)
+        let d = try s.drive("wait=q quit,dump,right,wait=keep: a.jpg,q", ["review", "--deck", "month:2024-05"], env: locale)
         #expect(d.status == 0, "\(d.output.suffix(400))")
         #expect(d.failures.isEmpty, "\(d.failures)")
         let notASCII = String(String.UnicodeScalarView(d.output.unicodeScalars.filter { !$0.isASCII }.prefix(20)))

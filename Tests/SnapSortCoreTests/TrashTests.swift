@@ -258,8 +258,10 @@ struct TrashTests {
         // The agent's loop does not wait: it notices restores another time.
         #expect(try Trash.noticeRestores(library: Library(path: dbPath), clock: clock, waitForLock: false) == 0)
         t.start()
-        // It waits (a negative: a fixed look, then the lock is let go).
-        Thread.sleep(forTimeInterval: 0.3)
+        // It waits: the kernel lists it blocked on the lock (`/proc/locks`, a "->" line for the
+        // lock file's inode), and nothing has moved meanwhile; then the lock is let go.
+        let inode = try FileSystem.status(s.lib.dbPath + ".trash.lock").inode
+        #expect(waitUntil { blockedOnFlock(inode: inode) }, "the commit never waited on the trash lock")
         #expect(FileSystem.exists(original) && done.withLock { $0 } == nil)
         held.unlock()
         #expect(waitUntil { done.withLock { $0 } != nil })
@@ -693,7 +695,7 @@ struct TrashTests {
         _ = try s.stage("b.jpg", root: bind.path)
         #expect(try s.commit().succeeded.isEmpty)
         // Known only through the bind mount.
-        _ = try s.lib.library.forget(under: s.lib.root)
+        _ = try s.lib.library.forget(under: s.lib.root, at: Date())
         _ = try s.stage("b.jpg", root: bind.path)
         let report = try s.commit()
         #expect(report.outcomes.map(\.result) == [.trashed(bind.path + "/.Trash-\(FileSystem.effectiveUserID)/files/b.jpg")])
@@ -852,7 +854,7 @@ struct TrashTests {
         let s = try TrashSetup(["sub/p.jpg", "q.jpg"])
         let link = s.lib.dir.at("linked")
         #expect(symlink(s.lib.root, link) == 0)
-        _ = try s.lib.library.forget(under: s.lib.root)
+        _ = try s.lib.library.forget(under: s.lib.root, at: Date())
         try s.lib.scan([link])
         _ = try s.stage("sub/p.jpg", root: link)
         _ = try s.stage("q.jpg", root: link)
@@ -954,5 +956,15 @@ struct TrashTests {
         #expect(try FileSystem.listDirectory(trash + "/info").count == names.count)
         #expect(try watcher.db.scalar("SELECT count(*) FROM trash_ledger WHERE state='trashed'") == Int64(names.count))
         #expect(try watcher.db.scalar("SELECT count(DISTINCT file_id) FROM trash_ledger WHERE state='trashed'") == Int64(names.count))
+    }
+}
+
+/// Whether a thread of this system waits for a `flock` on the file `inode` (`/proc/locks` lists
+/// a blocked request as "N: -> FLOCK  ADVISORY  WRITE PID MAJ:MIN:INODE 0 EOF"; see man 5 proc).
+func blockedOnFlock(inode: UInt64) -> Bool {
+    guard let text = try? FileSystem.readFile("/proc/locks", limit: 1 << 20) else { return false }
+    return String(decoding: text, as: UTF8.self).split(separator: "\n").contains { line in
+        let w = line.split(separator: " ")
+        return w.count > 6 && w[1] == "->" && w[2] == "FLOCK" && w[6].split(separator: ":").last == Substring(String(inode))
     }
 }

@@ -86,10 +86,12 @@ import Testing
         let inotify = try Inotify()
         _ = try inotify.addWatch(dir, mask: UInt32(IN_MOVED_TO))
         try FileSystem.writeAtomically(dir + "/" + PathName.decode(Self.latin1), [7])
+        // The events are waited for on the descriptor (`poll`), with a deadline.
         var names: [String] = []
-        for _ in 0..<200 where names.isEmpty {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while names.isEmpty && ContinuousClock.now < deadline {
+            guard try !Poll.readable([inotify.fd], timeoutMs: 1000).isEmpty else { continue }
             names = try inotify.read().map(\.name).filter { !$0.hasPrefix(".") }
-            if names.isEmpty { usleep(5000) }
         }
         #expect(names == [PathName.decode(Self.latin1)])
     }

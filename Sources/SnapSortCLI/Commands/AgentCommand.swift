@@ -78,7 +78,7 @@ enum AgentCommand: Command {
                 list.append(
                     VisionAgentService(
                         library: c.library, helper: VisionHelper(executable: VisionHelper.locate(environment: c.env.variables)),
-                        logger: c.logger, parallel: modelHelpers))
+                        logger: c.logger, clock: c.clock, parallel: modelHelpers))
             }
             return list
         }

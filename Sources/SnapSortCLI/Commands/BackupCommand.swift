@@ -68,7 +68,7 @@ enum BackupCommand: Command {
             return ExitCode.ok
         case "restore":
             guard words.count <= 1 else { throw UsageError("backup restore takes one NAME at most") }
-            let restored = try Backup.restore(words.first, dbPath: ctx.dbPath, now: Date())
+            let restored = try Backup.restore(words.first, dbPath: ctx.dbPath, now: Clock.live.now())
             let b = restored.backup
             let held = b.contents.map { " (\(counted($0.files, "file")), \(counted($0.decisions, "decision")))" } ?? ""
             ctx.out("Restored \(b.name), made \(StatusSummary.localTime(b.date))\(held), as \(ctx.dbPath).")

@@ -23,7 +23,7 @@ enum ForgetCommand: Command {
         let library = try ctx.openLibrary()
         // Their decisions go with the rows: say which (a staged file is no longer staged).
         let decided = try library.decisionCounts(under: dir)
-        let n = try library.forget(under: dir)
+        let n = try library.forget(under: dir, at: Clock.live.now())
         let (config, _) = Configuration.load(ctx.env)
         if config.roots.contains(dir) {
             ctx.err("snapsort: note: \(dir) is still a configured root; the agent will scan it again ('snapsort roots remove \(dir)')")

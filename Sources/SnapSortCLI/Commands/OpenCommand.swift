@@ -96,12 +96,13 @@ enum OpenCommand: Command {
     /// environment is this command's: posix_spawn passes `environ`, and `Context.env` is it).
     static func startPage(_ ctx: Context, until served: () -> WebInfo?) throws -> WebInfo? {
         if !ctx.quiet { ctx.err("snapsort: starting the review page…") }
+        let clock = Clock.live
         func waitForPage(_ seconds: Double) -> WebInfo? {
-            let deadline = Date().addingTimeInterval(seconds)
+            let deadline = clock.now().addingTimeInterval(seconds)
             repeat {
                 if let info = served() { return info }
                 Thread.sleep(forTimeInterval: 0.2)
-            } while Date() < deadline
+            } while clock.now() < deadline
             return nil
         }
         let userManager = ctx.env.runtimeDir.map { FileManager.default.fileExists(atPath: $0 + "/systemd/private") } ?? false

@@ -18,7 +18,7 @@ enum PauseCommand: Command {
         let rest = try args.positionals()
         guard rest.count <= 1 else { throw UsageError("pause takes at most one DURATION") }
         let library = try ctx.openLibrary()
-        let now = Date()
+        let now = Clock.live.now()
         var until: Date?
         if let d = rest.first {
             guard let seconds = PauseCommand.parseDuration(d) else {
@@ -70,8 +70,9 @@ enum ResumeCommand: Command {
     static func run(_ args: inout Arguments, _ ctx: Context) throws -> Int32 {
         guard try args.positionals().isEmpty else { throw UsageError("resume takes no arguments") }
         let library = try ctx.openLibrary()
-        let was = try library.pausedUntil(now: Date())
-        try library.resume(now: Date())
+        let now = Clock.live.now()
+        let was = try library.pausedUntil(now: now)
+        try library.resume(now: now)
         if !ctx.quiet { ctx.err(was == nil ? "analysis was not paused" : "analysis resumed") }
         return ExitCode.ok
     }

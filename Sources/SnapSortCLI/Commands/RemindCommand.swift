@@ -33,9 +33,11 @@ enum RemindCommand: Command {
         let (config, problems) = Configuration.load(ctx.env)
         for p in problems { ctx.logger.warning(p.description) }
         let library = try ctx.openLibrary()
+        // The command's one clock: the schedule, the wait for an answer and the request's stamp.
+        let clock = Clock.live
 
         if next {
-            guard let at = ReminderService.nextReminder(library: library, configuration: config, now: Date()) else {
+            guard let at = ReminderService.nextReminder(library: library, configuration: config, now: clock.now()) else {
                 ctx.out("off")
                 return ExitCode.ok
             }
@@ -46,7 +48,7 @@ enum RemindCommand: Command {
         }
 
         if !wait, Agent.isRunning(dbPath: ctx.dbPath) {
-            switch try throughAgent(library) {
+            switch try throughAgent(library, clock: clock) {
             case .some(.success(let id)):
                 if !ctx.quiet { ctx.err("reminder shown by the agent (notification \(id))") }
                 return ExitCode.ok
@@ -56,26 +58,26 @@ enum RemindCommand: Command {
                 ctx.logger.info("the agent did not answer; showing the reminder directly")
             }
         }
-        let deps = ReminderDependencies.standard(library: library, configuration: config, clock: .live, env: ctx.env, logger: ctx.logger)
+        let deps = ReminderDependencies.standard(library: library, configuration: config, clock: clock, env: ctx.env, logger: ctx.logger)
         let notifier = DesktopNotifier()
         let service = ReminderService(library: library, configuration: config, notifier: notifier, dependencies: deps)
         service.isOneShot = true
-        service.loadState(now: Date())
+        service.loadState(now: clock.now())
         do {
-            let id = try service.sendNow(now: Date())
+            let id = try service.sendNow(now: clock.now())
             if !ctx.quiet { ctx.err("reminder shown (notification \(id))") }
         } catch {
             throw CommandFailure(ExitCode.unavailable, "cannot show the reminder: \((error as? DBusError)?.explained ?? "\(error)")")
         }
         guard wait else { return ExitCode.ok }
-        let deadline = Date().addingTimeInterval(600)
+        let deadline = clock.now().addingTimeInterval(600)
         // A snooze from before (the state is the schedule's as it stands) is no answer.
         let snoozedBefore = service.state.snoozedUntil
         var snoozed: Date? { service.state.snoozedUntil != snoozedBefore ? service.state.snoozedUntil : nil }
-        while service.activeNotification != nil && snoozed == nil && !service.sessionStarted && Date() < deadline {
-            let ms = Int32(max(0, min(deadline.timeIntervalSinceNow, 600)) * 1000)
+        while service.activeNotification != nil && snoozed == nil && !service.sessionStarted && clock.now() < deadline {
+            let ms = Int32(max(0, min(deadline.timeIntervalSince(clock.now()), 600)) * 1000)
             let ready = (try? Poll.readable(service.descriptors, timeoutMs: ms)) ?? []
-            service.handleNotificationSignals(now: Date(), readable: ready)
+            service.handleNotificationSignals(now: clock.now(), readable: ready)
         }
         if !ctx.quiet {
             // What the answer did.
@@ -104,11 +106,12 @@ enum RemindCommand: Command {
 
     /// Asks the running agent (through the database, which it watches) to show the reminder,
     /// and waits up to 10 s for its answer. Nil: no answer (an agent with reminders off).
-    static func throughAgent(_ library: Library) throws -> AgentAnswer? {
-        let request = "\(StatusTimestamp.string(Date()))/\(SystemProcess.currentID)/\(UInt32.random(in: 0...UInt32.max))"
-        try library.setAgentState(ReminderAgentService.requestKey, request)
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline {
+    static func throughAgent(_ library: Library, clock: Clock) throws -> AgentAnswer? {
+        let asked = clock.now()
+        let request = "\(StatusTimestamp.string(asked))/\(SystemProcess.currentID)/\(UInt32.random(in: 0...UInt32.max))"
+        try library.setAgentState(ReminderAgentService.requestKey, request, at: asked)
+        let deadline = asked.addingTimeInterval(10)
+        while clock.now() < deadline {
             if let result = try library.agentState(ReminderAgentService.resultKey), result.hasPrefix(request + " ") {
                 let rest = result.dropFirst(request.count + 1)
                 if rest.hasPrefix("shown ") { return .success(String(rest.dropFirst(6))) }

@@ -36,7 +36,7 @@ enum ScanCommand: Command {
         let rules = ExcludeRules(excludedPaths: config.excludes)
         // The folders are walked while the library opens (its integrity check reads every page)
         // and its rows are read: a rescan of 100 000 unchanged files is both, on two cores.
-        let prewalked = PrewalkedRoots(roots, rules: rules, logger: ctx.logger)
+        let prewalked = PrewalkedRoots(roots, rules: rules, clock: .live, logger: ctx.logger)
         let library = try ctx.openLibrary(create: true, checkIntegrity: true)
         // A folder named on the command line that is not there and never was in the library is
         // a typo, not an offline disk (whose rows would be kept).

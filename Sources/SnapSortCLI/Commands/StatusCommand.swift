@@ -56,7 +56,7 @@ enum StatusCommand: Command {
             var source =
                 doc.agent.state == .stopped ? "No agent runs for \(field(ctx.dbPath)): computed from the library." : "Status file: \(field(path))"
             // A pause set with no agent running is kept for it: said (it read "stopped" only).
-            if doc.agent.state == .stopped, let until = (try? ctx.openLibrary().pausedUntil(now: Date())) ?? nil {
+            if doc.agent.state == .stopped, let until = (try? ctx.openLibrary().pausedUntil(now: Clock.live.now())) ?? nil {
                 let f = DateFormatter()
                 f.dateFormat = "yyyy-MM-dd HH:mm"
                 let when = until == .distantFuture ? "until resumed" : "until \(f.string(from: until))"
@@ -118,6 +118,6 @@ enum StatusCommand: Command {
         let library = try ctx.openLibrary()
         let counts = try library.itemCounts()
         let agent = StatusDocument.Agent(state: .stopped, pid: nil, done: counts.analyzed, total: counts.total)
-        return StatusProviders.standard.document(agent: agent, inputs: StatusInputs(library: library, configuration: config, now: Date()))
+        return StatusProviders.standard.document(agent: agent, inputs: StatusInputs(library: library, configuration: config, now: Clock.live.now()))
     }
 }

@@ -9,12 +9,14 @@ enum VisionTier {
     /// while the models took minutes); `--jsonl` gets progress events with phase "models".
     /// `workers`: the scan's; one helper runs for each (a core each).
     static func run(_ update: LibraryUpdate, _ ctx: Context, jsonl: Bool, workers: Int, bar: ProgressBar? = nil) throws {
-        let started = Date()
+        // The progress is paced on the update's clock (the command's).
+        let clock = update.clock
+        let started = clock.now()
         var said = Date.distantPast
         let summary = try update.runModels(
             parallel: workers,
             progress: { done, total in
-                let now = Date()
+                let now = clock.now()
                 guard done == total || now.timeIntervalSince(said) >= 1 else { return }
                 said = now
                 let rate = Double(done) / max(0.001, now.timeIntervalSince(started))

@@ -78,7 +78,7 @@ extension Decks {
         /// The rows counted by the Swift rules: decided, paired, in the Screenshots group, odd.
         static let special = """
             SELECT file_id FROM decisions UNION SELECT file_id FROM sidecars UNION SELECT sidecar_id FROM sidecars
-            UNION SELECT file_id FROM group_members WHERE group_id = '\(GroupID.screenshot.rawValue)'
+            UNION SELECT file_id FROM group_members WHERE group_id = \(GroupID.screenshot.sql)
             UNION SELECT id FROM files WHERE \(Library.live()) AND \(odd) = 1
             """
 
@@ -302,7 +302,7 @@ extension Decks {
         }
         let members = """
             FROM group_members m JOIN files f ON f.id = m.file_id LEFT JOIN similar_sets s ON s.file_id = m.file_id
-            WHERE \(Library.live("f")) AND (m.group_id NOT IN ('similar', 'duplicate') OR s.set_key IN (\(Library.liveSetKeys)))
+            WHERE \(Library.live("f")) AND (m.group_id NOT IN \(GroupID.sql([.similar, .duplicate])) OR s.set_key IN (\(Library.liveSetKeys)))
             """
         var counts: [String: (members: Int, plain: Int)] = [:]
         try library.db.forEach(

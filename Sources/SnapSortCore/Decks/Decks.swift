@@ -206,11 +206,11 @@ public enum Decks {
         let waiting = DecisionRecord.waitingSQL
         let counts = try library.db.row(
             """
-            SELECT count(DISTINCT CASE WHEN m.group_id='similar' THEN f.id END), count(DISTINCT CASE WHEN m.group_id='screenshot' THEN f.id END)
+            SELECT count(DISTINCT CASE WHEN m.group_id=\(GroupID.similar.sql) THEN f.id END), count(DISTINCT CASE WHEN m.group_id=\(GroupID.screenshot.sql) THEN f.id END)
             FROM group_members m JOIN files f ON f.id=m.file_id LEFT JOIN decisions d ON d.file_id=f.id
             LEFT JOIN similar_sets s ON s.file_id=m.file_id
-            WHERE m.group_id IN ('similar','screenshot') AND \(Library.live("f")) AND \(waiting)
-              AND (m.group_id != 'similar' OR s.set_key IN (\(Library.liveSetKeys)))
+            WHERE m.group_id IN \(GroupID.sql([.similar, .screenshot])) AND \(Library.live("f")) AND \(waiting)
+              AND (m.group_id != \(GroupID.similar.sql) OR s.set_key IN (\(Library.liveSetKeys)))
             """, now)
         let bytes =
             try library.db.scalar(
@@ -218,7 +218,7 @@ public enum Decks {
                 SELECT COALESCE(sum(f.size), 0) FROM files f LEFT JOIN decisions d ON d.file_id=f.id
                 WHERE \(Library.live("f")) AND \(waiting) AND f.id NOT IN (SELECT sidecar_id FROM sidecars) AND f.id IN (
                     SELECT file_id FROM similar_sets WHERE keeper = 0 AND set_key IN (\(Library.liveSetKeys))
-                    UNION SELECT file_id FROM group_members WHERE group_id IN ('blurry','oops','screenshot','unreadable'))
+                    UNION SELECT file_id FROM group_members WHERE group_id IN \(GroupID.sql([.blurry, .oops, .screenshot, .unreadable])))
                 """, now) ?? 0
         return (Int(counts?.int(0) ?? 0), Int(counts?.int(1) ?? 0), bytes)
     }
@@ -345,7 +345,7 @@ public enum Decks {
             try library.db.forEach("SELECT file_id FROM sidecars WHERE kind = 'live'") { live.insert($0.int(0)!) }
             livePhotos = live
             var shots = Set<Int64>()
-            try library.db.forEach("SELECT file_id FROM group_members WHERE group_id = 'screenshot'") { shots.insert($0.int(0)!) }
+            try library.db.forEach("SELECT file_id FROM group_members WHERE group_id = \(GroupID.screenshot.sql)") { shots.insert($0.int(0)!) }
             screenshotGroup = shots
             // A RAW+JPEG pair is rated where the user rated it: darktable and Lightroom rate the
             // RAW (its own XMP), and the pair is one card, the JPEG's.

@@ -31,7 +31,7 @@ public enum DemoLibrary {
     }
 
     /// Writes the demo library into `folder` (created; existing files are never overwritten).
-    public static func write(to folder: String, sources: String, now: Date = Date()) throws -> Written {
+    public static func write(to folder: String, sources: String) throws -> Written {
         try FileSystem.makeDirectories(folder + "/Camera")
         try FileSystem.makeDirectories(folder + "/Screenshots")
         try FileSystem.makeDirectories(folder + "/Documents")

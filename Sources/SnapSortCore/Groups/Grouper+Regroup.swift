@@ -377,18 +377,16 @@ extension RegroupRun {
             let (similar, copy) = clustering.sameContent(key) ? (clustering.sameContentEdge(key.a, key.b), 2) : (edges[key], copyLinks[key])
             try db.run("INSERT OR REPLACE INTO similar_pairs(a, b, similar, copy) VALUES(?,?,?,?)", key.a, key.b, similar, copy)
         }
-        try library.setAgentState(Grouper.pairRulesKey, rules.pairKey)
+        try library.setAgentState(Grouper.pairRulesKey, rules.pairKey, at: grouper.clock.now())
     }
 
     /// The judged files' per-file groups in place of their old ones.
     private func storePerFileGroups() throws {
-        let perFileGroups = GroupID.allCases.filter { ![.similar, .duplicate, .heavy, .people, .pets, .food, .scenery].contains($0) }.map {
-            "'\($0.rawValue)'"
-        }.joined(separator: ",")
+        let perFileGroups = GroupID.sql(GroupID.allCases.filter { ![.similar, .duplicate, .heavy, .people, .pets, .food, .scenery].contains($0) })
         try Grouper.fillIDs(db, judged)
-        try db.run("DELETE FROM group_members WHERE file_id IN \(Grouper.ids) AND group_id IN (\(perFileGroups))")
+        try db.run("DELETE FROM group_members WHERE file_id IN \(Grouper.ids) AND group_id IN \(perFileGroups)")
         phase("stored: pairs, findings, old per-file groups")
-        try library.setAgentState(Grouper.fileRulesKey, rules.fileKey)
+        try library.setAgentState(Grouper.fileRulesKey, rules.fileKey, at: grouper.clock.now())
         for p in perFile {
             try db.run("INSERT OR REPLACE INTO group_members(group_id, file_id, score) VALUES(?,?,?)", p.group.rawValue, p.id, p.score)
         }
@@ -400,9 +398,9 @@ extension RegroupRun {
     private func clearRegionSets() throws {
         try Grouper.fillIDs(db, region.union(changed))
         try db.run("DELETE FROM similar_sets WHERE file_id IN \(Grouper.ids)")
-        try db.run("DELETE FROM group_members WHERE file_id IN \(Grouper.ids) AND group_id IN ('similar','duplicate')")
+        try db.run("DELETE FROM group_members WHERE file_id IN \(Grouper.ids) AND group_id IN \(GroupID.sql([.similar, .duplicate]))")
         // Set-relative blur (score > 1; the per-file rule scores ≤ 1 and stays).
-        try db.run("DELETE FROM group_members WHERE file_id IN \(Grouper.ids) AND group_id='blurry' AND score > 1")
+        try db.run("DELETE FROM group_members WHERE file_id IN \(Grouper.ids) AND group_id=\(GroupID.blurry.sql) AND score > 1")
         phase("stored: the region's sets cleared")
     }
 
@@ -413,8 +411,8 @@ extension RegroupRun {
     private func storeRegionBlurAndOops() throws {
         let inSet = Set(sets.flatMap { $0.members.map(\.id) })
         try Grouper.fillIDs(db, region)
-        try db.run("DELETE FROM group_members WHERE file_id IN \(Grouper.ids) AND group_id='blurry' AND score <= 1")
-        try db.run("DELETE FROM group_members WHERE file_id IN \(Grouper.ids) AND group_id='oops'")
+        try db.run("DELETE FROM group_members WHERE file_id IN \(Grouper.ids) AND group_id=\(GroupID.blurry.sql) AND score <= 1")
+        try db.run("DELETE FROM group_members WHERE file_id IN \(Grouper.ids) AND group_id=\(GroupID.oops.sql)")
         for id in region {
             guard !inSet.contains(id), byID[id] != nil else { continue }
             for (g, score) in blurOrOops[id] ?? [] where g == .blurry || g == .oops {
@@ -430,23 +428,23 @@ extension RegroupRun {
             let key = set.members.map(\.id).min()!
             let items = set.members.compactMap { byID[$0.id] }
             for (id, stops) in rules.relativelyBlurry(items) {
-                try db.run("INSERT OR IGNORE INTO group_members(group_id, file_id, score) VALUES('blurry',?,?)", id, 1 + stops)
+                try db.run("INSERT OR IGNORE INTO group_members(group_id, file_id, score) VALUES(\(GroupID.blurry.sql),?,?)", id, 1 + stops)
             }
             for item in items {
                 guard let oops = (blurOrOops[item.id] ?? []).first(where: { $0.0 == .oops }),
                     let score = rules.oopsInSet(item, score: oops.1, mates: items.filter { $0.id != item.id })
                 else { continue }
-                try db.run("INSERT OR REPLACE INTO group_members(group_id, file_id, score) VALUES('oops',?,?)", item.id, score)
+                try db.run("INSERT OR REPLACE INTO group_members(group_id, file_id, score) VALUES(\(GroupID.oops.sql),?,?)", item.id, score)
             }
             let hasCopies = set.members.contains { $0.duplicateOf != nil }
             for m in set.members {
                 try db.run(
                     "INSERT INTO similar_sets(file_id, set_key, keeper, duplicate_of, score) VALUES(?,?,?,?,?)",
                     m.id, key, m.isKeeper ? 1 : 0, m.duplicateOf, m.score)
-                try db.run("INSERT OR REPLACE INTO group_members(group_id, file_id, score) VALUES('similar',?,?)", m.id, m.score)
+                try db.run("INSERT OR REPLACE INTO group_members(group_id, file_id, score) VALUES(\(GroupID.similar.sql),?,?)", m.id, m.score)
                 // A duplicate set is one picture to the user: its members carry both groups.
                 if hasCopies && (m.duplicateOf != nil || set.members.contains { $0.duplicateOf == m.id }) {
-                    try db.run("INSERT OR REPLACE INTO group_members(group_id, file_id, score) VALUES('duplicate',?,?)", m.id, m.score)
+                    try db.run("INSERT OR REPLACE INTO group_members(group_id, file_id, score) VALUES(\(GroupID.duplicate.sql),?,?)", m.id, m.score)
                 }
             }
         }

@@ -181,12 +181,12 @@ extension Grouper {
         if let replacing = sets.replacing {
             for id in replacing.sorted() {
                 try db.run("DELETE FROM similar_sets WHERE file_id = ?", id)
-                try db.run("DELETE FROM group_members WHERE group_id IN ('similar', 'duplicate') AND file_id = ?", id)
+                try db.run("DELETE FROM group_members WHERE group_id IN \(GroupID.sql([.similar, .duplicate])) AND file_id = ?", id)
             }
         } else {
             let videos = "(SELECT id FROM files WHERE kind = \(MediaFormat.Kind.video.sql))"
             try db.run("DELETE FROM similar_sets WHERE file_id IN \(videos)")
-            try db.run("DELETE FROM group_members WHERE group_id IN ('similar', 'duplicate') AND file_id IN \(videos)")
+            try db.run("DELETE FROM group_members WHERE group_id IN \(GroupID.sql([.similar, .duplicate])) AND file_id IN \(videos)")
         }
         for set in sets.sets {
             let key = set.members.map(\.id).min()!
@@ -194,10 +194,10 @@ extension Grouper {
                 try db.run(
                     "INSERT INTO similar_sets(file_id, set_key, keeper, duplicate_of, score) VALUES(?,?,?,?,?)",
                     m.id, key, m.isKeeper ? 1 : 0, m.duplicateOf, m.score)
-                try db.run("INSERT OR REPLACE INTO group_members(group_id, file_id, score) VALUES('duplicate',?,?)", m.id, m.score)
+                try db.run("INSERT OR REPLACE INTO group_members(group_id, file_id, score) VALUES(\(GroupID.duplicate.sql),?,?)", m.id, m.score)
             }
         }
-        try library.setAgentState(Self.videoRulesKey, rules.videoCopies.key)
+        try library.setAgentState(Self.videoRulesKey, rules.videoCopies.key, at: clock.now())
     }
 }
 

@@ -38,6 +38,8 @@ public struct Grouper {
     /// SIGTERM or a pause. Nothing is stored before the regroup's last step, one transaction, so a
     /// stopped regroup leaves the groups as they were and what changed still to regroup.
     public var checkpoint: () throws -> Void = {}
+    /// Dates what a regroup records besides the groups (the rules keys in `agent_state`).
+    public var clock: Clock = .live
 
     /// Thrown by a `checkpoint` that stops a regroup.
     public struct Cancelled: Error, CustomStringConvertible {
@@ -164,7 +166,7 @@ public struct Grouper {
     /// Heavy Photos: photos over `rules.heavyBytes`, or in the library's top `rules.heavyShare`
     /// by size when larger than `rules.heavyMinimumBytes`; scored by size.
     func rankHeavy(_ db: Database) throws {
-        try db.run("DELETE FROM group_members WHERE group_id='heavy'")
+        try db.run("DELETE FROM group_members WHERE group_id=\(GroupID.heavy.sql)")
         // The RAW of a pair is no photo of its own here (its JPEG stands for the shot).
         let photos = "status = \(ItemStatus.ok.sql) AND kind = \(MediaFormat.Kind.photo.sql) AND id NOT IN (SELECT sidecar_id FROM sidecars)"
         let n = try db.scalar("SELECT count(*) FROM files WHERE \(photos)") ?? 0

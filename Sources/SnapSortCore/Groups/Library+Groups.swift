@@ -90,7 +90,7 @@ extension Library {
     /// Remembers that the user keeps `fileID` in its Similar Shots set: it becomes the set's
     /// keeper now and after every regrouping, until another member is chosen. Choosing a file
     /// clears earlier choices of the other members of its set.
-    public func setKeeper(fileID: Int64, at now: Date = Date()) throws {
+    public func setKeeper(fileID: Int64, at now: Date) throws {
         let ts = StatusTimestamp.string(now)
         try db.transaction {
             guard try db.scalar("SELECT count(*) FROM files WHERE id=? AND \(Library.live())", fileID) == 1 else {
@@ -117,7 +117,7 @@ extension Library {
     /// Remembers that the given files are *not* similar to each other (every pair of them), by
     /// identity and forever, then regroups them: no two of them share a set again.
     /// Pass a whole set to dissolve it, or `[one] + others` via `markNotSimilar(_:from:)`.
-    public func markNotSimilar(groupMembers ids: [Int64], at now: Date = Date()) throws {
+    public func markNotSimilar(groupMembers ids: [Int64], at now: Date) throws {
         let unique = Array(Set(ids)).sorted()
         guard unique.count >= 2 else { return }
         var pairs: [(Int64, Int64)] = []
@@ -127,7 +127,7 @@ extension Library {
     }
 
     /// Remembers that `fileID` is not similar to any of `others` (splits one photo out of a set).
-    public func markNotSimilar(_ fileID: Int64, from others: [Int64], at now: Date = Date()) throws {
+    public func markNotSimilar(_ fileID: Int64, from others: [Int64], at now: Date) throws {
         let pairs = others.filter { $0 != fileID }.map { (min(fileID, $0), max(fileID, $0)) }
         guard !pairs.isEmpty else { return }
         try recordNotSimilar(pairs, at: now)
@@ -180,7 +180,7 @@ extension Library {
     /// Takes a "not similar" mark back (`notSimilarMarks`): its photos are regrouped and may
     /// form a set again. Returns how many photos it kept apart; nil when there is no such mark.
     /// One undo step: `Review.undo` puts the mark back as it was.
-    public func removeNotSimilarMark(_ id: String, at now: Date = Date()) throws -> Int? {
+    public func removeNotSimilarMark(_ id: String, at now: Date) throws -> Int? {
         guard let when = try notSimilarMarks().first(where: { $0.id == id })?.decidedAt else { return nil }
         let pairs = try db.rows("SELECT a, b FROM not_similar WHERE decided_at = ?", when).map { [$0.int(0)!, $0.int(1)!] }
         try db.transaction {

@@ -106,7 +106,7 @@ public final class LibraryUpdate: @unchecked Sendable {
         OCR.releaseIdleEngines()
         Memory.releaseFreeMemory()
         try regroup(library, steps.models, checkpoint)
-        try library.setAgentState(LibraryScanner.regroupPendingKey, nil)
+        try library.removeAgentState(LibraryScanner.regroupPendingKey)
         // The regroup's working set (every file's row, the indexes) is garbage now; the agent
         // keeps running, so give it back rather than keep it for the next change.
         OCR.releaseIdleEngines()
@@ -137,7 +137,7 @@ public final class LibraryUpdate: @unchecked Sendable {
     public func runModels(
         helper: VisionHelper = VisionHelper(executable: VisionHelper.locate()), parallel: Int = 1, progress: ((Int, Int) -> Void)? = nil
     ) throws -> VisionSummary {
-        let step = ModelsStep(library: library, helper: helper, logger: logger)
+        let step = ModelsStep(library: library, helper: helper, logger: logger, clock: clock)
         step.analyzer.parallel = max(1, parallel)
         defer { step.analyzer.stopHelpers() }
         return try step.run(progress: progress)
@@ -150,8 +150,9 @@ public final class LibraryUpdate: @unchecked Sendable {
 public struct ModelsStep {
     public let analyzer: VisionAnalyzer
 
-    public init(library: Library, helper: VisionHelper, logger: Logger) {
-        analyzer = VisionAnalyzer(library: library, helper: helper, logger: logger)
+    /// `clock`: what dates and times the passes (the caller's: the agent's, the command's).
+    public init(library: Library, helper: VisionHelper, logger: Logger, clock: Clock) {
+        analyzer = VisionAnalyzer(library: library, helper: helper, logger: logger, clock: clock)
     }
 
     /// Looks at what needs the models (the first `limit` photos at most) until `shouldStop`
@@ -171,6 +172,7 @@ public struct ModelsStep {
         guard !changed.isEmpty else { return }
         var grouper = Grouper(library: analyzer.library)
         grouper.frameMatcher = FrameMatcher(helper: analyzer.helper)
+        grouper.clock = analyzer.clock
         try grouper.regroup(changed: changed)
         Memory.releaseFreeMemory()
     }

@@ -61,12 +61,15 @@ enum FolderWalk {
     ///
     /// A folder whose stamp matches `known`'s is not listed: its known files are stat'ed and its
     /// known subfolders walked. A folder changed in the same tick as its mtime cannot be trusted
-    /// (like git's "racy" index entries), so it gets no stamp; file times are wall-clock times,
-    /// so this compares with the real clock.
+    /// (like git's "racy" index entries), so it gets no stamp: only a folder changed more than
+    /// two seconds before `now` is stamped. File times are wall-clock times, so `now` is the
+    /// wall clock's in production (the scanner's `pace`), and a test's clock in tests.
     /// `listed` hears the count of files listed so far before each folder (the caller's progress).
-    static func walk(_ root: String, rules: ExcludeRules, known: KnownFolders?, logger: Logger, listed: (Int) -> Void = { _ in }) -> FolderListing {
+    static func walk(
+        _ root: String, rules: ExcludeRules, known: KnownFolders?, now: Date, logger: Logger, listed: (Int) -> Void = { _ in }
+    ) -> FolderListing {
         var out = FolderListing()
-        let trustedBefore = Int64((Date().timeIntervalSince1970 - 2) * 1e9)
+        let trustedBefore = Int64((now.timeIntervalSince1970 - 2) * 1e9)
         var stack = [root]
         // The subfolders walked from each folder, and those a marker file leaves out.
         var children: [String: [String]] = [:]
@@ -174,12 +177,13 @@ public final class PrewalkedRoots: Sendable {
     private let listings = Mutex<[String: FolderListing]>([:])
     private let done = DispatchGroup()
 
-    public init(_ paths: [String], rules: ExcludeRules, logger: Logger = .silent) {
+    /// `clock`: what folder times are compared with (`FolderWalk.walk`'s `now`), the scanner's `pace`.
+    public init(_ paths: [String], rules: ExcludeRules, clock: Clock, logger: Logger = .silent) {
         let roots = paths.map(LibraryScanner.normalize)
         done.enter()
         DispatchQueue.global(qos: .userInitiated).async { [self] in
             for root in roots where (try? FileSystem.status(root))?.isDirectory == true {
-                let listing = FolderWalk.walk(root, rules: rules, known: nil, logger: logger)
+                let listing = FolderWalk.walk(root, rules: rules, known: nil, now: clock.now(), logger: logger)
                 listings.withLock { $0[root] = listing }
             }
             done.leave()

@@ -58,7 +58,9 @@ public final class LibraryScanner: @unchecked Sendable {
     public var rules: ExcludeRules
     public var clock: Clock
     /// What paces the work (progress a few times a second, a commit each second, memory given
-    /// back): the live clock; a test may inject another (`clock` dates what is recorded).
+    /// back) and what folder times are compared with (a folder changed in the last seconds gets
+    /// no stamp, `FolderWalk`): the live clock, as file times are the wall clock's; a test may
+    /// inject another (`clock` dates what is recorded).
     public var pace: Clock = .live
     public var logger: Logger
     public var workers: Int
@@ -299,9 +301,10 @@ public final class LibraryScanner: @unchecked Sendable {
         if skipUnchangedFolders {
             let recorded = try library.folderStamps(under: root)
             let known = recorded.isEmpty ? nil : KnownFolders(recorded: recorded, knownFiles: byPath.keys, root: root)
-            listing = FolderWalk.walk(root, rules: rules, known: known, logger: logger, listed: listedSoFar)
+            listing = FolderWalk.walk(root, rules: rules, known: known, now: pace.now(), logger: logger, listed: listedSoFar)
         } else {
-            listing = prewalked?.listing(root) ?? FolderWalk.walk(root, rules: rules, known: nil, logger: logger, listed: listedSoFar)
+            listing =
+                prewalked?.listing(root) ?? FolderWalk.walk(root, rules: rules, known: nil, now: pace.now(), logger: logger, listed: listedSoFar)
         }
         foldersListed += listing.listed
         foldersSkipped += listing.skipped

@@ -8,8 +8,8 @@ extension Library {
         try db.row("SELECT value FROM agent_state WHERE key=?", key)?.string(0)
     }
 
-    /// Stores (or, with nil, removes) an agent setting.
-    public func setAgentState(_ key: String, _ value: String?, at now: Date = Date()) throws {
+    /// Stores (or, with nil, removes) an agent setting; `now` dates it (`updated_at`).
+    public func setAgentState(_ key: String, _ value: String?, at now: Date) throws {
         if let value {
             try db.run(
                 """
@@ -17,8 +17,13 @@ extension Library {
                 ON CONFLICT(key) DO UPDATE SET value=excluded.value, updated_at=excluded.updated_at
                 """, key, value, StatusTimestamp.string(now))
         } else {
-            try db.run("DELETE FROM agent_state WHERE key=?", key)
+            try removeAgentState(key)
         }
+    }
+
+    /// Removes an agent setting.
+    public func removeAgentState(_ key: String) throws {
+        try db.run("DELETE FROM agent_state WHERE key=?", key)
     }
 
     /// When analysis is paused: nil when running, `.distantFuture` when paused until resumed.

@@ -88,18 +88,18 @@ public struct StatusSummary: Sendable {
                 a.pending > 0
                 ? "SnapSort paused\(until) (\(StatusSummary.number(a.pending)) change\(a.pending == 1 ? "" : "s") waiting)"
                 : "SnapSort paused\(until)"
-            shortText = "paused"
+            shortText = AgentState.paused.rawValue
             color = "#888888"
             i3rsState = "Idle"
         case .error:
             // The library refused (an emptied file): nothing is watched until the person decides.
             text = "SnapSort: library needs you"
-            shortText = "error"
+            shortText = AgentState.error.rawValue
             color = "#bf616a"
             i3rsState = "Critical"
         case .stopped, .stopping:
             text = review > 0 ? "SnapSort \(StatusSummary.number(review)) to review (stopped)" : "SnapSort stopped"
-            shortText = "stopped"
+            shortText = AgentState.stopped.rawValue
             color = "#888888"
             i3rsState = "Idle"
         default:

@@ -251,7 +251,7 @@ extension Library {
     /// stamps of the folders above `dir` go too: an agent started later walks its roots from
     /// their stamps, and an unchanged parent was not listed again, so the forgotten folder's
     /// photos never came back (70 rows for 120 files).
-    public func forget(under dir: String) throws -> Int {
+    public func forget(under dir: String, at now: Date) throws -> Int {
         let (lo, hi) = Library.prefixBounds(dir)
         return try db.transaction {
             try db.run("DELETE FROM files WHERE path = ? OR (path >= ? AND path < ?)", dir, lo, hi)
@@ -265,7 +265,7 @@ extension Library {
                 if above == "/" { break }
             }
             let earlier = try agentState(Library.forgottenPathsKey).map { $0 + "\n" } ?? ""
-            try setAgentState(Library.forgottenPathsKey, earlier + dir)
+            try setAgentState(Library.forgottenPathsKey, earlier + dir, at: now)
             return n
         }
     }

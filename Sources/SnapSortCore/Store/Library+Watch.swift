@@ -72,7 +72,7 @@ extension Library {
     public func takeForgottenPaths() throws -> [String] {
         try db.transaction {
             guard let text = try agentState(Library.forgottenPathsKey) else { return [] }
-            try setAgentState(Library.forgottenPathsKey, nil)
+            try removeAgentState(Library.forgottenPathsKey)
             return text.split(separator: "\n").map(String.init)
         }
     }

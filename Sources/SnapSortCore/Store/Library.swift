@@ -89,7 +89,11 @@ public final class Library: @unchecked Sendable {
         do {
             // A new library appears whole or not at all: an empty file at its path is never
             // one being made, so it can be refused (`Library+Refusal`).
-            if isNew { try Library.create(path) }
+            if isNew {
+                // Its beginning is compared with its backups' file times, which are the wall
+                // clock's: the live clock, read once here at the edge.
+                try Library.create(path, now: Clock.live.now())
+            }
             // Not in WAL mode before it is known to be a library: a foreign database is left
             // as it was.
             db = try Database(path: path, readOnly: readOnly, wal: false)
@@ -129,7 +133,7 @@ public final class Library: @unchecked Sendable {
     /// meanwhile wins). A `-wal` or `-shm` file left at `path` by a library removed without them
     /// is not read into the new one: the `-wal` is kept aside (`.orphaned-wal-SECONDS`), the
     /// `-shm` (an index SQLite rebuilds) removed.
-    static func create(_ path: String) throws {
+    static func create(_ path: String, now: Date) throws {
         let temp = FileSystem.exclusiveTempPrefix(for: path) + "\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0 ... .max)).new"
         defer { for suffix in ["", "-wal", "-shm", "-journal"] { try? FileSystem.remove(temp + suffix) } }
         do {
@@ -137,15 +141,15 @@ public final class Library: @unchecked Sendable {
             try FileSystem.setMode(temp, 0o600)
             try migrate(db, from: 0)
             try db.run(
-                "INSERT INTO agent_state(key, value, updated_at) VALUES(?,?,?)", beganKey, StatusTimestamp.string(Date()),
-                StatusTimestamp.string(Date()))
+                "INSERT INTO agent_state(key, value, updated_at) VALUES(?,?,?)", beganKey, StatusTimestamp.string(now),
+                StatusTimestamp.string(now))
             // The whole library in the one file before it is renamed (its -wal stays behind).
             try db.execute("PRAGMA journal_mode=DELETE")
         }
         try FileSystem.syncFile(temp)
         if FileSystem.lstatusIfExists(path) == nil {
             if FileSystem.lstatusIfExists(path + "-wal") != nil {
-                try? FileSystem.renameNoReplace(path + "-wal", path + ".orphaned-wal-\(Int(Date().timeIntervalSince1970))")
+                try? FileSystem.renameNoReplace(path + "-wal", path + ".orphaned-wal-\(Int(now.timeIntervalSince1970))")
             }
             try? FileSystem.remove(path + "-shm")
         }

@@ -9,10 +9,11 @@ extension Library {
         let live =
             "FROM vision v JOIN files f ON f.id = v.file_id WHERE f.status = \(ItemStatus.ok.sql) AND v.status = \(VisionStatus.ok.sql) AND v.analyzed_at IS f.analyzed_at"
         try db.transaction {
-            try db.run("DELETE FROM group_members WHERE group_id IN ('people', 'pets', 'food', 'scenery')")
+            try db.run("DELETE FROM group_members WHERE group_id IN \(GroupID.sql([.people, .pets, .food, .scenery]))")
             try db.run(
-                "INSERT INTO group_members(group_id, file_id, score) SELECT 'people', v.file_id, v.people_faces \(live) AND v.people_faces > 0")
-            var rows: [(String, Int64, Double)] = []
+                "INSERT INTO group_members(group_id, file_id, score) SELECT \(GroupID.people.sql), v.file_id, v.people_faces \(live) AND v.people_faces > 0"
+            )
+            var rows: [(GroupID, Int64, Double)] = []
             try db.forEach(
                 """
                 SELECT v.file_id, v.pets, v.food, v.scenery, v.horizon, v.top_score, v.people_faces, v.top_class \(live) AND v.top_class IS NOT NULL
@@ -22,12 +23,12 @@ extension Library {
                 let m = VisionCategories.members(
                     pets: pets, food: food, scenery: scenery, horizon: r.double(4) ?? 0,
                     topScore: r.double(5) ?? 1, peopleFaces: Int(r.int(6) ?? 0), topClass: r.int(7).map(Int.init))
-                if m.pets { rows.append(("pets", r.int(0)!, pets)) }
-                if m.food { rows.append(("food", r.int(0)!, food)) }
-                if m.scenery { rows.append(("scenery", r.int(0)!, scenery)) }
+                if m.pets { rows.append((.pets, r.int(0)!, pets)) }
+                if m.food { rows.append((.food, r.int(0)!, food)) }
+                if m.scenery { rows.append((.scenery, r.int(0)!, scenery)) }
             }
             for (group, id, score) in rows {
-                try db.run("INSERT INTO group_members(group_id, file_id, score) VALUES(?, ?, ?)", group, id, score)
+                try db.run("INSERT INTO group_members(group_id, file_id, score) VALUES(?, ?, ?)", group.rawValue, id, score)
             }
         }
     }

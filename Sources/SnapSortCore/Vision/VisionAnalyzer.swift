@@ -71,11 +71,14 @@ public final class VisionAnalyzer {
     private var others: [VisionHelper] = []
     /// How many helpers the last pass ran (fewer than `parallel` when one would not start).
     public private(set) var helpersRunning = 0
+    /// Dates what a pass records and times it (`VisionSummary.seconds`).
+    public let clock: Clock
 
-    public init(library: Library, helper: VisionHelper, logger: Logger) {
+    public init(library: Library, helper: VisionHelper, logger: Logger, clock: Clock = .live) {
         self.library = library
         self.helper = helper
         self.logger = logger
+        self.clock = clock
     }
 
     /// `helper` and as many more as `parallel` asks for that started with the same models (one
@@ -111,7 +114,7 @@ public final class VisionAnalyzer {
     /// slice of a first pass).
     public func run(progress: ((Int, Int) -> Void)? = nil, shouldStop: () -> Bool = { false }, limit: Int? = nil) throws -> VisionSummary {
         var summary = VisionSummary()
-        let started = Date()
+        let started = clock.now()
         let db = library.db
         guard let version = currentVersion() else {
             summary.available = false
@@ -122,7 +125,9 @@ public final class VisionAnalyzer {
             return summary
         }
         try recordAvailability(true, problem: nil)
-        if try library.agentState(Library.modelsVersionKey) != version { try library.setAgentState(Library.modelsVersionKey, version) }
+        if try library.agentState(Library.modelsVersionKey) != version {
+            try library.setAgentState(Library.modelsVersionKey, version, at: clock.now())
+        }
         if helper.classModel == nil {
             logger.notice(
                 "the image classifier is off: Pets, Food and Scenery are unavailable",
@@ -139,7 +144,7 @@ public final class VisionAnalyzer {
             """, version, Int64(limit ?? -1))
         // Nothing new (an unchanged rescan): the groups are as the last pass left them.
         guard !pending.isEmpty else {
-            summary.seconds = Date().timeIntervalSince(started)
+            summary.seconds = clock.now().timeIntervalSince(started)
             return summary
         }
         var inSets = Set<Int64>()
@@ -225,7 +230,7 @@ public final class VisionAnalyzer {
         try flush()
         try library.refreshModelGroups()
         summary.stages.write += (ContinuousClock.now - written).seconds
-        summary.seconds = Date().timeIntervalSince(started)
+        summary.seconds = clock.now().timeIntervalSince(started)
         return summary
     }
 

@@ -24,3 +24,4 @@ extension ReasonCode: StoredWord {}
 extension ReviewEventKind: StoredWord {}
 extension VisionStatus: StoredWord {}
 extension RootState: StoredWord {}
+extension GroupID: StoredWord {}

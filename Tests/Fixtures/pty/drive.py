@@ -7,8 +7,11 @@ Usage: drive.py [--size COLSxROWS] KEYS -- COMMAND ARG...
 KEYS: comma-separated steps:
   left, right, up, down, esc, ctrl-z, or any other single character: a key. Each key is sent
       once the program has drawn something new since the previous step (or after 2 s).
-  wait=TEXT    waits (at most 10 s) until TEXT is on the emulated screen; a timeout is a failure.
-  dump         waits until the output settles, then records the emulated screen.
+  wait=TEXT    waits (at most 30 s) until TEXT is on the emulated screen; a timeout is a failure.
+  dump         records the emulated screen: after a key, a resize, a signal or at the start,
+               once the screen shows something other than it did before that step (at most
+               30 s; a timeout is a failure) and the output settled; after a wait, at once.
+               No fixed delay: on a loaded host the first card can take seconds to come.
   resize=CxR   sets the window size (the kernel sends SIGWINCH to the program).
   signal=NAME  sends SIGNAME (TERM, HUP, QUIT, ...) to the program.
   sh=COMMAND   runs COMMAND (no commas) with /bin/sh and waits for it: what another window
@@ -170,6 +173,7 @@ def main():
     screen = Screen(cols, rows)
     decoder = __import__("codecs").getincrementaldecoder("utf-8")("replace")
     dumps, failures = [], []
+    screen_blank = lambda: "\n".join([""] * screen.rows)
 
     def pump(timeout):
         """Reads what is there within timeout; False when the program closed the terminal."""
@@ -197,12 +201,14 @@ def main():
 
     alive = True
     settled = False
+    # The screen as the previous step left it: a dump after a key waits until it changed.
+    before_step = screen.text()
     for k in steps:
         if not alive:
             failures.append("the program ended before step '%s'" % k)
             break
         if k.startswith("wait="):
-            text, end = k[5:], time.monotonic() + 10
+            text, end = k[5:], time.monotonic() + 30
             while alive and text not in screen.text() and time.monotonic() < end:
                 alive = pump(0.05)
             if text not in screen.text():
@@ -210,8 +216,15 @@ def main():
             settled = True
             continue
         if k == "dump":
+            if not settled:
+                end = time.monotonic() + 30
+                while alive and time.monotonic() < end and screen.text() in (before_step, screen_blank()):
+                    alive = pump(0.05)
+                if screen.text() in (before_step, screen_blank()):
+                    failures.append("timed out waiting for the screen to change before a dump")
             alive = settle(alive, time.monotonic() + 2)
             dumps.append(screen.dump())
+            before_step = screen.text()
             settled = True
             continue
         if k.startswith("resize="):
@@ -219,6 +232,7 @@ def main():
             cols, rows = map(int, k[7:].split("x"))
             screen.resize(cols, rows)
             set_size(fd, cols, rows)
+            before_step = screen.text()
             settled = False
             continue
         if k.startswith("sh="):
@@ -231,6 +245,7 @@ def main():
             continue
         if k.startswith("signal="):
             alive = settle(alive, time.monotonic() + 2)
+            before_step = screen.text()
             os.kill(pid, getattr(signal, "SIG" + k[7:]))
             settled = False
             continue
@@ -241,6 +256,7 @@ def main():
             while alive and time.monotonic() < end and len(out) == before:
                 alive = pump(0.05)
         alive = settle(alive, time.monotonic() + 1)
+        before_step = screen.text()
         settled = False
         if alive:
             os.write(fd, KEYS.get(k, k.encode()))
@@ -258,12 +274,14 @@ def main():
         sys.stdout.write("\n" + "".join(dumps) + tty + "".join("@@fail %s@@\n" % f for f in failures))
         sys.exit(os.waitstatus_to_exitcode(status))
 
+    # The program's exit is waited for on a pidfd (readable once it ended), beside its output.
+    exited = os.pidfd_open(pid)
     end = time.monotonic() + 60
     while time.monotonic() < end:
         if alive:
             alive = pump(0.2)
         else:
-            time.sleep(0.05)
+            select.select([exited], [], [], max(0, end - time.monotonic()))
         done, status = os.waitpid(pid, os.WNOHANG)
         if done:
             finish(status)
