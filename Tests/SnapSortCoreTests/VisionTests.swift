@@ -275,7 +275,7 @@ import Testing
         func progress() throws -> [Int]? { try l.modelsProgress().map { [$0.done, $0.total] } }
         func counts() -> Int { l.modelsCounted?.counts ?? 0 }
         #expect(try progress() == nil, "no pass ran with the models yet")
-        try l.setAgentState(Library.modelsVersionKey, "v1")
+        try l.setAgentState(Library.modelsVersionKey, "v1", at: Date(timeIntervalSince1970: 1_800_000_000))
         let result = "INSERT INTO vision(file_id, version, analyzed_at, status) SELECT id, 'v1', analyzed_at, 'ok' FROM files WHERE id = ?"
         try l.db.run(result, ids[0])
         #expect(try progress() == [1, 3])
@@ -301,7 +301,7 @@ import Testing
         try t.scan()
         #expect(try progress() == [1, 3])
         // Another models' version: the pass starts over.
-        try l.setAgentState(Library.modelsVersionKey, "v2")
+        try l.setAgentState(Library.modelsVersionKey, "v2", at: Date(timeIntervalSince1970: 1_800_000_000))
         #expect(try progress() == [0, 3])
     }
 
