@@ -172,11 +172,16 @@ extension PixelHashTests {
         }
         try t.scan()
         try Grouper(library: t.library).regroupAll()
-        // As schema 67 left it: no pixel_hash column, migration 68 not applied.
+        // As schema 67 left it: no pixel_hash column, migration 68 not applied — nor 81, whose
+        // index and trigger read the column.
         try t.library.db.execute(
             """
+            DROP TRIGGER regroup_dirty_insert; DROP TRIGGER regroup_dirty_delete; DROP TRIGGER regroup_dirty_update;
+            DROP TRIGGER regroup_dirty_sidecar_insert; DROP TRIGGER regroup_dirty_sidecar_replace;
+            DROP TRIGGER regroup_dirty_sidecar_delete; DROP TABLE regroup_dirty;
+            DROP INDEX files_own_time; DROP INDEX files_mtime; DROP INDEX files_pixel; ALTER TABLE files DROP COLUMN own_time;
             ALTER TABLE files DROP COLUMN pixel_hash;
-            DELETE FROM schema_migrations WHERE version = 68;
+            DELETE FROM schema_migrations WHERE version IN (68, 81);
             PRAGMA user_version = 67;
             """)
         let again = try Library(path: t.dbPath)

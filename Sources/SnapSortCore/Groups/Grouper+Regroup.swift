@@ -3,7 +3,8 @@ import SnapSortSystem
 
 /// One regroup (`Grouper.regroup`), phase by phase: each phase is a method that reads what the
 /// earlier ones left and leaves what the later ones read. The phases, in order:
-/// 1. `loadRows`: the live rows (`GroupItem`);
+/// 1. `loadRows`: the live rows (`GroupItem`) — or, for a few changes, only the rows around them
+///    (`sliceRows`, `RegroupSlice`);
 /// 2. `findChanges`: the files whose fingerprint differs from the one the grouper stored;
 /// 3. `judgeFiles`: the per-file groups of the changed files, their findings stored as judged;
 /// 4. `makeClustering`: the Similar Shots index over the candidates;
@@ -19,10 +20,18 @@ final class RegroupRun {
     /// Whether everything is regrouped (`regroup(changed: nil)`).
     let full: Bool
     private var lap = ContinuousClock.now
+    private var lapCPU = CPUTime.process()
 
-    // Left by `loadRows`.
+    // Left by `loadRows` (or `sliceRows`).
     var rows: ItemRows!
     var byID: ItemTable!
+    /// The rows around the change, when only those are read (`sliceRows`).
+    var slice: RegroupSlice?
+    /// The highest `regroup_dirty.seq` read before the rows: the store clears up to it.
+    var dirtySeq: Int64 = 0
+    /// The rows in the library (`Int.max` when only a slice was read: a read by id is then
+    /// always the cheaper).
+    var libraryRows: Int { slice == nil ? rows.items.count : Int.max }
     // Left by `findChanges`.
     var changed = Set<Int64>()
     // Left by `judgeFiles`.
@@ -59,15 +68,17 @@ final class RegroupRun {
         self.full = full
     }
 
-    /// Tuning aid: how long each step took, on the trace.
+    /// Tuning aid: how long each step took (wall, then the process's CPU: a loaded host's wall
+    /// time says little), on the trace.
     func phase(_ name: String) {
         guard let trace = grouper.trace else { return }
-        let now = ContinuousClock.now
+        let now = ContinuousClock.now, cpu = CPUTime.process()
         let mb = (Memory.residentBytes() ?? 0) >> 20
         trace(
-            "phase\t\(name)\t\(String(format: "%.3f", (now - lap).seconds))\trss=\(mb)MB\theap=\(Memory.heapInUseBytes() >> 20)MB"
+            "phase\t\(name)\t\(String(format: "%.3f", (now - lap).seconds))\trss=\(mb)MB\theap=\(Memory.heapInUseBytes() >> 20)MB\tcpu=\(String(format: "%.3f", cpu - lapCPU))"
         )
         lap = now
+        lapCPU = cpu
     }
 
     func checkpoint() throws { try grouper.checkpoint() }
@@ -75,13 +86,16 @@ final class RegroupRun {
     func needMetrics(_ ids: some Sequence<Int64>) throws { try rows.loadMetrics(ids, db: db) }
 
     var stats: Grouper.Stats {
-        Grouper.Stats(changed: changed.count, aligned: aligned, region: region.count, sets: sets.count + (videoSets?.sets.count ?? 0))
+        Grouper.Stats(
+            changed: changed.count, aligned: aligned, region: region.count, sets: sets.count + (videoSets?.sets.count ?? 0),
+            rowsRead: slice?.rowsRead ?? rows.items.count)
     }
 
     /// 1. The rows. A full regroup judges every file: every row's metrics at once. An
     /// incremental one decodes only those of the files it judges, compares or re-clusters
     /// (`needMetrics`).
     func loadRows() throws {
+        dirtySeq = try RegroupSlice.dirtySeq(db)
         rows = ItemRows(try GroupItem.loadAll(db, metrics: full), metricsLoaded: full)
         phase("load rows")
         try checkpoint()
@@ -110,6 +124,46 @@ final class RegroupRun {
         try checkpoint()
     }
 
+    /// 1–2 for a few changes: what changed from `regroup_dirty` (their fingerprints compared),
+    /// and the rows around them (`RegroupSlice.readNeighbourhood`); false (nothing read) when
+    /// this regroup must read every row: the library never sliced (`RegroupSlice.stateKey`),
+    /// other rules, too many changes, or a change that is no live photo (a video's copies and a
+    /// removed file's sets are found over every row).
+    func sliceRows(_ extra: Set<Int64>) throws -> Bool {
+        guard try library.agentState(RegroupSlice.stateKey) == "1", try !grouper.rulesChanged(),
+            try library.agentState(Grouper.videoRulesKey) == rules.videoCopies.key
+        else { return false }
+        var dirty: [Int64] = [], seq: Int64 = 0
+        try db.forEach("SELECT seq, file_id FROM regroup_dirty ORDER BY seq") { r in
+            seq = r.int(0)!
+            dirty.append(r.int(1)!)
+        }
+        guard dirty.count + extra.count <= RegroupSlice.maximumChanges * 4 else { return false }
+        let slice = RegroupSlice(db: db, rules: rules, dirty: dirty, dirtySeq: seq)
+        let asked = Set(dirty).union(extra)
+        try slice.load(asked)
+        var found = extra
+        var seen = Set<Int64>()
+        try Grouper.forEach(db, "SELECT file_id, fingerprint FROM grouped_files WHERE file_id", in: asked.sorted()) { r in
+            let id = r.int(0)!
+            seen.insert(id)
+            if slice.item(id)?.fingerprint != r.string(1) { found.insert(id) }
+        }
+        for id in asked where !seen.contains(id) && slice.item(id) != nil { found.insert(id) }
+        guard found.count <= RegroupSlice.maximumChanges, found.allSatisfy({ slice.item($0).map { $0.kind != .video } ?? false }) else {
+            return false
+        }
+        changed = found
+        dirtySeq = seq
+        try slice.readNeighbourhood(of: changed)
+        self.slice = slice
+        rows = ItemRows(slice.rows, metricsLoaded: false, wholeLibrary: false)
+        byID = ItemTable(rows)
+        phase("sliced rows (\(slice.rowsRead))")
+        try checkpoint()
+        return true
+    }
+
     private func keepBlurOrOops(_ id: Int64, _ groups: [(GroupID, Double)]) {
         let kept = groups.filter { $0.0 == .blurry || $0.0 == .oops }
         if !kept.isEmpty { blurOrOops[id] = kept }
@@ -125,7 +179,7 @@ final class RegroupRun {
         judged = try library.agentState(Grouper.fileRulesKey) == rules.fileKey ? changed : changed.union(rows.items.map(\.id))
         try needMetrics(judged)
         var made: [(Int64, Findings)] = []
-        try Grouper.withStoredFindings(db, of: judged.sorted(), among: rows.items.count) { id, stored in
+        try Grouper.withStoredFindings(db, of: judged.sorted(), among: libraryRows) { id, stored in
             try checkpoint()
             guard let item = byID[id] else { return }
             var f = stored ?? Findings()
@@ -160,8 +214,9 @@ final class RegroupRun {
         }
     }
 
-    /// 4. Similar Shots' index over the candidates, with what it reads on demand.
-    func makeClustering() throws {
+    /// 4. Similar Shots' index over the candidates, with what it reads on demand (`traced`
+    /// false: made again over a slice's region, within the phase that asks for it).
+    func makeClustering(traced: Bool = true) throws {
         let db = db
         let photos = ItemTable(rows) { self.rules.isSimilarCandidate($0) }
         var clustering = SimilarClustering(
@@ -181,7 +236,7 @@ final class RegroupRun {
             return out
         }
         self.clustering = clustering
-        phase("clustering index")
+        if traced { phase("clustering index") }
         try checkpoint()
     }
 
@@ -277,13 +332,27 @@ final class RegroupRun {
     /// every set is judged again), clustered into sets; and the videos' duplicate sets.
     func clusterRegion() throws {
         let seeds = recluster ? nil : changed.union(try previousSetMates())
+        if let slice, let seeds {
+            // The region's rows, then the clustering over them (its contents and places are the
+            // library's where the region looks).
+            var scored: [Int64: [Int64]] = [:]
+            for key in Array(edges.keys) + Array(copyLinks.keys) {
+                scored[key.a, default: []].append(key.b)
+                scored[key.b, default: []].append(key.a)
+            }
+            try slice.readRegion(from: seeds, scored: scored)
+            rows = ItemRows(slice.rows, metricsLoaded: false, wholeLibrary: false)
+            byID = ItemTable(rows)
+            try makeClustering(traced: false)
+            phase("region's rows (\(slice.rowsRead))")
+        }
         if let seeds, !rescore { try readPairsAround(seeds) }
         clustering.copyLinks = copyLinks
         clustering.edges = edges
         let components = clustering.components(around: seeds)
         region = Set(components.joined())
         try needMetrics(region)
-        try Grouper.withStoredFindings(db, of: region.subtracting(judged).sorted(), among: rows.items.count) { id, stored in
+        try Grouper.withStoredFindings(db, of: region.subtracting(judged).sorted(), among: libraryRows) { id, stored in
             guard let item = byID[id] else { return }
             keepBlurOrOops(id, rules.categories(of: item, findings: stored ?? Findings()))
         }
@@ -336,7 +405,11 @@ extension RegroupRun {
             try storeSets()
             if let videoSets { try grouper.storeVideoSets(videoSets, db: db) }
             phase("stored: sets")
-            try grouper.rankHeavy(db)
+            try grouper.rankHeavy(db, changed: full ? nil : changed)
+            // What a sliced regroup reads next time: `own_time` true for every row it read (every
+            // row, when not sliced: the library is then sliceable), the dirty rows seen cleared.
+            try RegroupSlice.store(db, rows: rows.items, dirtySeq: dirtySeq)
+            if slice == nil { try library.setAgentState(RegroupSlice.stateKey, "1", at: grouper.clock.now()) }
             // Remember what was seen.
             for id in changed {
                 if let item = byID[id] {

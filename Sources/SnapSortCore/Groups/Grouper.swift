@@ -53,6 +53,8 @@ public struct Grouper {
         public var aligned = 0
         public var region = 0
         public var sets = 0
+        /// The rows read: every live row, or those around the change (`RegroupSlice`).
+        public var rowsRead = 0
     }
     /// `agent_state` key: the `GroupRules.pairKey` the stored `similar_pairs` were scored under.
     public static let pairRulesKey = "similar_pairs_rules"
@@ -81,8 +83,12 @@ public struct Grouper {
     public func regroup(changed extra: Set<Int64>? = []) throws -> Stats {
         let run = RegroupRun(self, full: extra == nil)
         run.phase("start")
-        try run.loadRows()
-        try run.findChanges(extra)
+        if let extra, try run.sliceRows(extra) {
+            // Only the rows around the change.
+        } else {
+            try run.loadRows()
+            try run.findChanges(extra)
+        }
         try run.judgeFiles()
         try run.makeClustering()
         try run.readStoredPairs()
@@ -145,6 +151,13 @@ public struct Grouper {
         }
     }
 
+    /// Runs `select` (a query with a WHERE clause) with `AND column IN` each batch of `ids`, or
+    /// once as it is when `ids` is nil.
+    static func forEach(_ db: Database, _ select: String, column: String, in ids: [Int64]?, _ body: (Row) throws -> Void) throws {
+        guard let ids else { return try db.forEach(select, body) }
+        try forEach(db, "\(select) AND \(column)", in: ids.sorted(), body)
+    }
+
     /// Runs the gated OCR and QR checks a file still needs (the scanner's workers usually ran
     /// them already: see `FileInspector.inspection`).
     func inspect(_ item: GroupItem, _ f: inout Findings) {
@@ -163,12 +176,17 @@ public struct Grouper {
         for id in files { try db.run("INSERT INTO temp.regroup_ids(id) VALUES(?)", id) }
     }
 
+    /// `agent_state` key: the size from which the stored Heavy Photos were taken.
+    static let heavyKey = "heavy_threshold"
+
     /// Heavy Photos: photos over `rules.heavyBytes`, or in the library's top `rules.heavyShare`
-    /// by size when larger than `rules.heavyMinimumBytes`; scored by size.
-    func rankHeavy(_ db: Database) throws {
-        try db.run("DELETE FROM group_members WHERE group_id=\(GroupID.heavy.sql)")
+    /// by size when larger than `rules.heavyMinimumBytes`; scored by size. When the size they
+    /// start from is the stored one, only the `changed` files can join or leave (nil: every
+    /// file is ranked again): 50 000 members of a million rows were rewritten for a photo added.
+    /// The counts read the photos' index by size (migration 83).
+    func rankHeavy(_ db: Database, changed: Set<Int64>? = nil) throws {
         // The RAW of a pair is no photo of its own here (its JPEG stands for the shot).
-        let photos = "status = \(ItemStatus.ok.sql) AND kind = \(MediaFormat.Kind.photo.sql) AND id NOT IN (SELECT sidecar_id FROM sidecars)"
+        let photos = "\(Schema.heavyPhotos) AND id NOT IN (SELECT sidecar_id FROM sidecars)"
         let n = try db.scalar("SELECT count(*) FROM files WHERE \(photos)") ?? 0
         let top = Int64((Double(n) * rules.heavyShare).rounded(.up))
         let cutoff =
@@ -176,9 +194,16 @@ public struct Grouper {
             ? try db.scalar("SELECT size FROM files WHERE \(photos) ORDER BY size DESC LIMIT 1 OFFSET ?", top - 1) ?? Int64.max
             : Int64.max
         let threshold = min(rules.heavyBytes, max(cutoff, rules.heavyMinimumBytes))
-        try db.run(
-            "INSERT INTO group_members(group_id, file_id, score) SELECT 'heavy', id, size FROM files WHERE \(photos) AND size >= ?",
-            threshold)
+        let insert = "INSERT INTO group_members(group_id, file_id, score) SELECT \(GroupID.heavy.sql), id, size FROM files WHERE \(photos) AND size >= ?"
+        if let changed, try library.agentState(Self.heavyKey) == String(threshold) {
+            try Self.fillIDs(db, changed)
+            try db.run("DELETE FROM group_members WHERE group_id=\(GroupID.heavy.sql) AND file_id IN \(Self.ids)")
+            try db.run(insert + " AND id IN \(Self.ids)", threshold)
+        } else {
+            try db.run("DELETE FROM group_members WHERE group_id=\(GroupID.heavy.sql)")
+            try db.run(insert, threshold)
+        }
+        try library.setAgentState(Self.heavyKey, String(threshold), at: clock.now())
     }
 }
 
@@ -223,8 +248,12 @@ final class ItemRows: @unchecked Sendable {
     let slot: [Int64: Int]
     /// Whether each row's metrics were read (nil: all of them).
     private var loaded: [Bool]?
+    /// Whether these are every live row (else a slice: metrics are read by id, never in one
+    /// pass over the table).
+    private let wholeLibrary: Bool
 
-    init(_ items: [GroupItem], metricsLoaded: Bool) {
+    init(_ items: [GroupItem], metricsLoaded: Bool, wholeLibrary: Bool = true) {
+        self.wholeLibrary = wholeLibrary
         self.items = items
         var slot: [Int64: Int] = [:]
         slot.reserveCapacity(items.count)
@@ -239,7 +268,7 @@ final class ItemRows: @unchecked Sendable {
         var wanted: [Int64] = []
         for id in ids { if let i = slot[id], !loaded[i] { loaded[i] = true; wanted.append(id) } }
         guard !wanted.isEmpty else { return }
-        if wanted.count * 4 > items.count {
+        if wholeLibrary && wanted.count * 4 > items.count {
             // Most of the library: one pass over the table beats the lookups.
             let before = self.loaded!
             try db.forEach("SELECT id, metrics FROM files WHERE \(Library.live())") { r in
@@ -340,6 +369,9 @@ struct GroupItem: Sendable {
     /// first), `takenSource` and the name: the text was a heap block in each of 100 000 rows, and
     /// the clustering and the copy rules parsed it again for every pair.
     private(set) var ownCaptureTime: Double?
+    /// `files.own_time` as read (what a regroup last wrote; `RegroupSlice` writes it where it
+    /// differs from `ownCaptureTime`).
+    var storedOwnTime: Double? = nil
 
     init(
         id: Int64, path: String, kind: MediaFormat.Kind, format: String?, status: ItemStatus, bytes: Int64, width: Int?, height: Int?,
@@ -408,56 +440,90 @@ struct GroupItem: Sendable {
         // The exact size: grown by doubling, 100 000 rows held room for 131 072, and the copy at
         // each step held both buffers.
         out.reserveCapacity(Int(try db.scalar("SELECT count(*) FROM files WHERE \(Library.live())") ?? 0))
+        var reader = RowReader(metrics: metrics)
+        try db.forEach("SELECT \(reader.columns) FROM files WHERE \(Library.live()) ORDER BY id") { out.append(reader.item($0)) }
+        try addVision(db, to: &out, of: nil)
+        return out
+    }
+
+    /// The live rows of `ids` (those that are live), in id order, as `loadAll` reads them —
+    /// without metrics (`ItemRows.loadMetrics`). A sliced regroup (`RegroupSlice`) reads these.
+    static func load(_ db: Database, ids: [Int64]) throws -> [GroupItem] {
+        var out: [GroupItem] = []
+        var reader = RowReader(metrics: false)
+        try Grouper.forEach(db, "SELECT \(reader.columns) FROM files WHERE \(Library.live()) AND id", in: ids.sorted()) {
+            out.append(reader.item($0))
+        }
+        out.sort { $0.id < $1.id }
+        try addVision(db, to: &out, of: ids)
+        return out
+    }
+
+    /// Reads rows into items, sharing the strings that repeat.
+    private struct RowReader {
+        let columns: String
+        init(metrics: Bool) {
+            columns = """
+                id, path, kind, format, status, size, width, height, taken_ts, taken_source, make, model, software, rating,
+                duration_s, \(metrics ? "metrics" : "NULL"), phash, dhash, content_hash, analyzed_at, mtime_ns, orientation, taken_at,
+                reason_code, pixel_hash, own_time
+                """
+        }
         // The columns that repeat (a camera's make and model, the software, the second of the
         // analysis) share one string each: a text of more than 15 bytes is a heap block, and
         // `analyzed_at` alone was one in every row.
-        var seen: [String: String] = [:]
-        func shared(_ text: String?) -> String? {
+        private var seen: [String: String] = [:]
+        private mutating func shared(_ text: String?) -> String? {
             guard let text, text.utf8.count > 15 else { return text }
             if let kept = seen[text] { return kept }
             if seen.count < 65_536 { seen[text] = text }
             return text
         }
-        try db.forEach(
-            """
-            SELECT id, path, kind, format, status, size, width, height, taken_ts, taken_source, make, model, software, rating,
-                   duration_s, \(metrics ? "metrics" : "NULL"), phash, dhash, content_hash, analyzed_at, mtime_ns, orientation, taken_at,
-                   reason_code, pixel_hash
-            FROM files WHERE \(Library.live()) ORDER BY id
-            """
-        ) { r in
-            out.append(
-                GroupItem(
-                    id: r.int(0)!, path: r.string(1) ?? "", kind: r.string(2).flatMap(MediaFormat.Kind.init) ?? .other,
-                    format: shared(r.string(3)),
-                    status: ItemStatus(rawValue: r.string(4) ?? "") ?? .pending, bytes: r.int(5) ?? 0,
-                    width: r.int(6).map(Int.init), height: r.int(7).map(Int.init), taken: r.double(8), takenSource: shared(r.string(9)),
-                    make: shared(r.string(10)), model: shared(r.string(11)), software: shared(r.string(12)), rating: r.int(13).map(Int.init),
-                    orientation: r.int(21).map(Int.init),
-                    duration: r.double(14), metrics: r.string(15).flatMap(Metrics.decode),
-                    phash: r.int(16).map { UInt64(bitPattern: $0) }, dhash: r.int(17).map { UInt64(bitPattern: $0) },
-                    contentHash: r.blob(18), analyzedAt: shared(r.string(19)), mtime: r.int(20) ?? 0, takenAt: r.string(22)))
-            out[out.count - 1].reasonCode = r.string(23).map(ReasonCode.init)
-            out[out.count - 1].pixelHash = ContentKey(r.blob(24))
+
+        mutating func item(_ r: Row) -> GroupItem {
+            var item = GroupItem(
+                id: r.int(0)!, path: r.string(1) ?? "", kind: r.string(2).flatMap(MediaFormat.Kind.init) ?? .other,
+                format: shared(r.string(3)),
+                status: ItemStatus(rawValue: r.string(4) ?? "") ?? .pending, bytes: r.int(5) ?? 0,
+                width: r.int(6).map(Int.init), height: r.int(7).map(Int.init), taken: r.double(8), takenSource: shared(r.string(9)),
+                make: shared(r.string(10)), model: shared(r.string(11)), software: shared(r.string(12)), rating: r.int(13).map(Int.init),
+                orientation: r.int(21).map(Int.init),
+                duration: r.double(14), metrics: r.string(15).flatMap(Metrics.decode),
+                phash: r.int(16).map { UInt64(bitPattern: $0) }, dhash: r.int(17).map { UInt64(bitPattern: $0) },
+                contentHash: r.blob(18), analyzedAt: shared(r.string(19)), mtime: r.int(20) ?? 0, takenAt: r.string(22))
+            item.reasonCode = r.string(23).map(ReasonCode.init)
+            item.pixelHash = ContentKey(r.blob(24))
+            item.storedOwnTime = r.double(25)
+            return item
         }
-        let eyes = try VisionScore.worstEyes(db)
-        let pages = try VisionDocuments.pageScores(db)
-        let sheets = try VisionDocuments.sheets(db)
+    }
+
+    /// The tier-2 results, RAW+JPEG pairs and RAW ratings of `items` (read for `ids` only, or
+    /// the whole tables when nil).
+    private static func addVision(_ db: Database, to items: inout [GroupItem], of ids: [Int64]?) throws {
+        let eyes = try VisionScore.worstEyes(db, of: ids)
+        let pages = try VisionDocuments.pageScores(db, of: ids)
+        let sheets = try VisionDocuments.sheets(db, of: ids)
         var pairs: [Int64: RawPair] = [:]
-        try db.forEach("SELECT file_id, sidecar_id FROM sidecars") { r in
+        func pair(_ r: Row) {
             pairs[r.int(0)!] = .owner
             pairs[r.int(1)!] = .sidecar
         }
-        // A RAW+JPEG pair's rating is the JPEG's, else its RAW's.
-        let rawRatings = try Library.rawRatings(in: db)
-        for i in out.indices {
-            out[i].worstEyes = eyes[out[i].id]
-            out[i].pageScore = pages[out[i].id]
-            out[i].sheet = sheets[out[i].id]
-            out[i].rawPair = pairs[out[i].id] ?? .none
-            if (out[i].rating ?? 0) == 0, let r = rawRatings[out[i].id] { out[i].rating = r }
+        if let ids {
+            try Grouper.forEach(db, "SELECT file_id, sidecar_id FROM sidecars WHERE file_id", in: ids.sorted(), pair)
+            try Grouper.forEach(db, "SELECT file_id, sidecar_id FROM sidecars WHERE sidecar_id", in: ids.sorted(), pair)
+        } else {
+            try db.forEach("SELECT file_id, sidecar_id FROM sidecars", pair)
         }
-        return out
+        // A RAW+JPEG pair's rating is the JPEG's, else its RAW's.
+        let rawRatings = try Library.rawRatings(in: db, of: ids)
+        for i in items.indices {
+            items[i].worstEyes = eyes[items[i].id]
+            items[i].pageScore = pages[items[i].id]
+            items[i].sheet = sheets[items[i].id]
+            items[i].rawPair = pairs[items[i].id] ?? .none
+            if (items[i].rating ?? 0) == 0, let r = rawRatings[items[i].id] { items[i].rating = r }
+        }
     }
 
     static func thumbnails(_ db: Database, ids: [Int64]) throws -> [Int64: Thumbnail] {

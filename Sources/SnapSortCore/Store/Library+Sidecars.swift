@@ -26,10 +26,12 @@ extension Library {
 
     /// The ratings of paired RAWs, by the id of the JPEG they go with (rated RAWs only): a
     /// RAW+JPEG pair is one item, and darktable and Lightroom rate the RAW (`DSC_0101.NEF.xmp`).
-    static func rawRatings(in db: Database) throws -> [Int64: Int] {
+    /// Of the items `ids` only, unless nil.
+    static func rawRatings(in db: Database, of ids: [Int64]? = nil) throws -> [Int64: Int] {
         var out: [Int64: Int] = [:]
-        try db.forEach(
-            "SELECT s.file_id, f.rating FROM sidecars s JOIN files f ON f.id = s.sidecar_id WHERE f.rating IS NOT NULL AND f.rating != 0"
+        try Grouper.forEach(
+            db, "SELECT s.file_id, f.rating FROM sidecars s JOIN files f ON f.id = s.sidecar_id WHERE f.rating IS NOT NULL AND f.rating != 0",
+            column: "s.file_id", in: ids
         ) { out[$0.int(0)!] = Int($0.int(1)!) }
         return out
     }

@@ -11,14 +11,16 @@ enum VisionDocuments {
     static let pageClasses: [ClosedRange<Int>] = [549, 916, 917, 918, 921, 922].map { $0...$0 }
 
     /// The summed page-class probability of each photo with current tier-2 classes and no face.
-    static func pageScores(_ db: Database) throws -> [Int64: Double] {
+    /// Of the photos `ids` only, unless nil.
+    static func pageScores(_ db: Database, of ids: [Int64]? = nil) throws -> [Int64: Double] {
         var out: [Int64: Double] = [:]
-        try db.forEach(
+        try Grouper.forEach(
+            db,
             """
             SELECT v.file_id, v.document FROM vision v JOIN files f ON f.id = v.file_id
             WHERE v.status = \(VisionStatus.ok.sql) AND v.document IS NOT NULL AND v.analyzed_at IS f.analyzed_at
               AND coalesce(v.people_faces, 0) = 0
-            """
+            """, column: "v.file_id", in: ids
         ) { out[$0.int(0)!] = $0.double(1) }
         return out
     }
@@ -41,14 +43,16 @@ enum VisionDocuments {
 
     /// The sheet of each photo with current tier-2 results and no face (a portrait before a
     /// white wall is no page).
-    static func sheets(_ db: Database) throws -> [Int64: Sheet] {
+    /// Of the photos `ids` only, unless nil.
+    static func sheets(_ db: Database, of ids: [Int64]? = nil) throws -> [Int64: Sheet] {
         var out: [Int64: Sheet] = [:]
-        try db.forEach(
+        try Grouper.forEach(
+            db,
             """
             SELECT v.file_id, v.sheet_share, v.sheet_lines FROM vision v JOIN files f ON f.id = v.file_id
             WHERE v.status = \(VisionStatus.ok.sql) AND v.sheet_lines IS NOT NULL AND v.analyzed_at IS f.analyzed_at
               AND coalesce(v.people_faces, 0) = 0
-            """
+            """, column: "v.file_id", in: ids
         ) { out[$0.int(0)!] = Sheet(share: $0.double(1) ?? 0, lines: Int($0.int(2) ?? 0)) }
         return out
     }

@@ -15,13 +15,15 @@ enum VisionScore {
     }
 
     /// The worst face's eye openness per photo with faces (current tier-2 results only).
-    static func worstEyes(_ db: Database) throws -> [Int64: Double] {
+    /// Of the photos `ids` only, unless nil.
+    static func worstEyes(_ db: Database, of ids: [Int64]? = nil) throws -> [Int64: Double] {
         var out: [Int64: Double] = [:]
-        try db.forEach(
+        try Grouper.forEach(
+            db,
             """
             SELECT v.file_id, v.worst_eyes FROM vision v JOIN files f ON f.id = v.file_id
             WHERE v.status = \(VisionStatus.ok.sql) AND v.worst_eyes IS NOT NULL AND v.analyzed_at IS f.analyzed_at
-            """
+            """, column: "v.file_id", in: ids
         ) { out[$0.int(0)!] = $0.double(1) }
         return out
     }

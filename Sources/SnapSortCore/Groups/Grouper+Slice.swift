@@ -1,0 +1,235 @@
+import Foundation
+import SnapSortSystem
+
+/// The rows an incremental regroup reads when it need not read the library (issue 40 item 3): a
+/// photo added to a million rows is compared with its neighbours, not loaded with every row.
+///
+/// What the clustering asks of the rows it holds is answered from them alone when they are
+/// complete where it looks (`SimilarClustering` over these rows then gives what it gives over
+/// every row, `incrementalRegroupsOfRealPhotosEqualFullRegroups`):
+/// - the **timeline** around a changed photo: every row within `window` seconds of it on the
+///   timeline (`taken_ts`, else the mtime), so its places among them are its places in the
+///   library (`windowNeighbours` counts places); the same around each photo of a shared content
+///   in the region (`sameContentEdge` counts places between two copies);
+/// - its **pHash neighbours**: every row within `similarRadius` of its pHash and within
+///   `nearCopyRadius` of its mirrored pHash, through the pHash's chunk indexes (migration 82:
+///   `HashIndex`'s multi-index hashing in SQLite); an index over them gives the same nearest
+///   first, as the first of a hash value is its lowest id either way;
+/// - the photos that say they were **taken** within `sameCaptureSeconds` of it (`files.own_time`,
+///   true for every row not in `regroup_dirty`, and the dirty rows are read anyway);
+/// - the **contents** of each of those (every row of the same bytes or pixels, and theirs in
+///   turn), so the copies admitted per content (`candidatesPerContent`) are counted as over the
+///   library;
+/// - the **weak clock** of each photo a changed one is aligned with: every file within a second
+///   of its mtime (`WeakClock` counts a crowd within a second);
+/// - the **region**: the components the change touches (a walk over `similar_pairs`, the pairs
+///   scored now and the contents), each with its own neighbourhood above.
+/// What changed is read from `regroup_dirty` (migration 81, kept by triggers on every write), not
+/// from every row's fingerprint. A regroup that cannot be sliced — never sliced before, rules
+/// changed, a video or a removed file among the changes, too many changes — reads every row as
+/// before (`RegroupRun.loadRows`), and makes the library sliceable for the next one.
+final class RegroupSlice {
+    let db: Database
+    let rules: GroupRules
+    /// The live rows read, by id.
+    private(set) var items: [Int64: GroupItem] = [:]
+    /// Ids asked for that have no live row.
+    private var absent = Set<Int64>()
+    /// The candidates whose contents have been read whole.
+    private var closedContents = Set<Int64>()
+    /// The highest `regroup_dirty.seq` this regroup read: the store clears up to it.
+    let dirtySeq: Int64
+    /// The ids in `regroup_dirty`.
+    let dirty: [Int64]
+
+    /// `agent_state` key: "1" once a regroup has read every row and written `own_time` where it
+    /// differed, so `own_time` is true for every row not in `regroup_dirty`.
+    static let stateKey = "regroup_slices"
+    /// More changes than this are regrouped by reading every row (a scan of a new folder).
+    static let maximumChanges = 256
+
+    init(db: Database, rules: GroupRules, dirty: [Int64], dirtySeq: Int64) {
+        self.db = db
+        self.rules = rules
+        self.dirty = dirty
+        self.dirtySeq = dirtySeq
+    }
+
+    /// How many rows this regroup read.
+    var rowsRead: Int { items.count }
+
+    /// The highest `regroup_dirty.seq` now (0: none).
+    static func dirtySeq(_ db: Database) throws -> Int64 {
+        try db.scalar("SELECT coalesce(max(seq), 0) FROM regroup_dirty") ?? 0
+    }
+
+    /// The rows read, in id order.
+    var rows: [GroupItem] { items.values.sorted { $0.id < $1.id } }
+
+    func item(_ id: Int64) -> GroupItem? { items[id] }
+
+    func isCandidate(_ id: Int64) -> Bool { items[id].map(rules.isSimilarCandidate) ?? false }
+
+    /// Reads the rows of `ids` not read yet.
+    func load(_ ids: some Sequence<Int64>) throws {
+        let wanted = Set(ids).filter { items[$0] == nil && !absent.contains($0) }
+        guard !wanted.isEmpty else { return }
+        for item in try GroupItem.load(db, ids: Array(wanted)) { items[item.id] = item }
+        for id in wanted where items[id] == nil { absent.insert(id) }
+    }
+
+    /// Reads the rows `select` names (its first column an id).
+    private func load(_ select: String, _ arguments: [SQLBindable]) throws -> [Int64] {
+        var ids: [Int64] = []
+        try db.forEach(select, arguments: arguments) { ids.append($0.int(0)!) }
+        try load(ids)
+        return ids
+    }
+
+    /// Every row on the timeline within `rules.window` of the time `t` (`taken_ts`, else the
+    /// mtime, as `SimilarClustering`'s timeline; a second wider, the clustering keeps its own).
+    @discardableResult
+    func timeline(around t: Double) throws -> [Int64] {
+        let (lo, hi) = (t - rules.window - 1, t + rules.window + 1)
+        return try load("SELECT id FROM files WHERE taken_ts BETWEEN ? AND ?", [lo, hi])
+            + load("SELECT id FROM files WHERE mtime_ns BETWEEN ? AND ? AND taken_ts IS NULL", [Int64(lo * 1e9), Int64(hi * 1e9)])
+    }
+
+    /// Every file within a second of the mtime `ns` (a weak clock's crowd, `WeakClock`).
+    func clockNeighbours(of ns: Int64) throws {
+        _ = try load("SELECT id FROM files WHERE mtime_ns BETWEEN ? AND ?", [ns - 1_000_000_000, ns + 1_000_000_000])
+    }
+
+    /// Every photo that says it was taken within `sameCaptureSeconds` of the own time `t`.
+    func takenNear(_ t: Double) throws -> [Int64] {
+        try load("SELECT id FROM files WHERE own_time BETWEEN ? AND ?", [t - rules.sameCaptureSeconds - 1, t + rules.sameCaptureSeconds + 1])
+    }
+
+    /// The keys of a 16-bit chunk within `bits` flipped bits of `key`.
+    private static func flips(of key: UInt16, upTo bits: Int) -> [UInt16] {
+        var out: [UInt16] = []
+        for m in 0...Int(UInt16.max) where m.nonzeroBitCount <= bits { out.append(key ^ UInt16(m)) }
+        return out
+    }
+
+    /// Every row whose pHash is within `radius` of `h` (the four chunk indexes: two hashes within
+    /// 4k + 3 agree on some chunk up to k bits, as in `HashIndex`).
+    @discardableResult
+    func phashBall(_ h: UInt64, radius: Int) throws -> [Int64] {
+        precondition(radius <= HashIndex.maxRadius)
+        let bits = max(1, radius / 4)
+        var found = Set<Int64>()
+        for c in 0..<4 {
+            let keys = Self.flips(of: HashIndex.chunk(h, c), upTo: bits).map(String.init).joined(separator: ",")
+            try db.forEach("SELECT id, phash FROM files WHERE \(Schema.phashChunk(c)) IN (\(keys))") { r in
+                guard let p = r.int(1), (UInt64(bitPattern: p) ^ h).nonzeroBitCount <= radius else { return }
+                found.insert(r.int(0)!)
+            }
+        }
+        try load(found)
+        return found.sorted()
+    }
+
+    /// Reads, for each candidate of `ids`, every row of the same bytes or pixels, and theirs in
+    /// turn (`SimilarClustering.contents` joins candidates only, so only candidates lead on).
+    func closeContents(_ ids: some Sequence<Int64>) throws {
+        var queue = Array(ids)
+        while let id = queue.popLast() {
+            guard isCandidate(id), closedContents.insert(id).inserted, let item = items[id] else { continue }
+            var mates: [Int64] = []
+            if let c = item.contentHash {
+                mates += try load("SELECT id FROM files WHERE content_hash = ?", [c.bytes])
+            }
+            if let p = item.pixelHash {
+                mates += try load("SELECT id FROM files WHERE pixel_hash = ?", [p.bytes])
+            }
+            queue += mates.filter { !closedContents.contains($0) }
+        }
+    }
+
+    /// The rows the pairs of the changed candidates need (`scorePairs`): their timeline, pHash
+    /// neighbours (direct and mirrored), the photos taken at their second, the contents of all
+    /// of those, and the weak clocks of the photos they are aligned with.
+    func readNeighbourhood(of changed: some Sequence<Int64>) throws {
+        var partners = Set<Int64>()
+        var subjects: [Int64] = []
+        for id in changed.sorted() where isCandidate(id) {
+            let item = items[id]!
+            subjects.append(id)
+            partners.insert(id)
+            partners.formUnion(try timeline(around: item.taken ?? Double(item.mtime) / 1e9))
+            if let h = item.phash { partners.formUnion(try phashBall(h, radius: max(rules.similarRadius, rules.nearCopyRadius))) }
+            if let t = item.ownCaptureTime { partners.formUnion(try takenNear(t)) }
+        }
+        // Mirrored copies (`mirrorEdges`): the pHash of each changed photo's mirror image.
+        var signatures: [Int64: [UInt8]] = [:]
+        try Grouper.forEach(db, "SELECT id, signature FROM files WHERE id", in: subjects) { r in
+            if let blob = r.blob(1) { signatures[r.int(0)!] = blob }
+        }
+        for id in subjects {
+            if let sig = signatures[id], let h = Thumbnail.mirroredHash(signature: sig) {
+                try phashBall(h, radius: rules.nearCopyRadius)
+            }
+        }
+        try load(dirty)
+        let core = Array(items.keys)
+        try closeContents(core)
+        // The weak clocks of the photos a changed one may be aligned with (`burst`, `verified`).
+        for id in partners.sorted() {
+            guard let item = items[id], isCandidate(id), item.ownCaptureTime == nil, item.takenFromModification else { continue }
+            try clockNeighbours(of: item.mtime)
+        }
+    }
+
+    /// The region's rows (`clusterRegion`): a walk from `seeds` over the stored pairs, the pairs
+    /// scored now (`scored`) and the contents, through the candidates — the links
+    /// `RegroupRun.readPairsAround` follows, or more (every stored pair, before the clustering
+    /// drops those it does not keep) — then the timeline around each photo of a shared content.
+    func readRegion(from seeds: Set<Int64>, scored: [Int64: [Int64]]) throws {
+        var reached = seeds
+        var frontier = seeds.sorted()
+        while !frontier.isEmpty {
+            try load(frontier)
+            try closeContents(frontier)
+            let contents = SimilarClustering.contents(of: rows.filter(rules.isSimilarCandidate)).0
+            var mates: [Int64: [Int64]] = [:]
+            for members in contents { for m in members { mates[m] = members } }
+            var next: [Int64] = []
+            func reach(_ id: Int64) { if reached.insert(id).inserted { next.append(id) } }
+            let walking = frontier.filter(isCandidate)
+            for column in ["a", "b"] {
+                try Grouper.forEach(db, "SELECT a, b FROM similar_pairs WHERE \(column)", in: walking) { r in
+                    reach(r.int(0)!)
+                    reach(r.int(1)!)
+                }
+            }
+            for id in walking {
+                for other in scored[id, default: []] { reach(other) }
+                for other in mates[id, default: []] { reach(other) }
+            }
+            frontier = next.sorted()
+        }
+        try load(reached)
+        let contents = SimilarClustering.contents(of: rows.filter(rules.isSimilarCandidate)).0
+        for members in contents where members.contains(where: reached.contains) {
+            for id in members { if let item = items[id] { try timeline(around: item.taken ?? Double(item.mtime) / 1e9) } }
+        }
+    }
+
+    /// Writes `own_time` where the rows read say otherwise (`GroupRules.ownCaptureTime`), and
+    /// clears the dirty rows this regroup saw.
+    static func store(_ db: Database, rows: some Sequence<GroupItem>, dirtySeq: Int64) throws {
+        for item in rows where item.ownCaptureTime != item.storedOwnTime {
+            try db.run("UPDATE files SET own_time = ? WHERE id = ?", item.ownCaptureTime, item.id)
+        }
+        try db.run("DELETE FROM regroup_dirty WHERE seq <= ?", dirtySeq)
+    }
+}
+
+extension ContentKey {
+    /// The 16 bytes, as stored (`files.content_hash`, `files.pixel_hash`).
+    var bytes: [UInt8] {
+        (0..<8).map { UInt8(truncatingIfNeeded: high >> (56 - 8 * UInt64($0))) }
+            + (0..<8).map { UInt8(truncatingIfNeeded: low >> (56 - 8 * UInt64($0))) }
+    }
+}
