@@ -598,7 +598,9 @@ import Testing
         try lib.db.run("UPDATE files SET analyzed_at = '2001-01-01T00:00:00Z' WHERE path = ?", dir.at("Pictures/a.jpg"))
         try lib.setAgentState(LibraryScanner.regroupPendingKey, "1", at: Date())
         #expect(try scan().status == 0)
-        #expect(try lib.db.scalar("SELECT count(*) FROM grouped_files WHERE file_id = (SELECT id FROM files WHERE path = ?)", dir.at("Pictures/a.jpg")) == 1)
+        #expect(
+            try lib.db.scalar("SELECT count(*) FROM grouped_files WHERE file_id = (SELECT id FROM files WHERE path = ?)", dir.at("Pictures/a.jpg"))
+                == 1)
         #expect(try lib.db.scalar("SELECT count(*) FROM regroup_dirty") == 0)
         #expect(try lib.agentState(LibraryScanner.regroupPendingKey) == nil)
         // Groups made under an older version's rules: the first rescan after the upgrade

@@ -194,7 +194,8 @@ public struct Grouper {
             ? try db.scalar("SELECT size FROM files WHERE \(photos) ORDER BY size DESC LIMIT 1 OFFSET ?", top - 1) ?? Int64.max
             : Int64.max
         let threshold = min(rules.heavyBytes, max(cutoff, rules.heavyMinimumBytes))
-        let insert = "INSERT INTO group_members(group_id, file_id, score) SELECT \(GroupID.heavy.sql), id, size FROM files WHERE \(photos) AND size >= ?"
+        let insert =
+            "INSERT INTO group_members(group_id, file_id, score) SELECT \(GroupID.heavy.sql), id, size FROM files WHERE \(photos) AND size >= ?"
         if let changed, try library.agentState(Self.heavyKey) == String(threshold) {
             try Self.fillIDs(db, changed)
             try db.run("DELETE FROM group_members WHERE group_id=\(GroupID.heavy.sql) AND file_id IN \(Self.ids)")
