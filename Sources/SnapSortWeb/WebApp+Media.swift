@@ -62,7 +62,7 @@ extension WebApp {
     static let mediaTypes: [String: String] = [
         "jpeg": "image/jpeg", "png": "image/png", "gif": "image/gif", "webp": "image/webp", "heic": "image/heic",
         "avif": "image/avif", "bmp": "image/bmp", "tiff": "image/tiff", "mp4": "video/mp4", "m4v": "video/mp4",
-        "mov": "video/quicktime", "3gp": "video/3gpp", "mkv": "video/x-matroska", "webm": "video/webm", "avi": "video/x-msvideo",
+        "mov": "video/quicktime", "3gp": "video/3gpp", "mkv": "video/x-matroska", "webm": "video/webm", "avi": "video/x-msvideo", "ogv": "video/ogg",
         "mpg": "video/mpeg", "mts": "video/mp2t",
     ]
 

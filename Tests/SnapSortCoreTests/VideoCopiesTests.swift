@@ -110,6 +110,32 @@ enum VideoClips {
         #expect(stored.duplicate == ["VID_20240615_101500.avi", "video_2024-06-15_copy.mp4"])
     }
 
+    /// An Ogg Theora clip (screencasts, Wikimedia Commons) is a video like the others: analyzed,
+    /// with its poster, and its H.264 copy is a duplicate of it; sound alone named `.ogv` is no
+    /// video and says so (held3's last misses: `.ogv` was not read at all).
+    @Test func anOggTheoraClipIsAVideoAndItsCopyADuplicate() throws {
+        let lib = try TestLibrary()
+        try VideoClips.ffmpeg([
+            "-i", "\(VideoClips.data)/vtest.avi", "-t", "12", "-vf", "scale=320:240", "-c:v", "libtheora", "-q:v", "6", "-an",
+            lib.root + "/street.ogv",
+        ])
+        try VideoClips.ffmpeg([
+            "-i", lib.root + "/street.ogv", "-c:v", "libx264", "-preset", "ultrafast", "-crf", "30", lib.root + "/street-copy.mp4",
+        ])
+        try VideoClips.ffmpeg(["-f", "lavfi", "-i", "sine=frequency=440:duration=2", "-c:a", "libvorbis", "-f", "ogg", lib.root + "/tone.ogv"])
+        try lib.scan()
+        let row = try #require(
+            try lib.library.db.rows(
+                "SELECT kind, status, video_signature IS NOT NULL, video_poster IS NOT NULL FROM files WHERE path LIKE '%/street.ogv'"
+            ).first)
+        #expect(row.string(0) == "video" && row.string(1) == "ok" && row.int(2) == 1 && row.int(3) == 1)
+        let tone = try #require(try lib.library.db.rows("SELECT status, reason FROM files WHERE path LIKE '%/tone.ogv'").first)
+        #expect(tone.string(0) != "ok" && (tone.string(1) ?? "").contains("OGV"), "\(tone.string(0) ?? "") \(tone.string(1) ?? "")")
+        let stored = try Self.regrouped(lib)
+        #expect(stored.together("street.ogv", "street-copy.mp4"))
+        #expect(stored.duplicate == ["street.ogv", "street-copy.mp4"])
+    }
+
     @Test func aSharedBlackIntroAStaticSceneAndOtherTimesOfOnePlaceAreNoCopies() throws {
         let lib = try TestLibrary()
         let work = lib.dir.folder("work")

@@ -243,7 +243,7 @@ public struct Analyzer: Sendable {
         case .heic: HEIFHandler.analyze(&ctx)
         case .webp: WebPHandler.analyze(&ctx)
         case .dng, .cr2, .nef, .arw, .orf, .rw2: RawHandler.analyze(&ctx)
-        case .mp4, .mov, .m4v, .threegp, .mkv, .webm, .avi, .mpg, .mts: VideoHandler.analyze(&ctx)
+        case .mp4, .mov, .m4v, .threegp, .mkv, .webm, .avi, .mpg, .mts, .ogv: VideoHandler.analyze(&ctx)
         case .gif, .tiff, .avif, .bmp:
             if let handler = extraHandlers[format] {
                 handler(&ctx)

@@ -8,6 +8,8 @@ public enum MediaFormat: String, Sendable, CaseIterable {
     case mpg
     /// MPEG transport stream (AVCHD `.mts`/`.m2ts`).
     case mts
+    /// Ogg video (Theora: screencasts, Wikimedia Commons, older Linux cameras' software).
+    case ogv
     case html, empty, unknown
 
     public enum Kind: String, Sendable { case photo, video, other }
@@ -15,7 +17,7 @@ public enum MediaFormat: String, Sendable, CaseIterable {
     public var kind: Kind {
         switch self {
         case .jpeg, .png, .gif, .webp, .heic, .avif, .tiff, .bmp, .dng, .cr2, .nef, .arw, .orf, .rw2: .photo
-        case .mp4, .mov, .m4v, .threegp, .mkv, .webm, .avi, .mpg, .mts: .video
+        case .mp4, .mov, .m4v, .threegp, .mkv, .webm, .avi, .mpg, .mts, .ogv: .video
         case .html, .empty, .unknown: .other
         }
     }
@@ -26,7 +28,7 @@ public enum MediaFormat: String, Sendable, CaseIterable {
         "heic": .heic, "heif": .heic, "hif": .heic, "avif": .avif, "tif": .tiff, "tiff": .tiff, "bmp": .bmp,
         "dng": .dng, "cr2": .cr2, "nef": .nef, "arw": .arw, "orf": .orf, "rw2": .rw2,
         "mp4": .mp4, "mov": .mov, "m4v": .m4v, "3gp": .threegp, "mkv": .mkv, "webm": .webm, "avi": .avi,
-        "mpg": .mpg, "mpeg": .mpg, "mts": .mts, "m2ts": .mts,
+        "mpg": .mpg, "mpeg": .mpg, "mts": .mts, "m2ts": .mts, "ogv": .ogv,
     ]
 
     /// The format a name's extension claims, if any.
@@ -50,6 +52,9 @@ public enum MediaFormat: String, Sendable, CaseIterable {
         // MPEG-TS: 188-byte packets behind the 0x47 sync byte (AVCHD's `.m2ts` puts a 4-byte
         // time code before each); one byte is too weak alone, so the name must say so too.
         if nameHint == .mts, starts([0x47]) || starts([0x47], at: 4) { return .mts }
+        // Ogg: the page capture pattern. `.ogg`/`.oga` are sound: only a name that says video
+        // makes it one (the probe then says whether it holds a picture).
+        if nameHint == .ogv, starts(Array("OggS".utf8)) { return .ogv }
         if starts([0x1A, 0x45, 0xDF, 0xA3]) { return nameHint == .webm ? .webm : .mkv }
         if starts(Array("BM".utf8)), nameHint == .bmp { return .bmp }
         if starts(Array("II*\0".utf8)) || starts(Array("MM\0*".utf8)) {

@@ -40,7 +40,7 @@ enum VideoHandler {
         var parsed: VideoInfo?
         switch ctx.result.format {
         case .mkv, .webm: parsed = EBML.parse(src)
-        case .avi, .mpg, .mts: parsed = nil
+        case .avi, .mpg, .mts, .ogv: parsed = nil
         default: parsed = BoxParser.parse(src)
         }
         do {
@@ -58,7 +58,10 @@ enum VideoHandler {
             probe = nil
             probeError = error.message
         }
-        if parsed == nil, [.avi, .mpg, .mts].contains(ctx.result.format), let p = probe, p.hasVideo || p.durationSeconds != nil {
+        // An Ogg file is a video only with a picture (`.ogg` sound renamed `.ogv` is none).
+        if parsed == nil, [.avi, .mpg, .mts, .ogv].contains(ctx.result.format), let p = probe,
+            p.hasVideo || p.durationSeconds != nil && ctx.result.format != .ogv
+        {
             parsed = info(of: p, format: ctx.result.format)
         }
         guard let info = parsed else {
