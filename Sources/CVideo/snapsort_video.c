@@ -514,7 +514,7 @@ int ss_video_probe_file(const char *path, int want, double budget_s, int poster_
     pthread_once(&load_once, load_ffmpeg);
     if (!ffmpeg_loaded) {
         snprintf(message, SS_VIDEO_MSG, "%s", load_error);
-        return -1;
+        return -2;
     }
     video v;
     int decodable = 0;

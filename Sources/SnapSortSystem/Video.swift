@@ -63,6 +63,8 @@ public enum Video {
             }
         }
         defer { ss_video_free(rgb) }
+        // -2: FFmpeg's libraries could not be opened (none of the file's doing).
+        guard rc != -2 else { throw SystemError(.unsupported, String(cBuffer: msg), operation: "video libraries") }
         guard rc == 0 else { throw SystemError(.decode, String(cBuffer: msg), operation: "video probe") }
         let sampled = (0..<Int(p.frames)).map { i in Frame(seconds: times[i], pixels: Array(pixels[(i * each)..<((i + 1) * each)])) }
         let (pw, ph) = (Int(p.poster_width), Int(p.poster_height))

@@ -54,6 +54,11 @@ enum VideoHandler {
         do {
             probe = try Video.probe(path: ctx.path, frames: VideoSignature.sampledFrames, budgetSeconds: probeBudgetSeconds, poster: true)
             probeError = nil
+        } catch let e as SystemError where e.code == .unsupported {
+            // FFmpeg's libraries did not open (not installed, another major version): no fault of
+            // the file's. Never Unreadable clutter: a passing reason, read again at the next scan.
+            ctx.fail(Reason(.ioError, "the video libraries (FFmpeg) could not be opened: \(e.message); read again at the next scan"))
+            return
         } catch {
             probe = nil
             probeError = error.message
@@ -66,6 +71,11 @@ enum VideoHandler {
         }
         guard let info = parsed else {
             let why = probeError.map { " (\($0))" } ?? ""
+            // Ogg sound renamed `.ogv`: a good file, no video — not Unreadable clutter.
+            if ctx.result.format == .ogv, let p = probe, !p.hasVideo {
+                ctx.fail(Reason(.unsupportedFormat, "an Ogg file with sound only, no picture: not a video"))
+                return
+            }
             ctx.fail(Reason(.decodeError, "not a readable \(ctx.result.format.rawValue.uppercased()) video\(why)"))
             return
         }

@@ -247,5 +247,13 @@ public enum Schema {
             sql: """
                 UPDATE files SET analyzer_version = 9 WHERE analyzer_version = 8 AND kind != 'video';
                 """),
+        // Ogg Theora (`.ogv`) is read now. A folder whose stamp is unchanged is not listed again
+        // (the agent's walk checks only the files it knows there), so clips already on disk
+        // would wait for their folder to change: every folder is listed once more.
+        Migration(
+            version: 85,
+            sql: """
+                DELETE FROM folders;
+                """),
     ]
 }
