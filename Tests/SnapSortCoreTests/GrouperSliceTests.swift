@@ -8,6 +8,17 @@ import Testing
 /// A regroup of a few changes reads the rows around them (`RegroupSlice`), not the library, and
 /// gives what a full regroup gives.
 @Suite struct GrouperSliceTests {
+    /// Migrations 82 and 83 are fixed text; the queries build their expressions from Swift
+    /// (`Schema.phashChunk`, `Schema.heavyPhotos`). Should one drift, old libraries would keep
+    /// the old index and every pHash probe and Heavy count would scan the table: a change of
+    /// either needs a migration that makes the index again.
+    @Test func theIndexesAreTheExpressionsTheQueriesRead() throws {
+        let t = try TestLibrary()
+        func sql(_ name: String) throws -> String? { try t.library.db.rows("SELECT sql FROM sqlite_master WHERE name = ?", name).first?.string(0) }
+        for c in 0..<4 { #expect(try sql("files_phash\(c)") == "CREATE INDEX files_phash\(c) ON files(\(Schema.phashChunk(c)))") }
+        #expect(try sql("files_heavy") == "CREATE INDEX files_heavy ON files(size) WHERE \(Schema.heavyPhotos)")
+    }
+
     /// 60 photos over 30 days (two a day, an hour apart, each its own scene) and a burst; the
     /// first regroup reads every row, then a byte copy of one photo added is regrouped reading
     /// its neighbourhood — itself, its original, what was shot within 5 minutes, the pHashes near

@@ -148,20 +148,27 @@ extension Schema {
             DELETE FROM agent_state WHERE key = 'regroup_slices';
             """)
 
-    /// v82: the pHash's four 16-bit chunks, each an index (`HashIndex`'s multi-index hashing in
+    /// v82 (fixed text, as every migration: `phashChunk` must stay what it wrote, or a new
+    /// migration makes the indexes again — `GrouperSliceTests.theIndexesAreTheExpressionsTheQueriesRead`):
+    /// the pHash's four 16-bit chunks, each an index (`HashIndex`'s multi-index hashing in
     /// SQLite): the photos within a Hamming distance of a pHash are a few thousand index probes
     /// (`RegroupSlice.phashBall`), not a library-wide index in memory. SQLite keeps them on every
     /// write.
     static let phashChunks = Migration(
         version: 82,
-        sql: (0..<4).map { "CREATE INDEX files_phash\($0) ON files(\(phashChunk($0)));" }.joined(separator: "\n"))
+        sql: """
+            CREATE INDEX files_phash0 ON files(((phash >> 0) & 65535));
+            CREATE INDEX files_phash1 ON files(((phash >> 16) & 65535));
+            CREATE INDEX files_phash2 ON files(((phash >> 32) & 65535));
+            CREATE INDEX files_phash3 ON files(((phash >> 48) & 65535));
+            """)
 
-    /// v83: the analysed photos by size, for Heavy Photos' ranking (`Grouper.rankHeavy`: its
+    /// v83 (fixed text; `heavyPhotos` must stay its condition): the analysed photos by size, for Heavy Photos' ranking (`Grouper.rankHeavy`: its
     /// count and its cut-off were a pass over every row of the table, ~1 s at a million rows).
     static let heavyBySize = Migration(
         version: 83,
         sql: """
-            CREATE INDEX files_heavy ON files(size) WHERE \(heavyPhotos);
+            CREATE INDEX files_heavy ON files(size) WHERE status = 'ok' AND kind = 'photo';
             DELETE FROM agent_state WHERE key = 'heavy_threshold';
             """)
 
