@@ -12,7 +12,9 @@ in `agent_state`, a current `vision` row per live photo) when it has none, so th
 `models{done,total}` is counted: the join issue 41's progress reads. It writes to LIBRARY:
 give it a copy.
 """
-import argparse, glob, json, os, signal, sqlite3, subprocess, tempfile, time, urllib.request
+import argparse, json, sqlite3
+
+from page_server import PageServer
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--bin", required=True)
@@ -34,41 +36,11 @@ db.close()
 if len(ids) < a.rounds:
     raise SystemExit(f"only {len(ids)} undecided photos")
 
-home = tempfile.mkdtemp(prefix="snapsort-summary.")
-run = os.path.join(home, "run")
-os.makedirs(run, mode=0o700)
-env = dict(os.environ, HOME=home, XDG_RUNTIME_DIR=run, XDG_CONFIG_HOME=os.path.join(home, "config"),
-           XDG_STATE_HOME=os.path.join(home, "state"))
-for k in ("NOTIFY_SOCKET", "WATCHDOG_USEC", "SNAPSORT_DB"):
-    env.pop(k, None)
-p = subprocess.Popen([a.bin, "--db", a.db, "serve", "--port", "0"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+page = PageServer(a.bin, a.db, prefix="snapsort-summary.")
 try:
-    info = None
-    t0 = time.monotonic()
-    while info is None and time.monotonic() - t0 < 900 and p.poll() is None:
-        for path in glob.glob(os.path.join(run, "snapsort", "web*.json")):
-            try:
-                with open(path) as f:
-                    info = json.load(f)
-            except (OSError, ValueError):
-                pass
-        time.sleep(0.1)
-    if info is None:
-        raise SystemExit(f"the page did not start: {p.stderr.read().decode()[-2000:] if p.poll() is not None else 'timeout'}")
-
-    def cpu():
-        with open(f"/proc/{p.pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
     def call(path, body=None):
-        data = None if body is None else json.dumps(body).encode()
-        req = urllib.request.Request(f"http://127.0.0.1:{info['port']}/api/{path}", data=data,
-                                     headers={"Authorization": f"Bearer {info['token']}", "Content-Type": "application/json"})
-        start, c0 = time.monotonic(), cpu()
-        with urllib.request.urlopen(req, timeout=3600) as r:
-            out = json.loads(r.read())
-        return time.monotonic() - start, cpu() - c0, out
+        wall, cpu, out = page.call(path, body)
+        return wall, cpu, json.loads(out)
 
     models = call("summary")[2].get("models")
     summary_cpu = summary_wall = decide_cpu = 0.0
@@ -85,8 +57,4 @@ try:
     print(json.dumps({"rounds": len(ids), "models": models, "summary_cpu_ms": round(1000 * summary_cpu / n, 2),
                       "summary_wall_ms": round(1000 * summary_wall / n, 2), "decide_or_undo_cpu_ms": round(1000 * decide_cpu / n, 2)}))
 finally:
-    p.send_signal(signal.SIGTERM)
-    try:
-        p.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        p.kill()
+    page.stop()
