@@ -29,9 +29,13 @@ final class RegroupRun {
     var slice: RegroupSlice?
     /// The highest `regroup_dirty.seq` read before the rows: the store clears up to it.
     var dirtySeq: Int64 = 0
-    /// The rows in the library (`Int.max` when only a slice was read: a read by id is then
-    /// always the cheaper).
-    var libraryRows: Int { slice == nil ? rows.items.count : Int.max }
+    /// A part of `Grouper.regroupInParts` (its photos, or its videos): the videos are left to
+    /// the videos' part, and the library is made sliceable by the whole run, not by this part.
+    var part: PartKind?
+    enum PartKind { case photos, videos }
+    /// The rows in the library (`Int.max` when only a slice or a part was read: a read by id is
+    /// then always the cheaper).
+    var libraryRows: Int { slice == nil && part == nil ? rows.items.count : Int.max }
     // Left by `findChanges`.
     var changed = Set<Int64>()
     // Left by `judgeFiles`.
@@ -162,6 +166,31 @@ final class RegroupRun {
         phase("sliced rows (\(slice.rowsRead))")
         try checkpoint()
         return true
+    }
+
+    /// 1–2 for a part of `Grouper.regroupInParts`: its photos are what changed (as if just
+    /// added: the later parts are hidden from `slice`), with the rows around them.
+    func readPart(_ ids: [Int64], slice: RegroupSlice) throws {
+        part = .photos
+        try slice.load(ids)
+        changed = Set(ids)
+        try slice.readNeighbourhood(of: changed)
+        self.slice = slice
+        rows = ItemRows(slice.rows, metricsLoaded: false, wholeLibrary: false)
+        byID = ItemTable(rows)
+        phase("part's rows (\(slice.rowsRead))")
+        try checkpoint()
+    }
+
+    /// 1–2 for the videos' part of `Grouper.regroupInParts`: every live video (their copies are
+    /// found among them all), `changed` those that changed or left.
+    func readVideos(_ ids: [Int64], changed: Set<Int64>) throws {
+        part = .videos
+        rows = ItemRows(try GroupItem.load(db, ids: ids), metricsLoaded: false, wholeLibrary: false)
+        byID = ItemTable(rows)
+        self.changed = changed
+        phase("videos (\(ids.count))")
+        try checkpoint()
     }
 
     private func keepBlurOrOops(_ id: Int64, _ groups: [(GroupID, Double)]) {
@@ -362,7 +391,7 @@ final class RegroupRun {
             sets += try clustering.cluster(component)
         }
         try checkpoint()
-        videoSets = try grouper.videoSets(items: byID, changed: changed, db: db)
+        if part != .photos { videoSets = try grouper.videoSets(items: byID, changed: changed, db: db) }
         phase("clustered")
     }
 
@@ -409,7 +438,7 @@ extension RegroupRun {
             // What a sliced regroup reads next time: `own_time` true for every row it read (every
             // row, when not sliced: the library is then sliceable), the dirty rows seen cleared.
             try RegroupSlice.store(db, rows: rows.items, dirtySeq: dirtySeq)
-            if slice == nil { try library.setAgentState(RegroupSlice.stateKey, "1", at: grouper.clock.now()) }
+            if slice == nil && part == nil { try library.setAgentState(RegroupSlice.stateKey, "1", at: grouper.clock.now()) }
             // Remember what was seen.
             for id in changed {
                 if let item = byID[id] {

@@ -40,6 +40,10 @@ public struct Grouper {
     public var checkpoint: () throws -> Void = {}
     /// Dates what a regroup records besides the groups (the rules keys in `agent_state`).
     public var clock: Clock = .live
+    /// A regroup that would read every row of a library of more live rows than this regroups
+    /// it in parts of `partSize` photos instead (`regroupInParts`).
+    public var partsAbove = 150_000
+    public var partSize = 10_000
 
     /// Thrown by a `checkpoint` that stops a regroup.
     public struct Cancelled: Error, CustomStringConvertible {
@@ -85,6 +89,8 @@ public struct Grouper {
         run.phase("start")
         if let extra, try run.sliceRows(extra) {
             // Only the rows around the change.
+        } else if try library.db.scalar("SELECT count(*) FROM files WHERE \(Library.live())") ?? 0 > partsAbove {
+            return try regroupInParts(changed: extra, partSize: partSize)
         } else {
             try run.loadRows()
             try run.findChanges(extra)
@@ -447,6 +453,24 @@ struct GroupItem: Sendable {
         return out
     }
 
+    /// Every live row in id order, one at a time — without metrics or tier-2 results, with its
+    /// RAW+JPEG part — and the fingerprint the grouper stored for it (nil: never grouped):
+    /// `Grouper.regroupInParts`' one pass over a library too large to hold.
+    static func forEachLive(_ db: Database, _ body: (GroupItem, String?) throws -> Void) throws {
+        var pairs: [Int64: RawPair] = [:]
+        try db.forEach("SELECT file_id, sidecar_id FROM sidecars") { r in
+            pairs[r.int(0)!] = .owner
+            pairs[r.int(1)!] = .sidecar
+        }
+        var reader = RowReader(metrics: false)
+        let stored = "(SELECT fingerprint FROM grouped_files WHERE file_id = files.id)"
+        try db.forEach("SELECT \(reader.columns), \(stored) FROM files WHERE \(Library.live()) ORDER BY id") { r in
+            var item = reader.item(r)
+            item.rawPair = pairs[item.id] ?? .none
+            try body(item, r.string(RowReader.columnCount))
+        }
+    }
+
     /// The live rows of `ids` (those that are live), in id order, as `loadAll` reads them —
     /// without metrics (`ItemRows.loadMetrics`). A sliced regroup (`RegroupSlice`) reads these.
     static func load(_ db: Database, ids: [Int64]) throws -> [GroupItem] {
@@ -463,6 +487,8 @@ struct GroupItem: Sendable {
     /// Reads rows into items, sharing the strings that repeat.
     private struct RowReader {
         let columns: String
+        /// How many columns `columns` names.
+        static let columnCount = 26
         init(metrics: Bool) {
             columns = """
                 id, path, kind, format, status, size, width, height, taken_ts, taken_source, make, model, software, rating,

@@ -1,0 +1,193 @@
+import SnapSortSystem
+
+/// A regroup of a library too large to hold (issue 40 item 3: a full regroup of 1 000 000 rows
+/// held every row, its metrics and the clustering's tables — ~1.3 KB a row, 1.3 GB): the
+/// changed files are regrouped **a part at a time**, each part as an incremental regroup of its
+/// photos through the sliced regroup (`RegroupSlice`: the rows around a change, read by id),
+/// with the whole library in view — the files of later parts are there as files not grouped
+/// yet, so every photo's candidates, places and crowds are those a full regroup sees — and
+/// incremental regroups give what full regroups give (`incrementalRegroupsOfRealPhotosEqualFullRegroups`,
+/// `GrouperPartsTests`). What it holds at once is one part and the rows around it, plus a
+/// compact index of every pHash (the content search's neighbours, which the chunk indexes would
+/// answer with 2 788 probes a photo). A pair across two parts is scored in each (the later
+/// part's score replaces the earlier one, as a changed file's pairs are scored again).
+///
+/// 1. One pass over the live rows (`GroupItem.forEachLive`): which changed (their fingerprint,
+///    or every row when the rules changed), which left, `own_time` made true, the pHash index.
+/// 2. One transaction clears what the changed files and their set mates had (pairs, sets,
+///    grouped fingerprints) and what the files gone had, and sets the rules keys: from there
+///    on, each part is an incremental regroup of a library whose other changed files have no
+///    pairs or sets yet.
+/// 3. The photos in parts of `partSize`, in id order (the walk's order: a folder, a day); each
+///    part is stored in its own transaction.
+/// 4. The videos, all of them in one part (their copies are compared among every video).
+/// 5. The library is marked sliceable and the dirty rows read at the start cleared.
+/// A stop between parts keeps what the parts stored; the files not yet regrouped have no
+/// grouped fingerprint, so the next regroup finds them changed and goes on with them (and does
+/// not slice until a run has ended).
+extension Grouper {
+    /// Regroups what changed (`extra` besides; nil: everything) in parts of `partSize` photos.
+    func regroupInParts(changed extra: Set<Int64>?, partSize: Int) throws -> Stats {
+        let rulesChanged = try extra == nil || self.rulesChanged()
+        let dirtySeq = try RegroupSlice.dirtySeq(library.db)
+        let pass = try PartsPass.read(library.db, rules: rules, everything: rulesChanged, extra: extra ?? [])
+        try checkpoint()
+        try clearForParts(pass)
+        var stats = Stats()
+        let photos = pass.changedPhotos
+        for start in stride(from: 0, to: photos.count, by: partSize) {
+            let run = RegroupRun(self, full: false)
+            let slice = RegroupSlice(db: library.db, rules: rules, dirty: [], dirtySeq: 0)
+            slice.ball = { h, radius in pass.phashes.neighbours(of: h, within: radius).map { pass.phashIDs[$0] } }
+            try run.readPart(Array(photos[start..<min(photos.count, start + partSize)]), slice: slice)
+            try run.finish(into: &stats)
+        }
+        let run = RegroupRun(self, full: false)
+        try run.readVideos(pass.videos, changed: pass.changedVideos)
+        try run.finish(into: &stats)
+        try library.db.transaction {
+            try library.db.run("DELETE FROM regroup_dirty WHERE seq <= ?", dirtySeq)
+            try library.setAgentState(RegroupSlice.stateKey, "1", at: clock.now())
+        }
+        return stats
+    }
+
+    /// Step 2: the changed files' and their set mates' pairs, sets and fingerprints cleared
+    /// (the mates are regrouped with them: their set may split), the gone files' groups, and
+    /// the rules keys set — in one transaction.
+    private func clearForParts(_ pass: PartsPass) throws {
+        let db = library.db
+        let pending = IDBits()
+        try db.transaction {
+            try Self.fillIDs(db, Set(pass.changedPhotos).union(pass.changedVideos).union(pass.gone))
+            var mates: [Int64] = []
+            try db.forEach(
+                "SELECT file_id FROM similar_sets WHERE set_key IN (SELECT set_key FROM similar_sets WHERE file_id IN \(Self.ids))"
+            ) { mates.append($0.int(0)!) }
+            for id in mates { try db.run("INSERT OR IGNORE INTO temp.regroup_ids(id) VALUES(?)", id) }
+            try db.run("DELETE FROM similar_pairs WHERE a IN \(Self.ids) OR b IN \(Self.ids)")
+            try db.run("DELETE FROM similar_sets WHERE file_id IN \(Self.ids)")
+            try db.run("DELETE FROM group_members WHERE file_id IN \(Self.ids) AND group_id IN \(GroupID.sql([.similar, .duplicate]))")
+            try db.run("DELETE FROM group_members WHERE file_id IN \(Self.ids) AND group_id=\(GroupID.blurry.sql) AND score > 1")
+            try db.run("DELETE FROM grouped_files WHERE file_id IN \(Self.ids)")
+            for id in pass.gone { try db.run("DELETE FROM group_members WHERE file_id = ?", id) }
+            for (id, t) in pass.ownTimes { try db.run("UPDATE files SET own_time = ? WHERE id = ?", t, id) }
+            try library.setAgentState(RegroupSlice.stateKey, "0", at: clock.now())
+            try library.setAgentState(Self.pairRulesKey, rules.pairKey, at: clock.now())
+            try library.setAgentState(Self.fileRulesKey, rules.fileKey, at: clock.now())
+            try db.forEach("SELECT id FROM temp.regroup_ids") { pending.insert($0.int(0)!) }
+        }
+        // The mates that are live photos join the photos to regroup (a video's mates are among
+        // the videos, all read by their part).
+        pass.addMates(pending)
+    }
+}
+
+extension RegroupRun {
+    /// Steps 3–8 of a part, its figures added to `stats`.
+    func finish(into stats: inout Grouper.Stats) throws {
+        try judgeFiles()
+        try makeClustering()
+        try readStoredPairs()
+        try scorePairs()
+        try clusterRegion()
+        try store()
+        let mine = self.stats
+        stats.changed += mine.changed
+        stats.aligned += mine.aligned
+        stats.region += mine.region
+        stats.sets += mine.sets
+        stats.rowsRead = max(stats.rowsRead, mine.rowsRead)
+        try checkpoint()
+    }
+}
+
+/// What `Grouper.regroupInParts` learns in its one pass over the live rows.
+final class PartsPass {
+    /// The live photos (and other files that are no video) to regroup, in id order.
+    private(set) var changedPhotos: [Int64] = []
+    /// Every live video, and those of them to regroup.
+    private(set) var videos: [Int64] = []
+    private(set) var changedVideos = Set<Int64>()
+    /// Files grouped before and gone now.
+    private(set) var gone: [Int64] = []
+    /// `own_time` where the stored one is not the row's own capture time.
+    private(set) var ownTimes: [(Int64, Double?)] = []
+    /// Every live row's pHash, and the id of each entry.
+    private(set) var phashes = HashIndex()
+    private(set) var phashIDs: [Int64] = []
+    private let photos = IDBits(), videoIDs = IDBits()
+
+    static func read(_ db: Database, rules: GroupRules, everything: Bool, extra: Set<Int64>) throws -> PartsPass {
+        let pass = PartsPass()
+        try GroupItem.forEachLive(db) { item, stored in
+            let changed = everything || extra.contains(item.id) || stored != item.fingerprint
+            if item.kind == .video {
+                pass.videos.append(item.id)
+                pass.videoIDs.insert(item.id)
+                if changed { pass.changedVideos.insert(item.id) }
+            } else {
+                pass.photos.insert(item.id)
+                if changed { pass.changedPhotos.append(item.id) }
+            }
+            if item.ownCaptureTime != item.storedOwnTime { pass.ownTimes.append((item.id, item.ownCaptureTime)) }
+            if let h = item.phash {
+                pass.phashes.insert(h)
+                pass.phashIDs.append(item.id)
+            }
+        }
+        try db.forEach(
+            "SELECT file_id FROM grouped_files g WHERE NOT EXISTS (SELECT 1 FROM files f WHERE f.id = g.file_id AND \(Library.live("f")))"
+        ) { pass.gone.append($0.int(0)!) }
+        // A gone video leaves a set among the videos: its part compares the set's others anew.
+        pass.changedVideos.formUnion(pass.gone)
+        return pass
+    }
+
+    /// Adds the live photos among `pending` (the changed files and their set mates) to the
+    /// photos to regroup, in id order; the live videos among them to the videos to regroup.
+    func addMates(_ pending: IDBits) {
+        var all = Set(changedPhotos)
+        for id in pending.members where !all.contains(id) {
+            if photos.contains(id) {
+                all.insert(id)
+            } else if videoIDs.contains(id) {
+                changedVideos.insert(id)
+            }
+        }
+        changedPhotos = all.sorted()
+    }
+}
+
+/// A set of file ids as one bit each (ids are dense: a million rows, 125 KB).
+final class IDBits: @unchecked Sendable {
+    private var words: [UInt64] = []
+
+    func insert(_ id: Int64) {
+        guard id >= 0 else { return }
+        let w = Int(id >> 6)
+        if w >= words.count { words += Array(repeating: 0, count: w + 1 - words.count) }
+        words[w] |= 1 << UInt64(id & 63)
+    }
+
+    func remove(_ id: Int64) {
+        let w = Int(id >> 6)
+        guard id >= 0, w < words.count else { return }
+        words[w] &= ~(1 << UInt64(id & 63))
+    }
+
+    func contains(_ id: Int64) -> Bool {
+        let w = Int(id >> 6)
+        guard id >= 0, w < words.count else { return false }
+        return words[w] & (1 << UInt64(id & 63)) != 0
+    }
+
+    /// The ids in the set, ascending.
+    var members: [Int64] {
+        var out: [Int64] = []
+        for (w, word) in words.enumerated() where word != 0 {
+            for b in 0..<64 where word & (1 << UInt64(b)) != 0 { out.append(Int64(w << 6 | b)) }
+        }
+        return out
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import SnapSortSystem
+import SnapSortTestSupport
+import Testing
+
+@testable import SnapSortCore
+
+/// A regroup of a library too large to hold is done in parts (`Grouper.regroupInParts`, issue
+/// 40 item 3) and gives what the regroup that holds every row gives.
+@Suite struct GrouperPartsTests {
+    /// Real photos — bursts and frames of real video with capture times, their byte copies,
+    /// re-encodes without metadata that only the content search finds — among 40 days of other
+    /// scenes, and two clips of one video: regrouped in parts of 3 photos, the sets, keepers,
+    /// originals and every group are the full regroup's, and no part read more than its
+    /// neighbourhood. Then a file removed and another added (a removal is never sliced) go by
+    /// parts again, and an upgrade (other rules) regroups everything in parts.
+    @Test func aLibraryRegroupedInPartsIsGroupedAsByOneRegroup() throws {
+        let t = try Self.library()
+        var parts = Grouper(library: t.library)
+        parts.partsAbove = 0
+        parts.partSize = 3
+        let rows = try #require(try t.library.db.scalar("SELECT count(*) FROM files"))
+        let stats = try parts.regroupAll()
+        // A part reads its neighbourhood — its times, pHash neighbours, contents, region — not
+        // the library (a regroup of every row reads all 62).
+        #expect(stats.rowsRead < Int(rows) * 2 / 3, "the most rows one part read, of \(rows): \(stats)")
+        let inParts = try GroupsGrouperTests.snapshot(t.library)
+        #expect(inParts.contains { $0.contains("Chat/") && $0.contains(" set=") }, "\(inParts)")
+        #expect(inParts.contains { $0.contains("clip-copy.mp4") && $0.contains(" set=") }, "\(inParts)")
+        #expect(try Self.wholeRegroup(t) == inParts, "the first regroup")
+        #expect(try t.library.agentState(RegroupSlice.stateKey) == "1")
+        #expect(try t.library.db.scalar("SELECT count(*) FROM regroup_dirty") == 0)
+
+        try FileManager.default.removeItem(atPath: t.dir.at("Pictures/Backup/IMG_mall-burst-1.jpg"))
+        t.dir.write("Pictures/Chat/cockatoo-273-sent.jpg", Fixtures.jpeg(try MetricsFinderPatternTests.photo("cockatoo-273.jpg"), quality: 70))
+        try t.scan()
+        let changed = try parts.regroup()
+        #expect(changed.changed >= 2, "\(changed)")
+        #expect(try Self.wholeRegroup(t) == GroupsGrouperTests.snapshot(t.library), "a file removed, one added")
+
+        try t.library.setAgentState(Grouper.pairRulesKey, "other rules", at: Date())
+        try parts.regroup()
+        #expect(try Self.wholeRegroup(t) == GroupsGrouperTests.snapshot(t.library), "an upgrade")
+    }
+
+    /// A regroup in parts stopped after its first part keeps what that part stored; the next
+    /// regroup finds the files not regrouped yet (they have no grouped fingerprint), does not
+    /// slice, and ends with the groups one regroup of everything gives.
+    @Test func aRegroupInPartsStoppedGoesOnWhereItStopped() throws {
+        let t = try Self.library()
+        var parts = Grouper(library: t.library)
+        parts.partsAbove = 0
+        parts.partSize = 4
+        var stored = 0
+        parts.checkpoint = {
+            let n = try t.library.db.scalar("SELECT count(*) FROM grouped_files") ?? 0
+            if n > 0 { stored = Int(n); throw Grouper.Cancelled() }
+        }
+        #expect(throws: Grouper.Cancelled.self) { try parts.regroupAll() }
+        #expect(stored == 4, "one part stored before the stop: \(stored)")
+        #expect(try t.library.agentState(RegroupSlice.stateKey) == "0", "not sliceable until a run ends")
+        parts.checkpoint = {}
+        let rest = try parts.regroup()
+        #expect(rest.changed > 0)
+        #expect(try t.library.db.scalar("SELECT count(*) FROM grouped_files") == t.library.db.scalar("SELECT count(*) FROM files"))
+        #expect(try Self.wholeRegroup(t) == GroupsGrouperTests.snapshot(t.library))
+    }
+
+    /// The library of `incrementalRegroupsOfRealPhotosEqualFullRegroups`, a scene a day for 40
+    /// days after it, and a clip with its re-encoded copy; scanned.
+    static func library() throws -> TestLibrary {
+        let t = try TestLibrary()
+        func photo(_ name: String) throws -> Bitmap { try MetricsFinderPatternTests.photo(name) }
+        func stamp(_ s: Int) -> String { String(format: "2024:10:19 10:%02d:%02d", s / 60, s % 60) }
+        let camera: [(String, Int)] = [
+            ("mall-burst-0", 0), ("mall-burst-1", 1), ("cockatoo-94", 60), ("cockatoo-100", 62), ("megamind-033", 120),
+            ("megamind-089", 125), ("chelsea", 400), ("coffee", 900), ("coin-burst-0", 1200), ("coin-burst-1", 1201),
+        ]
+        for (name, s) in camera {
+            t.dir.write("Pictures/Camera/IMG_\(name).jpg", Fixtures.jpeg(try photo("\(name).jpg"), quality: 92, dateTimeOriginal: stamp(s)))
+        }
+        for name in ["mall-burst-0", "cockatoo-250", "megamind-164", "astronaut"] {
+            t.dir.write("Pictures/Chat/\(name)-sent.jpg", Fixtures.jpeg(try photo("\(name).jpg"), quality: 75))
+        }
+        for name in ["mall-burst-1", "coffee"] {
+            t.dir.write("Pictures/Backup/IMG_\(name).jpg", try FileSystem.readFile(t.dir.at("Pictures/Camera/IMG_\(name).jpg"), limit: 1 << 24))
+        }
+        for d in 0..<40 {
+            t.dir.write(
+                "Pictures/Month/IMG_\(d).jpg",
+                Fixtures.jpeg(
+                    Fixtures.scene(width: 320, height: 240, seed: UInt64(700 + d)), quality: 85,
+                    dateTimeOriginal: String(format: "2024:11:%02d 09:00:00", 1 + d)))
+        }
+        try FileManager.default.createDirectory(atPath: t.dir.at("Pictures/Clips"), withIntermediateDirectories: true)
+        try VideoClips.small("vtest.avi", from: 0, seconds: 2, to: t.dir.at("Pictures/Clips/clip.mp4"))
+        try VideoClips.ffmpeg([
+            "-i", t.dir.at("Pictures/Clips/clip.mp4"), "-vf", "scale=160:120", "-c:v", "libx264", "-preset", "ultrafast", "-crf", "32", "-an",
+            t.dir.at("Pictures/Clips/clip-copy.mp4"),
+        ])
+        try t.scan()
+        return t
+    }
+
+    /// The groups one regroup of every row (`regroupAll`, the library under `partsAbove`) gives
+    /// on a copy of the library.
+    static func wholeRegroup(_ t: TestLibrary) throws -> [String] {
+        let copy = t.dir.at("whole-\(UUID().uuidString).sqlite3")
+        try t.library.db.execute("VACUUM INTO '\(copy)'")
+        let whole = try Library(path: copy)
+        try Grouper(library: whole).regroupAll()
+        return try GroupsGrouperTests.snapshot(whole)
+    }
+}
