@@ -34,12 +34,17 @@ extension Grouper {
         try checkpoint()
         try clearForParts(pass)
         var stats = Stats()
-        let photos = pass.changedPhotos
-        for start in stride(from: 0, to: photos.count, by: partSize) {
+        var photos = pass.changedPhotos[...]
+        while !photos.isEmpty {
             let run = RegroupRun(self, full: false)
             let slice = RegroupSlice(db: library.db, rules: rules, dirty: [], dirtySeq: 0)
-            slice.ball = { h, radius in pass.phashes.neighbours(of: h, within: radius).map { pass.phashIDs[$0] } }
-            try run.readPart(Array(photos[start..<min(photos.count, start + partSize)]), slice: slice)
+            slice.ball = { h, radius, timeless in
+                pass.phashes.neighbours(of: h, within: radius).compactMap {
+                    timeless && !pass.isTimeless($0) ? nil : pass.phashIDs[$0]
+                }
+            }
+            let taken = try run.readPart(photos.prefix(partSize), slice: slice, rowBudget: partRows)
+            photos = photos.dropFirst(taken)
             try run.finish(into: &stats)
         }
         let run = RegroupRun(self, full: false)
@@ -113,9 +118,12 @@ final class PartsPass {
     private(set) var gone: [Int64] = []
     /// `own_time` where the stored one is not the row's own capture time.
     private(set) var ownTimes: [(Int64, Double?)] = []
-    /// Every live row's pHash, and the id of each entry.
+    /// Every live row's pHash, the id of each entry, and whether it has no capture time of its
+    /// own (a bit an entry).
     private(set) var phashes = HashIndex()
     private(set) var phashIDs: [Int64] = []
+    private let timeless = IDBits()
+    func isTimeless(_ entry: Int) -> Bool { timeless.contains(Int64(entry)) }
     private let photos = IDBits(), videoIDs = IDBits()
 
     static func read(_ db: Database, rules: GroupRules, everything: Bool, extra: Set<Int64>) throws -> PartsPass {
@@ -132,6 +140,7 @@ final class PartsPass {
             }
             if item.ownCaptureTime != item.storedOwnTime { pass.ownTimes.append((item.id, item.ownCaptureTime)) }
             if let h = item.phash {
+                if item.ownCaptureTime == nil { pass.timeless.insert(Int64(pass.phashIDs.count)) }
                 pass.phashes.insert(h)
                 pass.phashIDs.append(item.id)
             }

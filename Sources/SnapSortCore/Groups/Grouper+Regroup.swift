@@ -170,16 +170,26 @@ final class RegroupRun {
 
     /// 1–2 for a part of `Grouper.regroupInParts`: its photos are what changed (as if just
     /// added: the later parts are hidden from `slice`), with the rows around them.
-    func readPart(_ ids: [Int64], slice: RegroupSlice) throws {
+    /// Takes photos of `ids` in order, a batch at a time, until their neighbourhoods hold
+    /// `rowBudget` rows (a crowd of pHashes or of one second may be thousands): returns how
+    /// many it took, at least one batch.
+    func readPart(_ ids: ArraySlice<Int64>, slice: RegroupSlice, rowBudget: Int) throws -> Int {
         part = .photos
-        try slice.load(ids)
-        changed = Set(ids)
-        try slice.readNeighbourhood(of: changed)
+        var taken = 0
+        while taken < ids.count && (taken == 0 || slice.rowsRead < rowBudget) {
+            let batch = ids.dropFirst(taken).prefix(256)
+            try slice.load(batch)
+            try slice.readNeighbourhood(of: Set(batch))
+            changed.formUnion(batch)
+            taken += batch.count
+            try checkpoint()
+        }
         self.slice = slice
         rows = ItemRows(slice.rows, metricsLoaded: false, wholeLibrary: false)
         byID = ItemTable(rows)
-        phase("part's rows (\(slice.rowsRead))")
+        phase("part's rows (\(taken) photos, \(slice.rowsRead) rows)")
         try checkpoint()
+        return taken
     }
 
     /// 1–2 for the videos' part of `Grouper.regroupInParts`: every live video (their copies are

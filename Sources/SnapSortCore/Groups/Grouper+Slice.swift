@@ -43,7 +43,11 @@ final class RegroupSlice {
     let dirty: [Int64]
     /// The pHash neighbours from an index in memory (`Grouper.regroupInParts`: a part of ten
     /// thousand photos would probe the chunk indexes 2 788 times a photo); nil: the indexes.
-    var ball: ((UInt64, Int) -> [Int64])?
+    /// With `timeless`, only the photos without a capture time of their own are asked for: a
+    /// photo with one meets no other by its pHash (`SimilarClustering.contentCandidates`,
+    /// `duplicateCandidates` look among the timeless), and a part of thousands of photos would
+    /// otherwise read every crowd near their pHashes.
+    var ball: ((_ hash: UInt64, _ radius: Int, _ timeless: Bool) -> [Int64])?
 
     /// `agent_state` key: "1" once a regroup has read every row and written `own_time` where it
     /// differed, so `own_time` is true for every row not in `regroup_dirty`.
@@ -118,10 +122,10 @@ final class RegroupSlice {
     /// Every row whose pHash is within `radius` of `h` (the four chunk indexes: two hashes within
     /// 4k + 3 agree on some chunk up to k bits, as in `HashIndex`).
     @discardableResult
-    func phashBall(_ h: UInt64, radius: Int) throws -> [Int64] {
+    func phashBall(_ h: UInt64, radius: Int, timeless: Bool = false) throws -> [Int64] {
         precondition(radius <= HashIndex.maxRadius)
         if let ball {
-            let found = ball(h, radius)
+            let found = ball(h, radius, timeless)
             try load(found)
             return found.sorted()
         }
@@ -166,7 +170,10 @@ final class RegroupSlice {
             subjects.append(id)
             partners.insert(id)
             partners.formUnion(try timeline(around: item.taken ?? Double(item.mtime) / 1e9))
-            if let h = item.phash { partners.formUnion(try phashBall(h, radius: max(rules.similarRadius, rules.nearCopyRadius))) }
+            if let h = item.phash {
+                let radius = max(rules.similarRadius, rules.nearCopyRadius)
+                partners.formUnion(try phashBall(h, radius: radius, timeless: item.ownCaptureTime != nil))
+            }
             if let t = item.ownCaptureTime { partners.formUnion(try takenNear(t)) }
         }
         // Mirrored copies (`mirrorEdges`): the pHash of each changed photo's mirror image.

@@ -43,7 +43,9 @@ public struct Grouper {
     /// A regroup that would read every row of a library of more live rows than this regroups
     /// it in parts of `partSize` photos instead (`regroupInParts`).
     public var partsAbove = 150_000
+    /// At most this many photos a part, fewer once their neighbourhoods hold `partRows` rows.
     public var partSize = 10_000
+    public var partRows = 40_000
 
     /// Thrown by a `checkpoint` that stops a regroup.
     public struct Cancelled: Error, CustomStringConvertible {
