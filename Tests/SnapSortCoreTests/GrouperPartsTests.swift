@@ -22,7 +22,7 @@ import Testing
         let rows = try #require(try t.library.db.scalar("SELECT count(*) FROM files"))
         let stats = try parts.regroupAll()
         // A part reads its neighbourhood — its times, pHash neighbours, contents, region — not
-        // the library (a regroup of every row reads all 62).
+        // the library (a regroup of every row reads all 71).
         #expect(stats.rowsRead < Int(rows) * 2 / 3, "the most rows one part read, of \(rows): \(stats)")
         let inParts = try GroupsGrouperTests.snapshot(t.library)
         #expect(inParts.contains { $0.contains("Chat/") && $0.contains(" set=") }, "\(inParts)")
@@ -66,8 +66,9 @@ import Testing
         #expect(try Self.wholeRegroup(t) == GroupsGrouperTests.snapshot(t.library))
     }
 
-    /// The library of `incrementalRegroupsOfRealPhotosEqualFullRegroups`, a scene a day for 40
-    /// days after it, and a clip with its re-encoded copy; scanned.
+    /// The library of `incrementalRegroupsOfRealPhotosEqualFullRegroups`, a folder kept with its
+    /// times and a chat dump (weak clocks and a crowd), a scene a day for 40 days after it, and
+    /// a clip with its re-encoded copy; scanned.
     static func library() throws -> TestLibrary {
         let t = try TestLibrary()
         func photo(_ name: String) throws -> Bitmap { try MetricsFinderPatternTests.photo(name) }
@@ -84,6 +85,16 @@ import Testing
         }
         for name in ["mall-burst-1", "coffee"] {
             t.dir.write("Pictures/Backup/IMG_\(name).jpg", try FileSystem.readFile(t.dir.at("Pictures/Camera/IMG_\(name).jpg"), limit: 1 << 24))
+        }
+        // A camera folder copied with its times (`cp -p`) and no EXIF: weak clocks a second
+        // apart; and a chat dump written at once (a crowd within a second: no clock).
+        for (i, name) in ["coin-burst-0", "coin-burst-1", "chelsea"].enumerated() {
+            let path = t.dir.at("Pictures/Kept/kept_\(name).jpg")
+            t.dir.write("Pictures/Kept/kept_\(name).jpg", Fixtures.jpeg(try photo("\(name).jpg"), quality: 88))
+            try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1_729_332_000 + Double(i))], ofItemAtPath: path)
+        }
+        for name in ["mall-burst-0", "mall-burst-1", "cockatoo-100", "megamind-089", "coffee", "astronaut"] {
+            t.dir.write("Pictures/Dump/dump_\(name).jpg", Fixtures.jpeg(try photo("\(name).jpg"), quality: 70))
         }
         for d in 0..<40 {
             t.dir.write(

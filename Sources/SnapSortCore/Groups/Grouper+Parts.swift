@@ -38,6 +38,8 @@ extension Grouper {
         while !photos.isEmpty {
             let run = RegroupRun(self, full: false)
             let slice = RegroupSlice(db: library.db, rules: rules, dirty: [], dirtySeq: 0)
+            slice.crowdsKnown = true
+            run.copiedAtOnce = { pass.copiedAtOnce.contains($0) }
             slice.ball = { h, radius, timeless in
                 pass.phashes.neighbours(of: h, within: radius).compactMap {
                     timeless && !pass.isTimeless($0) ? nil : pass.phashIDs[$0]
@@ -124,6 +126,10 @@ final class PartsPass {
     private(set) var phashIDs: [Int64] = []
     private let timeless = IDBits()
     func isTimeless(_ entry: Int) -> Bool { timeless.contains(Int64(entry)) }
+    /// The similar candidates written at once with others (`WeakClock.copiedAtOnce` over the
+    /// library's candidates timed by their mtime).
+    let copiedAtOnce = IDBits()
+    private var clockIDs: [Int64] = [], clockTimes: [Int64] = []
     private let photos = IDBits(), videoIDs = IDBits()
 
     static func read(_ db: Database, rules: GroupRules, everything: Bool, extra: Set<Int64>) throws -> PartsPass {
@@ -138,6 +144,10 @@ final class PartsPass {
                 pass.photos.insert(item.id)
                 if changed { pass.changedPhotos.append(item.id) }
             }
+            if item.ownCaptureTime == nil, item.takenFromModification, rules.isSimilarCandidate(item) {
+                pass.clockIDs.append(item.id)
+                pass.clockTimes.append(item.mtime)
+            }
             if item.ownCaptureTime != item.storedOwnTime { pass.ownTimes.append((item.id, item.ownCaptureTime)) }
             if let h = item.phash {
                 if item.ownCaptureTime == nil { pass.timeless.insert(Int64(pass.phashIDs.count)) }
@@ -148,6 +158,11 @@ final class PartsPass {
         try db.forEach(
             "SELECT file_id FROM grouped_files g WHERE NOT EXISTS (SELECT 1 FROM files f WHERE f.id = g.file_id AND \(Library.live("f")))"
         ) { pass.gone.append($0.int(0)!) }
+        for (k, copied) in WeakClock.copiedAtOnce(pass.clockTimes, crowd: rules.copiedAtOnce).enumerated() where copied {
+            pass.copiedAtOnce.insert(pass.clockIDs[k])
+        }
+        pass.clockIDs = []
+        pass.clockTimes = []
         // A gone video leaves a set among the videos: its part compares the set's others anew.
         pass.changedVideos.formUnion(pass.gone)
         return pass

@@ -33,6 +33,9 @@ final class RegroupRun {
     /// the videos' part, and the library is made sliceable by the whole run, not by this part.
     var part: PartKind?
     enum PartKind { case photos, videos }
+    /// Which files were written at once with others (`WeakClock`), counted over the library
+    /// (a part's rows hold no crowd whole); nil: counted over the rows read.
+    var copiedAtOnce: ((Int64) -> Bool)?
     /// The rows in the library (`Int.max` when only a slice or a part was read: a read by id is
     /// then always the cheaper).
     var libraryRows: Int { slice == nil && part == nil ? rows.items.count : Int.max }
@@ -260,7 +263,7 @@ final class RegroupRun {
         let photos = ItemTable(rows) { self.rules.isSimilarCandidate($0) }
         var clustering = SimilarClustering(
             photos: photos, rules: rules, verdicts: try library.notSimilarPairs(),
-            keeperChoices: try library.keeperChoices(), trace: grouper.trace
+            keeperChoices: try library.keeperChoices(), trace: grouper.trace, copiedAtOnce: copiedAtOnce
         ) { ids in
             try GroupItem.thumbnails(db, ids: ids)
         }

@@ -48,6 +48,10 @@ final class RegroupSlice {
     /// `duplicateCandidates` look among the timeless), and a part of thousands of photos would
     /// otherwise read every crowd near their pHashes.
     var ball: ((_ hash: UInt64, _ radius: Int, _ timeless: Bool) -> [Int64])?
+    /// Whether the crowds of the weak clocks are known without their rows
+    /// (`RegroupRun.copiedAtOnce`): a crowd of 5 000 files copied in one second is then not read
+    /// for each photo near it.
+    var crowdsKnown = false
 
     /// `agent_state` key: "1" once a regroup has read every row and written `own_time` where it
     /// differed, so `own_time` is true for every row not in `regroup_dirty`.
@@ -190,7 +194,7 @@ final class RegroupSlice {
         let core = Array(items.keys)
         try closeContents(core)
         // The weak clocks of the photos a changed one may be aligned with (`burst`, `verified`).
-        for id in partners.sorted() {
+        for id in partners.sorted() where !crowdsKnown {
             guard let item = items[id], isCandidate(id), item.ownCaptureTime == nil, item.takenFromModification else { continue }
             try clockNeighbours(of: item.mtime)
         }

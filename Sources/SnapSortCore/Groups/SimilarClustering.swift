@@ -135,7 +135,8 @@ struct SimilarClustering {
 
     init(
         photos: ItemTable, rules: GroupRules, verdicts: Set<FilePair>, keeperChoices: Set<Int64>,
-        trace: ((String) -> Void)?, loadThumbnails: @escaping ([Int64]) throws -> [Int64: Thumbnail]
+        trace: ((String) -> Void)?, copiedAtOnce: ((Int64) -> Bool)? = nil,
+        loadThumbnails: @escaping ([Int64]) throws -> [Int64: Thumbnail]
     ) {
         self.rules = rules
         self.verdicts = verdicts
@@ -162,7 +163,7 @@ struct SimilarClustering {
         }
         (contents, contentOf) = Self.contents(of: photos.all)
         ownTimes = own
-        weakTimes = WeakClock.times(of: photos.all, ownTimes: own, position: pos, crowd: rules.copiedAtOnce)
+        weakTimes = WeakClock.times(of: photos.all, ownTimes: own, position: pos, crowd: rules.copiedAtOnce, copiedAtOnce: copiedAtOnce)
         wholeIndex = LazyIndex(photos.all.compactMap { p in p.phash.map { (p.id, $0) } })
         timelessIndex = timeless
         self.timelessIDs = timelessIDs

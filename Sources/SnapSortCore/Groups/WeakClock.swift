@@ -20,27 +20,40 @@ enum WeakClock {
     /// Each photo's weak clock, by its place on the timeline (`position`): its mtime when it has
     /// no capture time of its own (`ownTimes`), its capture time was read from the mtime
     /// (`CaptureTime.Source.mtime`) and fewer than `crowd` such files share a second with it; nil
-    /// otherwise.
+    /// otherwise. `copiedAtOnce`, when given, says which were written at once (counted over the
+    /// library by `Grouper.regroupInParts`, whose rows are a part's).
     static func times(
-        of photos: some Sequence<GroupItem>, ownTimes: [Double?], position: [Int64: Int], crowd: Int
+        of photos: some Sequence<GroupItem>, ownTimes: [Double?], position: [Int64: Int], crowd: Int,
+        copiedAtOnce known: ((Int64) -> Bool)? = nil
     ) -> [Double?] {
         var out = [Double?](repeating: nil, count: ownTimes.count)
         var files: [(t: Int64, slot: Int)] = []
+        var ids: [Int64] = []
         for p in photos {
             guard let slot = position[p.id], ownTimes[slot] == nil, p.takenFromModification else { continue }
             files.append((p.mtime, slot))
+            ids.append(p.id)
         }
-        files.sort { $0.t < $1.t }
-        var copied = [Bool](repeating: false, count: files.count)
-        var j = 0
-        // Every window of one second that starts at a file: when it holds `crowd` files, they
-        // were written at once.
-        for i in files.indices {
-            if j < i { j = i }
-            while j + 1 < files.count && files[j + 1].t - files[i].t < 1_000_000_000 { j += 1 }
-            if j - i + 1 >= crowd { for k in i...j { copied[k] = true } }
+        if let known {
+            for (k, f) in files.enumerated() where !known(ids[k]) { out[f.slot] = Double(f.t) / 1e9 }
+            return out
         }
+        let copied = copiedAtOnce(files.map(\.t), crowd: crowd)
         for (k, f) in files.enumerated() where !copied[k] { out[f.slot] = Double(f.t) / 1e9 }
         return out
+    }
+
+    /// Which of the files written at the mtimes `times` (nanoseconds) were written at once: every
+    /// window of one second that starts at a file and holds `crowd` files.
+    static func copiedAtOnce(_ times: [Int64], crowd: Int) -> [Bool] {
+        let order = times.indices.sorted { times[$0] < times[$1] }
+        var copied = [Bool](repeating: false, count: times.count)
+        var j = 0
+        for i in order.indices {
+            if j < i { j = i }
+            while j + 1 < order.count && times[order[j + 1]] - times[order[i]] < 1_000_000_000 { j += 1 }
+            if j - i + 1 >= crowd { for k in i...j { copied[order[k]] = true } }
+        }
+        return copied
     }
 }
