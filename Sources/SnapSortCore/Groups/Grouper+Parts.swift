@@ -44,6 +44,10 @@ extension Grouper {
             let taken = try run.readPart(photos.prefix(partSize), slice: slice, rowBudget: partRows)
             photos = photos.dropFirst(taken)
             try run.finish(into: &stats)
+            // What the part's rows and the alignment's threads held goes back (the heap of each
+            // part is alike, but the threads' arenas kept their peaks: RSS crept 194 → 315 MB
+            // over three parts of a million rows with the heap at ~170 MB).
+            Memory.releaseFreeMemory()
         }
         let run = RegroupRun(self, full: false)
         try run.readVideos(pass.videos, changed: pass.changedVideos)
