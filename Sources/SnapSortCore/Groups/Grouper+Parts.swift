@@ -40,7 +40,11 @@ extension Grouper {
             let slice = RegroupSlice(db: library.db, rules: rules, dirty: [], dirtySeq: 0)
             slice.crowdsKnown = true
             run.copiedAtOnce = { pass.copiedAtOnce.contains($0) }
-            slice.ball = { h, radius, timelessOnly in pass.neighbours(of: h, within: radius, timelessOnly: timelessOnly) }
+            slice.ball = { h, radius, timeless in
+                pass.phashes.neighbours(of: h, within: radius).compactMap {
+                    timeless && !pass.isTimeless($0) ? nil : pass.phashIDs[$0]
+                }
+            }
             let taken = try run.readPart(photos.prefix(partSize), slice: slice, rowBudget: partRows)
             photos = photos.dropFirst(taken)
             try run.finish(into: &stats)
@@ -120,17 +124,12 @@ final class PartsPass {
     private(set) var gone: [Int64] = []
     /// `own_time` where the stored one is not the row's own capture time.
     private(set) var ownTimes: [(Int64, Double?)] = []
-    /// Every live row's pHash, in two indexes: the photos without a capture time of their own
-    /// (all a timed photo's content search looks at: in a library of camera photos, few) and the
-    /// others; and the id of each entry.
-    private var timeless = HashIndex(), timed = HashIndex()
-    private var timelessIDs: [Int64] = [], timedIDs: [Int64] = []
-
-    /// The rows within `radius` of the pHash `h` (`timelessOnly`: those without a time).
-    func neighbours(of h: UInt64, within radius: Int, timelessOnly: Bool) -> [Int64] {
-        let found = timeless.neighbours(of: h, within: radius).map { timelessIDs[$0] }
-        return timelessOnly ? found : found + timed.neighbours(of: h, within: radius).map { timedIDs[$0] }
-    }
+    /// Every live row's pHash, the id of each entry, and whether it has no capture time of its
+    /// own (a bit an entry).
+    private(set) var phashes = HashIndex()
+    private(set) var phashIDs: [Int64] = []
+    private let timeless = IDBits()
+    func isTimeless(_ entry: Int) -> Bool { timeless.contains(Int64(entry)) }
     /// The similar candidates written at once with others (`WeakClock.copiedAtOnce` over the
     /// library's candidates timed by their mtime).
     let copiedAtOnce = IDBits()
@@ -155,13 +154,9 @@ final class PartsPass {
             }
             if item.ownCaptureTime != item.storedOwnTime { pass.ownTimes.append((item.id, item.ownCaptureTime)) }
             if let h = item.phash {
-                if item.ownCaptureTime == nil {
-                    pass.timeless.insert(h)
-                    pass.timelessIDs.append(item.id)
-                } else {
-                    pass.timed.insert(h)
-                    pass.timedIDs.append(item.id)
-                }
+                if item.ownCaptureTime == nil { pass.timeless.insert(Int64(pass.phashIDs.count)) }
+                pass.phashes.insert(h)
+                pass.phashIDs.append(item.id)
             }
         }
         try db.forEach(
