@@ -19,9 +19,15 @@ import Testing
             hashes.append(h)
             index.insert(h)
         }
+        var frozen = index
+        frozen.freeze()
         for q in [base, hashes[1], hashes[2], hashes[17]] {
             let linear = hashes.indices.filter { (hashes[$0] ^ q).nonzeroBitCount <= radius }
             #expect(index.neighbours(of: q, within: radius) == linear)
+            // Laid flat (`freeze`, the regroup in parts' index of a million pHashes): the same,
+            // also with a limit.
+            #expect(frozen.neighbours(of: q, within: radius) == linear)
+            #expect(frozen.neighbours(of: q, within: radius, limit: 16) == index.neighbours(of: q, within: radius, limit: 16))
         }
     }
 

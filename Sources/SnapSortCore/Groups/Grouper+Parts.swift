@@ -162,6 +162,7 @@ final class PartsPass {
         try db.forEach(
             "SELECT file_id FROM grouped_files g WHERE NOT EXISTS (SELECT 1 FROM files f WHERE f.id = g.file_id AND \(Library.live("f")))"
         ) { pass.gone.append($0.int(0)!) }
+        pass.phashes.freeze()
         for (k, copied) in WeakClock.copiedAtOnce(pass.clockTimes, crowd: rules.copiedAtOnce).enumerated() where copied {
             pass.copiedAtOnce.insert(pass.clockIDs[k])
         }

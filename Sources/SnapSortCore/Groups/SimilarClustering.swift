@@ -165,6 +165,7 @@ struct SimilarClustering {
         ownTimes = own
         weakTimes = WeakClock.times(of: photos.all, ownTimes: own, position: pos, crowd: rules.copiedAtOnce, copiedAtOnce: copiedAtOnce)
         wholeIndex = LazyIndex(photos.all.compactMap { p in p.phash.map { (p.id, $0) } })
+        timeless.freeze()
         timelessIndex = timeless
         self.timelessIDs = timelessIDs
         byOwnTime = zip(own, timeline).compactMap { t, e in t.map { (t: $0, id: e.id) } }.sorted { ($0.t, $0.id) < ($1.t, $1.id) }
@@ -1169,6 +1170,7 @@ private final class LazyIndex {
         if let made { return made }
         var index = HashIndex()
         for e in entries { index.insert(e.hash) }
+        index.freeze()
         let result = (index, entries.map(\.id))
         made = result
         entries = []
