@@ -183,6 +183,8 @@ public enum Decks {
         // that are a sidecar or decided (by id: few), plus the decided ones that wait (from the
         // decisions). `waitingSQL` over every row read the file's size and identity, and a
         // `NOT IN` per row cost twice the count itself: on a million rows, the first screen's.
+        // The decided files are read from `files_decided` (migration 89), in id order: from the
+        // table, 50 000 of them were 50 000 pages, 0.4 s of CPU.
         let kinds = MediaFormat.Kind.sql([.photo, .video])
         return Int(
             try library.db.scalar(
@@ -190,7 +192,7 @@ public enum Decks {
                 SELECT (SELECT count(*) FROM files WHERE \(Library.live()) AND kind IN \(kinds))
                      - (SELECT count(*) FROM files WHERE id IN (SELECT sidecar_id FROM sidecars UNION SELECT file_id FROM decisions)
                           AND \(Library.live()) AND kind IN \(kinds))
-                     + (SELECT count(*) FROM decisions d JOIN files f ON f.id = d.file_id
+                     + (SELECT count(*) FROM decisions d JOIN files f INDEXED BY files_decided ON f.id = d.file_id
                         WHERE \(Library.live("f")) AND f.kind IN \(MediaFormat.Kind.sql([.photo, .video]))
                           AND f.id NOT IN (SELECT sidecar_id FROM sidecars) AND \(DecisionRecord.waitingSQL))
                 """, now) ?? 0)
