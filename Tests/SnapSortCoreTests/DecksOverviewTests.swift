@@ -138,6 +138,32 @@ struct DecksOverviewTests {
         #expect(special > 50 && all - special > 50, "\(special) of \(all)")
     }
 
+    /// Decisions the SQL would read otherwise than `DecisionRecord` (a word it does not know, a
+    /// size written as text, an empty hash, a device without its inode) are special: read whole
+    /// and counted by the Swift rules; a deferral without its end is plain (both read it as due).
+    @Test("decisions the SQL would read otherwise are counted by the Swift rules")
+    func oddDecisionsAreCountedBySwift() throws {
+        let (t, ids) = try Self.library(count: 300, seed: 17)
+        let l = t.library
+        try Self.decide(t, ids, at: ReviewFixture.date(Self.days[0]))
+        try l.db.run("UPDATE decisions SET later_until = NULL WHERE decision = 'later' AND file_id % 2 = 0")
+        try l.db.run("UPDATE decisions SET reviewed_device = NULL WHERE file_id % 5 = 1")
+        try l.db.run("UPDATE decisions SET reviewed_hash = x'' WHERE file_id % 5 = 2")
+        try l.db.run("UPDATE decisions SET reviewed_size = 'many' WHERE file_id % 5 = 3")
+        try l.db.run("UPDATE decisions SET decision = 'maybe' WHERE file_id % 7 = 4")
+        let odd = try l.db.scalar("SELECT count(*) FROM (\(Decks.Decided.special))") ?? 0
+        #expect(odd > 10, "\(odd)")
+        for day in Self.days {
+            let (clock, _) = Clock.manual(ReviewFixture.date(day))
+            for groups in [Decks.smartGroups, nil] {
+                let fast = try Decks.overview(library: l, clock: clock, timeZone: ReviewFixture.utc, groups: groups)
+                let plain = try Decks.overviewByCandidates(library: l, clock: clock, timeZone: ReviewFixture.utc, groups: groups)
+                #expect(fast == plain, "\(day)")
+                for (a, b) in zip(fast, plain) where a != b { Issue.record("\(a) != \(b)") }
+            }
+        }
+    }
+
     @Test("the counted overview follows a custom group source as the straightforward count does")
     func customGroupSource() throws {
         let (t, ids) = try Self.library(count: 200, seed: 3)

@@ -91,11 +91,12 @@ extension Decks {
         /// The key as one text (`deck_counts.key`) of the `deck_keys` row named `k`.
         static func text(_ k: String) -> String { names.map { "quote(\(k).\($0))" }.joined(separator: " || ',' || ") }
 
-        /// The rows taken out of the kept counts: decided, paired, in the Screenshots group (the
-        /// odd ones have keys of their own, never counted as plain).
+        /// The rows taken out of the kept counts besides the decided ones `decidedCounts` counts:
+        /// paired, in the Screenshots group, decided where the SQL would read the decision
+        /// otherwise (the odd ones have keys of their own, never counted as plain).
         static let notPlain = """
-            SELECT file_id FROM decisions UNION SELECT file_id FROM sidecars UNION SELECT sidecar_id FROM sidecars
-            UNION SELECT file_id FROM group_members WHERE group_id = \(GroupID.screenshot.sql)
+            SELECT file_id FROM sidecars UNION SELECT sidecar_id FROM sidecars
+            UNION SELECT file_id FROM group_members WHERE group_id = \(GroupID.screenshot.sql) UNION \(Decided.special)
             """
 
         /// Every live row's key and how many have it, kept by triggers (`deck_counts`): a row a
@@ -109,15 +110,17 @@ extension Decks {
             """
 
         /// The decided rows counted in SQL (plain, in no pair nor the Screenshots group, not odd)
-        /// by key and `Decided` case, with the bytes of their trash verdicts; `?1`: now.
+        /// by key and `Decided` case, with the bytes of their trash verdicts; `?1`: now. The
+        /// decisions first (`CROSS JOIN`), each file and key found by its id; grouped by the
+        /// key's columns (the key's text made once a group).
         static let decidedCounts = """
             SELECT \(text("k")), \(names.map { "k." + $0 }.joined(separator: ", ")), \(Decided.sql()) AS class, count(*),
                    sum(CASE WHEN d.decision = \(Decision.trash.sql) THEN f.size ELSE 0 END)
-            FROM decisions d JOIN files f INDEXED BY files_decided ON f.id = d.file_id JOIN deck_keys k ON k.file_id = d.file_id
+            FROM decisions d CROSS JOIN files f INDEXED BY files_decided ON f.id = d.file_id CROSS JOIN deck_keys k ON k.file_id = d.file_id
             WHERE \(Library.live("f")) AND k.odd = 0 AND \(Decided.plain)
               AND d.file_id NOT IN (SELECT file_id FROM sidecars UNION SELECT sidecar_id FROM sidecars
                                     UNION SELECT file_id FROM group_members WHERE group_id = \(GroupID.screenshot.sql))
-            GROUP BY 1, class
+            GROUP BY \(names.map { "k." + $0 }.joined(separator: ", ")), class
             """
     }
 
@@ -168,7 +171,7 @@ extension Decks {
         }
 
         /// The decided rows the SQL does not count (special, counted by the Swift rules).
-        static let special = "SELECT d.file_id FROM decisions d JOIN files f INDEXED BY files_decided ON f.id = d.file_id WHERE NOT (\(plain))"
+        static let special = "SELECT d.file_id FROM decisions d CROSS JOIN files f INDEXED BY files_decided ON f.id = d.file_id WHERE NOT (\(plain))"
     }
 
     /// A deck's count as the overview makes it: what `tally` counts.
@@ -315,7 +318,8 @@ extension Decks {
             }
             var decided: [(key: PlainKey, Decided, n: Int, bytes: Int64)] = []
             try library.db.forEach(DeckKey.decidedCounts, arguments: [now.timeIntervalSince1970]) { r in
-                guard let d = r.int(10).flatMap({ Decided(rawValue: Int($0)) }) else { return }
+                guard let k = r.string(0), let d = r.int(10).flatMap({ Decided(rawValue: Int($0)) }) else { return }
+                counts[k, default: 0] -= Int(r.int(11) ?? 0)
                 decided.append((PlainKey(r, from: 1), d, Int(r.int(11) ?? 0), r.int(12) ?? 0))
             }
             for (k, n) in counts where n > 0 {
@@ -423,32 +427,31 @@ extension Decks {
         try library.db.forEach("SELECT group_id, items, candidates FROM group_totals") { r in
             totals[r.string(0) ?? ""] = (Int(r.int(1) ?? 0), Int(r.int(2) ?? 0))
         }
-        var decided: [String: [(Decided?, Int, Int64, Int64?)]] = [:]
+        // A decided card's case, or minus its id where the SQL would read its decision otherwise.
+        var decided: [String: [(class: Int64, n: Int, bytes: Int64)]] = [:]
         try library.db.forEach(
             """
-            SELECT m.group_id, CASE WHEN \(Decided.plain) THEN \(Decided.sql()) END AS class, count(*),
-                   sum(CASE WHEN d.decision = \(Decision.trash.sql) THEN f.size ELSE 0 END),
-                   CASE WHEN NOT (\(Decided.plain)) THEN d.file_id END AS special
-            FROM decisions d JOIN files f INDEXED BY files_decided ON f.id = d.file_id JOIN group_members m ON m.file_id = d.file_id
-            LEFT JOIN similar_sets s ON s.file_id = m.file_id
+            SELECT m.group_id, CASE WHEN \(Decided.plain) THEN \(Decided.sql()) ELSE -d.file_id END AS class, count(*),
+                   sum(CASE WHEN d.decision = \(Decision.trash.sql) THEN f.size ELSE 0 END)
+            FROM decisions d CROSS JOIN files f INDEXED BY files_decided ON f.id = d.file_id
+            CROSS JOIN group_members m ON m.file_id = d.file_id LEFT JOIN similar_sets s ON s.file_id = m.file_id
             WHERE \(Library.live("f")) AND f.kind IN \(MediaFormat.Kind.sql([.photo, .video])) AND f.id NOT IN (SELECT sidecar_id FROM sidecars)
-              AND (m.group_id NOT IN \(GroupID.sql([.similar, .duplicate])) OR s.set_key IN (SELECT set_key FROM group_sets WHERE live >= 2))
-            GROUP BY m.group_id, class, special
+              AND (m.group_id NOT IN \(GroupID.sql([.similar, .duplicate])) OR (SELECT live FROM group_sets WHERE set_key = s.set_key) >= 2)
+            GROUP BY m.group_id, class
             """, arguments: [now.timeIntervalSince1970]
         ) { r in
-            let d = r.int(1).flatMap { Decided(rawValue: Int($0)) }
-            decided[r.string(0) ?? "", default: []].append((d, Int(r.int(2) ?? 0), r.int(3) ?? 0, r.int(4)))
+            decided[r.string(0) ?? "", default: []].append((r.int(1) ?? 0, Int(r.int(2) ?? 0), r.int(3) ?? 0))
         }
         return GroupID.allCases.compactMap { g in
             guard let n = totals[g.rawValue], n.members > 0 else { return nil }
             var t = Tally()
             var undecided = n.candidates
-            for (d, count, bytes, special) in decided[g.rawValue] ?? [] {
+            for (c, count, bytes) in decided[g.rawValue] ?? [] {
                 undecided -= count
-                if let d {
+                if let d = Decided(rawValue: Int(c)) {
                     t.add(d, count, bytes: bytes)
-                } else if let id = special, let c = specialByID[id] {
-                    t.add(c, now: now)
+                } else if c < 0, let special = specialByID[-c] {
+                    t.add(special, now: now)
                 }
             }
             t.addUndecided(undecided)
