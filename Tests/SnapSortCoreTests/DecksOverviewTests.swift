@@ -161,6 +161,12 @@ struct DecksOverviewTests {
                 #expect(fast == plain, "\(day)")
                 for (a, b) in zip(fast, plain) where a != b { Issue.record("\(a) != \(b)") }
             }
+            let deck = try Decks.build(.filter(.screenshots, year: nil), library: l, clock: clock)
+            let cutoff = clock.now().timeIntervalSince1970 - 30 * 86_400
+            let expected = deck.items.filter { c in
+                (c.item.takenTimestamp ?? Double(c.item.mtimeNanoseconds) / 1e9) < cutoff && c.decision == nil
+            }.map(\.item.id)
+            #expect(try Decks.oldScreenshots(days: 30, library: l, clock: clock).map(\.id) == expected, "\(day)")
         }
     }
 
