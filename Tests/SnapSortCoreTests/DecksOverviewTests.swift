@@ -207,7 +207,7 @@ struct DecksOverviewTests {
             try t.library.db.rows("EXPLAIN QUERY PLAN " + sql, arguments: args).compactMap { $0.string(3) }.joined(separator: "; ")
         }
         #expect(try plan(Decks.DeckKey.counts).contains("SCAN deck_counts"))
-        let decided = try plan(Decks.DeckKey.decidedCounts, 0.0)
+        let decided = try plan(Decks.DeckKey.decidedCounts(), 0.0)
         #expect(decided.contains("USING COVERING INDEX files_decided") && decided.contains("SEARCH k USING INTEGER PRIMARY KEY"), "\(decided)")
         #expect(try plan("SELECT id FROM files WHERE \(Library.live()) AND \(Decks.DeckKey.odd) = 1").contains("files_deck (<expr>=?)"))
     }

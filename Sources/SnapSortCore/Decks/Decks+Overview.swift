@@ -78,11 +78,17 @@ extension Decks {
 
         /// The rows counted by the Swift rules: paired, in the Screenshots group, odd, or decided
         /// where the SQL would read the decision otherwise (`Decided.plain`).
-        static let special = """
-            \(Decided.special) UNION SELECT file_id FROM sidecars UNION SELECT sidecar_id FROM sidecars
+        static let special = special()
+
+        /// `special` with the decided rows the SQL would read otherwise selected by `oddDecided`
+        /// (`Decided.special`, or their ids as `Decided.list` writes them once read).
+        static func special(_ oddDecided: String = Decided.special) -> String {
+            """
+            \(oddDecided) UNION SELECT file_id FROM sidecars UNION SELECT sidecar_id FROM sidecars
             UNION SELECT file_id FROM group_members WHERE group_id = \(GroupID.screenshot.sql)
             UNION SELECT id FROM files WHERE \(Library.live()) AND \(odd) = 1
             """
+        }
 
         /// The names of the key's columns in `deck_keys` and `deck_counts` (migration 89), in
         /// `columns`' order.
@@ -94,34 +100,40 @@ extension Decks {
         /// The rows taken out of the kept counts besides the decided ones `decidedCounts` counts:
         /// paired, in the Screenshots group, decided where the SQL would read the decision
         /// otherwise (the odd ones have keys of their own, never counted as plain).
-        static let notPlain = """
-            SELECT file_id FROM sidecars UNION SELECT sidecar_id FROM sidecars
-            UNION SELECT file_id FROM group_members WHERE group_id = \(GroupID.screenshot.sql) UNION \(Decided.special)
+        static func notPlain(_ oddDecided: String) -> String {
             """
+            SELECT file_id FROM sidecars UNION SELECT sidecar_id FROM sidecars
+            UNION SELECT file_id FROM group_members WHERE group_id = \(GroupID.screenshot.sql) UNION \(oddDecided)
+            """
+        }
 
         /// Every live row's key and how many have it, kept by triggers (`deck_counts`): a row a
         /// key, ~1 300 at a million rows, where the index scan read a million entries.
         static let counts = "SELECT key, \(names.joined(separator: ", ")), n FROM deck_counts"
 
         /// The rows of `notPlain` by key, to take out.
-        static let notPlainCounts = """
-            SELECT \(text("k")), \(names.map { "k." + $0 }.joined(separator: ", ")), count(*) FROM deck_keys k
-            WHERE k.file_id IN (\(notPlain)) GROUP BY 1
+        static func notPlainCounts(_ oddDecided: String = Decided.special) -> String {
             """
+            SELECT \(text("k")), \(names.map { "k." + $0 }.joined(separator: ", ")), count(*) FROM deck_keys k
+            WHERE k.file_id IN (\(notPlain(oddDecided))) GROUP BY 1
+            """
+        }
 
         /// The decided rows counted in SQL (plain, in no pair nor the Screenshots group, not odd)
         /// by key and `Decided` case, with the bytes of their trash verdicts; `?1`: now. The
         /// decisions first (`CROSS JOIN`), each file and key found by its id; grouped by the
         /// key's columns (the key's text made once a group).
-        static let decidedCounts = """
+        static func decidedCounts(_ oddDecided: String = Decided.special) -> String {
+            """
             SELECT \(text("k")), \(names.map { "k." + $0 }.joined(separator: ", ")), \(Decided.sql()) AS class, count(*),
                    sum(CASE WHEN d.decision = \(Decision.trash.sql) THEN f.size ELSE 0 END)
             FROM decisions d CROSS JOIN files f INDEXED BY files_decided ON f.id = d.file_id CROSS JOIN deck_keys k ON k.file_id = d.file_id
-            WHERE \(Library.live("f")) AND k.odd = 0 AND \(Decided.plain)
+            WHERE \(Library.live("f")) AND k.odd = 0 AND d.file_id NOT IN (\(oddDecided))
               AND d.file_id NOT IN (SELECT file_id FROM sidecars UNION SELECT sidecar_id FROM sidecars
                                     UNION SELECT file_id FROM group_members WHERE group_id = \(GroupID.screenshot.sql))
             GROUP BY \(names.map { "k." + $0 }.joined(separator: ", ")), class
             """
+        }
     }
 
     /// A decided row counted in SQL (issue 40 item 3: read whole and counted in Swift, each cost
@@ -177,6 +189,15 @@ extension Decks {
 
         /// The decided rows the SQL does not count (special, counted by the Swift rules).
         static let special = "SELECT d.file_id FROM decisions d CROSS JOIN files f INDEXED BY files_decided ON f.id = d.file_id WHERE NOT (\(plain))"
+
+        /// The ids of `special`'s rows, read once (a scan of the decisions each time it is named
+        /// cost ~0.15 s at 50 000), as SQL that selects them: the queries of one overview name it
+        /// several times.
+        static func list(_ library: Library) throws -> String {
+            var ids: [String] = []
+            try library.db.forEach(special) { ids.append(String($0.int(0)!)) }
+            return ids.isEmpty ? "SELECT NULL WHERE 0" : "SELECT value FROM json_each('[\(ids.joined(separator: ","))]')"
+        }
     }
 
     /// A deck's count as the overview makes it: what `tally` counts.
@@ -228,11 +249,11 @@ extension Decks {
     }
 
     /// The special rows' candidates (`DeckKey.special`), with their decisions.
-    static func specialCandidates(_ library: Library) throws -> [Candidate] {
+    static func specialCandidates(_ library: Library, oddDecided: String = Decided.special) throws -> [Candidate] {
         var items: [Item] = []
         try library.db.forEach(
             """
-            SELECT \(Item.columns) FROM files WHERE id IN (\(DeckKey.special)) AND \(Library.live())
+            SELECT \(Item.columns) FROM files WHERE id IN (\(DeckKey.special(oddDecided))) AND \(Library.live())
               AND kind IN \(MediaFormat.Kind.sql([.photo, .video])) AND id NOT IN (SELECT sidecar_id FROM sidecars)
             """
         ) { items.append(Item($0)) }
@@ -310,6 +331,7 @@ extension Decks {
         var groupTallies: [(id: String, title: String, tally: Tally)] = []
 
         try reading(library) {
+            let oddDecided = try Decided.list(library)
             // The plain rows: every live row's key counted (kept by triggers), less the decided,
             // paired and Screenshots-group rows; then the decided ones the SQL reads as Swift does.
             var keys: [String: PlainKey] = [:]
@@ -319,12 +341,12 @@ extension Decks {
                 keys[k] = PlainKey(r, from: 1)
                 counts[k, default: 0] += Int(r.int(10) ?? 0)
             }
-            try library.db.forEach(DeckKey.notPlainCounts) { r in
+            try library.db.forEach(DeckKey.notPlainCounts(oddDecided)) { r in
                 guard r.int(1) == 0, let k = r.string(0) else { return }
                 counts[k, default: 0] -= Int(r.int(10) ?? 0)
             }
             var decided: [(key: PlainKey, Decided, n: Int, bytes: Int64)] = []
-            try library.db.forEach(DeckKey.decidedCounts, arguments: [now.timeIntervalSince1970]) { r in
+            try library.db.forEach(DeckKey.decidedCounts(oddDecided), arguments: [now.timeIntervalSince1970]) { r in
                 guard let k = r.string(0), let d = r.int(10).flatMap({ Decided(rawValue: Int($0)) }) else { return }
                 counts[k, default: 0] -= Int(r.int(11) ?? 0)
                 decided.append((PlainKey(r, from: 1), d, Int(r.int(11) ?? 0), r.int(12) ?? 0))
@@ -360,7 +382,7 @@ extension Decks {
             }
 
             // The special rows, by the Swift rules.
-            let special = try specialCandidates(library)
+            let special = try specialCandidates(library, oddDecided: oddDecided)
             let ctx = try FilterContext([], library: library)
             for c in special {
                 let d = c.localDate(timeZone)
@@ -379,7 +401,7 @@ extension Decks {
 
             if let groups {
                 let byID = Dictionary(special.map { ($0.item.id, $0) }, uniquingKeysWith: { a, _ in a })
-                groupTallies = try groupCounts(library, groups: groups, special: byID, now: now)
+                groupTallies = try groupCounts(library, groups: groups, special: byID, oddDecided: oddDecided, now: now)
             }
         }
 
@@ -413,7 +435,7 @@ extension Decks {
     /// The smart groups' decks counted: `Library.groupMembers`' rows, the plain candidates
     /// among them counted in SQL, the special ones by the Swift rules.
     static func groupCounts(
-        _ library: Library, groups: GroupSource, special specialByID: [Int64: Candidate], now: Date
+        _ library: Library, groups: GroupSource, special specialByID: [Int64: Candidate], oddDecided: String = Decided.special, now: Date
     ) throws -> [(id: String, title: String, tally: Tally)] {
         guard groups.isSmartGroups else {
             // Another source: its members as it gives them, the plain ones read by id.
@@ -423,7 +445,7 @@ extension Decks {
                 for id in g.fileIDs {
                     if let c = specialByID[id] { t.add(c, now: now) } else { plain.append(id) }
                 }
-                try addPlainCandidates(plain, to: &t, library, now: now)
+                try addPlainCandidates(plain, to: &t, library, oddDecided: oddDecided, now: now)
                 return (g.id, g.title, t)
             }
         }
@@ -438,7 +460,7 @@ extension Decks {
         var decided: [String: [(class: Int64, n: Int, bytes: Int64)]] = [:]
         try library.db.forEach(
             """
-            SELECT m.group_id, CASE WHEN \(Decided.plain) THEN \(Decided.sql()) ELSE -d.file_id END AS class, count(*),
+            SELECT m.group_id, CASE WHEN d.file_id IN (\(oddDecided)) THEN -d.file_id ELSE \(Decided.sql()) END AS class, count(*),
                    sum(CASE WHEN d.decision = \(Decision.trash.sql) THEN f.size ELSE 0 END)
             FROM decisions d CROSS JOIN files f INDEXED BY files_decided ON f.id = d.file_id
             CROSS JOIN group_members m ON m.file_id = d.file_id LEFT JOIN similar_sets s ON s.file_id = m.file_id
@@ -468,7 +490,9 @@ extension Decks {
 
     /// Counts the candidates among `ids` that are not special (plain: undecided, or decided
     /// as `Decided` reads it) into `t`.
-    static func addPlainCandidates(_ ids: [Int64], to t: inout Tally, _ library: Library, now: Date) throws {
+    static func addPlainCandidates(
+        _ ids: [Int64], to t: inout Tally, _ library: Library, oddDecided: String = Decided.special, now: Date
+    ) throws {
         guard !ids.isEmpty else { return }
         let list = "[" + ids.map(String.init).joined(separator: ",") + "]"
         try library.db.forEach(
@@ -476,7 +500,7 @@ extension Decks {
             SELECT CASE WHEN d.file_id IS NULL THEN 0 ELSE \(Decided.sql()) END AS class, count(*),
                    sum(CASE WHEN d.decision = \(Decision.trash.sql) THEN f.size ELSE 0 END)
             FROM json_each(?2) j JOIN files f ON f.id = j.value LEFT JOIN decisions d ON d.file_id = f.id
-            WHERE \(Library.live("f")) AND f.kind IN \(MediaFormat.Kind.sql([.photo, .video])) AND f.id NOT IN (\(DeckKey.special))
+            WHERE \(Library.live("f")) AND f.kind IN \(MediaFormat.Kind.sql([.photo, .video])) AND f.id NOT IN (\(DeckKey.special(oddDecided)))
             GROUP BY class
             """, arguments: [now.timeIntervalSince1970, list]
         ) { r in
@@ -494,6 +518,7 @@ extension Decks {
         let cutoff = now.timeIntervalSince1970 - Double(max(0, days)) * 86_400
         func old(_ taken: Double?, _ mtime: Int64) -> Bool { (taken ?? Double(mtime) / 1e9) < cutoff }
         return try reading(library) {
+            let oddDecided = try Decided.list(library)
             var ids: [Int64] = []
             // The key's columns by position: odd (0), kind (1), screenshot by name (2); the rows
             // that are not special (`DeckKey.special`) tested one by one, not listed.
@@ -505,11 +530,11 @@ extension Decks {
                   AND NOT EXISTS (SELECT 1 FROM sidecars WHERE sidecar_id = files.id)
                   AND NOT EXISTS (SELECT 1 FROM group_members WHERE group_id = \(GroupID.screenshot.sql) AND file_id = files.id)
                   AND (d.file_id IS NULL
-                       OR (\(Decided.plain("files")) AND d.decision = \(Decision.trash.sql) AND \(DecisionRecord.trashChangedSQL("files"))))
+                       OR (d.file_id NOT IN (\(oddDecided)) AND d.decision = \(Decision.trash.sql) AND \(DecisionRecord.trashChangedSQL("files"))))
                 """
             ) { r in if old(r.double(1), r.int(2) ?? 0) { ids.append(r.int(0)!) } }
             let ctx = try FilterContext([], library: library)
-            for c in try specialCandidates(library) where ctx.matches(.screenshots, c) {
+            for c in try specialCandidates(library, oddDecided: oddDecided) where ctx.matches(.screenshots, c) {
                 // A card without a verdict: no decision, or a trash verdict on other bytes.
                 guard c.decision.map({ $0.trashOnChangedBytes(c.item) }) ?? true else { continue }
                 if old(c.item.takenTimestamp, c.item.mtimeNanoseconds) { ids.append(c.item.id) }
