@@ -192,12 +192,18 @@ extension Decks {
 
         /// The ids of `special`'s rows, read once (a scan of the decisions each time it is named
         /// cost ~0.15 s at 50 000), as SQL that selects them: the queries of one overview name it
-        /// several times.
+        /// several times. Decisions this build writes are all plain, so the list is empty but for
+        /// rows an older build or a hand wrote; past `listLimit` of them, `special` itself (the
+        /// statements are cached by their text: a long list would be a long text).
         static func list(_ library: Library) throws -> String {
             var ids: [String] = []
             try library.db.forEach(special) { ids.append(String($0.int(0)!)) }
+            if ids.count > listLimit { return special }
             return ids.isEmpty ? "SELECT NULL WHERE 0" : "SELECT value FROM json_each('[\(ids.joined(separator: ","))]')"
         }
+
+        /// The most ids `list` writes into the statements' text.
+        static let listLimit = 1_000
     }
 
     /// A deck's count as the overview makes it: what `tally` counts.
