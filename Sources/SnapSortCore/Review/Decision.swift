@@ -110,11 +110,19 @@ public struct DecisionRecord: Sendable, Equatable, Codable {
     /// `waits` over a `decisions` row `d` left-joined to its file `f` (one `?`: now, in seconds).
     static let waitingSQL = """
         (d.decision IS NULL OR d.decision = \(Decision.skip.sql) OR (d.decision = \(Decision.later.sql) AND d.later_until <= ?)
-         OR (d.decision = \(Decision.trash.sql) AND ((d.reviewed_size IS NOT NULL AND d.reviewed_size != f.size)
-             OR (d.reviewed_hash IS NOT NULL AND f.content_hash IS NOT NULL AND d.reviewed_hash != f.content_hash)
-             OR (d.reviewed_inode IS NOT NULL AND (d.reviewed_inode != f.inode OR d.reviewed_device != f.device
-                 OR (d.reviewed_btime_ns IS NOT NULL AND f.btime_ns >= 0 AND d.reviewed_btime_ns != f.btime_ns))))))
+         OR (d.decision = \(Decision.trash.sql) AND \(trashChangedSQL())))
         """
+
+    /// `trashOnChangedBytes` but for the decision's word, over a `decisions` row `d` and its
+    /// file, the `files` row named `f`.
+    static func trashChangedSQL(_ f: String = "f") -> String {
+        """
+        ((d.reviewed_size IS NOT NULL AND d.reviewed_size != \(f).size)
+         OR (d.reviewed_hash IS NOT NULL AND \(f).content_hash IS NOT NULL AND d.reviewed_hash != \(f).content_hash)
+         OR (d.reviewed_inode IS NOT NULL AND (d.reviewed_inode != \(f).inode OR d.reviewed_device != \(f).device
+             OR (d.reviewed_btime_ns IS NOT NULL AND \(f).btime_ns >= 0 AND d.reviewed_btime_ns != \(f).btime_ns))))
+        """
+    }
 
     /// Whether the deck should suggest keeping it (deferred `Review.suggestKeepAfter` times).
     public var suggestsKeep: Bool { laterCount >= Review.suggestKeepAfter }

@@ -53,6 +53,7 @@ extension Schema {
         regroupSlices,
         phashChunks,
         heavyBySize,
+        groupTotals,
     ]
 }
 
@@ -178,4 +179,199 @@ extension Schema {
 
     /// The SQL of the pHash's chunk `c` (0–3, as `HashIndex.chunk`), the expression of its index.
     static func phashChunk(_ c: Int) -> String { "((phash >> \(16 * c)) & 65535)" }
+}
+
+extension Schema {
+    /// v88 (fixed text, as every migration): each smart group's counts kept as its members are
+    /// written, so the page's groups and the group decks of the overview read a row per group
+    /// instead of joining every member to its file (~4 s of CPU at a million rows with groups,
+    /// issue 40 item 3). Kept by triggers on every write, whoever writes (the regroup, the
+    /// models pass, a move, a commit to the Trash, a removal, an older build):
+    /// - `group_counted`: what each live file with a group or a set counts for (its size, whether
+    ///   it is a card — a photo or video that is no sidecar —, its groups other than the two of
+    ///   sets, its set and its part there); a write that can change it counts the file again
+    ///   (`INSERT INTO group_recount`): its old row taken out of the sums, the new one made from
+    ///   the tables and added. A conflict clause (`OR REPLACE`, `OR IGNORE`) cannot skew it: the
+    ///   file is counted from what the tables hold after the write.
+    /// - `group_sets`: each set's live members and what its members count for in Similar Shots
+    ///   and Duplicates; a set counts while it holds two live files (`Library.liveSetKeys`).
+    /// - `group_totals`: per group, its live members (in live sets for the two of sets), their
+    ///   bytes, the cards among them, its sets and the bytes a clearing frees
+    ///   (`Library.groupSummaries`; `groupSummariesByJoin` is the definition it is held to).
+    /// A migration that makes `files`, `group_members`, `similar_sets` or `sidecars` again makes
+    /// these triggers again.
+    static let groupTotals = Migration(
+        version: 88,
+        sql: """
+            CREATE TABLE group_totals(
+                group_id TEXT PRIMARY KEY,
+                items INTEGER NOT NULL DEFAULT 0,
+                bytes INTEGER NOT NULL DEFAULT 0,
+                candidates INTEGER NOT NULL DEFAULT 0,
+                sets INTEGER NOT NULL DEFAULT 0,
+                freed INTEGER NOT NULL DEFAULT 0
+            ) WITHOUT ROWID;
+            CREATE TABLE group_sets(
+                set_key INTEGER PRIMARY KEY,
+                live INTEGER NOT NULL DEFAULT 0,
+                similar INTEGER NOT NULL DEFAULT 0,
+                similar_bytes INTEGER NOT NULL DEFAULT 0,
+                similar_candidates INTEGER NOT NULL DEFAULT 0,
+                similar_freed INTEGER NOT NULL DEFAULT 0,
+                duplicate INTEGER NOT NULL DEFAULT 0,
+                duplicate_bytes INTEGER NOT NULL DEFAULT 0,
+                duplicate_candidates INTEGER NOT NULL DEFAULT 0,
+                duplicate_freed INTEGER NOT NULL DEFAULT 0
+            );
+            CREATE TABLE group_counted(
+                file_id INTEGER PRIMARY KEY,
+                size INTEGER NOT NULL,
+                candidate INTEGER NOT NULL,
+                groups TEXT NOT NULL,
+                set_key INTEGER,
+                similar INTEGER NOT NULL,
+                duplicate INTEGER NOT NULL,
+                similar_freed INTEGER NOT NULL,
+                duplicate_freed INTEGER NOT NULL
+            );
+            INSERT INTO group_counted(file_id, size, candidate, groups, set_key, similar, duplicate, similar_freed, duplicate_freed)
+                SELECT f.id, f.size,
+                       f.kind IN ('photo', 'video') AND NOT EXISTS (SELECT 1 FROM sidecars c WHERE c.sidecar_id = f.id),
+                       (SELECT json_group_array(m.group_id) FROM group_members m
+                        WHERE m.file_id = f.id AND m.group_id NOT IN ('similar', 'duplicate')),
+                       s.set_key,
+                       s.file_id IS NOT NULL AND EXISTS (SELECT 1 FROM group_members m WHERE m.group_id = 'similar' AND m.file_id = f.id),
+                       s.file_id IS NOT NULL AND EXISTS (SELECT 1 FROM group_members m WHERE m.group_id = 'duplicate' AND m.file_id = f.id),
+                       coalesce(s.keeper = 0, 0), s.duplicate_of IS NOT NULL
+                FROM files f LEFT JOIN similar_sets s ON s.file_id = f.id
+                WHERE f.status != 'gone'
+                  AND (s.file_id IS NOT NULL OR EXISTS (SELECT 1 FROM group_members m WHERE m.file_id = f.id));
+            INSERT INTO group_sets(set_key, live, similar, similar_bytes, similar_candidates, similar_freed,
+                                   duplicate, duplicate_bytes, duplicate_candidates, duplicate_freed)
+                SELECT set_key, count(*), sum(similar), sum(similar * size), sum(similar * candidate), sum(similar * similar_freed * size),
+                       sum(duplicate), sum(duplicate * size), sum(duplicate * candidate), sum(duplicate * duplicate_freed * size)
+                FROM group_counted WHERE set_key IS NOT NULL GROUP BY set_key;
+            INSERT INTO group_totals(group_id, items, bytes, candidates)
+                SELECT j.value, count(*), sum(c.size), sum(c.candidate) FROM group_counted c, json_each(c.groups) j GROUP BY j.value;
+            INSERT INTO group_totals(group_id, items, bytes, candidates, sets, freed)
+                SELECT 'similar', coalesce(sum(similar), 0), coalesce(sum(similar_bytes), 0), coalesce(sum(similar_candidates), 0),
+                       coalesce(sum(similar > 0), 0), coalesce(sum(similar_freed), 0)
+                FROM group_sets WHERE live >= 2;
+            INSERT INTO group_totals(group_id, items, bytes, candidates, sets, freed)
+                SELECT 'duplicate', coalesce(sum(duplicate), 0), coalesce(sum(duplicate_bytes), 0), coalesce(sum(duplicate_candidates), 0),
+                       coalesce(sum(duplicate > 0), 0), coalesce(sum(duplicate_freed), 0)
+                FROM group_sets WHERE live >= 2;
+            CREATE VIEW group_recount(file_id) AS SELECT NULL WHERE 0;
+            CREATE TRIGGER group_recount_file INSTEAD OF INSERT ON group_recount BEGIN
+                INSERT INTO group_totals(group_id, items, bytes, candidates)
+                SELECT j.value, -1, -c.size, -c.candidate FROM group_counted c, json_each(c.groups) j WHERE c.file_id = NEW.file_id
+                ON CONFLICT(group_id) DO UPDATE SET items = items + excluded.items, bytes = bytes + excluded.bytes,
+                    candidates = candidates + excluded.candidates;
+                INSERT INTO group_sets(set_key, live, similar, similar_bytes, similar_candidates, similar_freed,
+                                       duplicate, duplicate_bytes, duplicate_candidates, duplicate_freed)
+                SELECT set_key, -1, -similar, -similar * size, -similar * candidate, -similar * similar_freed * size,
+                       -duplicate, -duplicate * size, -duplicate * candidate, -duplicate * duplicate_freed * size
+                FROM group_counted WHERE file_id = NEW.file_id AND set_key IS NOT NULL
+                ON CONFLICT(set_key) DO UPDATE SET live = live + excluded.live, similar = similar + excluded.similar,
+                    similar_bytes = similar_bytes + excluded.similar_bytes, similar_candidates = similar_candidates + excluded.similar_candidates,
+                    similar_freed = similar_freed + excluded.similar_freed, duplicate = duplicate + excluded.duplicate,
+                    duplicate_bytes = duplicate_bytes + excluded.duplicate_bytes,
+                    duplicate_candidates = duplicate_candidates + excluded.duplicate_candidates,
+                    duplicate_freed = duplicate_freed + excluded.duplicate_freed;
+                DELETE FROM group_sets WHERE live = 0 AND set_key = (SELECT set_key FROM group_counted WHERE file_id = NEW.file_id);
+                DELETE FROM group_counted WHERE file_id = NEW.file_id;
+                INSERT INTO group_counted(file_id, size, candidate, groups, set_key, similar, duplicate, similar_freed, duplicate_freed)
+                SELECT f.id, f.size,
+                       f.kind IN ('photo', 'video') AND NOT EXISTS (SELECT 1 FROM sidecars c WHERE c.sidecar_id = f.id),
+                       (SELECT json_group_array(m.group_id) FROM group_members m
+                        WHERE m.file_id = f.id AND m.group_id NOT IN ('similar', 'duplicate')),
+                       s.set_key,
+                       s.file_id IS NOT NULL AND EXISTS (SELECT 1 FROM group_members m WHERE m.group_id = 'similar' AND m.file_id = f.id),
+                       s.file_id IS NOT NULL AND EXISTS (SELECT 1 FROM group_members m WHERE m.group_id = 'duplicate' AND m.file_id = f.id),
+                       coalesce(s.keeper = 0, 0), s.duplicate_of IS NOT NULL
+                FROM files f LEFT JOIN similar_sets s ON s.file_id = f.id
+                WHERE f.id = NEW.file_id AND f.status != 'gone'
+                  AND (s.file_id IS NOT NULL OR EXISTS (SELECT 1 FROM group_members m WHERE m.file_id = f.id));
+                INSERT INTO group_totals(group_id, items, bytes, candidates)
+                SELECT j.value, 1, c.size, c.candidate FROM group_counted c, json_each(c.groups) j WHERE c.file_id = NEW.file_id
+                ON CONFLICT(group_id) DO UPDATE SET items = items + excluded.items, bytes = bytes + excluded.bytes,
+                    candidates = candidates + excluded.candidates;
+                INSERT INTO group_sets(set_key, live, similar, similar_bytes, similar_candidates, similar_freed,
+                                       duplicate, duplicate_bytes, duplicate_candidates, duplicate_freed)
+                SELECT set_key, 1, similar, similar * size, similar * candidate, similar * similar_freed * size,
+                       duplicate, duplicate * size, duplicate * candidate, duplicate * duplicate_freed * size
+                FROM group_counted WHERE file_id = NEW.file_id AND set_key IS NOT NULL
+                ON CONFLICT(set_key) DO UPDATE SET live = live + excluded.live, similar = similar + excluded.similar,
+                    similar_bytes = similar_bytes + excluded.similar_bytes, similar_candidates = similar_candidates + excluded.similar_candidates,
+                    similar_freed = similar_freed + excluded.similar_freed, duplicate = duplicate + excluded.duplicate,
+                    duplicate_bytes = duplicate_bytes + excluded.duplicate_bytes,
+                    duplicate_candidates = duplicate_candidates + excluded.duplicate_candidates,
+                    duplicate_freed = duplicate_freed + excluded.duplicate_freed;
+            END;
+            CREATE TRIGGER group_sets_added AFTER INSERT ON group_sets BEGIN
+                UPDATE group_totals SET items = items + (NEW.live >= 2) * NEW.similar, bytes = bytes + (NEW.live >= 2) * NEW.similar_bytes,
+                    candidates = candidates + (NEW.live >= 2) * NEW.similar_candidates, freed = freed + (NEW.live >= 2) * NEW.similar_freed, sets = sets + (NEW.live >= 2 AND NEW.similar > 0)
+                WHERE group_id = 'similar';
+                UPDATE group_totals SET items = items + (NEW.live >= 2) * NEW.duplicate, bytes = bytes + (NEW.live >= 2) * NEW.duplicate_bytes,
+                    candidates = candidates + (NEW.live >= 2) * NEW.duplicate_candidates, freed = freed + (NEW.live >= 2) * NEW.duplicate_freed, sets = sets + (NEW.live >= 2 AND NEW.duplicate > 0)
+                WHERE group_id = 'duplicate';
+            END;
+            CREATE TRIGGER group_sets_changed AFTER UPDATE ON group_sets BEGIN
+                UPDATE group_totals SET items = items - (OLD.live >= 2) * OLD.similar + (NEW.live >= 2) * NEW.similar, bytes = bytes - (OLD.live >= 2) * OLD.similar_bytes + (NEW.live >= 2) * NEW.similar_bytes,
+                    candidates = candidates - (OLD.live >= 2) * OLD.similar_candidates + (NEW.live >= 2) * NEW.similar_candidates, freed = freed - (OLD.live >= 2) * OLD.similar_freed + (NEW.live >= 2) * NEW.similar_freed, sets = sets - (OLD.live >= 2 AND OLD.similar > 0) + (NEW.live >= 2 AND NEW.similar > 0)
+                WHERE group_id = 'similar';
+                UPDATE group_totals SET items = items - (OLD.live >= 2) * OLD.duplicate + (NEW.live >= 2) * NEW.duplicate, bytes = bytes - (OLD.live >= 2) * OLD.duplicate_bytes + (NEW.live >= 2) * NEW.duplicate_bytes,
+                    candidates = candidates - (OLD.live >= 2) * OLD.duplicate_candidates + (NEW.live >= 2) * NEW.duplicate_candidates, freed = freed - (OLD.live >= 2) * OLD.duplicate_freed + (NEW.live >= 2) * NEW.duplicate_freed, sets = sets - (OLD.live >= 2 AND OLD.duplicate > 0) + (NEW.live >= 2 AND NEW.duplicate > 0)
+                WHERE group_id = 'duplicate';
+            END;
+            CREATE TRIGGER group_sets_removed AFTER DELETE ON group_sets BEGIN
+                UPDATE group_totals SET items = items - (OLD.live >= 2) * OLD.similar, bytes = bytes - (OLD.live >= 2) * OLD.similar_bytes,
+                    candidates = candidates - (OLD.live >= 2) * OLD.similar_candidates, freed = freed - (OLD.live >= 2) * OLD.similar_freed, sets = sets - (OLD.live >= 2 AND OLD.similar > 0)
+                WHERE group_id = 'similar';
+                UPDATE group_totals SET items = items - (OLD.live >= 2) * OLD.duplicate, bytes = bytes - (OLD.live >= 2) * OLD.duplicate_bytes,
+                    candidates = candidates - (OLD.live >= 2) * OLD.duplicate_candidates, freed = freed - (OLD.live >= 2) * OLD.duplicate_freed, sets = sets - (OLD.live >= 2 AND OLD.duplicate > 0)
+                WHERE group_id = 'duplicate';
+            END;
+            CREATE TRIGGER group_counts_file_added AFTER INSERT ON files BEGIN
+                INSERT INTO group_recount(file_id) VALUES(NEW.id);
+            END;
+            CREATE TRIGGER group_counts_file_removed AFTER DELETE ON files BEGIN
+                INSERT INTO group_recount(file_id) VALUES(OLD.id);
+            END;
+            CREATE TRIGGER group_counts_file_changed AFTER UPDATE OF status, size, kind ON files
+            WHEN (OLD.status = 'gone') IS NOT (NEW.status = 'gone') OR OLD.size IS NOT NEW.size OR OLD.kind IS NOT NEW.kind
+            BEGIN
+                INSERT INTO group_recount(file_id) VALUES(NEW.id);
+            END;
+            CREATE TRIGGER group_counts_member_added AFTER INSERT ON group_members BEGIN
+                INSERT INTO group_recount(file_id) VALUES(NEW.file_id);
+            END;
+            CREATE TRIGGER group_counts_member_removed AFTER DELETE ON group_members BEGIN
+                INSERT INTO group_recount(file_id) VALUES(OLD.file_id);
+            END;
+            CREATE TRIGGER group_counts_member_changed AFTER UPDATE OF group_id, file_id ON group_members BEGIN
+                INSERT INTO group_recount(file_id) VALUES(OLD.file_id);
+                INSERT INTO group_recount(file_id) SELECT NEW.file_id WHERE NEW.file_id IS NOT OLD.file_id;
+            END;
+            CREATE TRIGGER group_counts_set_added AFTER INSERT ON similar_sets BEGIN
+                INSERT INTO group_recount(file_id) VALUES(NEW.file_id);
+            END;
+            CREATE TRIGGER group_counts_set_removed AFTER DELETE ON similar_sets BEGIN
+                INSERT INTO group_recount(file_id) VALUES(OLD.file_id);
+            END;
+            CREATE TRIGGER group_counts_set_changed AFTER UPDATE OF file_id, set_key, keeper, duplicate_of ON similar_sets BEGIN
+                INSERT INTO group_recount(file_id) VALUES(OLD.file_id);
+                INSERT INTO group_recount(file_id) SELECT NEW.file_id WHERE NEW.file_id IS NOT OLD.file_id;
+            END;
+            CREATE TRIGGER group_counts_sidecar_added AFTER INSERT ON sidecars BEGIN
+                INSERT INTO group_recount(file_id) VALUES(NEW.sidecar_id);
+            END;
+            CREATE TRIGGER group_counts_sidecar_removed AFTER DELETE ON sidecars BEGIN
+                INSERT INTO group_recount(file_id) VALUES(OLD.sidecar_id);
+            END;
+            CREATE TRIGGER group_counts_sidecar_changed AFTER UPDATE OF sidecar_id ON sidecars BEGIN
+                INSERT INTO group_recount(file_id) VALUES(OLD.sidecar_id);
+                INSERT INTO group_recount(file_id) SELECT NEW.sidecar_id WHERE NEW.sidecar_id IS NOT OLD.sidecar_id;
+            END;
+            """)
 }

@@ -129,7 +129,7 @@ extension Trash {
     public static func stagedTotals(library: Library) throws -> (count: Int, bytes: Int64) {
         let r = try library.db.row(
             """
-            SELECT count(*), COALESCE(sum(f.size),0) FROM decisions d JOIN files f ON f.id=d.file_id
+            SELECT count(*), COALESCE(sum(f.size),0) FROM decisions d CROSS JOIN files f INDEXED BY files_decided ON f.id=d.file_id
             WHERE d.decision = \(Decision.trash.sql) AND \(Library.live("f"))
             """)
         return (Int(r?.int(0) ?? 0), r?.int(1) ?? 0)
