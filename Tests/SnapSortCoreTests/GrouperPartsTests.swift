@@ -43,6 +43,25 @@ import Testing
         #expect(try Self.wholeRegroup(t) == GroupsGrouperTests.snapshot(t.library), "an upgrade")
     }
 
+    /// The candidate lists are capped (`contentNeighbours`, `copyCandidates`), so a photo of a
+    /// later part need not list back the photo of an earlier part that listed it; the pair that
+    /// earlier part scored is kept (`RegroupRun.pairsOfThisRun`), as one regroup of every row
+    /// keeps the pairs either list holds. With lists of one, in parts of two, the groups are the
+    /// whole regroup's. (This library does not make a list that is not listed back, so it holds
+    /// the parts to the whole regroup under tight caps, not that rule alone.)
+    @Test func pairsAPartScoredAreKeptByTheLaterParts() throws {
+        let t = try Self.library()
+        var rules = GroupRules()
+        rules.contentNeighbours = 1
+        rules.copyCandidates = 1
+        var parts = Grouper(library: t.library)
+        parts.rules = rules
+        parts.partsAbove = 0
+        parts.partSize = 2
+        try parts.regroupAll()
+        #expect(try Self.wholeRegroup(t, rules: rules) == GroupsGrouperTests.snapshot(t.library))
+    }
+
     /// A regroup in parts stopped after its first part keeps what that part stored; the next
     /// regroup finds the files not regrouped yet (they have no grouped fingerprint), does not
     /// slice, and ends with the groups one regroup of everything gives.
@@ -59,6 +78,7 @@ import Testing
         #expect(throws: Grouper.Cancelled.self) { try parts.regroupAll() }
         #expect(stored == 4, "one part stored before the stop: \(stored)")
         #expect(try t.library.agentState(RegroupSlice.stateKey) == "0", "not sliceable until a run ends")
+        #expect(try LibraryUpdate(library: t.library).regroupPending(), "the next regroupIfPending goes on")
         parts.checkpoint = {}
         let rest = try parts.regroup()
         #expect(rest.changed > 0)
@@ -115,11 +135,13 @@ import Testing
 
     /// The groups one regroup of every row (`regroupAll`, the library under `partsAbove`) gives
     /// on a copy of the library.
-    static func wholeRegroup(_ t: TestLibrary) throws -> [String] {
+    static func wholeRegroup(_ t: TestLibrary, rules: GroupRules = GroupRules()) throws -> [String] {
         let copy = t.dir.at("whole-\(UUID().uuidString).sqlite3")
         try t.library.db.execute("VACUUM INTO '\(copy)'")
         let whole = try Library(path: copy)
-        try Grouper(library: whole).regroupAll()
+        var grouper = Grouper(library: whole)
+        grouper.rules = rules
+        try grouper.regroupAll()
         return try GroupsGrouperTests.snapshot(whole)
     }
 }

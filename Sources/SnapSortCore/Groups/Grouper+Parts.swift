@@ -9,8 +9,9 @@ import SnapSortSystem
 /// incremental regroups give what full regroups give (`incrementalRegroupsOfRealPhotosEqualFullRegroups`,
 /// `GrouperPartsTests`). What it holds at once is one part and the rows around it, plus a
 /// compact index of every pHash (the content search's neighbours, which the chunk indexes would
-/// answer with 2 788 probes a photo). A pair across two parts is scored in each (the later
-/// part's score replaces the earlier one, as a changed file's pairs are scored again).
+/// answer with 2 788 probes a photo). A pair across two parts is scored in the earlier one and
+/// kept by the later one (`RegroupRun.pairsOfThisRun`): the candidate lists are capped, so the
+/// later photo may not list the earlier one, and a whole regroup keeps the pairs either lists.
 ///
 /// 1. One pass over the live rows (`GroupItem.forEachLive`): which changed (their fingerprint,
 ///    or every row when the rules changed), which left, `own_time` made true, the pHash index.
@@ -37,6 +38,7 @@ extension Grouper {
         var photos = pass.changedPhotos[...]
         while !photos.isEmpty {
             let run = RegroupRun(self, full: false)
+            run.pairsOfThisRun = true
             let slice = RegroupSlice(db: library.db, rules: rules, dirty: [], dirtySeq: 0)
             slice.crowdsKnown = true
             run.copiedAtOnce = { pass.copiedAtOnce.contains($0) }
@@ -53,9 +55,11 @@ extension Grouper {
             // over three parts of a million rows with the heap at ~170 MB).
             Memory.releaseFreeMemory()
         }
-        let run = RegroupRun(self, full: false)
-        try run.readVideos(pass.videos, changed: pass.changedVideos)
-        try run.finish(into: &stats)
+        if try !pass.changedVideos.isEmpty || library.agentState(Self.videoRulesKey) != rules.videoCopies.key {
+            let run = RegroupRun(self, full: false)
+            try run.readVideos(pass.videos, changed: pass.changedVideos)
+            try run.finish(into: &stats)
+        }
         try library.db.transaction {
             try library.db.run("DELETE FROM regroup_dirty WHERE seq <= ?", dirtySeq)
             try library.setAgentState(RegroupSlice.stateKey, "1", at: clock.now())
@@ -83,7 +87,11 @@ extension Grouper {
             try db.run("DELETE FROM grouped_files WHERE file_id IN \(Self.ids)")
             for id in pass.gone { try db.run("DELETE FROM group_members WHERE file_id = ?", id) }
             for (id, t) in pass.ownTimes { try db.run("UPDATE files SET own_time = ? WHERE id = ?", t, id) }
+            pass.ownTimesWritten()
             try library.setAgentState(RegroupSlice.stateKey, "0", at: clock.now())
+            // A stop before the end leaves this mark: the next `regroupIfPending` goes on (the
+            // rules keys below no longer say an upgrade is pending, and the groups are cleared).
+            try library.setAgentState(LibraryScanner.regroupPendingKey, "1", at: clock.now())
             try library.setAgentState(Self.pairRulesKey, rules.pairKey, at: clock.now())
             try library.setAgentState(Self.fileRulesKey, rules.fileKey, at: clock.now())
             try db.forEach("SELECT id FROM temp.regroup_ids") { pending.insert($0.int(0)!) }
@@ -172,6 +180,9 @@ final class PartsPass {
         pass.changedVideos.formUnion(pass.gone)
         return pass
     }
+
+    /// Drops the own times once written (a million on a library's first run).
+    func ownTimesWritten() { ownTimes = [] }
 
     /// Adds the live photos among `pending` (the changed files and their set mates) to the
     /// photos to regroup, in id order; the live videos among them to the videos to regroup.

@@ -33,6 +33,11 @@ final class RegroupRun {
     /// the videos' part, and the library is made sliceable by the whole run, not by this part.
     var part: PartKind?
     enum PartKind { case photos, videos }
+    /// A part of `Grouper.regroupInParts` after the first: every stored pair with a changed
+    /// file was scored by an earlier part of this run (the clearing removed the older ones), so
+    /// it is kept, not scored again — a capped candidate list (16 content neighbours, 4 of a
+    /// content) need not list the earlier photo back.
+    var pairsOfThisRun = false
     /// Which files were written at once with others (`WeakClock`), counted over the library
     /// (a part's rows hold no crowd whole); nil: counted over the rows read.
     var copiedAtOnce: ((Int64) -> Bool)?
@@ -303,7 +308,7 @@ final class RegroupRun {
     /// or joins two files of one content (the clustering links them by their hashes).
     private func keepStoredPair(_ r: Row) {
         let key = FilePair(r.int(0)!, r.int(1)!)
-        guard !changed.contains(key.a) && !changed.contains(key.b), !clustering.sameContent(key) else { return }
+        guard pairsOfThisRun || (!changed.contains(key.a) && !changed.contains(key.b)), !clustering.sameContent(key) else { return }
         if let s = r.double(2) { edges[key] = s }
         if let c = r.double(3) { copyLinks[key] = c }
     }
@@ -327,7 +332,9 @@ final class RegroupRun {
                 try Grouper.forEach(db, "SELECT a, b, similar, copy FROM similar_pairs WHERE \(column)", in: frontier) { r in
                     keepStoredPair(r)
                     let (a, b) = (r.int(0)!, r.int(1)!)
-                    guard !changed.contains(a) && !changed.contains(b), !clustering.sameContent(FilePair(a, b)) else { return }
+                    guard pairsOfThisRun || (!changed.contains(a) && !changed.contains(b)), !clustering.sameContent(FilePair(a, b)) else {
+                        return
+                    }
                     reach(reached.contains(a) ? b : a)
                 }
             }
@@ -472,7 +479,7 @@ extension RegroupRun {
         if rescore {
             try db.run("DELETE FROM similar_pairs")
         } else {
-            for id in changed { try db.run("DELETE FROM similar_pairs WHERE a=? OR b=?", id, id) }
+            for id in changed where !pairsOfThisRun { try db.run("DELETE FROM similar_pairs WHERE a=? OR b=?", id, id) }
             // The region's links of the same bytes (copy 2) are recorded again below.
             try Grouper.fillIDs(db, region)
             try db.run("DELETE FROM similar_pairs WHERE copy = 2 AND (a IN \(Grouper.ids) OR b IN \(Grouper.ids))")

@@ -209,8 +209,17 @@ public struct Grouper {
             try db.run("DELETE FROM group_members WHERE group_id=\(GroupID.heavy.sql) AND file_id IN \(Self.ids)")
             try db.run(insert + " AND id IN \(Self.ids)", threshold)
         } else {
-            try db.run("DELETE FROM group_members WHERE group_id=\(GroupID.heavy.sql)")
-            try db.run(insert, threshold)
+            // Only the rows that leave, join or change (each row written pays the group counts'
+            // triggers, migration 88: the threshold moves with most scans that add photos, and a
+            // million rows hold 50 000 Heavy ones).
+            let heavy = GroupID.heavy.sql
+            try db.run(
+                "DELETE FROM group_members WHERE group_id=\(heavy) AND file_id NOT IN (SELECT id FROM files WHERE \(photos) AND size >= ?)",
+                threshold)
+            try db.run(
+                "INSERT OR REPLACE INTO group_members(group_id, file_id, score) SELECT \(heavy), id, size FROM files f WHERE \(photos) AND size >= ?"
+                    + " AND NOT EXISTS (SELECT 1 FROM group_members m WHERE m.group_id=\(heavy) AND m.file_id=f.id AND m.score=f.size)",
+                threshold)
         }
         try library.setAgentState(Self.heavyKey, String(threshold), at: clock.now())
     }
@@ -489,8 +498,8 @@ struct GroupItem: Sendable {
     /// Reads rows into items, sharing the strings that repeat.
     private struct RowReader {
         let columns: String
-        /// How many columns `columns` names.
-        static let columnCount = 26
+        /// How many columns `columns` names (the stored fingerprint `forEachLive` reads follows them).
+        static let columnCount = RowReader(metrics: false).columns.split(separator: ",").count
         init(metrics: Bool) {
             columns = """
                 id, path, kind, format, status, size, width, height, taken_ts, taken_source, make, model, software, rating,
