@@ -586,6 +586,25 @@ private func small(_ seed: UInt64) -> [UInt8] { Fixtures.jpeg(seed: seed, width:
         #expect(s.gone == 0)
     }
 
+    /// A folder that can be listed but not entered (no x permission) keeps its rows, and so do
+    /// the folders under it, which the walk cannot list: the walk reads rows folder by folder,
+    /// and a folder's rows are kept when any folder above it could not be read.
+    @Test func aFolderThatCannotBeEnteredKeepsItsRowsAndThoseBelow() throws {
+        guard getuid() != 0 else { return }  // root reads everything; covered where not root
+        let t = try TestLibrary()
+        let locked = t.dir.folder("Pictures/locked")
+        t.dir.write("Pictures/locked/IMG_1.jpg", small(1))
+        t.dir.write("Pictures/locked/deep/IMG_2.jpg", small(2))
+        t.dir.write("Pictures/open/IMG_3.jpg", small(3))
+        let scanner = t.scanner()
+        #expect(try scanner.scan([t.root]).added == 3)
+        chmod(locked, 0o644)
+        defer { chmod(locked, 0o755) }
+        let s = try scanner.scan([t.root])
+        #expect(s.gone == 0 && s.unchanged == 1 && s.unreadableFolders.contains(locked), "\(s)")
+        #expect(try t.library.items().count == 3)
+    }
+
     @Test func skipsHiddenIgnoredTrashAndSymlinks() throws {
         let t = try TestLibrary()
         t.dir.write("Pictures/ok/IMG_1.jpg", Fixtures.jpeg(seed: 1))

@@ -301,6 +301,8 @@ public final class LibraryScanner: @unchecked Sendable {
             logger.notice("root looks unmounted; keeping its rows", ["scan.root": root])
             return
         }
+        // A row at the root's own path (a file there before the folder) is gone.
+        if let r = try library.liveRow(path: root) { vanished[r.id] = r }
         // Folder by folder: each folder's stored rows are read as the walk comes to it (through
         // the path index, `Library.liveRows(in:)`), compared with what it found, and dropped.
         // What the walk holds follows the largest folder, not the library (a million rows held
