@@ -12,8 +12,9 @@ make it list every folder once) and is reported apart; then --runs unchanged res
 `BIN --db COPY scan --quiet --no-models --no-groups TREE` (no regroup: an unchanged rescan does
 none, and a library whose regroup is pending from its making would otherwise regroup it whole),
 measured by wait4's rusage (user + system CPU, the child's peak RSS). --agent then starts
-`BIN --db COPY agent TREE` with a private HOME and runtime folder and reads its VmHWM once the
-status file says "watching" (bench/memory.py reads it the same way), then stops it.
+`BIN --db COPY agent TREE` with a private HOME and runtime folder and reads its CPU and VmHWM once
+the status file says "watching" (bench/memory.py reads it the same way), or with --agent-until
+grouping once it says "grouping" or "watching" (its start-up reconcile over), then stops it.
 
 At 1 000 000 rows: bench/million.py's library (files sparse, 1 000 folders of 1 000 files).
 On a shared host, the CPU and peak RSS are the figures; wall time moves with the load.
@@ -60,15 +61,19 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / tick  # utime, stime (proc(5) fields 14 and 15)
 
 
-def agent_start(binary, db, root, home, timeout):
+def agent_start(binary, db, root, home, timeout, until="watching"):
     env = env_for(home)
     with open(os.path.join(home, "agent.log"), "ab") as log:
         t0 = time.monotonic()
         p = subprocess.Popen([binary, "--db", db, "agent", root], env=env, stdout=subprocess.DEVNULL, stderr=log)
     try:
-        while state(home) != "watching" and p.poll() is None and time.monotonic() - t0 < timeout:
+        # The start-up reconcile is over once the agent groups or watches: its peak then is the
+        # walk's (a library never regrouped whole is regrouped next, which --agent-until
+        # grouping leaves out).
+        ends = ("grouping", "watching") if until == "grouping" else ("watching",)
+        while state(home) not in ends and p.poll() is None and time.monotonic() - t0 < timeout:
             time.sleep(0.1)
-        out = {"watching": state(home) == "watching", "watching_after_s": round(time.monotonic() - t0, 1)}
+        out = {"state": state(home), "after_s": round(time.monotonic() - t0, 1)}
         if p.poll() is None:
             mem = vm_mb(p.pid)
             out.update(cpu_s=round(cpu_seconds(p.pid), 2), rss_mb=mem.get("VmRSS"), peak_rss_mb=mem.get("VmHWM"))
@@ -92,6 +97,8 @@ def main():
     ap.add_argument("--runs", type=int, default=2)
     ap.add_argument("--agent", action="store_true", help="also the agent's start on the copy")
     ap.add_argument("--agent-timeout", type=float, default=1800)
+    ap.add_argument("--agent-until", choices=["watching", "grouping"], default="watching",
+                    help="grouping: stop once the start-up reconcile is over (before a regroup of every row)")
     ap.add_argument("--keep", action="store_true", help="keep the copy")
     a = ap.parse_args()
     work = a.work or tempfile.mkdtemp(prefix="snapsort-rescan-")
@@ -111,7 +118,7 @@ def main():
             out["first_scan"] = measured(cmd, env, log)
             out["rescans"] = [measured(cmd, env, log) for _ in range(a.runs)]
         if a.agent:
-            out["agent_start"] = agent_start(a.bin, copy, a.root, home, a.agent_timeout)
+            out["agent_start"] = agent_start(a.bin, copy, a.root, home, a.agent_timeout, a.agent_until)
     finally:
         if not a.keep:
             shutil.rmtree(work, ignore_errors=True)
