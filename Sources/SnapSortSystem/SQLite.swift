@@ -240,6 +240,17 @@ public final class Database: @unchecked Sendable {
         while try s.step() { try body(s.row()) }
     }
 
+    /// Calls `body` for each row until it returns false: the rest are never stepped to (a
+    /// range read that stops where it is no longer wanted).
+    public func forEachWhile(_ sql: String, arguments: [SQLBindable] = [], _ body: (Row) throws -> Bool) throws {
+        let s = try statement(sql)
+        try s.bind(arguments)
+        defer { sqlite3_reset(s.handle) }
+        while try s.step() {
+            if try !body(s.row()) { return }
+        }
+    }
+
     /// The first row, if any.
     public func row(_ sql: String, _ args: SQLBindable...) throws -> Row? {
         try rows(sql, arguments: args).first

@@ -437,7 +437,7 @@ private func small(_ seed: UInt64) -> [UInt8] { Fixtures.jpeg(seed: seed, width:
         t.dir.write("Pictures/notes.txt", Array("hi".utf8))
         symlink(t.dir.at("Pictures/2024/c.jpg"), t.dir.at("Pictures/link.jpg"))
         let ahead = try #require(PrewalkedRoots([t.root], rules: ExcludeRules(), clock: .live).listing(t.root))
-        let own = FolderWalk.walk(t.root, rules: ExcludeRules(), known: nil, now: Date(), logger: .silent)
+        let own = FolderWalk.listing(t.root, rules: ExcludeRules(), now: Date())
         #expect(ahead.files.map(\.path).sorted() == own.files.map(\.path).sorted())
         #expect(ahead.files.map(\.path).sorted() == ["2023/a.jpg", "2023/deep/b.png", "2024/c.jpg"].map { t.root + "/" + $0 })
         #expect(ahead.files.allSatisfy { $0.status == (try? FileSystem.lstatus($0.path)) })
@@ -516,6 +516,63 @@ private func small(_ seed: UInt64) -> [UInt8] { Fixtures.jpeg(seed: seed, width:
         #expect(try t.library.folderStamps(under: t.root) == next)
     }
 
+    /// The walk reads the library folder by folder: what it holds at once is one folder's rows
+    /// and files, not the library's (at a million rows, every row and a listing of every file
+    /// held at once were ~640 MB). Rows of folders it never comes to (removed, now left out)
+    /// are still found gone, and a rename across folders still keeps its row.
+    @Test func theWalkHoldsOneFolderAtATime() throws {
+        let t = try TestLibrary()
+        for f in 0..<4 {
+            for i in 0..<3 { t.dir.write("Pictures/f\(f)/IMG_\(i).png", Fixtures.png(seed: UInt64(10 * f + i), width: 32, height: 24)) }
+        }
+        t.dir.write("Pictures/f1/deep/er/IMG_9.png", Fixtures.png(seed: 99, width: 32, height: 24))
+        let past = Date().addingTimeInterval(-3600)
+        for f in ["Pictures", "Pictures/f0", "Pictures/f1", "Pictures/f2", "Pictures/f3", "Pictures/f1/deep", "Pictures/f1/deep/er"] {
+            try FileManager.default.setAttributes([.modificationDate: past], ofItemAtPath: t.dir.at(f))
+        }
+        let scanner = t.scanner()
+        #expect(try scanner.scan([t.root]).added == 13)
+        // A full listing (the CLI's, with and without its walk ahead) and the agent's walk
+        // that skips unchanged folders: each holds one folder of three rows and three files.
+        for skip in [false, true] {
+            scanner.skipUnchangedFolders = skip
+            let again = try scanner.scan([t.root])
+            #expect(again.unchanged == 13 && again.gone == 0, "\(again)")
+            #expect(scanner.mostHeldAtOnce == 6, "skip \(skip)")
+        }
+        scanner.skipUnchangedFolders = false
+        let ahead = try scanner.scan([t.root], prewalked: PrewalkedRoots([t.root], rules: ExcludeRules(), clock: .live))
+        #expect(ahead.unchanged == 13 && scanner.mostHeldAtOnce == 6, "\(ahead)")
+        // A folder removed whole (the walk never comes to it), one left out by a marker, and a
+        // photo renamed into another folder.
+        try FileManager.default.removeItem(atPath: t.dir.at("Pictures/f1"))
+        t.dir.write("Pictures/f2/.nomedia", [])
+        #expect(rename(t.dir.at("Pictures/f3/IMG_0.png"), t.dir.at("Pictures/f0/moved.png")) == 0)
+        let s = try scanner.scan([t.root])
+        #expect(s.gone == 7 && s.moved == 1 && s.unchanged == 5 && s.added == 0, "\(s)")
+        #expect(scanner.mostHeldAtOnce <= 7)
+        #expect(try t.library.items().map(\.name).sorted() == ["IMG_0.png", "IMG_1.png", "IMG_1.png", "IMG_2.png", "IMG_2.png", "moved.png"])
+    }
+
+    /// A folder's own rows come from one range of the covering path index, its subfolders'
+    /// ranges skipped at their first row: names that sort among a subfolder's (`a.b`, `a0`,
+    /// `a.jpg` beside `a/`) are told apart.
+    @Test func aFoldersRowsAreItsOwnFiles() throws {
+        let t = try TestLibrary()
+        for (i, name) in ["a.jpg", "a/x.jpg", "a/b/y.jpg", "a.b/z.jpg", "a0/w.jpg", "b.jpg"].enumerated() {
+            t.dir.write("Pictures/" + name, Fixtures.jpeg(seed: UInt64(i), width: 32, height: 24))
+        }
+        try t.scan()
+        let top = try t.library.liveRows(in: t.root)
+        #expect(top.rows.map(\.path) == ["a.jpg", "b.jpg"].map { t.root + "/" + $0 })
+        #expect(top.subfolders == ["a.b", "a", "a0"].map { t.root + "/" + $0 })
+        let a = try t.library.liveRows(in: t.root + "/a")
+        #expect(a.rows.map(\.path) == [t.root + "/a/x.jpg"] && a.subfolders == [t.root + "/a/b"])
+        #expect(try t.library.liveRows(below: t.root + "/a").map(\.path).sorted() == [t.root + "/a/b/y.jpg", t.root + "/a/x.jpg"])
+        let plan = try t.library.db.rows("EXPLAIN QUERY PLAN " + Library.liveRangeSQL, "/a/", "/a0").compactMap { $0.string(3) }
+        #expect(plan == ["SEARCH files USING COVERING INDEX files_path_identity (path>? AND path<?)"], "\(plan)")
+    }
+
     @Test func anUnreadableFolderKeepsItsRowsAndIsReported() throws {
         guard getuid() != 0 else { return }  // root reads everything; covered where not root
         let t = try TestLibrary()
@@ -527,6 +584,25 @@ private func small(_ seed: UInt64) -> [UInt8] { Fixtures.jpeg(seed: seed, width:
         let s = try t.scan()
         #expect(s.unreadableFolders == [locked])
         #expect(s.gone == 0)
+    }
+
+    /// A folder that can be listed but not entered (no x permission) keeps its rows, and so do
+    /// the folders under it, which the walk cannot list: the walk reads rows folder by folder,
+    /// and a folder's rows are kept when any folder above it could not be read.
+    @Test func aFolderThatCannotBeEnteredKeepsItsRowsAndThoseBelow() throws {
+        guard getuid() != 0 else { return }  // root reads everything; covered where not root
+        let t = try TestLibrary()
+        let locked = t.dir.folder("Pictures/locked")
+        t.dir.write("Pictures/locked/IMG_1.jpg", small(1))
+        t.dir.write("Pictures/locked/deep/IMG_2.jpg", small(2))
+        t.dir.write("Pictures/open/IMG_3.jpg", small(3))
+        let scanner = t.scanner()
+        #expect(try scanner.scan([t.root]).added == 3)
+        chmod(locked, 0o644)
+        defer { chmod(locked, 0o755) }
+        let s = try scanner.scan([t.root])
+        #expect(s.gone == 0 && s.unchanged == 1 && s.unreadableFolders.contains(locked), "\(s)")
+        #expect(try t.library.items().count == 3)
     }
 
     @Test func skipsHiddenIgnoredTrashAndSymlinks() throws {

@@ -92,6 +92,9 @@ public final class LibraryScanner: @unchecked Sendable {
     /// Folders listed and skipped by the last scan (for tests and benchmarks).
     public private(set) var foldersListed = 0
     public private(set) var foldersSkipped = 0
+    /// The most stored rows and found files the last scan's walk held at once: one folder's
+    /// (tests: the walk's memory follows the largest folder, not the library).
+    private(set) var mostHeldAtOnce = 0
     /// Unchanged rows without a recorded birth time (libraries from before it was kept).
     private var birthsToRecord: [(id: Int64, path: String, status: FileStatus)] = []
     /// The device of each folder walked, when its walk began (a disk unmounted during the
@@ -156,6 +159,7 @@ public final class LibraryScanner: @unchecked Sendable {
         var stamps: [String: [String: Library.FolderStamp]] = [:]
         foldersListed = 0
         foldersSkipped = 0
+        mostHeldAtOnce = 0
         birthsToRecord = []
         walkedRootDevices = [:]
         progress(ScanProgress(phase: .walking, done: 0, total: 0, filesPerSecond: 0, etaSeconds: nil))
@@ -269,13 +273,16 @@ public final class LibraryScanner: @unchecked Sendable {
             classify(path: root, st: st, row: row, sidecarChanged: sidecarChanged, jobs: &jobs, newFiles: &newFiles, summary: &summary)
             return
         }
-        let rows = try library.liveRows(under: root)
+        // The walk ahead of this root (full listings only); what the scan does not take of it
+        // is dropped, and the walk stops.
+        let ahead = skipUnchangedFolders ? nil : prewalked?.take(root)
+        defer { ahead?.cancel() }
         let isRoot = roots.map { $0.contains(root) } ?? true
         guard let rootStatus = try? FileSystem.status(root), rootStatus.isDirectory else {
             if !isRoot {
                 // A folder inside a root that vanished: its files are gone (or moved, which the
                 // vanished rows let the identity match find).
-                for r in rows { vanished[r.id] = r }
+                for r in try library.liveRows(under: root) { vanished[r.id] = r }
                 return
             }
             // Missing or not a folder: offline (an unplugged disk, an unmounted share). Its rows
@@ -288,40 +295,93 @@ public final class LibraryScanner: @unchecked Sendable {
         // An unmounted mount point: the folder exists but is empty and on another device than
         // when its rows were recorded.
         let known = isRoot ? try library.rootDevice(root) : nil
-        if let known, known != rootStatus.device, !rows.isEmpty, (try? FileSystem.listDirectory(root))?.isEmpty == true {
+        if let known, known != rootStatus.device, try library.hasLiveRows(under: root), (try? FileSystem.listDirectory(root))?.isEmpty == true {
             summary.offlineRoots.append(root)
             try library.recordRoot(root, device: nil, online: false, at: clock.now())
             logger.notice("root looks unmounted; keeping its rows", ["scan.root": root])
             return
         }
-        var byPath: [String: StoredIdentity] = [:]
-        byPath.reserveCapacity(rows.count)
-        for r in rows { byPath[r.path] = r }
-        let listing: FolderListing
-        if skipUnchangedFolders {
-            let recorded = try library.folderStamps(under: root)
-            let known = recorded.isEmpty ? nil : KnownFolders(recorded: recorded, knownFiles: byPath.keys, root: root)
-            listing = FolderWalk.walk(root, rules: rules, known: known, now: pace.now(), logger: logger, listed: listedSoFar)
-        } else {
-            listing =
-                prewalked?.listing(root) ?? FolderWalk.walk(root, rules: rules, known: nil, now: pace.now(), logger: logger, listed: listedSoFar)
+        // A row at the root's own path (a file there before the folder) is gone.
+        if let r = try library.liveRow(path: root) { vanished[r.id] = r }
+        // Folder by folder: each folder's stored rows are read as the walk comes to it (through
+        // the path index, `Library.liveRows(in:)`), compared with what it found, and dropped.
+        // What the walk holds follows the largest folder, not the library (a million rows held
+        // at once, with their paths and a listing of every file, were ~640 MB).
+        var unreadable: [String] = []
+        // The rows of the folder the walk skipped as unchanged, read to stat its known files.
+        var readAhead: (dir: String, folder: Library.StoredFolder)?
+        func reconcile(_ v: FolderVisit) throws {
+            let stored: Library.StoredFolder?
+            if let r = readAhead, r.dir == v.dir { stored = r.folder } else { stored = nil }
+            readAhead = nil
+            // Under a folder that could not be read, rows are kept: only what was found is compared.
+            let covered = v.unreadable || unreadable.contains { v.dir.hasPrefix($0 + "/") }
+            if v.unreadable { unreadable.append(v.dir) }
+            if covered && v.files.isEmpty { return }
+            let folder = try stored ?? library.liveRows(in: v.dir)
+            mostHeldAtOnce = max(mostHeldAtOnce, folder.rows.count + v.files.count)
+            var byPath: [String: StoredIdentity] = [:]
+            byPath.reserveCapacity(folder.rows.count)
+            for r in folder.rows { byPath[r.path] = r }
+            let storedSidecars = v.sidecars == nil || folder.rows.isEmpty ? [:] : try library.sidecarTimes(in: v.dir)
+            for (path, st) in v.files {
+                let row = byPath.removeValue(forKey: path)
+                let sidecarChanged = row != nil && Self.sidecarChanged(path, sidecars: v.sidecars, stored: storedSidecars[path])
+                classify(path: path, st: st, row: row, sidecarChanged: sidecarChanged, jobs: &jobs, newFiles: &newFiles, summary: &summary)
+            }
+            if birthsToRecord.count >= 4096 {
+                try library.recordBirthTimes(birthsToRecord)
+                birthsToRecord.removeAll(keepingCapacity: true)
+            }
+            guard !covered else { return }
+            // What remains was not found: gone. So is everything under a subfolder that holds
+            // rows and that the walk does not go on to (no longer there, excluded, left out by
+            // a marker, now a symlink).
+            for r in byPath.values { vanished[r.id] = r }
+            guard !folder.subfolders.isEmpty else { return }
+            let walkedOn = Set(v.subfolders)
+            for sub in folder.subfolders where !walkedOn.contains(sub) {
+                for r in try library.liveRows(below: sub) { vanished[r.id] = r }
+            }
         }
-        foldersListed += listing.listed
-        foldersSkipped += listing.skipped
-        let storedSidecars = try library.sidecarTimes(under: root)
-        for (path, st) in listing.files {
-            let row = byPath.removeValue(forKey: path)
-            let sidecarChanged = row != nil && Self.sidecarChanged(path, listing: listing, stored: storedSidecars[path])
-            classify(path: path, st: st, row: row, sidecarChanged: sidecarChanged, jobs: &jobs, newFiles: &newFiles, summary: &summary)
+        var end: WalkEnd?
+        if let ahead {
+            var filesSoFar = 0
+            var took = false
+            walking: while true {
+                switch ahead.next() {
+                case .folder(let v):
+                    listedSoFar(filesSoFar)
+                    took = true
+                    try reconcile(v)
+                    filesSoFar += v.files.count
+                case .end(let e):
+                    end = e ?? (took ? WalkEnd() : nil)
+                    break walking
+                }
+            }
         }
-        let unreadable = listing.unreadable
-        summary.unreadableFolders += unreadable
-        // What remains was not found: gone, unless it sits under a folder we could not list.
-        for (path, r) in byPath where !unreadable.contains(where: { path.hasPrefix($0 + "/") }) {
-            vanished[r.id] = r
+        if end == nil {
+            let recorded = skipUnchangedFolders ? try library.folderStamps(under: root) : [:]
+            let known = recorded.isEmpty ? nil : KnownFolders(recorded: recorded, root: root)
+            end = try FolderWalk.walk(
+                root, rules: rules, known: known, now: pace.now(), logger: logger, listed: listedSoFar,
+                storedIn: { dir in
+                    let folder = try library.liveRows(in: dir)
+                    readAhead = (dir, folder)
+                    return (folder.rows.map(\.path), folder.subfolders)
+                },
+                visit: { v in
+                    try reconcile(v)
+                    return true
+                })
         }
+        let walk = end ?? WalkEnd()
+        foldersListed += walk.listed
+        foldersSkipped += walk.skipped
+        summary.unreadableFolders += walk.unreadable
         if isRoot { try library.recordRoot(root, device: rootStatus.device, online: true, at: clock.now()) }
-        walked[root] = listing.stamps
+        walked[root] = walk.stamps
         walkedRootDevices[root] = rootStatus.device
         afterWalk(root)
     }
@@ -347,9 +407,9 @@ public final class LibraryScanner: @unchecked Sendable {
     /// Whether the XMP sidecar of `path` (in a folder the walk listed) changed, came or went
     /// since the file's analysis recorded `stored`. Files of folders skipped as unchanged are not
     /// checked (a sidecar made or renamed there would have changed the folder).
-    static func sidecarChanged(_ path: String, listing: FolderListing, stored: Int64?) -> Bool {
+    static func sidecarChanged(_ path: String, sidecars names: Set<String>?, stored: Int64?) -> Bool {
         let dir = parent(path)
-        guard let names = listing.sidecars[dir] else { return false }
+        guard let names else { return false }
         guard let found = XMPSidecar.names(for: name(path)).first(where: names.contains) else { return stored != nil }
         return FileSystem.lstatusIfExists(dir == "/" ? "/" + found : dir + "/" + found)?.mtimeNanoseconds != stored
     }

@@ -91,6 +91,90 @@ extension Library {
         return out
     }
 
+    /// The live rows of one folder, as the scan's walk reads them: folder by folder, so what
+    /// it holds follows the largest folder, not the library.
+    public struct StoredFolder: Sendable {
+        /// The rows of the folder's own files (not of its subfolders').
+        public var rows: [StoredIdentity] = []
+        /// The subfolders that hold live rows, at any depth below them.
+        public var subfolders: [String] = []
+    }
+
+    static let liveRangeSQL = "SELECT \(identityColumns) FROM files WHERE \(Library.live()) AND path >= ? AND path < ? ORDER BY path"
+
+    /// The live rows directly in the folder `dir`, and its subfolders that hold live rows.
+    public func liveRows(in dir: String) throws -> StoredFolder {
+        var out = StoredFolder()
+        out.subfolders = try forEachDirectly(in: dir, Library.liveRangeSQL, pathColumn: 1) { out.rows.append(Library.identity($0)) }
+        return out
+    }
+
+    /// The live rows strictly below the folder `dir` (not a row at `dir` itself): a subfolder
+    /// the walk did not find, whose rows are gone.
+    public func liveRows(below dir: String) throws -> [StoredIdentity] {
+        let (lo, hi) = Library.prefixBounds(dir)
+        var out: [StoredIdentity] = []
+        try db.forEach(Library.liveRangeSQL, arguments: [lo, hi]) { out.append(Library.identity($0)) }
+        return out
+    }
+
+    /// Whether any live row lies at `path` or under it.
+    public func hasLiveRows(under path: String) throws -> Bool {
+        let (lo, hi) = Library.prefixBounds(path)
+        return try db.scalar("SELECT count(*) FROM (\(Library.liveRowsSQL) LIMIT 1)", lo, hi, path) ?? 0 > 0
+    }
+
+    /// The recorded XMP sidecar times of the live rows directly in the folder `dir`, by path.
+    public func sidecarTimes(in dir: String) throws -> [String: Int64] {
+        var out: [String: Int64] = [:]
+        _ = try forEachDirectly(
+            in: dir,
+            """
+            SELECT path, sidecar_mtime_ns FROM files WHERE sidecar_mtime_ns IS NOT NULL AND \(Library.live()) AND path >= ? AND path < ?
+            ORDER BY path
+            """, pathColumn: 0
+        ) { r in
+            if let p = r.string(0), let t = r.int(1) { out[p] = t }
+        }
+        return out
+    }
+
+    /// Calls `body` for each row of `sql` (a range `path >= ? AND path < ?` in path order, the
+    /// path in column `pathColumn`) that lies directly in the folder `dir`, and returns the subfolders
+    /// it skipped. An index range read in path order, started again after each subfolder's
+    /// range at its first row: a folder's files cost their rows and one row a subfolder,
+    /// whatever lies below it.
+    private func forEachDirectly(in dir: String, _ sql: String, pathColumn: Int, _ body: (Row) -> Void) throws -> [String] {
+        let prefix = dir.hasSuffix("/") ? dir : dir + "/"
+        let hi = Library.prefixBounds(dir).1
+        var subfolders: [String] = []
+        var from = prefix
+        while true {
+            var next: String?
+            try db.forEachWhile(sql, arguments: [from, hi]) { r -> Bool in
+                let path = r.string(pathColumn) ?? ""
+                if let sub = Library.subfolder(of: prefix, holding: path) {
+                    subfolders.append(sub)
+                    next = sub + "0"  // "0" sorts right after "/": past the subfolder's rows
+                    return false
+                }
+                body(r)
+                return true
+            }
+            guard let n = next else { return subfolders }
+            from = n
+        }
+    }
+
+    /// The subfolder of the folder `prefix` (ending in "/") that holds `path`; nil for a file
+    /// of the folder itself.
+    static func subfolder(of prefix: String, holding path: String) -> String? {
+        let u = path.utf8
+        guard u.count > prefix.utf8.count, let start = u.index(u.startIndex, offsetBy: prefix.utf8.count, limitedBy: u.endIndex) else { return nil }
+        guard let slash = u[start...].firstIndex(of: UInt8(ascii: "/")) else { return nil }
+        return String(path[..<slash])
+    }
+
     /// The live row at exactly `path`.
     public func liveRow(path: String) throws -> StoredIdentity? {
         try db.row("SELECT \(Library.identityColumns) FROM files WHERE \(Library.live()) AND path = ?", path).map(Library.identity)
