@@ -92,20 +92,7 @@ import Testing
     static func library() throws -> TestLibrary {
         let t = try TestLibrary()
         func photo(_ name: String) throws -> Bitmap { try MetricsFinderPatternTests.photo(name) }
-        func stamp(_ s: Int) -> String { String(format: "2024:10:19 10:%02d:%02d", s / 60, s % 60) }
-        let camera: [(String, Int)] = [
-            ("mall-burst-0", 0), ("mall-burst-1", 1), ("cockatoo-94", 60), ("cockatoo-100", 62), ("megamind-033", 120),
-            ("megamind-089", 125), ("chelsea", 400), ("coffee", 900), ("coin-burst-0", 1200), ("coin-burst-1", 1201),
-        ]
-        for (name, s) in camera {
-            t.dir.write("Pictures/Camera/IMG_\(name).jpg", Fixtures.jpeg(try photo("\(name).jpg"), quality: 92, dateTimeOriginal: stamp(s)))
-        }
-        for name in ["mall-burst-0", "cockatoo-250", "megamind-164", "astronaut"] {
-            t.dir.write("Pictures/Chat/\(name)-sent.jpg", Fixtures.jpeg(try photo("\(name).jpg"), quality: 75))
-        }
-        for name in ["mall-burst-1", "coffee"] {
-            t.dir.write("Pictures/Backup/IMG_\(name).jpg", try FileSystem.readFile(t.dir.at("Pictures/Camera/IMG_\(name).jpg"), limit: 1 << 24))
-        }
+        try GroupsGrouperTests.writeRealPhotos(t)
         // A camera folder copied with its times (`cp -p`) and no EXIF: weak clocks a second
         // apart; and a chat dump written at once (a crowd within a second: no clock).
         for (i, name) in ["coin-burst-0", "coin-burst-1", "chelsea"].enumerated() {
