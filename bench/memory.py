@@ -29,7 +29,7 @@ The trees (made once under --work, kept with --keep-trees, else removed at the e
 """
 import argparse, glob, json, os, re, shutil, signal, sqlite3, subprocess, sys, tempfile, time
 
-from procstat import vm_mb
+from procstat import env_for, vm_mb
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 EVAL = os.path.join(HERE, "..", "..", "shared", "eval")
@@ -93,16 +93,6 @@ def make_mix(out, files, python):
         return
     subprocess.run([python, os.path.join(HERE, "make_mix_tree.py"), "--files", str(files), "--out", out], check=True)
     open(made, "w").close()
-
-
-def env_for(home):
-    run = os.path.join(home, "run")
-    os.makedirs(run, mode=0o700, exist_ok=True)
-    e = dict(os.environ)
-    e.update(HOME=home, XDG_CONFIG_HOME=f"{home}/config", XDG_STATE_HOME=f"{home}/state", XDG_RUNTIME_DIR=run)
-    for k in ("NOTIFY_SOCKET", "WATCHDOG_USEC", "JOURNAL_STREAM", "INVOCATION_ID", "SNAPSORT_DB"):
-        e.pop(k, None)
-    return e
 
 
 def timed(cmd, env, stderr):

@@ -1,4 +1,5 @@
-"""What the benches read of a running process in /proc (see proc(5))."""
+"""What the benches read of a running process in /proc (see proc(5)), and the environment they run it in."""
+import os
 
 
 def vm_mb(pid):
@@ -10,3 +11,15 @@ def vm_mb(pid):
                 k, v = line.split(":")
                 vals[k] = round(int(v.split()[0]) / 1024, 1)
     return vals
+
+
+def env_for(home):
+    """An environment of its own under `home` (its config, state and runtime folders), without the
+    service manager's and the caller's SnapSort variables."""
+    run = os.path.join(home, "run")
+    os.makedirs(run, mode=0o700, exist_ok=True)
+    e = dict(os.environ)
+    e.update(HOME=home, XDG_CONFIG_HOME=f"{home}/config", XDG_STATE_HOME=f"{home}/state", XDG_RUNTIME_DIR=run)
+    for k in ("NOTIFY_SOCKET", "WATCHDOG_USEC", "JOURNAL_STREAM", "INVOCATION_ID", "SNAPSORT_DB"):
+        e.pop(k, None)
+    return e

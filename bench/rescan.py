@@ -21,17 +21,7 @@ On a shared host, the CPU and peak RSS are the figures; wall time moves with the
 """
 import argparse, glob, json, os, resource, shutil, signal, subprocess, sys, tempfile, time
 
-from procstat import vm_mb
-
-
-def env_for(home):
-    run = os.path.join(home, "run")
-    os.makedirs(run, mode=0o700, exist_ok=True)
-    e = dict(os.environ)
-    e.update(HOME=home, XDG_CONFIG_HOME=f"{home}/config", XDG_STATE_HOME=f"{home}/state", XDG_RUNTIME_DIR=run)
-    for k in ("NOTIFY_SOCKET", "WATCHDOG_USEC", "JOURNAL_STREAM", "INVOCATION_ID", "SNAPSORT_DB"):
-        e.pop(k, None)
-    return e
+from procstat import env_for, vm_mb
 
 
 def measured(cmd, env, stderr):

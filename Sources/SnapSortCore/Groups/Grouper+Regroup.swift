@@ -168,16 +168,21 @@ final class RegroupRun {
         changed = found
         dirtySeq = seq
         try slice.readNeighbourhood(of: changed)
-        self.slice = slice
-        rows = ItemRows(slice.rows, metricsLoaded: false, wholeLibrary: false)
-        byID = ItemTable(rows)
-        phase("sliced rows (\(slice.rowsRead))")
-        try checkpoint()
+        try use(slice, "sliced rows (\(slice.rowsRead))")
         return true
     }
 
+    /// The rows `slice` read are this regroup's.
+    private func use(_ slice: RegroupSlice, _ phaseName: String) throws {
+        self.slice = slice
+        rows = ItemRows(slice.rows, metricsLoaded: false, wholeLibrary: false)
+        byID = ItemTable(rows)
+        phase(phaseName)
+        try checkpoint()
+    }
+
     /// 1–2 for a part of `Grouper.regroupInParts`: its photos are what changed (as if just
-    /// added: the later parts are hidden from `slice`), with the rows around them.
+    /// added; the later parts' files are there, not grouped yet), with the rows around them.
     /// Takes photos of `ids` in order, a batch at a time, until their neighbourhoods hold
     /// `rowBudget` rows (a crowd of pHashes or of one second may be thousands): returns how
     /// many it took, at least one batch.
@@ -192,11 +197,7 @@ final class RegroupRun {
             taken += batch.count
             try checkpoint()
         }
-        self.slice = slice
-        rows = ItemRows(slice.rows, metricsLoaded: false, wholeLibrary: false)
-        byID = ItemTable(rows)
-        phase("part's rows (\(taken) photos, \(slice.rowsRead) rows)")
-        try checkpoint()
+        try use(slice, "part's rows (\(taken) photos, \(slice.rowsRead) rows)")
         return taken
     }
 
