@@ -83,7 +83,7 @@ final class RegroupRun {
     /// Tuning aid: how long each step took (wall, then the process's CPU: a loaded host's wall
     /// time says little), on the trace.
     func phase(_ name: String) {
-        guard let trace = grouper.trace else { return }
+        guard let trace = grouper.trace ?? grouper.phaseTrace else { return }
         let now = ContinuousClock.now, cpu = CPUTime.process()
         let mb = (Memory.residentBytes() ?? 0) >> 20
         trace(
