@@ -447,7 +447,7 @@ extension RegroupRun {
     /// 8. Everything the regroup found, in one transaction: the pairs, the per-file groups, the
     /// region's sets with their Blurry and Oops, Heavy, and the fingerprints of what was seen.
     func store() throws {
-        try db.transaction {
+        try library.withGroupCountsHeld {
             try storePairs()
             try storePerFileGroups()
             try clearRegionSets()
