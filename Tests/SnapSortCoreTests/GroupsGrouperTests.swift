@@ -174,13 +174,13 @@ import Testing
     /// The alignment takes the pairs as the walk lists them, a batch at a time, and hands each
     /// score on as its batch is done: a first scan of 100 000 files without capture times listed
     /// ~3 million pairs and held each with a slot, a copy and a score until the last was aligned
-    /// (~100 MB of its peak). 40 photos copied at once: never more than two batches (256 pairs
+    /// (~100 MB of its peak). 120 photos copied at once: never more than two batches (256 pairs
     /// each: one aligning on other threads while the next is listed) listed and not yet scored,
     /// each pair scored once, in the list's order.
     @Test func theAlignmentHoldsABatchOfPairsNotTheirList() throws {
         let t = try TestLibrary()
         let copied = Date(timeIntervalSince1970: 1_700_000_000)
-        for i in 0..<40 {
+        for i in 0..<120 {
             t.dir.write("Pictures/Copied/p\(i).png", Fixtures.png(seed: UInt64(800 + i), width: 64, height: 48))
             try FileManager.default.setAttributes([.modificationDate: copied], ofItemAtPath: t.dir.at("Pictures/Copied/p\(i).png"))
         }
@@ -209,6 +209,45 @@ import Testing
         #expect(count == listed.count && scored == listed)
         #expect(waiting == 0 && most <= 2 * 256, "\(most) pairs listed and not scored")
         #expect(batches.count == 2 * ((listed.count + 255) / 256), "\(batches)")
+    }
+
+    /// A crowd copied at once stands on the timeline in the copier's order: the window pairs
+    /// each of its photos with the `crowdNeighbours` places on either side (its pixels find the
+    /// rest: a pair further apart is listed only as a content pair, pHashes within
+    /// `similarRadius`); the photos of a folder copied with its times keep `windowNeighbours`.
+    @Test(arguments: [false, true])
+    func aCrowdCopiedAtOnceIsPairedWithItsNearestPlaces(clocked: Bool) throws {
+        let t = try TestLibrary()
+        let start = Date(timeIntervalSince1970: 1_700_000_000)
+        for i in 0..<50 {
+            t.dir.write("Pictures/Saved/p\(i).png", Fixtures.png(seed: UInt64(900 + i), width: 64, height: 48))
+            let at = clocked ? start.addingTimeInterval(Double(i) * 5) : start
+            try FileManager.default.setAttributes([.modificationDate: at], ofItemAtPath: t.dir.at("Pictures/Saved/p\(i).png"))
+        }
+        try t.scan()
+        let rules = GroupRules()
+        let rows = ItemRows(try GroupItem.loadAll(t.library.db, metrics: true), metricsLoaded: true)
+        let photos = ItemTable(rows) { rules.isSimilarCandidate($0) }
+        let clustering = SimilarClustering(photos: photos, rules: rules, verdicts: [], keeperChoices: [], trace: nil) { ids in
+            try GroupItem.thumbnails(t.library.db, ids: ids)
+        }
+        // The timeline's order: by mtime, then id (the write order either way).
+        let ordered = photos.all.sorted { ($0.mtime, $0.id) < ($1.mtime, $1.id) }
+        #expect(ordered.count == 50)
+        let listed = Set(try clustering.windowPairs(of: nil))
+        let places = clocked ? rules.windowNeighbours : rules.crowdNeighbours
+        #expect(places < 49 && (clocked || places < rules.windowNeighbours))
+        for i in ordered.indices {
+            for j in (i + 1)..<ordered.count {
+                let key = FilePair(ordered[i].id, ordered[j].id)
+                let content = ((ordered[i].phash ?? 0) ^ (ordered[j].phash ?? 0)).nonzeroBitCount <= rules.similarRadius
+                if j - i <= places {
+                    #expect(listed.contains(key), "\(i), \(j) not paired")
+                } else if !content {
+                    #expect(!listed.contains(key), "\(i), \(j) paired \(j - i) places apart")
+                }
+            }
+        }
     }
 
     /// `PairsOnce` says a pair is new exactly when a set of every pair listed would say so, and

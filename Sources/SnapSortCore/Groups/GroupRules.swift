@@ -62,6 +62,10 @@ public struct GroupRules: Sendable {
     /// of them within one second were written by a copy, not a camera (`WeakClock`): their
     /// mtimes say nothing of when they were taken.
     public var copiedAtOnce = 5
+    /// A photo without a clock (one of such a crowd) stands on the timeline where the copy put
+    /// it, among its crowd in the copier's order (most often the names': a camera's numbering):
+    /// the window pairs it with this many places on either side, not `windowNeighbours`.
+    public var crowdNeighbours = 8
     /// A photo mirrored left to right is a similar shot of the picture it mirrors when their
     /// thumbnails, one mirrored, correlate at least this much unaligned (`SimilarClustering.mirrorEdges`).
     public var mirrorCorrelation = 0.98
@@ -98,7 +102,7 @@ public struct GroupRules: Sendable {
     /// `copies-nearest`: a photo's near-copy candidates are the nearest pHashes, then times, outside
     /// its own content and a few of any one content).
     var pairKey: String {
-        "align4 copy-edits edit-raw-pairs edit-bridges same-bytes-by-hash same-pixels-by-hash copies-nearest window=\(window),\(windowNeighbours),\(copyCandidates) threshold=\(similarThreshold) overlap=\(minimumOverlap) copy=\(nearCopyRadius),\(nearCopyCorrelation),\(nearCopyColorDistance),\(nearCopySharpnessStops),\(sameCaptureSeconds) verify=\(verifySeconds),\(verifyFloor),\(verifyInliers),\(verifyShared),\(verifyStill) still-median burst=\(burstSeconds),\(burstInliers) content-edits content=\(similarRadius),\(contentNeighbours),\(copiedAtOnce),\(weakClockApart) mirrors=\(mirrorCorrelation) thumb-still=\(thumbnailStill)"
+        "align4 copy-edits edit-raw-pairs edit-bridges same-bytes-by-hash same-pixels-by-hash copies-nearest window=\(window),\(windowNeighbours),\(copyCandidates) threshold=\(similarThreshold) overlap=\(minimumOverlap) copy=\(nearCopyRadius),\(nearCopyCorrelation),\(nearCopyColorDistance),\(nearCopySharpnessStops),\(sameCaptureSeconds) verify=\(verifySeconds),\(verifyFloor),\(verifyInliers),\(verifyShared),\(verifyStill) still-median burst=\(burstSeconds),\(burstInliers) content-edits content=\(similarRadius),\(contentNeighbours),\(copiedAtOnce),\(weakClockApart) crowd=\(crowdNeighbours) mirrors=\(mirrorCorrelation) thumb-still=\(thumbnailStill)"
     }
     /// What the stored per-file groups (blurry, oops, screenshot, document, qr, videos) depend
     /// on beyond the files themselves: the version of these rules and their thresholds. Another

@@ -506,7 +506,14 @@ struct SimilarClustering {
     /// seconds apart on the timeline.
     private func inWindow(_ key: FilePair) -> Bool {
         guard let pa = position[key.a], let pb = position[key.b] else { return false }
-        return abs(pa - pb) <= rules.windowNeighbours && abs(timeline[pa].t - timeline[pb].t) <= rules.window
+        return abs(pa - pb) <= places(pa, pb) && abs(timeline[pa].t - timeline[pb].t) <= rules.window
+    }
+
+    /// How many places apart on the timeline the window pairs the photos at places `p` and `q`:
+    /// `windowNeighbours` when both have a clock (`clock`), `crowdNeighbours` when one was
+    /// written by a copy with its crowd and stands where the copy put it.
+    private func places(_ p: Int, _ q: Int) -> Int {
+        ownTimes[p] == nil && weakTimes[p] == nil || ownTimes[q] == nil && weakTimes[q] == nil ? rules.crowdNeighbours : rules.windowNeighbours
     }
 
     /// `windowPairs(of:)`, with or without the pairs of the same bytes (`sameContentEdge` gives
@@ -526,7 +533,7 @@ struct SimilarClustering {
         func walk(from p: Int, _ step: Int, _ take: (FilePair) throws -> Void) throws {
             var j = p + step
             while j >= 0 && j < timeline.count && abs(j - p) <= rules.windowNeighbours && abs(timeline[j].t - timeline[p].t) <= rules.window {
-                try take(FilePair(timeline[p].id, timeline[j].id))
+                if abs(j - p) <= places(p, j) { try take(FilePair(timeline[p].id, timeline[j].id)) }
                 j += step
             }
         }
