@@ -6,7 +6,7 @@ import Testing
 /// Multi-index hashing finds exactly what a linear scan finds, up to distance 15 (Similar Shots'
 /// content search goes past the near copies' 7).
 @Suite struct GroupsHashIndexTests {
-    @Test(arguments: [0, 1, 3, 6, 7, 8, 11, 12, 15])
+    @Test(arguments: [0, 1, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 14, 15])
     func findsTheSameNeighboursAsALinearScan(_ radius: Int) {
         var rng = SplitMix(seed: 42)
         var index = HashIndex()
@@ -28,6 +28,28 @@ import Testing
             // also with a limit.
             #expect(frozen.neighbours(of: q, within: radius) == linear)
             #expect(frozen.neighbours(of: q, within: radius, limit: 16) == index.neighbours(of: q, within: radius, limit: 16))
+        }
+    }
+
+    /// The pigeonhole at its edge: a hash `d` bits away, its flips spread as evenly over the
+    /// index's five chunks (13, 13, 13, 13, 12 bits) as they go, is found within `d` and not
+    /// within `d - 1`, for every d up to 15.
+    @Test func theFlipsSpreadOverEveryChunkAreFound() {
+        let starts = [0, 13, 26, 39, 52]
+        for d in 0...HashIndex.maxRadius {
+            var h: UInt64 = 0x9E37_79B9_7F4A_7C15, flipped = 0
+            var perChunk = [0, 0, 0, 0, 0]
+            while flipped < d {
+                let c = flipped % 5
+                h ^= 1 << UInt64(starts[c] + perChunk[c])
+                perChunk[c] += 1
+                flipped += 1
+            }
+            var index = HashIndex()
+            index.insert(0x9E37_79B9_7F4A_7C15)
+            index.freeze()
+            #expect(index.neighbours(of: h, within: d) == [0], "\(d) bits")
+            if d > 0 { #expect(index.neighbours(of: h, within: d - 1).isEmpty, "\(d) bits within \(d - 1)") }
         }
     }
 
