@@ -12,7 +12,7 @@ rm -rf "$work"; mkdir -p "$work"
 sqlite3 "$library" ".backup '$work/db.sqlite3'"
 sqlite3 "$work/db.sqlite3" "DELETE FROM grouped_files; DELETE FROM similar_pairs; DELETE FROM similar_sets; DELETE FROM group_members;
   DELETE FROM agent_state WHERE key IN ('similar_pairs_rules','file_groups_rules');"
-SNAPSORT_GROUPS_TRACE=1 /usr/bin/time -v -o "$work/time" "$bin" --db "$work/db.sqlite3" scan --quiet --no-models "$tree" 2>&1 >/dev/null |
+SNAPSORT_GROUPS_TRACE=phases /usr/bin/time -v -o "$work/time" "$bin" --db "$work/db.sqlite3" scan --quiet --no-models "$tree" 2>&1 >/dev/null |
     { grep -E "^phase" || true; } > "$work/phases"
 grep -E "Maximum resident|User time|System time|Elapsed" "$work/time"
 cat "$work/phases"

@@ -122,7 +122,7 @@ def measure(binary, name, tree, home, settle):
     env, db = env_for(home), os.path.join(home, "library.sqlite3")
     log = os.path.join(home, "scan.log")
     with open(log, "wb") as f:
-        rc, peak, wall, cpu = timed([binary, "--db", db, "scan", "--quiet", "--no-models", tree], dict(env, SNAPSORT_GROUPS_TRACE="1"), f)
+        rc, peak, wall, cpu = timed([binary, "--db", db, "scan", "--quiet", "--no-models", tree], dict(env, SNAPSORT_GROUPS_TRACE="phases"), f)
     # The grouper's phases (SNAPSORT_GROUPS_TRACE): the RSS and heap in use after each.
     with open(log, errors="replace") as f:
         phases = [" ".join(line.split("\t")[1:2] + line.split("\t")[3:]).strip() for line in f if line.startswith("phase\t")]

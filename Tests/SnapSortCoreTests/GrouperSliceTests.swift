@@ -94,3 +94,42 @@ import Testing
         #expect(try GroupsGrouperTests.snapshot(full) == incremental, "\(what)")
     }
 }
+
+/// The stretches of the timeline a part has read (`Spans`): a new stretch asks only for what no
+/// read one covers, so a crowd's photos do not each read the crowd again.
+@Suite struct GroupsSpansTests {
+    /// Every point of a stretch is in a read stretch or in one of its gaps, and no gap is
+    /// inside a read stretch (checked on a grid against the stretches inserted).
+    @Test func theGapsAreWhatNoStretchCovers() {
+        var spans = Spans()
+        var inserted: [(Double, Double)] = []
+        func covered(_ x: Double) -> Bool { inserted.contains { $0.0 <= x && x <= $0.1 } }
+        var rng = SystemRandomNumberGenerator()
+        for _ in 0..<300 {
+            let lo = Double(Int.random(in: 0...400, using: &rng)), hi = lo + Double(Int.random(in: 0...40, using: &rng))
+            let gaps = spans.gaps(lo, hi)
+            for x in stride(from: lo, through: hi, by: 0.5) {
+                let inGap = gaps.contains { $0.0 <= x && x <= $0.1 }
+                #expect(inGap || covered(x), "\(x) of [\(lo), \(hi)] neither read nor asked for")
+                // Strictly inside a gap: not read before (a gap's ends are shared with read stretches).
+                if gaps.contains(where: { $0.0 < x && x < $0.1 }) { #expect(!covered(x)) }
+            }
+            for (a, b) in gaps { #expect(lo <= a && a <= b && b <= hi) }
+            spans.insert(lo, hi)
+            inserted.append((lo, hi))
+        }
+    }
+
+    @Test func aStretchReadAgainAsksForNothing() {
+        var spans = Spans()
+        #expect(spans.gaps(10, 20).map { [$0.0, $0.1] } == [[10, 20]])
+        spans.insert(10, 20)
+        #expect(spans.gaps(12, 18).isEmpty)
+        #expect(spans.gaps(10, 20).isEmpty)
+        #expect(spans.gaps(15, 25).map { [$0.0, $0.1] } == [[20, 25]])
+        spans.insert(30, 40)
+        #expect(spans.gaps(5, 45).map { [$0.0, $0.1] } == [[5, 10], [20, 30], [40, 45]])
+        spans.insert(19, 31)
+        #expect(spans.gaps(0, 50).map { [$0.0, $0.1] } == [[0, 10], [40, 50]])
+    }
+}

@@ -73,7 +73,7 @@ extension Grouper {
     private func clearForParts(_ pass: PartsPass) throws {
         let db = library.db
         let pending = IDBits()
-        try db.transaction {
+        try library.withGroupCountsHeld {
             try Self.fillIDs(db, Set(pass.changedPhotos).union(pass.changedVideos).union(pass.gone))
             var mates: [Int64] = []
             try db.forEach(

@@ -83,7 +83,7 @@ final class RegroupRun {
     /// Tuning aid: how long each step took (wall, then the process's CPU: a loaded host's wall
     /// time says little), on the trace.
     func phase(_ name: String) {
-        guard let trace = grouper.trace else { return }
+        guard let trace = grouper.trace ?? grouper.phaseTrace else { return }
         let now = ContinuousClock.now, cpu = CPUTime.process()
         let mb = (Memory.residentBytes() ?? 0) >> 20
         trace(
@@ -447,7 +447,7 @@ extension RegroupRun {
     /// 8. Everything the regroup found, in one transaction: the pairs, the per-file groups, the
     /// region's sets with their Blurry and Oops, Heavy, and the fingerprints of what was seen.
     func store() throws {
-        try db.transaction {
+        try library.withGroupCountsHeld {
             try storePairs()
             try storePerFileGroups()
             try clearRegionSets()

@@ -48,6 +48,8 @@ final class RegroupSlice {
     /// `duplicateCandidates` look among the timeless), and a part of thousands of photos would
     /// otherwise read every crowd near their pHashes.
     var ball: ((_ hash: UInt64, _ radius: Int, _ timeless: Bool) -> [Int64])?
+    /// The stretches of the timeline whose rows are all read (`readTimeline(around:)`).
+    private var timelineRead = Spans()
     /// Whether the crowds of the weak clocks are known without their rows
     /// (`RegroupRun.copiedAtOnce`): a crowd of 5 000 files copied in one second is then not read
     /// for each photo near it.
@@ -99,11 +101,24 @@ final class RegroupSlice {
 
     /// Every row on the timeline within `rules.window` of the time `t` (`taken_ts`, else the
     /// mtime, as `SimilarClustering`'s timeline; a second wider, the clustering keeps its own).
-    @discardableResult
     func timeline(around t: Double) throws -> [Int64] {
         let (lo, hi) = (t - rules.window - 1, t + rules.window + 1)
+        timelineRead.insert(lo, hi)
         return try load("SELECT id FROM files WHERE taken_ts BETWEEN ? AND ?", [lo, hi])
             + load("SELECT id FROM files WHERE mtime_ns BETWEEN ? AND ? AND taken_ts IS NULL", [Int64(lo * 1e9), Int64(hi * 1e9)])
+    }
+
+    /// Reads what `timeline(around:)` reads, asking only for the stretches of the timeline not
+    /// read yet: the photos of one crowd (5 000 files a copy wrote within one second) each asked
+    /// for the whole crowd and ±5 minutes around it, a part of ten thousand photos for tens of
+    /// millions of ids (most of a part's reading at a million rows).
+    func readTimeline(around t: Double) throws {
+        let (lo, hi) = (t - rules.window - 1, t + rules.window + 1)
+        for (a, b) in timelineRead.gaps(lo, hi) {
+            _ = try load("SELECT id FROM files WHERE taken_ts BETWEEN ? AND ?", [a, b])
+            _ = try load("SELECT id FROM files WHERE mtime_ns BETWEEN ? AND ? AND taken_ts IS NULL", [Int64(a * 1e9), Int64(b * 1e9)])
+        }
+        timelineRead.insert(lo, hi)
     }
 
     /// Every file within a second of the mtime `ns` (a weak clock's crowd, `WeakClock`).
@@ -173,7 +188,9 @@ final class RegroupSlice {
             let item = items[id]!
             subjects.append(id)
             partners.insert(id)
-            partners.formUnion(try timeline(around: item.taken ?? Double(item.mtime) / 1e9))
+            let t = item.taken ?? Double(item.mtime) / 1e9
+            // The photos around it are asked for their weak clocks only when the crowds are not known.
+            if crowdsKnown { try readTimeline(around: t) } else { partners.formUnion(try timeline(around: t)) }
             if let h = item.phash {
                 let radius = max(rules.similarRadius, rules.nearCopyRadius)
                 partners.formUnion(try phashBall(h, radius: radius, timeless: item.ownCaptureTime != nil))
@@ -231,7 +248,7 @@ final class RegroupSlice {
         try load(reached)
         let contents = SimilarClustering.contents(of: rows.filter(rules.isSimilarCandidate)).0
         for members in contents where members.contains(where: reached.contains) {
-            for id in members { if let item = items[id] { try timeline(around: item.taken ?? Double(item.mtime) / 1e9) } }
+            for id in members { if let item = items[id] { try readTimeline(around: item.taken ?? Double(item.mtime) / 1e9) } }
         }
     }
 
@@ -250,5 +267,47 @@ extension ContentKey {
     var bytes: [UInt8] {
         (0..<8).map { UInt8(truncatingIfNeeded: high >> (56 - 8 * UInt64($0))) }
             + (0..<8).map { UInt8(truncatingIfNeeded: low >> (56 - 8 * UInt64($0))) }
+    }
+}
+
+/// Closed stretches of a line (seconds), kept sorted and apart: what is covered, and what of
+/// a new stretch is not.
+struct Spans {
+    private var spans: [(lo: Double, hi: Double)] = []
+
+    /// The parts of [lo, hi] no stretch covers, in order (their ends shared with the stretches
+    /// around them: a row at an end is read twice, never missed).
+    func gaps(_ lo: Double, _ hi: Double) -> [(Double, Double)] {
+        var out: [(Double, Double)] = []
+        var from = lo
+        for s in spans[first(endingFrom: lo)...] {
+            if s.lo > hi { break }
+            if s.lo > from { out.append((from, s.lo)) }
+            from = max(from, s.hi)
+            if from >= hi { return out }
+        }
+        if from < hi { out.append((from, hi)) }
+        return out
+    }
+
+    /// Covers [lo, hi], merged with the stretches it meets.
+    mutating func insert(_ lo: Double, _ hi: Double) {
+        let i = first(endingFrom: lo)
+        var j = i, merged = (lo: lo, hi: hi)
+        while j < spans.count && spans[j].lo <= hi {
+            merged = (min(merged.lo, spans[j].lo), max(merged.hi, spans[j].hi))
+            j += 1
+        }
+        spans.replaceSubrange(i..<j, with: [merged])
+    }
+
+    /// The first stretch that ends at or after `x` (a binary search).
+    private func first(endingFrom x: Double) -> Int {
+        var lo = 0, hi = spans.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if spans[mid].hi < x { lo = mid + 1 } else { hi = mid }
+        }
+        return lo
     }
 }

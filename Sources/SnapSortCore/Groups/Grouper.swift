@@ -29,6 +29,9 @@ public struct Grouper {
     public var inspector: FileInspector = .live
     /// When set, receives one line per compared pair (tuning aid).
     public var trace: ((String) -> Void)?
+    /// The regroup's steps only (wall, CPU, memory after each; `trace` gives them too, among
+    /// every pair): `SNAPSORT_GROUPS_TRACE=phases`, a bench's figures without 600 000 lines.
+    public var phaseTrace: ((String) -> Void)?
     /// Geometric verification of the pairs of one moment the thumbnails reject
     /// (`GroupRules.verifySeconds`); nil without the vision helper.
     public var frameMatcher: FrameMatcher?

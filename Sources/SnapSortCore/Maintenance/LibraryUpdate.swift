@@ -115,7 +115,7 @@ public final class LibraryUpdate: @unchecked Sendable {
     }
 
     /// The standard regroup (what changed only). `SNAPSORT_GROUPS_TRACE=1` prints each compared
-    /// pair on stderr (a tuning aid). With `models`, the vision helper verifies the pairs of one
+    /// pair on stderr (a tuning aid; `=phases` only the steps' costs). With `models`, the vision helper verifies the pairs of one
     /// moment the thumbnails reject (`FrameMatcher`; started only when a pair needs it).
     public static let standardRegroup: Regroup = { library, models, checkpoint in
         var grouper = Grouper(library: library)
@@ -123,8 +123,11 @@ public final class LibraryUpdate: @unchecked Sendable {
         let helper = models ? VisionHelper(executable: VisionHelper.locate()) : nil
         defer { helper?.stop() }
         grouper.frameMatcher = helper.map(FrameMatcher.init)
-        if ProcessInfo.processInfo.environment["SNAPSORT_GROUPS_TRACE"] == "1" {
-            grouper.trace = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+        let toStderr = { (line: String) in FileHandle.standardError.write(Data((line + "\n").utf8)) }
+        switch ProcessInfo.processInfo.environment["SNAPSORT_GROUPS_TRACE"] {
+        case "1": grouper.trace = toStderr
+        case "phases": grouper.phaseTrace = toStderr
+        default: break
         }
         try grouper.regroup()
     }

@@ -54,6 +54,7 @@ extension Schema {
         phashChunks,
         heavyBySize,
         groupTotals,
+        groupRecountHeld,
     ]
 }
 
@@ -372,6 +373,77 @@ extension Schema {
             CREATE TRIGGER group_counts_sidecar_changed AFTER UPDATE OF sidecar_id ON sidecars BEGIN
                 INSERT INTO group_recount(file_id) VALUES(OLD.sidecar_id);
                 INSERT INTO group_recount(file_id) SELECT NEW.sidecar_id WHERE NEW.sidecar_id IS NOT OLD.sidecar_id;
+            END;
+            """)
+}
+
+extension Schema {
+    /// v92 (fixed text): a writer of many group rows at once (a regroup's store: a part of ten
+    /// thousand photos writes ~25 000 rows, each a file counted again by migration 88's triggers,
+    /// ~2 s of a part and ~200 s of a million rows' regroup) may hold the recount
+    /// (`Library.withGroupCountsHeld`): while `group_recount_held` has its row, a write notes the
+    /// file in `group_recount_pending`, and the holder counts each noted file once before its
+    /// transaction ends. A file's count is made from what the tables hold, so once at the end
+    /// equals once after each write. The row is written inside the holder's transaction: no other
+    /// connection sees it, and a crash or a rollback takes it away with the writes.
+    static let groupRecountHeld = Migration(
+        version: 92,
+        sql: """
+            CREATE TABLE group_recount_held(held INTEGER PRIMARY KEY CHECK(held = 1));
+            CREATE TABLE group_recount_pending(file_id INTEGER PRIMARY KEY);
+            DROP TRIGGER group_recount_file;
+            CREATE TRIGGER group_recount_file INSTEAD OF INSERT ON group_recount
+            WHEN NOT EXISTS (SELECT 1 FROM group_recount_held)
+            BEGIN
+                INSERT INTO group_totals(group_id, items, bytes, candidates)
+                SELECT j.value, -1, -c.size, -c.candidate FROM group_counted c, json_each(c.groups) j WHERE c.file_id = NEW.file_id
+                ON CONFLICT(group_id) DO UPDATE SET items = items + excluded.items, bytes = bytes + excluded.bytes,
+                    candidates = candidates + excluded.candidates;
+                INSERT INTO group_sets(set_key, live, similar, similar_bytes, similar_candidates, similar_freed,
+                                       duplicate, duplicate_bytes, duplicate_candidates, duplicate_freed)
+                SELECT set_key, -1, -similar, -similar * size, -similar * candidate, -similar * similar_freed * size,
+                       -duplicate, -duplicate * size, -duplicate * candidate, -duplicate * duplicate_freed * size
+                FROM group_counted WHERE file_id = NEW.file_id AND set_key IS NOT NULL
+                ON CONFLICT(set_key) DO UPDATE SET live = live + excluded.live, similar = similar + excluded.similar,
+                    similar_bytes = similar_bytes + excluded.similar_bytes, similar_candidates = similar_candidates + excluded.similar_candidates,
+                    similar_freed = similar_freed + excluded.similar_freed, duplicate = duplicate + excluded.duplicate,
+                    duplicate_bytes = duplicate_bytes + excluded.duplicate_bytes,
+                    duplicate_candidates = duplicate_candidates + excluded.duplicate_candidates,
+                    duplicate_freed = duplicate_freed + excluded.duplicate_freed;
+                DELETE FROM group_sets WHERE live = 0 AND set_key = (SELECT set_key FROM group_counted WHERE file_id = NEW.file_id);
+                DELETE FROM group_counted WHERE file_id = NEW.file_id;
+                INSERT INTO group_counted(file_id, size, candidate, groups, set_key, similar, duplicate, similar_freed, duplicate_freed)
+                SELECT f.id, f.size,
+                       f.kind IN ('photo', 'video') AND NOT EXISTS (SELECT 1 FROM sidecars c WHERE c.sidecar_id = f.id),
+                       (SELECT json_group_array(m.group_id) FROM group_members m
+                        WHERE m.file_id = f.id AND m.group_id NOT IN ('similar', 'duplicate')),
+                       s.set_key,
+                       s.file_id IS NOT NULL AND EXISTS (SELECT 1 FROM group_members m WHERE m.group_id = 'similar' AND m.file_id = f.id),
+                       s.file_id IS NOT NULL AND EXISTS (SELECT 1 FROM group_members m WHERE m.group_id = 'duplicate' AND m.file_id = f.id),
+                       coalesce(s.keeper = 0, 0), s.duplicate_of IS NOT NULL
+                FROM files f LEFT JOIN similar_sets s ON s.file_id = f.id
+                WHERE f.id = NEW.file_id AND f.status != 'gone'
+                  AND (s.file_id IS NOT NULL OR EXISTS (SELECT 1 FROM group_members m WHERE m.file_id = f.id));
+                INSERT INTO group_totals(group_id, items, bytes, candidates)
+                SELECT j.value, 1, c.size, c.candidate FROM group_counted c, json_each(c.groups) j WHERE c.file_id = NEW.file_id
+                ON CONFLICT(group_id) DO UPDATE SET items = items + excluded.items, bytes = bytes + excluded.bytes,
+                    candidates = candidates + excluded.candidates;
+                INSERT INTO group_sets(set_key, live, similar, similar_bytes, similar_candidates, similar_freed,
+                                       duplicate, duplicate_bytes, duplicate_candidates, duplicate_freed)
+                SELECT set_key, 1, similar, similar * size, similar * candidate, similar * similar_freed * size,
+                       duplicate, duplicate * size, duplicate * candidate, duplicate * duplicate_freed * size
+                FROM group_counted WHERE file_id = NEW.file_id AND set_key IS NOT NULL
+                ON CONFLICT(set_key) DO UPDATE SET live = live + excluded.live, similar = similar + excluded.similar,
+                    similar_bytes = similar_bytes + excluded.similar_bytes, similar_candidates = similar_candidates + excluded.similar_candidates,
+                    similar_freed = similar_freed + excluded.similar_freed, duplicate = duplicate + excluded.duplicate,
+                    duplicate_bytes = duplicate_bytes + excluded.duplicate_bytes,
+                    duplicate_candidates = duplicate_candidates + excluded.duplicate_candidates,
+                    duplicate_freed = duplicate_freed + excluded.duplicate_freed;
+            END;
+            CREATE TRIGGER group_recount_later INSTEAD OF INSERT ON group_recount
+            WHEN EXISTS (SELECT 1 FROM group_recount_held)
+            BEGIN
+                INSERT OR IGNORE INTO group_recount_pending(file_id) VALUES(NEW.file_id);
             END;
             """)
 }
