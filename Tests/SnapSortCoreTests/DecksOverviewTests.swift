@@ -207,8 +207,8 @@ struct DecksOverviewTests {
             try t.library.db.rows("EXPLAIN QUERY PLAN " + sql, arguments: args).compactMap { $0.string(3) }.joined(separator: "; ")
         }
         #expect(try plan(Decks.DeckKey.counts).contains("SCAN deck_counts"))
-        let decided = try plan(Decks.DeckKey.decidedCounts(), 0.0)
-        #expect(decided.contains("USING COVERING INDEX files_decided") && decided.contains("SEARCH k USING INTEGER PRIMARY KEY"), "\(decided)")
+        let decided = try plan(Decks.DeckKey.decidedKept)
+        #expect(decided.contains("SEARCH c USING PRIMARY KEY (key=?)") && !decided.contains("decisions"), "\(decided)")
         #expect(try plan("SELECT id FROM files WHERE \(Library.live()) AND \(Decks.DeckKey.odd) = 1").contains("files_deck (<expr>=?)"))
     }
 

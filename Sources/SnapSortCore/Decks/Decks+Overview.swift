@@ -10,12 +10,14 @@ import SnapSortSystem
 /// with how many rows have each key, in `deck_keys` and `deck_counts` (migration 89, kept by
 /// triggers) as the row is written: the overview reads a row per key, never the table. The key
 /// is exact only for a plain row. A decided row is counted in SQL from its key and its decision
-/// (`Decided`) where the SQL and the Swift rules read the decision alike; the other rows are
-/// read whole and counted by the Swift rules, as before (`special`): a decision the SQL would
-/// read otherwise, a row in a pair (`sidecars`: not a card, a Live Photo, a rated RAW), a member
-/// of the Screenshots group, and an odd row (`DeckKey.odd`: text the SQL rules would read
-/// otherwise than Swift — not ASCII, a date not written as RFC 3339, a name an edit rule
-/// reads). All of it in one read transaction.
+/// (`Decided`) where the SQL and the Swift rules read the decision alike, and those counts are
+/// kept by triggers too (`decided_counts`, migration 90: by key and case, by group and case; a
+/// deferral's time read for the few still cooling down), so the overview never reads every
+/// decision. The other rows are read whole and counted by the Swift rules, as before
+/// (`special`): a decision the SQL would read otherwise, a row in a pair (`sidecars`: not a
+/// card, a Live Photo, a rated RAW), a member of the Screenshots group, and an odd row
+/// (`DeckKey.odd`: text the SQL rules would read otherwise than Swift — not ASCII, a date not
+/// written as RFC 3339, a name an edit rule reads). All of it in one read transaction.
 extension Decks {
     /// The SQL text of a row's deck key (one definition: the index, the counts and the
     /// count of the special rows all use it, and SQLite uses an index on expressions only
@@ -97,7 +99,7 @@ extension Decks {
         /// The key as one text (`deck_counts.key`) of the `deck_keys` row named `k`.
         static func text(_ k: String) -> String { names.map { "quote(\(k).\($0))" }.joined(separator: " || ',' || ") }
 
-        /// The rows taken out of the kept counts besides the decided ones `decidedCounts` counts:
+        /// The rows taken out of the kept counts besides the decided ones `decidedKept` counts:
         /// paired, in the Screenshots group, decided where the SQL would read the decision
         /// otherwise (the odd ones have keys of their own, never counted as plain).
         static func notPlain(_ oddDecided: String) -> String {
@@ -121,9 +123,10 @@ extension Decks {
 
         /// The decided rows counted in SQL (plain, in no pair nor the Screenshots group, not odd)
         /// by key and `Decided` case, with the bytes of their trash verdicts; `?1`: now. The
-        /// decisions first (`CROSS JOIN`), each file and key found by its id; grouped by the
-        /// key's columns (the key's text made once a group).
-        static func decidedCounts(_ oddDecided: String = Decided.special) -> String {
+        /// definition the kept counts are held to (`decided_counts`, migration 90:
+        /// `decidedByKey`; `DecidedCountsTests`): every decision read, each file and key found
+        /// by its id, grouped by the key's columns.
+        static func decidedByScan(_ oddDecided: String = Decided.specialByScan) -> String {
             """
             SELECT \(text("k")), \(names.map { "k." + $0 }.joined(separator: ", ")), \(Decided.sql()) AS class, count(*),
                    sum(CASE WHEN d.decision = \(Decision.trash.sql) THEN f.size ELSE 0 END)
@@ -134,6 +137,13 @@ extension Decks {
             GROUP BY \(names.map { "k." + $0 }.joined(separator: ", ")), class
             """
         }
+
+        /// The same rows as kept (`decided_counts`, migration 90) with their key's columns: a
+        /// row per key and case, a deferral's case (5) holding the due and the cooling ones.
+        static let decidedKept = """
+            SELECT c.key, \(names.map { "c." + $0 }.joined(separator: ", ")), s.class, s.n, s.bytes
+            FROM decided_counts s JOIN deck_counts c ON c.key = s.name WHERE s.scope = 'key' AND s.n > 0
+            """
     }
 
     /// A decided row counted in SQL (issue 40 item 3: read whole and counted in Swift, each cost
@@ -187,14 +197,20 @@ extension Decks {
             """
         }
 
-        /// The decided rows the SQL does not count (special, counted by the Swift rules).
-        static let special = "SELECT d.file_id FROM decisions d CROSS JOIN files f INDEXED BY files_decided ON f.id = d.file_id WHERE NOT (\(plain))"
+        /// The decided rows the SQL does not count (special, counted by the Swift rules), by
+        /// definition: every decision read (`special` is it as kept).
+        static let specialByScan =
+            "SELECT d.file_id FROM decisions d CROSS JOIN files f INDEXED BY files_decided ON f.id = d.file_id WHERE NOT (\(plain))"
 
-        /// The ids of `special`'s rows, read once (a scan of the decisions each time it is named
-        /// cost ~0.15 s at 50 000), as SQL that selects them: the queries of one overview name it
-        /// several times. Decisions this build writes are all plain, so the list is empty but for
-        /// rows an older build or a hand wrote; past `listLimit` of them, `special` itself (the
-        /// statements are cached by their text: a long list would be a long text).
+        /// The decided rows the SQL does not count, as kept (`decided_counted.special`, migration
+        /// 90): a partial index of the few.
+        static let special = "SELECT file_id FROM decided_counted WHERE special = 1"
+
+        /// The ids of `special`'s rows, read once, as SQL that selects them: the queries of one
+        /// overview name it several times. Decisions this build writes are all plain, so the
+        /// list is empty but for rows an older build or a hand wrote; past `listLimit` of them,
+        /// `special` itself (the statements are cached by their text: a long list would be a
+        /// long text).
         static func list(_ library: Library) throws -> String {
             var ids: [String] = []
             try library.db.forEach(special) { ids.append(String($0.int(0)!)) }
@@ -204,6 +220,95 @@ extension Decks {
 
         /// The most ids `list` writes into the statements' text.
         static let listLimit = 1_000
+
+        /// The deferrals still cooling down at `?1` (now) among the rows the overview counts by
+        /// key, by key: from the index of the deferrals (`decided_later`), the few deferred
+        /// within a cool-down read, never the decisions. A plain deferral without its end is due.
+        static let coolingByKey =
+            "SELECT key, count(*) FROM decided_counted WHERE later = 1 AND later_until > ?1 AND key IS NOT NULL GROUP BY key"
+
+        /// The same among the plain cards, by group.
+        static let coolingByGroup = """
+            SELECT j.value, count(*) FROM decided_counted c, json_each(c.groups) j
+            WHERE c.later = 1 AND c.later_until > ?1 AND c.special = 0 GROUP BY j.value
+            """
+
+        /// A kept count of case `d` as counts at a time: a deferral's (kept as `laterDue`, due or
+        /// not) split into the due ones and the `cooling` ones; none of zero.
+        static func split(_ d: Decided, _ n: Int, cooling: Int) -> [(Decided, Int)] {
+            let parts = d == .laterDue ? [(Decided.laterDue, n - cooling), (.later, cooling)] : [(d, n)]
+            return parts.filter { $0.1 > 0 }
+        }
+    }
+
+    /// A count of decided rows: of a key (`name`: its text) or a group, in one case.
+    struct DecidedCount: Hashable {
+        var name: String
+        /// The case, or minus the file's id for a card the SQL would read otherwise (counted by
+        /// the Swift rules, `groupCounts`).
+        var decided: Int64
+        var n: Int
+        var bytes: Int64
+    }
+
+    /// The plain decided rows the overview counts by key, by key and case at `now`, with their
+    /// keys: the kept counts (`decided_counts`, migration 90), the deferrals split at `now`.
+    static func decidedByKey(_ library: Library, now: Date) throws -> [(count: DecidedCount, key: PlainKey)] {
+        var cooling: [String: Int] = [:]
+        try library.db.forEach(Decided.coolingByKey, arguments: [now.timeIntervalSince1970]) { r in
+            cooling[r.string(0) ?? ""] = Int(r.int(1) ?? 0)
+        }
+        var out: [(count: DecidedCount, key: PlainKey)] = []
+        try library.db.forEach(DeckKey.decidedKept) { r in
+            guard let k = r.string(0), let d = r.int(10).flatMap({ Decided(rawValue: Int($0)) }) else { return }
+            let key = PlainKey(r, from: 1)
+            for (d, n) in Decided.split(d, Int(r.int(11) ?? 0), cooling: cooling[k] ?? 0) {
+                out.append((DecidedCount(name: k, decided: Int64(d.rawValue), n: n, bytes: r.int(12) ?? 0), key))
+            }
+        }
+        return out
+    }
+
+    /// `decidedByKey` by definition (`DeckKey.decidedByScan`): every decision read.
+    static func decidedByKeyScan(_ library: Library, now: Date) throws -> [DecidedCount] {
+        try library.db.rows(DeckKey.decidedByScan(), arguments: [now.timeIntervalSince1970]).map {
+            DecidedCount(name: $0.string(0) ?? "", decided: $0.int(10) ?? 0, n: Int($0.int(11) ?? 0), bytes: $0.int(12) ?? 0)
+        }
+    }
+
+    /// The decided cards of every smart group by case at `now`, and each special one (minus
+    /// its id), as kept (`decided_counts`, `decided_counted.groups`): a row per group and case.
+    static func decidedByGroup(_ library: Library, now: Date) throws -> [DecidedCount] {
+        var cooling: [String: Int] = [:]
+        try library.db.forEach(Decided.coolingByGroup, arguments: [now.timeIntervalSince1970]) { r in
+            cooling[r.string(0) ?? ""] = Int(r.int(1) ?? 0)
+        }
+        var out: [DecidedCount] = []
+        try library.db.forEach("SELECT name, class, n, bytes FROM decided_counts WHERE scope = 'group' AND n > 0") { r in
+            guard let g = r.string(0), let d = r.int(1).flatMap({ Decided(rawValue: Int($0)) }) else { return }
+            for (d, n) in Decided.split(d, Int(r.int(2) ?? 0), cooling: cooling[g] ?? 0) {
+                out.append(DecidedCount(name: g, decided: Int64(d.rawValue), n: n, bytes: r.int(3) ?? 0))
+            }
+        }
+        try library.db.forEach("SELECT c.file_id, j.value, c.bytes FROM decided_counted c, json_each(c.groups) j WHERE c.special = 1") { r in
+            out.append(DecidedCount(name: r.string(1) ?? "", decided: -(r.int(0) ?? 0), n: 1, bytes: r.int(2) ?? 0))
+        }
+        return out
+    }
+
+    /// `decidedByGroup` by definition: every decision joined to its file and its groups.
+    static func decidedByGroupScan(_ library: Library, now: Date) throws -> [DecidedCount] {
+        try library.db.rows(
+            """
+            SELECT m.group_id, CASE WHEN d.file_id IN (\(Decided.specialByScan)) THEN -d.file_id ELSE \(Decided.sql()) END AS class, count(*),
+                   sum(CASE WHEN d.decision = \(Decision.trash.sql) THEN f.size ELSE 0 END)
+            FROM decisions d CROSS JOIN files f INDEXED BY files_decided ON f.id = d.file_id
+            CROSS JOIN group_members m ON m.file_id = d.file_id LEFT JOIN similar_sets s ON s.file_id = m.file_id
+            WHERE \(Library.live("f")) AND f.kind IN \(MediaFormat.Kind.sql([.photo, .video])) AND f.id NOT IN (SELECT sidecar_id FROM sidecars)
+              AND (m.group_id NOT IN \(GroupID.sql([.similar, .duplicate])) OR (SELECT live FROM group_sets WHERE set_key = s.set_key) >= 2)
+            GROUP BY m.group_id, class
+            """, arguments: [now.timeIntervalSince1970]
+        ).map { DecidedCount(name: $0.string(0) ?? "", decided: $0.int(1) ?? 0, n: Int($0.int(2) ?? 0), bytes: $0.int(3) ?? 0) }
     }
 
     /// A deck's count as the overview makes it: what `tally` counts.
@@ -352,10 +457,10 @@ extension Decks {
                 counts[k, default: 0] -= Int(r.int(10) ?? 0)
             }
             var decided: [(key: PlainKey, Decided, n: Int, bytes: Int64)] = []
-            try library.db.forEach(DeckKey.decidedCounts(oddDecided), arguments: [now.timeIntervalSince1970]) { r in
-                guard let k = r.string(0), let d = r.int(10).flatMap({ Decided(rawValue: Int($0)) }) else { return }
-                counts[k, default: 0] -= Int(r.int(11) ?? 0)
-                decided.append((PlainKey(r, from: 1), d, Int(r.int(11) ?? 0), r.int(12) ?? 0))
+            for (c, key) in try decidedByKey(library, now: now) {
+                guard let d = Decided(rawValue: Int(c.decided)) else { continue }
+                counts[c.name, default: 0] -= c.n
+                decided.append((key, d, c.n, c.bytes))
             }
             for (k, n) in counts where n > 0 {
                 guard let key = keys[k], key.kind == .photo || key.kind == .video else { continue }
@@ -456,27 +561,15 @@ extension Decks {
             }
         }
         // The members and the cards among them, from the totals the triggers keep (`group_totals`,
-        // migration 88); the decided cards by their decision, in SQL where it reads them as Swift
-        // does, the others (special) by the Swift rules.
+        // migration 88); the decided cards by their decision as kept too (`decided_counts`,
+        // migration 90), in SQL where it reads them as Swift does, the others (special) by the
+        // Swift rules.
         var totals: [String: (members: Int, candidates: Int)] = [:]
         try library.db.forEach("SELECT group_id, items, candidates FROM group_totals") { r in
             totals[r.string(0) ?? ""] = (Int(r.int(1) ?? 0), Int(r.int(2) ?? 0))
         }
-        // A decided card's case, or minus its id where the SQL would read its decision otherwise.
         var decided: [String: [(class: Int64, n: Int, bytes: Int64)]] = [:]
-        try library.db.forEach(
-            """
-            SELECT m.group_id, CASE WHEN d.file_id IN (\(oddDecided)) THEN -d.file_id ELSE \(Decided.sql()) END AS class, count(*),
-                   sum(CASE WHEN d.decision = \(Decision.trash.sql) THEN f.size ELSE 0 END)
-            FROM decisions d CROSS JOIN files f INDEXED BY files_decided ON f.id = d.file_id
-            CROSS JOIN group_members m ON m.file_id = d.file_id LEFT JOIN similar_sets s ON s.file_id = m.file_id
-            WHERE \(Library.live("f")) AND f.kind IN \(MediaFormat.Kind.sql([.photo, .video])) AND f.id NOT IN (SELECT sidecar_id FROM sidecars)
-              AND (m.group_id NOT IN \(GroupID.sql([.similar, .duplicate])) OR (SELECT live FROM group_sets WHERE set_key = s.set_key) >= 2)
-            GROUP BY m.group_id, class
-            """, arguments: [now.timeIntervalSince1970]
-        ) { r in
-            decided[r.string(0) ?? "", default: []].append((r.int(1) ?? 0, Int(r.int(2) ?? 0), r.int(3) ?? 0))
-        }
+        for c in try decidedByGroup(library, now: now) { decided[c.name, default: []].append((c.decided, c.n, c.bytes)) }
         return GroupID.allCases.compactMap { g in
             guard let n = totals[g.rawValue], n.members > 0 else { return nil }
             var t = Tally()

@@ -178,14 +178,28 @@ public enum Decks {
 
     /// Items waiting for a verdict across the library (the status file's `awaiting_review`).
     public static func awaitingReview(library: Library, clock: Clock) throws -> Int {
-        let now = clock.now().timeIntervalSince1970
         // Counted as sets: the live photos and videos from the kept key counts (`deck_counts`,
         // migration 89: a row per key; the index of kinds was a million entries), less those
-        // that are a sidecar or decided (by id: few), plus the decided ones that wait (from the
-        // decisions). `waitingSQL` over every row read the file's size and identity, and a
-        // `NOT IN` per row cost twice the count itself: on a million rows, the first screen's.
-        // The decided files are read from `files_decided` (migration 89), in id order: from the
-        // table, 50 000 of them were 50 000 pages, 0.4 s of CPU.
+        // that are a sidecar (by id: few) and the decided cards that do not wait — from the kept
+        // counts of the decided cards by how they wait (`decided_counts`, migration 90: every
+        // decision read twice was ~0.13 s of CPU at 50 000), less the deferred ones still cooling
+        // down (the few deferred within a cool-down, from their index). `awaitingReviewByScan`
+        // is the definition (`DecidedCountsTests`).
+        let kinds = MediaFormat.Kind.sql([.photo, .video])
+        return Int(
+            try library.db.scalar(
+                """
+                SELECT (SELECT coalesce(sum(n), 0) FROM deck_counts WHERE kind IN \(kinds))
+                     - (SELECT count(*) FROM files WHERE id IN (SELECT sidecar_id FROM sidecars) AND \(Library.live()) AND kind IN \(kinds))
+                     - (SELECT coalesce(sum(n), 0) FROM decided_counts WHERE scope = 'cards' AND name = '' AND class = 0)
+                     - (SELECT count(*) FROM decided_counted WHERE later = 1 AND later_until > ?1 AND card = 1)
+                     - (SELECT count(*) FROM decided_counted WHERE later = 1 AND later_until IS NULL AND card = 1)
+                """, clock.now().timeIntervalSince1970) ?? 0)
+    }
+
+    /// `awaitingReview` by definition: every decision read, each with its file.
+    static func awaitingReviewByScan(library: Library, clock: Clock) throws -> Int {
+        let now = clock.now().timeIntervalSince1970
         let kinds = MediaFormat.Kind.sql([.photo, .video])
         return Int(
             try library.db.scalar(
@@ -194,7 +208,7 @@ public enum Decks {
                      - (SELECT count(*) FROM files WHERE id IN (SELECT sidecar_id FROM sidecars UNION SELECT file_id FROM decisions)
                           AND \(Library.live()) AND kind IN \(kinds))
                      + (SELECT count(*) FROM decisions d CROSS JOIN files f INDEXED BY files_decided ON f.id = d.file_id
-                        WHERE \(Library.live("f")) AND f.kind IN \(MediaFormat.Kind.sql([.photo, .video]))
+                        WHERE \(Library.live("f")) AND f.kind IN \(kinds)
                           AND f.id NOT IN (SELECT sidecar_id FROM sidecars) AND \(DecisionRecord.waitingSQL))
                 """, now) ?? 0)
     }

@@ -276,16 +276,22 @@ extension Library {
     }
 
     /// Runs `body` in a transaction (a savepoint of one already open) with the group counts'
-    /// recount held (migration 92): each file its writes touch is counted once, at the end,
-    /// instead of once per row written — a regroup's store writes a set member's set row and
-    /// its two groups. The totals after are those the writes one by one would leave.
+    /// recount held (migration 92), and the decided counts' (91): each file its writes touch is
+    /// counted once, at the end, instead of once per row written — a regroup's store writes a
+    /// set member's set row and its two groups. The totals after are those the writes one by
+    /// one would leave. The groups are counted first: a set they take across two live files
+    /// notes its decided members, still held, and each decided file is counted once, last.
     func withGroupCountsHeld<T>(_ body: () throws -> T) throws -> T {
         try db.transaction {
             try db.run("INSERT OR IGNORE INTO group_recount_held(held) VALUES(1)")
+            try db.run("INSERT OR IGNORE INTO decided_recount_held(held) VALUES(1)")
             let out = try body()
             try db.run("DELETE FROM group_recount_held")
             try db.run("INSERT INTO group_recount(file_id) SELECT file_id FROM group_recount_pending")
             try db.run("DELETE FROM group_recount_pending")
+            try db.run("DELETE FROM decided_recount_held")
+            try db.run("INSERT INTO decided_recount(file_id) SELECT file_id FROM decided_recount_pending")
+            try db.run("DELETE FROM decided_recount_pending")
             return out
         }
     }

@@ -125,8 +125,15 @@ extension Trash {
         }
     }
 
-    /// Count and bytes of what is staged.
+    /// Count and bytes of what is staged: kept as the decisions and files are written
+    /// (`decided_counts`, migration 90), a row where every trash verdict was read.
     public static func stagedTotals(library: Library) throws -> (count: Int, bytes: Int64) {
+        let r = try library.db.row("SELECT coalesce(sum(n), 0), coalesce(sum(bytes), 0) FROM decided_counts WHERE scope = 'staged'")
+        return (Int(r?.int(0) ?? 0), r?.int(1) ?? 0)
+    }
+
+    /// `stagedTotals` by definition: every trash verdict read with its file.
+    static func stagedTotalsByScan(library: Library) throws -> (count: Int, bytes: Int64) {
         let r = try library.db.row(
             """
             SELECT count(*), COALESCE(sum(f.size),0) FROM decisions d CROSS JOIN files f INDEXED BY files_decided ON f.id=d.file_id
