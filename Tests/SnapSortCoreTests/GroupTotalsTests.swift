@@ -90,6 +90,13 @@ struct GroupTotalsTests {
         try step("replaced and ignored") {
             try l.db.run("INSERT OR REPLACE INTO group_members(group_id, file_id, score) SELECT 'blurry', id, 2 FROM files WHERE id % 4 = 0")
             try l.db.run("INSERT OR IGNORE INTO group_members(group_id, file_id, score) SELECT 'blurry', id, 3 FROM files WHERE id % 6 = 0")
+            // An upsert naming one file twice: the held recount notes it once (its conflict
+            // clause would overrule a note's `OR IGNORE`).
+            try l.db.run(
+                """
+                INSERT INTO group_members(group_id, file_id, score) VALUES('blurry', ?1, 4), ('oops', ?1, 4)
+                ON CONFLICT(group_id, file_id) DO UPDATE SET score = excluded.score
+                """, ids[3])
         }
         try step("a set replaced") {
             try l.db.run(

@@ -385,7 +385,9 @@ extension Schema {
     /// file in `group_recount_pending`, and the holder counts each noted file once before its
     /// transaction ends. A file's count is made from what the tables hold, so once at the end
     /// equals once after each write. The row is written inside the holder's transaction: no other
-    /// connection sees it, and a crash or a rollback takes it away with the writes.
+    /// connection sees it, and a crash or a rollback takes it away with the writes. A file noted
+    /// twice is noted once by `NOT EXISTS`, not `OR IGNORE`: a trigger's conflict clause yields to
+    /// the outer statement's (an upsert that fired it made the second note fail).
     static let groupRecountHeld = Migration(
         version: 92,
         sql: """
@@ -443,7 +445,8 @@ extension Schema {
             CREATE TRIGGER group_recount_later INSTEAD OF INSERT ON group_recount
             WHEN EXISTS (SELECT 1 FROM group_recount_held)
             BEGIN
-                INSERT OR IGNORE INTO group_recount_pending(file_id) VALUES(NEW.file_id);
+                INSERT INTO group_recount_pending(file_id)
+                SELECT NEW.file_id WHERE NOT EXISTS (SELECT 1 FROM group_recount_pending WHERE file_id = NEW.file_id);
             END;
             """)
 }
