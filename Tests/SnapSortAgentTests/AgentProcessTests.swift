@@ -210,7 +210,8 @@ import Testing
                 return said.contains("is damaged") && said.contains("snapsort backup restore")
             }, "\(agent.report)")
         #expect(agent.process.isRunning, "\(agent.report)")
-        #expect(agent.stderrText.contains("waiting:"), "\(agent.report)")
+        // The log line may reach the pipe's reader after the status file is written: wait for it.
+        #expect(waitUntil(timeout: 10) { agent.stderrText.contains("waiting:") }, "\(agent.report)")
         agent.signal(SIGTERM)
         #expect(agent.wait(timeout: 10) == 0, "\(agent.report)")
         // The person puts the backup back; the agent starts on it, the decision there.

@@ -448,7 +448,7 @@ struct TrayAgentServiceTests {
         #expect(waitUntil(timeout: 20) { bus.events("registered").count == 1 }, "\(on.report)")
         let props = try #require(try bus.command("props", answer: "props")?["props"] as? [String: Any])
         #expect(props["Id"] as? String == "snapsort")
-        #expect(on.stderrText.contains("tray icon registered"))
+        #expect(waitUntil(timeout: 10) { on.stderrText.contains("tray icon registered") }, "\(on.report)")
         on.signal(SIGKILL)
         #expect(on.wait(timeout: 20) != nil)
     }
