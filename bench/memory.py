@@ -27,9 +27,9 @@ The trees (made once under --work, kept with --keep-trees, else removed at the e
 
   bench/memory.py --bin .build-memory2-rel/release/snapsort --work /tmp/snapsort-memory
 """
-import argparse, glob, json, os, re, shutil, signal, sqlite3, subprocess, sys, tempfile, time
+import argparse, json, os, re, shutil, signal, sqlite3, subprocess, sys, tempfile, time
 
-from procstat import env_for, vm_mb
+from procstat import agent_state as state, env_for, vm_mb
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 EVAL = os.path.join(HERE, "..", "..", "shared", "eval")
@@ -105,16 +105,6 @@ def timed(cmd, env, stderr):
     wall_s = int(wall.group(1) or 0) * 3600 + int(wall.group(2)) * 60 + float(wall.group(3))
     cpu = num(r"User time \(seconds\): ([\d.]+)") + num(r"System time \(seconds\): ([\d.]+)")
     return rc, num(r"Maximum resident set size \(kbytes\): (\d+)") / 1024, wall_s, cpu
-
-
-def state(home):
-    for path in glob.glob(os.path.join(home, "run", "snapsort", "status*.json")):
-        try:
-            with open(path) as f:
-                return json.load(f).get("agent", {}).get("state")
-        except (OSError, ValueError):
-            pass
-    return None
 
 
 def measure(binary, name, tree, home, settle):

@@ -1,5 +1,5 @@
 """What the benches read of a running process in /proc (see proc(5)), and the environment they run it in."""
-import os
+import glob, json, os
 
 
 def vm_mb(pid):
@@ -23,3 +23,14 @@ def env_for(home):
     for k in ("NOTIFY_SOCKET", "WATCHDOG_USEC", "JOURNAL_STREAM", "INVOCATION_ID", "SNAPSORT_DB"):
         e.pop(k, None)
     return e
+
+
+def agent_state(home):
+    """The agent's state in the status file under `home`'s runtime folder (`env_for`), None before it writes one."""
+    for path in glob.glob(os.path.join(home, "run", "snapsort", "status*.json")):
+        try:
+            with open(path) as f:
+                return json.load(f).get("agent", {}).get("state")
+        except (OSError, ValueError):
+            pass
+    return None

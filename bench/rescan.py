@@ -19,9 +19,9 @@ grouping once it says "grouping" or "watching" (its start-up reconcile over), th
 At 1 000 000 rows: bench/million.py's library (files sparse, 1 000 folders of 1 000 files).
 On a shared host, the CPU and peak RSS are the figures; wall time moves with the load.
 """
-import argparse, glob, json, os, resource, shutil, signal, subprocess, sys, tempfile, time
+import argparse, json, os, resource, shutil, signal, subprocess, sys, tempfile, time
 
-from procstat import env_for, vm_mb
+from procstat import agent_state as state, env_for, vm_mb
 
 
 def measured(cmd, env, stderr):
@@ -32,16 +32,6 @@ def measured(cmd, env, stderr):
     p.returncode = os.waitstatus_to_exitcode(status)
     return {"exit": p.returncode, "wall_s": round(time.monotonic() - t0, 2), "cpu_s": round(ru.ru_utime + ru.ru_stime, 2),
             "user_s": round(ru.ru_utime, 2), "sys_s": round(ru.ru_stime, 2), "peak_rss_mb": round(ru.ru_maxrss / 1024, 1)}
-
-
-def state(home):
-    for path in glob.glob(os.path.join(home, "run", "snapsort", "status*.json")):
-        try:
-            with open(path) as f:
-                return json.load(f).get("agent", {}).get("state")
-        except (OSError, ValueError):
-            pass
-    return None
 
 
 def cpu_seconds(pid):
