@@ -19,8 +19,9 @@ public struct HashIndex: Sendable {
         for m in 0..<(1 << width) where m.nonzeroBitCount <= 3 { byWeight[m.nonzeroBitCount].append(m) }
         return (0...3).map { k in (0...k).flatMap { byWeight[$0] } }
     }
-    /// The bits flipped in some chunk of any two hashes within `radius` (≤ 5k + 4).
-    private static func flipped(within radius: Int) -> Int { radius <= 4 ? 0 : (radius - 4 + 4) / 5 }
+    /// At most how many bits differ in some chunk of two hashes within `radius`: k for a radius
+    /// up to 5k + 4 (five chunks of k + 1 would differ in 5k + 5).
+    private static func flipped(within radius: Int) -> Int { radius / 5 }
     /// The key of chunk `c` of `h`.
     private static func key(_ h: UInt64, _ c: Int) -> Int { Int((h >> shifts[c]) & ((1 << UInt64(widths[c])) - 1)) }
     /// Each chunk's buckets hold distinct hash values (slots), not entries: a crowd of 1 500
