@@ -286,7 +286,9 @@ struct Spans {
             from = max(from, s.hi)
             if from >= hi { return out }
         }
-        if from < hi { out.append((from, hi)) }
+        // What is left after the last stretch met; a stretch of one point (lo = hi) not covered
+        // is a gap of one point.
+        if from < hi || lo == hi { out.append((from, hi)) }
         return out
     }
 
