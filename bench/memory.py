@@ -27,9 +27,9 @@ The trees (made once under --work, kept with --keep-trees, else removed at the e
 
   bench/memory.py --bin .build-memory2-rel/release/snapsort --work /tmp/snapsort-memory
 """
-import argparse, json, os, re, shutil, signal, sqlite3, subprocess, sys, tempfile, time
+import argparse, json, os, re, shutil, sqlite3, subprocess, sys, tempfile, time
 
-from procstat import agent_state as state, env_for, vm_mb
+from procstat import agent_state as state, env_for, stop, vm_mb
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 EVAL = os.path.join(HERE, "..", "..", "shared", "eval")
@@ -136,12 +136,7 @@ def measure(binary, name, tree, home, settle):
         out["agent"] = {"watching_after_s": round(watching, 1), "rss_at_watching_mb": at_watching.get("VmRSS"),
                         f"rss_after_{settle}s_mb": settled.get("VmRSS"), "peak_rss_mb": settled.get("VmHWM")}
     finally:
-        if p.poll() is None:
-            p.send_signal(signal.SIGTERM)
-            try:
-                p.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                p.kill()
+        stop(p)
     return out
 
 

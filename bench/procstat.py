@@ -1,5 +1,5 @@
 """What the benches read of a running process in /proc (see proc(5)), and the environment they run it in."""
-import glob, json, os
+import glob, json, os, signal, subprocess
 
 
 def vm_mb(pid):
@@ -34,3 +34,14 @@ def agent_state(home):
         except (OSError, ValueError):
             pass
     return None
+
+
+def stop(p, grace=60):
+    """Ends the process `p` (a Popen) if it still runs: SIGTERM, then SIGKILL after `grace` seconds."""
+    if p.poll() is None:
+        p.send_signal(signal.SIGTERM)
+        try:
+            p.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()

@@ -19,9 +19,9 @@ grouping once it says "grouping" or "watching" (its start-up reconcile over), th
 At 1 000 000 rows: bench/million.py's library (files sparse, 1 000 folders of 1 000 files).
 On a shared host, the CPU and peak RSS are the figures; wall time moves with the load.
 """
-import argparse, json, os, resource, shutil, signal, subprocess, sys, tempfile, time
+import argparse, json, os, resource, shutil, subprocess, sys, tempfile, time
 
-from procstat import agent_state as state, env_for, vm_mb
+from procstat import agent_state as state, env_for, stop, vm_mb
 
 
 def measured(cmd, env, stderr):
@@ -59,13 +59,7 @@ def agent_start(binary, db, root, home, timeout, until="watching"):
             out.update(cpu_s=round(cpu_seconds(p.pid), 2), rss_mb=mem.get("VmRSS"), peak_rss_mb=mem.get("VmHWM"))
         return out
     finally:
-        if p.poll() is None:
-            p.send_signal(signal.SIGTERM)
-            try:
-                p.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
+        stop(p)
 
 
 def main():
