@@ -31,6 +31,9 @@ let package = Package(
         .target(name: "CPNG", path: "Sources/CPNG", linkerSettings: [.linkedLibrary("png16")]),
         .target(name: "CExif", path: "Sources/CExif", linkerSettings: [.linkedLibrary("exif")]),
         .target(name: "CSysShim", path: "Sources/CSysShim"),
+        // Small hot loops the baseline x86-64 Swift cannot give an instruction its processor has
+        // (POPCNT), chosen at run time. Optimized in every build.
+        .target(name: "CKernels", path: "Sources/CKernels", cSettings: [.unsafeFlags(["-O2"])]),
         // Engine, part two: HEIC/HEIF through libheif, WebP through libwebp.
         // libheif is opened with dlopen on first use (only HEIC files need it).
         .target(name: "CHeif", dependencies: ["CLazyLib"], path: "Sources/CHeif"),
@@ -75,7 +78,7 @@ let package = Package(
             name: "SnapSortSystem",
             dependencies: [
                 "CSQLite", "CSystemd", "CJPEG", "CPNG", "CExif", "CSysShim", "CHeif", "CWebP", "CLinux", "CReviewShim", "CChafa", "CBus",
-                "CMicroHTTPD", "COCR", "CQR", "CVideo",
+                "CMicroHTTPD", "COCR", "CQR", "CVideo", "CKernels",
             ]),
         // The domain.
         .target(name: "SnapSortCore", dependencies: ["SnapSortSystem"]),

@@ -1,3 +1,5 @@
+import SnapSortSystem
+
 /// A multi-index hash table over 64-bit perceptual hashes (Norouzi, Punjani & Fleet, "Fast
 /// Search in Hamming Space with Multi-Index Hashing", CVPR 2012): the hash is cut into five
 /// chunks of 13, 13, 13, 13 and 12 bits, each indexed exactly. Two hashes within Hamming
@@ -43,6 +45,8 @@ public struct HashIndex: Sendable {
     /// fetching each from `slotHash` (a random read of a 4 MB table at a million rows: most of
     /// a part's reading, ~40 000 a query).
     private var flatHashes: [[UInt64]] = []
+    /// The most slots any bucket holds (`freeze`): the room a bucket's scan needs.
+    private var largestBucket = 1
 
     public init() {}
 
@@ -58,6 +62,7 @@ public struct HashIndex: Sendable {
             for k in 0..<keys {
                 off[k] = Int32(flat.count)
                 flat += tables[c][k]
+                largestBucket = max(largestBucket, tables[c][k].count)
             }
             off[keys] = Int32(flat.count)
             offsets.append(off)
@@ -105,16 +110,26 @@ public struct HashIndex: Sendable {
         var near: [(d: Int, slot: Int32)] = []
         let k = Self.flipped(within: radius)
         if !offsets.isEmpty {
-            for c in 0..<Self.chunks {
-                let key = Self.key(h, c), flips = Self.flips[Self.widths[c] == 13 ? 0 : 1][k]
-                offsets[c].withUnsafeBufferPointer { off in
-                    flatSlots[c].withUnsafeBufferPointer { flat in
-                        flatHashes[c].withUnsafeBufferPointer { flatHash in
-                            for flip in flips {
-                                let b = key ^ flip
-                                for i in Int(off[b])..<Int(off[b + 1]) {
-                                    let d = (flatHash[i] ^ h).nonzeroBitCount
-                                    if d <= radius, seen.insert(flat[i]).inserted { near.append((d, flat[i])) }
+            // A bucket's hashes are scanned in C (`Hamming.within`: POPCNT, which the baseline
+            // x86-64 Swift does not emit), its hits kept here.
+            withUnsafeTemporaryAllocation(of: UInt32.self, capacity: largestBucket) { places in
+                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: largestBucket) { distances in
+                    for c in 0..<Self.chunks {
+                        let key = Self.key(h, c), flips = Self.flips[Self.widths[c] == 13 ? 0 : 1][k]
+                        offsets[c].withUnsafeBufferPointer { off in
+                            flatSlots[c].withUnsafeBufferPointer { flat in
+                                flatHashes[c].withUnsafeBufferPointer { flatHash in
+                                    for flip in flips {
+                                        let b = key ^ flip, lo = Int(off[b]), hi = Int(off[b + 1])
+                                        guard hi > lo else { continue }
+                                        let found = Hamming.within(
+                                            UnsafeBufferPointer(rebasing: flatHash[lo..<hi]), of: h, radius: radius,
+                                            places: places.baseAddress!, distances: distances.baseAddress!)
+                                        for j in 0..<found {
+                                            let slot = flat[lo &+ Int(places[j])]
+                                            if seen.insert(slot).inserted { near.append((Int(distances[j]), slot)) }
+                                        }
+                                    }
                                 }
                             }
                         }
