@@ -42,9 +42,10 @@ extension Grouper {
             let slice = RegroupSlice(db: library.db, rules: rules, dirty: [], dirtySeq: 0)
             slice.crowdsKnown = true
             run.copiedAtOnce = { pass.copiedAtOnce.contains($0) }
-            slice.ball = { h, radius, timeless in
-                pass.phashes.neighbours(of: h, within: radius).compactMap {
-                    timeless && !pass.isTimeless($0) ? nil : pass.phashIDs[$0]
+            let (phashes, phashIDs, timeless) = (pass.phashes, pass.phashIDs, pass.timeless)
+            slice.ball = { h, radius, onlyTimeless in
+                phashes.neighbours(of: h, within: radius).compactMap {
+                    onlyTimeless && !timeless.contains(Int64($0)) ? nil : phashIDs[$0]
                 }
             }
             let taken = try run.readPart(photos.prefix(partSize), slice: slice, rowBudget: partRows)
@@ -136,7 +137,7 @@ final class PartsPass {
     /// own (a bit an entry).
     private(set) var phashes = HashIndex()
     private(set) var phashIDs: [Int64] = []
-    private let timeless = IDBits()
+    let timeless = IDBits()
     func isTimeless(_ entry: Int) -> Bool { timeless.contains(Int64(entry)) }
     /// The similar candidates written at once with others (`WeakClock.copiedAtOnce` over the
     /// library's candidates timed by their mtime).

@@ -47,7 +47,9 @@ final class RegroupSlice {
     /// photo with one meets no other by its pHash (`SimilarClustering.contentCandidates`,
     /// `duplicateCandidates` look among the timeless), and a part of thousands of photos would
     /// otherwise read every crowd near their pHashes.
-    var ball: ((_ hash: UInt64, _ radius: Int, _ timeless: Bool) -> [Int64])?
+    var ball: (@Sendable (_ hash: UInt64, _ radius: Int, _ timeless: Bool) -> [Int64])?
+    /// Threads for the pHash balls of a batch (`ball`, a pure query of an index in memory).
+    var workers = ProcessInfo.processInfo.activeProcessorCount
     /// The stretches of the timeline whose rows are all read (`readTimeline(around:)`).
     private var timelineRead = Spans()
     /// Whether the crowds of the weak clocks are known without their rows
@@ -143,11 +145,7 @@ final class RegroupSlice {
     @discardableResult
     func phashBall(_ h: UInt64, radius: Int, timeless: Bool = false) throws -> [Int64] {
         precondition(radius <= HashIndex.maxRadius)
-        if let ball {
-            let found = ball(h, radius, timeless)
-            try load(found)
-            return found.sorted()
-        }
+        if let ball { return try took(ball(h, radius, timeless)) }
         let bits = max(1, radius / 4)
         var found = Set<Int64>()
         for c in 0..<4 {
@@ -159,6 +157,19 @@ final class RegroupSlice {
         }
         try load(found)
         return found.sorted()
+    }
+
+    /// Reads the rows of a ball `ball` found; returns their ids, ascending (as `phashBall`).
+    private func took(_ found: [Int64]) throws -> [Int64] {
+        try load(found)
+        return found.sorted()
+    }
+
+    /// `ball`'s answers to `asks` (hash, radius, timeless), asked on all cores; empty without
+    /// `ball` (the chunk indexes in SQLite are asked one at a time, by `phashBall`).
+    private func balls(_ asks: [(hash: UInt64, radius: Int, timeless: Bool)]) -> [[Int64]] {
+        guard let ball else { return [] }
+        return Parallel.map(asks, threads: workers) { ball($0.hash, $0.radius, $0.timeless) }
     }
 
     /// Reads, for each candidate of `ids`, every row of the same bytes or pixels, and theirs in
@@ -183,17 +194,26 @@ final class RegroupSlice {
     /// of those, and the weak clocks of the photos they are aligned with.
     func readNeighbourhood(of changed: some Sequence<Int64>) throws {
         var partners = Set<Int64>()
-        var subjects: [Int64] = []
-        for id in changed.sorted() where isCandidate(id) {
+        let subjects = changed.sorted().filter(isCandidate)
+        let radius = max(rules.similarRadius, rules.nearCopyRadius)
+        // The balls in memory are asked for all at once, on all cores (~40 % of a part's
+        // reading at a million rows), and read in order as `phashBall` reads them.
+        let withHash = subjects.filter { items[$0]!.phash != nil }
+        var asked = Dictionary(
+            uniqueKeysWithValues: zip(
+                withHash, balls(withHash.map { (items[$0]!.phash!, radius, items[$0]!.ownCaptureTime != nil) })))
+        for id in subjects {
             let item = items[id]!
-            subjects.append(id)
             partners.insert(id)
             let t = item.taken ?? Double(item.mtime) / 1e9
             // The photos around it are asked for their weak clocks only when the crowds are not known.
             if crowdsKnown { try readTimeline(around: t) } else { partners.formUnion(try timeline(around: t)) }
             if let h = item.phash {
-                let radius = max(rules.similarRadius, rules.nearCopyRadius)
-                partners.formUnion(try phashBall(h, radius: radius, timeless: item.ownCaptureTime != nil))
+                if let found = asked[id] {
+                    partners.formUnion(try took(found))
+                } else {
+                    partners.formUnion(try phashBall(h, radius: radius, timeless: item.ownCaptureTime != nil))
+                }
             }
             if let t = item.ownCaptureTime { partners.formUnion(try takenNear(t)) }
         }
@@ -202,10 +222,10 @@ final class RegroupSlice {
         try Grouper.forEach(db, "SELECT id, signature FROM files WHERE id", in: subjects) { r in
             if let blob = r.blob(1) { signatures[r.int(0)!] = blob }
         }
-        for id in subjects {
-            if let sig = signatures[id], let h = Thumbnail.mirroredHash(signature: sig) {
-                try phashBall(h, radius: rules.nearCopyRadius)
-            }
+        let mirrored = subjects.compactMap { id in signatures[id].flatMap { Thumbnail.mirroredHash(signature: $0) }.map { (id: id, hash: $0) } }
+        asked = Dictionary(uniqueKeysWithValues: zip(mirrored.map(\.id), balls(mirrored.map { ($0.hash, rules.nearCopyRadius, false) })))
+        for m in mirrored {
+            if let found = asked[m.id] { _ = try took(found) } else { try phashBall(m.hash, radius: rules.nearCopyRadius) }
         }
         try load(dirty)
         let core = Array(items.keys)
