@@ -179,24 +179,12 @@ public struct Thumbnail: Sendable {
         // Refine at full size around each start (shift doubles with the side).
         var fine: (r: Float, overlap: Float, scale: Float) = (-2, 0, 1)
         var shift = (dx: 0, dy: 0)
-        // The best coarse alignments are often next to each other (one zoom, a shift apart),
-        // and their 3×3 windows share shifts: an alignment already measured is not measured
-        // again (it gives the same r bit for bit, and only a higher r replaces the winner).
-        var measured = Set<Alignment>()
         for start in starts {
             for s in [start.scale * 0.97, start.scale, start.scale * 1.03] {
-                let dxs = (2 * start.dx - 1)...(2 * start.dx + 1), dys = (2 * start.dy - 1)...(2 * start.dy + 1)
-                var fresh: UInt16 = 0  // bit 3j + i: the window's shift (i, j) is new
-                for (j, dy) in dys.enumerated() {
-                    for (i, dx) in dxs.enumerated() where measured.insert(Alignment(scale: s.bitPattern, dx: dx, dy: dy)).inserted {
-                        fresh |= 1 << (3 * j + i)
-                    }
-                }
-                guard fresh != 0 else { continue }
-                let zoomed = Zoomed(other.fullPlane, scale: s, dx: dxs, dy: dys, tables: false)
-                zoomed.correlations(
-                    with: fullPlane, above: { fine.r }, only: { dx, dy in fresh & (1 << (3 * (dy - dys.lowerBound) + dx - dxs.lowerBound)) != 0 }
-                ) { dx, dy, r, o in
+                let zoomed = Zoomed(
+                    other.fullPlane, scale: s, dx: (2 * start.dx - 1)...(2 * start.dx + 1),
+                    dy: (2 * start.dy - 1)...(2 * start.dy + 1), tables: false)
+                zoomed.correlations(with: fullPlane, above: { fine.r }) { dx, dy, r, o in
                     if r > fine.r { fine = (r, o, s); shift = (dx, dy) }
                 }
             }
@@ -215,11 +203,6 @@ public struct Thumbnail: Sendable {
         }
         let chosen: (r: Float, overlap: Float, scale: Float) = fine.r > -2 ? fine : (first.r, first.overlap, first.scale)
         return (Double(chosen.r), Double(Thumbnail.sharedOverlap(chosen.overlap, scale: chosen.scale)))
-    }
-
-    /// A zoom (its bits) and a shift of the refinement: one it has measured.
-    private struct Alignment: Hashable {
-        let scale: UInt32, dx: Int, dy: Int
     }
 
     /// The overlap as a share of *both* frames: the smaller of this frame's share and the other's
@@ -386,18 +369,15 @@ public struct Thumbnail: Sendable {
         }
 
         /// Pearson r and overlap share of `a` with this zoom at every shift (in order of dy, then
-        /// dx; those `wanted` says yes to, when given) whose overlap reaches `Thumbnail.minimumSearchOverlap` and whose r may reach
+        /// dx) whose overlap reaches `Thumbnail.minimumSearchOverlap` and whose r may reach
         /// `floor()` (shifts that surely score below it are not passed on: no square root).
-        func correlations(
-            with a: SummedPlane, above floor: () -> Float, only wanted: ((_ dx: Int, _ dy: Int) -> Bool)? = nil,
-            _ body: (_ dx: Int, _ dy: Int, _ r: Float, _ overlap: Float) -> Void
-        ) {
+        func correlations(with a: SummedPlane, above floor: () -> Float, _ body: (_ dx: Int, _ dy: Int, _ r: Float, _ overlap: Float) -> Void) {
             let n = self.n, total = Float(n * n)
             guard let cols = columns, let rws = rows else { return }
             a.sums.withUnsafeBufferPointer { aSums in
                 a.squares.withUnsafeBufferPointer { aSquares in
                     for sy in dy {
-                        for sx in dx where wanted?(sx, sy) ?? true {
+                        for sx in dx {
                             // The pixels of `a` whose grid cell samples inside the plane.
                             let offX = dx.upperBound - sx, offY = dy.upperBound - sy
                             let x0 = max(0, cols.lowerBound - offX), x1 = min(n, cols.upperBound - offX + 1)
