@@ -689,14 +689,16 @@ public struct GroupRules: Sendable {
     /// its quality: a re-encode at a lower quality, a cloud's "storage saver" copy, keeps EXIF
     /// and size but loses detail), then the shallower path, the earlier modification time, the
     /// shorter path.
-    func originalOrder(_ a: GroupItem, _ b: GroupItem) -> Bool {
+    /// `edited` is `looksEdited` of a file (two looks for sidecars on disk: a caller comparing
+    /// many pairs passes it memoized).
+    func originalOrder(_ a: GroupItem, _ b: GroupItem, edited: (GroupItem) -> Bool = { GroupRules.looksEdited($0.path) }) -> Bool {
         if a.hasCamera != b.hasCamera { return a.hasCamera }
         let (oa, ob) = (GroupRules.ownCaptureTime(a), GroupRules.ownCaptureTime(b))
         if (oa != nil) != (ob != nil) { return oa != nil }
         if let oa, let ob, oa != ob { return oa < ob }
         let pa = (a.width ?? 0) * (a.height ?? 0), pb = (b.width ?? 0) * (b.height ?? 0)
         if pa != pb { return pa > pb }
-        let ea = GroupRules.looksEdited(a.path), eb = GroupRules.looksEdited(b.path)
+        let ea = edited(a), eb = edited(b)
         if ea != eb { return ea }
         if (a.rawPair == .owner) != (b.rawPair == .owner) { return a.rawPair == .owner }
         let ca = GroupRules.copyHints(a.path), cb = GroupRules.copyHints(b.path)
@@ -724,11 +726,13 @@ public struct GroupRules: Sendable {
     ///   a retouch can stay under the near-copy thresholds, and the edit is what the user made.
     /// A pair with no possible direction is no pair of copies: a JPEG with a camera-style name
     /// saved from a PNG at the same size, next to that PNG, is two files the user made.
-    func mayBeCopy(_ copy: GroupItem, of original: GroupItem, samePixels: () -> Bool) -> Bool {
+    func mayBeCopy(
+        _ copy: GroupItem, of original: GroupItem, samePixels: () -> Bool, edited: (GroupItem) -> Bool = { GroupRules.looksEdited($0.path) }
+    ) -> Bool {
         if GroupRules.isEditPair(copy, original) || GroupRules.isRawAgainstRendered(copy, original) { return false }
         if copy.hasCamera && !original.hasCamera { return false }
         if GroupRules.ownCaptureTime(copy) != nil && GroupRules.ownCaptureTime(original) == nil { return false }
-        if GroupRules.looksEdited(copy.path) && !GroupRules.looksEdited(original.path) { return false }
+        if edited(copy) && !edited(original) { return false }
         if copy.isLossless {
             return copy.width == original.width && copy.height == original.height && samePixels()
         }

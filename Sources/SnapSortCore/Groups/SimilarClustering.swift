@@ -111,9 +111,10 @@ struct SimilarClustering {
     /// own search the whole library, and an incremental regroup seldom has one), and the photos
     /// without a capture time of their own.
     private let wholeIndex: LazyIndex
-    /// `GroupRules.namedAsEdit` of each photo its content search met, read once (a photo is
-    /// asked about by each of its ~16 content neighbours: 3 % of a million rows' regroup).
-    private let editNamed = EditNamedMemo()
+    /// `GroupRules.namedAsEdit` and `looksEdited` of each photo asked about, read once (a photo
+    /// is asked about by each of its ~16 content neighbours, and the originals' order looked for
+    /// sidecars on disk at each comparison: 5 % of a million rows' regroup).
+    private let memo = NameMemo()
     private let timelessIndex: HashIndex
     private let timelessIDs: [Int64]
     /// The photos with a capture time of their own, by that time.
@@ -421,9 +422,9 @@ struct SimilarClustering {
         // A file named as an edit (`-edited`, `_edit`, `IMG_E…`) was made on purpose from a picture
         // its pixels show: what its content finds is its original under another name, and an
         // edit and its original are never offered against each other (`GroupRules.isEditPair`).
-        let edit = editNamed.of(item)
+        let edit = memo.namedAsEdit(item)
         let admit = { (other: Int64) in
-            guard let o = self.byID[other], self.editNamed.of(o) == edit else { return false }
+            guard let o = self.byID[other], self.memo.namedAsEdit(o) == edit else { return false }
             return counted(other)
         }
         let limit = rules.contentNeighbours
@@ -915,7 +916,7 @@ struct SimilarClustering {
         // The original of each duplicate cluster stands for the picture.
         var original: [Int64: Int64] = [:]  // cluster root -> original
         for (root, members) in copies {
-            original[root] = members.min { rules.originalOrder(byID[$0]!, byID[$1]!) }!
+            original[root] = members.min { rules.originalOrder(byID[$0]!, byID[$1]!, edited: memo.edited) }!
         }
         let pictures = copies.keys.sorted()
         let pictureOf = Dictionary(uniqueKeysWithValues: pictures.map { (original[$0]!, $0) })
@@ -1134,7 +1135,7 @@ struct SimilarClustering {
                 guard let tb = thumbs[b], edges[FilePair(a, b)] != nil, ta.direct(with: tb) < rules.mirrorCorrelation,
                     ta.mirrored.direct(with: tb) >= rules.mirrorCorrelation
                 else { continue }
-                out.insert(rules.originalOrder(byID[a]!, byID[b]!) ? b : a)
+                out.insert(rules.originalOrder(byID[a]!, byID[b]!, edited: memo.edited) ? b : a)
             }
         }
         return out
@@ -1163,7 +1164,9 @@ struct SimilarClustering {
                     same = self.samePixels(x, y); return same!
                 }()
         }
-        guard rules.mayBeCopy(x, of: y, samePixels: samePixels) || rules.mayBeCopy(y, of: x, samePixels: samePixels) else {
+        guard rules.mayBeCopy(x, of: y, samePixels: samePixels, edited: memo.edited)
+            || rules.mayBeCopy(y, of: x, samePixels: samePixels, edited: memo.edited)
+        else {
             trace?("copy?\t\(x.path)\t\(y.path)\tno direction\tsame pixels=\(same.map(String.init) ?? "-")")
             return nil
         }
@@ -1231,15 +1234,22 @@ private final class LazyIndex {
     }
 }
 
-/// `GroupRules.namedAsEdit` by photo, computed the first time it is asked for (the content
-/// search asks on its calling thread only).
-private final class EditNamedMemo {
-    private var known: [Int64: Bool] = [:]
+/// `GroupRules.namedAsEdit` and `GroupRules.looksEdited` by photo, each computed the first time
+/// it is asked for (asked on the clustering's calling thread only).
+private final class NameMemo {
+    private var named: [Int64: Bool] = [:], looks: [Int64: Bool] = [:]
 
-    func of(_ item: GroupItem) -> Bool {
-        if let k = known[item.id] { return k }
+    func namedAsEdit(_ item: GroupItem) -> Bool {
+        if let k = named[item.id] { return k }
         let k = GroupRules.namedAsEdit(item.path)
-        known[item.id] = k
+        named[item.id] = k
+        return k
+    }
+
+    func edited(_ item: GroupItem) -> Bool {
+        if let k = looks[item.id] { return k }
+        let k = GroupRules.looksEdited(item.path)
+        looks[item.id] = k
         return k
     }
 }
