@@ -1164,8 +1164,9 @@ struct SimilarClustering {
                     same = self.samePixels(x, y); return same!
                 }()
         }
-        guard rules.mayBeCopy(x, of: y, samePixels: samePixels, edited: memo.edited)
-            || rules.mayBeCopy(y, of: x, samePixels: samePixels, edited: memo.edited)
+        guard
+            rules.mayBeCopy(x, of: y, samePixels: samePixels, edited: memo.edited)
+                || rules.mayBeCopy(y, of: x, samePixels: samePixels, edited: memo.edited)
         else {
             trace?("copy?\t\(x.path)\t\(y.path)\tno direction\tsame pixels=\(same.map(String.init) ?? "-")")
             return nil
