@@ -474,14 +474,13 @@ struct SimilarClustering {
             var wanted: [(id: Int64, mirror: Thumbnail, near: [Int64])] = []
             var others = Set<Int64>()
             for id in part {
-                guard let sig = signatures[id], let hash = Thumbnail.mirroredHash(signature: sig), let own = Thumbnail(signature: sig) else {
-                    continue
-                }
-                let mirror = own.mirrored
-                if own.direct(with: mirror) >= rules.mirrorCorrelation { continue }
+                guard let sig = signatures[id], let hash = Thumbnail.mirroredHash(signature: sig) else { continue }
+                // The neighbours first: most photos have none, and need no thumbnail made.
                 let near = whole.index.neighbours(of: hash, within: rules.nearCopyRadius, limit: rules.contentNeighbours).map { whole.ids[$0] }
                     .filter { $0 != id && sameAspect(id, $0) }
-                guard !near.isEmpty else { continue }
+                guard !near.isEmpty, let own = Thumbnail(signature: sig) else { continue }
+                let mirror = own.mirrored
+                if own.direct(with: mirror) >= rules.mirrorCorrelation { continue }
                 wanted.append((id, mirror, near))
                 others.formUnion(near)
             }
@@ -673,6 +672,7 @@ struct SimilarClustering {
         }
         // A second opinion, one pair at a time (the helper is one process): the frames
         // themselves, for the pairs of one moment the thumbnails reject.
+        guard matchFrames != nil else { return out }
         for (i, key) in part.enumerated() where out[i] < threshold {
             let still = thumbs[key.a].flatMap { a in thumbs[key.b].map { a.stillShare(with: $0) } } ?? 0
             if verified(key, thumbnailScore: results[i]?.score ?? 0, thumbnailStill: still) { out[i] = threshold }
