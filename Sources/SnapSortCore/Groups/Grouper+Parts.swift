@@ -138,7 +138,6 @@ final class PartsPass {
     private(set) var phashes = HashIndex()
     private(set) var phashIDs: [Int64] = []
     let timeless = IDBits()
-    func isTimeless(_ entry: Int) -> Bool { timeless.contains(Int64(entry)) }
     /// The similar candidates written at once with others (`WeakClock.copiedAtOnce` over the
     /// library's candidates timed by their mtime).
     let copiedAtOnce = IDBits()
