@@ -140,12 +140,12 @@ final class RegroupSlice {
         return out
     }
 
-    /// Every row whose pHash is within `radius` of `h` (the four chunk indexes: two hashes within
-    /// 4k + 3 agree on some chunk up to k bits, as in `HashIndex`).
+    /// Every row whose pHash is within `radius` of `h`, from the four chunk indexes in SQLite (two
+    /// hashes within 4k + 3 agree on some chunk up to k bits, as in `HashIndex`); with an index in
+    /// memory (`ball`), `balls` answers instead.
     @discardableResult
-    func phashBall(_ h: UInt64, radius: Int, timeless: Bool = false) throws -> [Int64] {
+    func phashBall(_ h: UInt64, radius: Int) throws -> [Int64] {
         precondition(radius <= HashIndex.maxRadius)
-        if let ball { return try took(ball(h, radius, timeless)) }
         let bits = max(1, radius / 4)
         var found = Set<Int64>()
         for c in 0..<4 {
@@ -212,7 +212,7 @@ final class RegroupSlice {
                 if let found = asked[id] {
                     partners.formUnion(try took(found))
                 } else {
-                    partners.formUnion(try phashBall(h, radius: radius, timeless: item.ownCaptureTime != nil))
+                    partners.formUnion(try phashBall(h, radius: radius))
                 }
             }
             if let t = item.ownCaptureTime { partners.formUnion(try takenNear(t)) }
