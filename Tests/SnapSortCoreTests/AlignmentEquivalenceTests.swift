@@ -49,6 +49,41 @@ import Testing
         #expect(similar > 20 && similar < thumbs.count * thumbs.count / 2, "\(similar) similar pairs")
     }
 
+    /// The correlations' AVX2 path (`Correlations`, where the processor has it) gives the
+    /// portable path's r and overlap bit for bit — both the four-lane row sums of the Swift
+    /// definition they replaced — at every shift, for the coarse search (the grid's tables) and
+    /// the refinement (row sums, turned or not), on windows of real photos and unrelated ones.
+    @Test func theVectorPathGivesThePortablePathsScoresBitForBit() throws {
+        var thumbs: [Thumbnail] = []
+        for name in ["astronaut.jpg", "coffee.jpg", "kite.jpg"] { thumbs += try Self.windows(name) }
+        func shifts(_ zoomed: Thumbnail.Zoomed, _ a: Thumbnail.SummedPlane, plain: Bool) -> [[UInt32]] {
+            var out: [[UInt32]] = []
+            zoomed.correlations(with: a, plain: plain) { dx, dy, r, o in
+                out.append([UInt32(bitPattern: Int32(dx)), UInt32(bitPattern: Int32(dy)), r.bitPattern, o.bitPattern])
+            }
+            return out
+        }
+        var compared = 0
+        for (i, a) in thumbs.enumerated() {
+            for (j, b) in thumbs.enumerated() where (i + j) % 5 == 0 {
+                for scale in Thumbnail.scales {
+                    let coarse = Thumbnail.Zoomed(b.halfPlane, scale: scale, dx: -5...5, dy: -5...5, tables: true)
+                    let fine = Thumbnail.Zoomed(b.fullPlane, scale: scale, dx: 3...5, dy: -2...0, tables: false)
+                    let turned = Thumbnail.Zoomed(b.fullPlane, scale: scale, dx: -1...1, dy: -1...1, tables: false, turn: 0.07)
+                    for (zoomed, plane) in [(coarse, a.halfPlane), (fine, a.fullPlane), (turned, a.fullPlane)] {
+                        let portable = shifts(zoomed, plane, plain: true)
+                        #expect(!portable.isEmpty)
+                        let vector = shifts(zoomed, plane, plain: false)
+                        let differ = vector.count == portable.count ? zip(vector, portable).filter { $0 != $1 }.count : portable.count
+                        #expect(differ == 0, "\(differ) of \(portable.count) shifts differ at zoom \(scale)")
+                    }
+                }
+                compared += 1
+            }
+        }
+        #expect(compared > 20)
+    }
+
     /// Frames of a pan that keep half of the view in common are not one moment whichever is
     /// aligned to the other — zooming one in must not count the overlap on the magnified frame
     /// only (`sharedOverlap`) — and frames a few percent apart are one moment both ways.

@@ -1,4 +1,5 @@
 import Foundation
+import SnapSortSystem
 
 /// How alike two photos look, robust to what separates frames of one moment (a small shift,
 /// a zoom, another exposure) and strict about what separates different moments.
@@ -156,7 +157,7 @@ public struct Thumbnail: Sendable {
         best.reserveCapacity(Thumbnail.refinedCandidates + 1)
         let zooms = zooms ?? CoarseZooms(other)
         for (s, zoomed) in zip(Thumbnail.scales, zooms.zooms) {
-            zoomed.correlations(with: halfPlane, above: { best.count == Thumbnail.refinedCandidates ? best[best.count - 1].r : -.infinity }) {
+            zoomed.correlations(with: halfPlane) {
                 dx, dy, r, o in
                 let c: Candidate = (r, s, dx, dy, o)
                 if best.count == Thumbnail.refinedCandidates {
@@ -184,7 +185,7 @@ public struct Thumbnail: Sendable {
                 let zoomed = Zoomed(
                     other.fullPlane, scale: s, dx: (2 * start.dx - 1)...(2 * start.dx + 1),
                     dy: (2 * start.dy - 1)...(2 * start.dy + 1), tables: false)
-                zoomed.correlations(with: fullPlane, above: { fine.r }) { dx, dy, r, o in
+                zoomed.correlations(with: fullPlane) { dx, dy, r, o in
                     if r > fine.r { fine = (r, o, s); shift = (dx, dy) }
                 }
             }
@@ -196,7 +197,7 @@ public struct Thumbnail: Sendable {
                 let zoomed = Zoomed(
                     other.fullPlane, scale: s, dx: (around.dx - 1)...(around.dx + 1), dy: (around.dy - 1)...(around.dy + 1),
                     tables: false, turn: degrees * .pi / 180)
-                zoomed.correlations(with: fullPlane, above: { fine.r }) { _, _, r, o in
+                zoomed.correlations(with: fullPlane) { _, _, r, o in
                     if r > fine.r { fine = (r, o, s) }
                 }
             }
@@ -369,109 +370,26 @@ public struct Thumbnail: Sendable {
         }
 
         /// Pearson r and overlap share of `a` with this zoom at every shift (in order of dy, then
-        /// dx) whose overlap reaches `Thumbnail.minimumSearchOverlap` and whose r may reach
-        /// `floor()` (shifts that surely score below it are not passed on: no square root).
-        func correlations(with a: SummedPlane, above floor: () -> Float, _ body: (_ dx: Int, _ dy: Int, _ r: Float, _ overlap: Float) -> Void) {
-            let n = self.n, total = Float(n * n)
+        /// dx) whose overlap reaches `Thumbnail.minimumSearchOverlap`: the sums over the overlap
+        /// from the summed-area tables (the grid's, when made), the cross term (and without
+        /// tables Σg, Σg²) as four-lane row sums — `Correlations` (C, AVX2 where there is).
+        func correlations(with a: SummedPlane, plain: Bool = false, _ body: (_ dx: Int, _ dy: Int, _ r: Float, _ overlap: Float) -> Void) {
             guard let cols = columns, let rws = rows else { return }
-            a.sums.withUnsafeBufferPointer { aSums in
-                a.squares.withUnsafeBufferPointer { aSquares in
-                    for sy in dy {
-                        for sx in dx {
-                            // The pixels of `a` whose grid cell samples inside the plane.
-                            let offX = dx.upperBound - sx, offY = dy.upperBound - sy
-                            let x0 = max(0, cols.lowerBound - offX), x1 = min(n, cols.upperBound - offX + 1)
-                            let y0 = max(0, rws.lowerBound - offY), y1 = min(n, rws.upperBound - offY + 1)
-                            let count = max(0, x1 - x0) * max(0, y1 - y0)
-                            let overlap = Float(count) / total
-                            guard count > 16, overlap >= Thumbnail.minimumSearchOverlap else { continue }
-                            let sa = SummedPlane.rect(aSums, width: n, x0, y0, x1, y1)
-                            let saa = SummedPlane.rect(aSquares, width: n, x0, y0, x1, y1)
-                            let sab: Double, sb: Double, sbb: Double
-                            if sums.isEmpty {
-                                (sab, sb, sbb) = rowSums(a.values, rows: y0..<y1, offX: offX, offY: offY)
-                            } else {
-                                sab = cross(a.values, rows: y0..<y1, offX: offX, offY: offY)
-                                sb = SummedPlane.rect(sums, width: width, x0 + offX, y0 + offY, x1 + offX, y1 + offY)
-                                sbb = SummedPlane.rect(squares, width: width, x0 + offX, y0 + offY, x1 + offX, y1 + offY)
+            a.values.withUnsafeBufferPointer { av in
+                a.sums.withUnsafeBufferPointer { aSums in
+                    a.squares.withUnsafeBufferPointer { aSquares in
+                        grid.withUnsafeBufferPointer { g in
+                            sums.withUnsafeBufferPointer { gSums in
+                                squares.withUnsafeBufferPointer { gSquares in
+                                    Correlations.each(
+                                        Correlations.Plane(values: av, sums: aSums, squares: aSquares, n: n),
+                                        Correlations.Grid(
+                                            values: g, sums: gSums, squares: gSquares, width: width, dx: dx, dy: dy, columns: cols, rows: rws),
+                                        minimumOverlap: Thumbnail.minimumSearchOverlap, plain: plain, body)
+                                }
                             }
-                            let inverse = 1 / Double(count)
-                            let ma = sa * inverse, mb = sb * inverse
-                            let cov = sab * inverse - ma * mb
-                            let va = saa * inverse - ma * ma, vb = sbb * inverse - mb * mb
-                            guard va > 1e-4 && vb > 1e-4 else { body(sx, sy, 0, overlap); continue }
-                            // r < floor for sure (a margin keeps near-ties exact): skip the root.
-                            let f = Double(floor())
-                            if f > 0 && (cov <= 0 || cov * cov < f * f * va * vb * (1 - 1e-6)) { continue }
-                            body(sx, sy, Float(cov / (va * vb).squareRoot()), overlap)
                         }
                     }
-                }
-            }
-        }
-
-        /// Σ a·g over `rows` of `a` and the window of the grid at (offX, offY), SIMD.
-        @inline(__always)
-        private func cross(_ a: [Float], rows: Range<Int>, offX: Int, offY: Int) -> Double {
-            let n = self.n, w = self.width
-            return a.withUnsafeBytes { ra in
-                grid.withUnsafeBytes { rg in
-                    typealias V = SIMD4<Float>
-                    var s0 = V(), s1 = s0, s2 = s0, s3 = s0
-                    for y in rows {
-                        let pa = y &* n &* 4, pg = ((y &+ offY) &* w &+ offX) &* 4
-                        var q = 0
-                        while q < n &* 4 {
-                            s0 += ra.loadUnaligned(fromByteOffset: pa &+ q, as: V.self) * rg.loadUnaligned(fromByteOffset: pg &+ q, as: V.self)
-                            s1 +=
-                                ra.loadUnaligned(fromByteOffset: pa &+ q &+ 16, as: V.self)
-                                * rg.loadUnaligned(fromByteOffset: pg &+ q &+ 16, as: V.self)
-                            s2 +=
-                                ra.loadUnaligned(fromByteOffset: pa &+ q &+ 32, as: V.self)
-                                * rg.loadUnaligned(fromByteOffset: pg &+ q &+ 32, as: V.self)
-                            s3 +=
-                                ra.loadUnaligned(fromByteOffset: pa &+ q &+ 48, as: V.self)
-                                * rg.loadUnaligned(fromByteOffset: pg &+ q &+ 48, as: V.self)
-                            q &+= 64
-                        }
-                    }
-                    return Double(((s0 + s1) + (s2 + s3)).sum())
-                }
-            }
-        }
-
-        /// Σ a·g, Σ g and Σ g² over `rows` of `a` and the window of the grid at (offX, offY),
-        /// sixteen columns (four SIMD lanes of four) at a time.
-        @inline(__always)
-        private func rowSums(_ a: [Float], rows: Range<Int>, offX: Int, offY: Int) -> (Double, Double, Double) {
-            let n = self.n, w = self.width
-            return a.withUnsafeBytes { ra in
-                grid.withUnsafeBytes { rg in
-                    typealias V = SIMD4<Float>
-                    var ab0 = V(), ab1 = ab0, ab2 = ab0, ab3 = ab0
-                    var b0 = V(), b1 = b0, b2 = b0, b3 = b0
-                    var bb0 = V(), bb1 = bb0, bb2 = bb0, bb3 = bb0
-                    for y in rows {
-                        let pa = y &* n &* 4, pg = ((y &+ offY) &* w &+ offX) &* 4
-                        var q = 0
-                        while q < n &* 4 {
-                            let g0 = rg.loadUnaligned(fromByteOffset: pg &+ q, as: V.self)
-                            let g1 = rg.loadUnaligned(fromByteOffset: pg &+ q &+ 16, as: V.self)
-                            let g2 = rg.loadUnaligned(fromByteOffset: pg &+ q &+ 32, as: V.self)
-                            let g3 = rg.loadUnaligned(fromByteOffset: pg &+ q &+ 48, as: V.self)
-                            ab0 += ra.loadUnaligned(fromByteOffset: pa &+ q, as: V.self) * g0
-                            ab1 += ra.loadUnaligned(fromByteOffset: pa &+ q &+ 16, as: V.self) * g1
-                            ab2 += ra.loadUnaligned(fromByteOffset: pa &+ q &+ 32, as: V.self) * g2
-                            ab3 += ra.loadUnaligned(fromByteOffset: pa &+ q &+ 48, as: V.self) * g3
-                            b0 += g0; b1 += g1; b2 += g2; b3 += g3
-                            bb0 += g0 * g0; bb1 += g1 * g1; bb2 += g2 * g2; bb3 += g3 * g3
-                            q &+= 64
-                        }
-                    }
-                    return (
-                        Double(((ab0 + ab1) + (ab2 + ab3)).sum()), Double(((b0 + b1) + (b2 + b3)).sum()),
-                        Double(((bb0 + bb1) + (bb2 + bb3)).sum())
-                    )
                 }
             }
         }
