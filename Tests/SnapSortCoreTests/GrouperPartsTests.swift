@@ -62,6 +62,28 @@ import Testing
         #expect(try Self.wholeRegroup(t, rules: rules) == GroupsGrouperTests.snapshot(t.library))
     }
 
+    /// Heavy Photos is ranked once, over the whole library, at the end of a regroup in parts (each
+    /// part's ranking read every row's size): the same members and scores as one regroup gives,
+    /// also when the run was stopped after a part and the next run went on. Small photos here,
+    /// so the rules make the largest fifth Heavy.
+    @Test func heavyIsRankedOnceAsOneRegroupRanksIt() throws {
+        let t = try Self.library()
+        var rules = GroupRules()
+        rules.heavyShare = 0.2
+        rules.heavyMinimumBytes = 1
+        var parts = Grouper(library: t.library)
+        parts.rules = rules
+        parts.partsAbove = 0
+        parts.partSize = 4
+        parts.checkpoint = { if try t.library.db.scalar("SELECT count(*) FROM grouped_files") ?? 0 > 0 { throw Grouper.Cancelled() } }
+        #expect(throws: Grouper.Cancelled.self) { try parts.regroupAll() }
+        parts.checkpoint = {}
+        try parts.regroup()
+        let heavy = try t.library.db.scalar("SELECT count(*) FROM group_members WHERE group_id = \(GroupID.heavy.sql)") ?? 0
+        #expect(heavy >= 5, "\(heavy) heavy photos")
+        #expect(try Self.wholeRegroup(t, rules: rules) == GroupsGrouperTests.snapshot(t.library))
+    }
+
     /// A regroup in parts stopped after its first part keeps what that part stored; the next
     /// regroup finds the files not regrouped yet (they have no grouped fingerprint), does not
     /// slice, and ends with the groups one regroup of everything gives.

@@ -36,9 +36,11 @@ extension Grouper {
         try clearForParts(pass)
         var stats = Stats()
         var photos = pass.changedPhotos[...]
+        let names = NameMemo()
         while !photos.isEmpty {
             let run = RegroupRun(self, full: false)
             run.pairsOfThisRun = true
+            run.names = names
             let slice = RegroupSlice(db: library.db, rules: rules, dirty: [], dirtySeq: 0)
             slice.crowdsKnown = true
             run.copiedAtOnce = { pass.copiedAtOnce.contains($0) }
@@ -61,6 +63,9 @@ extension Grouper {
             try run.readVideos(pass.videos, changed: pass.changedVideos)
             try run.finish(into: &stats)
         }
+        // Heavy over the whole library, once (the parts left it: its threshold is the library's,
+        // and a run stopped before here leaves the next run's end to do it).
+        try library.withGroupCountsHeld { try rankHeavy(library.db) }
         try library.db.transaction {
             try library.db.run("DELETE FROM regroup_dirty WHERE seq <= ?", dirtySeq)
             try library.setAgentState(RegroupSlice.stateKey, "1", at: clock.now())
