@@ -4,6 +4,7 @@
 #pragma STDC FP_CONTRACT OFF
 
 #include "snapsort_kernels.h"
+#include "cpu.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -126,15 +127,8 @@ __attribute__((target("avx2"))) static inline void rows2_avx2(const float *a, co
 }
 
 static int has_avx2(void) {
-    // 0 unknown, 1 without AVX2, 2 with; a race writes the same value.
-    static int has = 0;
-    int known = __atomic_load_n(&has, __ATOMIC_RELAXED);
-    if (known == 0) {
-        __builtin_cpu_init();
-        known = __builtin_cpu_supports("avx2") ? 2 : 1;
-        __atomic_store_n(&has, known, __ATOMIC_RELAXED);
-    }
-    return known == 2;
+    static int avx2 = 0;
+    return SS_CPU_HAS("avx2", avx2);
 }
 #endif
 

@@ -1,4 +1,5 @@
 #include "snapsort_kernels.h"
+#include "cpu.h"
 
 #define SCAN_BODY(POPCOUNT)                                   \
     size_t found = 0;                                         \
@@ -24,15 +25,8 @@ static size_t scan_plain(const uint64_t *hashes, size_t n, uint64_t h, int radiu
 
 size_t ss_hamming_within(const uint64_t *hashes, size_t n, uint64_t h, int radius, uint32_t *places, uint8_t *distances) {
 #if defined(__x86_64__) || defined(__i386__)
-    // 0 unknown, 1 without POPCNT, 2 with; a race writes the same value.
-    static int has = 0;
-    int known = __atomic_load_n(&has, __ATOMIC_RELAXED);
-    if (known == 0) {
-        __builtin_cpu_init();
-        known = __builtin_cpu_supports("popcnt") ? 2 : 1;
-        __atomic_store_n(&has, known, __ATOMIC_RELAXED);
-    }
-    if (known == 2) return scan_popcnt(hashes, n, h, radius, places, distances);
+    static int popcnt = 0;
+    if (SS_CPU_HAS("popcnt", popcnt)) return scan_popcnt(hashes, n, h, radius, places, distances);
 #endif
     return scan_plain(hashes, n, h, radius, places, distances);
 }
