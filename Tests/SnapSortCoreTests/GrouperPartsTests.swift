@@ -1,6 +1,7 @@
 import Foundation
 import SnapSortSystem
 import SnapSortTestSupport
+import Synchronization
 import Testing
 
 @testable import SnapSortCore
@@ -106,6 +107,90 @@ import Testing
         #expect(rest.changed > 0)
         #expect(try t.library.db.scalar("SELECT count(*) FROM grouped_files") == t.library.db.scalar("SELECT count(*) FROM files"))
         #expect(try Self.wholeRegroup(t) == GroupsGrouperTests.snapshot(t.library))
+    }
+
+    /// A "not similar" mark made while a regroup in parts is unfinished (here stopped after its
+    /// first set; under way in the agent alike) does not run the rest of that run — up to half an
+    /// hour at a million rows, inside a page's request: the marked set leaves the groups at once,
+    /// its photos are marked for the run, and the run, going on, regroups them with the rest —
+    /// the groups one regroup of everything, with the mark, gives.
+    @Test func aNotSimilarMarkLeavesItsPhotosToAnUnfinishedRunInParts() throws {
+        let t = try Self.library()
+        var parts = Grouper(library: t.library)
+        parts.partsAbove = 0
+        parts.partSize = 4
+        parts.checkpoint = { if try t.library.db.scalar("SELECT count(*) FROM similar_sets") ?? 0 > 0 { throw Grouper.Cancelled() } }
+        #expect(throws: Grouper.Cancelled.self) { try parts.regroupAll() }
+        let members = try Self.firstSet(t.library)
+        let grouped = try t.library.db.scalar("SELECT count(*) FROM grouped_files")
+        #expect(try grouped ?? 0 < t.library.db.scalar("SELECT count(*) FROM files") ?? 0)
+
+        try t.library.markNotSimilar(groupMembers: members, at: Date())
+        #expect(try t.library.db.scalar("SELECT count(*) FROM grouped_files") == grouped, "the rest of the run is not run by the mark")
+        #expect(try Self.count(t.library, "similar_sets", members) == 0, "the set left the groups at once")
+        #expect(try Self.count(t.library, "regroup_dirty", members) == members.count)
+        #expect(try LibraryUpdate(library: t.library).regroupPending())
+
+        parts.checkpoint = {}
+        try parts.regroup()
+        #expect(try t.library.db.scalar("SELECT count(*) FROM regroup_dirty") == 0)
+        #expect(try t.library.db.scalar("SELECT count(*) FROM grouped_files") == t.library.db.scalar("SELECT count(*) FROM files"))
+        #expect(try Self.sharedSets(t.library, members) == 0)
+        #expect(try Self.wholeRegroup(t) == GroupsGrouperTests.snapshot(t.library))
+    }
+
+    /// …and a mark made on the page's own connection while the agent's run in parts is under way
+    /// (an upgrade regrouping everything) waits for that run: `regroupIfPending` regroups the
+    /// marked photos when the run ends, and leaves nothing pending.
+    @Test func aMarkMadeWhileARunInPartsIsUnderWayIsRegroupedWhenTheRunEnds() throws {
+        let t = try Self.library()
+        let path = t.library.path
+        let marked = Mutex<[Int64]?>(nil)
+        let runs = Mutex(0)
+        let update = LibraryUpdate(library: t.library, steps: .init(groups: true, models: false)) { library, _, checkpoint in
+            runs.withLock { $0 += 1 }
+            var parts = Grouper(library: library)
+            parts.partsAbove = 0
+            parts.partSize = 4
+            parts.checkpoint = {
+                try checkpoint()
+                guard marked.withLock({ $0 == nil }), try library.db.scalar("SELECT count(*) FROM similar_sets") ?? 0 > 0 else { return }
+                let page = try Library(path: path)
+                let members = try Self.firstSet(page)
+                try page.markNotSimilar(groupMembers: members, at: Date())
+                #expect(try Self.count(page, "similar_sets", members) == 0)
+                marked.withLock { $0 = members }
+            }
+            try parts.regroup()
+        }
+        try t.library.setAgentState(Grouper.pairRulesKey, "other rules", at: Date())
+        #expect(try update.regroupIfPending())
+        let members = try #require(marked.withLock { $0 })
+        #expect(runs.withLock { $0 } == 2, "the run, then the marked photos")
+        #expect(try t.library.db.scalar("SELECT count(*) FROM regroup_dirty") == 0)
+        #expect(try !update.regroupPending())
+        #expect(try Self.sharedSets(t.library, members) == 0)
+        #expect(try Self.wholeRegroup(t) == GroupsGrouperTests.snapshot(t.library))
+    }
+
+    /// The members of the stored set with the smallest key.
+    static func firstSet(_ library: Library) throws -> [Int64] {
+        let key = try #require(try library.db.scalar("SELECT min(set_key) FROM similar_sets"))
+        return try library.db.rows("SELECT file_id FROM similar_sets WHERE set_key = ? ORDER BY file_id", key).compactMap { $0.int(0) }
+    }
+
+    /// How many rows of `table` (its `file_id`) name one of `ids`.
+    static func count(_ library: Library, _ table: String, _ ids: [Int64]) throws -> Int {
+        Int(try library.db.scalar("SELECT count(*) FROM \(table) WHERE file_id IN (\(ids.map(String.init).joined(separator: ",")))") ?? 0)
+    }
+
+    /// How many pairs of `ids` share a Similar Shots set.
+    static func sharedSets(_ library: Library, _ ids: [Int64]) throws -> Int {
+        let list = ids.map(String.init).joined(separator: ",")
+        return Int(
+            try library.db.scalar(
+                "SELECT count(*) FROM similar_sets a JOIN similar_sets b ON a.set_key = b.set_key AND a.file_id < b.file_id WHERE a.file_id IN (\(list)) AND b.file_id IN (\(list))"
+            ) ?? 0)
     }
 
     /// The library of `incrementalRegroupsOfRealPhotosEqualFullRegroups`, a folder kept with its

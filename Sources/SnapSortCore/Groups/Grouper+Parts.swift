@@ -31,7 +31,14 @@ extension Grouper {
     func regroupInParts(changed extra: Set<Int64>?, partSize: Int) throws -> Stats {
         let rulesChanged = try extra == nil || self.rulesChanged()
         let dirtySeq = try RegroupSlice.dirtySeq(library.db)
-        let pass = try PartsPass.read(library.db, rules: rules, everything: rulesChanged, extra: extra ?? [])
+        // The files marked dirty by a decision while an earlier run was unfinished
+        // (`Library.regroupMarked`) are regrouped too, though their fingerprints were grouped
+        // (when everything is, they are anyway).
+        let dirty = IDBits()
+        if !rulesChanged {
+            try library.db.forEach("SELECT file_id FROM regroup_dirty WHERE seq <= ?", arguments: [dirtySeq]) { dirty.insert($0.int(0)!) }
+        }
+        let pass = try PartsPass.read(library.db, rules: rules, everything: rulesChanged, extra: extra ?? [], dirty: dirty)
         try checkpoint()
         try clearForParts(pass)
         var stats = Stats()
@@ -149,10 +156,10 @@ final class PartsPass {
     private var clockIDs: [Int64] = [], clockTimes: [Int64] = []
     private let photos = IDBits(), videoIDs = IDBits()
 
-    static func read(_ db: Database, rules: GroupRules, everything: Bool, extra: Set<Int64>) throws -> PartsPass {
+    static func read(_ db: Database, rules: GroupRules, everything: Bool, extra: Set<Int64>, dirty: IDBits) throws -> PartsPass {
         let pass = PartsPass()
         try GroupItem.forEachLive(db) { item, stored in
-            let changed = everything || extra.contains(item.id) || stored != item.fingerprint
+            let changed = everything || extra.contains(item.id) || dirty.contains(item.id) || stored != item.fingerprint
             if item.kind == .video {
                 pass.videos.append(item.id)
                 pass.videoIDs.insert(item.id)

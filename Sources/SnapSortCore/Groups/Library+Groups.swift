@@ -123,7 +123,7 @@ extension Library {
         var pairs: [(Int64, Int64)] = []
         for i in 0..<unique.count { for j in (i + 1)..<unique.count { pairs.append((unique[i], unique[j])) } }
         try recordNotSimilar(pairs, at: now)
-        try Grouper(library: self).regroup(changed: Set(unique))
+        if try !regroupMarked(Set(unique), at: now) { try leaveSetsNow(unique) }
     }
 
     /// Remembers that `fileID` is not similar to any of `others` (splits one photo out of a set).
@@ -131,7 +131,52 @@ extension Library {
         let pairs = others.filter { $0 != fileID }.map { (min(fileID, $0), max(fileID, $0)) }
         guard !pairs.isEmpty else { return }
         try recordNotSimilar(pairs, at: now)
-        try Grouper(library: self).regroup(changed: Set(others + [fileID]))
+        if try !regroupMarked(Set(others + [fileID]), at: now) { try leaveSetsNow([fileID]) }
+    }
+
+    /// Regroups the photos a "not similar" mark (or taking one back) touched, around them, at
+    /// once — unless a regroup in parts is unfinished (a large library's first grouping or an
+    /// upgrade's, under way in the agent or stopped before its end): the photos are then left
+    /// to that run, marked in `regroup_dirty` (which it reads, and `LibraryUpdate.regroupIfPending`
+    /// reads again after it), instead of this call running the rest of the run — up to half an
+    /// hour at a million rows, inside a page's request, beside the agent's own. Returns whether
+    /// it regrouped now.
+    @discardableResult
+    func regroupMarked(_ ids: Set<Int64>, at now: Date) throws -> Bool {
+        guard try agentState(RegroupSlice.stateKey) == "0" else {
+            try Grouper(library: self).regroup(changed: ids)
+            return true
+        }
+        try db.transaction {
+            for id in ids.sorted() {
+                try db.run("DELETE FROM regroup_dirty WHERE file_id = ?", id)
+                try db.run("INSERT INTO regroup_dirty(file_id) VALUES(?)", id)
+            }
+            try setAgentState(LibraryScanner.regroupPendingKey, "1", at: now)
+        }
+        return false
+    }
+
+    /// Takes `ids` out of their Similar Shots sets now (a set left with one photo is no set),
+    /// for a mark whose regroup waits for a run in parts (`regroupMarked`): the page and the
+    /// decks stop showing them together at once. The run's regroup of them decides the rest.
+    private func leaveSetsNow(_ ids: [Int64]) throws {
+        try db.transaction {
+            var keys = Set<Int64>()
+            for id in ids {
+                if let key = try db.scalar("SELECT set_key FROM similar_sets WHERE file_id = ?", id) { keys.insert(key) }
+                try db.run("DELETE FROM similar_sets WHERE file_id = ?", id)
+                try db.run("DELETE FROM group_members WHERE file_id = ? AND group_id IN \(GroupID.sql([.similar, .duplicate]))", id)
+            }
+            for key in keys.sorted() {
+                let left = try db.rows("SELECT file_id FROM similar_sets WHERE set_key = ?", key).compactMap { $0.int(0) }
+                guard left.count < 2 else { continue }
+                for id in left {
+                    try db.run("DELETE FROM similar_sets WHERE file_id = ?", id)
+                    try db.run("DELETE FROM group_members WHERE file_id = ? AND group_id IN \(GroupID.sql([.similar, .duplicate]))", id)
+                }
+            }
+        }
     }
 
     /// Records the pairs, and the ones that are new as one undo step (`Review.undo` forgets
@@ -149,11 +194,11 @@ extension Library {
     }
 
     /// Forgets "not similar" pairs and regroups their photos: they may form a set again.
-    func forgetNotSimilar(_ pairs: [[Int64]]) throws {
+    func forgetNotSimilar(_ pairs: [[Int64]], at now: Date) throws {
         try db.transaction {
             for p in pairs where p.count == 2 { try db.run("DELETE FROM not_similar WHERE a = ? AND b = ?", p[0], p[1]) }
         }
-        try Grouper(library: self).regroup(changed: Set(pairs.flatMap { $0 }))
+        try regroupMarked(Set(pairs.flatMap { $0 }), at: now)
     }
 
     /// The "not similar" marks, one a user's action (the pairs recorded at one moment), newest
@@ -187,19 +232,19 @@ extension Library {
             for p in pairs { try db.run("DELETE FROM not_similar WHERE a = ? AND b = ?", p[0], p[1]) }
             try Review.recordUnmarkStep(pairs, decidedAt: when, at: now, library: self)
         }
-        try Grouper(library: self).regroup(changed: Set(pairs.flatMap { $0 }))
+        try regroupMarked(Set(pairs.flatMap { $0 }), at: now)
         return Set(pairs.flatMap { $0 }).count
     }
 
     /// Remembers `pairs` as not similar again, as marked at `decidedAt` (an unmark undone), and
     /// regroups their photos.
-    func rememberNotSimilar(_ pairs: [[Int64]], decidedAt: String) throws {
+    func rememberNotSimilar(_ pairs: [[Int64]], decidedAt: String, at now: Date) throws {
         try db.transaction {
             for p in pairs where p.count == 2 {
                 try db.run("INSERT OR IGNORE INTO not_similar(a, b, decided_at) VALUES(?, ?, ?)", p[0], p[1], decidedAt)
             }
         }
-        try Grouper(library: self).regroup(changed: Set(pairs.flatMap { $0 }))
+        if try !regroupMarked(Set(pairs.flatMap { $0 }), at: now) { try leaveSetsNow(Array(Set(pairs.flatMap { $0 })).sorted()) }
     }
 
     /// Every remembered "not similar" pair (a < b).

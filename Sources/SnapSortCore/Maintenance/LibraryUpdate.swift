@@ -105,7 +105,16 @@ public final class LibraryUpdate: @unchecked Sendable {
         // regroup must still read starts an engine again (~0.15 s).
         OCR.releaseIdleEngines()
         Memory.releaseFreeMemory()
+        // A decision made while a run in parts is under way (a "not similar" mark on the page)
+        // leaves its photos in `regroup_dirty` for after it (`Library.regroupMarked`): what was
+        // marked while the regroup ran is regrouped next, around it (twice at most: the same may
+        // happen while that one runs).
+        var seen = try library.db.scalar("SELECT max(seq) FROM regroup_dirty") ?? 0
         try regroup(library, steps.models, checkpoint)
+        for _ in 0..<2 where try library.db.scalar("SELECT count(*) FROM regroup_dirty WHERE seq > ?", seen) ?? 0 > 0 {
+            seen = try library.db.scalar("SELECT max(seq) FROM regroup_dirty") ?? seen
+            try regroup(library, steps.models, checkpoint)
+        }
         try library.removeAgentState(LibraryScanner.regroupPendingKey)
         // The regroup's working set (every file's row, the indexes) is garbage now; the agent
         // keeps running, so give it back rather than keep it for the next change.

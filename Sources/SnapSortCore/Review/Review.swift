@@ -322,7 +322,7 @@ public enum Review {
                 var o = UndoOutcome(fileID: fileID, path: try library.item(id: fileID)?.path, undone: nil, restored: current?.decision, session: nil)
                 if action.kind == "unmark", let pairs = action.pairs {
                     // The mark is back as it was made (its id and moment), and the photos regrouped.
-                    try library.rememberNotSimilar(pairs, decidedAt: action.decidedAt ?? StatusTimestamp.string(clock.now()))
+                    try library.rememberNotSimilar(pairs, decidedAt: action.decidedAt ?? StatusTimestamp.string(clock.now()), at: clock.now())
                     o.unmarkedPhotos = Set(pairs.flatMap { $0 }).count
                 } else if action.kind == "restore", let before = step.string(2).flatMap(decode) {
                     // Staged again as it was reviewed — never moved to the Trash by an undo: the
@@ -337,7 +337,7 @@ public enum Review {
                 // "Not similar": its pairs are forgotten, and the photos regrouped.
                 let pairs = (try? JSONDecoder().decode([[Int64]].self, from: Data(text.utf8))) ?? []
                 try db.run("DELETE FROM undo_steps WHERE id=?", stepID)
-                try library.forgetNotSimilar(pairs)
+                try library.forgetNotSimilar(pairs, at: clock.now())
                 var o = UndoOutcome(
                     fileID: fileID, path: try library.item(id: fileID)?.path, undone: nil, restored: current?.decision, session: nil)
                 o.notSimilarPhotos = Set(pairs.flatMap { $0 }).count
