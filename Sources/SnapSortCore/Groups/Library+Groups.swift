@@ -143,10 +143,17 @@ extension Library {
     /// it regrouped now.
     @discardableResult
     func regroupMarked(_ ids: Set<Int64>, at now: Date) throws -> Bool {
-        guard try agentState(RegroupSlice.stateKey) == "0" else {
+        guard try leaveToRunInParts(ids, at: now) else {
             try Grouper(library: self).regroup(changed: ids)
             return true
         }
+        return false
+    }
+
+    /// When a regroup in parts is unfinished, marks `ids` for it (`regroup_dirty`, and the
+    /// regroup pending) and returns true; else false, and the caller regroups them.
+    func leaveToRunInParts(_ ids: Set<Int64>, at now: Date) throws -> Bool {
+        guard try agentState(RegroupSlice.stateKey) == "0" else { return false }
         try db.transaction {
             for id in ids.sorted() {
                 try db.run("DELETE FROM regroup_dirty WHERE file_id = ?", id)
@@ -154,7 +161,7 @@ extension Library {
             }
             try setAgentState(LibraryScanner.regroupPendingKey, "1", at: now)
         }
-        return false
+        return true
     }
 
     /// Takes `ids` out of their Similar Shots sets now (a set left with one photo is no set),

@@ -182,6 +182,9 @@ public struct ModelsStep {
     /// A regroup reads every file's row: its memory goes back to the system after.
     public func regroup(_ changed: Set<Int64>) throws {
         guard !changed.isEmpty else { return }
+        // While a regroup in parts is unfinished, that run regroups them: this pass has no
+        // checkpoint to stop the rest of the run by (`Library.regroupMarked`).
+        if try analyzer.library.leaveToRunInParts(changed, at: analyzer.clock.now()) { return }
         var grouper = Grouper(library: analyzer.library)
         grouper.frameMatcher = FrameMatcher(helper: analyzer.helper)
         grouper.clock = analyzer.clock
