@@ -28,6 +28,36 @@ struct SQLiteTests {
         #expect(empty.string(0) == "" && empty.int(1) == 0)
     }
 
+    /// The prepared statements a connection keeps are bounded: statements whose text carries
+    /// their values (a pHash's neighbouring chunk keys, a list of ids) are new texts each time,
+    /// and a connection the agent keeps for years kept every one (~70 KB each: the sliced
+    /// regroup of each photo added made eight: 600 of them held 43 MB). A
+    /// statement evicted while it is being stepped through (a query inside another's rows)
+    /// lives on until that is done.
+    @Test func theStatementCacheIsBoundedAndAStatementInUseOutlivesItsEviction() throws {
+        let dir = TempDir()
+        let db = try Database(path: dir.at("t.sqlite3"))
+        try db.execute("CREATE TABLE files(id INTEGER PRIMARY KEY, phash INTEGER)")
+        try db.transaction { for i in 0..<2000 { try db.run("INSERT INTO files(phash) VALUES(?)", Int64(i) &* 0x1E37_79B9_7F4A_7C15) } }
+        var found = 0
+        for h in 0..<600 {
+            // The text of `RegroupSlice.phashBall`: a chunk within 3 bits of a key, 697 keys.
+            let keys = (0..<65536).lazy.filter { $0.nonzeroBitCount <= 3 }.map { String($0 ^ (h & 0xFFFF)) }.joined(separator: ",")
+            try db.forEach("SELECT id FROM files WHERE (phash & 65535) IN (\(keys))") { _ in found += 1 }
+        }
+        #expect(db.cachedStatements <= Database.statementCacheLimit, "\(db.cachedStatements) statements kept")
+        #expect(db.statementBytes < 2 << 20, "the connection's statements hold \(db.statementBytes >> 10) KB")
+        // Rows of one statement, each asking with a new text: the outer statement is evicted
+        // from the cache on the way, and still steps through every row.
+        var outer = 0
+        try db.forEach("SELECT id FROM files ORDER BY id") { r in
+            outer += 1
+            _ = try db.scalar("SELECT \(r.int(0)!) + count(*) FROM files WHERE id = \(r.int(0)!)")
+        }
+        #expect(outer == 2000)
+        #expect(db.cachedStatements <= Database.statementCacheLimit)
+    }
+
     @Test func aTransactionThatThrowsLeavesNothing() throws {
         let dir = TempDir()
         let db = try Database(path: dir.at("t.sqlite3"))
