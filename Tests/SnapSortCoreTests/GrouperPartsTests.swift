@@ -17,9 +17,7 @@ import Testing
     /// parts again, and an upgrade (other rules) regroups everything in parts.
     @Test func aLibraryRegroupedInPartsIsGroupedAsByOneRegroup() throws {
         let t = try Self.library()
-        var parts = Grouper(library: t.library)
-        parts.partsAbove = 0
-        parts.partSize = 3
+        var parts = Self.grouper(t.library, partSize: 3)
         let rows = try #require(try t.library.db.scalar("SELECT count(*) FROM files"))
         let stats = try parts.regroupAll()
         // A part reads its neighbourhood — its times, pHash neighbours, contents, region — not
@@ -55,10 +53,7 @@ import Testing
         var rules = GroupRules()
         rules.contentNeighbours = 1
         rules.copyCandidates = 1
-        var parts = Grouper(library: t.library)
-        parts.rules = rules
-        parts.partsAbove = 0
-        parts.partSize = 2
+        var parts = Self.grouper(t.library, partSize: 2, rules: rules)
         try parts.regroupAll()
         #expect(try Self.wholeRegroup(t, rules: rules) == GroupsGrouperTests.snapshot(t.library))
     }
@@ -72,10 +67,7 @@ import Testing
         var rules = GroupRules()
         rules.heavyShare = 0.2
         rules.heavyMinimumBytes = 1
-        var parts = Grouper(library: t.library)
-        parts.rules = rules
-        parts.partsAbove = 0
-        parts.partSize = 4
+        var parts = Self.grouper(t.library, partSize: 4, rules: rules)
         parts.checkpoint = { if try t.library.db.scalar("SELECT count(*) FROM grouped_files") ?? 0 > 0 { throw Grouper.Cancelled() } }
         #expect(throws: Grouper.Cancelled.self) { try parts.regroupAll() }
         parts.checkpoint = {}
@@ -90,9 +82,7 @@ import Testing
     /// slice, and ends with the groups one regroup of everything gives.
     @Test func aRegroupInPartsStoppedGoesOnWhereItStopped() throws {
         let t = try Self.library()
-        var parts = Grouper(library: t.library)
-        parts.partsAbove = 0
-        parts.partSize = 4
+        var parts = Self.grouper(t.library, partSize: 4)
         var stored = 0
         parts.checkpoint = {
             let n = try t.library.db.scalar("SELECT count(*) FROM grouped_files") ?? 0
@@ -116,9 +106,7 @@ import Testing
     /// the groups one regroup of everything, with the mark, gives.
     @Test func aNotSimilarMarkLeavesItsPhotosToAnUnfinishedRunInParts() throws {
         let t = try Self.library()
-        var parts = Grouper(library: t.library)
-        parts.partsAbove = 0
-        parts.partSize = 4
+        var parts = Self.grouper(t.library, partSize: 4)
         parts.checkpoint = { if try t.library.db.scalar("SELECT count(*) FROM similar_sets") ?? 0 > 0 { throw Grouper.Cancelled() } }
         #expect(throws: Grouper.Cancelled.self) { try parts.regroupAll() }
         let members = try Self.firstSet(t.library)
@@ -159,9 +147,7 @@ import Testing
         let runs = Mutex(0)
         let update = LibraryUpdate(library: t.library, steps: .init(groups: true, models: false)) { library, _, checkpoint in
             runs.withLock { $0 += 1 }
-            var parts = Grouper(library: library)
-            parts.partsAbove = 0
-            parts.partSize = 4
+            var parts = Self.grouper(library, partSize: 4)
             parts.checkpoint = {
                 try checkpoint()
                 guard marked.withLock({ $0 == nil }), try library.db.scalar("SELECT count(*) FROM similar_sets") ?? 0 > 0 else { return }
@@ -181,6 +167,15 @@ import Testing
         #expect(try !update.regroupPending())
         #expect(try Self.sharedSets(t.library, members) == 0)
         #expect(try Self.wholeRegroup(t) == GroupsGrouperTests.snapshot(t.library))
+    }
+
+    /// A grouper that regroups `library` in parts of `partSize` photos, whatever its size.
+    static func grouper(_ library: Library, partSize: Int, rules: GroupRules = GroupRules()) -> Grouper {
+        var parts = Grouper(library: library)
+        parts.rules = rules
+        parts.partsAbove = 0
+        parts.partSize = partSize
+        return parts
     }
 
     /// The members of the stored set with the smallest key.
