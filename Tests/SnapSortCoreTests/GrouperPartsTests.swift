@@ -17,7 +17,7 @@ import Testing
     /// parts again, and an upgrade (other rules) regroups everything in parts.
     @Test func aLibraryRegroupedInPartsIsGroupedAsByOneRegroup() throws {
         let t = try Self.library()
-        var parts = Self.grouper(t.library, partSize: 3)
+        let parts = Self.grouper(t.library, partSize: 3)
         let rows = try #require(try t.library.db.scalar("SELECT count(*) FROM files"))
         let stats = try parts.regroupAll()
         // A part reads its neighbourhood — its times, pHash neighbours, contents, region — not
@@ -53,7 +53,7 @@ import Testing
         var rules = GroupRules()
         rules.contentNeighbours = 1
         rules.copyCandidates = 1
-        var parts = Self.grouper(t.library, partSize: 2, rules: rules)
+        let parts = Self.grouper(t.library, partSize: 2, rules: rules)
         try parts.regroupAll()
         #expect(try Self.wholeRegroup(t, rules: rules) == GroupsGrouperTests.snapshot(t.library))
     }
