@@ -107,7 +107,8 @@ import Testing
     @Test func aNotSimilarMarkLeavesItsPhotosToAnUnfinishedRunInParts() throws {
         let t = try Self.library()
         var parts = Self.grouper(t.library, partSize: 4)
-        parts.checkpoint = { if try t.library.db.scalar("SELECT count(*) FROM similar_sets") ?? 0 > 0 { throw Grouper.Cancelled() } }
+        let bigSet = "SELECT set_key FROM similar_sets GROUP BY set_key HAVING count(*) >= 3 LIMIT 1"
+        parts.checkpoint = { if try t.library.db.scalar(bigSet) != nil { throw Grouper.Cancelled() } }
         #expect(throws: Grouper.Cancelled.self) { try parts.regroupAll() }
         let members = try Self.firstSet(t.library)
         let grouped = try t.library.db.scalar("SELECT count(*) FROM grouped_files")
@@ -122,6 +123,14 @@ import Testing
         try ModelsStep(library: t.library, helper: VisionHelper(executable: nil), logger: .silent, clock: .live).regroup(Set(others.prefix(1)))
         #expect(try t.library.db.scalar("SELECT count(*) FROM grouped_files") == grouped, "the rest of the run is not run by the models pass")
         #expect(try Self.count(t.library, "regroup_dirty", Array(others.prefix(1))) == others.prefix(1).count)
+
+        // A keeper split out of a set of three or more: the set stays, with a keeper of its own.
+        let big = try #require(try t.library.db.scalar(bigSet))
+        let keeper = try #require(try t.library.db.scalar("SELECT file_id FROM similar_sets WHERE set_key = ? AND keeper = 1", big))
+        let rest = try t.library.db.rows("SELECT file_id FROM similar_sets WHERE set_key = ? AND file_id != ?", big, keeper).compactMap { $0.int(0) }
+        try t.library.markNotSimilar(keeper, from: rest, at: Date())
+        #expect(try Self.count(t.library, "similar_sets", [keeper]) == 0)
+        #expect(try t.library.db.scalar("SELECT count(*) FROM similar_sets WHERE set_key = ? AND keeper = 1", big) == 1)
 
         try t.library.markNotSimilar(groupMembers: members, at: Date())
         #expect(try t.library.db.scalar("SELECT count(*) FROM grouped_files") == grouped, "the rest of the run is not run by the mark")

@@ -177,7 +177,15 @@ extension Library {
             }
             for key in keys.sorted() {
                 let left = try db.rows("SELECT file_id FROM similar_sets WHERE set_key = ?", key).compactMap { $0.int(0) }
-                guard left.count < 2 else { continue }
+                guard left.count < 2 else {
+                    // The keeper left: the best scored of the others keeps the set until the run decides.
+                    if try db.scalar("SELECT count(*) FROM similar_sets WHERE set_key = ? AND keeper = 1", key) == 0 {
+                        try db.run(
+                            "UPDATE similar_sets SET keeper = 1 WHERE file_id = (SELECT file_id FROM similar_sets WHERE set_key = ? ORDER BY score DESC, file_id LIMIT 1)",
+                            key)
+                    }
+                    continue
+                }
                 for id in left {
                     try db.run("DELETE FROM similar_sets WHERE file_id = ?", id)
                     try db.run("DELETE FROM group_members WHERE file_id = ? AND group_id IN \(GroupID.sql([.similar, .duplicate]))", id)
