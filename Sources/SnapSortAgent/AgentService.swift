@@ -29,6 +29,10 @@ public protocol AgentService: AnyObject {
     var isAnalysis: Bool { get }
     /// A reconcile changed the library (new or changed files analyzed, moves, removals).
     func reconciled(now: Date)
+    /// When an analysis service gives back what it holds idle (the models' helpers) while
+    /// analysis waits; nil: nothing to give back. `idle` is called once it passed.
+    func idleDeadline(now: Date) -> Date?
+    func idle(now: Date)
     /// The status document's content changed (what the status file and the bars show); also
     /// called once with the first document after `start`.
     func statusChanged(_ document: StatusDocument, now: Date)
@@ -46,6 +50,8 @@ extension AgentService {
     public var holdReason: String? { nil }
     public var isAnalysis: Bool { false }
     public func reconciled(now: Date) {}
+    public func idleDeadline(now: Date) -> Date? { nil }
+    public func idle(now: Date) {}
     public func statusChanged(_ document: StatusDocument, now: Date) {}
 }
 
@@ -266,6 +272,10 @@ public final class PowerAgentService: AgentService {
 /// in between), not while analysis is paused or a reconcile runs. The helper runs at nice 10.
 /// Without a helper or models it says so once (`snapsort groups` shows the groups unavailable)
 /// and waits for the next change.
+/// The helper holds its models (~160 MB: dlib's landmarks 72 MB, the classifier 50 MB), so it
+/// ends once the models have had no work for `idleRelease` seconds — the pass over, or analysis
+/// paused or held — and the next photo starts it again (~3 s of CPU to load the models). Kept
+/// up, it stood beside an agent watching at 50 MB for as long as the agent ran.
 public final class VisionAgentService: AgentService {
     private let models: ModelsStep
     private let logger: Logger
@@ -281,6 +291,11 @@ public final class VisionAgentService: AgentService {
     private var unregrouped: Set<Int64> = []
     /// How many regroups the models pass ran (a tuning aid, and for the tests).
     public private(set) var regroups = 0
+    /// Seconds (on the agent's clock) the helpers stay up after the models' last work: a folder
+    /// copied in a few goes, or photos arriving from a sync, keep one helper.
+    public var idleRelease: TimeInterval = 120
+    /// When a slice last ran the models.
+    private var lastWork: Date?
 
     /// The set members a slice changed and no regroup has seen yet, kept in the library until
     /// one has (space-separated ids): an agent stopped or killed before the regroup regroups
@@ -301,14 +316,30 @@ public final class VisionAgentService: AgentService {
 
     public var name: String { "models" }
     public var isAnalysis: Bool { true }
-    public func nextDeadline(now: Date) -> Date? { pending ? now : nil }
+    public func nextDeadline(now: Date) -> Date? { pending ? now : idleDeadline(now: now) }
     public func reconciled(now: Date) { pending = true }
     public func stop() { models.analyzer.stopHelpers() }
     private var library: Library { models.analyzer.library }
 
+    /// Whether a helper process runs now.
+    public var helperRunning: Bool { models.analyzer.running }
+
+    /// When the running helpers end if no work comes (nil: none runs).
+    public func idleDeadline(now: Date) -> Date? {
+        guard models.analyzer.running else { return nil }
+        return (lastWork ?? now).addingTimeInterval(idleRelease)
+    }
+
+    public func idle(now: Date) {
+        guard let due = idleDeadline(now: now), due <= now else { return }
+        models.analyzer.stopHelpers()
+        logger.debug("the models' helper ended after \(Int(idleRelease)) s without work")
+    }
+
     public func fire(now: Date, readable: [Int32]) {
-        guard pending else { return }
+        guard pending else { return idle(now: now) }
         let start = clock.now()
+        defer { lastWork = clock.now() }
         let end = start.addingTimeInterval(slice)
         do {
             let s = try models.run(shouldStop: { [clock] in clock.now() > end }, limit: 256, regroup: false)

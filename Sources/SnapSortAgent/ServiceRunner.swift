@@ -29,11 +29,15 @@ final class ServiceRunner {
     /// The descriptors the loop polls for the services.
     var descriptors: [Int32] { services.flatMap(\.descriptors) }
 
-    /// The services' next deadlines (the analysis ones only when `analysisMayRun`).
+    /// The services' next deadlines (the analysis ones only when `analysisMayRun`, else when
+    /// they give back what they hold idle).
     func deadlines(now t: Date, analysisMayRun: Bool) -> [Date] {
         var out: [Date] = []
         for (i, s) in services.enumerated() {
-            if s.isAnalysis && !analysisMayRun { continue }
+            if s.isAnalysis && !analysisMayRun {
+                if let d = s.idleDeadline(now: t) { out.append(d) }
+                continue
+            }
             guard var d = s.nextDeadline(now: t) else { continue }
             if let fired = firedAt[i], d <= fired { d = fired.addingTimeInterval(1) }
             out.append(d)
@@ -54,7 +58,11 @@ final class ServiceRunner {
         var out = Fired()
         for (i, s) in services.enumerated() {
             let mine = ready.filter { s.descriptors.contains($0) }
-            if s.isAnalysis && !analysisMayRun && mine.isEmpty { continue }
+            if s.isAnalysis && !analysisMayRun && mine.isEmpty {
+                // Waiting, it still gives back what it holds idle.
+                if let d = s.idleDeadline(now: t), d <= t { s.idle(now: t) }
+                continue
+            }
             let due = s.nextDeadline(now: t).map { d in d <= t && firedAt[i].map { d > $0 || t.timeIntervalSince($0) >= 1 } ?? true } ?? false
             guard due || !mine.isEmpty else { continue }
             firedAt[i] = t

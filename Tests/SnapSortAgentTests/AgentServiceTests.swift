@@ -408,6 +408,133 @@ struct AgentServiceTests {
         #expect(whole.pacing.workSince == 0)
     }
 
+    /// The models' helper holds ~160 MB of models: it ends once the models have had no work for
+    /// `idleRelease` seconds of the agent's clock, and a new photo starts it again. Before, it
+    /// stood beside the watching agent for as long as the agent ran.
+    @Test func theModelsHelperEndsWhenIdleAndANewPhotoStartsItAgain() throws {
+        let helperPath = (SnapsortBinary.path as NSString).deletingLastPathComponent + "/snapsort-vision"
+        let t = try TestLibrary()
+        try t.writeDemo(to: t.root)
+        try t.scan()
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        let (clock, time) = Clock.manual(start)
+        let helper = VisionHelper(executable: helperPath)
+        let service = VisionAgentService(library: t.library, helper: helper, logger: .silent, clock: clock)
+        defer { service.stop() }
+        var now = start
+        var turns = 0
+        while let d = service.nextDeadline(now: now), d <= now, turns < 20 {
+            service.fire(now: now, readable: [])
+            turns += 1
+        }
+        #expect(service.problem == nil)
+        let looked = { try t.library.db.scalar("SELECT count(*) FROM vision") ?? 0 }
+        let photos = try t.library.db.scalar("SELECT count(*) FROM files WHERE status = 'ok' AND kind = 'photo'") ?? 0
+        #expect(try looked() == photos, "the pass is over")
+        let pid = try #require(helper.processID)
+        #expect(kill(pid, 0) == 0, "the helper is up after the pass")
+        #expect(service.nextDeadline(now: now) == start.addingTimeInterval(service.idleRelease))
+
+        now = start.addingTimeInterval(service.idleRelease - 1)
+        time.set(now)
+        service.fire(now: now, readable: [])
+        #expect(service.helperRunning, "not idle long enough")
+        now = start.addingTimeInterval(service.idleRelease)
+        time.set(now)
+        service.fire(now: now, readable: [])
+        #expect(!service.helperRunning)
+        #expect(kill(pid, 0) == -1 && errno == ESRCH, "the helper process ended and was reaped")
+        #expect(service.nextDeadline(now: now) == nil, "nothing left to wait for")
+
+        // A new photo: the helper starts again and looks at it.
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../Fixtures/vision/astronaut.jpg").standardized.path
+        try FileManager.default.copyItem(atPath: fixture, toPath: t.root + "/astronaut.jpg")
+        try t.scan()
+        service.reconciled(now: now)
+        turns = 0
+        while let d = service.nextDeadline(now: now), d <= now, turns < 20 {
+            service.fire(now: now, readable: [])
+            turns += 1
+        }
+        #expect(service.problem == nil)
+        #expect(try looked() == photos + 1)
+        #expect(service.helperRunning)
+        #expect(helper.starts == 2)
+        #expect(
+            try t.library.db.scalar(
+                "SELECT v.people_faces FROM vision v JOIN files f ON f.id = v.file_id WHERE f.path LIKE '%/astronaut.jpg'") ?? 0 >= 1)
+    }
+
+    /// A helper that dies between two slices (a crash on a hostile photo, the OOM killer) is
+    /// started again by the next slice and the pass goes on. Before, the next slice's pass took
+    /// the models for unavailable (`start` answered for the dead child) and stopped until the
+    /// next change.
+    @Test func aHelperThatDiesBetweenSlicesIsStartedAgainAndThePassGoesOn() throws {
+        let helperPath = (SnapsortBinary.path as NSString).deletingLastPathComponent + "/snapsort-vision"
+        let t = try TestLibrary()
+        try t.writeDemo(to: t.root)
+        try t.scan()
+        let photos = try t.library.db.scalar("SELECT count(*) FROM files WHERE status = 'ok' AND kind = 'photo'") ?? 0
+        #expect(photos > 4, "several slices: the case under test")
+        let (clock, _) = Clock.ticking(Date(timeIntervalSince1970: 1_800_000_000), step: 0.01)
+        let helper = VisionHelper(executable: helperPath)
+        let service = VisionAgentService(library: t.library, helper: helper, logger: .silent, clock: clock)
+        defer { service.stop() }
+        service.slice = 0.001  // a photo a slice
+        service.fire(now: Date(), readable: [])
+        let pid = try #require(helper.processID)
+        #expect(kill(pid, SIGKILL) == 0)
+        var slices = 1
+        while service.nextDeadline(now: Date()).map({ $0 <= Date() }) ?? false, slices < 200 {
+            service.fire(now: Date(), readable: [])
+            slices += 1
+        }
+        #expect(service.problem == nil)
+        #expect(helper.starts == 2, "started again once")
+        let failed = try t.library.db.scalar("SELECT count(*) FROM vision WHERE status = 'failed'") ?? 0
+        let looked = try t.library.db.scalar("SELECT count(*) FROM vision") ?? 0
+        #expect(failed <= 1, "only the photo sent to the dead helper")
+        #expect(looked == photos, "every photo looked at: \(looked) of \(photos), \(failed) failed")
+    }
+
+    /// While analysis waits (paused, on battery, a reconcile), an analysis service is not fired
+    /// for its work, but what it holds idle is still given back at its idle deadline, and the
+    /// loop wakes for that deadline.
+    @Test func anAnalysisServiceGivesBackWhatItHoldsWhileAnalysisWaits() throws {
+        final class Holder: AgentService {
+            let name = "holder"
+            var isAnalysis: Bool { true }
+            var idleAt: Date?
+            var fired = 0, idled = 0
+            func nextDeadline(now: Date) -> Date? { now }
+            func fire(now: Date, readable: [Int32]) { fired += 1 }
+            func idleDeadline(now: Date) -> Date? { idleAt }
+            func idle(now: Date) {
+                idled += 1
+                idleAt = nil
+            }
+        }
+        let t = try TestLibrary()
+        let holder = Holder()
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        holder.idleAt = start.addingTimeInterval(120)
+        let runner = ServiceRunner(logger: .silent)
+        let context = AgentServiceContext(
+            library: t.library, configuration: Configuration(), dbPath: t.dbPath, env: Environment(variables: [:]),
+            clock: Clock.manual(start).0, logger: .silent)
+        runner.start({ _ in [holder] }, context: context, now: start)
+        #expect(runner.deadlines(now: start, analysisMayRun: false) == [start.addingTimeInterval(120)], "the loop wakes for it")
+        _ = runner.fire(ready: [], now: start.addingTimeInterval(60), analysisMayRun: false)
+        #expect(holder.fired == 0 && holder.idled == 0)
+        _ = runner.fire(ready: [], now: start.addingTimeInterval(120), analysisMayRun: false)
+        #expect(holder.fired == 0, "no work while analysis waits")
+        #expect(holder.idled == 1)
+        #expect(runner.deadlines(now: start.addingTimeInterval(121), analysisMayRun: false).isEmpty)
+        _ = runner.fire(ready: [], now: start.addingTimeInterval(130), analysisMayRun: true)
+        #expect(holder.fired == 1, "analysis may run again: its work goes on")
+    }
+
     @Test("snapsort remind --now through the running agent: the request in the database is answered once")
     func remindThroughAgent() throws {
         let notifier = AgentRecordingNotifier()

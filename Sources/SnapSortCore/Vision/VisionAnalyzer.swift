@@ -93,6 +93,9 @@ public final class VisionAnalyzer {
         return [helper] + same
     }
 
+    /// Whether any helper process runs now.
+    public var running: Bool { helper.isRunning || others.contains { $0.isRunning } }
+
     /// Ends every helper (the first one's owner may also stop it).
     public func stopHelpers() {
         helper.stop()

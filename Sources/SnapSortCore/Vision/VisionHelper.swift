@@ -71,9 +71,12 @@ public final class VisionHelper: @unchecked Sendable {
     }
 
     /// Starts the helper (once) and asks what it can do. Returns false when models are unavailable.
+    /// A helper that answered once and is gone since — stopped while idle (`stop`), crashed or
+    /// hung on a photo — is started again: a pass that began after one photo crashed it took
+    /// the models for unavailable, and the agent's pass stopped until the next change.
     @discardableResult
     public func start() -> Bool {
-        if started { return child != nil }
+        if started { return child != nil || restart() != nil }
         started = true
         guard let executable else {
             problem = "the vision helper (snapsort-vision) is not installed"
@@ -231,7 +234,13 @@ public final class VisionHelper: @unchecked Sendable {
         return c
     }
 
-    /// Ends the helper (it also exits by itself when our end closes).
+    /// Whether a helper process runs now (it holds its models: ~160 MB with all of them).
+    public var isRunning: Bool { child != nil }
+    /// The running helper's process id.
+    public var processID: pid_t? { child?.pid }
+
+    /// Ends the helper (it also exits by itself when our end closes); the next request or
+    /// `start` starts a new one.
     public func stop() {
         child?.wait()
         child = nil
