@@ -151,6 +151,75 @@ import Testing
         #expect(flagged == (blurry ? [2] : []), "tile \(other.metrics!.lapTileMax) of \(sharp.metrics!.lapTileMax)")
     }
 
+    /// A pocket shot of a scene (blurred through fabric, a few levels bright, grain) is no
+    /// sharpness reference for its set (a held-out corpus without EXIF): its detail over its
+    /// contrast is grain over a spread of three levels, which read a sharp real photo more than
+    /// four stops blurry beside it — and lost it the keeper to the pocket shot. The sharp photo
+    /// is no blurrier than its own set, and keeps the better keeper score.
+    @Test(arguments: ["kite.jpg", "fallen-leaf.jpg"])
+    func aPocketShotIsNoSharpnessReferenceInItsSet(_ photo: String) throws {
+        var sharp = Self.item("/p/DCIM/Camera/IMG_1.jpg"), pocket = Self.item("/p/DCIM/Camera/IMG_2.jpg")
+        pocket.id = 2
+        sharp.metrics = try Self.realMetrics(photo)
+        pocket.metrics = try Self.realMetrics(photo) { b in
+            b = Self.boxBlur(b, radius: max(2, b.width / 33))
+            let mean = Double(b.pixels.reduce(0) { $0 + Int($1) }) / Double(b.pixels.count)
+            b = Self.darkened(b, by: 5 / mean, noise: 3, seed: 11)
+        }
+        let rules = GroupRules()
+        let p = try #require(pocket.metrics)
+        #expect(rules.oopsScore(p) != nil, "a pocket shot: mean \(p.meanLuma), spread \(p.stdLuma)")
+        #expect(rules.relativelyBlurry([sharp, pocket]).isEmpty)
+        let scores = KeeperScore.scores([sharp, pocket], rules: rules)
+        #expect(scores[1]! > scores[2]!)
+    }
+
+    /// A sheet the helper found filling the frame (no outline inside it) is a document only when
+    /// the frame looks like paper (its 95th percentile bright): a grey, low-contrast real scene
+    /// (a held-out corpus's moon: p95 124, 11–21 "lines" of craters) is none; the same frame at
+    /// a page's levels, and a sheet with an outline of its own inside a dim frame, are.
+    @Test(arguments: [("grey", 0.9954, false), ("paper", 0.9954, true), ("grey", 0.6, true)])
+    func aWholeFrameSheetMustLookLikePaper(_ levels: String, _ share: Double, _ document: Bool) throws {
+        var item = Self.item("/p/DCIM/Camera/IMG_1.jpg", width: 586, height: 440)
+        item.metrics = try Self.realMetrics("storm.jpg") { b in
+            // Squeezed into a grey band (94–124, as the moon's) or a page's (165–200), colourless.
+            let (low, high) = levels == "grey" ? (94.0, 124.0) : (165.0, 200.0)
+            for i in stride(from: 0, to: b.pixels.count, by: b.channels) {
+                var y = 0.0
+                for c in 0..<b.channels { y += Double(b.pixels[i + c]) }
+                let v = UInt8(low + (high - low) * (y / Double(b.channels)) / 255)
+                for c in 0..<b.channels { b.pixels[i + c] = v }
+            }
+        }
+        item.sheet = VisionDocuments.Sheet(share: share, lines: 15)
+        let m = try #require(item.metrics)
+        #expect((m.p95 >= GroupRules.paperLevel) == (levels == "paper"), "p95 \(m.p95)")
+        let groups = GroupRules().categories(of: item, findings: Findings()).map(\.0)
+        #expect(groups.contains(.document) == document, "\(groups)")
+    }
+
+    /// A pale texture two stops over — most of it clipped, its median in the clip — is an
+    /// Oops Shot, not a soft page: its histogram packed against white looked like paper with
+    /// soft ink (a held-out corpus's pebbles: p50 252, p95 255, 59 % clipped), which put it in
+    /// Docs and kept it out of Oops. A page's paper sits below white.
+    @Test func aBlownOutPaleTextureIsAnOopsShotNotASoftPage() throws {
+        var item = Self.item("/p/DCIM/Camera/IMG_1.jpg", width: 640, height: 480)
+        item.metrics = try Self.realMetrics("wood.jpg") { b in
+            // Colourless (as the pebbles, saturation 0.07), pushed until its median clips.
+            for i in stride(from: 0, to: b.pixels.count, by: b.channels) {
+                var y = 0.0
+                for c in 0..<b.channels { y += Double(b.pixels[i + c]) }
+                let v = UInt8(max(0, min(255, (y / Double(b.channels)) * 1.6 - 60)))
+                for c in 0..<b.channels { b.pixels[i + c] = v }
+            }
+        }
+        let m = try #require(item.metrics)
+        #expect(m.p50 >= 250 && m.clippedFraction > 0.5 && GroupRules.isWashedOut(m), "blown: p50 \(m.p50), clipped \(m.clippedFraction)")
+        let groups = GroupRules().categories(of: item, findings: Findings()).map(\.0)
+        #expect(groups.contains(.oops), "\(groups)")
+        #expect(!groups.contains(.document), "\(groups)")
+    }
+
     /// Oops tells an accident from a dark subject (issue 29, item 4): a bright subject on black
     /// that fills half a percent of a real photo's frame (the moon on a night sky: even the
     /// brightest 1 % is black) is no Oops Shot; the same photo underexposed by four stops, with

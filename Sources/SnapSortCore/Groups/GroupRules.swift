@@ -109,7 +109,7 @@ public struct GroupRules: Sendable {
     /// key makes the next regroup judge every file again (no decoding: metrics and OCR/QR
     /// findings are stored), so an upgrade applies new rules to a library already scanned.
     var fileKey: String {
-        "files9 graphic-lossy favourites original-earliest edits-no-oops unreadable-not-denied page160 keeper-subject blown=\(GroupRules.blownFraction),\(GroupRules.highlightsClipped) subject=\(subjectDetail),\(GroupRules.darkSubjectDetail),\(GroupRules.paleSubjectDetail) long=\(longVideoSeconds) docwords=\(minDocumentWords) page=\(minPageScore),\(maxPaperSpread) sheet=\(minSheetLines),\(minSheetShare) ink=\(softPageInkRatio),\(softPageInkDepth) blurstops=\(relativeBlurStops),\(relativeMotionStops) setoops=\(setOopsLevels) samepage=\(samePageWords)"
+        "files9 blur-reference-judged graphic-lossy favourites original-earliest edits-no-oops unreadable-not-denied page160 keeper-subject blown=\(GroupRules.blownFraction),\(GroupRules.highlightsClipped) subject=\(subjectDetail),\(GroupRules.darkSubjectDetail),\(GroupRules.paleSubjectDetail) long=\(longVideoSeconds) docwords=\(minDocumentWords) page=\(minPageScore),\(maxPaperSpread) sheet=\(minSheetLines),\(minSheetShare),\(wholeFrameSheet),\(GroupRules.paperLevel) softpage-unclipped ink=\(softPageInkRatio),\(softPageInkDepth) blurstops=\(relativeBlurStops),\(relativeMotionStops) setoops=\(setOopsLevels) samepage=\(samePageWords)"
     }
     /// Near-copies: pHash within this Hamming distance…
     public var nearCopyRadius = 6
@@ -286,7 +286,7 @@ public struct GroupRules: Sendable {
         // grey dots on light grey had "ink on paper" (91 of 20 000 icons were receipts).
         let pageSized = min(item.width ?? 0, item.height ?? 0) >= GroupRules.minUnreadPageSide
         let softPage = !screenshot && !reads && pageSized && isSoftPage(m)
-        let sheet = isPhotographedSheet(item)
+        let sheet = isPhotographedSheet(item, m)
         let document = !screenshot && (reads || (pageSized && isUnreadablePage(item, m)) || softPage || sheet)
         if document {
             out.append((.document, reads ? Double(findings.ocrWords ?? 0) : sheet ? Double(item.sheet?.lines ?? 0) : item.pageScore ?? 0))
@@ -403,8 +403,12 @@ public struct GroupRules: Sendable {
 
     func isUnreadablePage(_ item: GroupItem, _ m: Metrics) -> Bool {
         guard let score = item.pageScore else { return false }
-        return score >= minPageScore && m.saturation < 0.1 && m.p95 >= 140 && m.p95 - m.p50 <= maxPaperSpread
+        return score >= minPageScore && m.saturation < 0.1 && m.p95 >= GroupRules.paperLevel && m.p95 - m.p50 <= maxPaperSpread
     }
+
+    /// Paper is bright: the 95th percentile of a frame that is mostly paper reaches this level
+    /// (DEV's pages photographed in dim light: 146 and up; its pages and receipts 194–255).
+    static let paperLevel = 140.0
 
     /// A sheet of paper photographed at any angle (tier 2, `VisionDocuments.Sheet`): the helper
     /// found a colourless quadrilateral (by its brightness or its edges) filling at least
@@ -418,12 +422,17 @@ public struct GroupRules: Sendable {
     /// foggy sky over a pier) 0–5. On 24 pages photographed turned and keystoned over DEV's
     /// scenes (`bench/docs_angle.py`): 22 show 13–35 lines, 2 letters on a bright grey façade or
     /// in fog 3 (their outline merges with it); the 12 scenes alone at most 2.
+    /// A sheet that fills the frame (`wholeFrameSheet`: the helper found no outline inside it)
+    /// is the frame, so it must look like paper by the frame's own levels (`paperLevel`): the
+    /// helper's "bright" is Otsu's split of the frame, and a grey moon's craters (p95 124)
+    /// rectified as a whole-frame sheet showed 11–21 "lines" in a held-out corpus.
     public var minSheetLines = 10
     public var minSheetShare = 0.1
+    public var wholeFrameSheet = 0.9
 
-    func isPhotographedSheet(_ item: GroupItem) -> Bool {
-        guard let s = item.sheet else { return false }
-        return s.lines >= minSheetLines && s.share >= minSheetShare
+    func isPhotographedSheet(_ item: GroupItem, _ m: Metrics) -> Bool {
+        guard let s = item.sheet, s.lines >= minSheetLines, s.share >= minSheetShare else { return false }
+        return s.share < wholeFrameSheet || m.p95 >= GroupRules.paperLevel
     }
 
     /// A page too soft to read: washed out like fog (`isWashedOut`), colourless (mean saturation
@@ -437,8 +446,13 @@ public struct GroupRules: Sendable {
     /// document, 12 crops each, 1 % both wide and deep enough (a fogged façade of windows).
     /// Such a page is a document (and blurry), not an exposure failure, even when OCR reads
     /// nothing and the models are off.
+    ///
+    /// Its median is paper below white: a median in the clip (≥ 250) is packed against the
+    /// sensor's ceiling, as a blown-out frame's is (a pale pebble texture two stops over, in a
+    /// held-out corpus, had a soft page's histogram: p50 252, p95 255, 59 % clipped). DEV's
+    /// soft pages sit at 184; a page that clips its paper is read by OCR or not a soft page.
     func isSoftPage(_ m: Metrics) -> Bool {
-        GroupRules.isWashedOut(m) && m.saturation < 0.1 && m.p50 >= 140 && m.p50 - m.p01 >= softPageInkDepth
+        GroupRules.isWashedOut(m) && m.saturation < 0.1 && m.p50 >= 140 && m.p50 < 250 && m.p50 - m.p01 >= softPageInkDepth
             && m.p50 - m.p01 >= softPageInkRatio * max(1, m.p95 - m.p50)
     }
 
@@ -632,9 +646,18 @@ public struct GroupRules: Sendable {
     /// against the set's best frame in that same direction, so a scene of lines (a wall, water)
     /// is its own reference; the noise is taken off first, so an underexposed frame's grain is
     /// not taken for detail.
+    ///
+    /// Only a photo that can be judged is the set's reference: not an Oops shot, a screenshot
+    /// or a graphic. A pocket shot's detail over its contrast is its noise over a spread of a few
+    /// levels — 25 times a sharp sunset's in a held-out corpus, whose sunset then read blurry
+    /// beside it and lost the keeper to the pocket shot.
     func relativelyBlurry(_ members: [GroupItem]) -> [(Int64, Double)] {
+        let members = members.filter { item in
+            guard let m = item.metrics else { return false }
+            return !isScreenshot(item, m) && !isGraphic(item, m) && oopsScore(m) == nil
+        }
         let tiles = members.map { item -> Double in
-            guard let m = item.metrics else { return 1e-3 }
+            let m = item.metrics!
             return max(m.lapTileMax, 1e-3) / pow(max(m.stdLuma, 1), 2)
         }
         guard let best = tiles.max() else { return [] }
@@ -644,9 +667,7 @@ public struct GroupRules: Sendable {
         let bestDetail = (0..<4).map { k in details.map { $0?[k] ?? 0 }.max() ?? 0 }
         var out: [(Int64, Double)] = []
         for ((item, t), detail) in zip(zip(members, tiles), details) {
-            guard let m = item.metrics, !isScreenshot(item, m), !isGraphic(item, m), oopsScore(m) == nil,
-                (item.rating ?? 0) < GroupRules.favouriteRating
-            else { continue }
+            guard (item.rating ?? 0) < GroupRules.favouriteRating else { continue }
             var stops = log2(best / t)
             if stops < relativeBlurStops, measured, let detail {
                 let along = (0..<4).map { log2(bestDetail[$0] / detail[$0]) }.max() ?? 0
