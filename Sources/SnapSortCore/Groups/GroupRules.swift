@@ -88,6 +88,11 @@ public struct GroupRules: Sendable {
     /// 2–6 s apart (the nearest 2.4 s, 34 inliers over 0.40 of the frame: it stays apart), and
     /// its different photos 1–3 s apart reach neither line (thumbnails ≤ 0.50, 4 inliers).
     public var burstSeconds: Double = 1.5
+    /// A set's frames that follow each other at most `burstSeconds` apart are one burst over at
+    /// most this many seconds (a burst mode's buffer, or a few presses a second), so two of its
+    /// frames are judged as a burst's at any overlap (`SimilarClustering.burstChained`); further
+    /// apart they are two moments whatever frames lie between.
+    public var burstSpanSeconds: Double = 5
     /// …the keypoint matches under one homography that say two frames of a burst show one scene:
     /// half of `verifyInliers`. Different scenes and different moments reached 4–8 on DEV, DEV2,
     /// DEV3 and both sets of real video bursts (RANSAC's four points and chance; pans and crops
@@ -102,7 +107,7 @@ public struct GroupRules: Sendable {
     /// `copies-nearest`: a photo's near-copy candidates are the nearest pHashes, then times, outside
     /// its own content and a few of any one content).
     var pairKey: String {
-        "align4 copy-edits edit-raw-pairs edit-bridges same-bytes-by-hash same-pixels-by-hash copies-nearest window=\(window),\(windowNeighbours),\(copyCandidates) threshold=\(similarThreshold) overlap=\(minimumOverlap) copy=\(nearCopyRadius),\(nearCopyCorrelation),\(nearCopyColorDistance),\(nearCopySharpnessStops),\(sameCaptureSeconds) verify=\(verifySeconds),\(verifyFloor),\(verifyInliers),\(verifyShared),\(verifyStill) still-median burst=\(burstSeconds),\(burstInliers) content-edits content=\(similarRadius),\(contentNeighbours),\(copiedAtOnce),\(weakClockApart) crowd=\(crowdNeighbours) mirrors=\(mirrorCorrelation) thumb-still=\(thumbnailStill)"
+        "align4 copy-edits edit-raw-pairs edit-bridges same-bytes-by-hash same-pixels-by-hash copies-nearest window=\(window),\(windowNeighbours),\(copyCandidates) threshold=\(similarThreshold) overlap=\(minimumOverlap) copy=\(nearCopyRadius),\(nearCopyCorrelation),\(nearCopyColorDistance),\(nearCopySharpnessStops),\(sameCaptureSeconds) verify=\(verifySeconds),\(verifyFloor),\(verifyInliers),\(verifyShared),\(verifyStill) still-median burst=\(burstSeconds),\(burstInliers),chain\(burstSpanSeconds) content-edits content=\(similarRadius),\(contentNeighbours),\(copiedAtOnce),\(weakClockApart) crowd=\(crowdNeighbours) mirrors=\(mirrorCorrelation) thumb-still=\(thumbnailStill)"
     }
     /// What the stored per-file groups (blurry, oops, screenshot, document, qr, videos) depend
     /// on beyond the files themselves: the version of these rules and their thresholds. Another

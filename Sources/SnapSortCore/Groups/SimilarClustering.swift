@@ -1031,6 +1031,47 @@ struct SimilarClustering {
             cache[key] = s
             return s
         }
+
+        /// The pair's thumbnails' best score at any overlap the alignment searches (a burst's
+        /// frames are judged at any overlap, `GroupRules.burstSeconds`); 0 without thumbnails,
+        /// and for two files of one content (the same bytes, a hard link: never aligned, their
+        /// hashes say what they are).
+        func anyOverlap(_ a: Int64, _ b: Int64) -> Double {
+            let key = FilePair(a, b)
+            if let s = anyOverlapCache[key] { return s }
+            let c = clustering
+            var s = 0.0
+            if !c.sameContent(key), c.rules.maySimilar(c.byID[a]!, c.byID[b]!, pageWords: c.pageWords),
+                case (let x, let y) = c.alignmentOrder(key),
+                let ta = thumbnails[x], let tb = thumbnails[y]
+            {
+                let r = ta.aligned(with: tb)
+                s = r.score
+                c.tracePair(key, r)
+            }
+            anyOverlapCache[key] = s
+            return s
+        }
+        private var anyOverlapCache: [FilePair: Double] = [:]
+    }
+
+    /// Whether `x` and `y` are frames of one burst that `cluster` (pictures) shows whole: their
+    /// clocks at most `GroupRules.burstSpanSeconds` apart, and every frame of `cluster` between
+    /// them at most `burstSeconds` from the one before. A camera swung after a subject while
+    /// the exposure rises (a held-out diver clip: frames a second apart, each with the next one
+    /// moment, the first and the third half in common) keeps its burst: complete linkage asked
+    /// the first and third frames the overlap of two separate moments.
+    private func burstChained(_ x: Int64, _ y: Int64, in cluster: [Int64]) -> Bool {
+        guard let tx = clock(x), let ty = clock(y), abs(tx - ty) <= rules.burstSpanSeconds else { return false }
+        let (lo, hi) = (min(tx, ty), max(tx, ty))
+        var between: [Double] = []
+        for id in cluster {
+            guard let t = clock(id) else { continue }
+            if t >= lo && t <= hi { between.append(t) }
+        }
+        between.sort()
+        for i in between.indices.dropFirst() where between[i] - between[i - 1] > rules.burstSeconds { return false }
+        return true
     }
 
     /// The region's pictures (`reps`, in time order) merged greedily, best pair first, by
@@ -1071,9 +1112,13 @@ struct SimilarClustering {
             let ca = clusterOf[a]!, cb = clusterOf[b]!
             guard ca != cb else { continue }
             var ok = true
+            let merged = members[ca]! + members[cb]!
             outer: for x in members[ca]! {
                 for y in members[cb]! {
-                    if scores.score(x, y) < rules.similarThreshold { ok = false; break outer }
+                    if scores.score(x, y) < rules.similarThreshold {
+                        // Frames of one burst the merge shows whole are alike at any overlap.
+                        guard burstChained(x, y, in: merged), scores.anyOverlap(x, y) >= rules.similarThreshold else { ok = false; break outer }
+                    }
                     for fx in files(x) { for fy in files(y) where verdicts.contains(FilePair(fx, fy)) { ok = false; break outer } }
                     // An edit and its original are never in one set, whichever copies of them
                     // bring them close (a re-saved export of the original beside the crop).
