@@ -95,5 +95,14 @@ extension Schema {
                 CREATE TRIGGER models_mark_result_removed AFTER DELETE ON vision
                 BEGIN UPDATE models_mark SET mark = random() WHERE id = 1; END;
                 """),
+        // v93 (92 belongs to the groups): the People-grade faces the classifier took for a dog's
+        // or a cat's (`VisionRules.animalFaceScore`); NULL where it was not asked — the rows
+        // with People faces are looked at again once (`VisionAnalyzer.run`), the others keep
+        // their results.
+        Migration(
+            version: 93,
+            sql: """
+                ALTER TABLE vision ADD COLUMN animal_faces INTEGER;
+                """),
     ]
 }

@@ -11,6 +11,9 @@ public enum VisionCategories {
     /// three leading, `bench/wallpapers.py --all-nebulae`). No photo of an animal in DEV, DEV2 or
     /// DEV3 leads with them. They are no Pets.
     public static let glowOnBlack = [107, 110, 111]
+    /// The dogs (151–268) and cats (281–285): the animals whose faces a face detector takes
+    /// for a person's (`VisionRules.animalFaceScore`).
+    public static let dogsAndCats: [ClosedRange<Int>] = [151...268, 281...285]
     /// Food: the food itself (`dishes`) and the tableware it comes in (`tableware`).
     public static let food: [ClosedRange<Int>] = dishes + tableware
     /// The food itself, 924–969 (guacamole … eggnog) without 958 hay (scenery) and 968 cup.

@@ -27,6 +27,20 @@ enum VisionImage {
     /// well as 1024 px made from its 3/8 scale (a slower IDCT and a box filter over 1.7 MP).
     static let leastLongSide = 920
 
+    /// The square of `side` pixels at (`x`, `y`) of `picture`, clipped to the picture (a face
+    /// near an edge keeps what of its square the picture holds).
+    static func crop(_ picture: Bitmap, x: Double, y: Double, side: Double) -> Bitmap {
+        let x0 = max(0, Int(x.rounded())), y0 = max(0, Int(y.rounded()))
+        let x1 = min(picture.width, Int((x + side).rounded())), y1 = min(picture.height, Int((y + side).rounded()))
+        let w = max(0, x1 - x0), h = max(0, y1 - y0), c = picture.channels
+        var pixels = [UInt8](repeating: 0, count: w * h * c)
+        for row in 0..<h {
+            let from = ((y0 + row) * picture.width + x0) * c
+            pixels.replaceSubrange((row * w * c)..<((row + 1) * w * c), with: picture.pixels[from..<(from + w * c)])
+        }
+        return Bitmap(width: w, height: h, channels: c, pixels: pixels)
+    }
+
     /// Decodes `path` (of `format`) to RGB, upright, long side `side` (`longSide` for the models;
     /// a JPEG is DCT-scaled as far as `side` allows). `least`: a long side from `least` up to
     /// `side` is kept as decoded (the models pass `leastLongSide`); below, the picture is scaled up.

@@ -106,9 +106,9 @@ struct VisionMeasure: Sendable {
             switch helper.faces(in: bitmap) {
             case .faces(let faces):
                 out.stages.faces = lap()
-                apply(faces, picture: bitmap, to: &out.row)
                 out.row.sheet = helper.sheet(in: bitmap)
                 out.stages.page = lap()
+                var animals = Set<Int>()
                 if classify {
                     switch helper.classes(in: bitmap) {
                     case .scores(let scores):
@@ -116,11 +116,15 @@ struct VisionMeasure: Sendable {
                         let sky = VisionSky.measure(bitmap)
                         out.stages.sky = lap(helperCPU: false)
                         apply(scores, sky: sky, to: &out.row)
+                        animals = animalFaces(faces, in: bitmap, helper: helper)
+                        out.stages.classes += lap()
                     case .failed(let why):
                         out.stages.classes = lap()
                         out.classesFailed = why
                     }
+                    out.row.animalFaces = animals.count
                 }
+                apply(faces, animals: animals, picture: bitmap, to: &out.row)
             case .failed(let why):
                 out.stages.faces = lap()
                 out.row.status = .failed
@@ -135,21 +139,44 @@ struct VisionMeasure: Sendable {
         return out
     }
 
-    /// Fills the face columns of `r` from what the helper found in `picture`.
-    func apply(_ faces: [Face], picture: Bitmap, to r: inout VisionRow) {
+    /// Whether `face` counts for People in a picture whose short side is `short`.
+    func countsForPeople(_ face: Face, short: Double) -> Bool {
+        face.score >= rules.minFaceScore && face.width >= rules.minFaceShare * short
+    }
+
+    /// The faces (indices of `faces`) that count for People but whose crop the classifier
+    /// takes for a dog's or a cat's (`VisionRules.animalFaceScore`). A crop it fails on is a
+    /// person's, as before.
+    func animalFaces(_ faces: [Face], in picture: Bitmap, helper: VisionHelper) -> Set<Int> {
         let short = Double(min(picture.width, picture.height))
-        let people = faces.filter { $0.score >= rules.minFaceScore && $0.width >= rules.minFaceShare * short }
+        var out = Set<Int>()
+        for (i, f) in faces.enumerated() where countsForPeople(f, short: short) {
+            let side = 1.4 * max(f.width, f.height)
+            let crop = VisionImage.crop(picture, x: f.x + f.width / 2 - side / 2, y: f.y + f.height / 2 - side / 2, side: side)
+            guard crop.width >= 16, crop.height >= 16, case .scores(let scores) = helper.classes(in: crop) else { continue }
+            if VisionCategories.sum(scores, VisionCategories.dogsAndCats) >= rules.animalFaceScore { out.insert(i) }
+        }
+        return out
+    }
+
+    /// Fills the face columns of `r` from what the helper found in `picture`, the faces
+    /// `animals` names (a dog's, a cat's) left out of People and the eyes, and marked in the detail.
+    func apply(_ faces: [Face], animals: Set<Int> = [], picture: Bitmap, to r: inout VisionRow) {
+        let short = Double(min(picture.width, picture.height))
+        let people = faces.enumerated().filter { !animals.contains($0.offset) && countsForPeople($0.element, short: short) }.map(\.element)
         r.faces = faces.count
         r.peopleFaces = people.count
         r.worstEyes = people.compactMap(\.eyeOpenness).min().map { ($0 * 1000).rounded() / 1000 }
         let w = Double(picture.width), h = Double(picture.height)
         func n(_ v: Double) -> JSON { .double((v * 1000).rounded() / 1000) }
         r.detail = JSON.array(
-            faces.map { f in
-                JSON.object([
+            faces.enumerated().map { i, f in
+                var fields: [(String, JSON)] = [
                     ("x", n(f.x / w)), ("y", n(f.y / h)), ("w", n(f.width / w)), ("h", n(f.height / h)), ("score", n(f.score)),
                     ("eyes", f.eyes.map { JSON.array([n($0.0), n($0.1)]) } ?? .null),
-                ])
+                ]
+                if animals.contains(i) { fields.append(("animal", .bool(true))) }
+                return JSON.object(fields)
             }
         ).serialized()
     }
