@@ -252,4 +252,31 @@ import Testing
         try grouper.regroupAll()
         return try GroupsGrouperTests.snapshot(whole)
     }
+
+    /// A photo's pHash ball read from SQLite (`RegroupSlice.phashBall`, the rows a sliced
+    /// regroup reads around an added photo) is every live row within the radius, whatever the
+    /// hash asked: the chunk keys bound as one JSON array find what a scan of every row finds.
+    @Test func thePHashBallIsEveryRowWithinTheRadius() throws {
+        let t = try TestLibrary()
+        for i in 0..<400 {
+            try t.library.db.run(
+                "INSERT INTO files(path, device, inode, size, mtime_ns, kind, status, phash, first_seen_at) VALUES(?, 1, ?, 1, 0, 'photo', 'ok', ?, '2024-01-01')",
+                "/p/\(i).jpg", Int64(i), Int64(bitPattern: UInt64(i) &* 0x9E37_79B9_7F4A_7C15))
+        }
+        var all: [(Int64, UInt64)] = []
+        try t.library.db.forEach("SELECT id, phash FROM files") { all.append(($0.int(0)!, UInt64(bitPattern: $0.int(1)!))) }
+        let slice = RegroupSlice(db: t.library.db, rules: GroupRules(), dirty: [], dirtySeq: 0)
+        var rng = SplitMix(seed: 5)
+        var found = 0
+        for k in 0..<60 {
+            // Hashes near stored ones (flipped 0–14 bits) and random ones.
+            var h = k % 2 == 0 ? all[Int(rng.next() % UInt64(all.count))].1 : rng.next()
+            for _ in 0..<Int(rng.next() % 15) { h ^= 1 << (rng.next() % 64) }
+            let ball = try slice.phashBall(h, radius: 14)
+            let expected = all.filter { ($0.1 ^ h).nonzeroBitCount <= 14 }.map(\.0).sorted()
+            #expect(ball == expected, "hash \(h)")
+            found += ball.count
+        }
+        #expect(found >= 30, "balls that hold rows: the case under test")
+    }
 }

@@ -41,7 +41,8 @@ struct SQLiteTests {
         try db.transaction { for i in 0..<2000 { try db.run("INSERT INTO files(phash) VALUES(?)", Int64(i) &* 0x1E37_79B9_7F4A_7C15) } }
         var found = 0
         for h in 0..<600 {
-            // The text of `RegroupSlice.phashBall`: a chunk within 3 bits of a key, 697 keys.
+            // A text that carries its values, as `RegroupSlice.phashBall` wrote its 697 chunk keys
+            // until it bound them as one JSON array: each call a new statement.
             let keys = (0..<65536).lazy.filter { $0.nonzeroBitCount <= 3 }.map { String($0 ^ (h & 0xFFFF)) }.joined(separator: ",")
             try db.forEach("SELECT id FROM files WHERE (phash & 65535) IN (\(keys))") { _ in found += 1 }
         }

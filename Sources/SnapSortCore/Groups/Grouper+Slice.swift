@@ -149,8 +149,10 @@ final class RegroupSlice {
         let bits = max(1, radius / 4)
         var found = Set<Int64>()
         for c in 0..<4 {
-            let keys = Self.flips(of: HashIndex.chunk(h, c), upTo: bits).map(String.init).joined(separator: ",")
-            try db.forEach("SELECT id, phash FROM files WHERE \(Schema.phashChunk(c)) IN (\(keys))") { r in
+            // The chunk's keys bound as one JSON array: one statement a chunk, prepared once per
+            // connection (written into the text, each photo's 697 keys made new statements).
+            let keys = "[" + Self.flips(of: HashIndex.chunk(h, c), upTo: bits).map(String.init).joined(separator: ",") + "]"
+            try db.forEach("SELECT id, phash FROM files WHERE \(Schema.phashChunk(c)) IN (SELECT value FROM json_each(?))", arguments: [keys]) { r in
                 guard let p = r.int(1), (UInt64(bitPattern: p) ^ h).nonzeroBitCount <= radius else { return }
                 found.insert(r.int(0)!)
             }
