@@ -327,7 +327,8 @@ public final class VisionAgentService: AgentService {
     /// When the running helpers end if no work comes (nil: none runs).
     public func idleDeadline(now: Date) -> Date? {
         guard models.analyzer.running else { return nil }
-        return (lastWork ?? now).addingTimeInterval(idleRelease)
+        // A helper no slice started (none known) has had no work: it ends at once.
+        return (lastWork ?? .distantPast).addingTimeInterval(idleRelease)
     }
 
     public func idle(now: Date) {
