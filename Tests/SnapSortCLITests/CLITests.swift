@@ -64,6 +64,27 @@ import Testing
         for line in report.stdout.split(separator: "\n") { #expect(JSON.parse(String(line)) != nil) }
     }
 
+    /// `info` says what the local models found, so a photo's place in People, Pets or Docs can
+    /// be checked: the faces, those People counts and those taken for a dog's, the classifier's
+    /// scores (a real scan with the helper; the spaniels' face is a dog's, the portrait's People's).
+    @Test func infoSaysWhatTheModelsFound() throws {
+        let dir = TempDir()
+        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../Fixtures/vision").standardized.path
+        for name in ["spaniels.jpg", "astronaut.jpg"] {
+            dir.write("Pictures/" + name, try FileSystem.readFile(fixtures + "/" + name, limit: 1 << 22))
+        }
+        let db = dir.at("lib.sqlite")
+        let helper = (SnapsortBinary.path as NSString).deletingLastPathComponent + "/snapsort-vision"
+        #expect(try InProcess.run(["--db", db, "scan", "--quiet", dir.at("Pictures")], env: ["SNAPSORT_VISION": helper]).status == 0)
+        let dog = try InProcess.run(["--db", db, "info", dir.at("Pictures/spaniels.jpg")]).stdout
+        let line = dog.split(separator: "\n").first { $0.hasPrefix("  models:") }.map(String.init) ?? ""
+        #expect(line.contains("a dog's or a cat's") && !line.contains("for People") && line.contains("pets 0."), "\(dog)")
+        let person = try InProcess.run(["--db", db, "info", dir.at("Pictures/astronaut.jpg")]).stdout
+        #expect(person.contains("1 face (1 for People, eyes 0."), "\(person)")
+        let json = try #require(JSON.parse(try InProcess.run(["--db", db, "info", "--json", dir.at("Pictures/spaniels.jpg")]).stdout))
+        #expect(json["models"]?["people_faces"]?.intValue == 0 && json["models"]?["animal_faces"]?.intValue == 1, "\(json)")
+    }
+
     /// Issue 32, item 2: every copy of a picture staged is a last copy, and `trash list` names
     /// the set the commit leaves nothing of; with one copy left in the library none is.
     @Test func stagingEveryCopyOfAPictureSaysTheyAreItsLastCopies() throws {

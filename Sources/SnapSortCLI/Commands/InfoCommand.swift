@@ -10,8 +10,10 @@ enum InfoCommand: Command {
         Usage: snapsort info [--json] FILE
 
         Shows the stored analysis of FILE, with the text read from a page and a QR code's
-        payload (`text`, `text_words`, `qr` in --json); a file not in the library is analyzed
-        and read on the spot (nothing is stored).
+        payload (`text`, `text_words`, `qr` in --json) and what the local models found (faces,
+        those People counts and those taken for a dog's or a cat's, the Pets, Food, Scenery and
+        page scores: `models`); a file not in the library is analyzed and read on the spot
+        (nothing is stored).
         """
 
     static func run(_ args: inout Arguments, _ ctx: Context) throws -> Int32 {
@@ -55,6 +57,8 @@ enum InfoCommand: Command {
                 // What the user decided (trash: staged until a commit).
                 let decision = try Review.decision(for: item.id, library: library)?.decision
                 o.append(("decision", .opt(decision?.rawValue)))
+                // What the local models found (why a photo is in People, Pets or Docs).
+                if let models = try library.modelFindings(of: item.id) { o.append(("models", models)) }
                 // Staged, but changed since: the commit leaves it (as 'trash list' says).
                 if decision == .trash, let staged = try Trash.staged(library: library, fileID: item.id).first {
                     o.append(("changed_since_review", .bool(staged.changedSinceReview)))
@@ -111,6 +115,7 @@ enum InfoCommand: Command {
             let shown = flat.count > 160 ? String(flat.prefix(160)) + "…" : flat
             ctx.out("  text:      \(json["text_words"]?.intValue ?? 0) words: \(shown)")
         }
+        if let v = json["models"], let line = modelsLine(v) { ctx.out("  models:    " + line) }
         if let m = json["metrics"], m != .null {
             ctx.out(
                 "  sharpness: \(m["lap_var"]?.serialized() ?? "?") (sharpest tile \(m["lap_tile_max"]?.serialized() ?? "?"), re-blur \(m["reblur"]?.serialized() ?? "?"))"
@@ -120,6 +125,28 @@ enum InfoCommand: Command {
             )
         }
         return ExitCode.ok
+    }
+
+    /// The models' findings in a line: "1 face (People, eyes 0.33); pets 0.95, food 0.01,
+    /// scenery 0.02; a sheet of paper, 18 lines"; a face taken for an animal's says so.
+    static func modelsLine(_ v: JSON) -> String? {
+        if v["status"]?.stringValue == "failed" { return "failed on this photo" }
+        if v["status"]?.stringValue == "skipped" { return "not looked at (a format or size they do not read)" }
+        var parts: [String] = []
+        let faces = v["faces"]?.intValue ?? 0, people = v["people_faces"]?.intValue ?? 0, animals = v["animal_faces"]?.intValue ?? 0
+        var face = faces == 1 ? "1 face" : "\(faces) faces"
+        var notes: [String] = []
+        if people > 0 { notes.append("\(people) for People" + (v["worst_eyes"]?.doubleValue.map { String(format: ", eyes %.2f", $0) } ?? "")) }
+        if animals > 0 { notes.append(animals == 1 ? "1 a dog's or a cat's" : "\(animals) a dog's or a cat's") }
+        if !notes.isEmpty { face += " (" + notes.joined(separator: "; ") + ")" }
+        parts.append(face)
+        let scores = ["pets", "food", "scenery", "page"].compactMap { key in v[key]?.doubleValue.map { String(format: "\(key) %.2f", $0) } }
+        if !scores.isEmpty { parts.append(scores.joined(separator: ", ")) }
+        if let sheet = v["sheet"], sheet != .null {
+            let share = Int(((sheet["share"]?.doubleValue ?? 0) * 100).rounded())
+            parts.append("a page-like quadrilateral (\(share) % of the frame, \(sheet["lines"]?.intValue ?? 0) text lines)")
+        }
+        return parts.joined(separator: "; ")
     }
 
     /// The `text`, `text_words` and `qr` fields of what OCR and QR decoding found.

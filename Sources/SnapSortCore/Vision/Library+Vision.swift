@@ -79,4 +79,28 @@ extension Library {
         guard let r = try db.row("SELECT available, problem, classes_problem FROM vision_state WHERE id = 1") else { return nil }
         return (r.int(0) == 1, r.string(1), r.string(2))
     }
+
+    /// What the local models found in the photo `id` (`snapsort info`): nil when they have not
+    /// looked at it, or looked at an earlier version of the file. The faces the detector
+    /// reported, those People counts, those taken for a dog's or a cat's, the worst eye
+    /// openness; the classifier's Pets, Food, Scenery and page scores; the sheet of paper found.
+    public func modelFindings(of id: Int64) throws -> JSON? {
+        guard
+            let r = try db.row(
+                """
+                SELECT v.status, v.faces, v.people_faces, v.animal_faces, v.worst_eyes, v.pets, v.food, v.scenery, v.document,
+                       v.sheet_share, v.sheet_lines
+                FROM vision v JOIN files f ON f.id = v.file_id WHERE v.file_id = ? AND v.analyzed_at IS f.analyzed_at
+                """, id)
+        else { return nil }
+        func int(_ i: Int) -> JSON { .opt(r.int(i)) }
+        func double(_ i: Int) -> JSON { .opt(r.double(i)) }
+        let sheet: JSON =
+            r.double(9).map { share in .object([("share", .double(share)), ("lines", .opt(r.int(10)))]) } ?? .null
+        return .object([
+            ("status", .opt(r.string(0))), ("faces", int(1)), ("people_faces", int(2)), ("animal_faces", int(3)),
+            ("worst_eyes", double(4)), ("pets", double(5)), ("food", double(6)), ("scenery", double(7)), ("page", double(8)),
+            ("sheet", sheet),
+        ])
+    }
 }
