@@ -61,6 +61,17 @@ final class ProbeService: AgentService, @unchecked Sendable {
 
 @Suite("Agent services", .serialized)
 struct AgentServiceTests {
+    /// The models' helper built beside the test binaries' `snapsort`.
+    static var helperPath: String { (SnapsortBinary.path as NSString).deletingLastPathComponent + "/snapsort-vision" }
+
+    /// The demo library written and scanned (tier 1), and how many photos it holds.
+    static func scannedDemo() throws -> (TestLibrary, photos: Int64) {
+        let t = try TestLibrary()
+        try t.writeDemo(to: t.root)
+        try t.scan()
+        return (t, try t.library.db.scalar("SELECT count(*) FROM files WHERE status = 'ok' AND kind = 'photo'") ?? 0)
+    }
+
     @Test("services start before READY, fire on their descriptors and deadlines, hear reloads and database writes, stop last")
     func lifecycle() throws {
         let probe = ProbeService()
@@ -303,7 +314,7 @@ struct AgentServiceTests {
 
     @Test("tier 2 runs in the agent: a new photo of a person lands in People without a scan")
     func modelsInTheAgent() throws {
-        let helperPath = (SnapsortBinary.path as NSString).deletingLastPathComponent + "/snapsort-vision"
+        let helperPath = Self.helperPath
         let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("../Fixtures/vision/astronaut.jpg").standardized.path
         let h = try AgentHarness(tweak: { o in
@@ -329,10 +340,8 @@ struct AgentServiceTests {
     /// waiting for it are kept in the library, so an agent stopped before regroups them when it
     /// starts again.
     @Test func theModelsPassRegroupsItsSetsOnceAndAfterARestart() throws {
-        let helperPath = (SnapsortBinary.path as NSString).deletingLastPathComponent + "/snapsort-vision"
-        let t = try TestLibrary()
-        try t.writeDemo(to: t.root)
-        try t.scan()
+        let helperPath = Self.helperPath
+        let (t, _) = try Self.scannedDemo()
         try Grouper(library: t.library).regroupAll()
         let members = try t.library.similarGroups().flatMap(\.members).count
         #expect(members >= 4, "the demo's sets: the case under test")
@@ -377,11 +386,8 @@ struct AgentServiceTests {
     /// photo. Read from the wall clock, the first slice would take every photo and count
     /// milliseconds of work.
     @Test func aModelsSliceSpendsItsBudgetOnTheAgentsClock() throws {
-        let helperPath = (SnapsortBinary.path as NSString).deletingLastPathComponent + "/snapsort-vision"
-        let t = try TestLibrary()
-        try t.writeDemo(to: t.root)
-        try t.scan()
-        let photos = try t.library.db.scalar("SELECT count(*) FROM files WHERE status = 'ok' AND kind = 'photo'") ?? 0
+        let helperPath = Self.helperPath
+        let (t, photos) = try Self.scannedDemo()
         #expect(photos > 3, "more photos than a slice of the ticking clock takes: the case under test")
         let start = Date(timeIntervalSince1970: 1_800_000_000)
         let looked = { try t.library.db.scalar("SELECT count(*) FROM vision") ?? 0 }
@@ -412,10 +418,8 @@ struct AgentServiceTests {
     /// `idleRelease` seconds of the agent's clock, and a new photo starts it again. Before, it
     /// stood beside the watching agent for as long as the agent ran.
     @Test func theModelsHelperEndsWhenIdleAndANewPhotoStartsItAgain() throws {
-        let helperPath = (SnapsortBinary.path as NSString).deletingLastPathComponent + "/snapsort-vision"
-        let t = try TestLibrary()
-        try t.writeDemo(to: t.root)
-        try t.scan()
+        let helperPath = Self.helperPath
+        let (t, photos) = try Self.scannedDemo()
         let start = Date(timeIntervalSince1970: 1_800_000_000)
         let (clock, time) = Clock.manual(start)
         let helper = VisionHelper(executable: helperPath)
@@ -429,7 +433,6 @@ struct AgentServiceTests {
         }
         #expect(service.problem == nil)
         let looked = { try t.library.db.scalar("SELECT count(*) FROM vision") ?? 0 }
-        let photos = try t.library.db.scalar("SELECT count(*) FROM files WHERE status = 'ok' AND kind = 'photo'") ?? 0
         #expect(try looked() == photos, "the pass is over")
         let pid = try #require(helper.processID)
         #expect(kill(pid, 0) == 0, "the helper is up after the pass")
@@ -471,11 +474,8 @@ struct AgentServiceTests {
     /// the models for unavailable (`start` answered for the dead child) and stopped until the
     /// next change.
     @Test func aHelperThatDiesBetweenSlicesIsStartedAgainAndThePassGoesOn() throws {
-        let helperPath = (SnapsortBinary.path as NSString).deletingLastPathComponent + "/snapsort-vision"
-        let t = try TestLibrary()
-        try t.writeDemo(to: t.root)
-        try t.scan()
-        let photos = try t.library.db.scalar("SELECT count(*) FROM files WHERE status = 'ok' AND kind = 'photo'") ?? 0
+        let helperPath = Self.helperPath
+        let (t, photos) = try Self.scannedDemo()
         #expect(photos > 4, "several slices: the case under test")
         let (clock, _) = Clock.ticking(Date(timeIntervalSince1970: 1_800_000_000), step: 0.01)
         let helper = VisionHelper(executable: helperPath)

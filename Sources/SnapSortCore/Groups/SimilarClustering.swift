@@ -1055,17 +1055,18 @@ struct SimilarClustering {
         private var anyOverlapCache: [FilePair: Double] = [:]
     }
 
-    /// Whether `x` and `y` are frames of one burst that `cluster` (pictures) shows whole: their
-    /// clocks at most `GroupRules.burstSpanSeconds` apart, and every frame of `cluster` between
-    /// them at most `burstSeconds` from the one before. A camera swung after a subject while
+    /// Whether `x` and `y` are frames of one burst that `cluster` and `other` (pictures, the two
+    /// clusters a merge would join) show whole: their clocks at most
+    /// `GroupRules.burstSpanSeconds` apart, and every frame of the two between them at most
+    /// `burstSeconds` from the one before. A camera swung after a subject while
     /// the exposure rises (a held-out diver clip: frames a second apart, each with the next one
     /// moment, the first and the third half in common) keeps its burst: complete linkage asked
     /// the first and third frames the overlap of two separate moments.
-    private func burstChained(_ x: Int64, _ y: Int64, in cluster: [Int64]) -> Bool {
+    private func burstChained(_ x: Int64, _ y: Int64, in cluster: [Int64], _ other: [Int64]) -> Bool {
         guard let tx = clock(x), let ty = clock(y), abs(tx - ty) <= rules.burstSpanSeconds else { return false }
         let (lo, hi) = (min(tx, ty), max(tx, ty))
         var between: [Double] = []
-        for id in cluster {
+        for id in [cluster, other].joined() {
             guard let t = clock(id) else { continue }
             if t >= lo && t <= hi { between.append(t) }
         }
@@ -1112,12 +1113,13 @@ struct SimilarClustering {
             let ca = clusterOf[a]!, cb = clusterOf[b]!
             guard ca != cb else { continue }
             var ok = true
-            let merged = members[ca]! + members[cb]!
             outer: for x in members[ca]! {
                 for y in members[cb]! {
                     if scores.score(x, y) < rules.similarThreshold {
                         // Frames of one burst the merge shows whole are alike at any overlap.
-                        guard burstChained(x, y, in: merged), scores.anyOverlap(x, y) >= rules.similarThreshold else { ok = false; break outer }
+                        guard burstChained(x, y, in: members[ca]!, members[cb]!), scores.anyOverlap(x, y) >= rules.similarThreshold else {
+                            ok = false; break outer
+                        }
                     }
                     for fx in files(x) { for fy in files(y) where verdicts.contains(FilePair(fx, fy)) { ok = false; break outer } }
                     // An edit and its original are never in one set, whichever copies of them

@@ -150,7 +150,7 @@ public final class VisionAnalyzer {
             LEFT JOIN vision v ON v.file_id = f.id
             WHERE f.status = \(ItemStatus.ok.sql) AND f.kind = \(MediaFormat.Kind.photo.sql)
               AND (v.file_id IS NULL OR v.version != ? OR v.analyzed_at IS NOT f.analyzed_at
-                   OR (? AND v.status = 'ok' AND v.people_faces > 0 AND v.animal_faces IS NULL))
+                   OR (? AND v.status = \(VisionStatus.ok.sql) AND v.people_faces > 0 AND v.animal_faces IS NULL))
             ORDER BY f.id LIMIT ?
             """, version, Int64(helper.classModel != nil ? 1 : 0), Int64(limit ?? -1))
         // Nothing new (an unchanged rescan): the groups are as the last pass left them.
