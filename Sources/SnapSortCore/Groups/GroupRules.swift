@@ -114,7 +114,7 @@ public struct GroupRules: Sendable {
     /// key makes the next regroup judge every file again (no decoding: metrics and OCR/QR
     /// findings are stored), so an upgrade applies new rules to a library already scanned.
     var fileKey: String {
-        "files9 blur-reference-judged graphic-lossy favourites original-earliest edits-no-oops unreadable-not-denied page160 keeper-subject blown=\(GroupRules.blownFraction),\(GroupRules.highlightsClipped) subject=\(subjectDetail),\(GroupRules.darkSubjectDetail),\(GroupRules.paleSubjectDetail) long=\(longVideoSeconds) docwords=\(minDocumentWords) page=\(minPageScore),\(maxPaperSpread) sheet=\(minSheetLines),\(minSheetShare),\(wholeFrameSheet),\(GroupRules.paperLevel) softpage-unclipped ink=\(softPageInkRatio),\(softPageInkDepth) blurstops=\(relativeBlurStops),\(relativeMotionStops) setoops=\(setOopsLevels) samepage=\(samePageWords)"
+        "files9 blur-reference-judged graphic-lossy favourites original-earliest edits-no-oops unreadable-not-denied page160 keeper-subject blown=\(GroupRules.blownFraction),\(GroupRules.highlightsClipped) subject=\(subjectDetail),veil\(GroupRules.veilLevel),\(GroupRules.darkSubjectDetail),\(GroupRules.paleSubjectDetail) long=\(longVideoSeconds) docwords=\(minDocumentWords) page=\(minPageScore),\(maxPaperSpread) sheet=\(minSheetLines),\(minSheetShare),\(wholeFrameSheet),\(GroupRules.paperLevel),inked softpage-unclipped ink=\(softPageInkRatio),\(softPageInkDepth) blurstops=\(relativeBlurStops),\(relativeMotionStops) setoops=\(setOopsStops)stops-brightest,veil\(setVeilContrast) samepage=\(samePageWords)"
     }
     /// Near-copies: pHash within this Hamming distance…
     public var nearCopyRadius = 6
@@ -430,14 +430,18 @@ public struct GroupRules: Sendable {
     /// A sheet that fills the frame (`wholeFrameSheet`: the helper found no outline inside it)
     /// is the frame, so it must look like paper by the frame's own levels (`paperLevel`): the
     /// helper's "bright" is Otsu's split of the frame, and a grey moon's craters (p95 124)
-    /// rectified as a whole-frame sheet showed 11–21 "lines" in a held-out corpus.
+    /// rectified as a whole-frame sheet showed 11–21 "lines" in a held-out corpus. Its ink must
+    /// stand below its paper as a soft page's does (`softPageInkDepth`: the darkest 1 % at
+    /// least 35 levels under the median): the corpora's whole-frame pages, scans and shaken or
+    /// defocused text 38–200 levels, a held-out corpus's pale wood grain, shaken and a stop
+    /// under, 27–30 (15–19 "lines" along its grain).
     public var minSheetLines = 10
     public var minSheetShare = 0.1
     public var wholeFrameSheet = 0.9
 
     func isPhotographedSheet(_ item: GroupItem, _ m: Metrics) -> Bool {
         guard let s = item.sheet, s.lines >= minSheetLines, s.share >= minSheetShare else { return false }
-        return s.share < wholeFrameSheet || m.p95 >= GroupRules.paperLevel
+        return s.share < wholeFrameSheet || m.p95 >= GroupRules.paperLevel && m.p50 - m.p01 >= softPageInkDepth
     }
 
     /// A page too soft to read: washed out like fog (`isWashedOut`), colourless (mean saturation
@@ -492,6 +496,11 @@ public struct GroupRules: Sendable {
     /// The readings of `exposurePenalty` that no scene shows when exposed right: dark throughout,
     /// most of the frame clipped, or washed out.
     static func failedExposurePenalty(_ m: Metrics) -> Double {
+        max(darkOrClippedPenalty(m), veilPenalty(m))
+    }
+
+    /// Dark throughout or clipped over most of the frame: a failed exposure whatever the scene.
+    static func darkOrClippedPenalty(_ m: Metrics) -> Double {
         var p = 0.0
         // Underexposed: even the brightest 1 % stays dark, and nothing in the frame stands sharp
         // above its noise. An accident's detail drowns in the grain of a sensor pushed in the
@@ -503,13 +512,19 @@ public struct GroupRules: Sendable {
         // (the scene keeps its median, `brightToneScalePenalty` does not apply); a frame
         // clipped over half its area has lost its picture whatever it showed.
         if m.clippedFraction > 0.1 { p = max(p, min(1, (m.clippedFraction - 0.1) / (2 * (blownFraction - 0.1)))) }
-        // Washed out: the whole histogram squeezed into a narrow, bright band (an oops from a
-        // spread of 75 levels down: fog or a veil over a contrasty scene keeps about a fifth of
-        // its 0–255 range), and the detail squeezed with it into the sensor's grain. A pale
-        // subject in focus (wood grain, a white wall, snow, a sheet of paper) has a narrow
-        // band of its own but keeps edges of its full contrast far above the grain.
-        if isWashedOut(m) && subjectDetail(m) < paleSubjectDetail { p = max(p, min(1, (100 - (m.p99 - m.p01)) / 50)) }
         return p
+    }
+
+    /// Washed out: the whole histogram squeezed into a narrow, bright band (an oops from a
+    /// spread of 75 levels down: fog or a veil over a contrasty scene keeps about a fifth of its
+    /// 0–255 range), and the detail squeezed with it into the sensor's grain. A pale subject in
+    /// focus (wood grain, a white wall, snow, a sheet of paper) has a narrow band of its own but
+    /// keeps edges of its full contrast far above the grain. A veil is light scattered towards
+    /// the camera, so it is bright (`veilLevel`). In a set the set tells a veil from a pale
+    /// scene (`oopsInSet`).
+    static func veilPenalty(_ m: Metrics) -> Double {
+        guard isWashedOut(m) && m.p50 >= veilLevel && subjectDetail(m) < paleSubjectDetail else { return 0 }
+        return min(1, (100 - (m.p99 - m.p01)) / 50)
     }
 
     /// A washed-out frame whose sharpest tile stands this many times above its noise
@@ -521,6 +536,14 @@ public struct GroupRules: Sendable {
     /// `mate-backgrounds` wood grain (`Wood.jpg`, a 58-level band at 172–230) stands 20
     /// (`bench/wallpapers.py`); the line leaves room on both sides.
     static let paleSubjectDetail = 15.0
+
+    /// Fog, mist or a veil of flare is light scattered between the scene and the lens (the
+    /// air's light, as bright as the sky or the light source): it lifts the whole frame towards
+    /// that light, so a veiled frame's median is bright. The corpora's fog shots sit at 157–213
+    /// (their veils 150–215); a low-contrast scene in the mid-tones — grey gravel blurred, a
+    /// wall in shade, a dim room — is no veil (a held-out corpus's blurred gravel, 128, was an
+    /// Oops Shot before this line).
+    static let veilLevel = 140.0
 
     /// A dark frame whose sharpest tile stands this many times above its noise (`subjectDetail`)
     /// shows a subject: it is dark on purpose. The line of `GroupRules.subjectDetail`: DEV's
@@ -570,19 +593,59 @@ public struct GroupRules: Sendable {
     }
 
     /// Oops within a Similar Shots set, for a member whose own groups hold Oops (`oopsScore`,
-    /// given as `score`). The frames of a set share one scene, so the set tells a bright scene
-    /// from a bright exposure: a member that is an Oops Shot only by the bright tone scale
-    /// (`brightToneScalePenalty`) stays one only when its median is at least `setOopsLevels`
-    /// above the median of its set-mates' medians (about a stop in the upper mid-tones). A
-    /// failed exposure (`failedExposurePenalty`: dark throughout, clipped, washed out) stays one
-    /// whatever its set; so does a member whose mates have no metrics.
+    /// given as `score`). The frames of a set share one scene, so the set tells a bright or a
+    /// pale scene from a failed exposure:
+    /// - dark throughout or mostly clipped (`darkOrClippedPenalty`) stays an Oops Shot whatever
+    ///   its set;
+    /// - washed out (`veilPenalty`) stays one when it keeps less than `setVeilContrast` of the
+    ///   contrast (p01–p99) of its most contrasty mate: a veil takes four fifths of a scene's,
+    ///   while the frames of a pale, soft scene share theirs (a held-out corpus's pale wood
+    ///   grain, shaken and a stop under, 40 levels wide beside a sharp frame's 62: four frames
+    ///   were fog);
+    /// - bright only by its tone scale (`brightToneScalePenalty`) stays one when it is at least
+    ///   `setOopsStops` brighter than the set's right exposure — its brightest mate that is no
+    ///   Oops Shot on its own (another pushed frame is no reference), else its brightest. Not
+    ///   the mates' median: a burst with frames a stop under leaves its one right exposure
+    ///   alone at the top (a held-out corpus's bird before a bright, soft background, its mates
+    ///   0.6–1.1 stops under, was its set's Oops Shot and its darkest frame the keeper).
+    /// A member whose mates have no metrics stays one.
     func oopsInSet(_ item: GroupItem, score: Double, mates: [GroupItem]) -> Double? {
         guard let m = item.metrics else { return score }
-        if GroupRules.failedExposurePenalty(m) >= 0.5 { return score }
-        guard let median = mates.compactMap({ $0.metrics?.p50 }).sorted().medianOfSorted else { return score }
-        return m.p50 - median >= setOopsLevels ? score : nil
+        let measured = mates.compactMap(\.metrics)
+        guard !measured.isEmpty, GroupRules.darkOrClippedPenalty(m) < 0.5 else { return score }
+        if GroupRules.veilPenalty(m) >= 0.5, let widest = measured.map(GroupRules.contrast).max(),
+            GroupRules.contrast(m) < setVeilContrast * widest
+        {
+            return score
+        }
+        guard GroupRules.brightToneScalePenalty(m) >= 0.5 else { return nil }
+        let exposedRight = measured.filter { oopsScore($0) == nil }
+        let reference = (exposedRight.isEmpty ? measured : exposedRight).map(\.p50).max()!
+        return GroupRules.stops(m.p50, over: reference) >= setOopsStops ? score : nil
     }
-    public var setOopsLevels = 40.0
+
+    /// A frame's contrast: the levels between its darkest and its brightest 1 %.
+    static func contrast(_ m: Metrics) -> Double { m.p99 - m.p01 }
+
+    /// The share of its set's widest contrast a washed-out member keeps and is still fog: half.
+    /// The corpora's fog keeps 0.12–0.22 of its scene's; frames of one scene exposed and focused
+    /// differently keep more than half of each other's (the held-out wood: 0.65).
+    public var setVeilContrast = 0.5
+
+    /// How many stops of exposure lie between two levels of one scene (sRGB-like gamma 2.2: a
+    /// stop moves a mid-tone by a factor of 1.37).
+    static func stops(_ level: Double, over reference: Double) -> Double {
+        2.2 * log2(max(level, 1) / max(reference, 1))
+    }
+
+    /// A frame pushed two stops and more over its set's right exposure is blown (the corpora's
+    /// blown frames are 2.3–3.5 stops over their scene). A set's frames exposed right differ by
+    /// more than one would think: a burst's frames a stop under leave its right exposure alone
+    /// at the top, and over DEV, DEV2, DEV3 and two held-out corpora every set member's median
+    /// stood at most 1.42 stops (by `stops`) over its brightest mate. A frame pushed further
+    /// than that clips most of its frame and stays an Oops Shot by `darkOrClippedPenalty`
+    /// whatever its set.
+    public var setOopsStops = 1.5
 
     /// Blurry, for a photo outside any Similar Shots set: judged on the sharpest region (a sharp
     /// subject on a soft background is not blurry) with the re-blur measure, which is normalized
