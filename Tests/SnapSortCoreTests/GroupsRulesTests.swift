@@ -288,10 +288,11 @@ import Testing
     /// the detail with the contrast. A veil is bright (light scattered towards the lens): the
     /// same fifth of the contrast around a mid-grey is a dull scene, not fog (a held-out
     /// corpus's blurred grey gravel, median 128, was an Oops Shot).
-    @Test(arguments: [
-        ("wood.jpg", nil, false), ("wood.jpg", 190, true), ("building.jpg", 190, true), ("fallen-leaf.jpg", 190, true),
-        ("building.jpg", 128, false),
-    ] as [(String, Double?, Bool)])
+    @Test(
+        arguments: [
+            ("wood.jpg", nil, false), ("wood.jpg", 190, true), ("building.jpg", 190, true), ("fallen-leaf.jpg", 190, true),
+            ("building.jpg", 128, false),
+        ] as [(String, Double?, Bool)])
     func aPaleSubjectIsNoOopsShotAVeiledFrameIs(_ photo: String, _ haze: Double?, _ oops: Bool) throws {
         let m = try Self.realMetrics(photo) { b in if let haze { b = Self.veiled(b, contrast: 0.2, haze: haze, noise: 1, seed: 8) } }
         #expect(
@@ -453,7 +454,9 @@ import Testing
         let rules = GroupRules()
         #expect(GroupRules.veilPenalty(m) >= 0.5, "washed out on its own: p01 \(m.p01) p50 \(m.p50) p99 \(m.p99)")
         let score = try #require(rules.oopsScore(m))
-        #expect((rules.oopsInSet(member, score: score, mates: [mate]) != nil) == oops, "contrast \(GroupRules.contrast(m)) beside \(GroupRules.contrast(mate.metrics!))")
+        #expect(
+            (rules.oopsInSet(member, score: score, mates: [mate]) != nil) == oops,
+            "contrast \(GroupRules.contrast(m)) beside \(GroupRules.contrast(mate.metrics!))")
     }
 
     /// The set's right exposure is its brightest frame that is no Oops Shot on its own, not its
