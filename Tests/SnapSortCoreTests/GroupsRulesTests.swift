@@ -435,6 +435,24 @@ import Testing
         #expect((result != nil) == oops, "\(variant) among \(mates): p50 \(member.metrics!.p50)")
     }
 
+    /// The keeper of a burst of a bright scene whose other frames came out a stop under is its
+    /// right exposure, though it clips more and a frame under reads sharper through the tone
+    /// curve (a held-out corpus's two bursts kept a frame 0.9 stops under). A real photo of a
+    /// man before a bright sky, exposed so that it clips an eighth of the frame with its median
+    /// at 182 (an Oops Shot on its own, as the held-out bird was).
+    @Test func aBurstsKeeperIsItsRightExposureNotAFrameAStopUnder() throws {
+        func item(_ id: Int64, _ ev: Double) throws -> GroupItem {
+            var it = Self.item("/p/DCIM/Camera/IMG_\(id).jpg", width: 640, height: 480)
+            it.id = id
+            it.metrics = try Self.realMetrics("cameraman.jpg") { b in b = Self.exposed(b, stops: ev) }
+            return it
+        }
+        let burst = try [item(1, 0.6), item(2, -0.3), item(3, -0.5), item(4, -0.2)]
+        let scores = KeeperScore.scores(burst, rules: GroupRules())
+        let best = try #require(scores.max { $0.value < $1.value })
+        #expect(best.key == 1, "\(scores.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" })")
+    }
+
     /// In a set, a washed-out frame is fog when it lost most of the contrast its mates show of
     /// the same scene; a pale wood grain shaken and a stop under beside a sharp frame of it
     /// keeps most of it (a held-out corpus's burst of four such frames was four Oops Shots).

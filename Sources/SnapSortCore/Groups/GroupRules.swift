@@ -612,16 +612,29 @@ public struct GroupRules: Sendable {
     func oopsInSet(_ item: GroupItem, score: Double, mates: [GroupItem]) -> Double? {
         guard let m = item.metrics else { return score }
         let measured = mates.compactMap(\.metrics)
-        guard !measured.isEmpty, GroupRules.darkOrClippedPenalty(m) < 0.5 else { return score }
-        if GroupRules.veilPenalty(m) >= 0.5, let widest = measured.map(GroupRules.contrast).max(),
-            GroupRules.contrast(m) < setVeilContrast * widest
-        {
-            return score
+        guard !measured.isEmpty else { return score }
+        return exposurePenalty(m, mates: measured) >= 0.5 ? score : nil
+    }
+
+    /// The exposure penalty (`GroupRules.exposurePenalty`) of a frame that its set agrees with
+    /// (`oopsInSet`): dark or clipped whatever the set, washed out when its mates show the
+    /// scene's contrast, bright by its tone scale when it is `setOopsStops` over the set's right
+    /// exposure (`rightExposure` of its mates). Without mates, its own.
+    func exposurePenalty(_ m: Metrics, mates: [Metrics]) -> Double {
+        guard let widest = mates.map(GroupRules.contrast).max(), let reference = GroupRules.rightExposure(mates) else {
+            return GroupRules.exposurePenalty(m)
         }
-        guard GroupRules.brightToneScalePenalty(m) >= 0.5 else { return nil }
-        let exposedRight = measured.filter { oopsScore($0) == nil }
-        let reference = (exposedRight.isEmpty ? measured : exposedRight).map(\.p50).max()!
-        return GroupRules.stops(m.p50, over: reference) >= setOopsStops ? score : nil
+        var p = GroupRules.darkOrClippedPenalty(m)
+        if GroupRules.contrast(m) < setVeilContrast * widest { p = max(p, GroupRules.veilPenalty(m)) }
+        if GroupRules.stops(m.p50, over: reference) >= setOopsStops { p = max(p, GroupRules.brightToneScalePenalty(m)) }
+        return p
+    }
+
+    /// The median level of a set's right exposure among `frames`: its brightest frame that is no
+    /// Oops Shot on its own (a pushed frame is no reference), else its brightest.
+    static func rightExposure(_ frames: [Metrics]) -> Double? {
+        let exposedRight = frames.filter { exposurePenalty($0) < 0.5 }
+        return (exposedRight.isEmpty ? frames : exposedRight).map(\.p50).max()
     }
 
     /// A frame's contrast: the levels between its darkest and its brightest 1 %.
