@@ -60,6 +60,24 @@ import Testing
         #expect(scores[1]! > scores[2]!, "\(scores)")
     }
 
+    /// A frame pushed two stops over its burst is no keeper, even sharper than the right
+    /// exposure (here a little soft): a set's Oops Shot is never its keeper while another frame
+    /// is none (as a frame the set calls blurry). Real photos of a façade, a second apart.
+    @Test func aBurstsOopsShotIsNeverItsKeeper() throws {
+        let t = try TestLibrary()
+        let photo = try GroupsRulesTests.realPhoto("building.jpg")
+        let exif = { (s: Int) in String(format: "2024:10:19 10:00:%02d", s) }
+        let soft = GroupsRulesTests.boxBlur(photo, radius: 1)
+        t.dir.write("Pictures/IMG_1.jpg", Fixtures.jpeg(soft, quality: 92, dateTimeOriginal: exif(1)))
+        t.dir.write("Pictures/IMG_2.jpg", Fixtures.jpeg(GroupsRulesTests.exposed(photo, stops: 2.5), quality: 92, dateTimeOriginal: exif(2)))
+        try t.scan()
+        try Grouper(library: t.library).regroupAll()
+        let set = try #require(try t.library.similarGroups().first, "the two frames are one set")
+        let right = try #require(set.members.first { $0.path.hasSuffix("IMG_1.jpg") })
+        #expect(right.isKeeper, "\(set.members.map { ($0.path, $0.isKeeper, $0.score) })")
+        #expect(try t.library.groupMembers(.oops).map(\.item.path).contains { $0.hasSuffix("IMG_2.jpg") })
+    }
+
     /// The page's words follow the score: the keeper is "sharpest" and the soft frame "less
     /// sharp" by the subject's sharpness, the measure the score ranks them by.
     @Test func theReasonsSayWhatTheScoreMeasured() throws {

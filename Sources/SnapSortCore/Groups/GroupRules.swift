@@ -616,6 +616,13 @@ public struct GroupRules: Sendable {
         return exposurePenalty(m, mates: measured) >= 0.5 ? score : nil
     }
 
+    /// Whether `item` is an Oops Shot in a set of `pictures` (itself among them) as the grouper
+    /// stores it: its own Oops (an edit never is one) that its set agrees with.
+    func isOopsInSet(_ item: GroupItem, mates pictures: [GroupItem]) -> Bool {
+        guard let m = item.metrics, !GroupRules.looksEdited(item.path), let score = oopsScore(m) else { return false }
+        return oopsInSet(item, score: score, mates: pictures.filter { $0.id != item.id }) != nil
+    }
+
     /// The exposure penalty (`GroupRules.exposurePenalty`) of a frame that its set agrees with
     /// (`oopsInSet`): dark or clipped whatever the set, washed out when its mates show the
     /// scene's contrast, bright by its tone scale when it is `setOopsStops` over the set's right

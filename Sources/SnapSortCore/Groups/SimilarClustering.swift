@@ -1152,11 +1152,19 @@ struct SimilarClustering {
         let chosen = all.filter { keeperChoices.contains($0) }.min()
         // A mirrored copy is never the keeper over the picture it mirrors.
         let mirrors = mirrorsAmong(reps, thumbs)
-        // Never a member its own set calls blurry (`relativelyBlurry`) while another is not.
-        let blurry = Set(rules.relativelyBlurry(items.filter { originals.contains($0.id) }).map(\.0))
+        // Never a member its own set calls blurry (`relativelyBlurry`) or an Oops Shot
+        // (`oopsInSet`) while another is neither: a frame pushed two stops over the rest reads
+        // sharper (its edges' contrast doubled) than the right exposure. Failing that, never an
+        // Oops Shot while another is not, then never a blurry one.
+        let pictures = items.filter { originals.contains($0.id) }
+        let blurry = Set(rules.relativelyBlurry(pictures).map(\.0))
+        let oops = Set(pictures.filter { rules.isOopsInSet($0, mates: pictures) }.map(\.id))
         let originalsFirst = set.members.filter { $0.duplicateOf == nil }
-        let sharpOnes = originalsFirst.filter { !blurry.contains($0.id) }
-        var pool = sharpOnes.isEmpty ? originalsFirst : sharpOnes
+        let tiers = [
+            originalsFirst.filter { !blurry.contains($0.id) && !oops.contains($0.id) }, originalsFirst.filter { !oops.contains($0.id) },
+            originalsFirst.filter { !blurry.contains($0.id) },
+        ]
+        var pool = tiers.first { !$0.isEmpty } ?? originalsFirst
         if pool.contains(where: { !mirrors.contains($0.id) }) { pool = pool.filter { !mirrors.contains($0.id) } }
         // The user's own word first: the frames rated highest, when that is a favourite
         // (4 or 5 stars, in darktable, digiKam or the camera), even one the set calls blurry;
