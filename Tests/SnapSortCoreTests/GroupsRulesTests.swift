@@ -248,6 +248,23 @@ import Testing
         #expect((GroupRules().oopsScore(m) != nil) == oops, "p99 \(m.p99), subject \(GroupRules.subjectDetail(m)), noise \(m.noise)")
     }
 
+    /// A sensor clips each channel on its own: a kite before a blue sky pushed three stops
+    /// clips the blue over the whole frame while its luma clips a tenth and only a sixth of it
+    /// is over 232 (a held-out corpus's blown wings: 7 % of the luma clipped, no Oops Shot). The
+    /// same photo as taken and 0.4 stops over is none; the channels' shares are measured.
+    @Test(arguments: [(0.0, false), (0.4, false), (3.0, true)])
+    func aFramePushedUntilItsChannelsClipIsBlown(_ stops: Double, _ oops: Bool) throws {
+        let m = try Self.realMetrics("kite.jpg") { b in b = Self.exposed(b, stops: stops) }
+        if oops {
+            #expect(
+                m.channelClippedFraction > 0.9 && m.clippedFraction < 0.5,
+                "the blue clips, the luma does not: \(m.channelClippedFraction), \(m.clippedFraction)")
+        }
+        #expect(
+            (GroupRules().oopsScore(m) != nil) == oops,
+            "p50 \(m.p50), luma \(m.clippedFraction)/\(m.brightFraction), channels \(m.channelClippedFraction)/\(m.channelBrightFraction)")
+    }
+
     /// Oops tells an accident from a bright subject (issue 29, item 4), on real photos exposed
     /// again in linear light: a light box clipped over a third of a frame exposed for the shapes
     /// on it (a stop over its first exposure: the scene keeps its dark median), and a snow

@@ -25,7 +25,8 @@ import Testing
             ("saturation", fast.saturation, slow.saturation), ("flatFraction", fast.flatFraction, slow.flatFraction),
             ("noise", fast.noise, slow.noise), ("lapFineMax", fast.lapFineMax, slow.lapFineMax),
             ("dir0", fast.dir0, slow.dir0), ("dir45", fast.dir45, slow.dir45), ("dir90", fast.dir90, slow.dir90),
-            ("dir135", fast.dir135, slow.dir135),
+            ("dir135", fast.dir135, slow.dir135), ("channelBrightFraction", fast.channelBrightFraction, slow.channelBrightFraction),
+            ("channelClippedFraction", fast.channelClippedFraction, slow.channelClippedFraction),
         ]
         for (name, a, b) in pairs {
             #expect(abs(a - b) <= 1e-6 * max(1, abs(b)), "\(label) o\(orientation) \(name): \(a) vs \(b)")

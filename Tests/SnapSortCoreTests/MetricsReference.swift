@@ -53,7 +53,12 @@ enum MetricsReference {
             decodeScale: decodeScale)
         sharpness(luma, into: &m)
         histogram(luma, into: &m)
-        if planes.count == 3 { color(planes, into: &m) }
+        if planes.count == 3 {
+            color(planes, into: &m)
+        } else {
+            m.channelBrightFraction = m.brightFraction
+            m.channelClippedFraction = m.clippedFraction
+        }
         m.finderPatterns = finderPatterns(luma)
         let sig = signature(luma: luma, color: planes.count == 3 ? planes : [luma, luma, luma])
         return (m, sig)
@@ -174,6 +179,10 @@ enum MetricsReference {
         let sdrg = max(0, srg2 / dn - mrg * mrg).squareRoot(), sdyb = max(0, syb2 / dn - myb * myb).squareRoot()
         m.colorfulness = (sdrg * sdrg + sdyb * sdyb).squareRoot() + 0.3 * (mrg * mrg + myb * myb).squareRoot()
         m.saturation = ssat / dn
+        // The brightest channel of each pixel, binned as the luma histogram bins.
+        let top = (0..<n).map { i in Int(max(0, min(255, max(planes[0].data[i], planes[1].data[i], planes[2].data[i]) + 0.5))) }
+        m.channelBrightFraction = Double(top.filter { $0 > 232 }.count) / dn
+        m.channelClippedFraction = Double(top.filter { $0 >= 250 }.count) / dn
     }
 
     static func signature(luma: Plane, color: [Plane]) -> VisualSignature {

@@ -150,7 +150,7 @@ enum VideoFixtures {
         // The library as version 7 left it: no poster column, every row analyzed by 7.
         try lib.library.db.run("UPDATE files SET analyzer_version = 7, analyzed_at = 'then'")
         try lib.library.db.run("ALTER TABLE files DROP COLUMN video_poster")
-        try lib.library.db.run("DELETE FROM schema_migrations WHERE version IN (78, 84)")
+        try lib.library.db.run("DELETE FROM schema_migrations WHERE version IN (78, 84, 94)")
         let again = try Library(path: lib.dbPath)
         #expect(again.schemaVersion == Schema.currentVersion)
         func row(_ kind: String) throws -> (version: Int64?, analyzed: String?, poster: Bool) {
@@ -174,7 +174,7 @@ enum VideoFixtures {
         try lib.scan()
         // The library as version 8 left it: every row analyzed by 8, migration 84 not yet run.
         try lib.library.db.run("UPDATE files SET analyzer_version = 8, analyzed_at = 'then'")
-        try lib.library.db.run("DELETE FROM schema_migrations WHERE version = 84")
+        try lib.library.db.run("DELETE FROM schema_migrations WHERE version IN (84, 94)")
         let again = try Library(path: lib.dbPath)
         #expect(again.schemaVersion == Schema.currentVersion)
         func row(_ kind: String) throws -> (version: Int64?, analyzed: String?) {

@@ -144,7 +144,9 @@ public struct Analyzer: Sendable {
     /// 9: videos sampled again (an MPEG-PS seek that lands past the time at the start or between
     /// keyframes is sought again; a frame without a time is no sample), so a short DVD copy
     /// gives the samples its original gives (migration 84 keeps the other rows at 9).
-    public static let version = 9
+    /// 10: the brightest channel's bright and clipped shares (migration 94 reads again only the
+    /// photos whose median is bright, where they count).
+    public static let version = 10
 
     public var limits = AnalyzerLimits()
     /// Extra format handlers (the engine's second part plugs in HEIC, WebP, RAW, video here).

@@ -8,16 +8,20 @@ extension Metrics {
         "p01", "p05", "p50", "p95", "p99", "dark_fraction", "black_fraction", "bright_fraction", "clipped_fraction",
         "entropy", "colorfulness", "saturation", "finder_patterns", "flat_fraction", "working_width", "working_height",
         "decode_scale", "noise", "lap_fine_max", "dir0", "dir45", "dir90", "dir135",
+        "channel_bright_fraction", "channel_clipped_fraction",
     ]
 
     /// How many of `flatKeys` analyzer version 5 wrote (the rest read as 0 until a rescan
     /// measures them again).
     static let flatKeysVersion5 = 25
+    /// …and versions 6 to 9 (the channels' shares read as 0).
+    static let flatKeysVersion9 = 31
 
     /// Reads the flat object of numbers `encoded()` writes, keys in its order, without
     /// `JSONDecoder` (~50 µs a row; every regroup reads the metrics of the whole library, 100 000
     /// rows and more): the bytes are walked once and each number is read by `strtod`
-    /// (`CNumber.double`). The keys of analyzer version 5 alone are read too (the later ones 0).
+    /// (`CNumber.double`). The keys of analyzer versions 5 and 9 alone are read too (the later
+    /// ones 0).
     /// Nil when the text is anything else (`decode` then asks `JSONDecoder`).
     static func decodeFlat(_ text: String) -> Metrics? {
         var v = [Double](repeating: 0, count: flatKeys.count)
@@ -26,7 +30,7 @@ extension Metrics {
             guard p.pointee == UInt8(ascii: "{") else { return false }
             p += 1
             for (k, key) in flatKeys.enumerated() {
-                if k == flatKeysVersion5 && p[0] == UInt8(ascii: "}") { break }
+                if (k == flatKeysVersion5 || k == flatKeysVersion9) && p[0] == UInt8(ascii: "}") { break }
                 if k > 0 {
                     guard p.pointee == UInt8(ascii: ",") else { return false }
                     p += 1
@@ -61,6 +65,6 @@ extension Metrics {
             darkFraction: v[13], blackFraction: v[14], brightFraction: v[15], clippedFraction: v[16],
             entropy: v[17], colorfulness: v[18], saturation: v[19], finderPatterns: finder, flatFraction: v[21],
             workingWidth: width, workingHeight: height, decodeScale: scale, noise: v[25], lapFineMax: v[26],
-            dir0: v[27], dir45: v[28], dir90: v[29], dir135: v[30])
+            dir0: v[27], dir45: v[28], dir90: v[29], dir135: v[30], channelBrightFraction: v[31], channelClippedFraction: v[32])
     }
 }

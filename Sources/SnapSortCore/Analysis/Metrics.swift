@@ -31,6 +31,11 @@ import SnapSortSystem
 /// - `dir0`, `dir45`, `dir90`, `dir135`: the mean square of the second difference along each
 ///   direction (horizontal, rising diagonal, vertical, falling diagonal) over the frame. Motion
 ///   blur removes the fine detail along its direction only; white noise adds 6σ² to each.
+/// - `channelBrightFraction` (> 232), `channelClippedFraction` (≥ 250): the same shares as
+///   `brightFraction` and `clippedFraction` for the brightest of each pixel's R, G and B (the
+///   luma's for a gray frame). A sensor clips each channel on its own: a green garden or a red
+///   apple pushed two stops clips its green or red over most of the frame while its luma stays
+///   under white (0 before analyzer version 10).
 public struct Metrics: Codable, Sendable, Equatable {
     public var lapVar: Double
     public var lapTileMax: Double
@@ -63,6 +68,8 @@ public struct Metrics: Codable, Sendable, Equatable {
     public var dir45: Double = 0
     public var dir90: Double = 0
     public var dir135: Double = 0
+    public var channelBrightFraction: Double = 0
+    public var channelClippedFraction: Double = 0
 
     /// Metrics as a JSON object (the report's `metrics`).
     public var json: JSON {
@@ -79,6 +86,7 @@ public struct Metrics: Codable, Sendable, Equatable {
             ("working_width", .int(workingWidth)), ("working_height", .int(workingHeight)), ("decode_scale", .int(decodeScale)),
             ("noise", r(noise)), ("lap_fine_max", r(lapFineMax, 100)),
             ("dir0", r(dir0)), ("dir45", r(dir45)), ("dir90", r(dir90)), ("dir135", r(dir135)),
+            ("channel_bright_fraction", r(channelBrightFraction)), ("channel_clipped_fraction", r(channelClippedFraction)),
         ])
     }
 
@@ -223,16 +231,27 @@ public enum MetricsComputer {
         if let c = work.color {
             m.colorfulness = c.colorfulness
             m.saturation = c.saturation
+            m.channelBrightFraction = c.channelBright
+            m.channelClippedFraction = c.channelClipped
+        } else {
+            m.channelBrightFraction = m.brightFraction
+            m.channelClippedFraction = m.clippedFraction
         }
         m.finderPatterns = finderPatterns(luma)
         let sig = signature(luma: luma, color8: work.color8)
         return (m, sig)
     }
 
+    /// A frame's colour statistics (`Metrics.colorfulness`, `saturation`, and the shares of
+    /// pixels whose brightest channel is bright or clipped).
+    struct Colour {
+        var colorfulness: Double, saturation: Double, channelBright: Double, channelClipped: Double
+    }
+
     /// The upright working image: luma, colour statistics, the 8×8 RGB thumbnail.
     struct Working {
         var luma: Plane
-        var color: (colorfulness: Double, saturation: Double)?
+        var color: Colour?
         /// 8×8 pixels, R G B each (the luma for gray bitmaps), area averages of the upright frame.
         var color8: [Float]
 
@@ -282,6 +301,7 @@ public enum MetricsComputer {
             var cellN = [Int](repeating: 0, count: 64)
             var srg = 0, srg2 = 0, syb2x = 0, syb2x2 = 0
             var ssat = 0.0
+            var brightCount = 0, clippedCount = 0
             var reciprocal = [Double](repeating: 0, count: 256)
             for v in 1..<256 { reciprocal[v] = 1 / Double(v) }
             // Source columns come in runs that fall in the same cell (in every orientation): the
@@ -306,6 +326,7 @@ public enum MetricsComputer {
                                     // Float quotient (within 2⁻²⁴ of the Double one) summed in Double.
                                     var rowSat = SIMD4<Double>()
                                     var vrg = SIMD4<Int32>(), vrg2 = SIMD4<Int32>(), vyb = SIMD4<Int32>(), vyb2 = SIMD4<Int32>()
+                                    var vbright = SIMD4<Int32>(), vclipped = SIMD4<Int32>()
                                     let pixels = UnsafeRawPointer(px + src)
                                     for k in 0..<(runStart.count - 1) {
                                         let end = runStart[k + 1]
@@ -326,6 +347,8 @@ public enum MetricsComputer {
                                             let mx = larger(larger(fr, fg), fb), mn = smaller(smaller(fr, fg), fb)
                                             let sat = (mx - mn) / larger(mx, SIMD4<Float>(repeating: 1))
                                             rowSat += SIMD4<Double>(sat)
+                                            vbright &+= SIMD4<Int32>(repeating: 0).replacing(with: 1, where: mx .> 232)
+                                            vclipped &+= SIMD4<Int32>(repeating: 0).replacing(with: 1, where: mx .>= 250)
                                             sx += 4
                                         }
                                         var sr = Int(vr.wrappedSum()), sg = Int(vg.wrappedSum()), sb = Int(vb.wrappedSum())
@@ -338,6 +361,8 @@ public enum MetricsComputer {
                                             srg &+= rg; srg2 &+= rg &* rg; syb2x &+= yb2; syb2x2 &+= yb2 &* yb2
                                             let mx = max(r, g, bl), mn = min(r, g, bl)
                                             rowSat[0] += Double(Float(mx - mn) / Float(max(mx, 1)))
+                                            if mx > 232 { brightCount &+= 1 }
+                                            if mx >= 250 { clippedCount &+= 1 }
                                             sx += 1
                                         }
                                         let cell = (colPart[runStart[k]] + rp) * 3
@@ -345,6 +370,7 @@ public enum MetricsComputer {
                                     }
                                     srg &+= Int(vrg.wrappedSum()); srg2 &+= Int(vrg2.wrappedSum())
                                     syb2x &+= Int(vyb.wrappedSum()); syb2x2 &+= Int(vyb2.wrappedSum())
+                                    brightCount &+= Int(vbright.wrappedSum()); clippedCount &+= Int(vclipped.wrappedSum())
                                     ssat += rowSat.sum()
                                     // The row upright: as is, reversed, or down a column.
                                     if ax == 1 {
@@ -359,6 +385,8 @@ public enum MetricsComputer {
                                         let r = Int(px[i]), g = Int(px[i + 1]), bl = Int(px[i + 2])
                                         out[rowBase + ax * sx] = 0.299 * Float(r) + 0.587 * Float(g) + 0.114 * Float(bl)
                                         let mx = max(r, g, bl), mn = min(r, g, bl)
+                                        brightCount &+= mx > 232 ? 1 : 0
+                                        clippedCount &+= mx >= 250 ? 1 : 0
                                         return (r, g, bl, Double(mx - mn) * reciprocal[mx])
                                     }
                                     var rowSat = 0.0
@@ -413,13 +441,15 @@ public enum MetricsComputer {
                 let n = Double(max(1, cellN[cell]))
                 for k in 0..<3 { color8[cell * 3 + k] = Float(Double(cellSum[cell * 3 + (ch >= 3 ? k : 0)]) / n) }
             }
-            var color: (Double, Double)? = nil
+            var color: Colour? = nil
             if ch >= 3 {
                 let n = Double(w * h)
                 let mrg = Double(srg) / n, myb = Double(syb2x) / 2 / n
                 let sdrg = max(0, Double(srg2) / n - mrg * mrg).squareRoot()
                 let sdyb = max(0, Double(syb2x2) / 4 / n - myb * myb).squareRoot()
-                color = ((sdrg * sdrg + sdyb * sdyb).squareRoot() + 0.3 * (mrg * mrg + myb * myb).squareRoot(), ssat / n)
+                color = Colour(
+                    colorfulness: (sdrg * sdrg + sdyb * sdyb).squareRoot() + 0.3 * (mrg * mrg + myb * myb).squareRoot(), saturation: ssat / n,
+                    channelBright: Double(brightCount) / n, channelClipped: Double(clippedCount) / n)
             }
             return Working(luma: Plane(width: ow, height: oh, data: luma), color: color, color8: color8)
         }
@@ -441,7 +471,7 @@ public enum MetricsComputer {
             }
             planes = planes.map { $0.resized(tw, th).oriented(orientation) }
             let luma: Plane
-            var color: (Double, Double)? = nil
+            var color: Colour? = nil
             if planes.count == 3 {
                 var y = [Float](repeating: 0, count: planes[0].data.count)
                 for i in 0..<y.count { y[i] = 0.299 * planes[0].data[i] + 0.587 * planes[1].data[i] + 0.114 * planes[2].data[i] }
@@ -771,21 +801,28 @@ public enum MetricsComputer {
         m.entropy = e
     }
 
-    /// Colourfulness (Hasler & Süsstrunk) and mean HSV saturation of R, G, B planes.
-    static func colorStatistics(_ planes: [Plane]) -> (colorfulness: Double, saturation: Double) {
+    /// Colourfulness (Hasler & Süsstrunk), mean HSV saturation and the brightest channel's
+    /// bright and clipped shares of R, G, B planes (levels as the histogram bins them).
+    static func colorStatistics(_ planes: [Plane]) -> Colour {
         let n = planes[0].data.count
         var srg = 0.0, srg2 = 0.0, syb = 0.0, syb2 = 0.0, ssat = 0.0
+        var bright = 0, clipped = 0
         for i in 0..<n {
             let r = Double(planes[0].data[i]), g = Double(planes[1].data[i]), b = Double(planes[2].data[i])
             let rg = r - g, yb = 0.5 * (r + g) - b
             srg += rg; srg2 += rg * rg; syb += yb; syb2 += yb * yb
             let mx = max(r, g, b), mn = min(r, g, b)
             ssat += mx > 0 ? (mx - mn) / mx : 0
+            let level = Int(min(255, max(0, mx.rounded())))
+            if level > 232 { bright += 1 }
+            if level >= 250 { clipped += 1 }
         }
         let dn = Double(n)
         let mrg = srg / dn, myb = syb / dn
         let sdrg = max(0, srg2 / dn - mrg * mrg).squareRoot(), sdyb = max(0, syb2 / dn - myb * myb).squareRoot()
-        return ((sdrg * sdrg + sdyb * sdyb).squareRoot() + 0.3 * (mrg * mrg + myb * myb).squareRoot(), ssat / dn)
+        return Colour(
+            colorfulness: (sdrg * sdrg + sdyb * sdyb).squareRoot() + 0.3 * (mrg * mrg + myb * myb).squareRoot(), saturation: ssat / dn,
+            channelBright: Double(bright) / dn, channelClipped: Double(clipped) / dn)
     }
 
     /// dHash (9×8), pHash (32×32 DCT) and the thumbnails: the 32×32 luma and `color8`.

@@ -255,5 +255,18 @@ public enum Schema {
             sql: """
                 DELETE FROM folders;
                 """),
+        // Analyzer 10 measures the brightest channel's bright and clipped shares
+        // (`Metrics.channelClippedFraction`): a blown-out garden clips its green while its luma
+        // stays under white. They count only for a frame whose median is bright (the bright
+        // tone scale, `GroupRules.brightToneScalePenalty`), so only such photos are read again;
+        // the other rows stand as they are (their channels' shares read as 0).
+        Migration(
+            version: 94,
+            sql: """
+                UPDATE files SET analyzer_version = 10
+                WHERE analyzer_version = 9
+                  AND NOT (kind = 'photo' AND status = 'ok' AND json_valid(metrics)
+                           AND json_extract(metrics, '$.p50') >= 170);
+                """),
     ]
 }
