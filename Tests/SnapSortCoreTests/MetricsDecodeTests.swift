@@ -50,19 +50,26 @@ import Testing
     /// Migration 94 (the channels' shares, analyzer 10): of a library analyzed by version 9,
     /// only the photos whose median is bright — where the shares count — are read again at the
     /// next scan; the blue sky pushed three stops then is an Oops Shot, the darker photo is
-    /// kept as it was analyzed.
+    /// kept as it was analyzed. What the models found of a photo read again goes over to its
+    /// new analysis (the same bytes, the same pixels: `Analyzer.samePixelsSince`), not that of
+    /// a photo whose bytes changed meanwhile.
     @Test func migration94ReadsOnlyBrightPhotosAgain() throws {
         let t = try TestLibrary()
         let kite = try GroupsRulesTests.realPhoto("kite.jpg")
         t.dir.write("Pictures/IMG_0001.jpg", Fixtures.jpeg(GroupsRulesTests.exposed(kite, stops: 3), quality: 92))
         t.dir.write("Pictures/IMG_0002.jpg", Fixtures.jpeg(GroupsRulesTests.exposed(kite, stops: -1), quality: 92))
+        t.dir.write("Pictures/IMG_0003.jpg", Fixtures.jpeg(GroupsRulesTests.exposed(kite, stops: 3), quality: 80))
         try t.scan()
-        // As version 9 left it: no channels' shares, every row analyzed by 9, 94 not yet run.
+        // As version 9 left it: no channels' shares, every row analyzed by 9, 94 not yet run;
+        // the models had looked at every photo.
         try t.library.db.run(
             """
             UPDATE files SET analyzer_version = 9, analyzed_at = 'then',
                 metrics = json_remove(metrics, '$.channel_bright_fraction', '$.channel_clipped_fraction')
             """)
+        try t.library.db.run(
+            "INSERT INTO vision(file_id, version, analyzed_at, status, faces, people_faces) SELECT id, 'test', 'then', 'ok', 0, 0 FROM files")
+        t.dir.write("Pictures/IMG_0003.jpg", Fixtures.jpeg(GroupsRulesTests.exposed(kite, stops: 3), quality: 70))
         try t.library.db.run("DELETE FROM schema_migrations WHERE version = 94")
         try Grouper(library: t.library).regroupAll()
         #expect(try t.library.groupMembers(.oops).isEmpty, "by its luma alone the pushed sky is no Oops Shot")
@@ -78,6 +85,14 @@ import Testing
         #expect(try row("IMG_0002.jpg").analyzed == "then", "the darker photo is not read again")
         try Grouper(library: again).regroupAll()
         #expect(try again.groupMembers(.oops).map(\.item.path).contains { $0.hasSuffix("IMG_0001.jpg") })
+        func modelsHold(_ name: String) throws -> Bool {
+            try again.db.scalar(
+                "SELECT count(*) FROM vision v JOIN files f ON f.id = v.file_id WHERE f.path LIKE ? AND v.analyzed_at IS f.analyzed_at", "%" + name)
+                == 1
+        }
+        #expect(try modelsHold("IMG_0001.jpg"), "the same bytes: the models' results go over")
+        #expect(try modelsHold("IMG_0002.jpg"))
+        #expect(try !modelsHold("IMG_0003.jpg"), "new bytes: the models look again")
     }
 
     @Test func otherTextIsLeftToJSONDecoder() throws {

@@ -148,6 +148,12 @@ public struct Analyzer: Sendable {
     /// photos whose median is bright, where they count).
     public static let version = 10
 
+    /// The oldest analyzer version whose decoders give the pixels this one gives: a file of the
+    /// same bytes that such a version analyzed keeps its models' results when it is analyzed
+    /// again (`Library.store`). Raise it to `version` with any change to what a decoder gives
+    /// (a colour conversion, an orientation, a DCT scale): the models must then look again.
+    public static let samePixelsSince = 9
+
     public var limits = AnalyzerLimits()
     /// Extra format handlers (the engine's second part plugs in HEIC, WebP, RAW, video here).
     public var extraHandlers: [MediaFormat: @Sendable (inout AnalysisContext) -> Void] = [:]
