@@ -636,9 +636,12 @@ public struct GroupRules: Sendable {
     }
 
     /// Whether `item` is an Oops Shot in a set of `pictures` (itself among them) as the grouper
-    /// stores it: its own Oops (an edit never is one) that its set agrees with.
+    /// stores it: its own Oops (an edit, a screenshot or a graphic never is one) that its set
+    /// agrees with.
     func isOopsInSet(_ item: GroupItem, mates pictures: [GroupItem]) -> Bool {
-        guard let m = item.metrics, !GroupRules.looksEdited(item.path), let score = oopsScore(m) else { return false }
+        guard let m = item.metrics, !GroupRules.looksEdited(item.path), !isScreenshot(item, m), !isGraphic(item, m),
+            let score = oopsScore(m)
+        else { return false }
         return oopsInSet(item, score: score, mates: pictures.filter { $0.id != item.id }) != nil
     }
 
