@@ -174,6 +174,22 @@ import Testing
         #expect(scores[1]! > scores[2]!)
     }
 
+    /// A bright scene's right exposure, an Oops Shot on its own only by its bright tone scale,
+    /// is its set's sharpness reference when the set says it is exposed right: beside it a
+    /// frame shaken and a stop under is blurry (a held-out burst's was judged against nothing
+    /// sharper than itself and stayed out of Blurry). A real photo exposed as a camera does.
+    @Test func aBrightScenesRightExposureIsItsSetsSharpnessReference() throws {
+        var right = Self.item("/p/DCIM/Camera/IMG_1.jpg"), shaken = Self.item("/p/DCIM/Camera/IMG_2.jpg")
+        right.id = 1
+        shaken.id = 2
+        right.metrics = try Self.realMetrics("cameraman.jpg") { b in b = Self.exposed(b, stops: 0.6) }
+        shaken.metrics = try Self.realMetrics("cameraman.jpg") { b in b = Self.exposed(Self.boxBlur(b, radius: 3), stops: -0.4) }
+        let rules = GroupRules()
+        #expect(rules.oopsScore(right.metrics!) != nil, "an Oops Shot on its own: p50 \(right.metrics!.p50)")
+        #expect(!rules.isOopsInSet(right, mates: [right, shaken]), "not in its set")
+        #expect(rules.relativelyBlurry([right, shaken]).map(\.0) == [2])
+    }
+
     /// A sheet the helper found filling the frame (no outline inside it) is a document only when
     /// the frame looks like paper (its 95th percentile bright) with ink on it (its darkest 1 %
     /// well under its median): a grey, low-contrast real scene (a held-out corpus's moon: p95

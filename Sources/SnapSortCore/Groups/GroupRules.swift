@@ -114,7 +114,7 @@ public struct GroupRules: Sendable {
     /// key makes the next regroup judge every file again (no decoding: metrics and OCR/QR
     /// findings are stored), so an upgrade applies new rules to a library already scanned.
     var fileKey: String {
-        "files9 blur-reference-judged graphic-lossy favourites original-earliest edits-no-oops unreadable-not-denied page160 keeper-subject blown=\(GroupRules.blownFraction),\(GroupRules.highlightsClipped),channels\(GroupRules.channelHighlightsClipped) subject=\(subjectDetail),veil\(GroupRules.veilLevel),\(GroupRules.darkSubjectDetail),\(GroupRules.paleSubjectDetail) long=\(longVideoSeconds) docwords=\(minDocumentWords) page=\(minPageScore),\(maxPaperSpread) sheet=\(minSheetLines),\(minSheetShare),\(wholeFrameSheet),\(GroupRules.paperLevel),inked softpage-unclipped ink=\(softPageInkRatio),\(softPageInkDepth) blurstops=\(relativeBlurStops),\(relativeMotionStops) setoops=\(setOopsStops)stops-brightest,veil\(setVeilContrast) samepage=\(samePageWords)"
+        "files9 blur-reference-judged-in-set graphic-lossy favourites original-earliest edits-no-oops unreadable-not-denied page160 keeper-subject blown=\(GroupRules.blownFraction),\(GroupRules.highlightsClipped),channels\(GroupRules.channelHighlightsClipped) subject=\(subjectDetail),veil\(GroupRules.veilLevel),\(GroupRules.darkSubjectDetail),\(GroupRules.paleSubjectDetail) long=\(longVideoSeconds) docwords=\(minDocumentWords) page=\(minPageScore),\(maxPaperSpread) sheet=\(minSheetLines),\(minSheetShare),\(wholeFrameSheet),\(GroupRules.paperLevel),inked softpage-unclipped ink=\(softPageInkRatio),\(softPageInkDepth) blurstops=\(relativeBlurStops),\(relativeMotionStops) setoops=\(setOopsStops)stops-brightest,veil\(setVeilContrast) samepage=\(samePageWords)"
     }
     /// Near-copies: pHash within this Hamming distance…
     public var nearCopyRadius = 6
@@ -757,14 +757,17 @@ public struct GroupRules: Sendable {
     /// is its own reference; the noise is taken off first, so an underexposed frame's grain is
     /// not taken for detail.
     ///
-    /// Only a photo that can be judged is the set's reference: not an Oops shot, a screenshot
-    /// or a graphic. A pocket shot's detail over its contrast is its noise over a spread of a few
-    /// levels — 25 times a sharp sunset's in a held-out corpus, whose sunset then read blurry
-    /// beside it and lost the keeper to the pocket shot.
+    /// Only a photo that can be judged is the set's reference: not an Oops Shot of the set
+    /// (`isOopsInSet`), a screenshot or a graphic. A pocket shot's detail over its contrast is
+    /// its noise over a spread of a few levels — 25 times a sharp sunset's in a held-out corpus,
+    /// whose sunset then read blurry beside it and lost the keeper to the pocket shot. A bright
+    /// scene's right exposure that is an Oops Shot only on its own is one: a held-out burst's
+    /// shaken frame, a stop under, was judged against nothing sharper than itself.
     func relativelyBlurry(_ members: [GroupItem]) -> [(Int64, Double)] {
+        let all = members
         let members = members.filter { item in
             guard let m = item.metrics else { return false }
-            return !isScreenshot(item, m) && !isGraphic(item, m) && oopsScore(m) == nil
+            return !isScreenshot(item, m) && !isGraphic(item, m) && !isOopsInSet(item, mates: all)
         }
         let tiles = members.map { item -> Double in
             let m = item.metrics!
