@@ -101,6 +101,15 @@ import Testing
         return MetricsComputer.measure(b, orientation: 1, decodeScale: 8).0
     }
 
+    /// A set member `id` (`IMG_<id>.jpg`, 640×480) measured from the real photo `name` after
+    /// `transform`.
+    static func frame(_ id: Int64, _ name: String, _ transform: (inout Bitmap) -> Void = { _ in }) throws -> GroupItem {
+        var it = item("/p/DCIM/Camera/IMG_\(id).jpg", width: 640, height: 480)
+        it.id = id
+        it.metrics = try realMetrics(name, transform)
+        return it
+    }
+
     @Test(arguments: realPhotos, ["sharp", "blurred"])
     func blurFollowsTheSharpestRegion(_ photo: String, _ variant: String) throws {
         let m = try Self.realMetrics(photo) { b in if variant == "blurred" { b = Self.boxBlur(b, radius: 6) } }
@@ -474,12 +483,7 @@ import Testing
     /// man before a bright sky, exposed so that it clips an eighth of the frame with its median
     /// at 182 (an Oops Shot on its own, as the held-out bird was).
     @Test func aBurstsKeeperIsItsRightExposureNotAFrameAStopUnder() throws {
-        func item(_ id: Int64, _ ev: Double) throws -> GroupItem {
-            var it = Self.item("/p/DCIM/Camera/IMG_\(id).jpg", width: 640, height: 480)
-            it.id = id
-            it.metrics = try Self.realMetrics("cameraman.jpg") { b in b = Self.exposed(b, stops: ev) }
-            return it
-        }
+        func item(_ id: Int64, _ ev: Double) throws -> GroupItem { try Self.frame(id, "cameraman.jpg") { b in b = Self.exposed(b, stops: ev) } }
         let burst = try [item(1, 0.6), item(2, -0.3), item(3, -0.5), item(4, -0.2)]
         let scores = KeeperScore.scores(burst, rules: GroupRules())
         let best = try #require(scores.max { $0.value < $1.value })
@@ -491,16 +495,10 @@ import Testing
     /// keeps most of it (a held-out corpus's burst of four such frames was four Oops Shots).
     @Test(arguments: [("wood.jpg", false), ("building.jpg", true)])
     func aSetTellsAVeilFromAPaleSoftScene(_ photo: String, _ oops: Bool) throws {
-        func item(_ id: Int64, _ transform: @escaping (inout Bitmap) -> Void) throws -> GroupItem {
-            var it = Self.item("/p/DCIM/Camera/IMG_\(id).jpg", width: 640, height: 480)
-            it.id = id
-            it.metrics = try Self.realMetrics(photo, transform)
-            return it
-        }
-        let member = try item(1) { b in
+        let member = try Self.frame(1, photo) { b in
             b = oops ? Self.veiled(b, contrast: 0.2, haze: 190, noise: 1, seed: 8) : Self.exposed(Self.boxBlur(b, radius: 4), stops: -0.9)
         }
-        let mate = try item(2) { _ in }
+        let mate = try Self.frame(2, photo)
         let m = try #require(member.metrics)
         let rules = GroupRules()
         #expect(GroupRules.veilPenalty(m) >= 0.5, "washed out on its own: p01 \(m.p01) p50 \(m.p50) p99 \(m.p99)")
@@ -522,12 +520,7 @@ import Testing
         (0.5, [-2.2, 0.6, -2.0], true),
     ])
     func aSetsRightExposureIsItsBrightestFrameExposedRight(_ ev: Double, _ mates: [Double], _ oops: Bool) throws {
-        func item(_ id: Int64, _ ev: Double) throws -> GroupItem {
-            var it = Self.item("/p/DCIM/Camera/IMG_\(id).jpg", width: 640, height: 480)
-            it.id = id
-            it.metrics = try Self.realMetrics("building.jpg") { b in b = Self.exposed(b, stops: ev) }
-            return it
-        }
+        func item(_ id: Int64, _ ev: Double) throws -> GroupItem { try Self.frame(id, "building.jpg") { b in b = Self.exposed(b, stops: ev) } }
         let rules = GroupRules()
         let member = try item(1, ev)
         let score = try #require(rules.oopsScore(member.metrics!), "the bright scene is an Oops Shot on its own: p50 \(member.metrics!.p50)")
