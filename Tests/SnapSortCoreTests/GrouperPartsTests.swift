@@ -58,6 +58,34 @@ import Testing
         #expect(try Self.wholeRegroup(t, rules: rules) == GroupsGrouperTests.snapshot(t.library))
     }
 
+    /// A pair is listed from both its photos, and a photo's copies sit in other folders — other
+    /// parts: a later part does not align again a pair an earlier part aligned (`PartsLedger`;
+    /// at a million rows two thirds of the pairs were aligned twice). In parts of 3, every pair
+    /// is aligned once and the groups are the whole regroup's; with a ledger of one pair (full
+    /// at once, swept, then aligning again what it cannot hold) the groups are the same.
+    @Test func aPartDoesNotAlignAgainWhatAnEarlierPartAligned() throws {
+        for capacity in [4_000_000, 1] {
+            let t = try Self.library()
+            var parts = Self.grouper(t.library, partSize: 3)
+            parts.ledgerCapacity = capacity
+            let lines = Mutex<[String]>([])
+            parts.trace = { line in lines.withLock { $0.append(line) } }
+            try parts.regroupAll()
+            let aligned = lines.withLock { $0 }.filter { $0.hasPrefix("pair\t") }.map { line -> String in
+                let f = line.split(separator: "\t")
+                return [String(f[1]), String(f[2])].sorted().joined(separator: " ")
+            }
+            let twice = Dictionary(grouping: aligned, by: { $0 }).filter { $0.value.count > 1 }.keys.sorted()
+            if capacity > 1 {
+                #expect(aligned.count > 20, "\(aligned.count) pairs aligned")
+                #expect(twice.isEmpty, "aligned twice: \(twice)")
+            } else {
+                #expect(!twice.isEmpty, "a ledger of one pair holds almost nothing: pairs are aligned again")
+            }
+            #expect(try Self.wholeRegroup(t) == GroupsGrouperTests.snapshot(t.library), "ledger of \(capacity)")
+        }
+    }
+
     /// Heavy Photos is ranked once, over the whole library, at the end of a regroup in parts (each
     /// part's ranking read every row's size): the same members and scores as one regroup gives,
     /// also when the run was stopped after a part and the next run went on. Small photos here,

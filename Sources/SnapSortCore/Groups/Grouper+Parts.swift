@@ -44,10 +44,12 @@ extension Grouper {
         var stats = Stats()
         var photos = pass.changedPhotos[...]
         let names = NameMemo()
+        let ledger = PartsLedger(pass.changedPhotos, capacity: ledgerCapacity)
         while !photos.isEmpty {
             let run = RegroupRun(self, full: false)
             run.pairsOfThisRun = true
             run.names = names
+            run.ledger = ledger
             let slice = RegroupSlice(db: library.db, rules: rules, dirty: [], dirtySeq: 0)
             slice.crowdsKnown = true
             run.copiedAtOnce = { pass.copiedAtOnce.contains($0) }
@@ -58,8 +60,10 @@ extension Grouper {
                 }
             }
             let taken = try run.readPart(photos.prefix(partSize), slice: slice, rowBudget: partRows)
+            ledger.begin(photos.prefix(taken))
             photos = photos.dropFirst(taken)
             try run.finish(into: &stats)
+            ledger.end(run.changed)
             // What the part's rows and the alignment's threads held goes back (the heap of each
             // part is alike, but the threads' arenas kept their peaks: RSS crept 194 → 315 MB
             // over three parts of a million rows with the heap at ~170 MB).
@@ -131,6 +135,69 @@ extension RegroupRun {
         stats.sets += mine.sets
         stats.rowsRead = max(stats.rowsRead, mine.rowsRead)
         try checkpoint()
+    }
+}
+
+/// The pairs a regroup in parts aligned in one part whose other photo's part is still to come,
+/// so that the later part does not align them again (a pair is listed from both its photos, and
+/// a library's copies sit in other folders — other parts: at a million rows of the `mix` tree
+/// nearly every pair spans two parts, and half the pairs step aligned a pair a second time).
+/// The later part lists the pair again and passes it over (`alignedBefore`): its earlier score
+/// is stored when it met the threshold (and kept, `RegroupRun.pairsOfThisRun`), and an
+/// alignment is a function of the two photos, so the result is the one aligning it again gave.
+/// A pair not on the ledger is aligned as before — the ledger holds at most `capacity` pairs
+/// (8 bytes each and the set's slack: 4 million, ~50 MB at its fullest; when full, the pairs
+/// whose later photo did not list them back are swept out), and ids over 32 bits are never on it.
+final class PartsLedger {
+    private let pending = IDBits(), done = IDBits()
+    private var part = Set<Int64>()
+    private var ahead = Set<UInt64>()
+    let capacity: Int
+    /// Pairs aligned and passed over (a tuning aid, the trace's).
+    private(set) var recorded = 0, passed = 0
+
+    init(_ photos: [Int64], capacity: Int = 4_000_000) {
+        for id in photos { pending.insert(id) }
+        self.capacity = capacity
+    }
+
+    /// A part of `photos` begins.
+    func begin(_ photos: some Sequence<Int64>) { part = Set(photos) }
+
+    /// The part stored its pairs: its photos are done (`photos`: the part's changed photos).
+    func end(_ photos: some Sequence<Int64>) {
+        for id in photos {
+            pending.remove(id)
+            done.insert(id)
+        }
+        part = []
+    }
+
+    private static func packed(_ key: FilePair) -> UInt64? {
+        guard key.a >= 0, key.b < 1 << 32 else { return nil }
+        return UInt64(key.a) << 32 | UInt64(key.b)
+    }
+
+    /// `key` was aligned in this part: on the ledger when its other photo's part is to come.
+    func aligned(_ key: FilePair) {
+        let later = part.contains(key.a) ? key.b : key.a
+        guard !part.contains(later), pending.contains(later), let k = Self.packed(key) else { return }
+        if ahead.count >= capacity { sweep() }
+        if ahead.count < capacity, ahead.insert(k).inserted { recorded += 1 }
+    }
+
+    /// Drops the pairs both of whose photos' parts are done (the later photo's capped candidate
+    /// list did not list them back: they will not be asked for).
+    private func sweep() {
+        ahead = ahead.filter { k in pending.contains(Int64(k >> 32)) || pending.contains(Int64(k & 0xFFFF_FFFF)) }
+    }
+
+    /// Whether an earlier part aligned `key` (then it leaves the ledger: a pair is listed by
+    /// each of its photos' parts once).
+    func alignedBefore(_ key: FilePair) -> Bool {
+        guard done.contains(key.a) || done.contains(key.b), let k = Self.packed(key), ahead.remove(k) != nil else { return false }
+        passed += 1
+        return true
     }
 }
 

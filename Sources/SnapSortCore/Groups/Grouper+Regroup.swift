@@ -38,6 +38,8 @@ final class RegroupRun {
     /// it is kept, not scored again — a capped candidate list (16 content neighbours, 4 of a
     /// content) need not list the earlier photo back.
     var pairsOfThisRun = false
+    /// The pairs earlier parts of this run aligned (a regroup in parts; `PartsLedger`).
+    var ledger: PartsLedger?
     /// Which files were written at once with others (`WeakClock`), counted over the library
     /// (a part's rows hold no crowd whole); nil: counted over the rows read.
     var copiedAtOnce: ((Int64) -> Bool)?
@@ -361,7 +363,9 @@ final class RegroupRun {
     /// was most of a first scan's peak.
     func scorePairs() throws {
         let scope = scope, threshold = rules.similarThreshold
-        aligned = try clustering.alignWindowPairs(of: scope, sameContent: false) { key, score in
+        let ledger = ledger
+        aligned = try clustering.alignWindowPairs(of: scope, sameContent: false, passing: ledger.map { l in l.alignedBefore }) { key, score in
+            ledger?.aligned(key)
             guard score >= threshold else { return }
             edges[key] = score
             if scope != nil { scoredKeys.append(key) }
@@ -378,7 +382,7 @@ final class RegroupRun {
             copyLinks[key] = score
             if scope != nil { scoredKeys.append(key) }
         }
-        phase("pairs scored")
+        phase(ledger.map { "pairs scored (\($0.passed) aligned by earlier parts, \($0.recorded) for later ones)" } ?? "pairs scored")
     }
 
     /// 7. The components that hold a change (every component when pairs were scored again or

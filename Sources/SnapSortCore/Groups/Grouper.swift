@@ -49,6 +49,9 @@ public struct Grouper {
     /// At most this many photos a part, fewer once their neighbourhoods hold `partRows` rows.
     public var partSize = 10_000
     public var partRows = 40_000
+    /// At most this many pairs aligned by one part wait for their other photo's part
+    /// (`PartsLedger`).
+    public var ledgerCapacity = 4_000_000
 
     /// Thrown by a `checkpoint` that stops a regroup.
     public struct Cancelled: Error, CustomStringConvertible {

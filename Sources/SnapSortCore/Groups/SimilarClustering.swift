@@ -569,12 +569,17 @@ struct SimilarClustering {
     /// The window's pairs and those content finds of the photos in `ids` (nil: all;
     /// `forEachWindowPair`) aligned as the walk lists them (`align(_:scored:)`); returns how
     /// many pairs it listed, those of one content it left out included.
-    func alignWindowPairs(of ids: Set<Int64>?, sameContent: Bool, _ scored: (FilePair, Double) throws -> Void) throws -> Int {
+    /// `passing` names the pairs aligned already (by an earlier part of the run, `PartsLedger`):
+    /// they are listed but not aligned again.
+    func alignWindowPairs(
+        of ids: Set<Int64>?, sameContent: Bool, passing: ((FilePair) -> Bool)? = nil, _ scored: (FilePair, Double) throws -> Void
+    ) throws -> Int {
         var listed = 0, skipped = 0
         try align(
             { take in
                 skipped = try forEachWindowPair(of: ids, sameContent: sameContent) { key in
                     listed += 1
+                    if let passing, passing(key) { return }
                     try take(key)
                 }
             }, scored: scored)
