@@ -227,6 +227,23 @@ import Testing
         #expect(groups.contains(.document) == document, "\(groups): p01 \(m.p01), p50 \(m.p50), p95 \(m.p95)")
     }
 
+    /// The classifier sees the whole frame: a sheet the helper found over most of it (a shaken
+    /// wood grain's 13 "lines" over 84 % of the frame, in a held-out corpus) is no document when
+    /// the classifier gives the frame next to no page (0.003, as it gave that grain; a page of
+    /// text filling the frame reads 0.05 and up). A small sheet — a receipt held over a scene —
+    /// leaves the classifier the scene, and without models there is no say.
+    @Test(arguments: [
+        (0.84, 0.003 as Double?, false), (0.84, 0.06, true), (0.84, nil, true), (0.24, 0.003, true),
+    ])
+    func theClassifierRulesOutAPageOverMostOfTheFrame(_ share: Double, _ page: Double?, _ document: Bool) throws {
+        var item = Self.item("/p/DCIM/Camera/IMG_1.jpg", width: 640, height: 480)
+        item.metrics = try Self.realMetrics("wood.jpg") { _ in }
+        item.sheet = VisionDocuments.Sheet(share: share, lines: 13)
+        item.pageScore = page
+        let groups = GroupRules().categories(of: item, findings: Findings()).map(\.0)
+        #expect(groups.contains(.document) == document, "\(groups)")
+    }
+
     /// A pale texture two stops over — most of it clipped, its median in the clip — is an
     /// Oops Shot, not a soft page: its histogram packed against white looked like paper with
     /// soft ink (a held-out corpus's pebbles: p50 252, p95 255, 59 % clipped), which put it in

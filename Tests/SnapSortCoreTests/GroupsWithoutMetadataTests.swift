@@ -114,6 +114,42 @@ import Testing
         #expect(set.keeper.path.hasSuffix("IMG_2702.JPG"), "\(set.members.map(\.path))")
     }
 
+    /// A lossless JPEG transform drops an edge's partial block column (`jpegtran -trim`, as a
+    /// metadata stripper turning a photo upright does): the camera's file, stripped so, is 2 px
+    /// narrower than the PNG exported from it before. Both keep the camera-style name; the
+    /// camera folder's file is still the original and the keeper, the export its copy (it was
+    /// the original, for its 2 px more, and the camera file offered for the Trash).
+    @Test func aLosslessTrimLeavesTheCameraFileTheOriginal() throws {
+        let t = try TestLibrary()
+        func jpegtran(_ arguments: [String], _ from: String, _ to: String) throws {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/jpegtran")
+            p.arguments = arguments + ["-copy", "none", "-outfile", to, from]
+            try p.run()
+            p.waitUntilExit()
+            #expect(p.terminationStatus == 0, "jpegtran \(arguments)")
+        }
+        // A real photo's 594 × 440 (594 = 37 × 16 + 2), and the PNG exported from it.
+        let camera = t.dir.at("Pictures/Phone/DCIM/Camera/20240925_232014.jpg"), first = t.dir.at("first.jpg")
+        try FileManager.default.createDirectory(atPath: t.dir.at("Pictures/Phone/DCIM/Camera"), withIntermediateDirectories: true)
+        try jpegtran(["-crop", "594x440+16+16"], VisionTests.fixtures + "/kite.jpg", camera)
+        let decoded = try JPEG.decode(
+            try FileSystem.readFile(camera, limit: 1 << 24), scaleNumerator: 8, smoothChroma: true, maxHeaderPixels: 1 << 24, maxOutputPixels: 1 << 24
+        ).bitmap
+        t.dir.write("Pictures/Export/20240925_232014.png", Fixtures.png(decoded))
+        // Flipped and back: the same picture, its last partial MCU column gone.
+        try jpegtran(["-flip", "horizontal", "-trim"], camera, first)
+        try jpegtran(["-flip", "horizontal", "-trim"], first, camera)
+        try t.scan()
+        try Grouper(library: t.library).regroupAll()
+        let size = try #require(try t.library.db.row("SELECT width, height FROM files WHERE path = ?", camera))
+        #expect(size.int(0) == 592 && size.int(1) == 440, "the trimmed camera file")
+        let set = try #require(try t.library.similarGroups().first)
+        #expect(set.members.count == 2)
+        let png = try #require(set.members.first { $0.path.hasSuffix(".png") })
+        #expect(set.keeper.path == camera && png.duplicateOf == set.keeper.fileID, "\(set.members.map { ($0.path, $0.duplicateOf) })")
+    }
+
     /// `touch -d` on a photo dated by its mtime moves it: its capture time, its month's deck and
     /// its place on the timeline follow, though its bytes are the same (the scan reads it as
     /// touched, not decoded again).

@@ -632,6 +632,32 @@ import Testing
         #expect(try lib.library.groupMembers(.document).map { ($0.item.path as NSString).lastPathComponent } == ["sudoku.jpg"])
     }
 
+    /// What `GroupRules.classifierSeesNoPage` relies on, by the real classifier: a page of
+    /// text that fills the frame (the OCR sample page, sharp and blurred; a sudoku) reads as a
+    /// page well over `sheetPageFloor`, and textures and scenes (wood grain, a stormy sky, dune
+    /// grass, a façade) well under it.
+    @Test func theClassifierTellsAPageFillingTheFrameFromATexture() throws {
+        let lib = try TestLibrary()
+        let page = try OCRTests.page()
+        lib.dir.write("Pictures/page.jpg", Fixtures.jpeg(page, quality: 90))
+        lib.dir.write("Pictures/page-soft.jpg", Fixtures.jpeg(GroupsGrouperTests.soften(page, radius: 3), quality: 90))
+        for name in ["sudoku.jpg", "wood.jpg", "storm.jpg", "dune.jpg", "building.jpg"] { lib.dir.write("Pictures/" + name, try Self.photo(name)) }
+        try lib.scan()
+        let helper = VisionHelper(executable: Self.helperPath)
+        defer { helper.stop() }
+        _ = try VisionAnalyzer(library: lib.library, helper: helper, logger: .silent).run()
+        let floor = GroupRules().sheetPageFloor
+        for (name, isPage) in [
+            ("page.jpg", true), ("page-soft.jpg", true), ("sudoku.jpg", true), ("wood.jpg", false), ("storm.jpg", false), ("dune.jpg", false),
+            ("building.jpg", false),
+        ] {
+            let score = try #require(
+                try lib.library.db.row("SELECT v.document FROM vision v JOIN files f ON f.id = v.file_id WHERE f.path LIKE ?", "%/" + name)?.double(0)
+            )
+            #expect(isPage ? score >= 4 * floor : score <= floor / 2, "\(name): \(score)")
+        }
+    }
+
     /// Paper photographed at an angle (groups issue, item 5): the helper finds the sheet as a
     /// bright, colourless quadrilateral, rectifies it and counts its text lines. A receipt held
     /// turned and keystoned over a real photo (bench/docs_angle.py) shows many; the bright

