@@ -70,8 +70,16 @@ import Testing
             parts.ledgerCapacity = capacity
             let lines = Mutex<[String]>([])
             parts.trace = { line in lines.withLock { $0.append(line) } }
+            parts.phaseTrace = parts.trace
             try parts.regroupAll()
-            let aligned = lines.withLock { $0 }.filter { $0.hasPrefix("pair\t") }.map { line -> String in
+            // The pairs step's alignments: between a part's "stored pairs" and "pairs scored"
+            // (the clustering after it aligns a few pairs below the line again for its sets).
+            var inStep = false
+            let stepLines = lines.withLock { $0 }.filter { line in
+                if line.hasPrefix("phase\tstored pairs") { inStep = true } else if line.hasPrefix("phase\tpairs scored") { inStep = false }
+                return inStep
+            }
+            let aligned = stepLines.filter { $0.hasPrefix("pair\t") }.map { line -> String in
                 let f = line.split(separator: "\t")
                 return [String(f[1]), String(f[2])].sorted().joined(separator: " ")
             }

