@@ -246,10 +246,13 @@ final class RegroupSlice {
     func readRegion(from seeds: Set<Int64>, scored: [Int64: [Int64]]) throws {
         var reached = seeds
         var frontier = seeds.sorted()
+        // The contents' partition does not depend on the rows' order: the rows as they are
+        // held, not sorted (a sorted copy of ~40 000 rows each step was a fifth of this walk).
+        let candidates = { [self] in items.values.filter { self.rules.isSimilarCandidate($0) } }
         while !frontier.isEmpty {
             try load(frontier)
             try closeContents(frontier)
-            let contents = SimilarClustering.contents(of: rows.filter(rules.isSimilarCandidate)).0
+            let contents = SimilarClustering.contents(of: candidates()).0
             var mates: [Int64: [Int64]] = [:]
             for members in contents { for m in members { mates[m] = members } }
             var next: [Int64] = []
@@ -268,7 +271,7 @@ final class RegroupSlice {
             frontier = next.sorted()
         }
         try load(reached)
-        let contents = SimilarClustering.contents(of: rows.filter(rules.isSimilarCandidate)).0
+        let contents = SimilarClustering.contents(of: candidates()).0
         for members in contents where members.contains(where: reached.contains) {
             for id in members { if let item = items[id] { try readTimeline(around: item.taken ?? Double(item.mtime) / 1e9) } }
         }
