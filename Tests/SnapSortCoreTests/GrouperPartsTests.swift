@@ -94,6 +94,19 @@ import Testing
         }
     }
 
+    /// The parts go by the timeline (capture time, else mtime), not by id — the walk's order, a
+    /// folder at a time — so a moment's photos and their copies in other folders share a part.
+    @Test func thePartsGoByTheTimeline() throws {
+        let t = try Self.library()
+        let pass = try PartsPass.read(t.library.db, rules: GroupRules(), everything: true, extra: [], dirty: IDBits())
+        pass.addMates(IDBits())
+        var places: [Int64: Double] = [:]
+        try GroupItem.forEachLive(t.library.db) { item, _ in places[item.id] = item.taken ?? Double(item.mtime) / 1e9 }
+        let order = pass.changedPhotos
+        #expect(order.count > 40 && order != order.sorted(), "the library's id order is not its timeline's")
+        #expect(zip(order, order.dropFirst()).allSatisfy { places[$0]! <= places[$1]! }, "\(order.map { places[$0]! })")
+    }
+
     /// Heavy Photos is ranked once, over the whole library, at the end of a regroup in parts (each
     /// part's ranking read every row's size): the same members and scores as one regroup gives,
     /// also when the run was stopped after a part and the next run went on. Small photos here,
