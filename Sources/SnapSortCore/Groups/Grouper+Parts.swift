@@ -64,7 +64,7 @@ extension Grouper {
                 }
             }
             let taken = try run.readPart(photos.prefix(partSize), slice: slice, rowBudget: partRows)
-            ledger.begin(photos.prefix(taken))
+            ledger.begin(run.changed)
             photos = photos.dropFirst(taken)
             try run.finish(into: &stats)
             ledger.end(run.changed)
@@ -151,11 +151,14 @@ extension RegroupRun {
 /// alignment is a function of the two photos, so the result is the one aligning it again gave.
 /// A pair not on the ledger is aligned as before — the ledger holds at most `capacity` pairs
 /// (8 bytes each and the set's slack: 4 million, ~50 MB at its fullest; when full, the pairs
-/// whose later photo did not list them back are swept out), and ids over 32 bits are never on it.
+/// whose later photo did not list them back are swept out, and if that frees too little it
+/// records no more), and ids over 32 bits are never on it.
 final class PartsLedger {
     private let pending = IDBits(), done = IDBits()
     private var part = Set<Int64>()
     private var ahead = Set<UInt64>()
+    /// Whether the ledger stopped recording (full of pairs still to come).
+    private var closed = false
     let capacity: Int
     /// Pairs aligned and passed over (a tuning aid, the trace's).
     private(set) var recorded = 0, passed = 0
@@ -166,7 +169,7 @@ final class PartsLedger {
     }
 
     /// A part of `photos` begins.
-    func begin(_ photos: some Sequence<Int64>) { part = Set(photos) }
+    func begin(_ photos: Set<Int64>) { part = photos }
 
     /// The part stored its pairs: its photos are done (`photos`: the part's changed photos).
     func end(_ photos: some Sequence<Int64>) {
@@ -185,9 +188,17 @@ final class PartsLedger {
     /// `key` was aligned in this part: on the ledger when its other photo's part is to come.
     func aligned(_ key: FilePair) {
         let later = part.contains(key.a) ? key.b : key.a
-        guard !part.contains(later), pending.contains(later), let k = Self.packed(key) else { return }
-        if ahead.count >= capacity { sweep() }
-        if ahead.count < capacity, ahead.insert(k).inserted { recorded += 1 }
+        guard !closed, !part.contains(later), pending.contains(later), let k = Self.packed(key) else { return }
+        if ahead.count >= capacity {
+            sweep()
+            // Still mostly pairs to come: no more are recorded (a sweep a pair would be
+            // quadratic); they are aligned again, as without a ledger.
+            if ahead.count > capacity * 3 / 4 {
+                closed = true
+                return
+            }
+        }
+        if ahead.insert(k).inserted { recorded += 1 }
     }
 
     /// Drops the pairs both of whose photos' parts are done (the later photo's capped candidate
